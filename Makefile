@@ -1,0 +1,51 @@
+# Two entry points, both self-contained on a fresh machine (Python 3.11 and make):
+#   make book  -- set up .venv, execute every chapter with papermill (profile quick),
+#                 render the reproducibility report, build the HTML (_build/html) with -W
+#   make test  -- set up .venv, then every test: nbval re-executes the chapters and
+#                 compares their checked outputs; unit, regression, pixel and ledger tests
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+export PYTHONHASHSEED := 0
+
+.PHONY: book test setup chapters report html clean regen-baselines
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch alone first: the CPU wheel of this exact version is on the machines' disk
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+chapters: $(STAMP)
+	$(BIN)/python -m icdl.execute
+
+report: $(STAMP)
+	$(BIN)/python -m icdl.ledger book/generated/ledger_table.md
+
+html: $(STAMP) report
+	$(BIN)/jupyter-book build . --all -W --keep-going
+
+book: chapters
+	$(MAKE) html
+
+# nbval first: it re-executes each chapter once (writing its ledger records), then the
+# rest of the suite checks those records, the figures' numbers and the pixels.
+test: $(STAMP)
+	$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
+		--nbval-kernel-name python3 --mpl --durations=10 notebooks tests
+
+# Rewrite the numeric (pytest-regressions) and pixel (pytest-mpl) baselines after an
+# intended change; review the diff of tests/ before committing it.
+regen-baselines: $(STAMP)
+	-$(BIN)/python -m pytest tests -q --force-regen -p no:cacheprovider
+	$(BIN)/python -m pytest tests -q -m mpl_image_compare --mpl-generate-path=tests/baseline
+
+clean:
+	rm -rf _build runs book/generated

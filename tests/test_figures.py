@@ -1,0 +1,57 @@
+"""The numbers behind every figure, against committed baselines (pytest-regressions),
+and a few pixel checks (pytest-mpl, run with --mpl)."""
+
+import shutil
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pytest
+
+from icdl import figures
+from icdl.constructions import build_linear_gd_layer
+from icdl.linear_gd import ETAS, PROFILES, icgd_experiment
+
+HERE = Path(__file__).parent
+# float64 in closed form: differences across BLAS builds are ~1e-15; a 0.1 % change of a
+# step size moves the risks by ~1e-4 relative.
+RISK_TOL = {"rtol": 1e-7, "atol": 1e-12}
+CH1_COLUMNS = ["eta", "step", "risk_gd", "risk_tf", "risk_ls", "query_sq_err_tf"]
+
+
+def _ch1_numbers(etas=ETAS):
+    df = icgd_experiment(**PROFILES.resolve("quick"), etas=etas)
+    assert df["max_abs_dev"].max() < 1e-13  # round-off, not a regression value
+    return {c: df[c].to_numpy() for c in CH1_COLUMNS}
+
+
+def test_ch1_icgd_paths_numbers(num_regression):
+    num_regression.check(_ch1_numbers(), default_tolerance=RISK_TOL)
+
+
+def test_ch1_regression_check_bites(num_regression, tmp_path):
+    """Perturb one input constant of the figure (a step size, by 0.1 %): the check must fail."""
+    baseline = HERE / "test_figures" / "test_ch1_icgd_paths_numbers.csv"
+    copy = tmp_path / "baseline.csv"
+    shutil.copy(baseline, copy)
+    perturbed = (ETAS[0] * 1.001, *ETAS[1:])
+    with pytest.raises(AssertionError):
+        num_regression.check(_ch1_numbers(perturbed), fullpath=copy, default_tolerance=RISK_TOL)
+    # and the unperturbed numbers pass against the same copy
+    num_regression.check(_ch1_numbers(), fullpath=copy, default_tolerance=RISK_TOL)
+
+
+@pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
+def test_ch1_icgd_paths_pixels():
+    figures.use_style()
+    fig = figures.plot_icgd_paths(icgd_experiment(**PROFILES.resolve("quick")))
+    return fig
+
+
+@pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
+def test_ch1_layer_weights_pixels():
+    figures.use_style()
+    return figures.plot_layer_weights(build_linear_gd_layer(2, 0.5))
+
+
+def teardown_module():
+    plt.close("all")
