@@ -55,3 +55,29 @@ def test_ch1_layer_weights_pixels():
 
 def teardown_module():
     plt.close("all")
+
+
+# ---- chapter 2 -------------------------------------------------------------------------------
+
+from icdl import gradient_checks  # noqa: E402
+
+CH2 = gradient_checks.PROFILES.resolve("quick")
+
+
+def test_ch2_layer_gradient_norms_numbers(num_regression):
+    df = gradient_checks.layer_gradient_norms(**CH2)
+    num_regression.check({"scale": df["scale"].to_numpy(), "layer": df["layer"].to_numpy(),
+                          "grad_norm": df["grad_norm"].to_numpy()}, default_tolerance=RISK_TOL)
+
+
+def test_ch2_train_comparison_numbers(num_regression):
+    df = gradient_checks.train_comparison(**CH2)
+    assert df["max_abs_gap"].max() < 1e-12
+    num_regression.check({"risk_explicit": df["risk_explicit"].to_numpy(),
+                          "risk_autograd": df["risk_autograd"].to_numpy()}, default_tolerance=RISK_TOL)
+
+
+@pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
+def test_ch2_recursion_diagram_pixels():
+    figures.use_style()
+    return figures.plot_lemma1_recursion(N=4)

@@ -30,7 +30,7 @@ def _c(id, source, paper, chapter=None, test=None):  # noqa: A002 - short constr
 
 
 CH1 = "01_icgd"
-CH2 = None  # chapter 2 not yet written
+CH2 = "02_gradient"
 
 CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL theory -------------------------------------------------------------------

@@ -100,3 +100,83 @@ def plot_layer_weights(layer, labels: list[str] | None = None) -> plt.Figure:
                 ax.set_xticks([])
             ax.grid(False)
     return fig
+
+
+# ---- chapter 2: the gradient of an N-layer network, term by term -----------------------------
+
+
+def plot_lemma1_recursion(N: int = 4) -> plt.Figure:
+    """Which term of Lemma 1 feeds which: the forward pass p(j), the derivatives r'(j), the
+    backward recursion s(j) (3.6) and the per-layer gradient blocks A(j) (3.7)."""
+    fig, ax = plt.subplots(figsize=(WIDE[0], 3.4))
+    colors = {"p": PALETTE[0], "r": PALETTE[1], "s": PALETTE[2], "A": PALETTE[4], "u": PALETTE[3]}
+    pos = {}
+    for j in range(N + 1):
+        pos[f"p{j}"] = (j, 3)
+    for j in range(N):
+        pos[f"r{j}"] = (j + 0.5, 2)
+    pos["u"] = (N + 0.55, 2)
+    for j in range(1, N + 1):
+        pos[f"s{j}"] = (j, 1)
+        pos[f"A{j}"] = (j - 0.5, 0)
+    labels = {**{f"p{j}": f"$p({j})$" for j in range(N + 1)}, **{f"r{j}": f"$r'({j})$" for j in range(N)},
+              "u": "$u(p(N), y)$", **{f"s{j}": f"$s({j})$" for j in range(1, N + 1)},
+              **{f"A{j}": f"$A({j})$" for j in range(1, N + 1)}}
+    labels[f"p{N}"] = f"$p({N}) = f(w,x)$"
+
+    def arrow(a, b, color, **kw):
+        ax.annotate("", xy=pos[b], xytext=pos[a],
+                    arrowprops=dict(arrowstyle="-|>", color=color, lw=1.1, shrinkA=13, shrinkB=13, **kw))
+
+    for j in range(N):
+        arrow(f"p{j}", f"p{j + 1}", colors["p"])
+        arrow(f"p{j}", f"r{j}", colors["r"])
+    arrow(f"p{N}", "u", colors["u"])
+    arrow("u", f"s{N}", colors["s"])
+    arrow(f"r{N - 1}", f"s{N}", colors["s"])
+    for j in range(N - 1, 0, -1):
+        arrow(f"s{j + 1}", f"s{j}", colors["s"])
+        arrow(f"r{j - 1}", f"s{j}", colors["s"])
+    for j in range(1, N + 1):
+        arrow(f"s{j}", f"A{j}", colors["A"])
+        arrow(f"p{j - 1}", f"A{j}", colors["A"], connectionstyle="arc3,rad=0.25", alpha=0.5)
+    for key, (x, y) in pos.items():
+        c = colors[key[0]]
+        ax.text(x, y, labels[key], ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round,pad=0.3", fc="white", ec=c, lw=1.2))
+    for y, text in ((3, "forward\n(Def. 1)"), (2, "derivatives\n(Def. 2)"), (1, "backward\n(3.6)"),
+                    (0, "gradient blocks\n(3.7)")):
+        ax.text(-0.75, y, text, ha="right", va="center", fontsize=8, color="0.3")
+    ax.set(xlim=(-1.9, N + 1.2), ylim=(-0.5, 3.5))
+    ax.axis("off")
+    return fig
+
+
+def plot_layer_gradient_norms(df: pd.DataFrame) -> plt.Figure:
+    """‖block j of ∇L_n‖ against the layer j, one panel per activation, one line per weight scale."""
+    acts = list(dict.fromkeys(df["activation"]))
+    fig, axes = plt.subplots(1, len(acts), figsize=WIDE, sharey=True)
+    cmap = sns.color_palette("rocket_r", n_colors=df["scale"].nunique() + 1)[1:]
+    for ax, act in zip(axes, acts):
+        sub = df[df["activation"] == act]
+        for color, (scale, g) in zip(cmap, sub.groupby("scale")):
+            ax.semilogy(g["layer"], g["grad_norm"], "o-", ms=3, color=color, label=f"s = {scale:g}")
+        ax.set(title=act, xlabel="layer j")
+    axes[0].set_ylabel(r"$\|\frac{1}{2n}\sum_i A_i(j)\|$")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right center", title="weight scale s:\n$N(0, s^2/\\mathrm{fan\\_in})$",
+               title_fontsize=8)
+    return fig
+
+
+def plot_train_comparison(df: pd.DataFrame) -> plt.Figure:
+    """Risk along GD with Lemma 1's gradient (line) and autograd's (dashed), and their gap."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    ax1.semilogy(df["step"], df["risk_explicit"], color=PALETTE[0], lw=3, alpha=0.5, label="explicit (Lemma 1)")
+    ax1.semilogy(df["step"], df["risk_autograd"], color=PALETTE[1], ls="--", label="autograd")
+    ax1.set(xlabel="GD step", ylabel="in-context risk $L_n(w)$")
+    ax1.legend()
+    ax2.semilogy(df["step"], df["max_abs_gap"].clip(lower=1e-18), color=PALETTE[2])
+    ax2.axhline(2.2e-16, color="0.4", ls=":", lw=1)
+    ax2.set(xlabel="GD step", ylabel="max |w_explicit − w_autograd|", ylim=(1e-18, 1e-10))
+    return fig
