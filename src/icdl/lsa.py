@@ -1,0 +1,562 @@
+"""Least squares by LayerNorm: the TF(D, L, K) of Hagiwara (LSA, arXiv 2607.15819).
+
+The model (LSA sections 2.4–2.5), in the paper's row convention -- a prompt is an
+``(N+1) × 3`` matrix with rows ``[1, x_n, y_n]`` and the query row ``[1, u, 0]``:
+
+* input map (10), no bias:             ``Q_1 = P W_inᵀ``                          ``(N+1) × D``
+* one LSA head (9):                    ``LSA(Q) = (Q W3)(W1 Qᵀ Q W2)``
+* layer l (11)–(16):                   ``H_l = Σ_k LSA_{l,k}(Q_l)``, ``Q_{l+1} = Q_l + LN(H_l)``,
+  LayerNorm over the model dimension without affine parameters (13)–(15)
+* output (17), no bias:                ``Σ_{i,n} W_out[i, n] Q_{L+1}[n, i]``
+
+Parameters carry a leading *run* dimension so that several independent runs train
+as one batched program (``W_in: (R, D, 3)``, ``W: (R, L, K, 3, D, D)`` holding
+``W1, W2, W3``, ``W_out: (R, D, N+1)`` -- cell ``(i, n)`` is embedding ``i`` of token
+``n``, the paper's 4 × 51 view of its output weights).
+
+Constructions built from the paper's formulas: :func:`construction_tf422` (section 3,
+eqs. 18–56), :func:`gd_two_steps_tf432` (Appendix B, no LayerNorm), and
+:func:`appendix_a_pair` (Appendix A).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+from .profiles import ProfileSet
+from .results import atomic_write_text  # noqa: F401  (re-exported for notebooks)
+
+Tensor = torch.Tensor
+
+
+# ---- data ------------------------------------------------------------------------------------
+
+
+@dataclass
+class LSAData:
+    P: Tensor      # (..., N+1, 3) prompts, rows [1, x, y]; last row [1, u, 0]
+    target: Tensor  # (...,) least-squares estimate at u (eq. 8)
+    xbar: Tensor
+    ybar: Tensor
+    V: Tensor
+    C: Tensor
+    u: Tensor
+
+
+def ls_stats(x: Tensor, y: Tensor, u: Tensor) -> dict[str, Tensor]:
+    """x̄, ȳ, V, C of eqs. 4–7 (1/N normalisation) and the estimate ŷ(u) of eq. 8."""
+    xbar, ybar = x.mean(-1), y.mean(-1)
+    V = ((x - xbar[..., None]) ** 2).mean(-1)
+    C = ((x - xbar[..., None]) * (y - ybar[..., None])).mean(-1)
+    return {"xbar": xbar, "ybar": ybar, "V": V, "C": C, "target": ybar + C / V * (u - xbar)}
+
+
+def make_prompts(x: Tensor, y: Tensor, u: Tensor) -> LSAData:
+    """Prompts (eq. 1) from examples ``x, y: (..., N)`` and queries ``u: (...)``."""
+    if x.shape != y.shape or x.shape[:-1] != u.shape:
+        raise ValueError(f"x and y must have one shape (..., N) and u the shape (...); got {tuple(x.shape)}, "
+                         f"{tuple(y.shape)}, {tuple(u.shape)}")
+    ones = torch.ones(*x.shape[:-1], x.shape[-1] + 1, dtype=x.dtype)
+    rows = torch.stack([ones,
+                        torch.cat([x, u[..., None]], -1),
+                        torch.cat([y, torch.zeros_like(u[..., None])], -1)], -1)
+    return LSAData(P=rows, u=u, **ls_stats(x, y, u))
+
+
+def sample_data(shape: tuple[int, ...], N: int, *, noise_var: float = 0.04, generator: torch.Generator,
+                dtype: torch.dtype = torch.float32) -> LSAData:
+    """LSA section 4.1: x, u ~ N(0, 1); θ₀, θ₁ ~ N(0, 1) per prompt; y = θ₀ + θ₁ x + ε, Var ε = noise_var."""
+    g = generator
+    theta = torch.randn(*shape, 2, generator=g, dtype=torch.float64)
+    x = torch.randn(*shape, N, generator=g, dtype=torch.float64)
+    u = torch.randn(*shape, generator=g, dtype=torch.float64)
+    y = theta[..., :1] + theta[..., 1:] * x + math.sqrt(noise_var) * torch.randn(*shape, N, generator=g,
+                                                                                   dtype=torch.float64)
+    d = make_prompts(x, y, u)
+    return LSAData(**{k: v.to(dtype) for k, v in d.__dict__.items()})
+
+
+# ---- the model -------------------------------------------------------------------------------
+
+
+class TF(torch.nn.Module):
+    """TF(D, L, K) of LSA sec. 2.5 for ``runs`` independent parameter sets, prompts of ``T = N+1`` rows.
+
+    ``layernorm=False`` removes the LayerNorm (Appendix B); ``ln_eps`` is LayerNorm's ε
+    (torch's default 1e-5 for training, as the paper used ``torch.nn.LayerNorm``; 0 for
+    the exact eq. 15 in the constructions).
+    """
+
+    def __init__(self, D: int = 4, L: int = 2, K: int = 2, T: int = 51, *, runs: int = 1,
+                 layernorm: bool = True, ln_eps: float = 1e-5, dtype: torch.dtype = torch.float32,
+                 generator: torch.Generator | None = None):
+        super().__init__()
+        for name, v in (("D", D), ("L", L), ("K", K), ("T", T), ("runs", runs)):
+            if not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        self.D, self.L, self.K, self.T, self.runs = D, L, K, T, runs
+        self.layernorm, self.ln_eps = layernorm, ln_eps
+        g = generator or torch.Generator().manual_seed(0)
+
+        def uniform(*shape, fan_in):  # torch.nn.Linear's default initialisation
+            b = 1 / math.sqrt(fan_in)
+            return (torch.rand(*shape, generator=g, dtype=dtype) * 2 - 1) * b
+
+        self.W_in = torch.nn.Parameter(uniform(runs, D, 3, fan_in=3))
+        self.W = torch.nn.Parameter(uniform(runs, L, K, 3, D, D, fan_in=D))
+        self.W_out = torch.nn.Parameter(uniform(runs, D, T, fan_in=D * T))
+
+    def forward(self, P: Tensor, *, keep: bool = False, W_out: Tensor | None = None):
+        """``P: (R, B, T, 3)`` -> output ``(R, B)``; with ``keep=True`` also the lists of
+        ``Q_1 … Q_{L+1}`` and of the head sums ``H_1 … H_L`` (before LayerNorm)."""
+        if P.dim() != 4 or P.shape[0] != self.runs or P.shape[2:] != (self.T, 3):
+            raise ValueError(f"P must have shape (runs={self.runs}, B, T={self.T}, 3), got {tuple(P.shape)}")
+        Q = torch.einsum("rbtc,rdc->rbtd", P, self.W_in)
+        Qs, Hs = [Q], []
+        for l in range(self.L):
+            W1, W2, W3 = self.W[:, l, :, 0], self.W[:, l, :, 1], self.W[:, l, :, 2]  # (R, K, D, D)
+            G = Q.transpose(-1, -2) @ Q                                     # Qᵀ Q, (R, B, D, D)
+            # Σ_k (Q W3_k)(W1_k G W2_k) = Q Σ_k (W3_k W1_k) G W2_k: the same sum, associated so that
+            # only D×D matrices are multiplied per prompt and head
+            M = W3 @ W1                                                     # (R, K, D, D)
+            S = (M[:, None] @ G[:, :, None] @ W2[:, None]).sum(2)           # (R, B, D, D)
+            H = Q @ S
+            Hs.append(H)
+            if self.layernorm:  # eqs. 13-15 (biased variance over the D entries of each row)
+                H = H - H.mean(-1, keepdim=True)
+                H = H * torch.rsqrt((H * H).mean(-1, keepdim=True) + self.ln_eps)
+            Q = Q + H
+            Qs.append(Q)
+        out = torch.einsum("rbtd,rdt->rb", Q, self.W_out if W_out is None else W_out)
+        return (out, Qs, Hs) if keep else out
+
+    def l1(self) -> Tensor:
+        """``‖W_in‖₁ + ‖W_out‖₁`` per run, shape ``(R,)``."""
+        return self.W_in.abs().sum((1, 2)) + self.W_out.abs().sum((1, 2))
+
+    @torch.no_grad()
+    def select_runs(self, idx) -> "TF":
+        """A model holding only the runs ``idx``."""
+        idx = torch.as_tensor(idx).reshape(-1)
+        m = TF(self.D, self.L, self.K, self.T, runs=len(idx), layernorm=self.layernorm, ln_eps=self.ln_eps,
+               dtype=self.W.dtype)
+        for name in ("W_in", "W", "W_out"):
+            getattr(m, name).copy_(getattr(self, name)[idx])
+        return m
+
+
+# ---- constructions (LSA sec. 3, appendices A and B) ------------------------------------------
+
+
+def _e(i: int, j: int, D: int = 4) -> Tensor:
+    """The D×D matrix unit with a one at (i, j), 1-based as in the paper."""
+    M = torch.zeros(D, D, dtype=torch.float64)
+    M[i - 1, j - 1] = 1.0
+    return M
+
+
+@torch.no_grad()
+def construction_tf422(N: int, R: float) -> TF:
+    """The explicit TF(4, 2, 2) of LSA section 3 (eqs. 18–56), float64, exact LayerNorm (ε = 0).
+
+    Layer 1, head 1 writes a token-independent row whose LayerNorm centres x and y
+    (eqs. 25–35); layer 2 puts ``±C Δx / (√2 R N)`` and ``±V`` in one row so that
+    LayerNorm divides by ``V`` (eqs. 41–53); the output weight ``−RN`` on cell
+    ``(3, N+1)`` reads the estimate (eqs. 54–56). Heads not used are zero (29).
+    """
+    if N < 2 or not R > 0:
+        raise ValueError(f"need N >= 2 and R > 0, got N={N}, R={R}")
+    m = TF(4, 2, 2, N + 1, runs=1, ln_eps=0.0, dtype=torch.float64)
+    m.W.zero_()
+    m.W_out.zero_()
+    s2 = math.sqrt(2.0)
+    RN = R * N
+    m.W_in[0] = torch.tensor([[1.0, 0, 0], [0, 1 / RN, 0], [0, 0, 1 / RN],
+                              [s2 * N / (N + 1), -1 / RN, -1 / RN]], dtype=torch.float64)       # (18)
+    # layer 1, head 1 (25)-(27): row [N, -x̄/(√2R), -ȳ/(√2R), -N + (x̄+ȳ)/(√2R)] in every token
+    m.W[0, 0, 0, 0] = _e(1, 1)
+    m.W[0, 0, 0, 1] = torch.diag(torch.tensor([N / (N + 1), -1 / s2, -1 / s2, -1 / s2], dtype=torch.float64))
+    m.W[0, 0, 0, 2] = _e(1, 1)
+    # layer 2, head 1 (41)-(43): [0, C Δx_n/(√2RN), -C Δx_n/(√2RN), 0]
+    m.W[0, 1, 0, 0] = _e(1, 2)
+    m.W[0, 1, 0, 1] = R**2 * N / s2 * (_e(3, 2) - _e(3, 3))
+    m.W[0, 1, 0, 2] = _e(2, 1)
+    # layer 2, head 2 (45)-(47): [V, 0, 0, -V]
+    m.W[0, 1, 1, 0] = _e(1, 2)
+    m.W[0, 1, 1, 1] = R**2 * N * (_e(2, 1) - _e(2, 4))
+    m.W[0, 1, 1, 2] = _e(1, 1) / (1 + s2)
+    m.W_out[0, 2, N] = -RN                                                                    # (55)
+    return m
+
+
+@torch.no_grad()
+def gd_two_steps_tf432(N: int, eta: float, a: float) -> TF:
+    """TF(4, 3, 2) without LayerNorm doing two GD steps from θ(0) = a (LSA Appendix B, eqs. 68–108),
+    with ``(α₁, α₂, β₂, α₃, β₃) = (√(Nη), a, −1, −2a, 2)`` (108)."""
+    if N < 2 or not eta > 0:
+        raise ValueError(f"need N >= 2 and eta > 0, got N={N}, eta={eta}")
+    a1, a2, b2, a3, b3 = math.sqrt(N * eta), a, -1.0, -2 * a, 2.0
+    m = TF(4, 3, 2, N + 1, runs=1, layernorm=False, dtype=torch.float64)
+    m.W.zero_()
+    m.W_out.zero_()
+    m.W_in[0] = torch.tensor([[1.0, 0, 0], [0, a1, 0], [0, a2, b2], [0, a3, b3]], dtype=torch.float64)  # (68)
+    # layer 1: subtract the means, head 1 from embeddings 3-4 (72)-(75), head 2 from embedding 2 (77)-(80)
+    m.W[0, 0, 0, 0] = -_e(1, 1) / N
+    m.W[0, 0, 0, 1] = _e(3, 3) + _e(4, 4)
+    m.W[0, 0, 0, 2] = _e(1, 1)
+    m.W[0, 0, 1, 0] = -_e(1, 1) / N
+    m.W[0, 0, 1, 1] = _e(2, 2)
+    m.W[0, 0, 1, 2] = _e(1, 1)
+    # layer 2, head 1 (85)-(88): adds ξ₂,₁ α₁ Δx_n to embedding 4
+    m.W[0, 1, 0, 0] = _e(1, 2) / N
+    m.W[0, 1, 0, 1] = _e(3, 4)
+    m.W[0, 1, 0, 2] = _e(2, 1)
+    # layer 3, head 1 (95)-(98): adds ξ₃,₁ α₁ Δx_n to embedding 3
+    m.W[0, 2, 0, 0] = _e(1, 2) / N
+    m.W[0, 2, 0, 1] = _e(4, 3)
+    m.W[0, 2, 0, 2] = _e(2, 1)
+    m.W_out[0, 2, N] = 1.0                                                                   # (104)
+    return m
+
+
+def gd_two_steps_closed_form(d: LSAData, N: int, eta: float, a: float) -> Tensor:
+    """Eqs. 66–67: ``ȳ + θ(2)(u − x̄)`` with θ(2) from two GD steps on S(θ) (61) from θ(0) = a."""
+    th2 = (a + 2 * N * eta * d.C - 2 * N * eta * a * d.V - N**2 * eta**2 * d.C * d.V
+           + N**2 * eta**2 * a * d.V**2)
+    return d.ybar + th2 * (d.u - d.xbar)
+
+
+def gd_two_steps_explicit(d: LSAData, N: int, eta: float, a: float) -> Tensor:
+    """Two explicit GD steps (63) on S(θ) = ½ Σ_n (y_n − ȳ − θ(x_n − x̄))², then eq. 60 at u."""
+    x, y = d.P[..., :N, 1], d.P[..., :N, 2]
+    dx, dy = x - d.xbar[..., None], y - d.ybar[..., None]
+    theta = torch.full_like(d.xbar, a)
+    for _ in range(2):
+        grad = -((dy - theta[..., None] * dx) * dx).sum(-1)
+        theta = theta - eta * grad
+    return d.ybar + theta * (d.u - d.xbar)
+
+
+def lsa_head(Q: Tensor, W1: Tensor, W2: Tensor, W3: Tensor) -> Tensor:
+    """One LSA head, eq. 9, for a single ``(T, D)`` input: ``(Q W3)(W1 Qᵀ Q W2)``."""
+    return (Q @ W3) @ (W1 @ Q.T @ Q @ W2)
+
+
+def appendix_a_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """LSA Appendix A: two different inputs with the same LSA output.
+
+    ``Q`` with rows ``[1, a_n, b_n]`` under (58) and ``Q'`` with rows ``[1, a_n, a_n + b_n]`` under (59)
+    both give the row ``[0, Σa, Σb]`` for every token. Returns the two outputs.
+    """
+    one = torch.ones_like(a)
+    Q1 = torch.stack([one, a, b], -1)
+    Q2 = torch.stack([one, a, a + b], -1)
+    E11 = torch.zeros(3, 3, dtype=a.dtype)
+    E11[0, 0] = 1
+    W2_first = torch.diag(torch.tensor([0.0, 1.0, 1.0], dtype=a.dtype))
+    W2_second = torch.tensor([[0.0, 0, 0], [0, 1, -1], [0, 0, 1]], dtype=a.dtype)
+    return lsa_head(Q1, E11, W2_first, E11), lsa_head(Q2, E11, W2_second, E11)
+
+
+def construction_errors(Ns=(10, 20, 50, 100, 200, 500, 1000), Rs=(1.0, 10.0, 100.0, 1e3, 1e4),
+                        prompts: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Mean |TF(4,2,2) − ŷ_LS| over random prompts (data as LSA sec. 4.1) for each N and R, beside
+    the terms section 3 neglects: mean |u − x̄|/N and |ȳ|/N."""
+    rows = []
+    for N in Ns:
+        d = sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed + N), dtype=torch.float64)
+        for R in Rs:
+            with torch.no_grad():
+                out = construction_tf422(N, R)(d.P[None])[0]
+            rows.append({"N": N, "R": R, "mean_abs_err": float((out - d.target).abs().mean()),
+                         "max_abs_err": float((out - d.target).abs().max()),
+                         "u_minus_xbar_over_N": float(((d.u - d.xbar).abs() / N).mean()),
+                         "ybar_over_N": float((d.ybar.abs() / N).mean())})
+    return pd.DataFrame(rows)
+
+
+def gd_two_steps_errors(Ns=(10, 20, 50, 100, 200, 500, 1000), prompts: int = 2000, eta_N: float = 0.5,
+                        a: float = 0.3, seed: int = 0) -> pd.DataFrame:
+    """Appendix B checked: the TF(4,3,2) against eqs. 66–67 and against two explicit GD steps, and how
+    far two GD steps are from the least-squares estimate; step size η = eta_N / N."""
+    rows = []
+    for N in Ns:
+        d = sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed + N), dtype=torch.float64)
+        eta = eta_N / N
+        with torch.no_grad():
+            tf = gd_two_steps_tf432(N, eta, a)(d.P[None])[0]
+        closed = gd_two_steps_closed_form(d, N, eta, a)
+        explicit = gd_two_steps_explicit(d, N, eta, a)
+        rows.append({"N": N, "tf_vs_closed_form": float((tf - closed).abs().mean()),
+                     "closed_form_vs_explicit_gd": float((closed - explicit).abs().max()),
+                     "tf_vs_explicit_gd": float((tf - explicit).abs().mean()),
+                     "two_gd_steps_vs_ls": float((explicit - d.target).abs().mean())})
+    return pd.DataFrame(rows)
+
+
+# ---- training (LSA sec. 4) -------------------------------------------------------------------
+
+PROFILES = ProfileSet(
+    "04_lsa",
+    profiles={
+        "quick": {"runs": 2, "epochs": 300, "M": 5000, "M_val": 1000, "batch": 500, "lr": 0.005,
+                  "l1": 1e-5, "val_every": 100, "N": 50, "test_prompts": 1000, "seed": 0},
+        "reference": {"runs": 10, "epochs": 20000, "M": 5000, "M_val": 1000, "batch": 500, "lr": 0.005,
+                      "l1": 1e-5, "val_every": 100, "N": 50, "test_prompts": 1000, "seed": 0},
+    },
+    ranges={"runs": (1, 100), "epochs": (1, 1_000_000), "M": (1, 1_000_000), "M_val": (1, 1_000_000),
+            "batch": (1, 1_000_000), "lr": (1e-8, 1.0), "l1": (0.0, 1.0), "val_every": (1, 1_000_000),
+            "N": (2, 10_000), "test_prompts": (10, 1_000_000), "seed": (0, 2**31 - 1)},
+)
+
+
+def _run_data(cfg, split: int) -> LSAData:
+    """Training (split 0), validation (1) or test (2) data: different for every run and split."""
+    size = {0: cfg["M"], 1: cfg["M_val"], 2: cfg["test_prompts"]}[split]
+    g = torch.Generator().manual_seed(10_000 * cfg["seed"] + 1000 * split + 7)
+    return sample_data((cfg["runs"], size), cfg["N"], generator=g)
+
+
+def _mse(model: TF, d: LSAData) -> Tensor:
+    with torch.no_grad():
+        return ((model(d.P) - d.target) ** 2).mean(1)
+
+
+def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, progress: bool = True,
+          max_epochs_this_call: int | None = None) -> dict:
+    """Train ``cfg['runs']`` independent TF(4, 2, 2)s as one batched model (LSA sec. 4.1).
+
+    Loss per run: MSE to the least-squares target + ``l1 · (‖W_in‖₁ + ‖W_out‖₁)``; the runs' losses
+    are summed, so Adam (elementwise) updates each run exactly as if trained alone. Validation MSE
+    every ``val_every`` epochs; the best weights of each run are kept. With ``checkpoint`` the state
+    is saved atomically every ``checkpoint_every`` epochs and a rerun resumes from it.
+    Returns ``{"model": best model, "history": DataFrame, "epochs_done": int, "seconds": float}``.
+    """
+    R, T = cfg["runs"], cfg["N"] + 1
+    if cfg["M"] % cfg["batch"]:
+        raise ValueError(f"batch={cfg['batch']} must divide M={cfg['M']}")
+    train_d, val_d = _run_data(cfg, 0), _run_data(cfg, 1)
+    model = TF(4, 2, 2, T, runs=R, generator=torch.Generator().manual_seed(cfg["seed"]))
+    opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
+    g = torch.Generator().manual_seed(cfg["seed"] + 1)
+    best = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    best_val = torch.full((R,), float("inf"))
+    history: list[dict] = []
+    epoch, seconds = 0, 0.0
+    if checkpoint is not None and Path(checkpoint).is_file():
+        state = torch.load(checkpoint, weights_only=True)
+        if state["cfg"] != {k: cfg[k] for k in state["cfg"]}:
+            raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['cfg']}")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        g.set_state(state["rng"])
+        best, best_val, history = state["best"], state["best_val"], state["history"]
+        epoch, seconds = state["epoch"], state["seconds"]
+    steps = cfg["M"] // cfg["batch"]
+    ar = torch.arange(R)[:, None]
+    stop = cfg["epochs"] if max_epochs_this_call is None else min(cfg["epochs"], epoch + max_epochs_this_call)
+    bar = tqdm(total=cfg["epochs"], initial=epoch, disable=not progress, desc="LSA training", unit="epoch",
+               mininterval=5)
+    t0 = time.perf_counter() - seconds
+    while epoch < stop:
+        perm = torch.argsort(torch.rand(R, cfg["M"], generator=g), dim=1)
+        for s in range(steps):
+            idx = perm[:, s * cfg["batch"]:(s + 1) * cfg["batch"]]
+            out = model(train_d.P[ar, idx])
+            mse = ((out - train_d.target[ar, idx]) ** 2).mean(1)
+            loss = (mse + cfg["l1"] * model.l1()).sum()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        epoch += 1
+        bar.update(1)
+        if epoch % cfg["val_every"] == 0 or epoch == cfg["epochs"]:
+            val = _mse(model, val_d)
+            better = val < best_val
+            best_val = torch.where(better, val, best_val)
+            for k, v in model.state_dict().items():
+                best[k][better] = v.detach()[better]
+            history += [{"epoch": epoch, "run": r, "val_mse": float(val[r]), "train_mse": float(mse[r].detach())}
+                        for r in range(R)]
+        if checkpoint is not None and (epoch % checkpoint_every == 0 or epoch == stop):
+            _save_checkpoint(checkpoint, {"cfg": dict(cfg), "model": model.state_dict(), "opt": opt.state_dict(),
+                                          "rng": g.get_state(), "best": best, "best_val": best_val,
+                                          "history": history, "epoch": epoch,
+                                          "seconds": time.perf_counter() - t0})
+    bar.close()
+    final = TF(4, 2, 2, T, runs=R)
+    final.load_state_dict(best)
+    return {"model": final, "history": pd.DataFrame(history), "epochs_done": epoch,
+            "seconds": time.perf_counter() - t0}
+
+
+def _save_checkpoint(path: Path, state: dict) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    torch.save(state, tmp)
+    tmp.replace(path)
+
+
+def benchmark_batched_vs_loop(cfg, steps: int = 20) -> pd.DataFrame:
+    """Training steps per second (and per run) of one model batched over ``cfg['runs']`` runs against
+    a plain loop of per-run models, measured side by side in one process on the same batches."""
+    R, T, B = cfg["runs"], cfg["N"] + 1, cfg["batch"]
+    d = sample_data((R, B), cfg["N"], generator=torch.Generator().manual_seed(0))
+
+    def timed(model: TF, P: Tensor, target: Tensor) -> float:
+        opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
+        for i in range(steps + 3):  # three warm-up steps
+            if i == 3:
+                t0 = time.perf_counter()
+            loss = (((model(P) - target) ** 2).mean(1) + cfg["l1"] * model.l1()).sum()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        return time.perf_counter() - t0
+
+    batched = timed(TF(4, 2, 2, T, runs=R), d.P, d.target)
+    loop = sum(timed(TF(4, 2, 2, T, runs=1), d.P[r:r + 1], d.target[r:r + 1]) for r in range(R))
+    df = pd.DataFrame({"method": ["batched (all runs in one model)", "loop over runs"],
+                       "seconds": [batched, loop], "run_steps_per_s": [R * steps / batched, R * steps / loop]})
+    df["speedup"] = df["run_steps_per_s"] / df["run_steps_per_s"].iloc[1]
+    return df
+
+
+# ---- evaluation (LSA sec. 4.2–4.5) -------------------------------------------------------------
+
+
+def _corr(a: Tensor, b: Tensor) -> float:
+    a, b = a.double() - a.double().mean(), b.double() - b.double().mean()
+    return float((a * b).sum() / torch.sqrt((a * a).sum() * (b * b).sum()))
+
+
+@torch.no_grad()
+def evaluate(model: TF, cfg) -> dict:
+    """Table 1 for every run (test MSE; corr of 1/σ_{m,2,N+1} with 1/V_m) on fresh test prompts,
+    and Table 2 for every run: regression (57) of the dominant output cell at the query."""
+    d = _run_data(cfg, 2)
+    out, Qs, Hs = model(d.P, keep=True)
+    T = model.T
+    sigma = Hs[-1][:, :, T - 1, :].std(-1, unbiased=False)  # σ_{m,L,N+1} of eq. 14 (no ε)
+    rows, reg = [], []
+    for r in range(model.runs):
+        rows.append({"run": r + 1, "test_mse": float(((out[r] - d.target[r]) ** 2).mean()),
+                     "corr_inv_sigma_inv_V": _corr(1 / sigma[r], 1 / d.V[r])})
+        cell = int(model.W_out[r, :, T - 1].abs().argmax())
+        z = Qs[-1][r, :, T - 1, cell]
+        du = d.u[r] - d.xbar[r]
+        X = torch.stack([torch.ones_like(du), du, d.ybar[r], d.C[r] / d.V[r] * du], -1).double()
+        coef = torch.linalg.lstsq(X, z.double()[:, None]).solution[:, 0]
+        fitted = X @ coef
+        std = coef[1:] * X[:, 1:].std(0) / z.double().std()
+        reg.append({"run": r + 1, "cell": f"({cell + 1}, {T})", "alpha0": float(coef[0]),
+                    "alpha1": float(coef[1]), "alpha2": float(coef[2]), "alpha3": float(coef[3]),
+                    "std_alpha1": float(std[0]), "std_alpha2": float(std[1]), "std_alpha3": float(std[2]),
+                    "corr_z_f": _corr(z, fitted), "corr_z_ls": _corr(z, d.target[r])})
+    return {"table1": pd.DataFrame(rows), "table2": pd.DataFrame(reg)}
+
+
+@torch.no_grad()
+def fitted_curves(model: TF, run: int, cfg, points: int = 100, seed: int = 123) -> dict:
+    """LSA Fig. 3 for one run (0-based): one set of N examples, ``points`` queries on [−3, 3];
+    the full output, the output through the dominant query cell only, and the least-squares line."""
+    N = cfg["N"]
+    g = torch.Generator().manual_seed(seed)
+    one = sample_data((1,), N, generator=g, dtype=torch.float64)
+    x, y = one.P[0, :N, 1], one.P[0, :N, 2]
+    u = torch.linspace(-3, 3, points, dtype=torch.float64)
+    d = make_prompts(x.expand(points, N), y.expand(points, N), u)
+    m = model.select_runs([run])
+    P = d.P[None].to(m.W.dtype)
+    full = m(P)[0]
+    cell = int(m.W_out[0, :, N].abs().argmax())
+    W_only = torch.zeros_like(m.W_out)
+    W_only[0, cell, N] = m.W_out[0, cell, N]
+    through_cell = m(P, W_out=W_only)[0]
+    return {"x": x.numpy(), "y": y.numpy(), "u": u.numpy(), "full": full.double().numpy(),
+            "through_cell": through_cell.double().numpy(), "ls": d.target.numpy(), "cell": cell + 1}
+
+
+#: the paper's Table 1 (runs 1–10) and Table 2 (run 1, cell (3, 51))
+PAPER_TABLE1 = pd.DataFrame({
+    "run": range(1, 11),
+    "test_mse": [0.00072, 0.00139, 0.00088, 0.00063, 0.00267, 0.00165, 0.00092, 0.00074, 0.00105, 0.00131],
+    "corr_inv_sigma_inv_V": [0.90608, -0.00510, 0.60064, 0.50725, 0.20170, 0.55747, 0.53876, 0.10411,
+                             0.92632, 0.73416],
+})
+PAPER_TABLE2 = {"alpha0": 0.00250, "alpha1": -0.00159, "alpha2": -0.2436, "alpha3": -0.22498,
+                "std_alpha1": -0.00453, "std_alpha2": -0.72452, "std_alpha3": -0.69403,
+                "corr_z_f": 0.99479, "corr_z_ls": -0.99396}
+
+
+def to_numpy_table(df: pd.DataFrame) -> dict[str, list]:
+    return {c: (np.asarray(df[c], dtype=float).tolist() if pd.api.types.is_numeric_dtype(df[c])
+                else [str(v) for v in df[c]]) for c in df.columns}
+
+
+# ---- the long run: command line ----------------------------------------------------------------
+
+
+def analyse(model: TF, cfg) -> dict:
+    """Everything the chapter shows of a trained set of runs, as plain lists (JSON-ready)."""
+    ev = evaluate(model, cfg)
+    t1, t2 = ev["table1"], ev["table2"]
+    chosen = int(t1["corr_inv_sigma_inv_V"].idxmax())  # the run the paper would analyse (its run 1)
+    curves = fitted_curves(model, chosen, cfg)
+    return {"table1": to_numpy_table(t1), "table2": to_numpy_table(t2), "chosen_run": chosen + 1,
+            "W_in_abs": model.W_in[chosen].detach().abs().T.tolist(),   # 3 × D: inputs (1, x, y) × embeddings
+            "W_out_abs": model.W_out[chosen].detach().abs().tolist(),   # D × (N+1)
+            "curves": {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in curves.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m icdl.lsa --profile reference [--epochs-this-call K]``: train (resuming from
+    ``runs/lsa_<profile>.ckpt``), evaluate, and write ``results/04_lsa/training.<profile>.json``."""
+    import argparse
+    import sys
+
+    from .results import load_result, provenance, results_dir, save_result
+
+    ap = argparse.ArgumentParser(prog="python -m icdl.lsa", description=main.__doc__)
+    ap.add_argument("--profile", default="reference", choices=PROFILES.names)
+    ap.add_argument("--epochs-this-call", type=int, default=None,
+                    help="train at most this many more epochs, then evaluate and save (resume later)")
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    cfg = PROFILES.resolve(args.profile)
+    ckpt = results_dir("04_lsa") / f"checkpoint.{args.profile}.pt"  # small: committed, so runs resume
+    out_path = results_dir("04_lsa") / f"training.{args.profile}.json"
+    bench_path = results_dir("04_lsa") / f"benchmark.{args.profile}.json"
+    if not bench_path.is_file():
+        t0 = time.perf_counter()
+        bench = benchmark_batched_vs_loop(cfg)
+        save_result(bench_path, to_numpy_table(bench), provenance=provenance(
+            command=f"python -m icdl.lsa --profile {args.profile} (first call)",
+            wall_time_s=time.perf_counter() - t0, profile=args.profile, seed=0))
+    bench = load_result(bench_path)["data"]
+    res = train(cfg, checkpoint=ckpt, max_epochs_this_call=args.epochs_this_call)
+    data = {"settings": dict(cfg), "epochs_done": res["epochs_done"], "complete": res["epochs_done"] >= cfg["epochs"],
+            "train_seconds_total": res["seconds"], "benchmark": bench,
+            "history": to_numpy_table(res["history"]), **analyse(res["model"], cfg)}
+    command = "python -m icdl.lsa --profile " + args.profile + (
+        f" --epochs-this-call {args.epochs_this_call} (repeated until complete)" if args.epochs_this_call else "")
+    save_result(out_path, data, provenance=provenance(command=command, wall_time_s=res["seconds"],
+                                                      profile=args.profile, seed=cfg["seed"]))
+    print(f"epochs {res['epochs_done']}/{cfg['epochs']}, training time so far {res['seconds']:.0f} s -> {out_path}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
