@@ -81,3 +81,32 @@ def test_ch2_train_comparison_numbers(num_regression):
 def test_ch2_recursion_diagram_pixels():
     figures.use_style()
     return figures.plot_lemma1_recursion(N=4)
+
+
+# ---- LSA chapters ----------------------------------------------------------------------------
+
+from icdl import lsa  # noqa: E402
+
+LSA_CFG = lsa.CONSTRUCTION_PROFILES.resolve("quick")
+
+
+def test_lsa_construction_error_numbers(num_regression):
+    df = lsa.construction_errors(prompts=LSA_CFG["prompts"], seed=LSA_CFG["seed"])
+    num_regression.check({c: df[c].to_numpy() for c in df.columns}, default_tolerance=RISK_TOL)
+
+
+def test_lsa_gd_two_steps_numbers(num_regression):
+    df = lsa.gd_two_steps_errors(prompts=LSA_CFG["prompts"], seed=LSA_CFG["seed"])
+    assert df["closed_form_vs_explicit_gd"].max() < 1e-12  # round-off: asserted, not regressed
+    num_regression.check({c: df[c].to_numpy() for c in ("N", "tf_vs_closed_form", "two_gd_steps_vs_ls")},
+                         default_tolerance=RISK_TOL)
+
+
+def test_lsa_training_curve_numbers(num_regression):
+    """A short float32 training (the quick chapter's protocol, fewer epochs): the validation curve.
+    Tolerance 1e-3 relative: float32 with the same thread count is repeatable; a changed learning
+    rate, loss or data moves these numbers by far more."""
+    cfg = dict(lsa.PROFILES.resolve("quick", epochs=20, val_every=5))
+    h = lsa.train(cfg, progress=False)["history"]
+    num_regression.check({"epoch": h["epoch"].to_numpy(), "run": h["run"].to_numpy(),
+                          "val_mse": h["val_mse"].to_numpy()}, default_tolerance={"rtol": 1e-3, "atol": 1e-7})

@@ -56,8 +56,9 @@ class Ledger:
         self._start = time.perf_counter()
 
     def record(self, claim: str, *, ours: str, criterion: str, passed: bool,
-               mismatch: str = "", note: str = "") -> Record:
-        """Record one checked claim. ``mismatch`` explains a failed criterion we show anyway."""
+               mismatch: str = "", note: str = "", judged_on: str | None = None) -> Record:
+        """Record one checked claim. ``mismatch`` explains a failed criterion we show anyway;
+        ``judged_on`` names the data when it is not this run (e.g. a committed reference result)."""
         get_claim(claim)  # unknown ids fail here, with the list of known ones
         if any(r.claim == claim for r in self.records):
             raise ValueError(f"{self.chapter}: claim {claim!r} recorded twice")
@@ -65,7 +66,7 @@ class Ledger:
             status = "pass"
         else:
             status = "mismatch" if mismatch else "fail"
-        rec = Record(claim, str(ours), criterion, status, self.profile, mismatch or note)
+        rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, mismatch or note)
         self.records.append(rec)
         return rec
 
