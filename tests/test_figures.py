@@ -110,3 +110,15 @@ def test_lsa_training_curve_numbers(num_regression):
     h = lsa.train(cfg, progress=False)["history"]
     num_regression.check({"epoch": h["epoch"].to_numpy(), "run": h["run"].to_numpy(),
                           "val_mse": h["val_mse"].to_numpy()}, default_tolerance={"rtol": 1e-3, "atol": 1e-7})
+
+
+# ---- sums of ReLUs ----------------------------------------------------------------------------
+
+from icdl import relu_sums  # noqa: E402
+
+
+def test_relu_sum_error_curve_numbers(num_regression):
+    cfg = relu_sums.PROFILES.resolve("quick")
+    df = relu_sums.error_curve(R=cfg["R"], H_max=cfg["H_max"])
+    num_regression.check({"H": df["H"].to_numpy(), "C": df["C"].to_numpy(), "eps": df["eps"].to_numpy()},
+                         default_tolerance={"rtol": 1e-6, "atol": 1e-14})

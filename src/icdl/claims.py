@@ -33,6 +33,7 @@ CH1 = "01_icgd"
 CH2 = "02_gradient"
 CH3 = "03_lsa_construction"
 CH4 = "04_lsa_training"
+CH5 = "05_relu_sums"
 
 CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL theory -------------------------------------------------------------------
@@ -58,11 +59,14 @@ CLAIMS: tuple[Claim, ...] = (
        "the same decomposition holds with input size ≠ output size",
        CH2, "tests/test_networks.py::test_lemma1_matches_autograd"),
     _c("icdl-lemma7", "ICDL Def. 4 / Lemma 7 (sum of ReLUs)",
-       "H ≤ C(k) C_l² log(1 + C_l/ε)/ε², C ≤ C(k) C_l for C^s targets"),
+       "H ≤ C(k) C_l² log(1 + C_l/ε)/ε², C ≤ C(k) C_l for C^s targets",
+       CH5, "tests/test_relu_sums.py::test_def4_constraints_and_rate"),
     _c("reb-w1", "REB W1 (sigmoid coefficients at ε = 1e-5)",
-       "coefficients found by a fitting problem for sigmoid at ε = 1e-5"),
+       "coefficients found by a fitting problem for sigmoid at ε = 1e-5",
+       CH5, "tests/test_relu_sums.py::test_sigmoid_reaches_1e_5"),
     _c("reb-tzww-q1", "REB tzww Q1 (EWML by ReLUs)",
-       "element-wise multiplication can be replaced by sums of ReLUs at a larger size"),
+       "element-wise multiplication can be replaced by sums of ReLUs at a larger size",
+       CH5, "tests/test_relu_sums.py::test_product_by_relus"),
     _c("icdl-lemma2", "ICDL Lemma 2 (forward pass p̂_i(j))",
        "error (3.8) ≤ (Σ_{l<j} K^{l/2} L_r^l B_v^l) √K ε_r; B_θ ≤ 1 + K C_1"),
     _c("icdl-lemma3", "ICDL Lemma 3 (r̂')", "error ≤ ε_r' + L_r' B_v E_r ε_r (3.12); B_θ ≤ 1 + K(N−1) C_2"),

@@ -262,3 +262,28 @@ def plot_lsa_validation(history: pd.DataFrame) -> plt.Figure:
     if history["run"].nunique() <= 10:
         ax.legend(fontsize=6, ncol=2)
     return fig
+
+
+# ---- sums of ReLUs ---------------------------------------------------------------------------
+
+
+def plot_relu_sum_errors(df: pd.DataFrame) -> plt.Figure:
+    """Sup error against the number of ReLUs H (log-log) per target, beside the H^{-1/2} rate of
+    ICDL Lemma 7 (anchored at the first point of each panel); right: the achieved C."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    targets = [t for t in dict.fromkeys(df["target"]) if df[df["target"] == t]["eps"].max() > 0]
+    cmap = sns.color_palette("tab10", n_colors=len(targets))
+    for color, name in zip(cmap, targets):
+        g = df[df["target"] == name]
+        ax1.loglog(g["H"], g["eps"], "o-", ms=3, color=color, label=name)
+        ax2.semilogx(g["H"], g["C"], "o-", ms=3, color=color)
+    shown = df[df["target"].isin(targets)]
+    H0 = shown["H"].min()
+    e0 = shown[shown["H"] == H0]["eps"].max()
+    Hs = sorted(shown["H"].unique())
+    ax1.loglog(Hs, [e0 * (h / H0) ** -0.5 for h in Hs], "k--", lw=1, label="Lemma 7 rate ∝ H^(−1/2)")
+    ax1.loglog(Hs, [e0 * (h / H0) ** -2.0 for h in Hs], "k:", lw=1, label="∝ H^(−2)")
+    ax1.set(xlabel="number of ReLUs H", ylabel="sup error on $[-R, R]^k$")
+    ax2.set(xlabel="number of ReLUs H", ylabel="achieved C = Σ|c_h|", yscale="log")
+    fig.legend(*ax1.get_legend_handles_labels(), loc="outside right center", fontsize=7)
+    return fig

@@ -1,0 +1,70 @@
+import math
+
+import pytest
+import torch
+
+from icdl import relu_sums as rs
+
+
+@pytest.mark.parametrize("target", list(rs.TARGETS))
+def test_def4_constraints_and_rate(target):
+    """Every fit satisfies ‖a_h‖₁ ≤ 1 exactly, C is Σ|c_h|, and the error falls like H^-2."""
+    R = 4.0
+    e = []
+    for H in (32, 64, 128):
+        f = rs.fit(target, R, H)
+        assert float(f.A.abs().sum(1).max()) <= 1 + 1e-12
+        assert f.C == pytest.approx(float(f.c.abs().sum()))
+        e.append(rs.sup_error(f, rs.TARGETS[target], R))
+    if e[0] == 0:  # u for the squared loss is exact
+        assert e == [0.0, 0.0, 0.0]
+        return
+    assert e[2] < e[1] < e[0]
+    slope = math.log(e[2] / e[0]) / math.log(4)
+    assert -2.5 < slope < -1.5
+
+
+def test_interpolant_is_exact_at_knots_and_within_the_bound():
+    R, H = 3.0, 25
+    f = rs.interpolate_1d(torch.sigmoid, R, H)
+    assert f.H == H
+    t = torch.linspace(-R, R, H, dtype=torch.float64)
+    torch.testing.assert_close(f(t), torch.sigmoid(t), rtol=0, atol=1e-13)
+    h = 2 * R / (H - 1)
+    bound = h * h * 0.0963 / 8  # max |sigmoid''| = 1/(6√3)
+    assert rs.sup_error(f, torch.sigmoid, R) <= bound
+
+
+def test_ridge_and_sum_evaluate_what_they_say():
+    g = rs.interpolate_1d(torch.tanh, 8.0, 40)
+    lifted = rs.ridge(g, (1.0, -1.0))
+    z = torch.rand(100, 2, dtype=torch.float64) * 8 - 4
+    torch.testing.assert_close(lifted(z), g(z[:, 0] - z[:, 1]), rtol=1e-12, atol=1e-12)
+    assert float(lifted.A.abs().sum(1).max()) <= 1 + 1e-12
+    both = rs.add(lifted, lifted, weights=(0.5, -2.0))
+    torch.testing.assert_close(both(z), -1.5 * g(z[:, 0] - z[:, 1]), rtol=1e-12, atol=1e-12)
+
+
+def test_sigmoid_reaches_1e_5():
+    row = rs.smallest_H("sigmoid", 1e-5, R=4.0)
+    assert row["eps"] <= 1e-5 and 100 < row["H"] < 1000 and row["C"] < 2
+    # and it is the smallest: one ReLU fewer misses the goal
+    assert rs.sup_error(rs.fit("sigmoid", 4.0, row["H"] - 1), rs.TARGETS["sigmoid"], 4.0) > 1e-5
+
+
+def test_product_by_relus():
+    f = rs.fit("product: t·y", 4.0, 512)
+    z = torch.rand(2000, 2, dtype=torch.float64) * 8 - 4
+    assert float((f(z) - z[:, 0] * z[:, 1]).abs().max()) < 1e-3
+    assert f.H == 2 * 256
+
+
+def test_bad_input_is_rejected():
+    with pytest.raises(ValueError, match="‖a_h‖₁ ≤ 1"):
+        rs.ReluSum(torch.tensor([[1.0, 0.5]], dtype=torch.float64), torch.ones(1, dtype=torch.float64))
+    with pytest.raises(ValueError, match="unknown target 'cosh'; known targets"):
+        rs.fit("cosh", 4.0, 10)
+    with pytest.raises(ValueError, match="H must be >= 3"):
+        rs.interpolate_1d(torch.tanh, 1.0, 2)
+    with pytest.raises(ValueError, match="takes k = 2 variables"):
+        rs.fit("product: t·y", 4.0, 16)(torch.zeros(3, 3))
