@@ -35,18 +35,15 @@ import time
 import pandas as pd
 import torch
 
-from icdl import figures
+from icdl import chapter, figures
 from icdl.constructions import build_linear_gd_layer, linear_gd_layout
-from icdl.ledger import Ledger
 from icdl.linear_gd import (PROFILES, gd_path, icgd_experiment, sample_tasks, summarize,
                             transformer_path)
 from icdl.prompts import build_prompt, check_prompt
 from icdl.results import ResultFileError, load_result, provenance, results_dir, save_result
 
 t_start = time.perf_counter()
-figures.use_style()
-cfg = PROFILES.resolve(profile, **overrides)
-ledger = Ledger("01_icgd", profile, seed=cfg["seed"])
+cfg, ledger = chapter.start(PROFILES, profile, overrides)
 dict(cfg)
 
 # %% [markdown]

@@ -32,21 +32,15 @@ profile = "quick"
 overrides = {}
 
 # %%
-import time
-
 import pandas as pd
 import torch
 
-from icdl import figures
+from icdl import chapter, figures
 from icdl.gradient_checks import (PROFILES, benchmark, deviation_grid, layer_gradient_norms,
                                   train_comparison)
-from icdl.ledger import Ledger
 from icdl.networks import Architecture, flatten, gradient_terms, init_weights, unflatten
 
-t_start = time.perf_counter()
-figures.use_style()
-cfg = PROFILES.resolve(profile, **overrides)
-ledger = Ledger("02_gradient", profile, seed=cfg["seed"])
+cfg, ledger = chapter.start(PROFILES, profile, overrides)
 dict(cfg)
 
 # %% [markdown]

@@ -35,14 +35,11 @@ overrides = {}
 import numpy as np
 import torch
 
-from icdl import figures
-from icdl.ledger import Ledger
+from icdl import chapter, figures
 from icdl.lsa import (CONSTRUCTION_PROFILES, appendix_a_pair, construction_errors,
                       construction_layernorm_check, gd_two_steps_errors)
 
-figures.use_style()
-cfg = CONSTRUCTION_PROFILES.resolve(profile, **overrides)
-ledger = Ledger("03_lsa_construction", profile, seed=cfg["seed"])
+cfg, ledger = chapter.start(CONSTRUCTION_PROFILES, profile, overrides)
 
 # %% [markdown]
 # ## The task and the target (LSA eqs. 1–8)

@@ -31,15 +31,12 @@ overrides = {}
 # %%
 import pandas as pd
 
-from icdl import figures
-from icdl.ledger import Ledger
+from icdl import chapter, figures
 from icdl.lsa import (PAPER_TABLE1, PAPER_TABLE2, PROFILES, benchmark_batched_vs_loop, judge, result_data,
                       train)
 from icdl.results import ResultFileError, load_result, results_dir
 
-figures.use_style()
-cfg = PROFILES.resolve(profile, **overrides)
-ledger = Ledger("04_lsa_training", profile, seed=cfg["seed"])
+cfg, ledger = chapter.start(PROFILES, profile, overrides)
 dict(cfg)
 
 # %% [markdown]

@@ -34,12 +34,9 @@ overrides = {}
 import pandas as pd
 import torch
 
-from icdl import figures, relu_sums
-from icdl.ledger import Ledger
+from icdl import chapter, figures, relu_sums
 
-figures.use_style()
-cfg = relu_sums.PROFILES.resolve(profile, **overrides)
-ledger = Ledger("05_relu_sums", profile)
+cfg, ledger = chapter.start(relu_sums.PROFILES, profile, overrides)
 dict(cfg)
 
 # %% [markdown]

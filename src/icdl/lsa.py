@@ -324,7 +324,7 @@ CONSTRUCTION_PROFILES = ProfileSet(
 # ---- training (LSA sec. 4) -------------------------------------------------------------------
 
 PROFILES = ProfileSet(
-    "04_lsa",
+    "04_lsa_training",
     profiles={
         "quick": {"runs": 2, "epochs": 300, "M": 5000, "M_val": 1000, "batch": 500, "lr": 0.005,
                   "l1": 1e-5, "val_every": 100, "N": 50, "test_prompts": 1000, "seed": 0},
