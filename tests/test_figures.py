@@ -122,3 +122,17 @@ def test_relu_sum_error_curve_numbers(num_regression):
     df = relu_sums.error_curve(R=cfg["R"], H_max=cfg["H_max"])
     num_regression.check({"H": df["H"].to_numpy(), "C": df["C"].to_numpy(), "eps": df["eps"].to_numpy()},
                          default_tolerance={"rtol": 1e-6, "atol": 1e-14})
+
+
+# ---- forward pass inside attention (Lemma 2) ----------------------------------------------------
+
+from icdl import constructions  # noqa: E402
+
+
+def test_lemma2_study_numbers(num_regression):
+    cfg = constructions.FORWARD_PROFILES.resolve("quick")
+    df = constructions.lemma2_study(Ns=tuple(range(2, cfg["N_max"] + 1)), K=cfg["K"],
+                                    Hs=(16, 32, 64, 128, 256), seed=cfg["seed"])
+    assert (df["error"] <= df["bound"]).all()
+    num_regression.check({c: df[c].to_numpy() for c in ("N", "H", "layer", "eps_r", "error", "bound")},
+                         default_tolerance={"rtol": 1e-6, "atol": 1e-15})

@@ -34,6 +34,7 @@ CH2 = "02_gradient"
 CH3 = "03_lsa_construction"
 CH4 = "04_lsa_training"
 CH5 = "05_relu_sums"
+CH6 = "06_attention_forward"
 
 CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL theory -------------------------------------------------------------------
@@ -68,7 +69,8 @@ CLAIMS: tuple[Claim, ...] = (
        "element-wise multiplication can be replaced by sums of ReLUs at a larger size",
        CH5, "tests/test_relu_sums.py::test_product_by_relus"),
     _c("icdl-lemma2", "ICDL Lemma 2 (forward pass p̂_i(j))",
-       "error (3.8) ≤ (Σ_{l<j} K^{l/2} L_r^l B_v^l) √K ε_r; B_θ ≤ 1 + K C_1"),
+       "error (3.8) ≤ (Σ_{l<j} K^{l/2} L_r^l B_v^l) √K ε_r; B_θ ≤ 1 + K C_1",
+       CH6, "tests/test_constructions.py::test_lemma2_error_within_bound_3_8"),
     _c("icdl-lemma3", "ICDL Lemma 3 (r̂')", "error ≤ ε_r' + L_r' B_v E_r ε_r (3.12); B_θ ≤ 1 + K(N−1) C_2"),
     _c("icdl-lemma4", "ICDL Lemma 4 (g ≈ u)", "error ≤ ε_l + L_l E_r ε_r (3.14); B_θ ≤ max{R_3+1, C_3}"),
     _c("icdl-lemma5", "ICDL Lemma 5 (backward recursion ŝ_i(j))", "N EWML layers, error (3.18); B_θ ≤ 1"),

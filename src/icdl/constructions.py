@@ -17,11 +17,13 @@ the vector form.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
+from .profiles import ProfileSet
 from .prompts import PromptLayout
 
 Normalization = Literal["examples", "tokens"]
@@ -102,3 +104,155 @@ def build_linear_gd_layer(d: int, eta: float, *, bound: float = 1e4,
         K[m, d + 1, layout.t] = 1.0              # ... times (t_s − 1)
         K[m, d + 1, layout.one] = -1.0
     return layer.requires_grad_(False)
+
+
+# ---- the token layout of ICDL's construction (Lemmas 2–6) ---------------------------------------
+
+
+class ICGDLayout:
+    """Named row slots of a token for ICGD on an N-layer network (ICDL eq. 3.11 and Lemmas 2–5).
+
+    ``[x; y; w; p̂(1); …; p̂(N); r̂'(0); …; r̂'(N−1); g; ŝ(1); …; ŝ(N); 1; t]`` -- the prompt of
+    eq. 2.1 with its zero block split into the slots the layers write. ``slot(name, j)`` returns
+    the rows of a slot as a ``slice``; ``p(0)`` is the ``x`` slot.
+    """
+
+    def __init__(self, arch):
+        self.arch = arch
+        widths = arch.widths  # K_0 = d_x, K_1..K_{N-1} = K, K_N = d_y
+        sizes: list[tuple[tuple[str, int], int]] = [(("x", 0), arch.d_x), (("y", 0), arch.d_y),
+                                                     (("w", 0), arch.size)]
+        sizes += [(("p", j), widths[j]) for j in range(1, arch.N + 1)]
+        sizes += [(("r'", j), widths[j + 1]) for j in range(arch.N)]
+        sizes += [(("g", 0), arch.d_y)]
+        sizes += [(("s", j), widths[j]) for j in range(1, arch.N + 1)]
+        self._slots: dict[tuple[str, int], slice] = {}
+        row = 0
+        for key, size in sizes:
+            self._slots[key] = slice(row, row + size)
+            row += size
+        self.one, self.t = row, row + 1
+        self.D = row + 2
+
+    def slot(self, name: str, j: int = 0) -> slice:
+        if name == "p" and j == 0:
+            return self._slots[("x", 0)]
+        try:
+            return self._slots[(name, j)]
+        except KeyError:
+            raise KeyError(f"no slot {name}({j}); slots: {sorted(self._slots)}") from None
+
+    def w_row(self, j: int, k: int) -> slice:
+        """Rows of ``v_{j,k}`` inside the ``w`` slot (eq. 3.2 order)."""
+        D = self.arch.counts
+        cols = self.arch.shapes[j - 1][1]
+        start = self.slot("w").start + D[j - 1] + k * cols
+        return slice(start, start + cols)
+
+    def prompt(self, x: Tensor, y: Tensor, w: Tensor) -> Tensor:
+        """Tokens ``(B, D, n+1)`` from examples ``x (B, n+1, d_x)`` (the last one the query),
+        ``y (B, n, d_y)`` and weights ``w (B, D_N)`` copied into every token."""
+        B, T = x.shape[0], x.shape[1]
+        H = torch.zeros(B, self.D, T, dtype=x.dtype)
+        H[:, self.slot("x"), :] = x.transpose(1, 2)
+        H[:, self.slot("y"), :T - 1] = y.transpose(1, 2)
+        H[:, self.slot("w"), :] = w[:, :, None]
+        H[:, self.one, :] = 1.0
+        H[:, self.t, :T - 1] = 1.0
+        return H
+
+
+@torch.no_grad()
+def build_forward_layers(layout: ICGDLayout, r_sum) -> list[ReLUAttention]:
+    """ICDL Lemma 2: N ReLU-attention layers; layer j writes p̂(j)[k] = r̂(v_{j,k}ᵀ p̂(j−1)) into its slot,
+    where ``r̂(z) = Σ_m c_m σ(a_m[1] z + a_m[2])`` is a one-variable :class:`~icdl.relu_sums.ReluSum`.
+
+    One head per (k, m) (eq. C.7): the query reads ``a_m[1] p̂(j−1)`` and ``a_m[2]`` (from the constant
+    1) of token i, the key reads ``v_{j,k}`` and 1 from the copy of ``w`` that token s holds, and the
+    value writes ``c_m`` into the slot of ``p̂(j)[k]``. The paper's value reads the constant 1 of
+    token s; summed over all n + 1 tokens with the 1/n of Def. 7 that would give (n+1)/n times the
+    intended term, so our value reads ``t_s`` instead and exactly the n examples contribute.
+    """
+    arch = layout.arch
+    if r_sum.k != 1:
+        raise ValueError("Lemma 2 needs a one-variable sum of ReLUs for r")
+    layers = []
+    M = r_sum.H
+    for j in range(1, arch.N + 1):
+        width, prev = arch.widths[j], arch.widths[j - 1]
+        src, dst = layout.slot("p", j - 1), layout.slot("p", j)
+        layer = ReLUAttention(layout.D, heads=width * M, dtype=r_sum.A.dtype)
+        for k in range(width):
+            vk = layout.w_row(j, k)
+            for m in range(M):
+                h = k * M + m
+                a1, a2 = r_sum.A[m, 0], r_sum.A[m, 1]
+                for q in range(prev):
+                    layer.Q[h, q, src.start + q] = a1
+                    layer.K[h, q, vk.start + q] = 1.0
+                layer.Q[h, prev, layout.one] = a2
+                layer.K[h, prev, layout.one] = 1.0
+                layer.V[h, dst.start + k, layout.t] = r_sum.c[m]
+        layers.append(layer.requires_grad_(False))
+    return layers
+
+
+def lemma2_bound(arch, eps_r: float, L_r: float, B_v: float) -> list[float]:
+    """Eq. 3.8: the bound on ‖p̂(j) − p(j)‖₂ for j = 1..N, given the sum's sup error ``eps_r``."""
+    out = []
+    for j in range(1, arch.N + 1):
+        geo = sum(arch.K ** (l / 2) * L_r**l * B_v**l for l in range(j))
+        out.append(geo * math.sqrt(arch.K if j < arch.N else arch.d_y) * eps_r)
+    return out
+
+
+FORWARD_PROFILES = ProfileSet(
+    "06_attention_forward",
+    profiles={"quick": {"K": 3, "N_max": 5, "H_max": 256, "seed": 0},
+              "reference": {"K": 4, "N_max": 6, "H_max": 1024, "seed": 0}},
+    ranges={"K": (1, 4), "N_max": (2, 8), "H_max": (16, 4096), "seed": (0, 2**31 - 1)},
+)
+
+
+def lemma2_errors(arch, r_sum, activation: str, *, B_v: float = 1.0, prompts: int = 3, n: int = 6,
+                  seed: int = 0) -> list[float]:
+    """Run the Lemma 2 layers on random prompts (‖x‖ ≤ 1, rows of w projected to ‖v‖ ≤ B_v) and
+    return ``max_i ‖p̂_i(j) − p_i(j)‖₂`` for j = 1..N, against :func:`icdl.networks.forward`."""
+    from .networks import forward, init_weights, project
+
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(prompts, n + 1, arch.d_x, generator=g, dtype=torch.float64)
+    x = x / x.norm(dim=-1, keepdim=True).clamp(min=1.0)
+    y = torch.rand(prompts, n, arch.d_y, generator=g, dtype=torch.float64)
+    w = torch.stack([project(arch, init_weights(arch, scale=2.0, seed=seed + b), B_v) for b in range(prompts)])
+    layout = ICGDLayout(arch)
+    H = layout.prompt(x, y, w)
+    with torch.no_grad():
+        for layer in build_forward_layers(layout, r_sum):
+            H = layer(H)
+    errs = []
+    for j in range(1, arch.N + 1):
+        exact = torch.stack([forward(arch, w[b], x[b], activation)[j] for b in range(prompts)])
+        errs.append(float((H[:, layout.slot("p", j), :].transpose(1, 2) - exact).norm(dim=-1).max()))
+    return errs
+
+
+def lemma2_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 128, 256), R: float = 4.0,
+                 seed: int = 0) -> "pd.DataFrame":
+    """Measured error and bound (3.8) per layer j, for sigmoid networks of depth N and sums of H ReLUs."""
+    import pandas as pd
+
+    from . import relu_sums as rs
+    from .networks import Architecture, get_activation
+
+    rows = []
+    L_r = get_activation("sigmoid").lipschitz
+    for N in Ns:
+        arch = Architecture(N, K, d, d)
+        for H in Hs:
+            r_sum = rs.fit("sigmoid", R, H)
+            eps_r = rs.sup_error(r_sum, torch.sigmoid, R)
+            errs = lemma2_errors(arch, r_sum, "sigmoid", seed=seed)
+            for j, (e, b) in enumerate(zip(errs, lemma2_bound(arch, eps_r, L_r, 1.0)), start=1):
+                rows.append({"N": N, "H": H, "layer": j, "eps_r": eps_r, "error": e, "bound": b})
+    return pd.DataFrame(rows)

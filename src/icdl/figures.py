@@ -287,3 +287,55 @@ def plot_relu_sum_errors(df: pd.DataFrame) -> plt.Figure:
     ax2.set(xlabel="number of ReLUs H", ylabel="achieved C = Σ|c_h|", yscale="log")
     fig.legend(*ax1.get_legend_handles_labels(), loc="outside right center", fontsize=7)
     return fig
+
+
+# ---- the forward pass inside attention (ICDL Lemma 2) ------------------------------------------
+
+
+def plot_token_layout(layout) -> plt.Figure:
+    """The rows of one token of the ICGD construction as coloured slots, top to bottom."""
+    from matplotlib.patches import Rectangle
+
+    arch = layout.arch
+    slots = [("x", 0), ("y", 0), ("w", 0)] + [("p", j) for j in range(1, arch.N + 1)] + \
+            [("r'", j) for j in range(arch.N)] + [("g", 0)] + [("s", j) for j in range(1, arch.N + 1)]
+    groups = {"x": 0, "y": 0, "w": 1, "p": 2, "r'": 3, "g": 4, "s": 5}
+    names = {"x": "x", "y": "y", "w": "w", "p": "p̂", "r'": "r̂'", "g": "g", "s": "ŝ"}
+    fig, ax = plt.subplots(figsize=(WIDE[0], 1.9))
+    for name, j in slots:
+        s = layout.slot(name, j)
+        ax.add_patch(Rectangle((s.start, 0), s.stop - s.start, 1, fc=PALETTE[groups[name]], ec="white", lw=1))
+        label = names[name] + (f"({j})" if name in ("p", "r'", "s") else "")
+        ax.text((s.start + s.stop) / 2, 1.12 if name in ("p", "s") else -0.2, label, ha="center",
+                va="bottom" if name in ("p", "s") else "top", fontsize=7, rotation=0)
+    for row, lab in ((layout.one, "1"), (layout.t, "t")):
+        ax.add_patch(Rectangle((row, 0), 1, 1, fc="0.6", ec="white"))
+        ax.text(row + 0.5, -0.2, lab, ha="center", va="top", fontsize=7)
+    ax.set(xlim=(0, layout.D), ylim=(-0.8, 1.6), yticks=[], xlabel=f"row of the token (D = {layout.D})")
+    ax.spines["left"].set_visible(False)
+    ax.grid(False)
+    return fig
+
+
+def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
+    """Left: measured ‖p̂(j) − p(j)‖ (markers) and bound (3.8) (lines) per layer j for the deepest
+    network, one colour per H. Right: both against H for the last layer of every depth."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    N = df["N"].max()
+    deep = df[df["N"] == N]
+    cmap = sns.color_palette("viridis", n_colors=deep["H"].nunique())
+    for color, (H, g) in zip(cmap, deep.groupby("H")):
+        ax1.semilogy(g["layer"], g["bound"], "-", color=color, label=f"H = {H}")
+        ax1.semilogy(g["layer"], g["error"], "o", color=color, ms=4)
+    ax1.set(xlabel="layer j", ylabel="‖p̂(j) − p(j)‖₂  (lines: bound 3.8)", title=f"N = {N}")
+    ax1.legend(fontsize=7, loc="lower left", ncol=3)
+    last = df[df["layer"] == df["N"]]
+    cmapN = sns.color_palette("rocket_r", n_colors=last["N"].nunique() + 1)[1:]
+    for color, (n, g) in zip(cmapN, last.groupby("N")):
+        ax2.loglog(g["H"], g["bound"], "-", color=color, label=f"N = {n}")
+        ax2.loglog(g["H"], g["error"], "o", color=color, ms=4)
+    ax2.loglog(last.groupby("H")["eps_r"].first(), "k:", lw=1, label="ε_r of the sum")
+    ax2.set(xlabel="ReLUs per head group H", ylabel="error of p̂(N)  (lines: bound)", title="last layer")
+    ax2.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
+    ax2.legend(fontsize=7)
+    return fig

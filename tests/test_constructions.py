@@ -1,0 +1,73 @@
+"""ICDL Lemma 2: the forward pass of an N-layer network inside N ReLU-attention layers."""
+
+import pytest
+import torch
+
+from icdl import relu_sums as rs
+from icdl.constructions import ICGDLayout, build_forward_layers, lemma2_bound
+from icdl.networks import Architecture, forward, get_activation, init_weights, project
+
+RELU_EXACT = rs.ReluSum(torch.tensor([[1.0, 0.0]], dtype=torch.float64), torch.ones(1, dtype=torch.float64))
+
+
+def _setup(arch, B=3, n=6, B_v=1.0, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(B, n + 1, arch.d_x, generator=g, dtype=torch.float64)
+    x = x / x.norm(dim=-1, keepdim=True).clamp(min=1.0)  # ‖x‖ ≤ B_x = 1
+    y = torch.rand(B, n, arch.d_y, generator=g, dtype=torch.float64)
+    w = torch.stack([project(arch, init_weights(arch, scale=2.0, seed=seed + b), B_v) for b in range(B)])
+    return x, y, w
+
+
+def _run(arch, r_sum, act, **kw):
+    layout = ICGDLayout(arch)
+    x, y, w = _setup(arch, **kw)
+    H = layout.prompt(x, y, w)
+    out = H
+    for layer in build_forward_layers(layout, r_sum):
+        out = layer(out)
+    errs = []
+    for j in range(1, arch.N + 1):
+        exact = torch.stack([forward(arch, w[b], x[b], act)[j] for b in range(x.shape[0])])
+        approx = out[:, layout.slot("p", j), :].transpose(1, 2)
+        errs.append(float((approx - exact).norm(dim=-1).max()))
+    return H, out, layout, errs
+
+
+@pytest.mark.parametrize("arch", [Architecture(2, 3, 2, 1), Architecture(3, 3, 2, 2), Architecture(4, 2, 3, 2)])
+def test_lemma2_exact_for_relu(arch):
+    """REB W2: with r = ReLU the sum is one exact ReLU and the forward pass is exact."""
+    H, out, layout, errs = _run(arch, RELU_EXACT, "relu")
+    assert max(errs) < 1e-12
+    # nothing but the p̂ slots changed
+    changed = (out - H).abs().amax(dim=(0, 2)) > 0
+    p_rows = set()
+    for j in range(1, arch.N + 1):
+        p_rows |= set(range(layout.slot("p", j).start, layout.slot("p", j).stop))
+    assert set(torch.nonzero(changed).flatten().tolist()) <= p_rows
+
+
+@pytest.mark.parametrize("H_relus", [16, 64, 256])
+def test_lemma2_error_within_bound_3_8(H_relus):
+    arch = Architecture(3, 3, 2, 2)
+    R = 4.0  # ≥ B_v · max‖p̂(j)‖ = 1 · √3 here
+    r_sum = rs.fit("sigmoid", R, H_relus)
+    eps_r = rs.sup_error(r_sum, torch.sigmoid, R)
+    _, _, _, errs = _run(arch, r_sum, "sigmoid")
+    bound = lemma2_bound(arch, eps_r, get_activation("sigmoid").lipschitz, B_v=1.0)
+    assert all(e <= b for e, b in zip(errs, bound)), (errs, bound)
+    assert errs[0] > 0.1 * bound[0]  # and the bound is not vacuous by orders of magnitude
+
+
+def test_layout_slots_do_not_overlap_and_fill_the_token():
+    arch = Architecture(3, 4, 2, 3)
+    layout = ICGDLayout(arch)
+    rows = []
+    for name, j in [("x", 0), ("y", 0), ("w", 0), *[("p", j) for j in (1, 2, 3)], *[("r'", j) for j in (0, 1, 2)],
+                    ("g", 0), *[("s", j) for j in (1, 2, 3)]]:
+        s = layout.slot(name, j)
+        rows += list(range(s.start, s.stop))
+    assert sorted(rows) == list(range(layout.D - 2)) and layout.t == layout.D - 1
+    assert layout.w_row(3, 2).stop - layout.w_row(3, 2).start == 4
+    with pytest.raises(KeyError, match="no slot q"):
+        layout.slot("q", 1)
