@@ -71,3 +71,19 @@ def test_layout_slots_do_not_overlap_and_fill_the_token():
     assert layout.w_row(3, 2).stop - layout.w_row(3, 2).start == 4
     with pytest.raises(KeyError, match="no slot q"):
         layout.slot("q", 1)
+
+
+@pytest.mark.parametrize("H_relus", [16, 128])
+def test_lemma3_error_within_bound_3_12(H_relus):
+    from icdl.constructions import forward_pass_errors, lemma3_bound
+
+    arch = Architecture(3, 3, 2, 2)
+    R = 4.0
+    r_sum, rp_sum = rs.fit("sigmoid", R, H_relus), rs.fit("sigmoid'", R, H_relus)
+    eps_r = rs.sup_error(r_sum, torch.sigmoid, R)
+    eps_rp = rs.sup_error(rp_sum, rs.TARGETS["sigmoid'"], R)
+    errs = forward_pass_errors(arch, r_sum, "sigmoid", rp_sum)["r'"]
+    act = get_activation("sigmoid")
+    bound = lemma3_bound(arch, eps_r, eps_rp, act.lipschitz, act.lipschitz_prime, 1.0)
+    assert len(errs) == arch.N and max(errs) <= bound
+    assert max(errs) > 0.3 * bound

@@ -146,3 +146,13 @@ def test_bad_shapes_and_names_raise_clear_errors(call, match):
 def test_gelu_lipschitz_constant():
     z = torch.linspace(0, 4, 40001, dtype=torch.float64)
     assert math.isclose(float(get_activation("gelu").r_prime(z).max()), 1.129, abs_tol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "softplus", "gelu"])
+def test_second_derivative_bounds(name):
+    """L_r' = sup |r''| (used by the Lemma 3 bound), against a dense finite-difference estimate."""
+    act = get_activation(name)
+    z = torch.linspace(-8, 8, 160001, dtype=torch.float64)
+    second = torch.diff(act.r_prime(z)) / torch.diff(z)
+    assert float(second.abs().max()) <= act.lipschitz_prime + 1e-6
+    assert float(second.abs().max()) >= act.lipschitz_prime - 1e-3

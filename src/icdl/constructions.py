@@ -162,39 +162,61 @@ class ICGDLayout:
         return H
 
 
+def _ridge_heads(layer: ReLUAttention, first_head: int, layout: ICGDLayout, j: int, k: int, src: slice,
+                 dst_row: int, r_sum) -> int:
+    """Fill heads ``first_head …`` of ``layer`` so that token i receives ``f̂(v_{j,k}ᵀ h_i[src])`` in row
+    ``dst_row``, with ``f̂(z) = Σ_m c_m σ(a_m[1] z + a_m[2])`` (ICDL eq. C.7). Returns the next free head.
+
+    Query: ``a_m[1] h_i[src]`` and ``a_m[2]`` (from the constant 1); key: ``v_{j,k}`` and 1 from the copy of
+    ``w`` every token holds; value: ``c_m t_s`` into ``dst_row``. The proof's value reads the constant 1
+    of token s; summed over all n + 1 tokens with the 1/n of Def. 7 that gives (n+1)/n times the intended
+    term, so we read ``t_s`` and exactly the n examples contribute."""
+    vk = layout.w_row(j, k)
+    width = src.stop - src.start
+    for m in range(r_sum.H):
+        h = first_head + m
+        for q in range(width):
+            layer.Q[h, q, src.start + q] = r_sum.A[m, 0]
+            layer.K[h, q, vk.start + q] = 1.0
+        layer.Q[h, width, layout.one] = r_sum.A[m, 1]
+        layer.K[h, width, layout.one] = 1.0
+        layer.V[h, dst_row, layout.t] = r_sum.c[m]
+    return first_head + r_sum.H
+
+
 @torch.no_grad()
 def build_forward_layers(layout: ICGDLayout, r_sum) -> list[ReLUAttention]:
     """ICDL Lemma 2: N ReLU-attention layers; layer j writes p̂(j)[k] = r̂(v_{j,k}ᵀ p̂(j−1)) into its slot,
-    where ``r̂(z) = Σ_m c_m σ(a_m[1] z + a_m[2])`` is a one-variable :class:`~icdl.relu_sums.ReluSum`.
-
-    One head per (k, m) (eq. C.7): the query reads ``a_m[1] p̂(j−1)`` and ``a_m[2]`` (from the constant
-    1) of token i, the key reads ``v_{j,k}`` and 1 from the copy of ``w`` that token s holds, and the
-    value writes ``c_m`` into the slot of ``p̂(j)[k]``. The paper's value reads the constant 1 of
-    token s; summed over all n + 1 tokens with the 1/n of Def. 7 that would give (n+1)/n times the
-    intended term, so our value reads ``t_s`` instead and exactly the n examples contribute.
-    """
+    where ``r̂`` is a one-variable :class:`~icdl.relu_sums.ReluSum` for the activation (one head per
+    unit k and term m, eq. C.7; see :func:`_ridge_heads`)."""
     arch = layout.arch
     if r_sum.k != 1:
         raise ValueError("Lemma 2 needs a one-variable sum of ReLUs for r")
     layers = []
-    M = r_sum.H
     for j in range(1, arch.N + 1):
-        width, prev = arch.widths[j], arch.widths[j - 1]
-        src, dst = layout.slot("p", j - 1), layout.slot("p", j)
-        layer = ReLUAttention(layout.D, heads=width * M, dtype=r_sum.A.dtype)
-        for k in range(width):
-            vk = layout.w_row(j, k)
-            for m in range(M):
-                h = k * M + m
-                a1, a2 = r_sum.A[m, 0], r_sum.A[m, 1]
-                for q in range(prev):
-                    layer.Q[h, q, src.start + q] = a1
-                    layer.K[h, q, vk.start + q] = 1.0
-                layer.Q[h, prev, layout.one] = a2
-                layer.K[h, prev, layout.one] = 1.0
-                layer.V[h, dst.start + k, layout.t] = r_sum.c[m]
+        layer = ReLUAttention(layout.D, heads=arch.widths[j] * r_sum.H, dtype=r_sum.A.dtype)
+        head = 0
+        for k in range(arch.widths[j]):
+            head = _ridge_heads(layer, head, layout, j, k, layout.slot("p", j - 1), layout.slot("p", j).start + k,
+                                r_sum)
         layers.append(layer.requires_grad_(False))
     return layers
+
+
+@torch.no_grad()
+def build_derivative_layer(layout: ICGDLayout, r_prime_sum) -> ReLUAttention:
+    """ICDL Lemma 3: one ReLU-attention layer writing r̂'(j−1)[k] = r̂'(v_{j,k}ᵀ p̂(j−1)) for every layer j and
+    unit k (all N slots r'(0) … r'(N−1) at once), from the p̂ written by Lemma 2's layers."""
+    arch = layout.arch
+    if r_prime_sum.k != 1:
+        raise ValueError("Lemma 3 needs a one-variable sum of ReLUs for r'")
+    layer = ReLUAttention(layout.D, heads=sum(arch.widths[1:]) * r_prime_sum.H, dtype=r_prime_sum.A.dtype)
+    head = 0
+    for j in range(1, arch.N + 1):
+        for k in range(arch.widths[j]):
+            head = _ridge_heads(layer, head, layout, j, k, layout.slot("p", j - 1),
+                                layout.slot("r'", j - 1).start + k, r_prime_sum)
+    return layer.requires_grad_(False)
 
 
 def lemma2_bound(arch, eps_r: float, L_r: float, B_v: float) -> list[float]:
@@ -214,45 +236,77 @@ FORWARD_PROFILES = ProfileSet(
 )
 
 
-def lemma2_errors(arch, r_sum, activation: str, *, B_v: float = 1.0, prompts: int = 3, n: int = 6,
-                  seed: int = 0) -> list[float]:
-    """Run the Lemma 2 layers on random prompts (‖x‖ ≤ 1, rows of w projected to ‖v‖ ≤ B_v) and
-    return ``max_i ‖p̂_i(j) − p_i(j)‖₂`` for j = 1..N, against :func:`icdl.networks.forward`."""
-    from .networks import forward, init_weights, project
+def lemma3_bound(arch, eps_r: float, eps_rp: float, L_r: float, L_rp: float, B_v: float) -> float:
+    """Eq. 3.12: |r̂'_i(j)[k] − r'_i(j)[k]| ≤ ε_r' + L_r' B_v E_r ε_r, with E_r of eq. 3.9."""
+    E_r = max(b / eps_r for b in lemma2_bound(arch, eps_r, L_r, B_v)) if eps_r > 0 else 0.0
+    return eps_rp + L_rp * B_v * E_r * eps_r
+
+
+def _random_prompts(arch, *, B_v: float, prompts: int, n: int, seed: int):
+    """Random prompts for the lemmas' checks: ‖x‖ ≤ 1, rows of w projected to ‖v_{j,k}‖ ≤ B_v."""
+    from .networks import init_weights, project
 
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(prompts, n + 1, arch.d_x, generator=g, dtype=torch.float64)
     x = x / x.norm(dim=-1, keepdim=True).clamp(min=1.0)
     y = torch.rand(prompts, n, arch.d_y, generator=g, dtype=torch.float64)
     w = torch.stack([project(arch, init_weights(arch, scale=2.0, seed=seed + b), B_v) for b in range(prompts)])
+    return x, y, w
+
+
+def forward_pass_errors(arch, r_sum, activation: str, r_prime_sum=None, *, B_v: float = 1.0, prompts: int = 3,
+                        n: int = 6, seed: int = 0) -> dict[str, list[float]]:
+    """Run Lemma 2's layers (and Lemma 3's, given ``r_prime_sum``) on random prompts; return the largest
+    ``‖p̂_i(j) − p_i(j)‖₂`` for j = 1..N and ``max_k |r̂'_i(j)[k] − r'_i(j)[k]|`` for j = 0..N−1, against
+    :func:`icdl.networks.gradient_terms`."""
+    from .networks import gradient_terms
+
+    x, y, w = _random_prompts(arch, B_v=B_v, prompts=prompts, n=n, seed=seed)
     layout = ICGDLayout(arch)
     H = layout.prompt(x, y, w)
     with torch.no_grad():
         for layer in build_forward_layers(layout, r_sum):
             H = layer(H)
-    errs = []
-    for j in range(1, arch.N + 1):
-        exact = torch.stack([forward(arch, w[b], x[b], activation)[j] for b in range(prompts)])
-        errs.append(float((H[:, layout.slot("p", j), :].transpose(1, 2) - exact).norm(dim=-1).max()))
-    return errs
+        if r_prime_sum is not None:
+            H = build_derivative_layer(layout, r_prime_sum)(H)
+    exact = [gradient_terms(arch, w[b], x[b], torch.zeros(n + 1, arch.d_y, dtype=x.dtype), activation)
+             for b in range(prompts)]
+    out = {"p": [float(max((H[b, layout.slot("p", j), :].T - exact[b].p[j]).norm(dim=-1).max()
+                           for b in range(prompts))) for j in range(1, arch.N + 1)]}
+    if r_prime_sum is not None:
+        out["r'"] = [float(max((H[b, layout.slot("r'", j), :].T - exact[b].r_prime[j]).abs().max()
+                               for b in range(prompts))) for j in range(arch.N)]
+    return out
 
 
-def lemma2_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 128, 256), R: float = 4.0,
+def lemma2_errors(arch, r_sum, activation: str, **kw) -> list[float]:
+    """``max_i ‖p̂_i(j) − p_i(j)‖₂`` for j = 1..N (Lemma 2's layers on random prompts)."""
+    return forward_pass_errors(arch, r_sum, activation, **kw)["p"]
+
+
+def forward_pass_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 128, 256), R: float = 4.0,
                  seed: int = 0) -> "pd.DataFrame":
-    """Measured error and bound (3.8) per layer j, for sigmoid networks of depth N and sums of H ReLUs."""
+    """Measured error and bound per layer j for sigmoid networks of depth N and sums of H ReLUs:
+    Lemma 2 (p̂(j), bound 3.8; ``lemma == 2``) and Lemma 3 (r̂'(j), bound 3.12; ``lemma == 3``)."""
     import pandas as pd
 
     from . import relu_sums as rs
     from .networks import Architecture, get_activation
 
     rows = []
-    L_r = get_activation("sigmoid").lipschitz
+    act = get_activation("sigmoid")
+    L_r = act.lipschitz
     for N in Ns:
         arch = Architecture(N, K, d, d)
         for H in Hs:
             r_sum = rs.fit("sigmoid", R, H)
             eps_r = rs.sup_error(r_sum, torch.sigmoid, R)
-            errs = lemma2_errors(arch, r_sum, "sigmoid", seed=seed)
-            for j, (e, b) in enumerate(zip(errs, lemma2_bound(arch, eps_r, L_r, 1.0)), start=1):
-                rows.append({"N": N, "H": H, "layer": j, "eps_r": eps_r, "error": e, "bound": b})
+            rp_sum = rs.fit("sigmoid'", R, H)
+            eps_rp = rs.sup_error(rp_sum, rs.TARGETS["sigmoid'"], R)
+            errs = forward_pass_errors(arch, r_sum, "sigmoid", rp_sum, seed=seed)
+            b3 = lemma3_bound(arch, eps_r, eps_rp, L_r, act.lipschitz_prime, 1.0)
+            for j, (e, b) in enumerate(zip(errs["p"], lemma2_bound(arch, eps_r, L_r, 1.0)), start=1):
+                rows.append({"lemma": 2, "N": N, "H": H, "layer": j, "eps_r": eps_r, "error": e, "bound": b})
+            for j, e in enumerate(errs["r'"]):
+                rows.append({"lemma": 3, "N": N, "H": H, "layer": j, "eps_r": eps_rp, "error": e, "bound": b3})
     return pd.DataFrame(rows)

@@ -321,6 +321,7 @@ def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
     """Left: measured ‖p̂(j) − p(j)‖ (markers) and bound (3.8) (lines) per layer j for the deepest
     network, one colour per H. Right: both against H for the last layer of every depth."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    df = df[df["lemma"] == 2] if "lemma" in df else df
     N = df["N"].max()
     deep = df[df["N"] == N]
     cmap = sns.color_palette("viridis", n_colors=deep["H"].nunique())

@@ -42,6 +42,7 @@ class Activation:
     r: Callable[[Tensor], Tensor]
     r_prime: Callable[[Tensor], Tensor]
     lipschitz: float  # sup |r'|, the L_r of ICDL's bounds
+    lipschitz_prime: float = math.nan  # sup |r''|, the L_r' of Lemma 3 (nan: r' is not Lipschitz)
 
 
 def _softplus(z: Tensor) -> Tensor:
@@ -58,10 +59,10 @@ def _gelu_prime(z: Tensor) -> Tensor:
 ACTIVATIONS: dict[str, Activation] = {
     "relu": Activation("relu", torch.relu, lambda z: (z > 0).to(z.dtype), 1.0),
     "sigmoid": Activation("sigmoid", torch.sigmoid,
-                          lambda z: torch.sigmoid(z) * (1 - torch.sigmoid(z)), 0.25),
-    "tanh": Activation("tanh", torch.tanh, lambda z: 1 - torch.tanh(z) ** 2, 1.0),
-    "softplus": Activation("softplus", _softplus, torch.sigmoid, 1.0),
-    "gelu": Activation("gelu", torch.nn.functional.gelu, _gelu_prime, 1.129),
+                          lambda z: torch.sigmoid(z) * (1 - torch.sigmoid(z)), 0.25, 1 / (6 * math.sqrt(3))),
+    "tanh": Activation("tanh", torch.tanh, lambda z: 1 - torch.tanh(z) ** 2, 1.0, 4 / (3 * math.sqrt(3))),
+    "softplus": Activation("softplus", _softplus, torch.sigmoid, 1.0, 0.25),
+    "gelu": Activation("gelu", torch.nn.functional.gelu, _gelu_prime, 1.129, 2 / math.sqrt(2 * math.pi)),
 }
 
 
