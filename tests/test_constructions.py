@@ -87,3 +87,33 @@ def test_lemma3_error_within_bound_3_12(H_relus):
     bound = lemma3_bound(arch, eps_r, eps_rp, act.lipschitz, act.lipschitz_prime, 1.0)
     assert len(errs) == arch.N and max(errs) <= bound
     assert max(errs) > 0.3 * bound
+
+
+@pytest.mark.parametrize("loss", ["squared", "logcosh", "logistic"])
+def test_lemma4_error_within_bound_3_14(loss):
+    from icdl.constructions import forward_pass_errors, lemma4_bound
+    from icdl.networks import get_loss
+
+    arch = Architecture(3, 3, 2, 2)
+    R, H = 4.0, 64
+    r_sum, u_sum = rs.fit("sigmoid", R, H), rs.fit(rs.U_TARGETS[loss], R, H)
+    eps_r = rs.sup_error(r_sum, torch.sigmoid, R)
+    eps_l = rs.sup_error(u_sum, rs.TARGETS[rs.U_TARGETS[loss]], R)
+    err = forward_pass_errors(arch, r_sum, "sigmoid", None, u_sum, loss)["g"][0]
+    bound = lemma4_bound(arch, eps_r, eps_l, get_activation("sigmoid").lipschitz, get_loss(loss).lipschitz_t, 1.0)
+    assert err <= bound and err > 0.05 * bound
+
+
+def test_mlp_layer_is_def8():
+    from icdl.constructions import MLPLayer
+
+    m = MLPLayer(5, 7)
+    with torch.no_grad():
+        m.W1.copy_(torch.randn(7, 5, dtype=torch.float64))
+        m.W2.copy_(torch.randn(5, 7, dtype=torch.float64))
+    H = torch.randn(2, 5, 4, dtype=torch.float64)
+    for t in range(4):
+        h = H[0, :, t]
+        torch.testing.assert_close(m(H)[0, :, t], h + m.W2 @ torch.relu(m.W1 @ h))
+    with pytest.raises(ValueError, match="expects H of shape"):
+        m(torch.zeros(2, 4, 3, dtype=torch.float64))

@@ -72,6 +72,10 @@ def test_loss_derivatives(name):
     y = torch.rand(7, 3, dtype=torch.float64)
     (auto,) = torch.autograd.grad(lo.ell(t, y).sum(), t)
     torch.testing.assert_close(lo.u(t.detach(), y), auto, rtol=1e-12, atol=1e-14)
+    # L_l = sup |∂u/∂t|, by finite differences on a dense grid
+    s = torch.linspace(-6, 6, 120001, dtype=torch.float64)
+    slope = torch.diff(lo.u(s[:, None], torch.zeros(len(s), 1, dtype=torch.float64))[:, 0]) / torch.diff(s)
+    assert abs(float(slope.abs().max()) - lo.lipschitz_t) < 1e-3
 
 
 def test_parameter_counts_def2():

@@ -64,6 +64,23 @@ class ReLUAttention(nn.Module):
         return H + out / n
 
 
+class MLPLayer(nn.Module):
+    """The MLP layer of ICDL Def. 8, token by token: ``h + W₂ σ(W₁ h)``."""
+
+    def __init__(self, D: int, hidden: int, *, dtype: torch.dtype = torch.float64):
+        super().__init__()
+        if D < 1 or hidden < 1:
+            raise ValueError(f"D and hidden must be >= 1, got D={D}, hidden={hidden}")
+        self.D, self.hidden = D, hidden
+        self.W1 = nn.Parameter(torch.zeros(hidden, D, dtype=dtype))
+        self.W2 = nn.Parameter(torch.zeros(D, hidden, dtype=dtype))
+
+    def forward(self, H: Tensor) -> Tensor:
+        if H.dim() != 3 or H.shape[1] != self.D:
+            raise ValueError(f"MLPLayer expects H of shape (B, D={self.D}, T), got {tuple(H.shape)}")
+        return H + torch.einsum("ah,zht->zat", self.W2, torch.relu(torch.einsum("hb,zbt->zht", self.W1, H)))
+
+
 def linear_gd_layout(d: int) -> tuple[PromptLayout, slice]:
     """Token layout for in-context linear regression: ``D = 2d + 3``, ``w`` in the scratch rows."""
     layout = PromptLayout(d, 2 * d + 3)
@@ -236,6 +253,33 @@ FORWARD_PROFILES = ProfileSet(
 )
 
 
+@torch.no_grad()
+def build_loss_derivative_mlp(layout: ICGDLayout, u_sum) -> MLPLayer:
+    """ICDL Lemma 4: one MLP layer writing g[k] = û(p̂(N)[k], y[k]) for every output coordinate k,
+    where ``û(t, y) = Σ_m c_m σ(a_m[1] t + a_m[2] y + a_m[3])`` is a two-variable sum of ReLUs.
+    One hidden unit per (k, m): ``W₁`` reads ``p̂(N)[k]``, ``y[k]`` and the constant 1 with weights
+    ``a_m``; ``W₂`` writes ``c_m`` into ``g[k]``. (For the query token, whose y is 0, g is not used.)"""
+    arch = layout.arch
+    if u_sum.k != 2:
+        raise ValueError("Lemma 4 needs a two-variable sum of ReLUs for u(t, y)")
+    mlp = MLPLayer(layout.D, arch.d_y * u_sum.H, dtype=u_sum.A.dtype)
+    t_slot, y_slot, g_slot = layout.slot("p", arch.N), layout.slot("y"), layout.slot("g")
+    for k in range(arch.d_y):
+        for m in range(u_sum.H):
+            h = k * u_sum.H + m
+            mlp.W1[h, t_slot.start + k] = u_sum.A[m, 0]
+            mlp.W1[h, y_slot.start + k] = u_sum.A[m, 1]
+            mlp.W1[h, layout.one] = u_sum.A[m, 2]
+            mlp.W2[g_slot.start + k, h] = u_sum.c[m]
+    return mlp.requires_grad_(False)
+
+
+def lemma4_bound(arch, eps_r: float, eps_l: float, L_r: float, L_l: float, B_v: float) -> float:
+    """Eq. 3.14: |g_i[k] − u(p_i(N), y_i)[k]| ≤ ε_l + L_l E_r ε_r, with E_r of eq. 3.9."""
+    E_r = max(b / eps_r for b in lemma2_bound(arch, eps_r, L_r, B_v)) if eps_r > 0 else 0.0
+    return eps_l + L_l * E_r * eps_r
+
+
 def lemma3_bound(arch, eps_r: float, eps_rp: float, L_r: float, L_rp: float, B_v: float) -> float:
     """Eq. 3.12: |r̂'_i(j)[k] − r'_i(j)[k]| ≤ ε_r' + L_r' B_v E_r ε_r, with E_r of eq. 3.9."""
     E_r = max(b / eps_r for b in lemma2_bound(arch, eps_r, L_r, B_v)) if eps_r > 0 else 0.0
@@ -254,11 +298,12 @@ def _random_prompts(arch, *, B_v: float, prompts: int, n: int, seed: int):
     return x, y, w
 
 
-def forward_pass_errors(arch, r_sum, activation: str, r_prime_sum=None, *, B_v: float = 1.0, prompts: int = 3,
-                        n: int = 6, seed: int = 0) -> dict[str, list[float]]:
-    """Run Lemma 2's layers (and Lemma 3's, given ``r_prime_sum``) on random prompts; return the largest
-    ``‖p̂_i(j) − p_i(j)‖₂`` for j = 1..N and ``max_k |r̂'_i(j)[k] − r'_i(j)[k]|`` for j = 0..N−1, against
-    :func:`icdl.networks.gradient_terms`."""
+def forward_pass_errors(arch, r_sum, activation: str, r_prime_sum=None, u_sum=None, loss: str = "squared", *,
+                        B_v: float = 1.0, prompts: int = 3, n: int = 6, seed: int = 0) -> dict[str, list[float]]:
+    """Run Lemma 2's layers (then Lemma 3's layer given ``r_prime_sum``, and Lemma 4's MLP given ``u_sum``)
+    on random prompts; return the largest ``‖p̂_i(j) − p_i(j)‖₂`` for j = 1..N (key ``"p"``),
+    ``max_k |r̂'_i(j)[k] − r'_i(j)[k]|`` for j = 0..N−1 (``"r'"``) and ``max_k |g_i[k] − u_i[k]|`` over the
+    examples (``"g"``), against :func:`icdl.networks.gradient_terms`."""
     from .networks import gradient_terms
 
     x, y, w = _random_prompts(arch, B_v=B_v, prompts=prompts, n=n, seed=seed)
@@ -269,13 +314,17 @@ def forward_pass_errors(arch, r_sum, activation: str, r_prime_sum=None, *, B_v: 
             H = layer(H)
         if r_prime_sum is not None:
             H = build_derivative_layer(layout, r_prime_sum)(H)
-    exact = [gradient_terms(arch, w[b], x[b], torch.zeros(n + 1, arch.d_y, dtype=x.dtype), activation)
-             for b in range(prompts)]
+        if u_sum is not None:
+            H = build_loss_derivative_mlp(layout, u_sum)(H)
+    y_full = torch.cat([y, torch.zeros(prompts, 1, arch.d_y, dtype=y.dtype)], 1)  # the query's y is 0
+    exact = [gradient_terms(arch, w[b], x[b], y_full[b], activation, loss) for b in range(prompts)]
     out = {"p": [float(max((H[b, layout.slot("p", j), :].T - exact[b].p[j]).norm(dim=-1).max()
                            for b in range(prompts))) for j in range(1, arch.N + 1)]}
     if r_prime_sum is not None:
         out["r'"] = [float(max((H[b, layout.slot("r'", j), :].T - exact[b].r_prime[j]).abs().max()
                                for b in range(prompts))) for j in range(arch.N)]
+    if u_sum is not None:  # examples only: g of the query is never used
+        out["g"] = [float(max((H[b, layout.slot("g"), :n].T - exact[b].u[:n]).abs().max() for b in range(prompts)))]
     return out
 
 
@@ -285,13 +334,14 @@ def lemma2_errors(arch, r_sum, activation: str, **kw) -> list[float]:
 
 
 def forward_pass_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 128, 256), R: float = 4.0,
-                 seed: int = 0) -> "pd.DataFrame":
+                       seed: int = 0, loss: str = "logcosh") -> "pd.DataFrame":
     """Measured error and bound per layer j for sigmoid networks of depth N and sums of H ReLUs:
-    Lemma 2 (p̂(j), bound 3.8; ``lemma == 2``) and Lemma 3 (r̂'(j), bound 3.12; ``lemma == 3``)."""
+    Lemma 2 (p̂(j), bound 3.8; ``lemma == 2``), Lemma 3 (r̂'(j), bound 3.12; ``lemma == 3``) and
+    Lemma 4 (g ≈ u for ``loss``, bound 3.14; ``lemma == 4``)."""
     import pandas as pd
 
     from . import relu_sums as rs
-    from .networks import Architecture, get_activation
+    from .networks import Architecture, get_activation, get_loss
 
     rows = []
     act = get_activation("sigmoid")
@@ -303,8 +353,12 @@ def forward_pass_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 
             eps_r = rs.sup_error(r_sum, torch.sigmoid, R)
             rp_sum = rs.fit("sigmoid'", R, H)
             eps_rp = rs.sup_error(rp_sum, rs.TARGETS["sigmoid'"], R)
-            errs = forward_pass_errors(arch, r_sum, "sigmoid", rp_sum, seed=seed)
+            u_sum = rs.fit(rs.U_TARGETS[loss], R, H)
+            eps_l = rs.sup_error(u_sum, rs.TARGETS[rs.U_TARGETS[loss]], R)
+            errs = forward_pass_errors(arch, r_sum, "sigmoid", rp_sum, u_sum, loss, seed=seed)
             b3 = lemma3_bound(arch, eps_r, eps_rp, L_r, act.lipschitz_prime, 1.0)
+            b4 = lemma4_bound(arch, eps_r, eps_l, L_r, get_loss(loss).lipschitz_t, 1.0)
+            rows.append({"lemma": 4, "N": N, "H": H, "layer": N, "eps_r": eps_l, "error": errs["g"][0], "bound": b4})
             for j, (e, b) in enumerate(zip(errs["p"], lemma2_bound(arch, eps_r, L_r, 1.0)), start=1):
                 rows.append({"lemma": 2, "N": N, "H": H, "layer": j, "eps_r": eps_r, "error": e, "bound": b})
             for j, e in enumerate(errs["r'"]):

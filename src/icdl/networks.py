@@ -73,17 +73,18 @@ class Loss:
     name: str
     ell: Callable[[Tensor, Tensor], Tensor]  # (n, d_y), (n, d_y) -> (n,)
     u: Callable[[Tensor, Tensor], Tensor]    # (n, d_y), (n, d_y) -> (n, d_y)
+    lipschitz_t: float = math.nan            # sup |∂u/∂t|, the L_l of ICDL Lemma 4
 
 
 LOSSES: dict[str, Loss] = {
-    "squared": Loss("squared", lambda t, y: ((t - y) ** 2).sum(-1), lambda t, y: 2 * (t - y)),
+    "squared": Loss("squared", lambda t, y: ((t - y) ** 2).sum(-1), lambda t, y: 2 * (t - y), 2.0),
     # log cosh(t − y): quadratic near 0, linear in the tails; written stably
     "logcosh": Loss("logcosh",
                     lambda t, y: (_softplus(2 * (t - y)) - (t - y) - math.log(2)).sum(-1),
-                    lambda t, y: torch.tanh(t - y)),
+                    lambda t, y: torch.tanh(t - y), 1.0),
     # logistic (cross-entropy with logits t and soft labels y)
     "logistic": Loss("logistic", lambda t, y: (_softplus(t) - y * t).sum(-1),
-                     lambda t, y: torch.sigmoid(t) - y),
+                     lambda t, y: torch.sigmoid(t) - y, 0.25),
 }
 
 

@@ -145,6 +145,10 @@ TWO_D: dict[str, Callable[[Tensor], Tensor]] = {
 
 TARGETS = {**ONE_D, **TWO_D}
 
+#: the two-variable target that stands for ``u(t, y)`` of each loss in :data:`icdl.networks.LOSSES`
+U_TARGETS = {"squared": "u squared: 2(t − y)", "logcosh": "u logcosh: tanh(t − y)",
+             "logistic": "u logistic: sigmoid(t) − y"}
+
 
 def _exact_linear(w: tuple[float, ...]) -> ReluSum:
     """``wᵀz`` exactly: ``σ(wᵀz/‖w‖₁) − σ(−wᵀz/‖w‖₁)`` times ``‖w‖₁`` (two ReLUs)."""
