@@ -117,3 +117,31 @@ def test_mlp_layer_is_def8():
         torch.testing.assert_close(m(H)[0, :, t], h + m.W2 @ torch.relu(m.W1 @ h))
     with pytest.raises(ValueError, match="expects H of shape"):
         m(torch.zeros(2, 4, 3, dtype=torch.float64))
+
+
+def test_ewml_layer_is_def6():
+    from icdl.constructions import EWMLayer
+
+    m = EWMLayer(4, 2)
+    with torch.no_grad():
+        for p in (m.Q, m.K, m.V):
+            p.copy_(torch.randn(p.shape, dtype=torch.float64))
+    H = torch.randn(3, 4, 5, dtype=torch.float64)
+    h = H[1, :, 2]
+    expected = h + sum(torch.dot(m.Q[i] @ h, m.K[i] @ h) * (m.V[i] @ h) for i in range(2))
+    torch.testing.assert_close(m(H)[1, :, 2], expected)
+
+
+def test_lemma5_backward_layers_are_the_recursion():
+    """The EWML layers compute (3.6) exactly on the r̂' and g they are given; with exact inputs
+    (ReLU sums fine enough) ŝ approaches s."""
+    from icdl.constructions import forward_pass_errors
+
+    arch = Architecture(3, 3, 2, 2)
+    errs = {}
+    for H in (16, 128):
+        out = forward_pass_errors(arch, rs.fit("sigmoid", 4.0, H), "sigmoid", rs.fit("sigmoid'", 4.0, H),
+                                  rs.fit(rs.U_TARGETS["logcosh"], 4.0, H), "logcosh")
+        assert out["s_recursion_dev"][0] < 1e-14
+        errs[H] = max(out["s"])
+    assert errs[128] < errs[16] / 20

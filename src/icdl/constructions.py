@@ -81,6 +81,29 @@ class MLPLayer(nn.Module):
         return H + torch.einsum("ah,zht->zat", self.W2, torch.relu(torch.einsum("hb,zbt->zht", self.W1, H)))
 
 
+class EWMLayer(nn.Module):
+    """The element-wise multiplication layer of ICDL Defs. 5–6, token by token:
+    ``h + Σ_m ⟨Q_m h, K_m h⟩ V_m h`` -- a token multiplied with itself, which attention over tokens
+    and MLPs cannot do exactly (Remark 3)."""
+
+    def __init__(self, D: int, heads: int, *, dtype: torch.dtype = torch.float64):
+        super().__init__()
+        if D < 1 or heads < 1:
+            raise ValueError(f"D and heads must be >= 1, got D={D}, heads={heads}")
+        self.D, self.heads = D, heads
+        self.Q = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
+        self.K = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
+        self.V = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
+
+    def forward(self, H: Tensor) -> Tensor:
+        if H.dim() != 3 or H.shape[1] != self.D:
+            raise ValueError(f"EWMLayer expects H of shape (B, D={self.D}, T), got {tuple(H.shape)}")
+        q = torch.einsum("mab,zbt->zmat", self.Q, H)
+        k = torch.einsum("mab,zbt->zmat", self.K, H)
+        v = torch.einsum("mab,zbt->zmat", self.V, H)
+        return H + torch.einsum("zmt,zmat->zat", (q * k).sum(2), v)
+
+
 def linear_gd_layout(d: int) -> tuple[PromptLayout, slice]:
     """Token layout for in-context linear regression: ``D = 2d + 3``, ``w`` in the scratch rows."""
     layout = PromptLayout(d, 2 * d + 3)
@@ -274,6 +297,39 @@ def build_loss_derivative_mlp(layout: ICGDLayout, u_sum) -> MLPLayer:
     return mlp.requires_grad_(False)
 
 
+@torch.no_grad()
+def build_backward_layers(layout: ICGDLayout) -> list[EWMLayer]:
+    """ICDL Lemma 5: N element-wise multiplication layers for the backward recursion, in the order
+    they run: ŝ(N) = r̂'(N−1) ⊙ g, then ŝ(j) = r̂'(j−1) ⊙ (V_{j+1}ᵀ ŝ(j+1)) for j = N−1 … 1.
+
+    For ŝ(j)[k] the layer has one head per q: ``⟨Q h, K h⟩ = r̂'(j−1)[k] · ŝ(j+1)[q]`` (Q and K each
+    pick one entry) and ``V h = v_{j+1,q}[k]`` taken from the copy of w, written into ŝ(j)[k]; for
+    ŝ(N) one head per k multiplies r̂'(N−1)[k] by g[k] and V reads the constant 1. Every matrix is a
+    0/1 selector, so the layers add no error of their own."""
+    arch = layout.arch
+    dtype = torch.float64
+    layers = []
+    # j = N
+    dN = arch.widths[arch.N]
+    layer = EWMLayer(layout.D, heads=dN, dtype=dtype)
+    for k in range(dN):
+        layer.Q[k, 0, layout.slot("r'", arch.N - 1).start + k] = 1.0
+        layer.K[k, 0, layout.slot("g").start + k] = 1.0
+        layer.V[k, layout.slot("s", arch.N).start + k, layout.one] = 1.0
+    layers.append(layer.requires_grad_(False))
+    for j in range(arch.N - 1, 0, -1):
+        width, nxt = arch.widths[j], arch.widths[j + 1]
+        layer = EWMLayer(layout.D, heads=width * nxt, dtype=dtype)
+        for k in range(width):
+            for q in range(nxt):
+                h = k * nxt + q
+                layer.Q[h, 0, layout.slot("r'", j - 1).start + k] = 1.0
+                layer.K[h, 0, layout.slot("s", j + 1).start + q] = 1.0
+                layer.V[h, layout.slot("s", j).start + k, layout.w_row(j + 1, q).start + k] = 1.0
+        layers.append(layer.requires_grad_(False))
+    return layers
+
+
 def lemma4_bound(arch, eps_r: float, eps_l: float, L_r: float, L_l: float, B_v: float) -> float:
     """Eq. 3.14: |g_i[k] − u(p_i(N), y_i)[k]| ≤ ε_l + L_l E_r ε_r, with E_r of eq. 3.9."""
     E_r = max(b / eps_r for b in lemma2_bound(arch, eps_r, L_r, B_v)) if eps_r > 0 else 0.0
@@ -316,6 +372,9 @@ def forward_pass_errors(arch, r_sum, activation: str, r_prime_sum=None, u_sum=No
             H = build_derivative_layer(layout, r_prime_sum)(H)
         if u_sum is not None:
             H = build_loss_derivative_mlp(layout, u_sum)(H)
+        if r_prime_sum is not None and u_sum is not None:
+            for layer in build_backward_layers(layout):
+                H = layer(H)
     y_full = torch.cat([y, torch.zeros(prompts, 1, arch.d_y, dtype=y.dtype)], 1)  # the query's y is 0
     exact = [gradient_terms(arch, w[b], x[b], y_full[b], activation, loss) for b in range(prompts)]
     out = {"p": [float(max((H[b, layout.slot("p", j), :].T - exact[b].p[j]).norm(dim=-1).max()
@@ -325,6 +384,21 @@ def forward_pass_errors(arch, r_sum, activation: str, r_prime_sum=None, u_sum=No
                                for b in range(prompts))) for j in range(arch.N)]
     if u_sum is not None:  # examples only: g of the query is never used
         out["g"] = [float(max((H[b, layout.slot("g"), :n].T - exact[b].u[:n]).abs().max() for b in range(prompts)))]
+    if r_prime_sum is not None and u_sum is not None:
+        out["s"] = [float(max((H[b, layout.slot("s", j), :n].T - exact[b].s[j][:n]).abs().max()
+                              for b in range(prompts))) for j in range(1, arch.N + 1)]
+        # the recursion (3.6) applied to the written r̂' and g: what the EWML layers must produce exactly
+        from .networks import unflatten
+        rec_dev = 0.0
+        for b in range(prompts):
+            Vs = unflatten(arch, w[b])
+            rp = [H[b, layout.slot("r'", j), :n].T for j in range(arch.N)]
+            s_rec = rp[arch.N - 1] * H[b, layout.slot("g"), :n].T
+            rec_dev = max(rec_dev, float((H[b, layout.slot("s", arch.N), :n].T - s_rec).abs().max()))
+            for j in range(arch.N - 1, 0, -1):
+                s_rec = rp[j - 1] * (s_rec @ Vs[j])
+                rec_dev = max(rec_dev, float((H[b, layout.slot("s", j), :n].T - s_rec).abs().max()))
+        out["s_recursion_dev"] = [rec_dev]
     return out
 
 
@@ -337,7 +411,9 @@ def forward_pass_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 
                        seed: int = 0, loss: str = "logcosh") -> "pd.DataFrame":
     """Measured error and bound per layer j for sigmoid networks of depth N and sums of H ReLUs:
     Lemma 2 (p̂(j), bound 3.8; ``lemma == 2``), Lemma 3 (r̂'(j), bound 3.12; ``lemma == 3``) and
-    Lemma 4 (g ≈ u for ``loss``, bound 3.14; ``lemma == 4``)."""
+    Lemma 4 (g ≈ u for ``loss``, bound 3.14; ``lemma == 4``) and Lemma 5 (ŝ(j), ``lemma == 5``: the error
+    against the true s(j), and in ``recursion_dev`` how far ŝ is from the recursion (3.6) applied to the
+    r̂' and g the earlier layers wrote -- round-off, since the EWML layers only select and multiply)."""
     import pandas as pd
 
     from . import relu_sums as rs
@@ -359,6 +435,9 @@ def forward_pass_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 
             b3 = lemma3_bound(arch, eps_r, eps_rp, L_r, act.lipschitz_prime, 1.0)
             b4 = lemma4_bound(arch, eps_r, eps_l, L_r, get_loss(loss).lipschitz_t, 1.0)
             rows.append({"lemma": 4, "N": N, "H": H, "layer": N, "eps_r": eps_l, "error": errs["g"][0], "bound": b4})
+            for j, e in enumerate(errs["s"], start=1):  # Lemma 5: no closed-form bound computed (Lemma 6)
+                rows.append({"lemma": 5, "N": N, "H": H, "layer": j, "eps_r": math.nan, "error": e,
+                             "bound": math.nan, "recursion_dev": errs["s_recursion_dev"][0]})
             for j, (e, b) in enumerate(zip(errs["p"], lemma2_bound(arch, eps_r, L_r, 1.0)), start=1):
                 rows.append({"lemma": 2, "N": N, "H": H, "layer": j, "eps_r": eps_r, "error": e, "bound": b})
             for j, e in enumerate(errs["r'"]):
