@@ -34,7 +34,7 @@ CH2 = "02_gradient"
 CH3 = "03_lsa_construction"
 CH4 = "04_lsa_training"
 CH5 = "05_relu_sums"
-CH6 = "06_attention_forward"
+CH6 = "06_attention_passes"
 
 CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL theory -------------------------------------------------------------------

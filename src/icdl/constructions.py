@@ -269,7 +269,7 @@ def lemma2_bound(arch, eps_r: float, L_r: float, B_v: float) -> list[float]:
 
 
 FORWARD_PROFILES = ProfileSet(
-    "06_attention_forward",
+    "06_attention_passes",
     profiles={"quick": {"K": 3, "N_max": 5, "H_max": 256, "seed": 0},
               "reference": {"K": 4, "N_max": 6, "H_max": 1024, "seed": 0}},
     ranges={"K": (1, 4), "N_max": (2, 8), "H_max": (16, 4096), "seed": (0, 2**31 - 1)},
