@@ -1,13 +1,19 @@
 """Transformer layers whose weights are set by formulas, not trained.
 
 ICDL builds its in-context gradient-descent transformer from three layer types
-(Appendix B.1). This module holds them as torch modules, with explicit weight
-tensors a builder fills in:
+(Appendix B.1, Defs. 5–8). This module holds them as torch modules, with explicit
+weight tensors a builder fills in:
 
-* :class:`ReLUAttention` -- Def. 7, ``h_i + (1/n) Σ_m Σ_s σ(⟨Q_m h_i, K_m h_s⟩) V_m h_s``.
+* :class:`ReLUAttention` -- Def. 7, ``h_i + (1/n) Σ_m Σ_s σ(⟨Q_m h_i, K_m h_s⟩) V_m h_s``;
+* :class:`MLPLayer` -- Def. 8, ``h_i + W₂ σ(W₁ h_i)``;
+* :class:`EWMLayer` -- Defs. 5–6, ``h_i + Σ_m ⟨Q_m h_i, K_m h_i⟩ V_m h_i``;
 
-and the builders of the constructions the chapters check. Shapes: a prompt is
-``(B, D, T)`` (tokens are columns, as in the paper).
+and the builders of the constructions the chapters check: one GD step of linear
+regression (chapter 1, :func:`build_linear_gd_layer`), and the first 2N + 2 layers
+of a block of ICDL's transformer (chapter 6): the token layout :class:`ICGDLayout`,
+Lemma 2 (:func:`build_forward_layers`), Lemma 3 (:func:`build_derivative_layer`),
+Lemma 4 (:func:`build_loss_derivative_mlp`) and Lemma 5 (:func:`build_backward_layers`).
+Shapes: a prompt is ``(B, D, T)`` (tokens are columns, as in the paper).
 
 A note on Def. 7: its matrix form ``(V H) σ((Q H)ᵀ(K H))`` would let token ``i``
 sum ``σ(⟨Q h_s, K h_i⟩)`` over ``s`` -- query and key swapped -- while its vector
