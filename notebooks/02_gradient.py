@@ -191,7 +191,7 @@ print("iterates agree with autograd's to 1e-12 at every step:", train_gap < 1e-1
 # %% [markdown]
 # ## Speed
 #
-# The explicit gradient is no slower to compute than backpropagation in a
+# The explicit gradient costs about as much as backpropagation in a
 # framework, as long as the sum over examples is a matrix product rather than a
 # loop. Measured side by side (calls interleaved, median of several) at
 # $n = 1000$, $N = 6$, $K = 64$, $d = 20$, float32, sigmoid, on this machine:

@@ -32,7 +32,6 @@ import torch
 from tqdm import tqdm
 
 from .profiles import ProfileSet
-from .results import atomic_write_text  # noqa: F401  (re-exported for notebooks)
 
 Tensor = torch.Tensor
 

@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import subprocess
-import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -88,11 +87,6 @@ def provenance(*, command: str, wall_time_s: float, profile: str, seed: int | No
         "seed": seed,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-
-
-def default_command() -> str:
-    """How this process was started, for provenance when the caller gives nothing better."""
-    return " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv and sys.argv[0] else "python"
 
 
 def atomic_write_text(path: Path, text: str) -> None:
