@@ -41,8 +41,8 @@ overrides = {}
 import torch
 
 from icdl import chapter, figures, relu_sums
-from icdl.constructions import (FORWARD_PROFILES, ICGDLayout, build_forward_layers, lemma2_errors,
-                                 forward_pass_study)
+from icdl.constructions import (FORWARD_PROFILES, ICGDLayout, build_forward_layers, bound_check,
+                                 forward_pass_study, lemma2_errors)
 from icdl.networks import Architecture
 
 cfg, ledger = chapter.start(FORWARD_PROFILES, profile, overrides)
@@ -105,11 +105,9 @@ study = forward_pass_study(Ns=tuple(range(2, cfg["N_max"] + 1)), K=cfg["K"],
 fig = figures.plot_lemma2_errors(study)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-l2 = study[study["lemma"] == 2]
-within = bool((l2["error"] <= l2["bound"]).all())
-ratio = l2["error"] / l2["bound"]
-print(f"{len(l2)} (N, H, layer) cases; every error within the bound (3.8): {within}")
-print(f"error / bound between {ratio.min():.1f} and {ratio.max():.1f}")
+c2 = bound_check(study, lemma=2)
+print(f"{c2['cases']} (N, H, layer) cases; every error within the bound (3.8): {c2['within']}")
+print(f"error / bound between {c2['min_ratio']:.1f} and {c2['max_ratio']:.1f}")
 
 # %% [markdown]
 # The bound holds everywhere and is tight to within a small factor: the measured
@@ -131,11 +129,9 @@ print(f"error / bound between {ratio.min():.1f} and {ratio.max():.1f}")
 # the sigmoid.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-l3 = study[study["lemma"] == 3]
-within3 = bool((l3["error"] <= l3["bound"]).all())
-ratio3 = l3["error"] / l3["bound"]
-print(f"{len(l3)} (N, H, j) cases of r_hat'(j); every error within the bound (3.12): {within3}")
-print(f"error / bound between {ratio3.min():.1f} and {ratio3.max():.1f}")
+c3 = bound_check(study, lemma=3)
+print(f"{c3['cases']} (N, H, j) cases of r_hat'(j); every error within the bound (3.12): {c3['within']}")
+print(f"error / bound between {c3['min_ratio']:.1f} and {c3['max_ratio']:.1f}")
 
 # %% [markdown]
 # This bound is tighter still: most of the error is the sum's own $\epsilon_{r'}$,
@@ -153,11 +149,9 @@ print(f"error / bound between {ratio3.min():.1f} and {ratio3.max():.1f}")
 # $u = \tanh(t - y)$ and $L_l = 1$:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-l4 = study[study["lemma"] == 4]
-within4 = bool((l4["error"] <= l4["bound"]).all())
-ratio4 = l4["error"] / l4["bound"]
-print(f"{len(l4)} (N, H) cases of g; every error within the bound (3.14): {within4}")
-print(f"error / bound between {ratio4.min():.1f} and {ratio4.max():.1f}")
+c4 = bound_check(study, lemma=4)
+print(f"{c4['cases']} (N, H) cases of g; every error within the bound (3.14): {c4['within']}")
+print(f"error / bound between {c4['min_ratio']:.1f} and {c4['max_ratio']:.1f}")
 
 # %% [markdown]
 # ## The backward recursion by multiplication layers (ICDL Lemma 5)
@@ -188,18 +182,18 @@ s_err.map(lambda v: f"{v:.0e}")
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ledger.record("icdl-lemma2",
               ours=f"{len(study)} cases (N ≤ {cfg['N_max']}, K = {cfg['K']}, H ≤ {cfg['H_max']}): error/bound "
-                   f"{ratio.min():.2f}–{ratio.max():.2f}; ReLU exact ({max(relu_errs):.0e})",
+                   f"{c2['min_ratio']:.2f}–{c2['max_ratio']:.2f}; ReLU exact ({max(relu_errs):.0e})",
               criterion="measured ‖p̂(j) − p(j)‖ ≤ bound (3.8) in every case; exact for r = ReLU",
-              passed=within and max(relu_errs) < 1e-12,
+              passed=c2["within"] and max(relu_errs) < 1e-12,
               note="parameter norms B_θ not yet measured; value reads t_s (see text)")
 ledger.record("icdl-lemma3",
-              ours=f"{len(l3)} cases: error/bound {ratio3.min():.2f}–{ratio3.max():.2f}",
+              ours=f"{c3['cases']} cases: error/bound {c3['min_ratio']:.2f}–{c3['max_ratio']:.2f}",
               criterion="measured |r̂'(j)[k] − r'(j)[k]| ≤ bound (3.12) in every case",
-              passed=within3, note="parameter norms B_θ not yet measured")
+              passed=c3["within"], note="parameter norms B_θ not yet measured")
 ledger.record("icdl-lemma4",
-              ours=f"{len(l4)} cases (log-cosh loss): error/bound {ratio4.min():.2f}–{ratio4.max():.2f}",
+              ours=f"{c4['cases']} cases (log-cosh loss): error/bound {c4['min_ratio']:.2f}–{c4['max_ratio']:.2f}",
               criterion="measured |g[k] − u(p(N), y)[k]| ≤ bound (3.14) in every case (examples only)",
-              passed=within4, note="parameter norms B_θ not yet measured")
+              passed=c4["within"], note="parameter norms B_θ not yet measured")
 ledger.record("icdl-lemma5",
               ours=f"EWML recursion deviation {l5['recursion_dev'].max():.0e}; |ŝ − s| ≤ {l5['error'].max():.0e} "
                    f"(H = {int(l5['H'].min())}) … {l5[l5['H'] == l5['H'].max()]['error'].max():.0e} (H = {int(l5['H'].max())})",

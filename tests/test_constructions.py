@@ -145,3 +145,14 @@ def test_lemma5_backward_layers_are_the_recursion():
         assert out["s_recursion_dev"][0] < 1e-14
         errs[H] = max(out["s"])
     assert errs[128] < errs[16] / 20
+
+
+def test_bound_check_flags_a_violated_bound():
+    import pandas as pd
+
+    from icdl.constructions import bound_check
+
+    df = pd.DataFrame({"lemma": [2, 2, 3], "error": [1.0, 3.0, 0.5], "bound": [2.0, 2.0, 1.0]})
+    c = bound_check(df, 2)
+    assert c == {"cases": 2, "within": False, "min_ratio": 0.5, "max_ratio": 1.5}
+    assert bound_check(df, 3)["within"]

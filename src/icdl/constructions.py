@@ -449,3 +449,12 @@ def forward_pass_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 
             for j, e in enumerate(errs["r'"]):
                 rows.append({"lemma": 3, "N": N, "H": H, "layer": j, "eps_r": eps_rp, "error": e, "bound": b3})
     return pd.DataFrame(rows)
+
+
+def bound_check(study, lemma: int) -> dict:
+    """For one lemma's rows of :func:`forward_pass_study`: the cases, whether every measured error is
+    within its bound, and the range of error / bound (the chapter's summary and ledger entry)."""
+    rows = study[study["lemma"] == lemma]
+    ratio = rows["error"] / rows["bound"]
+    return {"cases": len(rows), "within": bool((rows["error"] <= rows["bound"]).all()),
+            "min_ratio": float(ratio.min()), "max_ratio": float(ratio.max())}
