@@ -216,3 +216,17 @@ def test_corollary_forms():
     assert b["induction"][3] == pytest.approx(sum(1.1**i for i in range(3)) * 0.2 * 0.1)
     assert b["paper"][3] == pytest.approx(6**3 * 0.1 / 0.5)
     assert math.isfinite(b["paper"].iloc[-1])
+
+
+def test_reb_sigmoid_example_width():
+    t = di.reb_sigmoid_example(Ns=(2, 3, 6), w_bounds=(2.0,))
+    assert (t["our D"] <= t["1024 N"]).all()
+    assert t.loc[t["N"] == 3, "L_f (REB)"].item() == pytest.approx(3 * 0.5**4)
+
+
+def test_reb_width_formula():
+    arch = Architecture(3, 4, 2, 2)
+    task = di.make_task(arch, n=8, prompts=1, seed=0)
+    model, _, _ = di.build_model(task, 16, eta=1.0, steps=2, B_w=1.0)
+    size = di.size_summary(model)
+    assert size["layers"] == 20 and size["D"] == ICGDLayout(arch).D <= size["reb_width"] == 96

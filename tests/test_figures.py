@@ -137,3 +137,24 @@ def test_forward_pass_study_numbers(num_regression):
     assert (bounded["error"] <= bounded["bound"]).all()
     num_regression.check({c: df[c].to_numpy() for c in ("lemma", "N", "H", "layer", "eps_r", "error", "bound")},
                          default_tolerance={"rtol": 1e-6, "atol": 1e-15})
+
+
+# ---- chapter 7 -------------------------------------------------------------------------------
+
+
+def test_icgd_transformer_numbers(num_regression):
+    """Figures 'fig-icgd-transformer' and 'fig-icgd-predictions' on a reduced quick setting (two H, two
+    prompts). float64 throughout; the deviations are differences of nearby numbers, hence the atol."""
+    from icdl import deep_icgd
+
+    cfg = deep_icgd.PROFILES.resolve("quick", H_list="16,64", prompts=2)
+    study = deep_icgd.trajectory_study(cfg, progress=False)
+    cc = deep_icgd.corollary_check(study)
+    st = study["steps"]
+    num_regression.check({"H": st["H"].to_numpy(), "step": st["step"].to_numpy(),
+                          "loss_hat": st["loss_hat"].to_numpy(), "loss_gd": st["loss_gd"].to_numpy(),
+                          "deviation": st["deviation"].to_numpy()},
+                         default_tolerance={"rtol": 1e-6, "atol": 1e-12}, basename="icgd_transformer_steps")
+    num_regression.check({"induction": cc["induction"].to_numpy(), "paper": cc["paper"].to_numpy(),
+                          "transformer": study["predictions"]["transformer"].to_numpy()},
+                         default_tolerance={"rtol": 1e-6, "atol": 1e-12}, basename="icgd_transformer_bounds")

@@ -35,6 +35,7 @@ CH3 = "03_lsa_construction"
 CH4 = "04_lsa_training"
 CH5 = "05_relu_sums"
 CH6 = "06_attention_passes"
+CH7 = "07_icgd_transformer"
 
 CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL theory -------------------------------------------------------------------
@@ -77,14 +78,21 @@ CLAIMS: tuple[Claim, ...] = (
        CH6, "tests/test_constructions.py::test_lemma4_error_within_bound_3_14"),
     _c("icdl-lemma5", "ICDL Lemma 5 (backward recursion ŝ_i(j))", "N EWML layers, error (3.18); B_θ ≤ 1",
        CH6, "tests/test_constructions.py::test_lemma5_backward_layers_are_the_recursion"),
-    _c("icdl-lemma6", "ICDL Lemma 6", "|ŝ − s| ≤ E_s^r ε_r + E_s^r' ε_r' + E_s^l ε_l"),
+    _c("icdl-lemma6", "ICDL Lemma 6", "|ŝ − s| ≤ E_s^r ε_r + E_s^r' ε_r' + E_s^l ε_l",
+       CH7, "tests/test_deep_icgd.py::test_lemma6_bound_holds_and_is_not_vacuous"),
     _c("icdl-thm1", "ICDL Theorem 1",
-       "(2N+4)L layers do L steps of ICGD; heads Õ(ε⁻²), width O(NK²) + D_w, norms O(η) + C_w + 1"),
-    _c("icdl-cor1.1", "ICDL Corollary 1.1", "‖ŵ^l − w_GD^l‖ ≤ L_f⁻¹ (1 + n L_f)^l ε"),
-    _c("icdl-lemma14", "ICDL Lemma 14", "the loss along ŵ^(l) decreases as along GD"),
-    _c("reb-width", "REB width O(NK² + 3NK + 3K)", "hidden width of the construction"),
-    _c("reb-hjr1-w2", "REB hJr1 W2 (sigmoid example)", "K = 32, L_f = N (w/4)^{2(N−1)}, width O(1024 N)"),
-    _c("reb-r2xk", "REB R2xK (layer counts)", "[Wang24] O(N²L) layers vs (2N+4)L here"),
+       "(2N+4)L layers do L steps of ICGD; heads Õ(ε⁻²), width O(NK²) + D_w, norms O(η) + C_w + 1",
+       CH7, "tests/test_deep_icgd.py::test_transformer_follows_projected_gd_within_corollary_1_1"),
+    _c("icdl-cor1.1", "ICDL Corollary 1.1", "‖ŵ^l − w_GD^l‖ ≤ L_f⁻¹ (1 + n L_f)^l ε",
+       CH7, "tests/test_deep_icgd.py::test_transformer_follows_projected_gd_within_corollary_1_1"),
+    _c("icdl-lemma14", "ICDL Lemma 14", "the loss along ŵ^(l) decreases as along GD",
+       CH7, "tests/test_deep_icgd.py::test_loss_decreases_along_the_transformer_path_lemma_14"),
+    _c("reb-width", "REB width O(NK² + 3NK + 3K)", "hidden width of the construction",
+       CH7, "tests/test_deep_icgd.py::test_reb_width_formula"),
+    _c("reb-hjr1-w2", "REB hJr1 W2 (sigmoid example)", "K = 32, L_f = N (w/4)^{2(N−1)}, width O(1024 N)",
+       CH7, "tests/test_deep_icgd.py::test_reb_sigmoid_example_width"),
+    _c("reb-r2xk", "REB R2xK (layer counts)", "[Wang24] O(N²L) layers vs (2N+4)L here",
+       CH7, "tests/test_deep_icgd.py::test_transformer_follows_projected_gd_within_corollary_1_1"),
     _c("icdl-thm2", "ICDL Theorem 2 (softmax)", "4L softmax layers do L ICGD steps (existence)"),
     _c("icdl-lemma16", "ICDL Lemma 16", "FF∘Attn∘FF blocks approximate continuous permutation-equivariant maps"),
     _c("icdl-lemma17", "ICDL Lemma 17", "softmax attention is a contextual mapping on quantised inputs"),

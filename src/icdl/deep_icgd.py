@@ -364,6 +364,35 @@ def lemma14_check(study: dict, steps: int) -> pd.DataFrame:
     return df
 
 
+def lemma6_table(cfg) -> pd.DataFrame:
+    """Per H and layer j: the measured ``max |ŝ(j)[k] − s(j)[k]|`` on the profile's prompts with random
+    weights from the box, against :func:`lemma6_bound`."""
+    arch = Architecture(cfg["N"], cfg["K"], cfg["d"], cfg["d"])
+    task = make_task(arch, n=cfg["n"], prompts=cfg["prompts"], activation=cfg["activation"], B_w=cfg["B_w"],
+                     seed=cfg["seed"])
+    g = torch.Generator().manual_seed(cfg["seed"] + 1)
+    w = (2 * torch.rand(cfg["prompts"], arch.size, generator=g, dtype=torch.float64) - 1) * cfg["B_w"]
+    rows = []
+    for H in H_values(cfg):
+        model, _, info = build_model(task, H, eta=cfg["eta"], steps=1, B_w=cfg["B_w"])
+        for j, (e, bound) in enumerate(zip(backward_pass_errors(model, task, w), info["e_s"]), start=1):
+            rows.append({"H": H, "layer": j, "measured": e, "bound": bound})
+    df = pd.DataFrame(rows)
+    df["within"], df["ratio"] = df["measured"] <= df["bound"], df["measured"] / df["bound"]
+    return df
+
+
+def heads_against_eps(study: dict, arch: Architecture) -> dict:
+    """The most heads in one layer (Lemma 3's, ``((N − 1)K + d) H``) against the a-priori ε, and the slope
+    of log heads on log ε -- Theorem 1 states heads ``Õ(ε⁻²)``."""
+    import numpy as np
+
+    b = study["bounds"]
+    heads = b["relus_r"] * sum(arch.widths[1:])
+    slope = float(np.polyfit(np.log(b["eps"]), np.log(heads), 1)[0]) if len(b) > 1 else float("nan")
+    return {"eps": b["eps"].tolist(), "heads": heads.tolist(), "slope": slope}
+
+
 # ---- accounting -----------------------------------------------------------------------------------
 
 

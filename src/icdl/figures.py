@@ -340,3 +340,52 @@ def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
     ax2.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
     ax2.legend(fontsize=7)
     return fig
+
+
+# ---- chapter 7: the (2N + 4)L-layer transformer (ICDL Theorem 1) -------------------------------
+
+
+def plot_icgd_transformer_paths(steps: pd.DataFrame, corollary: pd.DataFrame) -> plt.Figure:
+    """Left: in-context risk along ŵ^(l) (markers, one colour per H) and along projected GD (line), mean over
+    prompts. Right: the largest ‖ŵ^(l) − w_GD^(l)‖ per H (solid) against Corollary 1.1 as printed (dotted)
+    and the induction bound with η (dashed), log scale."""
+    from matplotlib.lines import Line2D
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    mean = steps.groupby(["H", "step"], as_index=False)[["loss_hat", "loss_gd"]].mean()
+    gd = mean[mean["H"] == mean["H"].min()]
+    ax1.plot(gd["step"], gd["loss_gd"], color="0.2", lw=1.2)
+    handles = [Line2D([], [], color="0.2", label="projected GD")]
+    for color, (H, g) in zip(PALETTE, mean.groupby("H")):
+        ax1.plot(g["step"], g["loss_hat"], "o", ms=4, mfc="none", color=color)
+        handles.append(Line2D([], [], color=color, marker="o", mfc="none", ls="", label=f"transformer, H = {H}"))
+    ax1.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
+    ax1.legend(handles=handles, loc="upper right")
+    for color, (H, g) in zip(PALETTE, corollary[corollary["step"] > 0].groupby("H")):
+        ax2.semilogy(g["step"], g["deviation"], "-o", ms=3, color=color)
+        ax2.semilogy(g["step"], g["induction"], "--", lw=1, color=color)
+        ax2.semilogy(g["step"], g["paper"], ":", lw=1, color=color)
+    ax2.set(xlabel="step l", ylabel=r"$\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
+    ax2.legend(handles=[Line2D([], [], color="0.3", marker="o", ms=3, label="measured"),
+                        Line2D([], [], color="0.3", ls="--", lw=1, label=r"$L_f^{-1}((1+\eta L_f)^l - 1)\epsilon$"),
+                        Line2D([], [], color="0.3", ls=":", lw=1, label=r"$L_f^{-1}(1+nL_f)^l\epsilon$ (as printed)")],
+               loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+def plot_icgd_predictions(preds: pd.DataFrame) -> plt.Figure:
+    """The transformer's prediction for the query against that of the network trained by L steps of
+    projected GD, per H (left), and the gap against H (right, log-log)."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    for color, (H, g) in zip(PALETTE, preds.groupby("H")):
+        ax1.plot(g["gd"], g["transformer"], "o", ms=4, mfc="none", color=color, label=f"H = {H}")
+    lo, hi = preds[["gd", "transformer"]].min().min(), preds[["gd", "transformer"]].max().max()
+    ax1.plot([lo, hi], [lo, hi], color="0.5", lw=1, ls="--")
+    ax1.set(xlabel="prediction of the GD-trained network", ylabel="prediction of the transformer")
+    ax1.legend(loc="upper left")
+    gap = preds.assign(gap=(preds["transformer"] - preds["gd"]).abs()).groupby("H")["gap"].max()
+    ax2.loglog(gap.index, gap.values, "-o", color=PALETTE[0])
+    ax2.set_xticks(list(gap.index), [str(h) for h in gap.index])
+    ax2.minorticks_off()
+    ax2.set(xlabel="ReLUs per sum H", ylabel="max |transformer − GD| at the query")
+    return fig
