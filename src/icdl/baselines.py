@@ -1,0 +1,144 @@
+"""Reference predictors for in-context regression, each predicting ``y_k`` from ``(x_1, y_1), …, (x_{k−1}, y_{k−1})``
+and ``x_k``, for a batch of prompts at once.
+
+* :func:`context_mean` -- the mean of the labels seen so far (0 before any);
+* :func:`least_squares` -- minimum-norm least squares with an intercept on the examples seen so far;
+* :func:`nearest_neighbours` -- the mean label of the ``m`` nearest examples seen so far;
+* :func:`trained_mlp` -- ICDL's baseline (sec. 5): an MLP of the target's depth, width 200, trained with
+  MSE for 100 epochs on the ``k − 1`` examples, the best R² over epochs. Thousands of small MLPs are one
+  tensor program: every weight carries a leading prompt dimension and each step is a batched matmul;
+  summing the prompts' losses leaves each prompt's Adam update exactly what it would be alone.
+
+Choices the paper leaves open (stated in the chapter, parameters here): Adam at lr 1e-3, full batch
+(one epoch = one step on the ``k − 1`` examples), default PyTorch initialisation, biases in every layer.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import torch
+from torch import Tensor
+
+
+def context_mean(xs: Tensor, ys: Tensor) -> Tensor:
+    """``(B, k)``: at position i the mean of ``y_1 … y_{i−1}`` (0 at i = 1)."""
+    csum = torch.cumsum(ys, 1) - ys
+    count = torch.arange(ys.shape[1], dtype=ys.dtype)
+    return torch.where(count > 0, csum / count.clamp(min=1), torch.zeros_like(ys))
+
+
+def least_squares(xs: Tensor, ys: Tensor, positions: list[int] | None = None) -> Tensor:
+    """``(B, len(positions))``: min-norm least squares with intercept on the examples before each position."""
+    B, k, d = xs.shape
+    positions = list(range(k)) if positions is None else positions
+    X1 = torch.cat([xs, torch.ones(B, k, 1, dtype=xs.dtype)], -1).double()
+    out = []
+    for i in positions:
+        if i == 0:
+            out.append(torch.zeros(B, dtype=torch.float64))
+            continue
+        coef = torch.linalg.pinv(X1[:, :i]) @ ys[:, :i, None].double()
+        out.append((X1[:, i:i + 1] @ coef)[:, 0, 0])
+    return torch.stack(out, 1).to(ys.dtype)
+
+
+def nearest_neighbours(xs: Tensor, ys: Tensor, m: int = 3) -> Tensor:
+    """``(B, k)``: mean label of the ``min(m, i − 1)`` nearest earlier examples (0 at position 1)."""
+    B, k, _ = xs.shape
+    dist = torch.cdist(xs, xs)
+    future = torch.ones(k, k, dtype=torch.bool).triu()  # example j is usable at position i only if j < i
+    dist = dist.masked_fill(future, float("inf"))
+    out = torch.zeros(B, k, dtype=ys.dtype)
+    for i in range(1, k):
+        mm = min(m, i)
+        idx = dist[:, i, :i].topk(mm, largest=False).indices
+        out[:, i] = ys[:, :i].gather(1, idx).mean(1)
+    return out
+
+
+def r2_across_prompts(pred: Tensor, y: Tensor) -> Tensor:
+    """R² across prompts (dimension 0): ``1 − Σ_b (ŷ_b − y_b)² / Σ_b (y_b − ȳ)²``, per remaining index --
+    per prompt position for ``(B, k)`` inputs, the chapter's definition. ``y`` may broadcast against
+    ``pred`` (e.g. ``(B, 1)`` labels against ``(B, epochs)`` predictions)."""
+    y_full = y.expand_as(pred)
+    return 1 - ((pred - y_full) ** 2).sum(0) / ((y_full - y_full.mean(0)) ** 2).sum(0)
+
+
+def _init_mlps(B: int, depth: int, d: int, width: int, generator: torch.Generator) -> list[Tensor]:
+    """Weights ``[W (B, out, in), b (B, out)]`` per layer with torch.nn.Linear's default initialisation."""
+    sizes = [d] + [width] * (depth - 1) + [1]
+    params = []
+    for j in range(depth):
+        bound = 1 / math.sqrt(sizes[j])
+        params.append((torch.rand(B, sizes[j + 1], sizes[j], generator=generator) * 2 - 1) * bound)
+        params.append((torch.rand(B, sizes[j + 1], generator=generator) * 2 - 1) * bound)
+    return [p.requires_grad_(True) for p in params]
+
+
+def _mlp(params: list[Tensor], x: Tensor) -> Tensor:
+    """``x (B, m, d)`` -> ``(B, m)`` through each prompt's own MLP (ReLU hidden layers)."""
+    h = x
+    for j in range(0, len(params), 2):
+        h = torch.baddbmm(params[j + 1][:, None, :], h, params[j].transpose(1, 2))
+        if j + 2 < len(params):
+            h = torch.relu(h)
+    return h[..., 0]
+
+
+def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200, epochs: int = 100,
+                lr: float = 1e-3, seed: int = 0, chunk: int = 1024) -> dict:
+    """Train one MLP per prompt on its examples before ``position`` (0-based: ``position`` examples) and
+    predict the label at ``position`` after every epoch. Returns ``{"pred": (epochs, B), "r2": (epochs,),
+    "best_epoch", "best_r2"}``: the R² across prompts per epoch and the best of them (the paper's
+    "best R² over epochs" -- an optimistic choice, made with the test labels)."""
+    if position < 1:
+        raise ValueError(f"position must be >= 1 (the MLP needs at least one example), got {position}")
+    B = xs.shape[0]
+    preds = torch.empty(epochs, B)
+    g = torch.Generator().manual_seed(seed)
+    for start in range(0, B, chunk):
+        sl = slice(start, min(B, start + chunk))
+        x_tr, y_tr, x_q = xs[sl, :position], ys[sl, :position], xs[sl, position:position + 1]
+        params = _init_mlps(x_tr.shape[0], depth, xs.shape[2], width, g)
+        opt = torch.optim.Adam(params, lr=lr)
+        for e in range(epochs):
+            loss = ((_mlp(params, x_tr) - y_tr) ** 2).mean(1).sum()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            with torch.no_grad():
+                preds[e, sl] = _mlp(params, x_q)[:, 0]
+    r2 = r2_across_prompts(preds.T, ys[:, position, None])  # (epochs,): R² across prompts after each epoch
+    best = int(torch.argmax(r2))
+    return {"pred": preds, "r2": r2, "best_epoch": best, "best_r2": float(r2[best])}
+
+
+def benchmark_batched_vs_loop(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200,
+                              epochs: int = 100, loop_prompts: int = 16) -> dict:
+    """Seconds for :func:`trained_mlp` on all ``B`` prompts at once against a plain loop of one-prompt
+    trainings on the first ``loop_prompts`` prompts, scaled to ``B`` (the loop is linear in the prompts)."""
+    B = xs.shape[0]
+    t = time.perf_counter()
+    trained_mlp(xs, ys, position, depth=depth, width=width, epochs=epochs)
+    batched = time.perf_counter() - t
+    t = time.perf_counter()
+    for b in range(loop_prompts):
+        trained_mlp(xs[b:b + 1], ys[b:b + 1], position, depth=depth, width=width, epochs=epochs)
+    loop = (time.perf_counter() - t) * B / loop_prompts
+    return {"prompts": B, "batched_s": batched, "loop_s_extrapolated": loop, "loop_prompts_timed": loop_prompts,
+            "speedup": loop / batched}
+
+
+def bootstrap_band(pred: Tensor, y: Tensor, *, resamples: int = 200, seed: int = 0, q: float = 0.05) -> np.ndarray:
+    """``(2, k)``: the ``q/2`` and ``1 − q/2`` quantiles of the per-position R² over bootstrap resamples of the
+    prompts."""
+    g = torch.Generator().manual_seed(seed)
+    B = pred.shape[0]
+    stats = []
+    for _ in range(resamples):
+        idx = torch.randint(0, B, (B,), generator=g)
+        stats.append(r2_across_prompts(pred[idx], y[idx]))
+    return np.quantile(torch.stack(stats).numpy(), [q / 2, 1 - q / 2], axis=0)

@@ -1,0 +1,225 @@
+"""ICDL sec. 5, objectives 1 and 2: does a trained transformer learn deep networks in context?
+
+For every target depth (3, 4, 6 layers) and attention activation (softmax, ReLU) one
+:class:`~icdl.models.InContextGPT` is trained on prompts from :mod:`icdl.tasks` (x from N(−2, I)); each is
+then tested on prompts longer than in training and with inputs from the four mixtures of ICDL Figs. 2–4,
+beside the baselines of :mod:`icdl.baselines` on the same prompts. R² is computed per prompt position
+across prompts (see the chapter for why not per prompt).
+
+Profiles: ``quick`` (CI: tiny models, a few hundred steps), ``reference`` (CPU, about 1.5 hours on one
+core: ``OMP_NUM_THREADS=1 python -m icdl.gpt_icl --profile reference``, resumable, results committed under
+``results/08_gpt/``), ``paper`` (Appendix F's settings; a command for a GPU, not run here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from . import baselines as bl
+from .models import GPTConfig
+from .profiles import ProfileSet
+from .results import load_result, provenance, results_dir, save_result
+from .tasks import MIXTURES, TaskConfig, sample_prompts
+from .training import TrainConfig, load_model, train
+
+PROFILES = ProfileSet(
+    "08_gpt_icl",
+    profiles={
+        "quick": {"d": 5, "depths": "3,6", "n_layer": 2, "n_head": 2, "n_embd": 32, "steps": 300, "batch": 32,
+                  "lr": 1e-3, "train_examples": 20, "test_examples": 30, "test_prompts": 256, "mlp_width": 32,
+                  "mlp_epochs": 30, "mlp_positions": "2,5,10,19", "curriculum_interval": 0, "seed": 0},
+        "reference": {"d": 5, "depths": "3,4,6", "n_layer": 3, "n_head": 2, "n_embd": 64, "steps": 4000,
+                      "batch": 32, "lr": 1e-3, "train_examples": 40, "test_examples": 60, "test_prompts": 512,
+                      "mlp_width": 200, "mlp_epochs": 100, "mlp_positions": "1,5,10,20,39",
+                      "curriculum_interval": 0, "seed": 0},
+        "paper": {"d": 20, "depths": "3,4,6", "n_layer": 12, "n_head": 8, "n_embd": 256, "steps": 500_000,
+                  "batch": 64, "lr": 1e-4, "train_examples": 51, "test_examples": 76, "test_prompts": 6400,
+                  "mlp_width": 200, "mlp_epochs": 100, "mlp_positions": ",".join(str(i) for i in range(1, 76)),
+                  "curriculum_interval": 2000, "seed": 0},
+    },
+    ranges={"d": (2, 64), "n_layer": (1, 24), "n_head": (1, 16), "n_embd": (8, 1024), "steps": (1, 10**6),
+            "batch": (1, 1024), "lr": (1e-6, 1e-1), "train_examples": (2, 200), "test_examples": (2, 200),
+            "test_prompts": (8, 10**5), "mlp_width": (4, 1024), "mlp_epochs": (1, 1000),
+            "curriculum_interval": (0, 10**5), "seed": (0, 2**31 - 1)},
+)
+
+ATTENTIONS = ("softmax", "relu")
+
+
+def _ints(cfg, key: str) -> list[int]:
+    try:
+        return [int(v) for v in str(cfg[key]).split(",")]
+    except ValueError:
+        raise ValueError(f"{key} must be comma-separated integers, got {cfg[key]!r}") from None
+
+
+def depths(cfg) -> list[int]:
+    ds = _ints(cfg, "depths")
+    if not ds or min(ds) < 1 or max(ds) > 8:
+        raise ValueError(f"depths must lie in 1..8, got {ds}")
+    return ds
+
+
+def mlp_positions(cfg) -> list[int]:
+    ps = _ints(cfg, "mlp_positions")
+    if min(ps) < 1 or max(ps) >= cfg["test_examples"]:
+        raise ValueError(f"mlp_positions must lie in 1..test_examples−1={cfg['test_examples'] - 1}, got {ps}")
+    return ps
+
+
+def configs(cfg, depth: int, attention: str) -> tuple[GPTConfig, TaskConfig, TrainConfig]:
+    model = GPTConfig(d=cfg["d"], n_layer=cfg["n_layer"], n_head=cfg["n_head"], n_embd=cfg["n_embd"],
+                      max_examples=max(cfg["test_examples"], cfg["train_examples"]), attention=attention)
+    task = TaskConfig(d=cfg["d"], depth=depth)
+    tr = TrainConfig(steps=cfg["steps"], batch=cfg["batch"], lr=cfg["lr"], examples=cfg["train_examples"],
+                     curriculum_interval=cfg["curriculum_interval"], seed=cfg["seed"] + 100 * depth,
+                     log_every=max(1, cfg["steps"] // 100))
+    return model, task, tr
+
+
+def test_prompts(cfg, depth: int, mixture: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The test prompts of one (depth, mixture): the same for every model and baseline."""
+    if mixture not in MIXTURES:
+        raise ValueError(f"mixture must be one of {list(MIXTURES)}, got {mixture!r}")
+    task = TaskConfig(d=cfg["d"], depth=depth, omega=MIXTURES[mixture])
+    g = torch.Generator().manual_seed(10_000 + 97 * depth + list(MIXTURES).index(mixture))
+    return sample_prompts(task, cfg["test_prompts"], cfg["test_examples"], g, scale_mu=0.0)
+
+
+def evaluate(model, cfg, depth: int) -> pd.DataFrame:
+    """R² per position and its bootstrap band for one trained model on every mixture."""
+    rows = []
+    for mixture in MIXTURES:
+        xs, ys = test_prompts(cfg, depth, mixture)
+        device = next(model.parameters()).device
+        with torch.no_grad():
+            pred = model(xs.to(device), ys.to(device)).cpu()
+        r2 = bl.r2_across_prompts(pred, ys).numpy()
+        band = bl.bootstrap_band(pred, ys)
+        rows += [{"mixture": mixture, "position": i + 1, "r2": float(r2[i]), "lo": float(band[0, i]),
+                  "hi": float(band[1, i])} for i in range(len(r2))]
+    return pd.DataFrame(rows)
+
+
+def baseline_curves(cfg, depth: int, *, progress: bool = True) -> pd.DataFrame:
+    """R² per position of the context mean, least squares, 3-NN (every position) and the trained MLP (the
+    profile's positions) on the test prompts of every mixture."""
+    from tqdm import tqdm
+
+    rows = []
+    for mixture in MIXTURES:
+        xs, ys = test_prompts(cfg, depth, mixture)
+        for name, pred in (("context mean", bl.context_mean(xs, ys)), ("least squares", bl.least_squares(xs, ys)),
+                           ("3-NN", bl.nearest_neighbours(xs, ys))):
+            r2 = bl.r2_across_prompts(pred, ys).numpy()
+            rows += [{"mixture": mixture, "method": name, "position": i + 1, "r2": float(r2[i])} for i in range(len(r2))]
+        for p in tqdm(mlp_positions(cfg), desc=f"MLP baseline depth {depth} {mixture}", disable=not progress):
+            res = bl.trained_mlp(xs, ys, p, depth=depth, width=cfg["mlp_width"], epochs=cfg["mlp_epochs"],
+                                 seed=cfg["seed"])
+            rows.append({"mixture": mixture, "method": f"MLP ({depth} layers, best epoch)", "position": p + 1,
+                         "r2": res["best_r2"]})
+    return pd.DataFrame(rows)
+
+
+def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, progress: bool = True,
+        device: str = "cpu") -> dict:
+    """Train (or resume) every model of the profile, evaluate, and compute the baselines.
+
+    With ``folder`` the checkpoints live there and training resumes; without it (the quick profile) the
+    models are trained in memory. Returns ``{"curves", "baselines", "history", "complete", "seconds"}``."""
+    t0 = time.perf_counter()
+    curves, hists, base = [], [], []
+    complete = True
+    for depth in depths(cfg):
+        for attention in ATTENTIONS:
+            mcfg, tcfg, trcfg = configs(cfg, depth, attention)
+            ckpt = None if folder is None else Path(folder) / f"gpt_depth{depth}_{attention}.pt"
+            res = train(mcfg, tcfg, trcfg, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
+                        device=device)
+            complete &= res["steps_done"] >= trcfg.steps
+            hists.append(res["history"].assign(depth=depth, attention=attention))
+            curves.append(evaluate(res["model"], cfg, depth).assign(depth=depth, attention=attention,
+                                                                    steps=res["steps_done"]))
+        if complete:
+            base.append(baseline_curves(cfg, depth, progress=progress).assign(depth=depth))
+    return {"curves": pd.concat(curves, ignore_index=True), "history": pd.concat(hists, ignore_index=True),
+            "baselines": pd.concat(base, ignore_index=True) if base else pd.DataFrame(),
+            "complete": complete, "seconds": time.perf_counter() - t0}
+
+
+# ---- the claims, judged --------------------------------------------------------------------------
+
+
+def judge(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> dict:
+    """Numbers for the three claims of objectives 1–2 (criteria in the chapter):
+
+    * ``obj1``: per depth and attention, the largest shortfall of the transformer's R² below the MLP
+      baseline's at the MLP's positions up to 50 examples (training length), mixture (1, 0);
+    * ``shift``: per depth and attention, R² at the training length for each mixture (should fall from
+      (1, 0) to (.5, .5));
+    * ``length``: per depth and attention, mean R² over positions beyond the training length minus the
+      R² at the training length, mixture (1, 0)."""
+    out = {"obj1": [], "shift": [], "length": []}
+    ref = curves[curves["mixture"] == "(1, 0)"]
+    for (depth, att), g in ref.groupby(["depth", "attention"]):
+        mlp = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
+                        & baselines["method"].str.startswith("MLP")]
+        mlp = mlp[mlp["position"] <= train_examples]
+        tf = g.set_index("position")["r2"]
+        gaps = [float(row.r2 - tf[row.position]) for row in mlp.itertuples()]
+        out["obj1"].append({"depth": depth, "attention": att, "max_shortfall": max(gaps) if gaps else np.nan})
+        at_len = tf[min(train_examples, tf.index.max())]
+        beyond = tf[tf.index > train_examples]
+        out["length"].append({"depth": depth, "attention": att, "r2_at_train_length": float(at_len),
+                              "drop_beyond": float(beyond.mean() - at_len) if len(beyond) else np.nan})
+    for (depth, att), g in curves[curves["position"] == train_examples].groupby(["depth", "attention"]):
+        r = g.set_index("mixture")["r2"]
+        out["shift"].append({"depth": depth, "attention": att, **{m: float(r[m]) for m in MIXTURES}})
+    return {k: pd.DataFrame(v) for k, v in out.items()}
+
+
+# ---- the reference run ----------------------------------------------------------------------------
+
+
+def _result_data(res: dict) -> dict:
+    return {k: res[k].to_dict(orient="list") for k in ("curves", "history", "baselines")} | \
+        {"complete": res["complete"], "seconds": res["seconds"]}
+
+
+def load_reference(profile: str = "reference") -> dict:
+    """The committed results of a long run, as DataFrames, with their provenance."""
+    raw = load_result(results_dir("08_gpt") / f"icl.{profile}.json")
+    d = raw["data"]
+    return {"curves": pd.DataFrame(d["curves"]), "history": pd.DataFrame(d["history"]),
+            "baselines": pd.DataFrame(d["baselines"]), "complete": d["complete"], "seconds": d["seconds"],
+            "provenance": raw["provenance"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--profile", default="reference", choices=["reference", "paper"])
+    p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    args = p.parse_args(argv)
+    cfg = PROFILES.resolve(args.profile)
+    folder = results_dir("08_gpt", "checkpoints", args.profile)
+    t = time.perf_counter()
+    res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device)
+    cmd = f"python -m icdl.gpt_icl --profile {args.profile}" + \
+        (f" --steps-this-call {args.steps_this_call} (repeated until complete)" if args.steps_this_call else "")
+    path = save_result(results_dir("08_gpt") / f"icl.{args.profile}.json", _result_data(res),
+                       provenance=provenance(command=cmd, wall_time_s=time.perf_counter() - t,
+                                             profile=args.profile, seed=cfg["seed"]))
+    print(f"wrote {path} (complete: {res['complete']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

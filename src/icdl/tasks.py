@@ -1,0 +1,95 @@
+"""In-context regression tasks of ICDL sec. 5: random N-layer target networks, inputs from a mixture.
+
+Each prompt draws its own target ``f`` -- an N-layer ReLU network ``R^d → R`` -- and ``k`` inputs
+``x_i ~ ω₁ N(−2, I) + ω₂ N(2, I)``; labels are ``y_i = f(x_i)``. Choices the paper leaves open, stated
+here and in the chapter (all are parameters of :class:`TaskConfig`):
+
+* **width** ``K = 2d`` hidden units per layer, **ReLU** activation, no biases, a linear output layer;
+* **parameters** ``~ N(μ, I)`` entrywise (``μ = 0`` for pretraining; ICDL objective 3 shifts μ), each
+  layer's output divided by ``√fan_in`` -- without it a 6-layer network of N(0, 1) weights at x ≈ −2
+  has outputs of size ~10⁴ and no sensible loss;
+* **output scale**: ``y`` divided by a constant per (N, d, K, μ) -- the standard deviation of ``f(x)``
+  over pretraining draws, estimated once from a fixed seed -- so that ``y`` has unit variance.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import Tensor
+
+MIXTURES = {"(1, 0)": (1.0, 0.0), "(.9, .1)": (0.9, 0.1), "(.7, .3)": (0.7, 0.3), "(.5, .5)": (0.5, 0.5)}
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    d: int = 20
+    depth: int = 3            # N, the number of layers of the target network
+    width_factor: int = 2     # K = width_factor · d
+    mu: float = 0.0           # parameter mean (objective 3)
+    omega: tuple[float, float] = (1.0, 0.0)  # mixture weights of N(−2, I) and N(2, I)
+
+    def __post_init__(self) -> None:
+        if self.d < 1 or self.depth < 1 or self.width_factor < 1:
+            raise ValueError(f"d, depth and width_factor must be >= 1, got {self.d}, {self.depth}, {self.width_factor}")
+        if len(self.omega) != 2 or min(self.omega) < 0 or not math.isclose(sum(self.omega), 1.0):
+            raise ValueError(f"omega must be two non-negative weights summing to 1, got {self.omega}")
+
+    @property
+    def K(self) -> int:
+        return self.width_factor * self.d
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sample_x(cfg: TaskConfig, B: int, k: int, generator: torch.Generator) -> Tensor:
+    """``(B, k, d)`` inputs from ``ω₁ N(−2, I) + ω₂ N(2, I)`` (the component drawn per input)."""
+    plus = torch.rand(B, k, 1, generator=generator) < cfg.omega[1]
+    centre = torch.where(plus, 2.0, -2.0)
+    return centre + torch.randn(B, k, cfg.d, generator=generator)
+
+
+def sample_networks(cfg: TaskConfig, B: int, generator: torch.Generator) -> list[Tensor]:
+    """Weights of B target networks: ``[(B, K, d), (B, K, K), …, (B, 1, K)]``, entries ``~ N(μ, 1)``."""
+    sizes = [cfg.d] + [cfg.K] * (cfg.depth - 1) + [1]
+    return [cfg.mu + torch.randn(B, sizes[j + 1], sizes[j], generator=generator) for j in range(cfg.depth)]
+
+
+def apply_networks(Ws: list[Tensor], x: Tensor) -> Tensor:
+    """``f_b(x_{b,i})`` for each network b: ReLU hidden layers, linear output, ``1/√fan_in`` per layer."""
+    h = x
+    for j, W in enumerate(Ws):
+        h = h @ W.transpose(1, 2) / math.sqrt(W.shape[2])
+        if j < len(Ws) - 1:
+            h = torch.relu(h)
+    return h[..., 0]
+
+
+@functools.lru_cache(maxsize=64)
+def output_scale(d: int, depth: int, width_factor: int, mu: float) -> float:
+    """The standard deviation of ``f(x)`` under pretraining draws (x from N(−2, I)), from 4096 networks
+    × 16 inputs with a fixed seed: the constant ``y`` is divided by."""
+    cfg = TaskConfig(d=d, depth=depth, width_factor=width_factor, mu=mu)
+    g = torch.Generator().manual_seed(12345)
+    Ws = sample_networks(cfg, 4096, g)
+    return float(apply_networks(Ws, sample_x(cfg, 4096, 16, g)).std())
+
+
+def sample_prompts(cfg: TaskConfig, B: int, k: int, generator: torch.Generator,
+                   scale_mu: float | None = None, dims: int | None = None) -> tuple[Tensor, Tensor]:
+    """``xs (B, k, d)`` and ``ys (B, k)`` for B fresh target networks. ``ys`` is divided by the output scale
+    of the pretraining distribution (``scale_mu``, default ``cfg.mu``), so that a shifted test distribution
+    is measured on the scale the model was trained on. ``dims < d`` zeroes the inputs' last coordinates
+    before the targets see them (the curriculum of Garg et al.)."""
+    if B < 1 or k < 1:
+        raise ValueError(f"B and k must be >= 1, got B={B}, k={k}")
+    Ws = sample_networks(cfg, B, generator)
+    xs = sample_x(cfg, B, k, generator)
+    if dims is not None and dims < cfg.d:
+        xs[..., dims:] = 0.0
+    scale = output_scale(cfg.d, cfg.depth, cfg.width_factor, cfg.mu if scale_mu is None else scale_mu)
+    return xs, apply_networks(Ws, xs) / scale
