@@ -116,20 +116,47 @@ def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int
     return {"pred": preds, "r2": r2, "best_epoch": best, "best_r2": float(r2[best])}
 
 
+def trained_mlp_loop(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200, epochs: int = 100,
+                     lr: float = 1e-3, seed: int = 0) -> Tensor:
+    """The same training as :func:`trained_mlp`, written the plain way: one ``nn.Sequential`` and one Adam per
+    prompt, in a Python loop. Returns the predictions ``(epochs, B)`` (the benchmark's reference)."""
+    torch.manual_seed(seed)
+    B = xs.shape[0]
+    preds = torch.empty(epochs, B)
+    for b in range(B):
+        sizes = [xs.shape[2]] + [width] * (depth - 1) + [1]
+        layers: list[torch.nn.Module] = []
+        for j in range(depth):
+            layers.append(torch.nn.Linear(sizes[j], sizes[j + 1]))
+            if j < depth - 1:
+                layers.append(torch.nn.ReLU())
+        net = torch.nn.Sequential(*layers)
+        opt = torch.optim.Adam(net.parameters(), lr=lr)
+        for e in range(epochs):
+            loss = ((net(xs[b, :position])[:, 0] - ys[b, :position]) ** 2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            with torch.no_grad():
+                preds[e, b] = net(xs[b, position:position + 1])[0, 0]
+    return preds
+
+
 def benchmark_batched_vs_loop(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200,
                               epochs: int = 100, loop_prompts: int = 16) -> dict:
-    """Seconds for :func:`trained_mlp` on all ``B`` prompts at once against a plain loop of one-prompt
-    trainings on the first ``loop_prompts`` prompts, scaled to ``B`` (the loop is linear in the prompts)."""
+    """Seconds for :func:`trained_mlp` on all ``B`` prompts at once against :func:`trained_mlp_loop` on the first
+    ``loop_prompts`` prompts, scaled to ``B`` (the loop's time is linear in the number of prompts)."""
     B = xs.shape[0]
+    trained_mlp(xs[:2], ys[:2], position, depth=depth, width=width, epochs=2)  # warm-up: first calls are slow
+    trained_mlp_loop(xs[:1], ys[:1], position, depth=depth, width=width, epochs=2)
     t = time.perf_counter()
     trained_mlp(xs, ys, position, depth=depth, width=width, epochs=epochs)
     batched = time.perf_counter() - t
     t = time.perf_counter()
-    for b in range(loop_prompts):
-        trained_mlp(xs[b:b + 1], ys[b:b + 1], position, depth=depth, width=width, epochs=epochs)
+    trained_mlp_loop(xs[:loop_prompts], ys[:loop_prompts], position, depth=depth, width=width, epochs=epochs)
     loop = (time.perf_counter() - t) * B / loop_prompts
-    return {"prompts": B, "batched_s": batched, "loop_s_extrapolated": loop, "loop_prompts_timed": loop_prompts,
-            "speedup": loop / batched}
+    return {"prompts": B, "position": position, "width": width, "epochs": epochs, "batched_s": batched,
+            "loop_s_extrapolated": loop, "loop_prompts_timed": loop_prompts, "speedup": loop / batched}
 
 
 def bootstrap_band(pred: Tensor, y: Tensor, *, resamples: int = 200, seed: int = 0, q: float = 0.05) -> np.ndarray:

@@ -389,3 +389,73 @@ def plot_icgd_predictions(preds: pd.DataFrame) -> plt.Figure:
     ax2.minorticks_off()
     ax2.set(xlabel="ReLUs per sum H", ylabel="max |transformer − GD| at the query")
     return fig
+
+
+# ---- chapter 8: GPT-2-style in-context learning of deep networks -------------------------------
+
+
+def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: str, train_examples: int,
+                      title: str = "") -> plt.Figure:
+    """One panel per target depth: the transformer's R² per prompt position for each test mixture (line and
+    bootstrap band), the MLP baseline at its positions (markers, same colour), the context mean for the
+    pretraining mixture (grey dotted) and the training length (vertical line)."""
+    ds = sorted(curves["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    c = curves[curves["attention"] == attention]
+    for ax, depth in zip(axes[0], ds):
+        for color, mixture in zip(PALETTE, c["mixture"].unique()):
+            g = c[(c["depth"] == depth) & (c["mixture"] == mixture)]
+            ax.plot(g["position"], g["r2"], color=color, label=f"ω = {mixture}")
+            ax.fill_between(g["position"], g["lo"], g["hi"], color=color, alpha=0.2, lw=0)
+            if len(baselines):
+                b = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == mixture)
+                              & baselines["method"].str.startswith("MLP")]
+                ax.plot(b["position"], b["r2"], "D", ms=4, mfc="none", color=color)
+        if len(baselines):
+            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
+                           & (baselines["method"] == "context mean")]
+            ax.plot(cm["position"], cm["r2"], ":", color="0.4", lw=1.2)
+        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        ax.set(title=f"{depth}-layer targets", xlabel="examples in the prompt", ylim=(-0.2, 1.02))
+    axes[0, 0].set_ylabel(f"R² ({attention} attention)")
+    axes[0, -1].legend(loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> plt.Figure:
+    """Pretraining mixture only: softmax and ReLU transformers against least squares, 3-NN, the context mean
+    and the trained MLP, one panel per target depth."""
+    ds = sorted(curves["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    c = curves[curves["mixture"] == "(1, 0)"]
+    b = baselines[baselines["mixture"] == "(1, 0)"] if len(baselines) else baselines
+    for ax, depth in zip(axes[0], ds):
+        for color, att in zip(PALETTE, ("softmax", "relu")):
+            g = c[(c["depth"] == depth) & (c["attention"] == att)]
+            ax.plot(g["position"], g["r2"], color=color, label=f"transformer, {att}")
+        if len(b):
+            for color, (method, style) in zip(PALETTE[2:], (("least squares", "-."), ("3-NN", "--"),
+                                                            ("context mean", ":"))):
+                g = b[(b["depth"] == depth) & (b["method"] == method)]
+                ax.plot(g["position"], g["r2"], style, color=color, lw=1.1, label=method)
+            g = b[(b["depth"] == depth) & b["method"].str.startswith("MLP")]
+            ax.plot(g["position"], g["r2"], "D", ms=4, color=PALETTE[5], label="trained MLP")
+        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        ax.set(title=f"{depth}-layer targets", xlabel="examples in the prompt", ylim=(-0.2, 1.02))
+    axes[0, 0].set_ylabel("R² (pretraining mixture)")
+    axes[0, -1].legend(loc="lower right", fontsize=7)
+    return fig
+
+
+def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
+    """Training loss (MSE on fresh prompts) against steps, per depth and attention."""
+    fig, ax = plt.subplots(figsize=SINGLE)
+    styles = {"softmax": "-", "relu": "--"}
+    for color, (depth, g) in zip(PALETTE, history.groupby("depth")):
+        for att, h in g.groupby("attention"):
+            ax.plot(h["step"], h["loss"], styles[att], color=color, lw=1.2, label=f"{depth} layers, {att}")
+    ax.set(xlabel="step", ylabel="training MSE", yscale="log")
+    ax.legend(fontsize=7, ncol=2)
+    return fig

@@ -202,13 +202,43 @@ def load_reference(profile: str = "reference") -> dict:
             "provenance": raw["provenance"]}
 
 
+def speed(cfg, seconds_per_step: float) -> dict:
+    """Achieved FLOP/s of training (FLOPs per step from torch's counter) against a 2048² matmul here."""
+    from .training import flops_per_step, matmul_flops_per_second
+
+    model, _, tr = configs(cfg, depths(cfg)[0], "softmax")
+    flops = flops_per_step(model, tr.batch, tr.examples)
+    return {"flops_per_step": flops, "seconds_per_step": seconds_per_step,
+            "achieved_flops": flops / seconds_per_step, "matmul_flops": matmul_flops_per_second()}
+
+
+def _benchmark(cfg, profile: str, prompts: int = 6400, position: int = 20) -> int:
+    t = time.perf_counter()
+    depth = depths(cfg)[0]
+    xs, ys = sample_prompts(TaskConfig(d=cfg["d"], depth=depth), prompts, position + 1,
+                            torch.Generator().manual_seed(3))
+    res = bl.benchmark_batched_vs_loop(xs, ys, position, depth=depth, width=cfg["mlp_width"],
+                                       epochs=cfg["mlp_epochs"], loop_prompts=16)
+    res["threads"] = torch.get_num_threads()
+    path = save_result(results_dir("08_gpt") / f"benchmark.{profile}.json", res,
+                       provenance=provenance(command=f"python -m icdl.gpt_icl --profile {profile} --benchmark",
+                                             wall_time_s=time.perf_counter() - t, profile=profile,
+                                             seed=cfg["seed"]))
+    print(f"wrote {path}: speedup {res['speedup']:.1f}x")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="reference", choices=["reference", "paper"])
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--benchmark", action="store_true",
+                   help="only time the batched MLP baseline against a per-prompt loop (6400 prompts)")
     args = p.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)
+    if args.benchmark:
+        return _benchmark(cfg, args.profile)
     folder = results_dir("08_gpt", "checkpoints", args.profile)
     t = time.perf_counter()
     res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device)

@@ -1,0 +1,192 @@
+"""The GPT-2-style in-context learner, its tasks, trainer and baselines (ICDL sec. 5)."""
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+
+from icdl import baselines as bl
+from icdl import gpt_icl as gi
+from icdl.models import GPTConfig, InContextGPT
+from icdl.tasks import MIXTURES, TaskConfig, output_scale, sample_prompts, sample_x
+from icdl.training import TrainConfig, curriculum, load_model, train
+
+TINY = dict(d=3, n_layer=2, n_head=2, n_embd=16, max_examples=12)
+
+
+def _model(attention):
+    torch.manual_seed(0)
+    return InContextGPT(GPTConfig(**TINY, attention=attention)).eval()
+
+
+def test_interleaving_pads_y_and_alternates():
+    xs = torch.arange(12.0).reshape(2, 2, 3)
+    ys = torch.tensor([[10.0, 11.0], [12.0, 13.0]])
+    z = InContextGPT.interleave(xs, ys)
+    assert z.shape == (2, 4, 3)
+    assert torch.equal(z[0, 0], xs[0, 0]) and torch.equal(z[0, 2], xs[0, 1])
+    assert torch.equal(z[0, 1], torch.tensor([10.0, 0, 0])) and torch.equal(z[1, 3], torch.tensor([13.0, 0, 0]))
+
+
+@pytest.mark.parametrize("attention", ["softmax", "relu"])
+def test_predictions_are_causal(attention):
+    """The prediction for y_i must not depend on y_i or on anything after x_i."""
+    m = _model(attention)
+    g = torch.Generator().manual_seed(1)
+    xs, ys = torch.randn(2, 8, 3, generator=g), torch.randn(2, 8, generator=g)
+    base = m(xs, ys)
+    xs2, ys2 = xs.clone(), ys.clone()
+    ys2[:, 4:] += 5.0          # y_5 … : the prediction for y_5 reads x_5 but not y_5
+    xs2[:, 5:] += 5.0
+    out = m(xs2, ys2)
+    torch.testing.assert_close(out[:, :5], base[:, :5], rtol=0, atol=1e-6)
+    assert (out[:, 5:] - base[:, 5:]).abs().max() > 1e-4
+
+
+def test_relu_attention_is_def7_average_over_attended_positions():
+    m = _model("relu")
+    attn = m.blocks[0].attn
+    h = torch.randn(1, 5, 16, generator=torch.Generator().manual_seed(2))
+    q, k, v = attn.qkv(h).split(16, dim=2)
+    heads = []
+    for hd in range(2):
+        sl = slice(8 * hd, 8 * hd + 8)
+        out = torch.zeros(5, 8)
+        for i in range(5):  # token i attends to 0..i and divides by i + 1
+            for s in range(i + 1):
+                out[i] += torch.relu(q[0, i, sl] @ k[0, s, sl] / math.sqrt(8)) * v[0, s, sl]
+            out[i] /= i + 1
+        heads.append(out)
+    torch.testing.assert_close(attn(h)[0], attn.proj(torch.cat(heads, -1)), rtol=1e-5, atol=1e-6)
+
+
+def test_bad_model_settings_and_inputs_are_named():
+    with pytest.raises(ValueError, match="attention"):
+        GPTConfig(attention="linear")
+    with pytest.raises(ValueError, match="n_head"):
+        GPTConfig(n_embd=30, n_head=4)
+    m = _model("softmax")
+    with pytest.raises(ValueError, match="max_examples"):
+        m(torch.randn(1, 13, 3), torch.randn(1, 13))
+    with pytest.raises(ValueError, match="xs"):
+        m(torch.randn(1, 4, 2), torch.randn(1, 4))
+
+
+def test_task_mixture_scale_and_curriculum_mask():
+    g = torch.Generator().manual_seed(0)
+    cfg = TaskConfig(d=4, depth=3, omega=(0.7, 0.3))
+    x = sample_x(cfg, 200, 50, g)
+    assert abs(float((x.mean(-1) > 0).float().mean()) - 0.3) < 0.03  # the N(2, I) share
+    xs, ys = sample_prompts(TaskConfig(d=4, depth=3), 2000, 8, g)
+    assert abs(float(ys.std()) - 1.0) < 0.1  # unit variance under pretraining draws
+    assert output_scale(4, 3, 2, 0.0) == output_scale(4, 3, 2, 0.0)
+    xs, _ = sample_prompts(TaskConfig(d=4, depth=2), 3, 5, g, dims=2)
+    assert xs[..., 2:].abs().max() == 0
+    with pytest.raises(ValueError, match="omega"):
+        TaskConfig(omega=(0.5, 0.6))
+    assert set(MIXTURES) == {"(1, 0)", "(.9, .1)", "(.7, .3)", "(.5, .5)"}
+
+
+def test_curriculum_schedule():
+    cfg = TrainConfig(examples=20, curriculum_interval=10, curriculum_points=2, curriculum_start_points=5,
+                      curriculum_start_dims=2)
+    assert curriculum(cfg, 6, 0) == (5, 2)
+    assert curriculum(cfg, 6, 25) == (9, 4)
+    assert curriculum(cfg, 6, 10_000) == (20, 6)
+    assert curriculum(TrainConfig(examples=20), 6, 0) == (20, 6)
+
+
+def test_killed_and_resumed_run_ends_with_the_same_weights(tmp_path):
+    mcfg, task = GPTConfig(**TINY), TaskConfig(d=3, depth=2)
+    tcfg = TrainConfig(steps=12, batch=4, lr=1e-3, examples=6, log_every=3, curriculum_interval=5,
+                       curriculum_start_points=3, curriculum_start_dims=2)
+    whole = train(mcfg, task, tcfg, progress=False)
+    ckpt = tmp_path / "run.pt"
+    part = train(mcfg, task, tcfg, checkpoint=ckpt, max_steps_this_call=5, progress=False)
+    assert part["steps_done"] == 5
+    resumed = train(mcfg, task, tcfg, checkpoint=ckpt, progress=False)
+    assert resumed["steps_done"] == 12
+    for k, v in whole["model"].state_dict().items():
+        assert torch.equal(v, resumed["model"].state_dict()[k]), k
+    pd.testing.assert_frame_equal(whole["history"], resumed["history"])
+    model, state = load_model(ckpt)
+    assert state["step"] == 12
+    with pytest.raises(ValueError, match="other settings"):
+        train(mcfg, task, TrainConfig(steps=13, batch=4, examples=6), checkpoint=ckpt, progress=False)
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        load_model(tmp_path / "missing.pt")
+
+
+def test_training_reduces_the_loss():
+    res = train(GPTConfig(**TINY), TaskConfig(d=3, depth=2), TrainConfig(steps=150, batch=16, lr=3e-3, examples=10,
+                                                                          log_every=10), progress=False)
+    h = res["history"]["loss"]
+    assert h.iloc[-3:].mean() < 0.8 * h.iloc[:3].mean()
+
+
+def test_simple_baselines():
+    g = torch.Generator().manual_seed(0)
+    xs = torch.randn(50, 12, 3, generator=g)
+    w = torch.randn(50, 3, generator=g)
+    ys = (xs * w[:, None]).sum(-1) + 0.5
+    cm = bl.context_mean(xs, ys)
+    assert cm[0, 0] == 0 and torch.isclose(cm[0, 3], ys[0, :3].mean())
+    ls = bl.least_squares(xs, ys, positions=[4, 8, 11])  # exact once d + 1 = 4 examples are seen
+    torch.testing.assert_close(ls, ys[:, [4, 8, 11]], rtol=1e-4, atol=1e-4)
+    nn1 = bl.nearest_neighbours(xs, ys, m=1)
+    j = torch.cdist(xs[0, 5:6], xs[0, :5]).argmin()
+    assert nn1[0, 5] == ys[0, j]
+    assert torch.allclose(bl.r2_across_prompts(ys, ys), torch.ones(12))
+    assert bl.r2_across_prompts(ys[:, 5].mean().expand(50), ys[:, 5]).abs() < 1e-6
+
+
+def test_batched_mlps_are_independent_and_learn():
+    g = torch.Generator().manual_seed(0)
+    xs, ys = torch.randn(6, 10, 3, generator=g), torch.randn(6, 10, generator=g)
+    a = bl.trained_mlp(xs, ys, 8, depth=3, width=16, epochs=20)
+    ys2 = ys.clone()
+    ys2[3:] += 10.0  # other prompts' data must not move prompts 0–2
+    b = bl.trained_mlp(xs, ys2, 8, depth=3, width=16, epochs=20)
+    torch.testing.assert_close(a["pred"][:, :3], b["pred"][:, :3], rtol=0, atol=1e-6)
+    lin = (xs @ torch.tensor([1.0, -2.0, 0.5]))
+    c = bl.trained_mlp(xs.repeat(20, 1, 1), lin.repeat(20, 1), 9, depth=2, width=32, epochs=200, lr=1e-2)
+    assert c["best_r2"] > 0.9
+    with pytest.raises(ValueError, match="position"):
+        bl.trained_mlp(xs, ys, 0, depth=2)
+
+
+def test_bootstrap_band_brackets_the_estimate():
+    g = torch.Generator().manual_seed(0)
+    y = torch.randn(300, 4, generator=g)
+    pred = y + 0.5 * torch.randn(300, 4, generator=g)
+    band = bl.bootstrap_band(pred, y)
+    r2 = bl.r2_across_prompts(pred, y).numpy()
+    assert ((band[0] < r2) & (r2 < band[1])).all()
+    assert (band[1] - band[0] < 0.2).all()
+
+
+def test_judge_on_constructed_curves():
+    pos = list(range(1, 7))
+    rows = []
+    for att, beyond in (("softmax", 0.3), ("relu", 0.7)):
+        for mix, level in zip(MIXTURES, (0.9, 0.8, 0.6, 0.4)):
+            rows += [{"depth": 3, "attention": att, "mixture": mix, "position": p,
+                      "r2": level if p <= 4 else beyond * level} for p in pos]
+    curves = pd.DataFrame(rows)
+    base = pd.DataFrame([{"depth": 3, "mixture": "(1, 0)", "method": "MLP (3 layers, best epoch)", "position": p,
+                          "r2": 0.95} for p in (2, 4)])
+    j = gi.judge(curves, base, train_examples=4)
+    assert j["obj1"]["max_shortfall"].tolist() == pytest.approx([0.05, 0.05])
+    assert (j["shift"][list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0).all().all()
+    drops = j["length"].set_index("attention")["drop_beyond"]
+    assert drops["softmax"] == pytest.approx(-0.63) and drops["relu"] == pytest.approx(-0.27)
+
+
+def test_profile_checks():
+    with pytest.raises(ValueError, match="mlp_positions"):
+        gi.mlp_positions(gi.PROFILES.resolve("quick", mlp_positions="2,40"))
+    with pytest.raises(ValueError, match="depths"):
+        gi.depths({"depths": "3,x"})
+    with pytest.raises(ValueError, match="mixture"):
+        gi.test_prompts(gi.PROFILES.resolve("quick"), 3, "(0, 1)")
