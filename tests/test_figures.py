@@ -158,3 +158,28 @@ def test_icgd_transformer_numbers(num_regression):
     num_regression.check({"induction": cc["induction"].to_numpy(), "paper": cc["paper"].to_numpy(),
                           "transformer": study["predictions"]["transformer"].to_numpy()},
                          default_tolerance={"rtol": 1e-6, "atol": 1e-12}, basename="icgd_transformer_bounds")
+
+
+# ---- chapter 8 -------------------------------------------------------------------------------
+
+
+def test_gpt_icl_numbers(num_regression):
+    """The numbers behind the R² figures of chapter 8 on a reduced quick run (one depth, 100 steps). float32
+    training on CPU: identical on rerun here; across BLAS builds R² may move in the 4th decimal."""
+    import torch
+
+    from icdl import gpt_icl
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = gpt_icl.PROFILES.resolve("quick", depths="3", steps=100, test_prompts=128, mlp_epochs=10,
+                                       mlp_positions="5,19")
+        res = gpt_icl.run(cfg, progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    c, b = res["curves"], res["baselines"]
+    num_regression.check({"r2": c["r2"].to_numpy(), "lo": c["lo"].to_numpy(), "hi": c["hi"].to_numpy()},
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_curves")
+    num_regression.check({"r2": b["r2"].to_numpy(), "position": b["position"].to_numpy()},
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_baselines")

@@ -212,6 +212,25 @@ def speed(cfg, seconds_per_step: float) -> dict:
             "achieved_flops": flops / seconds_per_step, "matmul_flops": matmul_flops_per_second()}
 
 
+def _speed(cfg, profile: str) -> int:
+    """Seconds per step of every trained model (from its checkpoint) and the FLOP/s that makes."""
+    t = time.perf_counter()
+    folder = results_dir("08_gpt", "checkpoints", profile)
+    per_step = []
+    for depth in depths(cfg):
+        for attention in ATTENTIONS:
+            state = torch.load(folder / f"gpt_depth{depth}_{attention}.pt", weights_only=True)
+            per_step.append(state["seconds"] / state["step"])
+    res = speed(cfg, float(np.median(per_step)))
+    res["seconds_per_step_all"], res["threads"] = per_step, torch.get_num_threads()
+    path = save_result(results_dir("08_gpt") / f"speed.{profile}.json", res,
+                       provenance=provenance(command=f"python -m icdl.gpt_icl --profile {profile} --speed",
+                                             wall_time_s=time.perf_counter() - t, profile=profile,
+                                             seed=cfg["seed"]))
+    print(f"wrote {path}: {res['achieved_flops'] / 1e9:.1f} GFLOP/s vs matmul {res['matmul_flops'] / 1e9:.1f}")
+    return 0
+
+
 def _benchmark(cfg, profile: str, prompts: int = 6400, position: int = 20) -> int:
     t = time.perf_counter()
     depth = depths(cfg)[0]
@@ -235,10 +254,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--benchmark", action="store_true",
                    help="only time the batched MLP baseline against a per-prompt loop (6400 prompts)")
+    p.add_argument("--speed", action="store_true",
+                   help="only report the trained models' FLOP/s (from their checkpoints) against a large matmul")
     args = p.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)
     if args.benchmark:
         return _benchmark(cfg, args.profile)
+    if args.speed:
+        return _speed(cfg, args.profile)
     folder = results_dir("08_gpt", "checkpoints", args.profile)
     t = time.perf_counter()
     res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device)
