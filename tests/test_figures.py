@@ -183,3 +183,19 @@ def test_gpt_icl_numbers(num_regression):
                          default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_curves")
     num_regression.check({"r2": b["r2"].to_numpy(), "position": b["position"].to_numpy()},
                          default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_baselines")
+
+
+# ---- chapter 9 -------------------------------------------------------------------------------
+
+
+def test_softmax_mechanism_numbers(num_regression):
+    """Figure 'fig-softmax-quantiser' and the separation table: float64, deterministic."""
+    from icdl import softmax_tf
+
+    err = softmax_tf.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
+    sep = softmax_tf.separation_table(grid_max=16)
+    num_regression.check({"max_error": err["max_error"].to_numpy(), "mean_error": err["mean_error"].to_numpy(),
+                          "bound": err["bound"].to_numpy()},
+                         default_tolerance={"rtol": 1e-9, "atol": 1e-15}, basename="softmax_quantiser")
+    num_regression.check({"min_separation": sep["min_separation"].to_numpy(), "pairs": sep["pairs"].to_numpy()},
+                         default_tolerance={"rtol": 1e-6, "atol": 1e-15}, basename="softmax_separation")

@@ -37,6 +37,7 @@ CH5 = "05_relu_sums"
 CH6 = "06_attention_passes"
 CH7 = "07_icgd_transformer"
 CH8 = "08_gpt_icl"
+CH9 = "09_softmax"
 
 CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL theory -------------------------------------------------------------------
@@ -94,9 +95,12 @@ CLAIMS: tuple[Claim, ...] = (
        CH7, "tests/test_deep_icgd.py::test_reb_sigmoid_example_width"),
     _c("reb-r2xk", "REB R2xK (layer counts)", "[Wang24] O(N²L) layers vs (2N+4)L here",
        CH7, "tests/test_deep_icgd.py::test_transformer_follows_projected_gd_within_corollary_1_1"),
-    _c("icdl-thm2", "ICDL Theorem 2 (softmax)", "4L softmax layers do L ICGD steps (existence)"),
-    _c("icdl-lemma16", "ICDL Lemma 16", "FF∘Attn∘FF blocks approximate continuous permutation-equivariant maps"),
-    _c("icdl-lemma17", "ICDL Lemma 17", "softmax attention is a contextual mapping on quantised inputs"),
+    _c("icdl-thm2", "ICDL Theorem 2 (softmax)", "4L softmax layers do L ICGD steps (existence)",
+       CH9, "tests/test_softmax_tf.py::test_fitted_softmax_step_follows_gd_on_held_out_prompts"),
+    _c("icdl-lemma16", "ICDL Lemma 16", "FF∘Attn∘FF blocks approximate continuous permutation-equivariant maps",
+       CH9, "tests/test_softmax_tf.py::test_quantiser_is_exact_on_the_grid_and_monotone"),
+    _c("icdl-lemma17", "ICDL Lemma 17", "softmax attention is a contextual mapping on quantised inputs",
+       CH9, "tests/test_softmax_tf.py::test_rank_one_attention_separates_small_grids"),
     # ---- ICDL experiments ----------------------------------------------------------------
     _c("icdl-obj1", "ICDL objective 1 (Figs. 2–4)", "ICL R² comparable to the trained MLP baseline up to 50 examples",
        CH8, "tests/test_gpt_icl.py::test_judge_on_constructed_curves"),

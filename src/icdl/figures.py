@@ -459,3 +459,47 @@ def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
     ax.set(xlabel="step", ylabel="training MSE", yscale="log")
     ax.legend(fontsize=7, ncol=2)
     return fig
+
+
+# ---- chapter 9: softmax transformers (ICDL Theorem 2, Appendix E) ------------------------------
+
+
+def plot_quantiser_and_error(quantiser, D_grid: int, B: float, errors: pd.DataFrame) -> plt.Figure:
+    """Left: the hand-set feed-forward quantiser on one coordinate (staircase) and the grid points.
+    Right: error of the piecewise-constant approximation f ∘ Q against the granularity D (max and mean over
+    random inputs) beside the Lipschitz bound of the proof."""
+    import torch
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    z = torch.linspace(0, B, 2001, dtype=torch.float64)
+    q = quantiser(z[None, None, :].expand(1, quantiser.D, -1).clone())[0, 0]
+    ax1.plot(z, z, color="0.6", lw=1, ls="--", label="identity")
+    ax1.plot(z, q, color=PALETTE[0], label=f"quantiser, D = {D_grid}")
+    g = torch.arange(1, D_grid + 1, dtype=torch.float64) * B / D_grid
+    ax1.plot(g, g, "o", ms=4, color=PALETTE[1], label="grid points")
+    ax1.set(xlabel="input entry z", ylabel="output entry")
+    ax1.legend(loc="upper left")
+    ax2.loglog(errors["D"], errors["max_error"], "-o", color=PALETTE[0], label="max over inputs")
+    ax2.loglog(errors["D"], errors["mean_error"], "-o", color=PALETTE[2], label="mean over inputs")
+    ax2.loglog(errors["D"], errors["bound"], "--", color="0.3", label=r"bound $L\sqrt{dn}\,B/D$")
+    ax2.set_xticks(list(errors["D"]), [str(int(v)) for v in errors["D"]])
+    ax2.minorticks_off()
+    ax2.set(xlabel="granularity D", ylabel=r"$\|f(Q(Z)) - f(Z)\|$")
+    ax2.legend(loc="lower left")
+    return fig
+
+
+def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
+    """Left: mean distance between ŵ^(l) and projected GD over steps, per route (fitted softmax blocks of
+    several widths, the ReLU construction). Right: mean in-context risk along each route and along GD."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    gd = paths[paths["route"] == paths["route"].iloc[0]]
+    ax2.plot(gd["step"], gd["risk_gd"], color="0.2", lw=1.4, label="projected GD")
+    for color, (route, g) in zip(PALETTE, paths.groupby("route", sort=False)):
+        ax1.semilogy(g["step"][1:], g["distance"][1:], "-o", ms=3, color=color, label=route)
+        ax2.plot(g["step"], g["risk_fitted"], "o", ms=4, mfc="none", color=color, label=route)
+    ax1.set(xlabel="step l", ylabel=r"mean $\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
+    ax1.legend(fontsize=7)
+    ax2.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
+    ax2.legend(fontsize=7)
+    return fig
