@@ -190,3 +190,11 @@ def test_profile_checks():
         gi.depths({"depths": "3,x"})
     with pytest.raises(ValueError, match="mixture"):
         gi.test_prompts(gi.PROFILES.resolve("quick"), 3, "(0, 1)")
+
+
+def test_cost_counts_match_the_formulas():
+    """REB's cost formulas 2·N_p·N_t (forward) and 6·N_p·n·E (training) against torch's FLOP counter."""
+    c = gi.cost_comparison(examples=10, d=5, width=32, epochs=3, time_it=False)
+    assert abs(c["icl_flops"] / c["icl_formula"] - 1) < 0.1
+    assert abs(c["train_flops"] / c["train_formula"] - 1) < 0.1
+    assert c["tokens"] == 22

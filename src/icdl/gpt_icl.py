@@ -185,6 +185,56 @@ def judge(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) ->
     return {k: pd.DataFrame(v) for k, v in out.items()}
 
 
+# ---- cost: in-context learning against training the network (REB) -------------------------------
+
+REB_COST = {"icl_flops": 3.34e9, "icl_params": 22e6, "icl_tokens": 76, "train_flops": 7.56e9,
+            "train_params": 168_000, "samples": 75, "epochs": 100, "a100_forward_s": 1.38, "a100_step_s": 0.04}
+
+
+def cost_comparison(*, examples: int = 75, depth: int = 6, d: int = 20, width: int = 200, epochs: int = 100,
+                    time_it: bool = True) -> dict:
+    """REB's cost argument, measured: FLOPs (torch's counter) of one forward pass of the paper-size model on
+    a prompt of ``examples`` examples and a query, against training the 6-layer, width-200 MLP baseline on
+    the examples for ``epochs`` full-batch epochs; with REB's formulas ``2 N_p N_t`` and ``6 N_p N_t E``
+    beside them, and CPU seconds for both on this machine."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from .models import InContextGPT
+
+    gpt = InContextGPT(GPTConfig(d=d, n_layer=12, n_head=8, n_embd=256, max_examples=examples + 1)).eval()
+    xs, ys = torch.randn(1, examples + 1, d), torch.randn(1, examples + 1)
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        gpt(xs, ys)
+    icl_flops = fc.get_total_flops()
+    t = time.perf_counter()
+    if time_it:
+        with torch.no_grad():
+            gpt(xs, ys)
+    icl_s = time.perf_counter() - t
+    sizes = [d] + [width] * (depth - 1) + [1]
+    mlp = torch.nn.Sequential(*[m for j in range(depth) for m in
+                                ([torch.nn.Linear(sizes[j], sizes[j + 1])] + ([torch.nn.ReLU()] if j < depth - 1 else []))])
+    opt = torch.optim.Adam(mlp.parameters(), lr=1e-3)
+    x, y = torch.randn(examples, d), torch.randn(examples, 1)
+    with FlopCounterMode(display=False) as fc:
+        loss = ((mlp(x) - y) ** 2).mean()
+        loss.backward()
+    step_flops = fc.get_total_flops()
+    t = time.perf_counter()
+    if time_it:
+        for _ in range(epochs):
+            loss = ((mlp(x) - y) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    train_s = time.perf_counter() - t
+    n_gpt, n_mlp = gpt.num_params(), sum(p.numel() for p in mlp.parameters())
+    tokens = 2 * (examples + 1)
+    return {"gpt_params": n_gpt, "tokens": tokens, "icl_flops": icl_flops, "icl_formula": 2 * n_gpt * tokens,
+            "mlp_params": n_mlp, "train_flops": step_flops * epochs, "train_formula": 6 * n_mlp * examples * epochs,
+            "icl_seconds_cpu": icl_s, "train_seconds_cpu": train_s, "threads": torch.get_num_threads()}
+
+
 # ---- the reference run ----------------------------------------------------------------------------
 
 
