@@ -37,7 +37,7 @@ PROFILES = ProfileSet(
                   "mlp_epochs": 30, "mlp_positions": "2,5,10,19", "curriculum_interval": 0, "seed": 0},
         "reference": {"d": 5, "depths": "3,4,6", "n_layer": 3, "n_head": 2, "n_embd": 64, "steps": 4000,
                       "batch": 32, "lr": 1e-3, "train_examples": 40, "test_examples": 60, "test_prompts": 512,
-                      "mlp_width": 200, "mlp_epochs": 100, "mlp_positions": "1,5,10,20,39",
+                      "mlp_width": 200, "mlp_epochs": 100, "mlp_positions": "5,20,39",
                       "curriculum_interval": 0, "seed": 0},
         "paper": {"d": 20, "depths": "3,4,6", "n_layer": 12, "n_head": 8, "n_embd": 256, "steps": 500_000,
                   "batch": 64, "lr": 1e-4, "train_examples": 51, "test_examples": 76, "test_prompts": 6400,
