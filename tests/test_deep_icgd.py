@@ -230,3 +230,11 @@ def test_reb_width_formula():
     model, _, _ = di.build_model(task, 16, eta=1.0, steps=2, B_w=1.0)
     size = di.size_summary(model)
     assert size["layers"] == 20 and size["D"] == ICGDLayout(arch).D <= size["reb_width"] == 96
+
+
+def test_flop_comparison_icl_costs_more_than_gd():
+    cfg = di.PROFILES.resolve("quick", N=2, K=2, H_list="16,64", steps=2)
+    df = di.flop_comparison(cfg)
+    assert (df["ratio"] > 100).all()
+    assert df["flops_icl"].is_monotonic_increasing and df["flops_gd"].nunique() == 1
+    assert df["eps"].is_monotonic_decreasing

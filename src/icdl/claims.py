@@ -116,7 +116,8 @@ CLAIMS: tuple[Claim, ...] = (
        "y_i = −(x_{i,t} − α_t x_i)/h_t, α_t = e^{−t/2}, h_t = 1 − e^{−t}"),
     _c("reb-flops", "REB cost (FLOPs)", "ICL 3.34 GFLOPs (76 tokens × 22 M params); training 7.56 GFLOPs",
        CH8, "tests/test_gpt_icl.py::test_cost_counts_match_the_formulas"),
-    _c("reb-complexity", "REB cost (theory)", "ICL O(n L N³ K⁵ / ε²) vs training O(n L N K²)"),
+    _c("reb-complexity", "REB cost (theory)", "ICL O(n L N³ K⁵ / ε²) vs training O(n L N K²)",
+       CH7, "tests/test_deep_icgd.py::test_flop_comparison_icl_costs_more_than_gd"),
     _c("reb-times", "REB cost (A100 times)", "forward 1.38 s; one step 0.04 s, 100 steps ≈ 4 s",
        CH8, "tests/test_gpt_icl.py::test_cost_counts_match_the_formulas"),
     # ---- LSA (Hagiwara) -----------------------------------------------------------------

@@ -474,6 +474,29 @@ def size_summary(model: ICGDTransformer) -> dict:
             "mlp_hidden": max(getattr(m, "hidden", 0) for m in model.block)}
 
 
+def flop_comparison(cfg) -> pd.DataFrame:
+    """REB's complexity comparison, counted: FLOPs (torch's counter) of the transformer's forward pass for L
+    steps on one prompt (compact attention, the cheaper of our two evaluations) against the FLOPs of L exact
+    GD steps on the same prompt, per number of ReLUs H, with the a-priori ε of each H."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    arch = Architecture(cfg["N"], cfg["K"], cfg["d"], cfg["d"])
+    task = make_task(arch, n=cfg["n"], prompts=1, activation=cfg["activation"], B_w=cfg["B_w"], seed=cfg["seed"])
+    x, y = task.x[0, :-1], task.y[0]
+    with FlopCounterMode(display=False) as fc:
+        explicit_gradient(arch, torch.zeros(arch.size, dtype=torch.float64), x, y, task.activation, task.loss)
+    gd = fc.get_total_flops() * cfg["steps"]
+    rows = []
+    for H in H_values(cfg):
+        model, _, info = build_model(task, H, eta=cfg["eta"], steps=cfg["steps"], B_w=cfg["B_w"])
+        with FlopCounterMode(display=False) as fc:
+            model(prompt_tokens(model.layout, task))
+        rows.append({"H": H, "eps": info["eps"], "flops_icl": fc.get_total_flops(), "flops_gd": gd})
+    df = pd.DataFrame(rows)
+    df["ratio"] = df["flops_icl"] / df["flops_gd"]
+    return df
+
+
 def layer_count_table(Ns=(2, 3, 4, 6, 8), Ls=(1, 10, 100)) -> pd.DataFrame:
     """REB's answer R2xK: this construction needs ``(2N + 4) L`` layers; Wang et al. (2024) ``O(N² L)``
     (shown here as ``N² L``, the order with constant 1: the reviewers' reference states no constant)."""
