@@ -198,3 +198,18 @@ def test_cost_counts_match_the_formulas():
     assert abs(c["icl_flops"] / c["icl_formula"] - 1) < 0.1
     assert abs(c["train_flops"] / c["train_formula"] - 1) < 0.1
     assert c["tokens"] == 22
+
+
+def test_param_shift_evaluation():
+    cfg = gi.PROFILES.resolve("quick", depths="2", steps=5, test_prompts=64)
+    torch.manual_seed(0)
+    model = InContextGPT(gi.configs(cfg, 2, "relu")[0]).eval()
+    curves = gi.param_shift_curves({(2, "relu"): model}, cfg)
+    assert set(curves["mu"]) == set(gi.PARAM_SHIFTS) and len(curves) == 3 * cfg["test_examples"]
+    v = gi.judge_param_shift(curves, cfg["train_examples"])
+    assert v["max_drop"].iloc[0] == pytest.approx(
+        v[0.0].iloc[0] - min(v[-0.5].iloc[0], v[0.5].iloc[0]))
+    # the shifted prompts differ from the unshifted ones
+    a = curves[curves["mu"] == 0.0]["r2"].to_numpy()
+    b = curves[curves["mu"] == 0.5]["r2"].to_numpy()
+    assert abs(a - b).max() > 1e-3

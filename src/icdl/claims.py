@@ -108,7 +108,8 @@ CLAIMS: tuple[Claim, ...] = (
        CH8, "tests/test_gpt_icl.py::test_judge_on_constructed_curves"),
     _c("icdl-obj2-length", "ICDL objective 2 (Figs. 3–4)", "softmax degrades past the pretraining length, ReLU less",
        CH8, "tests/test_gpt_icl.py::test_judge_on_constructed_curves"),
-    _c("icdl-obj3", "ICDL objective 3 (Figs. 5–6)", "a shift of the target-parameter distribution hurts little"),
+    _c("icdl-obj3", "ICDL objective 3 (Figs. 5–6)", "a shift of the target-parameter distribution hurts little",
+       CH8, "tests/test_gpt_icl.py::test_param_shift_evaluation"),
     _c("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)"),
     # ---- ICDL appendix G, REB data and cost ----------------------------------------------
     _c("icdl-lemma19", "ICDL Lemma 19 (diffusion score ICL)", "score matching reduces to ICGD on a ReLU network"),

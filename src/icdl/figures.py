@@ -503,3 +503,21 @@ def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
     ax2.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
     ax2.legend(fontsize=7)
     return fig
+
+
+def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figure:
+    """ICDL objective 3: R² per position for target parameters from N(μ, I), one panel per target depth;
+    colour: μ, solid: softmax, dashed: ReLU attention."""
+    ds = sorted(curves["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    styles = {"softmax": "-", "relu": "--"}
+    for ax, depth in zip(axes[0], ds):
+        for color, (mu, g) in zip(PALETTE, curves[curves["depth"] == depth].groupby("mu", sort=False)):
+            for att, h in g.groupby("attention"):
+                ax.plot(h["position"], h["r2"], styles[att], color=color, lw=1.3, label=f"μ = {mu:g}, {att}")
+        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k (k − 1 examples before it)",
+               ylim=(-0.5, 1.02))
+    axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
+    axes[0, -1].legend(fontsize=7, loc="lower right")
+    return fig

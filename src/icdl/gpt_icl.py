@@ -93,6 +93,25 @@ def test_prompts(cfg, depth: int, mixture: str) -> tuple[torch.Tensor, torch.Ten
     return sample_prompts(task, cfg["test_prompts"], cfg["test_examples"], g, scale_mu=0.0)
 
 
+PARAM_SHIFTS = (0.0, -0.5, 0.5)
+
+
+def evaluate_param_shift(model, cfg, depth: int, mus=PARAM_SHIFTS) -> pd.DataFrame:
+    """ICDL objective 3 (Figs. 5–6): R² per position on test prompts whose target parameters are drawn from
+    ``N(μ, I)`` instead of ``N(0, I)`` (inputs from the pretraining mixture; labels on the pretraining scale)."""
+    rows = []
+    device = next(model.parameters()).device
+    for mu in mus:
+        g = torch.Generator().manual_seed(30_000 + 97 * depth + int(100 * mu))
+        xs, ys = sample_prompts(TaskConfig(d=cfg["d"], depth=depth, mu=mu), cfg["test_prompts"],
+                                cfg["test_examples"], g, scale_mu=0.0)
+        with torch.no_grad():
+            pred = model(xs.to(device), ys.to(device)).cpu()
+        r2 = bl.r2_across_prompts(pred, ys).numpy()
+        rows += [{"mu": mu, "position": i + 1, "r2": float(r2[i])} for i in range(len(r2))]
+    return pd.DataFrame(rows)
+
+
 def evaluate(model, cfg, depth: int) -> pd.DataFrame:
     """R² per position and its bootstrap band for one trained model on every mixture."""
     rows = []
@@ -135,7 +154,7 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
     With ``folder`` the checkpoints live there and training resumes; without it (the quick profile) the
     models are trained in memory. Returns ``{"curves", "baselines", "history", "complete", "seconds"}``."""
     t0 = time.perf_counter()
-    curves, hists, base = [], [], []
+    curves, hists, base, models = [], [], [], {}
     complete = True
     for depth in depths(cfg):
         for attention in ATTENTIONS:
@@ -144,6 +163,7 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
             res = train(mcfg, tcfg, trcfg, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
                         device=device)
             complete &= res["steps_done"] >= trcfg.steps
+            models[(depth, attention)] = res["model"]
             hists.append(res["history"].assign(depth=depth, attention=attention))
             curves.append(evaluate(res["model"], cfg, depth).assign(depth=depth, attention=attention,
                                                                     steps=res["steps_done"]))
@@ -151,7 +171,7 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
             base.append(baseline_curves(cfg, depth, progress=progress).assign(depth=depth))
     return {"curves": pd.concat(curves, ignore_index=True), "history": pd.concat(hists, ignore_index=True),
             "baselines": pd.concat(base, ignore_index=True) if base else pd.DataFrame(),
-            "complete": complete, "seconds": time.perf_counter() - t0}
+            "complete": complete, "seconds": time.perf_counter() - t0, "models": models}
 
 
 # ---- the claims, judged --------------------------------------------------------------------------
@@ -241,6 +261,27 @@ def cost_comparison(*, examples: int = 75, depth: int = 6, d: int = 20, width: i
 def _result_data(res: dict) -> dict:
     return {k: res[k].to_dict(orient="list") for k in ("curves", "history", "baselines")} | \
         {"complete": res["complete"], "seconds": res["seconds"]}
+
+
+def reference_models(cfg, profile: str = "reference") -> dict:
+    """The trained models of a long run, from its checkpoints: ``{(depth, attention): model}``."""
+    folder = results_dir("08_gpt", "checkpoints", profile)
+    return {(depth, att): load_model(folder / f"gpt_depth{depth}_{att}.pt")[0]
+            for depth in depths(cfg) for att in ATTENTIONS}
+
+
+def param_shift_curves(models: dict, cfg) -> pd.DataFrame:
+    """:func:`evaluate_param_shift` for every model."""
+    return pd.concat([evaluate_param_shift(m, cfg, depth).assign(depth=depth, attention=att)
+                      for (depth, att), m in models.items()], ignore_index=True)
+
+
+def judge_param_shift(curves: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """Per model: R² at the training length for each μ, and the largest drop from μ = 0."""
+    at = curves[curves["position"] == train_examples]
+    out = at.pivot_table(index=["depth", "attention"], columns="mu", values="r2").reset_index()
+    out["max_drop"] = out[0.0] - out[[m for m in PARAM_SHIFTS if m != 0.0]].min(axis=1)
+    return out
 
 
 def load_reference(profile: str = "reference") -> dict:
