@@ -42,8 +42,11 @@ overrides = {}
 import pandas as pd
 import torch
 
+from IPython.display import display
+
 from icdl import chapter, figures, softmax_tf
 from icdl.networks import Architecture
+from icdl.results import ResultFileError, load_result, results_dir
 
 torch.set_num_threads(1)
 cfg, ledger = chapter.start(softmax_tf.PROFILES, profile, overrides)
@@ -136,11 +139,8 @@ sep.assign(min_separation=sep["min_separation"].map("{:.1e}".format))
 # tokens are $[x_i; y_i; w; 1; t_i]$.
 
 # %%
-fits = {h: softmax_tf.fit_one_step(cfg, h) for h in softmax_tf.widths(cfg)}
-one_step = pd.DataFrame([{"hidden": h, "params": f["params"], "mean_error": f["mean_error"],
-                          "max_error": f["max_error"], "mean_step": f["mean_step"], "seconds": f["seconds"]}
-                         for h, f in fits.items()])
-one_step["relative"] = one_step["mean_error"] / one_step["mean_step"]
+study = softmax_tf.fit_study(cfg)
+one_step, paths = study["one_step"], study["paths"]
 one_step.round(4)
 
 # %% [markdown]
@@ -148,10 +148,6 @@ one_step.round(4)
 # GD and beside the ReLU construction of Theorem 1 (chapter 7) on the same prompts:
 
 # %% mystnb={"figure": {"caption": "L steps of in-context GD on held-out prompts (N = 2, K = 2, d = 2, sigmoid, squared loss). Left: mean distance of ŵ^(l) to projected GD for the fitted softmax layers (per hidden width) and for the ReLU construction of Theorem 1. Right: mean in-context risk along each route (markers) and along GD (line).", "name": "fig-softmax-steps"}}
-paths = pd.concat([softmax_tf.compose_steps(f["model"], cfg).assign(route=f"softmax, fitted, hidden {h}")
-                   for h, f in fits.items()]
-                  + [softmax_tf.relu_construction_path(cfg).assign(route="ReLU construction, H = 256")],
-                  ignore_index=True)
 fig = figures.plot_fitted_steps(paths)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
@@ -164,6 +160,25 @@ print("risk after L steps lower than at the start, every route:",
 relu_d = last.loc["ReLU construction, H = 256", "distance"]
 soft_d = last.drop("ReLU construction, H = 256")["distance"].min()
 print(f"distance to GD after {cfg['L']} steps: ReLU construction {relu_d:.0e}, best fitted softmax {soft_d:.0e}")
+
+# %% [markdown]
+# **The reference run** (more widths, more training, ten steps; its command is in
+# the provenance below):
+
+# %%
+try:
+    ref_obj = load_result(results_dir("09_softmax") / "fits.reference.json")
+    ref_one, ref_paths = pd.DataFrame(ref_obj["data"]["one_step"]), pd.DataFrame(ref_obj["data"]["paths"])
+    print(pd.Series(ref_obj["provenance"]).to_string())
+except ResultFileError as err:
+    ref_obj = None
+    print(f"no reference result yet: {err}")
+if ref_obj is not None:
+    display(ref_one.round(4))
+
+# %% mystnb={"figure": {"caption": "Reference run: L = 10 composed steps on held-out prompts, fitted softmax layers of several widths and the ReLU construction (as the live figure above).", "name": "fig-softmax-steps-ref"}}
+if ref_obj is not None:
+    fig = figures.plot_fitted_steps(ref_paths)
 
 # %% [markdown]
 # What this shows and what it does not. The fitted layers do represent most of a

@@ -236,8 +236,8 @@ PROFILES = ProfileSet(
     "09_softmax",
     profiles={"quick": {"N": 2, "K": 2, "d": 2, "n": 8, "eta": 2.0, "B_w": 1.0, "widths": "16,64", "steps": 600,
                         "batch": 256, "lr": 3e-3, "L": 5, "test_prompts": 256, "grid_max": 16, "seed": 0},
-              "reference": {"N": 2, "K": 2, "d": 2, "n": 8, "eta": 2.0, "B_w": 1.0, "widths": "16,32,64,128,256",
-                            "steps": 8000, "batch": 512, "lr": 2e-3, "L": 10, "test_prompts": 1024, "grid_max": 64,
+              "reference": {"N": 2, "K": 2, "d": 2, "n": 8, "eta": 2.0, "B_w": 1.0, "widths": "16,32,64,128",
+                            "steps": 4000, "batch": 512, "lr": 2e-3, "L": 10, "test_prompts": 1024, "grid_max": 64,
                             "seed": 0}},
     ranges={"N": (2, 4), "K": (1, 4), "d": (1, 3), "n": (2, 64), "eta": (1e-3, 5.0), "B_w": (0.1, 5.0),
             "steps": (10, 10**6), "batch": (8, 4096), "lr": (1e-5, 0.1), "L": (1, 50), "test_prompts": (8, 10**5),
@@ -435,3 +435,45 @@ def sizes_comparison(arch: Architecture, steps: int, hidden: int) -> pd.DataFram
          "heads per layer": "2 (ours)", "weights": f"trained, FF hidden {hidden}"},
     ])
 
+
+
+def fit_study(cfg, *, progress: bool = False) -> dict:
+    """Every width of the profile: the one-step table and the composed paths (with the ReLU construction)."""
+    fits = {h: fit_one_step(cfg, h, progress=progress) for h in widths(cfg)}
+    one = pd.DataFrame([{"hidden": h, "params": f["params"], "mean_error": f["mean_error"],
+                         "max_error": f["max_error"], "mean_step": f["mean_step"], "seconds": f["seconds"]}
+                        for h, f in fits.items()])
+    one["relative"] = one["mean_error"] / one["mean_step"]
+    paths = pd.concat([compose_steps(f["model"], cfg).assign(route=f"softmax, fitted, hidden {h}")
+                       for h, f in fits.items()]
+                      + [relu_construction_path(cfg).assign(route="ReLU construction, H = 256")], ignore_index=True)
+    return {"fits": fits, "one_step": one, "paths": paths}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m icdl.softmax_tf --profile reference``: the fitted-step study, written with provenance to
+    ``results/09_softmax/fits.<profile>.json``."""
+    import argparse
+
+    from .results import provenance, results_dir, save_result
+
+    p = argparse.ArgumentParser(description="Softmax layers fitted to one in-context GD step (ICDL Theorem 2)")
+    p.add_argument("--profile", default="reference", choices=sorted(PROFILES.profiles))
+    args = p.parse_args(argv)
+    cfg = PROFILES.resolve(args.profile)
+    t = time.perf_counter()
+    res = fit_study(cfg, progress=True)
+    data = {"one_step": res["one_step"].to_dict(orient="list"), "paths": res["paths"].to_dict(orient="list"),
+            "settings": dict(cfg)}
+    path = save_result(results_dir("09_softmax") / f"fits.{args.profile}.json", data,
+                       provenance=provenance(command=f"python -m icdl.softmax_tf --profile {args.profile}",
+                                             wall_time_s=time.perf_counter() - t, profile=args.profile,
+                                             seed=cfg["seed"]))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
