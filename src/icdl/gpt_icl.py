@@ -168,10 +168,31 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
             curves.append(evaluate(res["model"], cfg, depth).assign(depth=depth, attention=attention,
                                                                     steps=res["steps_done"]))
         if complete:
-            base.append(baseline_curves(cfg, depth, progress=progress).assign(depth=depth))
+            base.append(_cached_baselines(cfg, depth, folder, progress).assign(depth=depth))
     return {"curves": pd.concat(curves, ignore_index=True), "history": pd.concat(hists, ignore_index=True),
             "baselines": pd.concat(base, ignore_index=True) if base else pd.DataFrame(),
             "complete": complete, "seconds": time.perf_counter() - t0, "models": models}
+
+
+def _cached_baselines(cfg, depth: int, folder: Path | None, progress: bool) -> pd.DataFrame:
+    """:func:`baseline_curves`, stored beside the checkpoints (with the settings it depends on) so that a
+    resumed or parallel run does not recompute it."""
+    import json
+
+    from .results import atomic_write_text
+
+    if folder is None:
+        return baseline_curves(cfg, depth, progress=progress)
+    keys = ("d", "test_prompts", "test_examples", "mlp_width", "mlp_epochs", "mlp_positions", "seed")
+    settings = {k: cfg[k] for k in keys}
+    path = Path(folder) / f"baselines_depth{depth}.json"
+    if path.is_file():
+        cached = json.loads(path.read_text(encoding="utf-8"))
+        if cached["settings"] == settings:
+            return pd.DataFrame(cached["rows"])
+    df = baseline_curves(cfg, depth, progress=progress)
+    atomic_write_text(path, json.dumps({"settings": settings, "rows": df.to_dict(orient="list")}))
+    return df
 
 
 # ---- the claims, judged --------------------------------------------------------------------------
@@ -347,8 +368,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="only time the batched MLP baseline against a per-prompt loop (6400 prompts)")
     p.add_argument("--speed", action="store_true",
                    help="only report the trained models' FLOP/s (from their checkpoints) against a large matmul")
+    p.add_argument("--depths", default=None,
+                   help="train and evaluate only these target depths (e.g. 6), to run depths in parallel "
+                        "processes; a final call without it assembles the result file from the checkpoints")
     args = p.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)
+    if args.depths is not None:
+        part = PROFILES.resolve(args.profile, depths=args.depths)
+        depths(part)
+        run(part, folder=results_dir("08_gpt", "checkpoints", args.profile), steps_this_call=args.steps_this_call,
+            device=args.device)
+        print(f"depths {args.depths} done; run without --depths to write the result file")
+        return 0
     if args.benchmark:
         return _benchmark(cfg, args.profile)
     if args.speed:
