@@ -181,6 +181,12 @@ if ref_obj is not None:
     fig = figures.plot_fitted_steps(ref_paths)
 
 # %% [markdown]
+# In the reference run the one-step error levels off at about 13 % of the step for
+# every width from 16 to 128, and the distance to GD after ten steps is about
+# $4\times10^{-2}$ for all of them: more width does not help at this training
+# budget. Whether the floor comes from the optimisation or from what one
+# attention layer over nine tokens can represent, we have not determined.
+#
 # What this shows and what it does not. The fitted layers do represent most of a
 # gradient step on prompts they have never seen, and composing them decreases
 # the risk much as GD does; the one-step error does not vanish at this training
