@@ -213,3 +213,18 @@ def test_param_shift_evaluation():
     a = curves[curves["mu"] == 0.0]["r2"].to_numpy()
     b = curves[curves["mu"] == 0.5]["r2"].to_numpy()
     assert abs(a - b).max() > 1e-3
+
+
+def test_baselines_are_cached_beside_the_checkpoints(tmp_path, monkeypatch):
+    cfg = gi.PROFILES.resolve("quick", depths="2", test_prompts=16, test_examples=8, train_examples=6,
+                              mlp_positions="3", mlp_epochs=2, mlp_width=8)
+    first = gi._cached_baselines(cfg, 2, tmp_path, progress=False)
+    assert (tmp_path / "baselines_depth2.json").is_file()
+
+    def boom(*a, **k):
+        raise AssertionError("recomputed although cached")
+
+    monkeypatch.setattr(gi, "baseline_curves", boom)
+    pd.testing.assert_frame_equal(gi._cached_baselines(cfg, 2, tmp_path, progress=False), first)
+    with pytest.raises(AssertionError, match="recomputed"):  # other settings: the cache is not used
+        gi._cached_baselines(dict(cfg, mlp_epochs=3), 2, tmp_path, progress=False)
