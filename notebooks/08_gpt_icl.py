@@ -112,7 +112,7 @@ fig = figures.plot_icl_training(live["history"])
 # examples, the context mean, and ICDL's baseline: an MLP of the target's depth
 # trained on the examples seen so far, scored at its best epoch.
 
-# %% mystnb={"figure": {"caption": "Live run, pretraining mixture: R² per prompt position of the softmax and ReLU transformers and of the baselines, per target depth. The dashed vertical line marks the training length.", "name": "fig-icl-methods-live"}}
+# %% mystnb={"figure": {"caption": "Live run, pretraining mixture: R² per query position k (k − 1 examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. The dashed vertical line marks the training length.", "name": "fig-icl-methods-live"}}
 fig = figures.plot_icl_methods(live["curves"], live["baselines"], cfg["train_examples"])
 
 # %% mystnb={"figure": {"caption": "Live run, ReLU attention: R² per prompt position for inputs from the four mixtures ω₁N(−2, I) + ω₂N(2, I) (bands: 95 % bootstrap over prompts; diamonds: the MLP baseline on the same prompts; grey dotted: context mean, pretraining mixture).", "name": "fig-icl-mixtures-live"}}
@@ -154,6 +154,17 @@ if ref is not None:
     fig = figures.plot_icl_mixtures(ref["curves"], ref["baselines"], "softmax", rcfg["train_examples"])
 
 # %% [markdown]
+# What the reference run shows: at $d = 5$, with a 3-layer, width-64 model and
+# 4000 steps, the transformers sit close to the context-mean line -- they have
+# learned the per-prompt offset and little more -- while least squares, nearest
+# neighbours and the MLP baseline, which fit the examples of each prompt, reach
+# R² near 0.95. These targets are nearly linear on the inputs' blob around $-2$
+# (most ReLUs of a random network keep their sign there), which is why least
+# squares does so well. Small models are known to sit on this plateau for a
+# long time before learning in context; leaving it takes longer training, a
+# larger model, or the curriculum of {cite:t}`garg2022what` -- the `paper`
+# profile, on a GPU.
+#
 # ## The claims, judged
 #
 # Three claims of objectives 1 and 2, each with a criterion fixed before looking
@@ -306,19 +317,24 @@ ledger.record("icdl-obj1",
               criterion="transformer R² ≥ MLP R² − 0.05 at every MLP position ≤ training length, mixture (1, 0), "
                         "every depth and attention",
               passed=obj1_ok, judged_on=judged_on,
-              mismatch="" if obj1_ok else "not reproduced at this scale (small model, d = 5, short training)")
+              mismatch="" if obj1_ok else f"not reproduced at this scale: shortfall up to {o1['max_shortfall'].max():.2f} "
+                                          "(the transformers sit near the context-mean plateau; d = 5, 3×64 model, "
+                                          "4000 steps)")
 ledger.record("icdl-obj2-shift",
               ours="R² at the training length, (1, 0) → (.5, .5): " + "; ".join(
                   f"{r.depth}L {r.attention}: {r[mix[0]]:.2f}→{r[mix[-1]]:.2f}" for _, r in sh.iterrows()),
               criterion="R² decreases monotonically from (1, 0) to (.5, .5) for every model",
               passed=shift_ok, judged_on=judged_on,
-              mismatch="" if shift_ok else "not monotone for every model at this scale")
+              mismatch="" if shift_ok else f"R² falls from {sh[mix[0]].min():.2f}–{sh[mix[0]].max():.2f} at (1, 0) to at "
+                                           f"most {sh[mix[1:]].max().max():.2f} under every shift, but not monotonically "
+                                           "across the shifted mixtures")
 ledger.record("icdl-obj2-length",
               ours="drop beyond the training length, softmax vs ReLU: " + "; ".join(
                   f"{d}L {drops.loc[d, 'softmax']:.2f} vs {drops.loc[d, 'relu']:.2f}" for d in drops.index),
               criterion="softmax's mean R² drop beyond the training length exceeds ReLU's at every depth",
               passed=length_ok, judged_on=judged_on,
-              mismatch="" if length_ok else "not reproduced at this scale")
+              mismatch="" if length_ok else "not reproduced at this scale: both attentions lose about as much "
+                                            "beyond the training length")
 shift_ok = bool((shift_verdict["max_drop"] <= 0.1).all())
 ledger.record("icdl-obj3",
               ours="largest R² drop at the training length for μ = ±0.5: " + "; ".join(

@@ -416,7 +416,7 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
                            & (baselines["method"] == "context mean")]
             ax.plot(cm["position"], cm["r2"], ":", color="0.4", lw=1.2)
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k (k − 1 examples before it)", ylim=(-0.2, 1.02))
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k", ylim=(-0.2, 1.02))
     axes[0, 0].set_ylabel(f"R² ({attention} attention)")
     axes[0, -1].legend(loc="lower right")
     if title:
@@ -443,7 +443,7 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
             g = b[(b["depth"] == depth) & b["method"].str.startswith("MLP")]
             ax.plot(g["position"], g["r2"], "D", ms=4, color=PALETTE[5], label="trained MLP")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k (k − 1 examples before it)", ylim=(-0.2, 1.02))
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k", ylim=(-0.2, 1.02))
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
     axes[0, -1].legend(loc="lower right", fontsize=7)
     return fig
@@ -516,7 +516,7 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figur
             for att, h in g.groupby("attention"):
                 ax.plot(h["position"], h["r2"], styles[att], color=color, lw=1.3, label=f"μ = {mu:g}, {att}")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k (k − 1 examples before it)",
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k",
                ylim=(-0.5, 1.02))
     axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
     axes[0, -1].legend(fontsize=7, loc="lower right")
