@@ -334,13 +334,19 @@ def _speed(cfg, profile: str) -> int:
             state = torch.load(folder / f"gpt_depth{depth}_{attention}.pt", weights_only=True)
             per_step.append(state["seconds"] / state["step"])
     res = speed(cfg, float(np.median(per_step)))
-    res["seconds_per_step_all"], res["threads"] = per_step, torch.get_num_threads()
-    path = save_result(results_dir("08_gpt") / f"speed.{profile}.json", res,
-                       provenance=provenance(command=f"python -m icdl.gpt_icl --profile {profile} --speed",
-                                             wall_time_s=time.perf_counter() - t, profile=profile,
-                                             seed=cfg["seed"]))
+    res["seconds_per_step_all"] = per_step
+    path = _save_measurement(cfg, profile, "speed", res, t)
     print(f"wrote {path}: {res['achieved_flops'] / 1e9:.1f} GFLOP/s vs matmul {res['matmul_flops'] / 1e9:.1f}")
     return 0
+
+
+def _save_measurement(cfg, profile: str, name: str, res: dict, t0: float) -> Path:
+    """``results/08_gpt/<name>.<profile>.json`` with the thread count and provenance of ``--<name>``."""
+    res["threads"] = torch.get_num_threads()
+    return save_result(results_dir("08_gpt") / f"{name}.{profile}.json", res,
+                       provenance=provenance(command=f"python -m icdl.gpt_icl --profile {profile} --{name}",
+                                             wall_time_s=time.perf_counter() - t0, profile=profile,
+                                             seed=cfg["seed"]))
 
 
 def _benchmark(cfg, profile: str, prompts: int = 6400, position: int = 20) -> int:
@@ -350,11 +356,7 @@ def _benchmark(cfg, profile: str, prompts: int = 6400, position: int = 20) -> in
                             torch.Generator().manual_seed(3))
     res = bl.benchmark_batched_vs_loop(xs, ys, position, depth=depth, width=cfg["mlp_width"],
                                        epochs=cfg["mlp_epochs"], loop_prompts=16)
-    res["threads"] = torch.get_num_threads()
-    path = save_result(results_dir("08_gpt") / f"benchmark.{profile}.json", res,
-                       provenance=provenance(command=f"python -m icdl.gpt_icl --profile {profile} --benchmark",
-                                             wall_time_s=time.perf_counter() - t, profile=profile,
-                                             seed=cfg["seed"]))
+    path = _save_measurement(cfg, profile, "benchmark", res, t)
     print(f"wrote {path}: speedup {res['speedup']:.1f}x")
     return 0
 
