@@ -103,6 +103,26 @@ def test_training_resumes_to_the_same_weights(tmp_path):
         lsa.train(dict(cfg, lr=0.001), checkpoint=ck, progress=False)
 
 
+def test_compiled_training_is_eager_training():
+    """torch.compile changes the speed of the training steps, not what they compute."""
+    cfg = dict(lsa.PROFILES.resolve("quick", runs=2, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
+                                    test_prompts=50))
+    eager = lsa.train(cfg, progress=False, compile=False)["model"]
+    compiled = lsa.train(cfg, progress=False, compile=True)["model"]
+    for name in ("W_in", "W", "W_out"):
+        torch.testing.assert_close(getattr(compiled, name), getattr(eager, name), rtol=1e-4, atol=1e-5)
+        assert not torch.equal(getattr(compiled, name), getattr(lsa.TF(4, 2, 2, 51, runs=2), name))
+
+
+def test_benchmark_reports_every_method():
+    cfg = dict(lsa.PROFILES.resolve("quick", runs=2, epochs=10))
+    df = lsa.benchmark_batched_vs_loop(cfg, steps=2, compile=False)
+    assert list(df["method"]) == ["loop over runs (eager)", "batched (eager)"]
+    assert (df["run_steps_per_s"] > 0).all() and df["speedup"].iloc[0] == 1.0
+    hours = 2 * 10 * 10 / df["run_steps_per_s"] / 3600  # runs × epochs × steps per epoch
+    assert df["protocol_hours"].tolist() == pytest.approx(hours.tolist())
+
+
 def test_bad_settings_are_rejected():
     with pytest.raises(ValueError, match="must divide"):
         lsa.train(dict(lsa.PROFILES.resolve("quick", batch=300)), progress=False)
