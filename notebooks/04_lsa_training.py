@@ -33,7 +33,7 @@ import pandas as pd
 
 from icdl import chapter, figures
 from icdl.lsa import (PAPER_TABLE1, PAPER_TABLE2, PROFILES, benchmark_batched_vs_loop, judge, result_data,
-                      train)
+                      segments_table, train)
 from icdl.results import ResultFileError, load_result, results_dir
 
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
@@ -69,8 +69,18 @@ dict(cfg)
 # The runs are independent, so we stack their parameters along a leading run
 # dimension and train them as one model on one summed loss: Adam acts elementwise,
 # so each run is updated exactly as if trained alone (a test checks that a run of
-# the batched model equals the same run trained separately). Side by side on the
-# same batches, against a plain loop over per-run models:
+# the batched model equals the same run trained separately).
+#
+# Batching alone does not make it fast. With $D = 4$ every product in eqs. 9–12
+# is a 4 × 4 matrix per prompt, and thousands of tiny matrix products are all
+# per-call overhead: batched eagerly, the ten runs are no faster than a loop over
+# them. So `icdl.lsa.tf_forward` writes those products as broadcast
+# multiply-and-sum with the tokens along the last axis, and `train` sends each
+# training step through `torch.compile`, which fuses them into a few loops
+# (a test checks that compiled and eager training end at the same weights).
+# Side by side on the same batches, one thread: the loop over per-run models, the
+# batched model eagerly, and compiled; `protocol_hours` is what this profile's
+# whole protocol would take at that rate, `compile_s` the one-off compile.
 
 # %%
 bench = benchmark_batched_vs_loop(cfg)
@@ -113,6 +123,37 @@ if ref_obj is not None:
           f"training time {ref['train_seconds_total'] / 3600:.2f} h | epochs {ref['epochs_done']} of "
           f"{ref['settings']['epochs']} | complete: {ref['complete']}")
     display(pd.DataFrame(ref["benchmark"]).round(2))  # noqa: F821
+
+# %% [markdown]
+# The table is the benchmark at the reference settings, measured by the same
+# command on one core while the machine's other core was busy: the compiled
+# batched model needs about the `protocol_hours` shown for the whole protocol on
+# one core. One process does not use a second core well (with two threads the
+# compiled steps got slower in our trials), so `--shard I/N` trains the runs in
+# N processes, each a batched model of its share of the runs with exactly the
+# data, initialisation and batches that share gets in the full model (tested),
+# and a last call without `--shard` merges them:
+#
+# ```
+# python -m icdl.lsa --profile reference --shard 0/2 &
+# python -m icdl.lsa --profile reference --shard 1/2 &
+# wait; python -m icdl.lsa --profile reference
+# ```
+#
+# How the reference run was actually run, from the segments its checkpoints
+# logged (runs, whether compiled, epochs, seconds, and what the whole protocol
+# takes at that rate; for the two shards, side by side on the two cores):
+
+# %%
+if ref_obj is not None:
+    display(segments_table(ref).round(2))  # noqa: F821
+
+# %% [markdown]
+# Segment logging began at epoch 8000: the first 5250 epochs ran eagerly with an
+# earlier formulation of the same model (batched 4 × 4 matrix products, less than
+# half the compiled speed) and epochs 5250–8000 compiled in one process, on a
+# machine shared with other long runs; the total training time above mixes all
+# three.
 
 # %% [markdown]
 # ### Table 1: test error and the LayerNorm diagnostic

@@ -238,21 +238,39 @@ fig = figures.plot_icl_param_shift(shift, shift_cfg["train_examples"])
 #
 # **The MLP baseline as one tensor program.** Training one small MLP per prompt
 # and per prompt length is thousands of tiny problems; `icdl.baselines.trained_mlp`
-# gives every weight a leading prompt dimension, so each step of all of them is a
-# few batched matrix products, and Adam, being element-wise, updates each prompt's
-# weights exactly as if trained alone (tested). Against the plain loop -- one
-# `nn.Sequential` and one optimiser per prompt:
+# gives every weight a leading prompt dimension, so each step of a chunk of
+# prompts is a few batched matrix products and one fused Adam update, and Adam,
+# being element-wise, updates each prompt's weights exactly as if trained alone
+# (tested, as is agreement with the plain loop started from the same weights).
+# The issue asked for at least 20× over the plain loop -- one `nn.Sequential`
+# and one optimiser per prompt -- at 6400 prompts. The last column says how far
+# any implementation could go on this machine: all prompts' matmul FLOPs (torch's
+# FLOP counter) at the FLOP/s of a large matrix product.
 
 # %%
 try:
     bench = load_result(results_dir("08_gpt") / "benchmark.reference.json")
-    b = bench["data"]
-    print(f"{b['prompts']} prompts, width {b['width']}, {b['epochs']} epochs, {b['position']} examples: "
-          f"batched {b['batched_s']:.0f} s, loop {b['loop_s_extrapolated']:.0f} s "
-          f"(timed on {b['loop_prompts_timed']} prompts, scaled): {b['speedup']:.1f}× "
-          f"[{bench['provenance']['command']}]")
+    print(f"width {bench['data']['cases'][0]['width']}, {bench['data']['cases'][0]['epochs']} epochs, "
+          f"{bench['data']['threads']} thread [{bench['provenance']['command']}]")
+    print(gpt_icl.benchmark_table(bench["data"]).to_string(index=False))
 except ResultFileError as err:
     print(f"no benchmark result yet: {err}")
+
+# %% [markdown]
+# **The 20× target is not met.** Batching gains 2.5–5× here (the loop is timed
+# on 16 prompts and scaled; its time varied by about a third between our trials
+# on this shared machine). The last columns say why 20× is out of reach on this
+# CPU. With 39 examples the arithmetic alone -- each prompt's own 200 × 200
+# layer, forward and backward, however the prompts are grouped -- allows at most
+# about 12×. With 20 examples it allows about 24×, which the batched program could
+# approach only by running its many small products at over 80 % of a large
+# matrix product's rate with Adam's updates free; it reaches under a fifth of
+# that rate. With 5 examples there is little arithmetic, and the bound is
+# traffic instead: each step reads and writes every prompt's weights, gradients
+# and two Adam moments (≈ 0.7 MB a prompt) whatever the number of examples,
+# which is also why chunks of 16 prompts, whose working set stays in cache, beat
+# one chunk of all prompts. A GPU, with a far higher matmul rate and bandwidth,
+# moves both bounds; the tensor program runs there unchanged.
 
 # %% [markdown]
 # **Training throughput.** FLOPs per training step counted with torch's FLOP

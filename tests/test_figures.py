@@ -105,9 +105,11 @@ def test_lsa_gd_two_steps_numbers(num_regression):
 def test_lsa_training_curve_numbers(num_regression):
     """A short float32 training (the quick chapter's protocol, fewer epochs): the validation curve.
     Tolerance 1e-3 relative: float32 with the same thread count is repeatable; a changed learning
-    rate, loss or data moves these numbers by far more."""
+    rate, loss or data moves these numbers by far more. Eager, not compiled: early in training Adam
+    turns rounding differences in near-zero gradients into full-size steps (run 0 here moves by up to 12 %
+    apart between the eager and the compiled arithmetic), so the curve is pinned to one arithmetic."""
     cfg = dict(lsa.PROFILES.resolve("quick", epochs=20, val_every=5))
-    h = lsa.train(cfg, progress=False)["history"]
+    h = lsa.train(cfg, progress=False, compile=False)["history"]
     num_regression.check({"epoch": h["epoch"].to_numpy(), "run": h["run"].to_numpy(),
                           "val_mse": h["val_mse"].to_numpy()}, default_tolerance={"rtol": 1e-3, "atol": 1e-7})
 

@@ -149,11 +149,49 @@ def test_batched_mlps_are_independent_and_learn():
     ys2[3:] += 10.0  # other prompts' data must not move prompts 0–2
     b = bl.trained_mlp(xs, ys2, 8, depth=3, width=16, epochs=20)
     torch.testing.assert_close(a["pred"][:, :3], b["pred"][:, :3], rtol=0, atol=1e-6)
+    chunked = bl.trained_mlp(xs, ys, 8, depth=3, width=16, epochs=20, chunk=4)  # 4 + 2 prompts
+    torch.testing.assert_close(chunked["pred"], a["pred"], rtol=0, atol=1e-6)
     lin = (xs @ torch.tensor([1.0, -2.0, 0.5]))
     c = bl.trained_mlp(xs.repeat(20, 1, 1), lin.repeat(20, 1), 9, depth=2, width=32, epochs=200, lr=1e-2)
     assert c["best_r2"] > 0.9
     with pytest.raises(ValueError, match="position"):
         bl.trained_mlp(xs, ys, 0, depth=2)
+
+
+def test_batched_mlp_is_the_loop_with_the_same_start():
+    """One prompt's batched MLP follows the plain nn.Sequential + Adam loop step by step when both start
+    from the same weights (the batched weights are stored transposed)."""
+    g = torch.Generator().manual_seed(1)
+    xs, ys = torch.randn(2, 9, 3, generator=g), torch.randn(2, 9, generator=g)
+    batched = bl.trained_mlp(xs, ys, 8, depth=3, width=12, epochs=15, seed=5)["pred"]
+    params = bl._init_mlps(range(2), 3, 3, 12, seed=5)
+    for b in range(2):
+        layers = []
+        for j in range(3):
+            lin = torch.nn.Linear(*params[2 * j].shape[1:])
+            with torch.no_grad():
+                lin.weight.copy_(params[2 * j][b].T)
+                lin.bias.copy_(params[2 * j + 1][b])
+            layers += [lin, torch.nn.ReLU()]
+        net = torch.nn.Sequential(*layers[:-1])
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        for e in range(15):
+            loss = ((net(xs[b, :8])[:, 0] - ys[b, :8]) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            assert abs(float(net(xs[b, 8:])[0, 0].detach()) - float(batched[e, b])) < 1e-5
+
+
+def test_benchmark_reports_the_compute_bound():
+    g = torch.Generator().manual_seed(0)
+    xs, ys = torch.randn(8, 6, 3, generator=g), torch.randn(8, 6, generator=g)
+    res = bl.benchmark_batched_vs_loop(xs, ys, 5, depth=2, width=8, epochs=3, loop_prompts=2, chunk=4)
+    # depth 2, width 8, d = 3, 5 examples: forward 2·5·(3·8 + 8·1); backward the weight gradients (as much
+    # again) and the input gradient of the second layer only (2·5·8); then the query's forward 2·(3·8 + 8)
+    assert res["flops_per_prompt_epoch"] == 2 * (2 * 5 * 32) + 2 * 5 * 8 + 2 * 32
+    assert res["max_speedup"] == pytest.approx(res["loop_s_extrapolated"] / res["compute_floor_s"])
+    assert res["compute_floor_s"] == pytest.approx(8 * 3 * res["flops_per_prompt_epoch"] / res["matmul_flops"])
 
 
 def test_bootstrap_band_brackets_the_estimate():

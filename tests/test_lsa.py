@@ -174,3 +174,50 @@ def test_judge_reads_the_paper_criteria():
     assert not bad["lsa-conclusion"]["passed"] and not bad["lsa-table1-error"]["passed"]
     assert not bad["lsa-table1-corr"]["passed"]
     assert "incomplete" in bad["lsa-conclusion"]["mismatch"]
+
+
+def test_shards_train_what_the_full_model_trains(tmp_path):
+    """Two shards of the runs, trained separately and merged, end where the batched model of all runs
+    ends; a checkpoint of all runs split midway and merged back resumes to the same weights."""
+    cfg = dict(lsa.PROFILES.resolve("quick", runs=3, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
+                                    test_prompts=50))
+    full = lsa.train(cfg, progress=False, compile=False)
+    assert lsa.shard_runs(3, (0, 2)) == [0, 1] and lsa.shard_runs(3, (1, 2)) == [2]
+    ck = tmp_path / "ck.pt"
+    part = lsa.train(cfg, checkpoint=ck, progress=False, compile=False, max_epochs_this_call=2)
+    assert part["epochs_done"] == 2
+    paths = lsa.split_checkpoint(ck, 2)
+    for i, path in enumerate(paths):
+        shard = lsa.train(cfg, checkpoint=path, progress=False, compile=False, runs=lsa.shard_runs(3, (i, 2)))
+        assert shard["epochs_done"] == 4
+        torch.testing.assert_close(shard["model"].W, full["model"].W[lsa.shard_runs(3, (i, 2))],
+                                   rtol=1e-5, atol=1e-6)
+    lsa.merge_shard_checkpoints(ck, 2)
+    assert not any(p.exists() for p in paths)
+    merged = lsa.train(cfg, checkpoint=ck, progress=False, compile=False)
+    for name in ("W_in", "W", "W_out"):
+        torch.testing.assert_close(getattr(merged["model"], name), getattr(full["model"], name), rtol=1e-5, atol=1e-6)
+    pd_cols = ["epoch", "run", "val_mse"]
+    assert merged["history"][pd_cols].round(5).equals(full["history"][pd_cols].round(5))
+    assert [s["runs"] for s in merged["segments"]] == [[0, 1, 2], [0, 1], [2]]
+    with pytest.raises(ValueError, match="holds runs"):
+        lsa.train(cfg, checkpoint=ck, progress=False, compile=False, runs=[0])
+    with pytest.raises(ValueError, match="shard must be"):
+        lsa.shard_runs(3, (2, 2))
+    with pytest.raises(ValueError, match="missing"):
+        lsa.merge_shard_checkpoints(ck, 2)
+
+
+def test_segments_table_rates():
+    seg = lambda runs, a, b, sec, comp=True: {"runs": runs, "from_epoch": a, "to_epoch": b, "seconds": sec,  # noqa: E731
+                                              "compile": comp, "commit": "x", "hardware": "y"}
+    data = {"settings": {"epochs": 100},
+            "segments": [seg([0, 1, 2, 3], 0, 10, 20.0, False), seg([0, 1], 10, 30, 10.0), seg([2, 3], 10, 30, 8.0),
+                         seg([0, 1], 30, 40, 5.0)]}
+    df = lsa.segments_table(data).set_index("runs")
+    assert list(df.index) == ["0–3", "0–1", "2–3"]
+    assert df.loc["0–1", "epochs"] == 30 and df.loc["0–1", "seconds"] == 15.0
+    assert df.loc["0–1", "from_epoch"] == 10 and df.loc["0–1", "to_epoch"] == 40
+    assert df.loc["2–3", "epochs_per_s"] == 2.5
+    assert df.loc["0–3", "protocol_hours"] == pytest.approx(100 / 0.5 / 3600)
+    assert lsa.segments_table({"settings": {"epochs": 1}}).empty

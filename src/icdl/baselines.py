@@ -67,43 +67,55 @@ def r2_across_prompts(pred: Tensor, y: Tensor) -> Tensor:
     return 1 - ((pred - y_full) ** 2).sum(0) / ((y_full - y_full.mean(0)) ** 2).sum(0)
 
 
-def _init_mlps(B: int, depth: int, d: int, width: int, generator: torch.Generator) -> list[Tensor]:
-    """Weights ``[W (B, out, in), b (B, out)]`` per layer with torch.nn.Linear's default initialisation."""
+def _init_mlps(prompts: range, depth: int, d: int, width: int, seed: int) -> list[Tensor]:
+    """Weights ``[W (B, in, out), b (B, out)]`` per layer with torch.nn.Linear's default initialisation
+    (drawn as its ``(out, in)`` matrix, stored transposed so that the forward pass and the gradient need no
+    transposed copies). Prompt ``i`` draws from its own generator (seeded by ``seed`` and ``i``), so a
+    prompt's MLP does not depend on how the prompts are split into chunks."""
     sizes = [d] + [width] * (depth - 1) + [1]
-    params = []
-    for j in range(depth):
-        bound = 1 / math.sqrt(sizes[j])
-        params.append((torch.rand(B, sizes[j + 1], sizes[j], generator=generator) * 2 - 1) * bound)
-        params.append((torch.rand(B, sizes[j + 1], generator=generator) * 2 - 1) * bound)
-    return [p.requires_grad_(True) for p in params]
+    per_prompt = []
+    for i in prompts:
+        g = torch.Generator().manual_seed(1_000_003 * seed + i)
+        one = []
+        for j in range(depth):
+            bound = 1 / math.sqrt(sizes[j])
+            one.append(((torch.rand(sizes[j + 1], sizes[j], generator=g) * 2 - 1) * bound).T)
+            one.append((torch.rand(sizes[j + 1], generator=g) * 2 - 1) * bound)
+        per_prompt.append(one)
+    return [torch.stack(ps).contiguous().requires_grad_(True) for ps in zip(*per_prompt)]
 
 
 def _mlp(params: list[Tensor], x: Tensor) -> Tensor:
     """``x (B, m, d)`` -> ``(B, m)`` through each prompt's own MLP (ReLU hidden layers)."""
     h = x
     for j in range(0, len(params), 2):
-        h = torch.baddbmm(params[j + 1][:, None, :], h, params[j].transpose(1, 2))
+        h = torch.baddbmm(params[j + 1][:, None, :], h, params[j])
         if j + 2 < len(params):
             h = torch.relu(h)
     return h[..., 0]
 
 
 def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200, epochs: int = 100,
-                lr: float = 1e-3, seed: int = 0, chunk: int = 1024) -> dict:
+                lr: float = 1e-3, seed: int = 0, chunk: int = 16) -> dict:
     """Train one MLP per prompt on its examples before ``position`` (0-based: ``position`` examples) and
     predict the label at ``position`` after every epoch. Returns ``{"pred": (epochs, B), "r2": (epochs,),
     "best_epoch", "best_r2"}``: the R² across prompts per epoch and the best of them (the paper's
-    "best R² over epochs" -- an optimistic choice, made with the test labels)."""
+    "best R² over epochs" -- an optimistic choice, made with the test labels).
+
+    ``chunk`` prompts train together (the result does not depend on it). Small chunks are faster on a
+    CPU: every prompt's weights, gradients and Adam moments (≈ 0.7 MB at width 200) are streamed at each
+    step, and 16 prompts' worth stays in cache where 1024 prompts' worth does not."""
+    if chunk < 1:
+        raise ValueError(f"chunk must be a positive number of prompts, got {chunk}")
     if position < 1:
         raise ValueError(f"position must be >= 1 (the MLP needs at least one example), got {position}")
     B = xs.shape[0]
     preds = torch.empty(epochs, B)
-    g = torch.Generator().manual_seed(seed)
     for start in range(0, B, chunk):
         sl = slice(start, min(B, start + chunk))
         x_tr, y_tr, x_q = xs[sl, :position], ys[sl, :position], xs[sl, position:position + 1]
-        params = _init_mlps(x_tr.shape[0], depth, xs.shape[2], width, g)
-        opt = torch.optim.Adam(params, lr=lr)
+        params = _init_mlps(range(sl.start, sl.stop), depth, xs.shape[2], width, seed)
+        opt = torch.optim.Adam(params, lr=lr, fused=True)  # one fused pass over all tensors per step
         for e in range(epochs):
             loss = ((_mlp(params, x_tr) - y_tr) ** 2).mean(1).sum()
             opt.zero_grad(set_to_none=True)
@@ -142,21 +154,47 @@ def trained_mlp_loop(xs: Tensor, ys: Tensor, position: int, *, depth: int, width
     return preds
 
 
+def mlp_epoch_flops(d: int, position: int, *, depth: int, width: int = 200) -> int:
+    """Matmul FLOPs of one prompt's epoch in :func:`trained_mlp` (forward and backward on ``position``
+    examples, then the query's forward), counted by torch's FLOP counter; Adam's element-wise update
+    is not counted."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    params = _init_mlps(range(1), depth, d, width, seed=0)
+    x = torch.randn(1, position + 1, d)
+    with FlopCounterMode(display=False) as counter:
+        (_mlp(params, x[:, :position]) ** 2).sum().backward()
+        with torch.no_grad():
+            _mlp(params, x[:, position:])
+    return int(counter.get_total_flops())
+
+
 def benchmark_batched_vs_loop(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200,
-                              epochs: int = 100, loop_prompts: int = 16) -> dict:
+                              epochs: int = 100, loop_prompts: int = 16, chunk: int = 16) -> dict:
     """Seconds for :func:`trained_mlp` on all ``B`` prompts at once against :func:`trained_mlp_loop` on the first
-    ``loop_prompts`` prompts, scaled to ``B`` (the loop's time is linear in the number of prompts)."""
+    ``loop_prompts`` prompts, scaled to ``B`` (the loop's time is linear in the number of prompts).
+
+    Also the bound any implementation meets on this machine: ``compute_floor_s`` is the matmul FLOPs of
+    all prompts and epochs (:func:`mlp_epoch_flops`) at the FLOP/s of a large matmul, and
+    ``max_speedup = loop_s / compute_floor_s`` the most a batched program could gain over the loop."""
+    from .training import matmul_flops_per_second
+
     B = xs.shape[0]
     trained_mlp(xs[:2], ys[:2], position, depth=depth, width=width, epochs=2)  # warm-up: first calls are slow
     trained_mlp_loop(xs[:1], ys[:1], position, depth=depth, width=width, epochs=2)
     t = time.perf_counter()
-    trained_mlp(xs, ys, position, depth=depth, width=width, epochs=epochs)
+    trained_mlp(xs, ys, position, depth=depth, width=width, epochs=epochs, chunk=chunk)
     batched = time.perf_counter() - t
     t = time.perf_counter()
     trained_mlp_loop(xs[:loop_prompts], ys[:loop_prompts], position, depth=depth, width=width, epochs=epochs)
     loop = (time.perf_counter() - t) * B / loop_prompts
-    return {"prompts": B, "position": position, "width": width, "epochs": epochs, "batched_s": batched,
-            "loop_s_extrapolated": loop, "loop_prompts_timed": loop_prompts, "speedup": loop / batched}
+    flops = mlp_epoch_flops(xs.shape[2], position, depth=depth, width=width)
+    peak = matmul_flops_per_second()
+    floor = B * epochs * flops / peak
+    return {"prompts": B, "position": position, "width": width, "depth": depth, "epochs": epochs, "chunk": chunk,
+            "batched_s": batched, "loop_s_extrapolated": loop, "loop_prompts_timed": loop_prompts,
+            "speedup": loop / batched, "flops_per_prompt_epoch": flops, "matmul_flops": peak,
+            "compute_floor_s": floor, "max_speedup": loop / floor}
 
 
 def bootstrap_band(pred: Tensor, y: Tensor, *, resamples: int = 200, seed: int = 0, q: float = 0.05) -> np.ndarray:

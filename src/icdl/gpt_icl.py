@@ -349,15 +349,37 @@ def _save_measurement(cfg, profile: str, name: str, res: dict, t0: float) -> Pat
                                              seed=cfg["seed"]))
 
 
-def _benchmark(cfg, profile: str, prompts: int = 6400, position: int = 20) -> int:
+#: the benchmark's settings: (examples, prompts) -- the issue's 6400 prompts at 20 examples, and fewer
+#: prompts at the other MLP positions (the batched time is linear in the prompts beyond one chunk)
+BENCHMARK_CASES = ((20, 6400), (5, 1600), (39, 1600))
+
+
+def benchmark_table(data: dict) -> pd.DataFrame:
+    """The ``--benchmark`` result as a table: per case the batched and loop seconds, the speed-up, the
+    batched program's matmul FLOP/s against a large matmul's, and the compute bound (all prompts' matmul
+    FLOPs at the large matmul's FLOP/s) with the speed-up it allows."""
+    rows = [{"examples": c["position"], "prompts": c["prompts"], "batched s": c["batched_s"],
+             "loop s (scaled)": c["loop_s_extrapolated"], "speed-up": c["speedup"],
+             "batched GFLOP/s": c["flops_per_prompt_epoch"] * c["prompts"] * c["epochs"] / c["batched_s"] / 1e9,
+             "matmul GFLOP/s": c["matmul_flops"] / 1e9,
+             "compute bound s": c["compute_floor_s"], "largest possible speed-up": c["max_speedup"]}
+            for c in data["cases"]]
+    return pd.DataFrame(rows).round(1)
+
+
+def _benchmark(cfg, profile: str) -> int:
     t = time.perf_counter()
     depth = depths(cfg)[0]
-    xs, ys = sample_prompts(TaskConfig(d=cfg["d"], depth=depth), prompts, position + 1,
-                            torch.Generator().manual_seed(3))
-    res = bl.benchmark_batched_vs_loop(xs, ys, position, depth=depth, width=cfg["mlp_width"],
-                                       epochs=cfg["mlp_epochs"], loop_prompts=16)
-    path = _save_measurement(cfg, profile, "benchmark", res, t)
-    print(f"wrote {path}: speedup {res['speedup']:.1f}x")
+    cases = []
+    for position, prompts in BENCHMARK_CASES:
+        xs, ys = sample_prompts(TaskConfig(d=cfg["d"], depth=depth), prompts, position + 1,
+                                torch.Generator().manual_seed(3))
+        cases.append(bl.benchmark_batched_vs_loop(xs, ys, position, depth=depth, width=cfg["mlp_width"],
+                                                  epochs=cfg["mlp_epochs"], loop_prompts=16))
+        print(f"{position} examples, {prompts} prompts: speedup {cases[-1]['speedup']:.1f}× "
+              f"(compute bound {cases[-1]['max_speedup']:.0f}×)", flush=True)
+    path = _save_measurement(cfg, profile, "benchmark", {"cases": cases}, t)
+    print(f"wrote {path}")
     return 0
 
 
@@ -367,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--benchmark", action="store_true",
-                   help="only time the batched MLP baseline against a per-prompt loop (6400 prompts)")
+                   help="only time the batched MLP baseline against a per-prompt loop (BENCHMARK_CASES)")
     p.add_argument("--speed", action="store_true",
                    help="only report the trained models' FLOP/s (from their checkpoints) against a large matmul")
     p.add_argument("--depths", default=None,

@@ -370,7 +370,7 @@ def _mse(model: TF, d: LSAData) -> Tensor:
 class _TrainForward:
     """:func:`tf_forward` for the training steps, through ``torch.compile`` when asked. If compiling
     fails (no C++ compiler, an unsupported platform) it warns once and runs eagerly: the same
-    arithmetic up to float rounding, about 5× slower."""
+    arithmetic up to float rounding, about 6× slower (:func:`benchmark_batched_vs_loop`)."""
 
     def __init__(self, compile: bool):
         with warnings.catch_warnings():  # torch's own deprecation notices, printed on importing the compiler
@@ -391,48 +391,74 @@ class _TrainForward:
             return self.fn(Pt, model.W_in, model.W, model.W_out)
 
 
+def shard_runs(runs: int, shard: tuple[int, int]) -> list[int]:
+    """The runs of shard ``i`` of ``n`` (contiguous blocks: runs 0–4 and 5–9 for ``n = 2`` of 10)."""
+    i, n = shard
+    if not (isinstance(i, int) and isinstance(n, int) and 1 <= n <= runs and 0 <= i < n):
+        raise ValueError(f"shard must be (i, n) with 1 <= n <= runs={runs} and 0 <= i < n, got {shard!r}")
+    return torch.arange(runs).tensor_split(n)[i].tolist()
+
+
+def _select_data(d: LSAData, idx: Tensor) -> LSAData:
+    return LSAData(**{k: v[idx] for k, v in d.__dict__.items()})
+
+
 def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, progress: bool = True,
-          max_epochs_this_call: int | None = None, compile: bool = True) -> dict:
+          max_epochs_this_call: int | None = None, compile: bool = True, runs: list[int] | None = None) -> dict:
     """Train ``cfg['runs']`` independent TF(4, 2, 2)s as one batched model (LSA sec. 4.1).
 
     Loss per run: MSE to the least-squares target + ``l1 · (‖W_in‖₁ + ‖W_out‖₁)``; the runs' losses
     are summed, so Adam (elementwise) updates each run exactly as if trained alone. Validation MSE
     every ``val_every`` epochs; the best weights of each run are kept. With ``checkpoint`` the state
     is saved atomically every ``checkpoint_every`` epochs and a rerun resumes from it.
-    ``compile=True`` runs the training steps through ``torch.compile`` (one thread: ≈ 4× the eager
-    steps per second; the first call compiles for ≈ 25 s; see :func:`benchmark_batched_vs_loop`).
+    ``compile=True`` runs the training steps through ``torch.compile`` (one thread: ≈ 6× the eager
+    batched steps per second; the first call compiles for ≈ 25 s; see :func:`benchmark_batched_vs_loop`).
+    ``runs`` trains only those runs (a shard, :func:`shard_runs`) with exactly the data, initialisation
+    and batches they get in the full batched model, so shards can train in parallel processes and
+    :func:`merge_shard_checkpoints` joins them.
     Returns ``{"model": best model, "history": DataFrame, "epochs_done": int, "seconds": float}``.
     """
-    R, T = cfg["runs"], cfg["N"] + 1
+    T = cfg["N"] + 1
     if cfg["M"] % cfg["batch"]:
         raise ValueError(f"batch={cfg['batch']} must divide M={cfg['M']}")
-    train_d, val_d = _run_data(cfg, 0), _run_data(cfg, 1)
+    idx_runs = torch.arange(cfg["runs"]) if runs is None else torch.as_tensor(runs)
+    if idx_runs.dim() != 1 or len(idx_runs) == 0 or idx_runs.min() < 0 or idx_runs.max() >= cfg["runs"]:
+        raise ValueError(f"runs must be a non-empty list of run indices in 0..{cfg['runs'] - 1}, got {runs!r}")
+    R = len(idx_runs)
+    train_d, val_d = _select_data(_run_data(cfg, 0), idx_runs), _select_data(_run_data(cfg, 1), idx_runs)
     train_Pt = train_d.P.transpose(-1, -2).contiguous()  # (R, M, 3, T): tokens last, see tf_forward
     forward = _TrainForward(compile)
-    model = TF(4, 2, 2, T, runs=R, generator=torch.Generator().manual_seed(cfg["seed"]))
+    model = TF(4, 2, 2, T, runs=cfg["runs"], generator=torch.Generator().manual_seed(cfg["seed"]))
+    if runs is not None:
+        model = model.select_runs(idx_runs)
     opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
     g = torch.Generator().manual_seed(cfg["seed"] + 1)
     best = {k: v.detach().clone() for k, v in model.state_dict().items()}
     best_val = torch.full((R,), float("inf"))
     history: list[dict] = []
-    epoch, seconds = 0, 0.0
+    epoch, seconds, segments = 0, 0.0, []
     if checkpoint is not None and Path(checkpoint).is_file():
         state = torch.load(checkpoint, weights_only=True)
         if state["cfg"] != {k: cfg[k] for k in state["cfg"]}:
             raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['cfg']}")
+        if state.get("runs", list(range(cfg["runs"]))) != idx_runs.tolist():
+            raise ValueError(f"checkpoint {checkpoint} holds runs {state.get('runs')}, not {idx_runs.tolist()}")
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         g.set_state(state["rng"])
         best, best_val, history = state["best"], state["best_val"], state["history"]
-        epoch, seconds = state["epoch"], state["seconds"]
+        epoch, seconds, segments = state["epoch"], state["seconds"], state.get("segments", [])
     steps = cfg["M"] // cfg["batch"]
     ar = torch.arange(R)[:, None]
+    from .results import git_commit, hardware
+    segment = {"from_epoch": epoch, "to_epoch": epoch, "runs": idx_runs.tolist(), "compile": compile,
+               "commit": git_commit(), "hardware": hardware(), "seconds": 0.0}
     stop = cfg["epochs"] if max_epochs_this_call is None else min(cfg["epochs"], epoch + max_epochs_this_call)
     bar = tqdm(total=cfg["epochs"], initial=epoch, disable=not progress, desc="LSA training", unit="epoch",
                mininterval=5)
     t0 = time.perf_counter() - seconds
     while epoch < stop:
-        perm = torch.argsort(torch.rand(R, cfg["M"], generator=g), dim=1)
+        perm = torch.argsort(torch.rand(cfg["runs"], cfg["M"], generator=g), dim=1)[idx_runs]  # as unsharded
         for s in range(steps):
             idx = perm[:, s * cfg["batch"]:(s + 1) * cfg["batch"]]
             out = forward(train_Pt[ar, idx], model)
@@ -449,18 +475,21 @@ def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, p
             best_val = torch.where(better, val, best_val)
             for k, v in model.state_dict().items():
                 best[k][better] = v.detach()[better]
-            history += [{"epoch": epoch, "run": r, "val_mse": float(val[r]), "train_mse": float(mse[r].detach())}
-                        for r in range(R)]
+            history += [{"epoch": epoch, "run": int(idx_runs[r]), "val_mse": float(val[r]),
+                         "train_mse": float(mse[r].detach())} for r in range(R)]
+        segment.update(to_epoch=epoch, seconds=time.perf_counter() - t0 - seconds)
         if checkpoint is not None and (epoch % checkpoint_every == 0 or epoch == stop):
             _save_checkpoint(checkpoint, {"cfg": dict(cfg), "model": model.state_dict(), "opt": opt.state_dict(),
                                           "rng": g.get_state(), "best": best, "best_val": best_val,
-                                          "history": history, "epoch": epoch,
+                                          "history": history, "epoch": epoch, "runs": idx_runs.tolist(),
+                                          "segments": segments + [segment],
                                           "seconds": time.perf_counter() - t0})
     bar.close()
     final = TF(4, 2, 2, T, runs=R)
     final.load_state_dict(best)
     return {"model": final, "history": pd.DataFrame(history), "epochs_done": epoch,
-            "seconds": time.perf_counter() - t0}
+            "seconds": time.perf_counter() - t0,
+            "segments": segments + ([segment] if segment["to_epoch"] > segment["from_epoch"] else [])}
 
 
 def _save_checkpoint(path: Path, state: dict) -> None:
@@ -469,6 +498,61 @@ def _save_checkpoint(path: Path, state: dict) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     torch.save(state, tmp)
     tmp.replace(path)
+
+
+def _shard_paths(checkpoint: Path, n: int) -> list[Path]:
+    checkpoint = Path(checkpoint)
+    return [checkpoint.with_name(f"{checkpoint.stem}.shard{i}of{n}{checkpoint.suffix}") for i in range(n)]
+
+
+_PER_RUN_OPT = ("exp_avg", "exp_avg_sq")  # Adam's per-element state; "step" is shared by all runs
+
+
+def split_checkpoint(checkpoint: Path, n: int) -> list[Path]:
+    """Write ``n`` shard checkpoints (runs as :func:`shard_runs`) from a checkpoint of all runs, so that an
+    unsharded run can continue as ``n`` parallel processes. Returns the shard paths."""
+    state = torch.load(checkpoint, weights_only=True)
+    runs = state.get("runs", list(range(state["cfg"]["runs"])))
+    paths = _shard_paths(checkpoint, n)
+    for i, path in enumerate(paths):
+        keep = shard_runs(len(runs), (i, n))
+        part = dict(state, runs=[runs[j] for j in keep], best_val=state["best_val"][keep],
+                    model={k: v[keep] for k, v in state["model"].items()},
+                    best={k: v[keep] for k, v in state["best"].items()},
+                    history=[h for h in state["history"] if h["run"] in {runs[j] for j in keep}])
+        part["opt"] = {"param_groups": state["opt"]["param_groups"],
+                       "state": {p: {k: (v[keep] if k in _PER_RUN_OPT else v) for k, v in st.items()}
+                                 for p, st in state["opt"]["state"].items()}}
+        _save_checkpoint(path, part)
+    return paths
+
+
+def merge_shard_checkpoints(checkpoint: Path, n: int) -> None:
+    """Join the ``n`` shard checkpoints of :func:`split_checkpoint` (all at the same epoch) into
+    ``checkpoint`` and delete them. Training seconds: the slowest shard's (they ran in parallel)."""
+    paths = _shard_paths(checkpoint, n)
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise ValueError(f"cannot merge: shard checkpoints missing: {missing}")
+    parts = [torch.load(p, weights_only=True) for p in paths]
+    epochs = {p["epoch"] for p in parts}
+    if len(epochs) != 1:
+        raise ValueError(f"cannot merge shards at different epochs {sorted(epochs)}: train each to the same epoch")
+    first = parts[0]
+    cat = lambda key: {k: torch.cat([p[key][k] for p in parts]) for k in first[key]}  # noqa: E731
+    merged = dict(first, model=cat("model"), best=cat("best"), runs=[r for p in parts for r in p["runs"]],
+                  best_val=torch.cat([p["best_val"] for p in parts]),
+                  history=sorted((h for p in parts for h in p["history"]), key=lambda h: (h["epoch"], h["run"])),
+                  seconds=max(p["seconds"] for p in parts),
+                  segments=[seg for k, p in enumerate(parts) for seg in p.get("segments", [])
+                            if seg not in sum((q.get("segments", []) for q in parts[:k]), [])])
+    merged["opt"] = {"param_groups": first["opt"]["param_groups"],
+                     "state": {pid: {k: (torch.cat([p["opt"]["state"][pid][k] for p in parts])
+                                         if k in _PER_RUN_OPT else v) for k, v in st.items()}
+                               for pid, st in first["opt"]["state"].items()}}
+    _save_checkpoint(checkpoint, merged)
+    for p in paths:
+        p.unlink()
 
 
 def benchmark_batched_vs_loop(cfg, steps: int = 20, *, compile: bool = True) -> pd.DataFrame:
@@ -511,6 +595,24 @@ def benchmark_batched_vs_loop(cfg, steps: int = 20, *, compile: bool = True) -> 
     protocol_run_steps = R * cfg["epochs"] * (cfg["M"] // B)
     df["protocol_hours"] = protocol_run_steps / df["run_steps_per_s"] / 3600
     return df
+
+
+def segments_table(data: dict) -> pd.DataFrame:
+    """How a training result was run, from the segments its checkpoints logged: per group of runs and
+    implementation, the epochs, the seconds and the epochs per second, and the hours the whole protocol
+    (``settings['epochs']`` epochs) would take at that rate -- for shards that ran side by side, the
+    protocol's time on as many cores."""
+    segs = pd.DataFrame(data.get("segments", []))
+    if segs.empty:
+        return pd.DataFrame(columns=["runs", "compile", "epochs", "seconds", "epochs_per_s", "protocol_hours"])
+    segs["runs"] = segs["runs"].map(lambda r: f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]))
+    segs["epochs"] = segs["to_epoch"] - segs["from_epoch"]
+    df = segs.groupby(["runs", "compile"], sort=False, as_index=False)[["epochs", "seconds"]].sum()
+    df["from_epoch"] = segs.groupby(["runs", "compile"], sort=False)["from_epoch"].min().to_numpy()
+    df["to_epoch"] = segs.groupby(["runs", "compile"], sort=False)["to_epoch"].max().to_numpy()
+    df["epochs_per_s"] = df["epochs"] / df["seconds"]
+    df["protocol_hours"] = data["settings"]["epochs"] / df["epochs_per_s"] / 3600
+    return df[["runs", "compile", "from_epoch", "to_epoch", "epochs", "seconds", "epochs_per_s", "protocol_hours"]]
 
 
 # ---- evaluation (LSA sec. 4.2–4.5) -------------------------------------------------------------
@@ -604,12 +706,17 @@ def result_data(res: dict, cfg, bench: dict | None = None) -> dict:
     """What a training result file holds: settings, progress, timing, history and :func:`analyse`."""
     return {"settings": dict(cfg), "epochs_done": res["epochs_done"],
             "complete": res["epochs_done"] >= cfg["epochs"], "train_seconds_total": res["seconds"],
+            "segments": res.get("segments", []),
             "benchmark": bench, "history": to_numpy_table(res["history"]), **analyse(res["model"], cfg)}
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icdl.lsa --profile reference [--epochs-this-call K]``: train (resuming from
-    ``runs/lsa_<profile>.ckpt``), evaluate, and write ``results/04_lsa/training.<profile>.json``."""
+    """``python -m icdl.lsa --profile reference [--epochs-this-call K] [--shard I/N]``: train (resuming from
+    ``results/04_lsa/checkpoint.<profile>.pt``), evaluate, and write ``results/04_lsa/training.<profile>.json``.
+
+    With ``--shard I/N`` only shard I of N of the runs trains (its own checkpoint; started from the
+    full checkpoint if there is one), so N processes can use N cores; a later call without ``--shard``
+    merges the shards, once all are at the same epoch, and writes the result."""
     import argparse
     import sys
 
@@ -620,6 +727,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs-this-call", type=int, default=None,
                     help="train at most this many more epochs, then evaluate and save (resume later)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    ap.add_argument("--shard", default=None, metavar="I/N", help="train only shard I (0-based) of N of the runs")
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -627,6 +735,23 @@ def main(argv: list[str] | None = None) -> int:
     ckpt = results_dir("04_lsa") / f"checkpoint.{args.profile}.pt"  # small: committed, so runs resume
     out_path = results_dir("04_lsa") / f"training.{args.profile}.json"
     bench_path = results_dir("04_lsa") / f"benchmark.{args.profile}.json"
+    if args.shard is not None:
+        try:
+            i, n = (int(v) for v in args.shard.split("/"))
+        except ValueError:
+            ap.error(f"--shard must look like I/N (e.g. 0/2), got {args.shard!r}")
+        runs = shard_runs(cfg["runs"], (i, n))
+        shard_ckpt = _shard_paths(ckpt, n)[i]
+        if not shard_ckpt.is_file() and ckpt.is_file():
+            split_checkpoint(ckpt, n)
+        res = train(cfg, checkpoint=shard_ckpt, max_epochs_this_call=args.epochs_this_call, runs=runs)
+        print(f"shard {i}/{n} (runs {runs}): epochs {res['epochs_done']}/{cfg['epochs']} -> {shard_ckpt}",
+              file=sys.stderr)
+        return 0
+    shards = sorted(ckpt.parent.glob(f"{ckpt.stem}.shard*of*{ckpt.suffix}"))
+    if shards:
+        n = int(shards[0].stem.rsplit("of", 1)[1])
+        merge_shard_checkpoints(ckpt, n)
     if not bench_path.is_file():
         t0 = time.perf_counter()
         bench = benchmark_batched_vs_loop(cfg)
@@ -634,7 +759,7 @@ def main(argv: list[str] | None = None) -> int:
             command=f"python -m icdl.lsa --profile {args.profile} (first call)",
             wall_time_s=time.perf_counter() - t0, profile=args.profile, seed=0))
     bench = load_result(bench_path)["data"]
-    res = train(cfg, checkpoint=ckpt, max_epochs_this_call=args.epochs_this_call)
+    res = train(cfg, checkpoint=ckpt, max_epochs_this_call=0 if shards else args.epochs_this_call)
     data = result_data(res, cfg, bench)
     command = "python -m icdl.lsa --profile " + args.profile + (
         f" --epochs-this-call {args.epochs_this_call} (repeated until complete)" if args.epochs_this_call else "")
