@@ -201,3 +201,23 @@ def test_softmax_mechanism_numbers(num_regression):
                          default_tolerance={"rtol": 1e-9, "atol": 1e-15}, basename="softmax_quantiser")
     num_regression.check({"min_separation": sep["min_separation"].to_numpy(), "pairs": sep["pairs"].to_numpy()},
                          default_tolerance={"rtol": 1e-6, "atol": 1e-15}, basename="softmax_separation")
+
+
+# ---- chapter 10 ------------------------------------------------------------------------------
+
+
+def test_diffusion_numbers(num_regression):
+    """The numbers behind the figures of chapter 10 on a reduced quick run (float64 throughout: the
+    transformer's and GD's score errors repeat to round-off; 1e-6 catches any change of data or method)."""
+    from icdl import diffusion
+
+    cfg = diffusion.PROFILES.resolve("quick", steps=10, H_list="64", prompts=2, test_points=500, mc=20_000)
+    res = diffusion.study(cfg, progress=False)
+    mean = res["errors"].groupby(["method", "H", "step"], sort=False)["score_error"].mean().reset_index()
+    num_regression.check({"H": mean["H"].to_numpy(), "step": mean["step"].to_numpy(),
+                          "score_error": mean["score_error"].to_numpy()},
+                         default_tolerance={"rtol": 1e-6, "atol": 1e-9}, basename="diffusion_score_errors")
+    binned = diffusion.binned_targets(diffusion.two_bumps(2.0, cfg["std"]), cfg["t"], 20_000)
+    num_regression.check({"x_t": binned["x_t"].to_numpy(), "mean_y": binned["mean_y"].to_numpy(),
+                          "score": binned["score"].to_numpy()},
+                         default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="diffusion_binned_targets")

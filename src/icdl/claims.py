@@ -38,6 +38,7 @@ CH6 = "06_attention_passes"
 CH7 = "07_icgd_transformer"
 CH8 = "08_gpt_icl"
 CH9 = "09_softmax"
+CH10 = "10_diffusion_score"
 
 CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL theory -------------------------------------------------------------------
@@ -112,9 +113,11 @@ CLAIMS: tuple[Claim, ...] = (
        CH8, "tests/test_gpt_icl.py::test_param_shift_evaluation"),
     _c("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)"),
     # ---- ICDL appendix G, REB data and cost ----------------------------------------------
-    _c("icdl-lemma19", "ICDL Lemma 19 (diffusion score ICL)", "score matching reduces to ICGD on a ReLU network"),
+    _c("icdl-lemma19", "ICDL Lemma 19 (diffusion score ICL)", "score matching reduces to ICGD on a ReLU network",
+       CH10, "tests/test_diffusion.py::test_transformer_learns_the_score_in_context"),
     _c("reb-dsm", "REB corrected score-matching data",
-       "y_i = −(x_{i,t} − α_t x_i)/h_t, α_t = e^{−t/2}, h_t = 1 − e^{−t}"),
+       "y_i = −(x_{i,t} − α_t x_i)/h_t, α_t = e^{−t/2}, h_t = 1 − e^{−t}",
+       CH10, "tests/test_diffusion.py::test_dsm_targets_have_the_score_as_mean"),
     _c("reb-flops", "REB cost (FLOPs)", "ICL 3.34 GFLOPs (76 tokens × 22 M params); training 7.56 GFLOPs",
        CH8, "tests/test_gpt_icl.py::test_cost_counts_match_the_formulas"),
     _c("reb-complexity", "REB cost (theory)", "ICL O(n L N³ K⁵ / ε²) vs training O(n L N K²)",

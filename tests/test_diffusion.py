@@ -1,0 +1,71 @@
+import math
+
+import pytest
+import torch
+
+from icdl import diffusion as df
+
+
+def test_ou_coefficients_and_bad_time():
+    a, h = df.ou(2.0)
+    assert a == pytest.approx(math.exp(-1)) and h == pytest.approx(1 - math.exp(-2))
+    assert a * a + h == pytest.approx(1.0)  # the OU process keeps N(0, 1) stationary
+    with pytest.raises(ValueError, match="t must be > 0"):
+        df.ou(0.0)
+
+
+def test_mixture_score_is_the_gradient_of_the_log_density():
+    mix = df.Mixture(torch.tensor([0.2, 0.5, 0.3], dtype=torch.float64),
+                     torch.tensor([[-1.0, 0.5], [2.0, 0.0], [0.0, -2.0]], dtype=torch.float64), 0.4)
+    x = torch.randn(50, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(0)).requires_grad_(True)
+    grad, = torch.autograd.grad(mix.log_density(x, 0.7).sum(), x)
+    torch.testing.assert_close(mix.score(x.detach(), 0.7), grad, rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="probability vector"):
+        df.Mixture(torch.tensor([0.5, 0.6], dtype=torch.float64), torch.zeros(2, 1, dtype=torch.float64), 1.0)
+
+
+def test_dsm_targets_have_the_score_as_mean():
+    """REB's targets: the DSM and score-matching risks differ by one constant for every f (so the
+    targets' conditional mean is the score); the same check fails for the targets without α_t."""
+    mix = df.two_bumps(2.0, 0.3)
+    ident = df.dsm_identity(mix, 1.0, 200_000)
+    se = ident["se"].max()
+    assert ident["difference"].max() - ident["difference"].min() < 6 * se
+    assert (ident["difference"] - ident["constant"]).abs().max() < 6 * se
+    # a wrong target -(x_t - x_0)/h_t (α_t dropped) has another mean: the differences then depend on f
+    g = torch.Generator().manual_seed(0)
+    x0, xt, _ = df.dsm_pairs(mix, 1.0, 200_000, g)
+    wrong = -(xt - x0) / df.ou(1.0)[1]
+    s = mix.score(xt, 1.0)
+    diffs = [float((0.5 * (f - wrong) ** 2 - 0.5 * (f - s) ** 2).mean()) for f in (0 * s, s, -xt)]
+    assert max(diffs) - min(diffs) > 100 * se
+    binned = df.binned_targets(mix, 1.0, 200_000)
+    assert ((binned["mean_y"] - binned["score"]).abs() < 5 * binned["se"] + 0.02).mean() > 0.9
+
+
+def test_unit_map_round_trip():
+    y = torch.linspace(-3, 3, 7, dtype=torch.float64)
+    torch.testing.assert_close(df.from_unit(df.to_unit(y, 0.5), 0.5), y)
+    assert float(df.to_unit(torch.tensor(0.0), 1.0)) == 0.5
+
+
+def test_transformer_learns_the_score_in_context():
+    cfg = df.PROFILES.resolve("quick", steps=30, H_list="64", prompts=2, test_points=500, mc=20_000)
+    res = df.study(cfg, progress=False)
+    thm = res["theorem1"]
+    assert bool(thm["within"].all()) and float(thm["step_deviation"].max()) < 0.1
+    err = res["errors"]
+    mean = err.groupby(["method", "step"])["score_error"].mean()
+    assert mean[("transformer", 30)] < 0.8 < 1.5 < mean[("transformer", 0)]
+    assert abs(mean[("transformer", 30)] - mean[("GD", 30)]) < 0.1
+    assert mean[("GD from w = 0", 30)] > 0.95  # the symmetric start does not learn
+    entries = {e["claim"]: e for e in df.judge(df.dsm_identity(df.two_bumps(), 1.0, 20_000), res)}
+    assert entries["icdl-lemma19"]["passed"] and entries["reb-dsm"]["passed"]
+
+
+def test_bad_profile_values_are_rejected():
+    with pytest.raises(ValueError, match="t"):
+        df.PROFILES.resolve("quick", t=0.0)
+    with pytest.raises(ValueError, match="needs one-dimensional"):
+        df.binned_targets(df.Mixture(torch.tensor([1.0], dtype=torch.float64),
+                                     torch.zeros(1, 2, dtype=torch.float64), 1.0), 1.0, 1000)
