@@ -75,3 +75,18 @@ def test_a_killed_write_leaves_the_previous_result_intact(tmp_path, monkeypatch)
     monkeypatch.undo()
     assert load_result(path)["data"] == {"v": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # no temp file left behind
+
+
+def test_profile_result_names_its_command(tmp_path, monkeypatch):
+    import time
+
+    from icdl.results import save_profile_result
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    path = save_profile_result("99_demo", "study", {"x": [1, 2]}, module="icdl.demo", profile="reference", seed=3,
+                               started=time.perf_counter() - 2.0)
+    assert path == tmp_path / "results" / "99_demo" / "study.reference.json"
+    res = load_result(path)
+    assert res["data"] == {"x": [1, 2]}
+    assert res["provenance"]["command"] == "python -m icdl.demo --profile reference"
+    assert res["provenance"]["seed"] == 3 and res["provenance"]["wall_time_s"] >= 2.0

@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import time
 
-    from .results import provenance, results_dir, save_result
+    from .results import save_profile_result
 
     ap = argparse.ArgumentParser(prog="python -m icdl.diffusion", description=main.__doc__)
     ap.add_argument("--profile", default="reference", choices=PROFILES.names)
@@ -359,10 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     identity = dsm_identity(two_bumps(2.0, cfg["std"]), cfg["t"], cfg["mc"], seed=cfg["seed"])
     result = study(cfg)
-    path = save_result(results_dir("10_diffusion") / f"study.{args.profile}.json", result_data(identity, result),
-                       provenance=provenance(command=f"python -m icdl.diffusion --profile {args.profile}",
-                                             wall_time_s=time.perf_counter() - t0, profile=args.profile,
-                                             seed=cfg["seed"]))
+    path = save_profile_result("10_diffusion", "study", result_data(identity, result), module="icdl.diffusion",
+                               profile=args.profile, seed=cfg["seed"], started=t0)
     print(f"wrote {path}")
     return 0
 

@@ -123,6 +123,17 @@ def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str,
     return path
 
 
+def save_profile_result(folder: str, stem: str, data: dict[str, Any], *, module: str, profile: str,
+                        seed: int | None, started: float) -> Path:
+    """``results/<folder>/<stem>.<profile>.json`` written by ``python -m <module> --profile <profile>``,
+    which began at ``time.perf_counter() == started``."""
+    import time
+
+    return save_result(results_dir(folder) / f"{stem}.{profile}.json", data,
+                       provenance=provenance(command=f"python -m {module} --profile {profile}",
+                                             wall_time_s=time.perf_counter() - started, profile=profile, seed=seed))
+
+
 def load_result(path: str | Path) -> dict[str, Any]:
     """Read a result file written by :func:`save_result`; refuse one without full provenance.
 

@@ -455,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     ``results/09_softmax/fits.<profile>.json``."""
     import argparse
 
-    from .results import provenance, results_dir, save_result
+    from .results import save_profile_result
 
     p = argparse.ArgumentParser(description="Softmax layers fitted to one in-context GD step (ICDL Theorem 2)")
     p.add_argument("--profile", default="reference", choices=sorted(PROFILES.profiles))
@@ -465,10 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     res = fit_study(cfg, progress=True)
     data = {"one_step": res["one_step"].to_dict(orient="list"), "paths": res["paths"].to_dict(orient="list"),
             "settings": dict(cfg)}
-    path = save_result(results_dir("09_softmax") / f"fits.{args.profile}.json", data,
-                       provenance=provenance(command=f"python -m icdl.softmax_tf --profile {args.profile}",
-                                             wall_time_s=time.perf_counter() - t, profile=args.profile,
-                                             seed=cfg["seed"]))
+    path = save_profile_result("09_softmax", "fits", data, module="icdl.softmax_tf", profile=args.profile,
+                               seed=cfg["seed"], started=t)
     print(f"wrote {path}")
     return 0
 
