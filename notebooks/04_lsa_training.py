@@ -30,12 +30,14 @@ overrides = {}
 
 # %%
 import pandas as pd
+import torch
 
 from icdl import chapter, figures
 from icdl.lsa import (PAPER_TABLE1, PAPER_TABLE2, PROFILES, benchmark_batched_vs_loop, judge, result_data,
                       segments_table, train)
 from icdl.results import ResultFileError, load_result, results_dir
 
+torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the benchmark below)
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
 dict(cfg)
 
@@ -201,6 +203,22 @@ table2.round(5)
 fig = figures.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chosen_run']}")
 
 # %% [markdown]
+# ## What the full protocol shows
+#
+# All ten runs trained for the full 20 000 epochs. Their test errors are of the
+# paper's size (median 0.00083 against 0.00098). The LayerNorm diagnostic spreads
+# over the runs from −0.26 to 0.91 (paper: −0.005 to 0.926), and one run passes
+# 0.9: as in the paper, some runs -- not all -- divide by $V$ through the
+# LayerNorm of layer 2, the mechanism of the construction in the previous
+# chapter. In that run the dominant query cell (embedding 4 here; embeddings can
+# be permuted) is explained by the regression of eq. 57 with correlation 0.992
+# (paper 0.995) and correlates with the least-squares estimate at −0.979
+# (paper −0.994). One panel differs: the full output lies on the least-squares
+# line (Fig. 3a), but the dominant cell *alone* gives a curve that falls where
+# the line rises -- its output weight has the other sign, and the remaining cells
+# carry the rest of the output -- so this run does not reproduce the paper's
+# Fig. 3b, and the ledger says so.
+#
 # ## Ledger
 #
 # Each claim of LSA section 4 is judged on the reference result when it exists

@@ -144,6 +144,12 @@ except ResultFileError as err:
     print(f"no reference result yet: {err}")
 
 # %% [markdown]
+# With 200 steps the learned score's relative error falls to about a quarter for
+# GD and for the transformer alike, and the transformer's one-step deviation from
+# exact projected GD stays orders of magnitude inside Theorem 1's $\eta\epsilon$:
+# on these prompts, score matching in context is gradient descent in context.
+# What remains outside the check is the ReLU network of Lemma 19 itself.
+#
 # ## Ledger
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]

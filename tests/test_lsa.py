@@ -170,6 +170,7 @@ def test_judge_reads_the_paper_criteria():
     good = {e["claim"]: e for e in lsa.judge(_fake_result([0.95, 0.1, 0.5], [0.001, 0.002, 0.0008]))}
     assert all(e["passed"] for k, e in good.items() if k != "lsa-fig3")
     assert not good["lsa-fig3"]["passed"]  # the through-cell curve is anti-correlated here
+    assert "opposite sign" in good["lsa-fig3"]["mismatch"]
     bad = {e["claim"]: e for e in lsa.judge(_fake_result([0.5, 0.45], [0.1, 0.2], complete=False))}
     assert not bad["lsa-conclusion"]["passed"] and not bad["lsa-table1-error"]["passed"]
     assert not bad["lsa-table1-corr"]["passed"]

@@ -594,6 +594,7 @@ def benchmark_batched_vs_loop(cfg, steps: int = 20, *, compile: bool = True) -> 
     df["speedup"] = df["run_steps_per_s"] / df["run_steps_per_s"].iloc[0]
     protocol_run_steps = R * cfg["epochs"] * (cfg["M"] // B)
     df["protocol_hours"] = protocol_run_steps / df["run_steps_per_s"] / 3600
+    df["threads"] = torch.get_num_threads()
     return df
 
 
@@ -763,6 +764,8 @@ def main(argv: list[str] | None = None) -> int:
     data = result_data(res, cfg, bench)
     command = "python -m icdl.lsa --profile " + args.profile + (
         f" --epochs-this-call {args.epochs_this_call} (repeated until complete)" if args.epochs_this_call else "")
+    if any(len(seg["runs"]) < cfg["runs"] for seg in res["segments"]):
+        command += " (parts of the training ran as --shard I/N processes: see the segments in the data)"
     save_result(out_path, data, provenance=provenance(command=command, wall_time_s=res["seconds"],
                                                       profile=args.profile, seed=cfg["seed"]))
     print(f"epochs {res['epochs_done']}/{cfg['epochs']}, training time so far {res['seconds']:.0f} s -> {out_path}",
@@ -829,4 +832,8 @@ def judge(data: dict) -> list[dict]:
     ]
     for entry in out:
         entry["mismatch"] = "" if entry["passed"] else (unfinished or "not reproduced with the full protocol")
+    if not out[-1]["passed"] and not unfinished and full_gap < 0.1 and cell_corr < -0.9:
+        out[-1]["mismatch"] = ("panel (a) reproduced; in (b) the dominant cell alone gives a curve that falls where "
+                               "the LS line rises: this run's cell has the opposite sign and the other cells "
+                               "carry the rest of the output")
     return out
