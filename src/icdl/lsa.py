@@ -33,6 +33,7 @@ import torch
 from tqdm import tqdm
 
 from .profiles import ProfileSet
+from .results import git_commit, hardware
 
 Tensor = torch.Tensor
 
@@ -416,7 +417,10 @@ def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, p
     ``runs`` trains only those runs (a shard, :func:`shard_runs`) with exactly the data, initialisation
     and batches they get in the full batched model, so shards can train in parallel processes and
     :func:`merge_shard_checkpoints` joins them.
-    Returns ``{"model": best model, "history": DataFrame, "epochs_done": int, "seconds": float}``.
+    Every call logs a *segment* (epochs, runs, compiled or not, commit, hardware, seconds) in the
+    checkpoint, so a result says how it was produced (:func:`segments_table`).
+    Returns ``{"model": best model, "history": DataFrame, "epochs_done": int, "seconds": float,
+    "segments": list}``.
     """
     T = cfg["N"] + 1
     if cfg["M"] % cfg["batch"]:
@@ -450,7 +454,6 @@ def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, p
         epoch, seconds, segments = state["epoch"], state["seconds"], state.get("segments", [])
     steps = cfg["M"] // cfg["batch"]
     ar = torch.arange(R)[:, None]
-    from .results import git_commit, hardware
     segment = {"from_epoch": epoch, "to_epoch": epoch, "runs": idx_runs.tolist(), "compile": compile,
                "commit": git_commit(), "hardware": hardware(), "seconds": 0.0}
     stop = cfg["epochs"] if max_epochs_this_call is None else min(cfg["epochs"], epoch + max_epochs_this_call)
