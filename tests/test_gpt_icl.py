@@ -266,3 +266,6 @@ def test_baselines_are_cached_beside_the_checkpoints(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(gi._cached_baselines(cfg, 2, tmp_path, progress=False), first)
     with pytest.raises(AssertionError, match="recomputed"):  # other settings: the cache is not used
         gi._cached_baselines(dict(cfg, mlp_epochs=3), 2, tmp_path, progress=False)
+    monkeypatch.setattr(gi.bl, "VERSION", gi.bl.VERSION + 1)
+    with pytest.raises(AssertionError, match="recomputed"):  # a changed baseline: the cache is stale
+        gi._cached_baselines(cfg, 2, tmp_path, progress=False)

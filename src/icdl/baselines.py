@@ -22,6 +22,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
+#: bumped whenever a change alters what the baselines compute (cached results carry it): 2 = each prompt's
+#: MLP initialised from its own generator, fused Adam
+VERSION = 2
+
 
 def context_mean(xs: Tensor, ys: Tensor) -> Tensor:
     """``(B, k)``: at position i the mean of ``y_1 … y_{i−1}`` (0 at i = 1)."""

@@ -175,8 +175,9 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
 
 
 def _cached_baselines(cfg, depth: int, folder: Path | None, progress: bool) -> pd.DataFrame:
-    """:func:`baseline_curves`, stored beside the checkpoints (with the settings it depends on) so that a
-    resumed or parallel run does not recompute it."""
+    """:func:`baseline_curves`, stored beside the checkpoints (with the settings it depends on and the
+    version of :mod:`icdl.baselines`) so that a resumed or parallel run does not recompute it, and a
+    changed baseline does not reuse a stale cache."""
     import json
 
     from .results import atomic_write_text
@@ -184,7 +185,7 @@ def _cached_baselines(cfg, depth: int, folder: Path | None, progress: bool) -> p
     if folder is None:
         return baseline_curves(cfg, depth, progress=progress)
     keys = ("d", "test_prompts", "test_examples", "mlp_width", "mlp_epochs", "mlp_positions", "seed")
-    settings = {k: cfg[k] for k in keys}
+    settings = {**{k: cfg[k] for k in keys}, "baseline_version": bl.VERSION}
     path = Path(folder) / f"baselines_depth{depth}.json"
     if path.is_file():
         cached = json.loads(path.read_text(encoding="utf-8"))
