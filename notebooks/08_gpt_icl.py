@@ -127,12 +127,7 @@ verdict_live["shift"].round(2)
 # ## The reference run
 #
 # The numbers the claims are judged on come from a longer run on this CPU,
-# committed with its provenance. Its command is the first row of the table. Its
-# MLP baselines were computed (and cached beside the checkpoints) before the
-# batched baseline drew each prompt's initial weights from the prompt's own
-# generator and moved to a fused Adam; the procedure is the same, the random
-# initial weights differ, so a rerun from scratch gives statistically equal,
-# not identical, baseline curves.
+# committed with its provenance. Its command is the first row of the table.
 
 # %%
 try:
