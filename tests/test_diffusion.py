@@ -64,7 +64,7 @@ def test_transformer_learns_the_score_in_context():
 
 
 def test_bad_profile_values_are_rejected():
-    with pytest.raises(ValueError, match="t"):
+    with pytest.raises(ValueError, match=r"t=0.0 \(override\) is out of range; allowed: 0.01 <= t <= 10.0"):
         df.PROFILES.resolve("quick", t=0.0)
     with pytest.raises(ValueError, match="needs one-dimensional"):
         df.binned_targets(df.Mixture(torch.tensor([1.0], dtype=torch.float64),
