@@ -24,10 +24,10 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 chapters: $(STAMP)
-	$(BIN)/python -m icdl.execute
+	$(BIN)/python -m icdl.book.execute
 
 report: $(STAMP)
-	$(BIN)/python -m icdl.ledger book/generated/ledger_table.md
+	$(BIN)/python -m icdl.book.ledger book/generated/ledger_table.md
 
 html: $(STAMP) report
 	$(BIN)/jupyter-book build . --all -W --keep-going

@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from icdl import diffusion as df
+from icdl.studies import diffusion as df
 
 
 def test_ou_coefficients_and_bad_time():
@@ -50,7 +50,7 @@ def test_unit_map_round_trip():
 
 
 def test_transformer_learns_the_score_in_context():
-    cfg = df.PROFILES.resolve("quick", steps=30, H_list="64", prompts=2, test_points=500, mc=20_000)
+    cfg = df.PROFILES.resolve("quick", steps=30, H_list=(64,), prompts=2, test_points=500, mc=20_000)
     res = df.study(cfg, progress=False)
     thm = res["theorem1"]
     assert bool(thm["within"].all()) and float(thm["step_deviation"].max()) < 0.1

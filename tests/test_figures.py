@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 import pytest
 
 from icdl import figures
-from icdl.constructions import build_linear_gd_layer
-from icdl.linear_gd import ETAS, PROFILES, icgd_experiment
+from icdl.constructions.linear import build_linear_gd_layer
+from icdl.studies.linear_gd import ETAS, PROFILES, icgd_experiment
 
 HERE = Path(__file__).parent
 # float64 in closed form: differences across BLAS builds are ~1e-15; a 0.1 % change of a
@@ -59,7 +59,15 @@ def teardown_module():
 
 # ---- chapter 2 -------------------------------------------------------------------------------
 
-from icdl import gradient_checks  # noqa: E402
+from icdl.gpt_icl import study as gpt_study
+from icdl.lsa import constructions as lsa_constructions
+from icdl.lsa import study as lsa_study
+from icdl.lsa import training as lsa_training
+from icdl.studies import attention_passes as passes
+from icdl.studies import gradient as gradient_checks  # noqa: E402
+from icdl.studies import icgd_transformer as icgd
+from icdl.studies import relu_sums as relu_sum_study
+from icdl.studies import softmax as softmax_study
 
 CH2 = gradient_checks.PROFILES.resolve("quick")
 
@@ -85,18 +93,17 @@ def test_ch2_recursion_diagram_pixels():
 
 # ---- LSA chapters ----------------------------------------------------------------------------
 
-from icdl import lsa  # noqa: E402
 
-LSA_CFG = lsa.CONSTRUCTION_PROFILES.resolve("quick")
+LSA_CFG = lsa_constructions.PROFILES.resolve("quick")
 
 
 def test_lsa_construction_error_numbers(num_regression):
-    df = lsa.construction_errors(prompts=LSA_CFG["prompts"], seed=LSA_CFG["seed"])
+    df = lsa_constructions.construction_errors(prompts=LSA_CFG["prompts"], seed=LSA_CFG["seed"])
     num_regression.check({c: df[c].to_numpy() for c in df.columns}, default_tolerance=RISK_TOL)
 
 
 def test_lsa_gd_two_steps_numbers(num_regression):
-    df = lsa.gd_two_steps_errors(prompts=LSA_CFG["prompts"], seed=LSA_CFG["seed"])
+    df = lsa_constructions.gd_two_steps_errors(prompts=LSA_CFG["prompts"], seed=LSA_CFG["seed"])
     assert df["closed_form_vs_explicit_gd"].max() < 1e-12  # round-off: asserted, not regressed
     num_regression.check({c: df[c].to_numpy() for c in ("N", "tf_vs_closed_form", "two_gd_steps_vs_ls")},
                          default_tolerance=RISK_TOL)
@@ -108,32 +115,30 @@ def test_lsa_training_curve_numbers(num_regression):
     rate, loss or data moves these numbers by far more. Eager, not compiled: early in training Adam
     turns rounding differences in near-zero gradients into full-size steps (run 0 here moves by up to 12 %
     apart between the eager and the compiled arithmetic), so the curve is pinned to one arithmetic."""
-    cfg = dict(lsa.PROFILES.resolve("quick", epochs=20, val_every=5))
-    h = lsa.train(cfg, progress=False, compile=False)["history"]
+    cfg = dict(lsa_study.PROFILES.resolve("quick", epochs=20, val_every=5))
+    h = lsa_training.train(cfg, progress=False, compile=False)["history"]
     num_regression.check({"epoch": h["epoch"].to_numpy(), "run": h["run"].to_numpy(),
                           "val_mse": h["val_mse"].to_numpy()}, default_tolerance={"rtol": 1e-3, "atol": 1e-7})
 
 
 # ---- sums of ReLUs ----------------------------------------------------------------------------
 
-from icdl import relu_sums  # noqa: E402
 
 
 def test_relu_sum_error_curve_numbers(num_regression):
-    cfg = relu_sums.PROFILES.resolve("quick")
-    df = relu_sums.error_curve(R=cfg["R"], H_max=cfg["H_max"])
+    cfg = relu_sum_study.PROFILES.resolve("quick")
+    df = relu_sum_study.error_curve(R=cfg["R"], H_max=cfg["H_max"])
     num_regression.check({"H": df["H"].to_numpy(), "C": df["C"].to_numpy(), "eps": df["eps"].to_numpy()},
                          default_tolerance={"rtol": 1e-6, "atol": 1e-14})
 
 
 # ---- forward pass inside attention (Lemma 2) ----------------------------------------------------
 
-from icdl import constructions  # noqa: E402
 
 
 def test_forward_pass_study_numbers(num_regression):
-    cfg = constructions.FORWARD_PROFILES.resolve("quick")
-    df = constructions.forward_pass_study(Ns=tuple(range(2, cfg["N_max"] + 1)), K=cfg["K"],
+    cfg = passes.PROFILES.resolve("quick")
+    df = passes.forward_pass_study(Ns=tuple(range(2, cfg["N_max"] + 1)), K=cfg["K"],
                                     Hs=(16, 32, 64, 128, 256), seed=cfg["seed"])
     bounded = df[df["lemma"] < 5]
     assert (bounded["error"] <= bounded["bound"]).all()
@@ -147,11 +152,10 @@ def test_forward_pass_study_numbers(num_regression):
 def test_icgd_transformer_numbers(num_regression):
     """Figures 'fig-icgd-transformer' and 'fig-icgd-predictions' on a reduced quick setting (two H, two
     prompts). float64 throughout; the deviations are differences of nearby numbers, hence the atol."""
-    from icdl import deep_icgd
 
-    cfg = deep_icgd.PROFILES.resolve("quick", H_list="16,64", prompts=2)
-    study = deep_icgd.trajectory_study(cfg, progress=False)
-    cc = deep_icgd.corollary_check(study)
+    cfg = icgd.PROFILES.resolve("quick", H_list=(16, 64), prompts=2)
+    study = icgd.trajectory_study(cfg, progress=False)
+    cc = icgd.corollary_check(study)
     st = study["steps"]
     num_regression.check({"H": st["H"].to_numpy(), "step": st["step"].to_numpy(),
                           "loss_hat": st["loss_hat"].to_numpy(), "loss_gd": st["loss_gd"].to_numpy(),
@@ -170,14 +174,13 @@ def test_gpt_icl_numbers(num_regression):
     training on CPU: identical on rerun here; across BLAS builds R² may move in the 4th decimal."""
     import torch
 
-    from icdl import gpt_icl
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = gpt_icl.PROFILES.resolve("quick", depths="3", steps=100, test_prompts=128, mlp_epochs=10,
-                                       mlp_positions="5,19")
-        res = gpt_icl.run(cfg, progress=False)
+        cfg = gpt_study.PROFILES.resolve("quick", depths=(3,), steps=100, test_prompts=128, mlp_epochs=10,
+                                       mlp_positions=(5, 19))
+        res = gpt_study.run(cfg, progress=False)
     finally:
         torch.set_num_threads(threads)
     c, b = res["curves"], res["baselines"]
@@ -192,10 +195,9 @@ def test_gpt_icl_numbers(num_regression):
 
 def test_softmax_mechanism_numbers(num_regression):
     """Figure 'fig-softmax-quantiser' and the separation table: float64, deterministic."""
-    from icdl import softmax_tf
 
-    err = softmax_tf.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
-    sep = softmax_tf.separation_table(grid_max=16)
+    err = softmax_study.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
+    sep = softmax_study.separation_table(grid_max=16)
     num_regression.check({"max_error": err["max_error"].to_numpy(), "mean_error": err["mean_error"].to_numpy(),
                           "bound": err["bound"].to_numpy()},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-15}, basename="softmax_quantiser")
@@ -209,9 +211,9 @@ def test_softmax_mechanism_numbers(num_regression):
 def test_diffusion_numbers(num_regression):
     """The numbers behind the figures of chapter 10 on a reduced quick run (float64 throughout: the
     transformer's and GD's score errors repeat to round-off; 1e-6 catches any change of data or method)."""
-    from icdl import diffusion
+    from icdl.studies import diffusion
 
-    cfg = diffusion.PROFILES.resolve("quick", steps=10, H_list="64", prompts=2, test_points=500, mc=20_000)
+    cfg = diffusion.PROFILES.resolve("quick", steps=10, H_list=(64,), prompts=2, test_points=500, mc=20_000)
     res = diffusion.study(cfg, progress=False)
     mean = res["errors"].groupby(["method", "H", "step"], sort=False)["score_error"].mean().reset_index()
     num_regression.check({"H": mean["H"].to_numpy(), "step": mean["step"].to_numpy(),

@@ -6,11 +6,13 @@ import pandas as pd
 import pytest
 import torch
 
-from icdl import baselines as bl
-from icdl import gpt_icl as gi
-from icdl.models import GPTConfig, InContextGPT
-from icdl.tasks import MIXTURES, TaskConfig, output_scale, sample_prompts, sample_x
-from icdl.training import TrainConfig, curriculum, load_model, train
+from icdl.book.profiles import ProfileError
+from icdl.gpt_icl import baselines as bl
+from icdl.gpt_icl import speed as gpt_speed
+from icdl.gpt_icl import study as gpt_study
+from icdl.gpt_icl.model import GPTConfig, InContextGPT
+from icdl.gpt_icl.tasks import MIXTURES, TaskConfig, output_scale, sample_prompts, sample_x
+from icdl.gpt_icl.training import TrainConfig, curriculum, load_model, train
 
 TINY = dict(d=3, n_layer=2, n_head=2, n_embd=16, max_examples=12)
 
@@ -214,7 +216,7 @@ def test_judge_on_constructed_curves():
     curves = pd.DataFrame(rows)
     base = pd.DataFrame([{"depth": 3, "mixture": "(1, 0)", "method": "MLP (3 layers, best epoch)", "position": p,
                           "r2": 0.95} for p in (2, 4)])
-    j = gi.judge(curves, base, train_examples=4)
+    j = gpt_study.judge(curves, base, train_examples=4)
     assert j["obj1"]["max_shortfall"].tolist() == pytest.approx([0.05, 0.05])
     assert (j["shift"][list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0).all().all()
     drops = j["length"].set_index("attention")["drop_beyond"]
@@ -223,28 +225,30 @@ def test_judge_on_constructed_curves():
 
 def test_profile_checks():
     with pytest.raises(ValueError, match="mlp_positions"):
-        gi.mlp_positions(gi.PROFILES.resolve("quick", mlp_positions="2,40"))
-    with pytest.raises(ValueError, match="depths"):
-        gi.depths({"depths": "3,x"})
+        gpt_study.mlp_positions(gpt_study.PROFILES.resolve("quick", mlp_positions=(2, 40)))
+    with pytest.raises(ProfileError, match="depths"):
+        gpt_study.PROFILES.resolve("quick", depths=(3, "x"))
+    with pytest.raises(ProfileError, match="depths"):
+        gpt_study.PROFILES.resolve("quick", depths=(3, 9))
     with pytest.raises(ValueError, match="mixture"):
-        gi.test_prompts(gi.PROFILES.resolve("quick"), 3, "(0, 1)")
+        gpt_study.test_prompts(gpt_study.PROFILES.resolve("quick"), 3, "(0, 1)")
 
 
 def test_cost_counts_match_the_formulas():
     """REB's cost formulas 2·N_p·N_t (forward) and 6·N_p·n·E (training) against torch's FLOP counter."""
-    c = gi.cost_comparison(examples=10, d=5, width=32, epochs=3, time_it=False)
+    c = gpt_speed.cost_comparison(examples=10, d=5, width=32, epochs=3, time_it=False)
     assert abs(c["icl_flops"] / c["icl_formula"] - 1) < 0.1
     assert abs(c["train_flops"] / c["train_formula"] - 1) < 0.1
     assert c["tokens"] == 22
 
 
 def test_param_shift_evaluation():
-    cfg = gi.PROFILES.resolve("quick", depths="2", steps=5, test_prompts=64)
+    cfg = gpt_study.PROFILES.resolve("quick", depths=(2,), steps=5, test_prompts=64)
     torch.manual_seed(0)
-    model = InContextGPT(gi.configs(cfg, 2, "relu")[0]).eval()
-    curves = gi.param_shift_curves({(2, "relu"): model}, cfg)
-    assert set(curves["mu"]) == set(gi.PARAM_SHIFTS) and len(curves) == 3 * cfg["test_examples"]
-    v = gi.judge_param_shift(curves, cfg["train_examples"])
+    model = InContextGPT(gpt_study.configs(cfg, 2, "relu")[0]).eval()
+    curves = gpt_study.param_shift_curves({(2, "relu"): model}, cfg)
+    assert set(curves["mu"]) == set(gpt_study.PARAM_SHIFTS) and len(curves) == 3 * cfg["test_examples"]
+    v = gpt_study.judge_param_shift(curves, cfg["train_examples"])
     assert v["max_drop"].iloc[0] == pytest.approx(
         v[0.0].iloc[0] - min(v[-0.5].iloc[0], v[0.5].iloc[0]))
     # the shifted prompts differ from the unshifted ones
@@ -254,18 +258,18 @@ def test_param_shift_evaluation():
 
 
 def test_baselines_are_cached_beside_the_checkpoints(tmp_path, monkeypatch):
-    cfg = gi.PROFILES.resolve("quick", depths="2", test_prompts=16, test_examples=8, train_examples=6,
-                              mlp_positions="3", mlp_epochs=2, mlp_width=8)
-    first = gi._cached_baselines(cfg, 2, tmp_path, progress=False)
+    cfg = gpt_study.PROFILES.resolve("quick", depths=(2,), test_prompts=16, test_examples=8, train_examples=6,
+                              mlp_positions=(3,), mlp_epochs=2, mlp_width=8)
+    first = gpt_study._cached_baselines(cfg, 2, tmp_path, progress=False)
     assert (tmp_path / "baselines_depth2.json").is_file()
 
     def boom(*a, **k):
         raise AssertionError("recomputed although cached")
 
-    monkeypatch.setattr(gi, "baseline_curves", boom)
-    pd.testing.assert_frame_equal(gi._cached_baselines(cfg, 2, tmp_path, progress=False), first)
+    monkeypatch.setattr(gpt_study, "baseline_curves", boom)
+    pd.testing.assert_frame_equal(gpt_study._cached_baselines(cfg, 2, tmp_path, progress=False), first)
     with pytest.raises(AssertionError, match="recomputed"):  # other settings: the cache is not used
-        gi._cached_baselines(dict(cfg, mlp_epochs=3), 2, tmp_path, progress=False)
-    monkeypatch.setattr(gi.bl, "VERSION", gi.bl.VERSION + 1)
+        gpt_study._cached_baselines(dict(cfg, mlp_epochs=3), 2, tmp_path, progress=False)
+    monkeypatch.setattr(bl, "VERSION", bl.VERSION + 1)
     with pytest.raises(AssertionError, match="recomputed"):  # a changed baseline: the cache is stale
-        gi._cached_baselines(cfg, 2, tmp_path, progress=False)
+        gpt_study._cached_baselines(cfg, 2, tmp_path, progress=False)

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from icdl.claims import CLAIMS, CLAIMS_BY_ID
-from icdl.ledger import Ledger, load_records, render_report, report_frame
+from icdl.book.claims import CLAIMS, CLAIMS_BY_ID
+from icdl.book.ledger import Ledger, load_records, render_report, report_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ def test_guard_tests_exist(claim):
 
 def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    ledger = Ledger("01_icgd", "quick")
+    ledger = Ledger("icgd_linear", "quick")
     ledger.record("icdl-prompt", ours="ok", criterion="c", passed=True)
     ledger.record("icdl-icgd-one-step", ours="1e-3", criterion="< 1e-13", passed=False,
                   mismatch="explained here")
@@ -62,11 +62,11 @@ def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
 
 def test_ledger_rejects_unknown_and_duplicate_claims(tmp_path, monkeypatch):
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    ledger = Ledger("01_icgd", "quick")
+    ledger = Ledger("icgd_linear", "quick")
     with pytest.raises(KeyError, match="unknown claim id 'nope'; known ids"):
         ledger.record("nope", ours="", criterion="", passed=True)
     ledger.record("icdl-prompt", ours="", criterion="", passed=True)
     with pytest.raises(ValueError, match="recorded twice"):
         ledger.record("icdl-prompt", ours="", criterion="", passed=True)
-    failing = Ledger("01_icgd", "quick")
+    failing = Ledger("icgd_linear", "quick")
     assert failing.record("icdl-prompt", ours="x", criterion="y", passed=False).status == "fail"

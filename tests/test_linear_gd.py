@@ -1,9 +1,10 @@
 import pytest
 import torch
 
-from icdl.constructions import ReLUAttention, build_linear_gd_layer, linear_gd_layout
-from icdl.linear_gd import gd_path, risk, sample_tasks, transformer_path
+from icdl.constructions.linear import build_linear_gd_layer, linear_gd_layout
+from icdl.layers import ReLUAttention
 from icdl.prompts import build_prompt
+from icdl.studies.linear_gd import gd_path, risk, sample_tasks, transformer_path
 
 
 def _naive_attention(layer, H):

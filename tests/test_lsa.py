@@ -3,11 +3,14 @@ import math
 import pytest
 import torch
 
-from icdl import lsa
+from icdl.lsa import constructions as lsa_constructions
+from icdl.lsa import model as lsa_model
+from icdl.lsa import study as lsa_study
+from icdl.lsa import training as lsa_training
 
 
 def _data(prompts=500, N=50, seed=0):
-    return lsa.sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    return lsa_model.sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
 
 
 def test_least_squares_target_matches_lstsq():
@@ -19,13 +22,13 @@ def test_least_squares_target_matches_lstsq():
     assert torch.all(d.P[:, :, 0] == 1) and torch.all(d.P[:, -1, 2] == 0) and torch.equal(d.P[:, -1, 1], d.u)
 
 
-def _naive_tf(m: lsa.TF, P: torch.Tensor) -> torch.Tensor:
+def _naive_tf(m: lsa_model.TF, P: torch.Tensor) -> torch.Tensor:
     """Eqs. 9-17 literally, one prompt and one head at a time."""
     outs = []
     for b in range(P.shape[1]):
         Q = P[0, b] @ m.W_in[0].T
         for l in range(m.L):
-            H = sum(lsa.lsa_head(Q, m.W[0, l, k, 0], m.W[0, l, k, 1], m.W[0, l, k, 2]) for k in range(m.K))
+            H = sum(lsa_model.lsa_head(Q, m.W[0, l, k, 0], m.W[0, l, k, 1], m.W[0, l, k, 2]) for k in range(m.K))
             if m.layernorm:
                 mu = H.mean(1, keepdim=True)
                 sd = ((H - mu) ** 2).mean(1, keepdim=True).add(m.ln_eps).sqrt()
@@ -37,7 +40,7 @@ def _naive_tf(m: lsa.TF, P: torch.Tensor) -> torch.Tensor:
 
 @pytest.mark.parametrize("layernorm", [True, False])
 def test_batched_model_is_eqs_9_to_17(layernorm):
-    m = lsa.TF(4, 2, 2, 11, runs=1, layernorm=layernorm, dtype=torch.float64,
+    m = lsa_model.TF(4, 2, 2, 11, runs=1, layernorm=layernorm, dtype=torch.float64,
                generator=torch.Generator().manual_seed(3))
     P = _data(5, 10).P[None]
     with torch.no_grad():
@@ -46,7 +49,7 @@ def test_batched_model_is_eqs_9_to_17(layernorm):
 
 def test_runs_are_independent():
     """Run r of a batched model computes exactly what a model holding only run r computes."""
-    m = lsa.TF(4, 2, 2, 11, runs=3, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    m = lsa_model.TF(4, 2, 2, 11, runs=3, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     P = torch.stack([_data(4, 10, seed=s).P for s in range(3)])
     with torch.no_grad():
         full = m(P)
@@ -55,7 +58,7 @@ def test_runs_are_independent():
 
 
 def test_construction_tends_to_least_squares():
-    errs = lsa.construction_errors(Ns=(50, 200, 1000), Rs=(100.0,), prompts=500)
+    errs = lsa_constructions.construction_errors(Ns=(50, 200, 1000), Rs=(100.0,), prompts=500)
     e = errs.set_index("N")["mean_abs_err"]
     assert e.loc[1000] < 0.005 < e.loc[50] < 0.1
     ratio = e.loc[50] / e.loc[1000]
@@ -66,19 +69,19 @@ def test_construction_tends_to_least_squares():
 
 
 def test_construction_divides_by_v_in_layernorm():
-    check = lsa.construction_layernorm_check(N=200, R=100.0, prompts=500)
+    check = lsa_constructions.construction_layernorm_check(N=200, R=100.0, prompts=500)
     assert check["corr"] > 0.99 and check["median_rel_gap"] < 0.01
 
 
 def test_appendix_a_same_output():
     a, b = torch.randn(7, dtype=torch.float64), torch.randn(7, dtype=torch.float64)
-    o1, o2 = lsa.appendix_a_pair(a, b)
+    o1, o2 = lsa_constructions.appendix_a_pair(a, b)
     torch.testing.assert_close(o1, o2, rtol=0, atol=1e-12)
     torch.testing.assert_close(o1[3], torch.stack([torch.zeros((), dtype=torch.float64), a.sum(), b.sum()]))
 
 
 def test_appendix_b_two_gd_steps():
-    df = lsa.gd_two_steps_errors(Ns=(50, 1000), prompts=300).set_index("N")
+    df = lsa_constructions.gd_two_steps_errors(Ns=(50, 1000), prompts=300).set_index("N")
     assert df["closed_form_vs_explicit_gd"].max() < 1e-12
     assert df.loc[1000, "tf_vs_closed_form"] < 2e-3
     assert 10 < df.loc[50, "tf_vs_closed_form"] / df.loc[1000, "tf_vs_closed_form"] < 40
@@ -86,13 +89,13 @@ def test_appendix_b_two_gd_steps():
 
 
 def test_training_resumes_to_the_same_weights(tmp_path):
-    cfg = dict(lsa.PROFILES.resolve("quick", runs=2, epochs=6, M=1000, M_val=200, batch=500, val_every=3,
+    cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=6, M=1000, M_val=200, batch=500, val_every=3,
                                     test_prompts=50))
     ck = tmp_path / "ck.pt"
-    full = lsa.train(cfg, progress=False)
-    part = lsa.train(cfg, checkpoint=ck, checkpoint_every=2, progress=False, max_epochs_this_call=4)
+    full = lsa_training.train(cfg, progress=False)
+    part = lsa_training.train(cfg, checkpoint=ck, checkpoint_every=2, progress=False, max_epochs_this_call=4)
     assert part["epochs_done"] == 4 and ck.is_file()
-    resumed = lsa.train(cfg, checkpoint=ck, checkpoint_every=2, progress=False)
+    resumed = lsa_training.train(cfg, checkpoint=ck, checkpoint_every=2, progress=False)
     assert resumed["epochs_done"] == 6
     for name in ("W_in", "W", "W_out"):
         torch.testing.assert_close(getattr(resumed["model"], name), getattr(full["model"], name),
@@ -100,23 +103,23 @@ def test_training_resumes_to_the_same_weights(tmp_path):
     h = full["history"]
     assert set(h["epoch"]) == {3, 6}
     with pytest.raises(ValueError, match="other settings"):
-        lsa.train(dict(cfg, lr=0.001), checkpoint=ck, progress=False)
+        lsa_training.train(dict(cfg, lr=0.001), checkpoint=ck, progress=False)
 
 
 def test_compiled_training_is_eager_training():
     """torch.compile changes the speed of the training steps, not what they compute."""
-    cfg = dict(lsa.PROFILES.resolve("quick", runs=2, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
+    cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
                                     test_prompts=50))
-    eager = lsa.train(cfg, progress=False, compile=False)["model"]
-    compiled = lsa.train(cfg, progress=False, compile=True)["model"]
+    eager = lsa_training.train(cfg, progress=False, compile=False)["model"]
+    compiled = lsa_training.train(cfg, progress=False, compile=True)["model"]
     for name in ("W_in", "W", "W_out"):
         torch.testing.assert_close(getattr(compiled, name), getattr(eager, name), rtol=1e-4, atol=1e-5)
-        assert not torch.equal(getattr(compiled, name), getattr(lsa.TF(4, 2, 2, 51, runs=2), name))
+        assert not torch.equal(getattr(compiled, name), getattr(lsa_model.TF(4, 2, 2, 51, runs=2), name))
 
 
 def test_benchmark_reports_every_method():
-    cfg = dict(lsa.PROFILES.resolve("quick", runs=2, epochs=10))
-    df = lsa.benchmark_batched_vs_loop(cfg, steps=2, compile=False)
+    cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=10))
+    df = lsa_training.benchmark_batched_vs_loop(cfg, steps=2, compile=False)
     assert list(df["method"]) == ["loop over runs (eager)", "batched (eager)"]
     assert (df["run_steps_per_s"] > 0).all() and df["speedup"].iloc[0] == 1.0
     hours = 2 * 10 * 10 / df["run_steps_per_s"] / 3600  # runs × epochs × steps per epoch
@@ -125,25 +128,25 @@ def test_benchmark_reports_every_method():
 
 def test_bad_settings_are_rejected():
     with pytest.raises(ValueError, match="must divide"):
-        lsa.train(dict(lsa.PROFILES.resolve("quick", batch=300)), progress=False)
+        lsa_training.train(dict(lsa_study.PROFILES.resolve("quick", batch=300)), progress=False)
     with pytest.raises(ValueError, match=r"P must have shape \(runs=1"):
-        lsa.TF(4, 2, 2, 11)(torch.zeros(1, 3, 10, 3))
+        lsa_model.TF(4, 2, 2, 11)(torch.zeros(1, 3, 10, 3))
     with pytest.raises(ValueError, match="N >= 2"):
-        lsa.construction_tf422(1, 10.0)
-    assert math.isclose(lsa.PAPER_TABLE1["test_mse"].min(), 0.00063)
+        lsa_constructions.construction_tf422(1, 10.0)
+    assert math.isclose(lsa_study.PAPER_TABLE1["test_mse"].min(), 0.00063)
 
 
 def _construction_as_trained(N=50, R=100.0):
     """The section-3 construction, float64, placed in a model with torch's LayerNorm ε = 0."""
-    return lsa.construction_tf422(N, R)
+    return lsa_constructions.construction_tf422(N, R)
 
 
 def test_evaluate_on_the_construction():
     """Table 1 and Table 2 diagnostics recognise the construction: corr(1/σ, 1/V) near 1, the dominant
     cell is (3, N+1), and z follows (C/V)(u − x̄) and ȳ with negative sign (LSA eq. 54)."""
     N = 200
-    cfg = dict(lsa.PROFILES.resolve("quick", runs=1, N=N, test_prompts=500))
-    ev = lsa.evaluate(_construction_as_trained(N), cfg)
+    cfg = dict(lsa_study.PROFILES.resolve("quick", runs=1, N=N, test_prompts=500))
+    ev = lsa_study.evaluate(_construction_as_trained(N), cfg)
     t1, t2 = ev["table1"].iloc[0], ev["table2"].iloc[0]
     assert t1["corr_inv_sigma_inv_V"] > 0.99
     assert t1["test_mse"] < 1e-3
@@ -167,11 +170,11 @@ def _fake_result(corrs, mse, complete=True):
 
 
 def test_judge_reads_the_paper_criteria():
-    good = {e["claim"]: e for e in lsa.judge(_fake_result([0.95, 0.1, 0.5], [0.001, 0.002, 0.0008]))}
+    good = {e["claim"]: e for e in lsa_study.judge(_fake_result([0.95, 0.1, 0.5], [0.001, 0.002, 0.0008]))}
     assert all(e["passed"] for k, e in good.items() if k != "lsa-fig3")
     assert not good["lsa-fig3"]["passed"]  # the through-cell curve is anti-correlated here
     assert "opposite sign" in good["lsa-fig3"]["mismatch"]
-    bad = {e["claim"]: e for e in lsa.judge(_fake_result([0.5, 0.45], [0.1, 0.2], complete=False))}
+    bad = {e["claim"]: e for e in lsa_study.judge(_fake_result([0.5, 0.45], [0.1, 0.2], complete=False))}
     assert not bad["lsa-conclusion"]["passed"] and not bad["lsa-table1-error"]["passed"]
     assert not bad["lsa-table1-corr"]["passed"]
     assert "incomplete" in bad["lsa-conclusion"]["mismatch"]
@@ -180,33 +183,33 @@ def test_judge_reads_the_paper_criteria():
 def test_shards_train_what_the_full_model_trains(tmp_path):
     """Two shards of the runs, trained separately and merged, end where the batched model of all runs
     ends; a checkpoint of all runs split midway and merged back resumes to the same weights."""
-    cfg = dict(lsa.PROFILES.resolve("quick", runs=3, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
+    cfg = dict(lsa_study.PROFILES.resolve("quick", runs=3, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
                                     test_prompts=50))
-    full = lsa.train(cfg, progress=False, compile=False)
-    assert lsa.shard_runs(3, (0, 2)) == [0, 1] and lsa.shard_runs(3, (1, 2)) == [2]
+    full = lsa_training.train(cfg, progress=False, compile=False)
+    assert lsa_training.shard_runs(3, (0, 2)) == [0, 1] and lsa_training.shard_runs(3, (1, 2)) == [2]
     ck = tmp_path / "ck.pt"
-    part = lsa.train(cfg, checkpoint=ck, progress=False, compile=False, max_epochs_this_call=2)
+    part = lsa_training.train(cfg, checkpoint=ck, progress=False, compile=False, max_epochs_this_call=2)
     assert part["epochs_done"] == 2
-    paths = lsa.split_checkpoint(ck, 2)
+    paths = lsa_training.split_checkpoint(ck, 2)
     for i, path in enumerate(paths):
-        shard = lsa.train(cfg, checkpoint=path, progress=False, compile=False, runs=lsa.shard_runs(3, (i, 2)))
+        shard = lsa_training.train(cfg, checkpoint=path, progress=False, compile=False, runs=lsa_training.shard_runs(3, (i, 2)))
         assert shard["epochs_done"] == 4
-        torch.testing.assert_close(shard["model"].W, full["model"].W[lsa.shard_runs(3, (i, 2))],
+        torch.testing.assert_close(shard["model"].W, full["model"].W[lsa_training.shard_runs(3, (i, 2))],
                                    rtol=1e-5, atol=1e-6)
-    lsa.merge_shard_checkpoints(ck, 2)
+    lsa_training.merge_shard_checkpoints(ck, 2)
     assert not any(p.exists() for p in paths)
-    merged = lsa.train(cfg, checkpoint=ck, progress=False, compile=False)
+    merged = lsa_training.train(cfg, checkpoint=ck, progress=False, compile=False)
     for name in ("W_in", "W", "W_out"):
         torch.testing.assert_close(getattr(merged["model"], name), getattr(full["model"], name), rtol=1e-5, atol=1e-6)
     pd_cols = ["epoch", "run", "val_mse"]
     assert merged["history"][pd_cols].round(5).equals(full["history"][pd_cols].round(5))
     assert [s["runs"] for s in merged["segments"]] == [[0, 1, 2], [0, 1], [2]]
     with pytest.raises(ValueError, match="holds runs"):
-        lsa.train(cfg, checkpoint=ck, progress=False, compile=False, runs=[0])
+        lsa_training.train(cfg, checkpoint=ck, progress=False, compile=False, runs=[0])
     with pytest.raises(ValueError, match="shard must be"):
-        lsa.shard_runs(3, (2, 2))
+        lsa_training.shard_runs(3, (2, 2))
     with pytest.raises(ValueError, match="missing"):
-        lsa.merge_shard_checkpoints(ck, 2)
+        lsa_training.merge_shard_checkpoints(ck, 2)
 
 
 def test_segments_table_rates():
@@ -215,10 +218,10 @@ def test_segments_table_rates():
     data = {"settings": {"epochs": 100},
             "segments": [seg([0, 1, 2, 3], 0, 10, 20.0, False), seg([0, 1], 10, 30, 10.0), seg([2, 3], 10, 30, 8.0),
                          seg([0, 1], 30, 40, 5.0)]}
-    df = lsa.segments_table(data).set_index("runs")
+    df = lsa_training.segments_table(data).set_index("runs")
     assert list(df.index) == ["0–3", "0–1", "2–3"]
     assert df.loc["0–1", "epochs"] == 30 and df.loc["0–1", "seconds"] == 15.0
     assert df.loc["0–1", "from_epoch"] == 10 and df.loc["0–1", "to_epoch"] == 40
     assert df.loc["2–3", "epochs_per_s"] == 2.5
     assert df.loc["0–3", "protocol_hours"] == pytest.approx(100 / 0.5 / 3600)
-    assert lsa.segments_table({"settings": {"epochs": 1}}).empty
+    assert lsa_training.segments_table({"settings": {"epochs": 1}}).empty

@@ -5,9 +5,21 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from icdl.networks import (ACTIVATIONS, LOSSES, Architecture, autograd_gradient, flatten, forward,
-                           get_activation, get_loss, gradient_terms, init_weights, project, risk,
-                           unflatten)
+from icdl.networks import (
+    ACTIVATIONS,
+    LOSSES,
+    Architecture,
+    autograd_gradient,
+    flatten,
+    forward,
+    get_activation,
+    get_loss,
+    gradient_terms,
+    init_weights,
+    project,
+    risk,
+    unflatten,
+)
 
 
 @st.composite

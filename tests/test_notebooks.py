@@ -5,10 +5,11 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
-import yaml
+
+from icdl.book.execute import chapters
 
 ROOT = Path(__file__).resolve().parents[1]
-CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+CHAPTERS = [ROOT / "notebooks" / f"{name}.py" for name in chapters(ROOT)]
 
 
 @pytest.mark.parametrize("src", CHAPTERS, ids=lambda p: p.stem)
@@ -18,7 +19,7 @@ def test_pair_is_in_sync_and_executed(src):
     text = jupytext.read(src)
     executed = nbformat.read(nb_path, as_version=4)
     assert [(c.cell_type, c.source) for c in text.cells] == [(c.cell_type, c.source) for c in executed.cells], (
-        f"{nb_path.name} is out of date with {src.name}: run `python -m icdl.execute {src.stem}`")
+        f"{nb_path.name} is out of date with {src.name}: run `python -m icdl.book.execute {src.stem}`")
     code = [c for c in executed.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code), f"{nb_path.name} is not fully executed"
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
@@ -26,12 +27,31 @@ def test_pair_is_in_sync_and_executed(src):
     assert any("parameters" in c.metadata.get("tags", []) for c in code), "no cell tagged 'parameters'"
 
 
-def test_every_chapter_is_in_the_toc():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = {ch["file"] for part in toc["parts"] for ch in part["chapters"]}
+def test_every_notebook_is_a_chapter_of_the_toc():
+    """The TOC is the one list of chapters: a notebook it does not name would never be executed or built,
+    and a name it lists must exist."""
+    on_disk = {p.stem for p in (ROOT / "notebooks").glob("*.py")}
+    assert on_disk == {p.stem for p in CHAPTERS}
+    assert all(p.is_file() for p in CHAPTERS)
+
+
+def test_chapter_ids_are_slugs_and_shadow_no_module():
+    """Chapter ids are topic slugs (the order lives in _toc.yml alone), and none shadows an importable
+    module for the kernel, which starts in notebooks/ with that folder first on sys.path."""
+    import importlib.util
+    import re
+
     for src in CHAPTERS:
-        assert f"notebooks/{src.stem}" in files
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", src.stem), src.stem
+        assert not re.match(r"\d", src.stem), f"{src.stem}: no numbers in chapter ids; order them in _toc.yml"
+        assert importlib.util.find_spec(src.stem) is None, f"notebooks/{src.stem}.py shadows a module"
 
 
-def test_no_chapter_shadows_the_package():
-    assert not (ROOT / "notebooks" / "icdl.py").exists()
+def test_no_prose_names_a_chapter_by_number():
+    """Chapters are renamed and reordered in _toc.yml alone: prose links to them ({doc}) instead."""
+    import re
+
+    pattern = re.compile(r"\b[Cc]hapters? \d")
+    for path in [*CHAPTERS, *(ROOT / "book").glob("*.md"), *(ROOT / "src").rglob("*.py")]:
+        hits = [line for line in path.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
+        assert not hits, f"{path.relative_to(ROOT)} names a chapter by number: {hits[:3]}"

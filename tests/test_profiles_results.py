@@ -3,9 +3,9 @@ import os
 
 import pytest
 
-from icdl.linear_gd import PROFILES
-from icdl.profiles import ProfileError, ProfileSet
-from icdl.results import PROVENANCE_KEYS, ResultFileError, load_result, provenance, save_result
+from icdl.book.profiles import ProfileError, ProfileSet
+from icdl.book.results import PROVENANCE_KEYS, ResultFileError, load_result, provenance, save_result
+from icdl.studies.linear_gd import PROFILES
 
 
 def test_resolve_quick_and_override():
@@ -80,12 +80,14 @@ def test_a_killed_write_leaves_the_previous_result_intact(tmp_path, monkeypatch)
 def test_profile_result_names_its_command(tmp_path, monkeypatch):
     import time
 
-    from icdl.results import save_profile_result
+    from icdl.book.results import save_profile_result
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    path = save_profile_result("99_demo", "study", {"x": [1, 2]}, module="icdl.demo", profile="reference", seed=3,
+    demo = ProfileSet("demo", profiles={"quick": {"a": 1}, "reference": {"a": 2}},
+                      command="python -m icdl.demo --profile {profile}")
+    path = save_profile_result(demo, "study", {"x": [1, 2]}, profile="reference", seed=3,
                                started=time.perf_counter() - 2.0)
-    assert path == tmp_path / "results" / "99_demo" / "study.reference.json"
+    assert path == tmp_path / "results" / "demo" / "study.reference.json"
     res = load_result(path)
     assert res["data"] == {"x": [1, 2]}
     assert res["provenance"]["command"] == "python -m icdl.demo --profile reference"

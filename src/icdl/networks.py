@@ -193,6 +193,14 @@ def project(arch: Architecture, w: Tensor, B_v: float) -> Tensor:
     return flatten(arch, out)
 
 
+def project_box(w: Tensor, B_w: float) -> Tensor:
+    """``Proj_W`` for the box ``W = {‖w‖_∞ ≤ B_w}`` of ICDL Problem 1 -- what
+    :func:`icdl.constructions.theorem1.build_projection_mlp` computes."""
+    if not B_w > 0:
+        raise ValueError(f"B_w must be > 0, got {B_w}")
+    return w.clamp(-B_w, B_w)
+
+
 # ---- forward pass, risk and the terms of Lemma 1 ------------------------------------------------
 
 
@@ -277,3 +285,14 @@ def autograd_gradient(arch: Architecture, w: Tensor, x: Tensor, y: Tensor, activ
     w = w.detach().clone().requires_grad_(True)
     (g,) = torch.autograd.grad(risk(arch, w, x, y, activation, loss), w)
     return g
+
+
+def projected_gd(arch: Architecture, w0: Tensor, x: Tensor, y: Tensor, *, eta: float, steps: int, B_w: float,
+                 activation: str = "sigmoid", loss: str = "squared") -> list[Tensor]:
+    """``[w^(0) = w0, …, w^(steps)]`` of projected GD on the in-context risk,
+    ``w^(l) = Proj_W(w^(l−1) − η ∇L_n(w^(l−1)))`` (ICDL Problem 1 with ε = 0), with the exact gradient of
+    Lemma 1 -- the reference every in-context GD route is compared with."""
+    path = [w0]
+    for _ in range(steps):
+        path.append(project_box(path[-1] - eta * explicit_gradient(arch, path[-1], x, y, activation, loss), B_w))
+    return path

@@ -1,0 +1,18 @@
+"""What every chapter's first code cell does, in one call."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .. import figures
+from .ledger import Ledger
+from .profiles import ProfileSet
+
+
+def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | None = None
+          ) -> tuple[Mapping[str, Any], Ledger]:
+    """Apply the book's figure style, resolve (and check) the profile's settings, and open the
+    chapter's ledger -- named after ``profiles.chapter``, which is the notebook's name."""
+    figures.use_style()
+    cfg = profiles.resolve(profile, **dict(overrides or {}))
+    return cfg, Ledger(profiles.chapter, profile, seed=cfg.get("seed"))

@@ -1,0 +1,124 @@
+"""Execute the book's chapters with papermill: the one execution path of the book.
+
+``python -m icdl.book.execute``                         every chapter, profile ``quick``
+``python -m icdl.book.execute icgd_linear --profile reference``
+``python -m icdl.book.execute icgd_linear --set n=64 --set steps=50``
+
+Each chapter's source is ``notebooks/<chapter id>.py`` (py:percent); the ids and their reading
+order come from ``_toc.yml``. It is converted
+with jupytext and executed by papermill with kernel ``python3`` in ``notebooks/``.
+
+* Profile ``quick`` with no overrides writes the executed notebook to the paired
+  ``notebooks/<id>.ipynb`` (no parameters are injected, so the pair stays in
+  sync); this is the notebook the book renders and nbval re-checks.
+* Any other profile or override writes ``runs/<id>.<profile>.ipynb`` and leaves
+  the paired notebook alone. What the chapter saves (``results/``) carries the
+  profile in its name and its provenance.
+
+A chapter that raises stops the run with the chapter's name and the failing cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import time
+from pathlib import Path
+
+from .results import project_root
+
+KERNEL = "python3"
+
+
+def chapters(root: Path) -> list[str]:
+    """The chapter ids in reading order: the ``notebooks/<id>`` entries of ``_toc.yml`` (the one place
+    that orders the book)."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    files = [entry["file"] for part in toc.get("parts", []) for entry in part.get("chapters", [])]
+    return [f.split("/", 1)[1] for f in files if f.startswith("notebooks/")]
+
+
+def _strip_volatile(nb) -> None:
+    """Drop run timings papermill adds, so re-executing leaves small diffs."""
+    nb.metadata.pop("papermill", None)
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+
+
+def _parse_value(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = None,
+                    root: Path | None = None) -> tuple[Path, float]:
+    import jupytext
+    import papermill as pm
+
+    root = root or project_root()
+    src = root / "notebooks" / f"{name}.py"
+    if not src.is_file():
+        raise SystemExit(f"unknown chapter {name!r}; chapters: {chapters(root)}")
+    overrides = overrides or {}
+    nb = jupytext.read(src)
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python 3", "language": "python"}
+    default_run = profile == "quick" and not overrides
+    if default_run:
+        out = root / "notebooks" / f"{name}.ipynb"
+        params = {}
+    else:
+        out = root / "runs" / f"{name}.{profile}.ipynb"
+        out.parent.mkdir(exist_ok=True)
+        params = {"profile": profile, "overrides": overrides}
+    tmp = out.with_name(f".{out.stem}.tmp.ipynb")
+    start = time.perf_counter()
+    try:
+        executed = pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name=KERNEL,
+                                       cwd=str(root / "notebooks"), progress_bar=False,
+                                       log_output=False, report_mode=False)
+    except pm.PapermillExecutionError as err:
+        tmp.unlink(missing_ok=True)
+        raise SystemExit(f"chapter {name} failed in cell {err.cell_index} (execution count "
+                         f"{err.exec_count}): {err.ename}: {err.evalue}") from None
+    elapsed = time.perf_counter() - start
+    _strip_volatile(executed)
+    import nbformat
+
+    nbformat.write(executed, str(tmp))
+    tmp.replace(out)
+    return out, elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m icdl.book.execute", description=__doc__.split("\n")[0])
+    parser.add_argument("chapters", nargs="*", help="chapter ids (default: all, in the order of _toc.yml), e.g. icgd_linear")
+    parser.add_argument("-p", "--profile", default="quick", help="profile name (default: quick)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one setting of the profile (repeatable)")
+    args = parser.parse_args(argv)
+    overrides = {}
+    for item in args.set:
+        if "=" not in item:
+            parser.error(f"--set expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        overrides[key.strip()] = _parse_value(value.strip())
+    root = project_root()
+    names = args.chapters or chapters(root)
+    total = 0.0
+    for name in names:
+        out, elapsed = execute_chapter(name, args.profile, overrides, root)
+        total += elapsed
+        print(f"executed {name:<28} profile={args.profile:<10} {elapsed:7.1f} s -> {out.relative_to(root)}",
+              flush=True)
+    print(f"all chapters: {total:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Named run profiles: one convention for every chapter.
+
+A chapter declares its profiles once, e.g.::
+
+    PROFILES = ProfileSet(
+        "icgd_linear",
+        profiles={"quick": {"n": 32, "steps": 20, "etas": (0.1, 0.5)},
+                  "reference": {"n": 512, "steps": 200, "etas": (0.05, 0.1, 0.5)}},
+        ranges={"n": (2, 100_000), "steps": (1, 10_000), "etas": (1e-4, 10.0)},
+    )
+    cfg = PROFILES.resolve(profile, **overrides)
+
+``chapter`` is the chapter's one id: the notebook ``notebooks/<chapter>.py``, its result folder
+``results/<chapter>/`` (:meth:`ProfileSet.folder`), its ledger files ``results/ledger/<chapter>.<profile>.json``
+and the tag of its claims in :mod:`icdl.book.claims` all derive from it.
+
+A setting is a number, a string, or a tuple of numbers (the one list type: ``--set widths=16,64`` on the
+command line parses to a tuple); a range given for a tuple setting applies to each element.
+``quick`` is always present and is what CI and ``make book`` run. An unknown
+profile name, an unknown setting, a value of the wrong type or outside its range
+raises :class:`ProfileError` with a message that lists what is allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+
+class ProfileError(ValueError):
+    """A profile name or setting that the chapter does not allow."""
+
+
+Range = tuple[float, float] | frozenset | tuple
+
+
+@dataclass(frozen=True)
+class ProfileSet:
+    chapter: str
+    profiles: Mapping[str, Mapping[str, Any]]
+    ranges: Mapping[str, Any] = field(default_factory=dict)
+    #: the command that produces this chapter's results at a profile (``{profile}`` is filled in);
+    #: by default the chapter itself, executed by papermill
+    command: str = "python -m icdl.book.execute {chapter} --profile {profile}"
+
+    def __post_init__(self) -> None:
+        if "quick" not in self.profiles:
+            raise ProfileError(f"{self.chapter}: every chapter needs a 'quick' profile")
+        keys = set(self.profiles["quick"])
+        for name, settings in self.profiles.items():
+            if set(settings) != keys:
+                raise ProfileError(
+                    f"{self.chapter}: profile {name!r} has settings {sorted(settings)}, "
+                    f"but 'quick' has {sorted(keys)}; all profiles must name the same settings"
+                )
+            for key, value in settings.items():
+                self._check(key, value, where=f"profile {name!r}")
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.profiles)
+
+    def _check(self, key: str, value: Any, where: str) -> None:
+        allowed = self.ranges.get(key)
+        if allowed is None:
+            return
+        if isinstance(allowed, (set, frozenset, list)):
+            if value not in allowed:
+                raise ProfileError(
+                    f"{self.chapter}: {key}={value!r} ({where}) is not allowed; "
+                    f"allowed values: {sorted(allowed, key=str)}"
+                )
+            return
+        lo, hi = allowed
+        default = self.profiles["quick"][key]
+        if isinstance(default, tuple):
+            if not isinstance(value, (tuple, list)) or not value:
+                raise ProfileError(f"{self.chapter}: {key}={value!r} ({where}) must be a non-empty tuple of numbers "
+                                   f"in [{lo}, {hi}], e.g. {default!r}")
+            for item in value:
+                self._check_number(key, item, type(default[0]), lo, hi, where)
+            return
+        self._check_number(key, value, type(default), lo, hi, where)
+
+    def _check_number(self, key: str, value: Any, kind: type, lo: float, hi: float, where: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ProfileError(
+                f"{self.chapter}: {key}={value!r} ({where}) must be a number in [{lo}, {hi}]"
+            )
+        if kind is int and not float(value).is_integer():
+            raise ProfileError(f"{self.chapter}: {key}={value!r} ({where}) must be an integer in [{lo}, {hi}]")
+        if not lo <= value <= hi:
+            raise ProfileError(
+                f"{self.chapter}: {key}={value!r} ({where}) is out of range; allowed: {lo} <= {key} <= {hi}"
+            )
+
+    def command_for(self, profile: str) -> str:
+        """The shell command that produces this chapter's results at ``profile``."""
+        return self.command.format(chapter=self.chapter, profile=profile)
+
+    @staticmethod
+    def _coerce(default: Any, value: Any) -> Any:
+        if isinstance(default, tuple):
+            return tuple(ProfileSet._coerce(default[0], v) for v in value)
+        if type(default) is int and isinstance(value, float):
+            return int(value)
+        return value
+
+    def folder(self, *parts: str) -> Path:
+        """``results/<chapter>/<parts…>``, created if missing: where this chapter's results live."""
+        from .results import results_dir
+
+        return results_dir(self.chapter, *parts)
+
+    def resolve(self, profile: str = "quick", **overrides: Any) -> Mapping[str, Any]:
+        """The settings of ``profile`` with ``overrides`` applied, checked, read-only."""
+        if profile not in self.profiles:
+            raise ProfileError(
+                f"{self.chapter}: unknown profile {profile!r}; allowed profiles: {self.names}"
+            )
+        settings = dict(self.profiles[profile])
+        for key, value in overrides.items():
+            if key not in settings:
+                raise ProfileError(
+                    f"{self.chapter}: unknown setting {key!r}; settings of this chapter: {sorted(settings)}"
+                )
+            if isinstance(settings[key], tuple) and not isinstance(value, (tuple, list)):
+                value = (value,)  # --set depths=3: a one-element list
+            self._check(key, value, where="override")
+            settings[key] = self._coerce(settings[key], value)
+        settings["profile"] = profile
+        return MappingProxyType(settings)

@@ -1,0 +1,213 @@
+"""Small result files with provenance, written atomically.
+
+Every number the book shows that did not come from the live quick run comes from
+a JSON file under ``results/``. Such a file always carries a ``provenance`` block
+saying which command produced it, at which git commit, on what hardware, how long
+it took, at which profile and seed. :func:`save_result` writes the file through a
+temporary file and an atomic rename, so a run killed midway leaves the previous
+result intact; :func:`load_result` refuses a file whose provenance is missing or
+incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+PROVENANCE_KEYS = ("command", "git_commit", "hardware", "wall_time_s", "profile", "seed", "created")
+
+
+class ResultFileError(ValueError):
+    """A result file is missing, unreadable, or lacks its provenance."""
+
+
+def project_root() -> Path:
+    """The repository root: ``$ICDL_ROOT`` if set, else the first folder at or above
+    the working directory that holds ``_toc.yml``, else the folder above ``src/``."""
+    env = os.environ.get("ICDL_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file():
+            return folder
+    return Path(__file__).resolve().parents[2]
+
+
+def results_dir(*parts: str) -> Path:
+    """``<root>/results/<parts...>``, created if missing."""
+    path = project_root().joinpath("results", *parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def git_commit() -> str:
+    """The current commit (with ``+dirty`` when the tree has changes), or ``unknown``."""
+    try:
+        root = project_root()
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root, capture_output=True, text=True, timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if not sha:
+        return "unknown"
+    return sha + ("+dirty" if dirty else "")
+
+
+def hardware() -> str:
+    """A one-line description of the machine and the torch build."""
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    text = f"{platform.system()} {cpu}, {os.cpu_count()} CPUs, {torch.get_num_threads()} torch threads"
+    if torch.cuda.is_available():
+        text += f", {torch.cuda.get_device_name(0)}"
+    return text + f", python {platform.python_version()}, torch {torch.__version__}"
+
+
+def provenance(*, command: str, wall_time_s: float, profile: str, seed: int | None) -> dict[str, Any]:
+    """The provenance block for a result produced now by ``command``."""
+    return {
+        "command": command,
+        "git_commit": git_commit(),
+        "hardware": hardware(),
+        "wall_time_s": round(float(wall_time_s), 3),
+        "profile": profile,
+        "seed": seed,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str, Any]) -> Path:
+    """Write ``{"provenance": ..., "data": ...}`` to ``path`` atomically and return the path."""
+    missing = [k for k in PROVENANCE_KEYS if k not in provenance]
+    if missing:
+        raise ResultFileError(f"provenance is missing {missing}; it needs all of {list(PROVENANCE_KEYS)}")
+    path = Path(path)
+    if path.suffix != ".json":
+        raise ResultFileError(f"result files are JSON: path must end in .json, got {path.name!r}")
+    text = json.dumps({"provenance": provenance, "data": data}, indent=1, sort_keys=True, allow_nan=True)
+    atomic_write_text(path, text + "\n")
+    return path
+
+
+def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
+    """The one checkpoint writer: ``torch.save(state)`` to ``path`` atomically (a run killed while
+    writing leaves the previous checkpoint intact). Load with ``torch.load(path, weights_only=True)``."""
+    import io
+
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    atomic_write_bytes(Path(path), buf.getvalue())
+    return Path(path)
+
+
+def frame_to_lists(df) -> dict[str, list]:
+    """The one serialiser of a DataFrame into a result file: ``{column: [values]}``, numbers as floats
+    (NaN kept), integers as integers, booleans as booleans, everything else as strings. ``pandas.DataFrame(obj)`` reads it back."""
+    import numpy as np
+    import pandas as pd
+
+    def column(values) -> list:
+        if pd.api.types.is_bool_dtype(values):
+            return [bool(v) for v in values]
+        if pd.api.types.is_integer_dtype(values):
+            return [int(v) for v in values]
+        if pd.api.types.is_numeric_dtype(values):
+            return np.asarray(values, dtype=float).tolist()
+        return [str(v) for v in values]
+
+    return {str(c): column(df[c]) for c in df.columns}
+
+
+def save_profile_result(profiles, stem: str, data: dict[str, Any], *, profile: str, seed: int | None,
+                        started: float) -> Path:
+    """``results/<chapter>/<stem>.<profile>.json`` written by the command of ``profiles``
+    (:attr:`icdl.book.profiles.ProfileSet.command`), which began at ``time.perf_counter() == started``."""
+    import time
+
+    return save_result(profiles.folder() / f"{stem}.{profile}.json", data,
+                       provenance=provenance(command=profiles.command_for(profile),
+                                             wall_time_s=time.perf_counter() - started, profile=profile, seed=seed))
+
+
+def load_result(path: str | Path) -> dict[str, Any]:
+    """Read a result file written by :func:`save_result`; refuse one without full provenance.
+
+    Returns the whole object, ``{"provenance": {...}, "data": {...}}``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ResultFileError(
+            f"result file {path} does not exist; produce it with the command in the chapter's "
+            "'reference results' section (README: 'Running a chapter at another profile')"
+        )
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ResultFileError(f"result file {path} is not valid JSON: {err}") from None
+    prov = obj.get("provenance") if isinstance(obj, dict) else None
+    if not isinstance(prov, dict):
+        raise ResultFileError(f"result file {path} has no provenance block; refusing to use it")
+    missing = [k for k in PROVENANCE_KEYS if k not in prov]
+    if missing:
+        raise ResultFileError(f"result file {path} lacks provenance fields {missing}; refusing to use it")
+    if "data" not in obj:
+        raise ResultFileError(f"result file {path} has no 'data' block")
+    return obj
+
+
+def show_reference(profiles, stem: str, profile: str = "reference") -> dict[str, Any] | None:
+    """The one way a chapter shows a committed result: ``results/<chapter>/<stem>.<profile>.json``.
+
+    Prints one line of provenance (command, commit, hardware, wall time) and returns the whole object
+    (``{"provenance", "data"}``). A result that has not been produced yet is not an error: the chapter
+    says so, with the command that produces it, and gets ``None``. A file that exists but does not load
+    or lacks its provenance raises :class:`ResultFileError` naming the file and that command."""
+    path = profiles.folder() / f"{stem}.{profile}.json"
+    command = profiles.command_for(profile)
+    if not path.is_file():
+        print(f"no {profile} result yet ({path.relative_to(project_root())}); produce it with: {command}")
+        return None
+    try:
+        obj = load_result(path)
+    except ResultFileError as err:
+        raise ResultFileError(f"{err}. Regenerate it with: {command}") from None
+    prov = obj["provenance"]
+    print(f"{path.relative_to(project_root())}: `{prov['command']}` at {prov['git_commit'][:12]}, "
+          f"{prov['hardware']}, {float(prov['wall_time_s']):.0f} s, created {prov['created']}")
+    return obj

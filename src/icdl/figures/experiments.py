@@ -1,0 +1,132 @@
+"""Figures of the experiment chapters: ``gpt_icl``, ``diffusion_score``."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from .style import PALETTE, SINGLE, WIDE
+
+# ---- gpt_icl: GPT-2-style in-context learning of deep networks -------------------------------
+
+
+def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: str, train_examples: int,
+                      title: str = "") -> plt.Figure:
+    """One panel per target depth: the transformer's R² per prompt position for each test mixture (line and
+    bootstrap band), the MLP baseline at its positions (markers, same colour), the context mean for the
+    pretraining mixture (grey dotted) and the training length (vertical line)."""
+    ds = sorted(curves["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    c = curves[curves["attention"] == attention]
+    for ax, depth in zip(axes[0], ds):
+        for color, mixture in zip(PALETTE, c["mixture"].unique()):
+            g = c[(c["depth"] == depth) & (c["mixture"] == mixture)]
+            ax.plot(g["position"], g["r2"], color=color, label=f"ω = {mixture}")
+            ax.fill_between(g["position"], g["lo"], g["hi"], color=color, alpha=0.2, lw=0)
+            if len(baselines):
+                b = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == mixture)
+                              & baselines["method"].str.startswith("MLP")]
+                ax.plot(b["position"], b["r2"], "D", ms=4, mfc="none", color=color)
+        if len(baselines):
+            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
+                           & (baselines["method"] == "context mean")]
+            ax.plot(cm["position"], cm["r2"], ":", color="0.4", lw=1.2)
+        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k", ylim=(-0.2, 1.02))
+    axes[0, 0].set_ylabel(f"R² ({attention} attention)")
+    axes[0, -1].legend(loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> plt.Figure:
+    """Pretraining mixture only: softmax and ReLU transformers against least squares, 3-NN, the context mean
+    and the trained MLP, one panel per target depth."""
+    ds = sorted(curves["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    c = curves[curves["mixture"] == "(1, 0)"]
+    b = baselines[baselines["mixture"] == "(1, 0)"] if len(baselines) else baselines
+    for ax, depth in zip(axes[0], ds):
+        for color, att in zip(PALETTE, ("softmax", "relu")):
+            g = c[(c["depth"] == depth) & (c["attention"] == att)]
+            ax.plot(g["position"], g["r2"], color=color, label=f"transformer, {att}")
+        if len(b):
+            for color, (method, style) in zip(PALETTE[2:], (("least squares", "-."), ("3-NN", "--"),
+                                                            ("context mean", ":"))):
+                g = b[(b["depth"] == depth) & (b["method"] == method)]
+                ax.plot(g["position"], g["r2"], style, color=color, lw=1.1, label=method)
+            g = b[(b["depth"] == depth) & b["method"].str.startswith("MLP")]
+            ax.plot(g["position"], g["r2"], "D", ms=4, color=PALETTE[5], label="trained MLP")
+        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k", ylim=(-0.2, 1.02))
+    axes[0, 0].set_ylabel("R² (pretraining mixture)")
+    axes[0, -1].legend(loc="lower right", fontsize=7)
+    return fig
+
+
+def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
+    """Training loss (MSE on fresh prompts) against steps, per depth and attention."""
+    fig, ax = plt.subplots(figsize=SINGLE)
+    styles = {"softmax": "-", "relu": "--"}
+    for color, (depth, g) in zip(PALETTE, history.groupby("depth")):
+        for att, h in g.groupby("attention"):
+            ax.plot(h["step"], h["loss"], styles[att], color=color, lw=1.2, label=f"{depth} layers, {att}")
+    ax.set(xlabel="step", ylabel="training MSE", yscale="log")
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figure:
+    """ICDL objective 3: R² per position for target parameters from N(μ, I), one panel per target depth;
+    colour: μ, solid: softmax, dashed: ReLU attention."""
+    ds = sorted(curves["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    styles = {"softmax": "-", "relu": "--"}
+    for ax, depth in zip(axes[0], ds):
+        for color, (mu, g) in zip(PALETTE, curves[curves["depth"] == depth].groupby("mu", sort=False)):
+            for att, h in g.groupby("attention"):
+                ax.plot(h["position"], h["r2"], styles[att], color=color, lw=1.3, label=f"μ = {mu:g}, {att}")
+        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k",
+               ylim=(-0.5, 1.02))
+    axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
+    axes[0, -1].legend(fontsize=7, loc="lower right")
+    return fig
+
+
+# ---- the diffusion score in context --------------------------------------------------------------
+
+
+def plot_dsm_targets(binned: pd.DataFrame, curve: dict) -> plt.Figure:
+    """Left: REB's DSM targets averaged in bins of x_t (±2 s.e.) on the true score. Right: one prompt's
+    data, the score at its random start and after GD, against the true score."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    ax1.plot(binned["x_t"], binned["score"], color="0.2", lw=1.4, label=r"$\nabla\log p_t$")
+    ax1.errorbar(binned["x_t"], binned["mean_y"], yerr=2 * binned["se"], fmt="o", ms=3, color=PALETTE[0],
+                 label="mean DSM target in bin")
+    ax1.set(xlabel=r"$x_t$", ylabel="score")
+    ax1.legend()
+    ax2.plot(curve["data_x"], curve["data_y"], ".", ms=3, color="0.7", label="the prompt's DSM targets")
+    ax2.plot(curve["x"], curve["score"], color="0.2", lw=1.4, label=r"$\nabla\log p_t$")
+    ax2.plot(curve["x"], curve["start"], ":", color=PALETTE[3], label="network at the start")
+    ax2.plot(curve["x"], curve["gd"], color=PALETTE[1], label="network after GD")
+    ax2.set(xlabel=r"$x_t$", ylabel="score", ylim=(-6, 6))
+    ax2.legend(fontsize=7)
+    return fig
+
+
+def plot_score_errors(errors: pd.DataFrame) -> plt.Figure:
+    """Relative L² error of the learned score over GD steps (mean over prompts): GD from the random
+    start, GD from w = 0, and the transformer for each H."""
+    fig, ax = plt.subplots(figsize=SINGLE)
+    mean = errors.groupby(["method", "H", "step"], sort=False)["score_error"].mean().reset_index()
+    styles = {"GD": ("-", "0.2"), "GD from w = 0": (":", "0.5")}
+    for i, ((method, H), g) in enumerate(mean.groupby(["method", "H"], sort=False)):
+        ls, color = styles.get(method, ("--", PALETTE[i % len(PALETTE)]))
+        label = method if method != "transformer" else f"transformer, H = {H}"
+        ax.plot(g["step"], g["score_error"], ls, color=color, label=label)
+    ax.axhline(1.0, color="0.75", lw=0.8)
+    ax.set(xlabel="step l", ylabel="relative score error", yscale="log")
+    ax.legend(fontsize=7)
+    return fig

@@ -1,0 +1,90 @@
+"""Figures of the LSA chapters: ``lsa_construction``, ``lsa_training``."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from .style import PALETTE, SINGLE, WIDE
+
+# ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------
+
+
+def plot_lsa_construction_errors(df: pd.DataFrame) -> plt.Figure:
+    """Mean |TF(4,2,2) − ŷ_LS| against N for several R, beside the terms the construction neglects."""
+    fig, ax = plt.subplots(figsize=SINGLE)
+    cmap = sns.color_palette("mako_r", n_colors=df["R"].nunique() + 1)[1:]
+    for color, (R, g) in zip(cmap, df.groupby("R")):
+        ax.loglog(g["N"], g["mean_abs_err"], "o-", ms=3, color=color, label=f"R = {R:g}")
+    g = df[df["R"] == df["R"].max()]
+    ax.loglog(g["N"], g["u_minus_xbar_over_N"], "--", color=PALETTE[1], label="mean |u − x̄| / N")
+    ax.loglog(g["N"], g["ybar_over_N"], ":", color=PALETTE[3], label="mean |ȳ| / N")
+    ax.set(xlabel="number of in-context examples N", ylabel="mean |output − least squares|")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_lsa_gd_two_steps(df: pd.DataFrame) -> plt.Figure:
+    """Appendix B: the TF(4,3,2) against eqs. 66–67 and two explicit GD steps against least squares."""
+    fig, ax = plt.subplots(figsize=SINGLE)
+    ax.loglog(df["N"], df["tf_vs_closed_form"], "o-", ms=3, color=PALETTE[0], label="TF(4,3,2) vs eq. 67")
+    ax.loglog(df["N"], df["two_gd_steps_vs_ls"], "s-", ms=3, color=PALETTE[2], label="2 GD steps vs least squares")
+    ax.loglog(df["N"], df["closed_form_vs_explicit_gd"].clip(lower=1e-17), "^-", ms=3, color="0.5",
+              label="eq. 67 vs 2 explicit GD steps")
+    ax.set(xlabel="number of in-context examples N", ylabel="mean absolute difference")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_lsa_weights(W_in_abs, W_out_abs, title: str = "") -> plt.Figure:
+    """LSA Fig. 2: |W_in| (inputs 1, x, y × embeddings) and |W_out| (embeddings × tokens), log colour."""
+    import numpy as np
+    from matplotlib.colors import LogNorm
+
+    W_in_abs, W_out_abs = np.asarray(W_in_abs), np.asarray(W_out_abs)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=WIDE, width_ratios=[1, 4])
+    for ax, W, lab in ((a1, W_in_abs, "(a) input weights"), (a2, W_out_abs, "(b) output weights")):
+        im = ax.imshow(np.clip(W, 1e-6, None), norm=LogNorm(vmin=max(W.min(), 1e-6), vmax=W.max()),
+                       cmap="magma", aspect="auto", origin="lower")
+        ax.grid(False)
+        ax.set_title(lab)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    a1.set(xticks=range(W_in_abs.shape[1]), xticklabels=range(1, W_in_abs.shape[1] + 1),
+           yticks=range(3), yticklabels=["1", "x", "y"], xlabel="embedding", ylabel="input")
+    a2.set(yticks=range(W_out_abs.shape[0]), yticklabels=range(1, W_out_abs.shape[0] + 1),
+           xlabel="token (sequence position)", ylabel="embedding")
+    xt = [0, 9, 19, 29, 39, W_out_abs.shape[1] - 1]
+    a2.set_xticks(xt, [t + 1 for t in xt])
+    if title:
+        fig.suptitle(title, fontsize=9)
+    return fig
+
+
+def plot_lsa_fitted_curves(curves: dict, title: str = "") -> plt.Figure:
+    """LSA Fig. 3: the trained model's output over query points, (a) full and (b) through the
+    dominant query cell only, each against the least-squares line and the in-context examples."""
+    fig, axes = plt.subplots(1, 2, figsize=WIDE, sharey=True)
+    for ax, key, lab in ((axes[0], "full", "(a) transformer output"),
+                         (axes[1], "through_cell", f"(b) through cell ({curves['cell']}, {len(curves['x']) + 1})")):
+        ax.plot(curves["x"], curves["y"], "o", mfc="none", color="0.4", ms=4, label="in-context examples")
+        ax.plot(curves["u"], curves["ls"], color="0.6", lw=3, label="least squares")
+        ax.plot(curves["u"], curves[key], color="k", lw=1.3, label="transformer")
+        ax.set(title=lab, xlabel="x")
+    axes[0].set_ylabel("prediction")
+    axes[0].legend(fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    return fig
+
+
+def plot_lsa_validation(history: pd.DataFrame) -> plt.Figure:
+    """Validation MSE of every run against the epoch."""
+    fig, ax = plt.subplots(figsize=SINGLE)
+    cmap = sns.color_palette("husl", n_colors=history["run"].nunique())
+    for color, (run, g) in zip(cmap, history.groupby("run")):
+        ax.semilogy(g["epoch"], g["val_mse"], color=color, lw=1, label=f"run {int(run) + 1}")
+    ax.set(xlabel="epoch", ylabel="validation MSE")
+    if history["run"].nunique() <= 10:
+        ax.legend(fontsize=6, ncol=2)
+    return fig

@@ -1,0 +1,137 @@
+"""What the experiments of ICDL sec. 5 cost (the book's computation appendix and chapter ``gpt_icl``):
+
+* :func:`cost_comparison` -- REB's cost argument measured: FLOPs of one forward pass of the paper-size model
+  against training the MLP baseline, with REB's formulas beside them;
+* :func:`speed` -- achieved FLOP/s of the training against a large matmul;
+* :func:`benchmark_table` -- the batched MLP baseline against a per-prompt loop, with the compute bound.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..book.results import provenance, save_result
+from . import baselines as bl
+from .model import GPTConfig, InContextGPT
+from .study import ATTENTIONS, PROFILES, configs, depths
+from .tasks import TaskConfig, sample_prompts
+
+REB_COST = {"icl_flops": 3.34e9, "icl_params": 22e6, "icl_tokens": 76, "train_flops": 7.56e9,
+            "train_params": 168_000, "samples": 75, "epochs": 100, "a100_forward_s": 1.38, "a100_step_s": 0.04}
+
+
+def cost_comparison(*, examples: int = 75, depth: int = 6, d: int = 20, width: int = 200, epochs: int = 100,
+                    time_it: bool = True) -> dict:
+    """REB's cost argument, measured: FLOPs (torch's counter) of one forward pass of the paper-size model on
+    a prompt of ``examples`` examples and a query, against training the 6-layer, width-200 MLP baseline on
+    the examples for ``epochs`` full-batch epochs; with REB's formulas ``2 N_p N_t`` and ``6 N_p N_t E``
+    beside them, and CPU seconds for both on this machine."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+
+    gpt = InContextGPT(GPTConfig(d=d, n_layer=12, n_head=8, n_embd=256, max_examples=examples + 1)).eval()
+    xs, ys = torch.randn(1, examples + 1, d), torch.randn(1, examples + 1)
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        gpt(xs, ys)
+    icl_flops = fc.get_total_flops()
+    t = time.perf_counter()
+    if time_it:
+        with torch.no_grad():
+            gpt(xs, ys)
+    icl_s = time.perf_counter() - t
+    sizes = [d] + [width] * (depth - 1) + [1]
+    mlp = torch.nn.Sequential(*[m for j in range(depth) for m in
+                                ([torch.nn.Linear(sizes[j], sizes[j + 1])] + ([torch.nn.ReLU()] if j < depth - 1 else []))])
+    opt = torch.optim.Adam(mlp.parameters(), lr=1e-3)
+    x, y = torch.randn(examples, d), torch.randn(examples, 1)
+    with FlopCounterMode(display=False) as fc:
+        loss = ((mlp(x) - y) ** 2).mean()
+        loss.backward()
+    step_flops = fc.get_total_flops()
+    t = time.perf_counter()
+    if time_it:
+        for _ in range(epochs):
+            loss = ((mlp(x) - y) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    train_s = time.perf_counter() - t
+    n_gpt, n_mlp = gpt.num_params(), sum(p.numel() for p in mlp.parameters())
+    tokens = 2 * (examples + 1)
+    return {"gpt_params": n_gpt, "tokens": tokens, "icl_flops": icl_flops, "icl_formula": 2 * n_gpt * tokens,
+            "mlp_params": n_mlp, "train_flops": step_flops * epochs, "train_formula": 6 * n_mlp * examples * epochs,
+            "icl_seconds_cpu": icl_s, "train_seconds_cpu": train_s, "threads": torch.get_num_threads()}
+
+
+def speed(cfg, seconds_per_step: float) -> dict:
+    """Achieved FLOP/s of training (FLOPs per step from torch's counter) against a 2048² matmul here."""
+    from .training import flops_per_step, matmul_flops_per_second
+
+    model, _, tr = configs(cfg, depths(cfg)[0], "softmax")
+    flops = flops_per_step(model, tr.batch, tr.examples)
+    return {"flops_per_step": flops, "seconds_per_step": seconds_per_step,
+            "achieved_flops": flops / seconds_per_step, "matmul_flops": matmul_flops_per_second()}
+
+
+def _speed(cfg, profile: str) -> int:
+    """Seconds per step of every trained model (from its checkpoint) and the FLOP/s that makes."""
+    t = time.perf_counter()
+    folder = PROFILES.folder("checkpoints", profile)
+    per_step = []
+    for depth in depths(cfg):
+        for attention in ATTENTIONS:
+            state = torch.load(folder / f"gpt_depth{depth}_{attention}.pt", weights_only=True)
+            per_step.append(state["seconds"] / state["step"])
+    res = speed(cfg, float(np.median(per_step)))
+    res["seconds_per_step_all"] = per_step
+    path = _save_measurement(cfg, profile, "speed", res, t)
+    print(f"wrote {path}: {res['achieved_flops'] / 1e9:.1f} GFLOP/s vs matmul {res['matmul_flops'] / 1e9:.1f}")
+    return 0
+
+
+def _save_measurement(cfg, profile: str, name: str, res: dict, t0: float) -> Path:
+    """``results/gpt_icl/<name>.<profile>.json`` with the thread count and provenance of ``--<name>``."""
+    res["threads"] = torch.get_num_threads()
+    return save_result(PROFILES.folder() / f"{name}.{profile}.json", res,
+                       provenance=provenance(command=f"python -m icdl.gpt_icl --profile {profile} --{name}",
+                                             wall_time_s=time.perf_counter() - t0, profile=profile,
+                                             seed=cfg["seed"]))
+
+
+#: the benchmark's settings: (examples, prompts) -- the issue's 6400 prompts at 20 examples, and fewer
+#: prompts at the other MLP positions (the batched time is linear in the prompts beyond one chunk)
+BENCHMARK_CASES = ((20, 6400), (5, 1600), (39, 1600))
+
+
+def benchmark_table(data: dict) -> pd.DataFrame:
+    """The ``--benchmark`` result as a table: per case the batched and loop seconds, the speed-up, the
+    batched program's matmul FLOP/s against a large matmul's, and the compute bound (all prompts' matmul
+    FLOPs at the large matmul's FLOP/s) with the speed-up it allows."""
+    rows = [{"examples": c["position"], "prompts": c["prompts"], "batched s": c["batched_s"],
+             "loop s (scaled)": c["loop_s_extrapolated"], "speed-up": c["speedup"],
+             "batched GFLOP/s": c["flops_per_prompt_epoch"] * c["prompts"] * c["epochs"] / c["batched_s"] / 1e9,
+             "matmul GFLOP/s": c["matmul_flops"] / 1e9,
+             "compute bound s": c["compute_floor_s"], "largest possible speed-up": c["max_speedup"]}
+            for c in data["cases"]]
+    return pd.DataFrame(rows).round(1)
+
+
+def _benchmark(cfg, profile: str) -> int:
+    t = time.perf_counter()
+    depth = depths(cfg)[0]
+    cases = []
+    for position, prompts in BENCHMARK_CASES:
+        xs, ys = sample_prompts(TaskConfig(d=cfg["d"], depth=depth), prompts, position + 1,
+                                torch.Generator().manual_seed(3))
+        cases.append(bl.benchmark_batched_vs_loop(xs, ys, position, depth=depth, width=cfg["mlp_width"],
+                                                  epochs=cfg["mlp_epochs"], loop_prompts=16))
+        print(f"{position} examples, {prompts} prompts: speedup {cases[-1]['speedup']:.1f}× "
+              f"(compute bound {cases[-1]['max_speedup']:.0f}×)", flush=True)
+    path = _save_measurement(cfg, profile, "benchmark", {"cases": cases}, t)
+    print(f"wrote {path}")
+    return 0

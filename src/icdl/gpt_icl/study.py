@@ -1,0 +1,252 @@
+"""ICDL sec. 5, objectives 1 and 2: does a trained transformer learn deep networks in context?
+
+For every target depth (3, 4, 6 layers) and attention activation (softmax, ReLU) one
+:class:`~icdl.gpt_icl.model.InContextGPT` is trained on prompts from :mod:`icdl.gpt_icl.tasks` (x from N(−2, I)); each is
+then tested on prompts longer than in training and with inputs from the four mixtures of ICDL Figs. 2–4,
+beside the baselines of :mod:`icdl.gpt_icl.baselines` on the same prompts. R² is computed per prompt position
+across prompts (see the chapter for why not per prompt).
+
+Profiles: ``quick`` (CI: tiny models, a few hundred steps), ``reference`` (CPU, about 1.5 hours on one
+core: ``OMP_NUM_THREADS=1 python -m icdl.gpt_icl --profile reference``, resumable, results committed under
+``results/gpt_icl/``), ``paper`` (Appendix F's settings; a command for a GPU, not run here).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..book.profiles import ProfileSet
+from ..book.results import frame_to_lists, load_result
+from . import baselines as bl
+from .model import GPTConfig
+from .tasks import MIXTURES, TaskConfig, sample_prompts
+from .training import TrainConfig, load_model, train
+
+PROFILES = ProfileSet(
+    "gpt_icl",
+    profiles={
+        "quick": {"d": 5, "depths": (3, 6), "n_layer": 2, "n_head": 2, "n_embd": 32, "steps": 300, "batch": 32,
+                  "lr": 1e-3, "train_examples": 20, "test_examples": 30, "test_prompts": 256, "mlp_width": 32,
+                  "mlp_epochs": 30, "mlp_positions": (2, 5, 10, 19), "curriculum_interval": 0, "seed": 0},
+        "reference": {"d": 5, "depths": (3, 4, 6), "n_layer": 3, "n_head": 2, "n_embd": 64, "steps": 4000,
+                      "batch": 32, "lr": 1e-3, "train_examples": 40, "test_examples": 60, "test_prompts": 512,
+                      "mlp_width": 200, "mlp_epochs": 100, "mlp_positions": (5, 20, 39),
+                      "curriculum_interval": 0, "seed": 0},
+        "paper": {"d": 20, "depths": (3, 4, 6), "n_layer": 12, "n_head": 8, "n_embd": 256, "steps": 500_000,
+                  "batch": 64, "lr": 1e-4, "train_examples": 51, "test_examples": 76, "test_prompts": 6400,
+                  "mlp_width": 200, "mlp_epochs": 100, "mlp_positions": tuple(range(1, 76)),
+                  "curriculum_interval": 2000, "seed": 0},
+    },
+    ranges={"d": (2, 64), "n_layer": (1, 24), "n_head": (1, 16), "n_embd": (8, 1024), "steps": (1, 10**6),
+            "batch": (1, 1024), "lr": (1e-6, 1e-1), "train_examples": (2, 200), "test_examples": (2, 200),
+            "test_prompts": (8, 10**5), "mlp_width": (4, 1024), "mlp_epochs": (1, 1000),
+            "curriculum_interval": (0, 10**5), "seed": (0, 2**31 - 1), "depths": (1, 8),
+            "mlp_positions": (1, 199)},
+    command="python -m icdl.gpt_icl --profile {profile}",
+)
+
+
+ATTENTIONS = ("softmax", "relu")
+
+
+def depths(cfg) -> list[int]:
+    """The target depths of the profile (each checked to lie in 1..8 by the profile's ranges)."""
+    return list(cfg["depths"])
+
+
+def mlp_positions(cfg) -> list[int]:
+    ps = list(cfg["mlp_positions"])
+    if min(ps) < 1 or max(ps) >= cfg["test_examples"]:
+        raise ValueError(f"mlp_positions must lie in 1..test_examples−1={cfg['test_examples'] - 1}, got {ps}")
+    return ps
+
+
+def configs(cfg, depth: int, attention: str) -> tuple[GPTConfig, TaskConfig, TrainConfig]:
+    model = GPTConfig(d=cfg["d"], n_layer=cfg["n_layer"], n_head=cfg["n_head"], n_embd=cfg["n_embd"],
+                      max_examples=max(cfg["test_examples"], cfg["train_examples"]), attention=attention)
+    task = TaskConfig(d=cfg["d"], depth=depth)
+    tr = TrainConfig(steps=cfg["steps"], batch=cfg["batch"], lr=cfg["lr"], examples=cfg["train_examples"],
+                     curriculum_interval=cfg["curriculum_interval"], seed=cfg["seed"] + 100 * depth,
+                     log_every=max(1, cfg["steps"] // 100))
+    return model, task, tr
+
+
+def test_prompts(cfg, depth: int, mixture: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The test prompts of one (depth, mixture): the same for every model and baseline."""
+    if mixture not in MIXTURES:
+        raise ValueError(f"mixture must be one of {list(MIXTURES)}, got {mixture!r}")
+    task = TaskConfig(d=cfg["d"], depth=depth, omega=MIXTURES[mixture])
+    g = torch.Generator().manual_seed(10_000 + 97 * depth + list(MIXTURES).index(mixture))
+    return sample_prompts(task, cfg["test_prompts"], cfg["test_examples"], g, scale_mu=0.0)
+
+
+PARAM_SHIFTS = (0.0, -0.5, 0.5)
+
+
+def evaluate_param_shift(model, cfg, depth: int, mus=PARAM_SHIFTS) -> pd.DataFrame:
+    """ICDL objective 3 (Figs. 5–6): R² per position on test prompts whose target parameters are drawn from
+    ``N(μ, I)`` instead of ``N(0, I)`` (inputs from the pretraining mixture; labels on the pretraining scale)."""
+    rows = []
+    device = next(model.parameters()).device
+    for mu in mus:
+        g = torch.Generator().manual_seed(30_000 + 97 * depth + int(100 * mu))
+        xs, ys = sample_prompts(TaskConfig(d=cfg["d"], depth=depth, mu=mu), cfg["test_prompts"],
+                                cfg["test_examples"], g, scale_mu=0.0)
+        with torch.no_grad():
+            pred = model(xs.to(device), ys.to(device)).cpu()
+        r2 = bl.r2_across_prompts(pred, ys).numpy()
+        rows += [{"mu": mu, "position": i + 1, "r2": float(r2[i])} for i in range(len(r2))]
+    return pd.DataFrame(rows)
+
+
+def evaluate(model, cfg, depth: int) -> pd.DataFrame:
+    """R² per position and its bootstrap band for one trained model on every mixture."""
+    rows = []
+    for mixture in MIXTURES:
+        xs, ys = test_prompts(cfg, depth, mixture)
+        device = next(model.parameters()).device
+        with torch.no_grad():
+            pred = model(xs.to(device), ys.to(device)).cpu()
+        r2 = bl.r2_across_prompts(pred, ys).numpy()
+        band = bl.bootstrap_band(pred, ys)
+        rows += [{"mixture": mixture, "position": i + 1, "r2": float(r2[i]), "lo": float(band[0, i]),
+                  "hi": float(band[1, i])} for i in range(len(r2))]
+    return pd.DataFrame(rows)
+
+
+def baseline_curves(cfg, depth: int, *, progress: bool = True) -> pd.DataFrame:
+    """R² per position of the context mean, least squares, 3-NN (every position) and the trained MLP (the
+    profile's positions) on the test prompts of every mixture."""
+    from tqdm import tqdm
+
+    rows = []
+    for mixture in MIXTURES:
+        xs, ys = test_prompts(cfg, depth, mixture)
+        for name, pred in (("context mean", bl.context_mean(xs, ys)), ("least squares", bl.least_squares(xs, ys)),
+                           ("3-NN", bl.nearest_neighbours(xs, ys))):
+            r2 = bl.r2_across_prompts(pred, ys).numpy()
+            rows += [{"mixture": mixture, "method": name, "position": i + 1, "r2": float(r2[i])} for i in range(len(r2))]
+        for p in tqdm(mlp_positions(cfg), desc=f"MLP baseline depth {depth} {mixture}", disable=not progress):
+            res = bl.trained_mlp(xs, ys, p, depth=depth, width=cfg["mlp_width"], epochs=cfg["mlp_epochs"],
+                                 seed=cfg["seed"])
+            rows.append({"mixture": mixture, "method": f"MLP ({depth} layers, best epoch)", "position": p + 1,
+                         "r2": res["best_r2"]})
+    return pd.DataFrame(rows)
+
+
+def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, progress: bool = True,
+        device: str = "cpu") -> dict:
+    """Train (or resume) every model of the profile, evaluate, and compute the baselines.
+
+    With ``folder`` the checkpoints live there and training resumes; without it (the quick profile) the
+    models are trained in memory. Returns ``{"curves", "baselines", "history", "complete", "seconds"}``."""
+    t0 = time.perf_counter()
+    curves, hists, base, models = [], [], [], {}
+    complete = True
+    for depth in depths(cfg):
+        for attention in ATTENTIONS:
+            mcfg, tcfg, trcfg = configs(cfg, depth, attention)
+            ckpt = None if folder is None else Path(folder) / f"gpt_depth{depth}_{attention}.pt"
+            res = train(mcfg, tcfg, trcfg, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
+                        device=device)
+            complete &= res["steps_done"] >= trcfg.steps
+            models[(depth, attention)] = res["model"]
+            hists.append(res["history"].assign(depth=depth, attention=attention))
+            curves.append(evaluate(res["model"], cfg, depth).assign(depth=depth, attention=attention,
+                                                                    steps=res["steps_done"]))
+        if complete:
+            base.append(_cached_baselines(cfg, depth, folder, progress).assign(depth=depth))
+    return {"curves": pd.concat(curves, ignore_index=True), "history": pd.concat(hists, ignore_index=True),
+            "baselines": pd.concat(base, ignore_index=True) if base else pd.DataFrame(),
+            "complete": complete, "seconds": time.perf_counter() - t0, "models": models}
+
+
+def _cached_baselines(cfg, depth: int, folder: Path | None, progress: bool) -> pd.DataFrame:
+    """:func:`baseline_curves`, stored beside the checkpoints (with the settings it depends on and the
+    version of :mod:`icdl.gpt_icl.baselines`) so that a resumed or parallel run does not recompute it, and a
+    changed baseline does not reuse a stale cache."""
+    import json
+
+    from ..book.results import atomic_write_text
+
+    if folder is None:
+        return baseline_curves(cfg, depth, progress=progress)
+    keys = ("d", "test_prompts", "test_examples", "mlp_width", "mlp_epochs", "mlp_positions", "seed")
+    settings = {**{k: cfg[k] for k in keys}, "baseline_version": bl.VERSION}
+    settings["mlp_positions"] = ",".join(map(str, settings["mlp_positions"]))  # the cache key's format since v1
+    path = Path(folder) / f"baselines_depth{depth}.json"
+    if path.is_file():
+        cached = json.loads(path.read_text(encoding="utf-8"))
+        if cached["settings"] == settings:
+            return pd.DataFrame(cached["rows"])
+    df = baseline_curves(cfg, depth, progress=progress)
+    atomic_write_text(path, json.dumps({"settings": settings, "rows": frame_to_lists(df)}))
+    return df
+
+
+def judge(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> dict:
+    """Numbers for the three claims of objectives 1–2 (criteria in the chapter):
+
+    * ``obj1``: per depth and attention, the largest shortfall of the transformer's R² below the MLP
+      baseline's at the MLP's positions up to 50 examples (training length), mixture (1, 0);
+    * ``shift``: per depth and attention, R² at the training length for each mixture (should fall from
+      (1, 0) to (.5, .5));
+    * ``length``: per depth and attention, mean R² over positions beyond the training length minus the
+      R² at the training length, mixture (1, 0)."""
+    out = {"obj1": [], "shift": [], "length": []}
+    ref = curves[curves["mixture"] == "(1, 0)"]
+    for (depth, att), g in ref.groupby(["depth", "attention"]):
+        mlp = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
+                        & baselines["method"].str.startswith("MLP")]
+        mlp = mlp[mlp["position"] <= train_examples]
+        tf = g.set_index("position")["r2"]
+        gaps = [float(row.r2 - tf[row.position]) for row in mlp.itertuples()]
+        out["obj1"].append({"depth": depth, "attention": att, "max_shortfall": max(gaps) if gaps else np.nan})
+        at_len = tf[min(train_examples, tf.index.max())]
+        beyond = tf[tf.index > train_examples]
+        out["length"].append({"depth": depth, "attention": att, "r2_at_train_length": float(at_len),
+                              "drop_beyond": float(beyond.mean() - at_len) if len(beyond) else np.nan})
+    for (depth, att), g in curves[curves["position"] == train_examples].groupby(["depth", "attention"]):
+        r = g.set_index("mixture")["r2"]
+        out["shift"].append({"depth": depth, "attention": att, **{m: float(r[m]) for m in MIXTURES}})
+    return {k: pd.DataFrame(v) for k, v in out.items()}
+
+
+def _result_data(res: dict) -> dict:
+    return {k: frame_to_lists(res[k]) for k in ("curves", "history", "baselines")} | \
+        {"complete": res["complete"], "seconds": res["seconds"]}
+
+
+def reference_models(cfg, profile: str = "reference") -> dict:
+    """The trained models of a long run, from its checkpoints: ``{(depth, attention): model}``."""
+    folder = PROFILES.folder("checkpoints", profile)
+    return {(depth, att): load_model(folder / f"gpt_depth{depth}_{att}.pt")[0]
+            for depth in depths(cfg) for att in ATTENTIONS}
+
+
+def param_shift_curves(models: dict, cfg) -> pd.DataFrame:
+    """:func:`evaluate_param_shift` for every model."""
+    return pd.concat([evaluate_param_shift(m, cfg, depth).assign(depth=depth, attention=att)
+                      for (depth, att), m in models.items()], ignore_index=True)
+
+
+def judge_param_shift(curves: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """Per model: R² at the training length for each μ, and the largest drop from μ = 0."""
+    at = curves[curves["position"] == train_examples]
+    out = at.pivot_table(index=["depth", "attention"], columns="mu", values="r2").reset_index()
+    out["max_drop"] = out[0.0] - out[[m for m in PARAM_SHIFTS if m != 0.0]].min(axis=1)
+    return out
+
+
+def load_reference(profile: str = "reference") -> dict:
+    """The committed results of a long run, as DataFrames, with their provenance."""
+    raw = load_result(PROFILES.folder() / f"icl.{profile}.json")
+    d = raw["data"]
+    return {"curves": pd.DataFrame(d["curves"]), "history": pd.DataFrame(d["history"]),
+            "baselines": pd.DataFrame(d["baselines"]), "complete": d["complete"], "seconds": d["seconds"],
+            "provenance": raw["provenance"]}

@@ -1,0 +1,159 @@
+"""Training an :class:`~icdl.gpt_icl.model.InContextGPT` on fresh prompts, with checkpoints that resume exactly.
+
+Every step draws a batch of new target networks and inputs (:mod:`icdl.gpt_icl.tasks`) from one seeded
+generator, so a run is a pure function of its settings. The checkpoint holds the model, the optimiser,
+the generator state and the loss history; a run stopped after any step and resumed ends with the same
+weights as an uninterrupted one (tested). Optional curriculum as in Garg et al. (2022): the prompt
+starts short and low-dimensional (unused input coordinates are zero) and grows by ``curriculum_points``
+examples and one dimension every ``curriculum_interval`` steps (0 switches it off).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+import torch
+from tqdm import tqdm
+
+from ..book.results import save_checkpoint
+from .model import GPTConfig, InContextGPT
+from .tasks import TaskConfig, sample_prompts
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    steps: int = 1000
+    batch: int = 64
+    lr: float = 1e-4
+    examples: int = 50          # (x, y) pairs per training prompt, the query included
+    curriculum_interval: int = 0
+    curriculum_points: int = 2
+    curriculum_start_points: int = 11
+    curriculum_start_dims: int = 5
+    seed: int = 0
+    log_every: int = 50
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch", "examples", "log_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not self.lr > 0:
+            raise ValueError(f"lr must be > 0, got {self.lr}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def curriculum(cfg: TrainConfig, d: int, step: int) -> tuple[int, int]:
+    """(examples, dims) used at ``step``."""
+    if cfg.curriculum_interval <= 0:
+        return cfg.examples, d
+    stage = step // cfg.curriculum_interval
+    return (min(cfg.examples, cfg.curriculum_start_points + cfg.curriculum_points * stage),
+            min(d, cfg.curriculum_start_dims + stage))
+
+
+def _batch(task: TaskConfig, cfg: TrainConfig, step: int, g: torch.Generator, device):
+    k, dims = curriculum(cfg, task.d, step)
+    xs, ys = sample_prompts(task, cfg.batch, k, g, dims=dims)
+    return xs.to(device), ys.to(device), k, dims
+
+
+def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoint: Path | None = None,
+          checkpoint_every: int = 500, max_steps_this_call: int | None = None, device: str = "cpu",
+          progress: bool = True) -> dict:
+    """Train; returns ``{"model", "history" (step, loss), "steps_done", "seconds"}``. With ``checkpoint``
+    an existing file is resumed (its settings must match) and the state is saved atomically every
+    ``checkpoint_every`` steps and at the end of the call."""
+    if model_cfg.d != task.d:
+        raise ValueError(f"model d={model_cfg.d} and task d={task.d} differ")
+    if cfg.examples > model_cfg.max_examples:
+        raise ValueError(f"examples={cfg.examples} exceeds the model's max_examples={model_cfg.max_examples}")
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(cfg.seed)
+        model = InContextGPT(model_cfg).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    g = torch.Generator().manual_seed(cfg.seed + 1)
+    settings = {"model": model_cfg.to_dict(), "task": task.to_dict(), "train": cfg.to_dict()}
+    history: list[dict] = []
+    step, seconds = 0, 0.0
+    if checkpoint is not None and Path(checkpoint).is_file():
+        state = torch.load(checkpoint, weights_only=True, map_location=device)
+        if _plain(state["settings"]) != _plain(settings):
+            raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['settings']}")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        g.set_state(state["rng"])
+        history, step, seconds = state["history"], state["step"], state["seconds"]
+    stop = cfg.steps if max_steps_this_call is None else min(cfg.steps, step + max_steps_this_call)
+    bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc="ICL training", unit="step", mininterval=5)
+    t0 = time.perf_counter() - seconds
+    model.train()
+    while step < stop:
+        xs, ys, k, dims = _batch(task, cfg, step, g, device)
+        loss = ((model(xs, ys) - ys) ** 2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        step += 1
+        bar.update(1)
+        if step % cfg.log_every == 0 or step == cfg.steps:
+            history.append({"step": step, "loss": float(loss.detach()), "examples": k, "dims": dims})
+        if checkpoint is not None and (step % checkpoint_every == 0 or step == stop):
+            save_checkpoint(checkpoint, {"settings": settings, "model": model.state_dict(), "opt": opt.state_dict(),
+                               "rng": g.get_state(), "history": history, "step": step,
+                               "seconds": time.perf_counter() - t0})
+    bar.close()
+    model.eval()
+    return {"model": model, "history": pd.DataFrame(history, columns=["step", "loss", "examples", "dims"]),
+            "steps_done": step, "seconds": time.perf_counter() - t0}
+
+
+def _plain(obj):
+    """Settings as saved and loaded compare equal (tuples come back as lists)."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+
+def load_model(checkpoint: Path, device: str = "cpu") -> tuple[InContextGPT, dict]:
+    """The model of a checkpoint written by :func:`train`, and its settings."""
+    path = Path(checkpoint)
+    if not path.is_file():
+        raise FileNotFoundError(f"no checkpoint at {path}; run the training command of the chapter first")
+    state = torch.load(path, weights_only=True, map_location=device)
+    model = InContextGPT(GPTConfig(**state["settings"]["model"])).to(device)
+    model.load_state_dict(state["model"])
+    return model.eval(), state
+
+
+def flops_per_step(model_cfg: GPTConfig, batch: int, examples: int) -> int:
+    """FLOPs of one training step (forward and backward), counted by torch's FLOP counter."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model = InContextGPT(model_cfg)
+    xs, ys = torch.randn(batch, examples, model_cfg.d), torch.randn(batch, examples)
+    with FlopCounterMode(display=False) as counter:
+        ((model(xs, ys) - ys) ** 2).mean().backward()
+    return int(counter.get_total_flops())
+
+
+def matmul_flops_per_second(n: int = 2048, repeats: int = 5) -> float:
+    """FLOP/s of an ``n × n`` float32 matmul on this machine (best of ``repeats``)."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    a @ b
+    best = math.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - t)
+    return 2 * n**3 / best

@@ -1,0 +1,83 @@
+"""``python -m icdl.lsa``: the training study of LSA sec. 4 as a resumable command."""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from ..book.results import frame_to_lists, load_result, provenance, save_result
+from .study import PROFILES, result_data
+from .training import (
+    _shard_paths,
+    benchmark_batched_vs_loop,
+    merge_shard_checkpoints,
+    shard_runs,
+    split_checkpoint,
+    train,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m icdl.lsa --profile reference [--epochs-this-call K] [--shard I/N]``: train (resuming from
+    ``results/lsa_training/checkpoint.<profile>.pt``), evaluate, and write ``results/lsa_training/training.<profile>.json``.
+
+    With ``--shard I/N`` only shard I of N of the runs trains (its own checkpoint; started from the
+    full checkpoint if there is one), so N processes can use N cores; a later call without ``--shard``
+    merges the shards, once all are at the same epoch, and writes the result."""
+    import argparse
+    import sys
+
+
+    ap = argparse.ArgumentParser(prog="python -m icdl.lsa", description=main.__doc__)
+    ap.add_argument("--profile", default="reference", choices=PROFILES.names)
+    ap.add_argument("--epochs-this-call", type=int, default=None,
+                    help="train at most this many more epochs, then evaluate and save (resume later)")
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    ap.add_argument("--shard", default=None, metavar="I/N", help="train only shard I (0-based) of N of the runs")
+    args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    cfg = PROFILES.resolve(args.profile)
+    ckpt = PROFILES.folder() / f"checkpoint.{args.profile}.pt"  # small: committed, so runs resume
+    out_path = PROFILES.folder() / f"training.{args.profile}.json"
+    bench_path = PROFILES.folder() / f"benchmark.{args.profile}.json"
+    if args.shard is not None:
+        try:
+            i, n = (int(v) for v in args.shard.split("/"))
+        except ValueError:
+            ap.error(f"--shard must look like I/N (e.g. 0/2), got {args.shard!r}")
+        runs = shard_runs(cfg["runs"], (i, n))
+        shard_ckpt = _shard_paths(ckpt, n)[i]
+        if not shard_ckpt.is_file() and ckpt.is_file():
+            split_checkpoint(ckpt, n)
+        res = train(cfg, checkpoint=shard_ckpt, max_epochs_this_call=args.epochs_this_call, runs=runs)
+        print(f"shard {i}/{n} (runs {runs}): epochs {res['epochs_done']}/{cfg['epochs']} -> {shard_ckpt}",
+              file=sys.stderr)
+        return 0
+    shards = sorted(ckpt.parent.glob(f"{ckpt.stem}.shard*of*{ckpt.suffix}"))
+    if shards:
+        n = int(shards[0].stem.rsplit("of", 1)[1])
+        merge_shard_checkpoints(ckpt, n)
+    if not bench_path.is_file():
+        t0 = time.perf_counter()
+        bench = benchmark_batched_vs_loop(cfg)
+        save_result(bench_path, frame_to_lists(bench), provenance=provenance(
+            command=f"python -m icdl.lsa --profile {args.profile} (first call)",
+            wall_time_s=time.perf_counter() - t0, profile=args.profile, seed=0))
+    bench = load_result(bench_path)["data"]
+    res = train(cfg, checkpoint=ckpt, max_epochs_this_call=0 if shards else args.epochs_this_call)
+    data = result_data(res, cfg, bench)
+    command = "python -m icdl.lsa --profile " + args.profile + (
+        f" --epochs-this-call {args.epochs_this_call} (repeated until complete)" if args.epochs_this_call else "")
+    if any(len(seg["runs"]) < cfg["runs"] for seg in res["segments"]):
+        command += " (parts of the training ran as --shard I/N processes: see the segments in the data)"
+    save_result(out_path, data, provenance=provenance(command=command, wall_time_s=res["seconds"],
+                                                      profile=args.profile, seed=cfg["seed"]))
+    print(f"epochs {res['epochs_done']}/{cfg['epochs']}, training time so far {res['seconds']:.0f} s -> {out_path}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,182 @@
+"""Hagiwara's constructions, weights from the paper's formulas (chapter ``lsa_construction``):
+
+* :func:`construction_tf422` -- TF(4, 2, 2) of section 3 (eqs. 18–56): the first LayerNorm centres x and y,
+  the second divides by V, so the output is the least-squares estimate for large R and N;
+* :func:`gd_two_steps_tf432` -- TF(4, 3, 2) without LayerNorm doing two GD steps on θ (Appendix B), with
+  :func:`gd_two_steps_closed_form` and :func:`gd_two_steps_explicit` to check it against;
+* :func:`appendix_a_pair` -- two inputs with the same LSA output (Appendix A);
+* :func:`construction_errors`, :func:`gd_two_steps_errors` -- their errors against N and R.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import torch
+
+from ..book.profiles import ProfileSet
+from .model import TF, LSAData, _corr, lsa_head, sample_data
+
+Tensor = torch.Tensor
+
+
+PROFILES = ProfileSet(
+    "lsa_construction",
+    profiles={"quick": {"prompts": 2000, "seed": 0}, "reference": {"prompts": 20000, "seed": 0}},
+    ranges={"prompts": (10, 1_000_000), "seed": (0, 2**31 - 1)},
+)
+
+
+def _e(i: int, j: int, D: int = 4) -> Tensor:
+    """The D×D matrix unit with a one at (i, j), 1-based as in the paper."""
+    M = torch.zeros(D, D, dtype=torch.float64)
+    M[i - 1, j - 1] = 1.0
+    return M
+
+
+@torch.no_grad()
+def construction_tf422(N: int, R: float) -> TF:
+    """The explicit TF(4, 2, 2) of LSA section 3 (eqs. 18–56), float64, exact LayerNorm (ε = 0).
+
+    Layer 1, head 1 writes a token-independent row whose LayerNorm centres x and y
+    (eqs. 25–35); layer 2 puts ``±C Δx / (√2 R N)`` and ``±V`` in one row so that
+    LayerNorm divides by ``V`` (eqs. 41–53); the output weight ``−RN`` on cell
+    ``(3, N+1)`` reads the estimate (eqs. 54–56). Heads not used are zero (29).
+    """
+    if N < 2 or not R > 0:
+        raise ValueError(f"need N >= 2 and R > 0, got N={N}, R={R}")
+    m = TF(4, 2, 2, N + 1, runs=1, ln_eps=0.0, dtype=torch.float64)
+    m.W.zero_()
+    m.W_out.zero_()
+    s2 = math.sqrt(2.0)
+    RN = R * N
+    m.W_in[0] = torch.tensor([[1.0, 0, 0], [0, 1 / RN, 0], [0, 0, 1 / RN],
+                              [s2 * N / (N + 1), -1 / RN, -1 / RN]], dtype=torch.float64)       # (18)
+    # layer 1, head 1 (25)-(27): row [N, -x̄/(√2R), -ȳ/(√2R), -N + (x̄+ȳ)/(√2R)] in every token
+    m.W[0, 0, 0, 0] = _e(1, 1)
+    m.W[0, 0, 0, 1] = torch.diag(torch.tensor([N / (N + 1), -1 / s2, -1 / s2, -1 / s2], dtype=torch.float64))
+    m.W[0, 0, 0, 2] = _e(1, 1)
+    # layer 2, head 1 (41)-(43): [0, C Δx_n/(√2RN), -C Δx_n/(√2RN), 0]
+    m.W[0, 1, 0, 0] = _e(1, 2)
+    m.W[0, 1, 0, 1] = R**2 * N / s2 * (_e(3, 2) - _e(3, 3))
+    m.W[0, 1, 0, 2] = _e(2, 1)
+    # layer 2, head 2 (45)-(47): [V, 0, 0, -V]
+    m.W[0, 1, 1, 0] = _e(1, 2)
+    m.W[0, 1, 1, 1] = R**2 * N * (_e(2, 1) - _e(2, 4))
+    m.W[0, 1, 1, 2] = _e(1, 1) / (1 + s2)
+    m.W_out[0, 2, N] = -RN                                                                    # (55)
+    return m
+
+
+@torch.no_grad()
+def gd_two_steps_tf432(N: int, eta: float, a: float) -> TF:
+    """TF(4, 3, 2) without LayerNorm doing two GD steps from θ(0) = a (LSA Appendix B, eqs. 68–108),
+    with ``(α₁, α₂, β₂, α₃, β₃) = (√(Nη), a, −1, −2a, 2)`` (108)."""
+    if N < 2 or not eta > 0:
+        raise ValueError(f"need N >= 2 and eta > 0, got N={N}, eta={eta}")
+    a1, a2, b2, a3, b3 = math.sqrt(N * eta), a, -1.0, -2 * a, 2.0
+    m = TF(4, 3, 2, N + 1, runs=1, layernorm=False, dtype=torch.float64)
+    m.W.zero_()
+    m.W_out.zero_()
+    m.W_in[0] = torch.tensor([[1.0, 0, 0], [0, a1, 0], [0, a2, b2], [0, a3, b3]], dtype=torch.float64)  # (68)
+    # layer 1: subtract the means, head 1 from embeddings 3-4 (72)-(75), head 2 from embedding 2 (77)-(80)
+    m.W[0, 0, 0, 0] = -_e(1, 1) / N
+    m.W[0, 0, 0, 1] = _e(3, 3) + _e(4, 4)
+    m.W[0, 0, 0, 2] = _e(1, 1)
+    m.W[0, 0, 1, 0] = -_e(1, 1) / N
+    m.W[0, 0, 1, 1] = _e(2, 2)
+    m.W[0, 0, 1, 2] = _e(1, 1)
+    # layer 2, head 1 (85)-(88): adds ξ₂,₁ α₁ Δx_n to embedding 4
+    m.W[0, 1, 0, 0] = _e(1, 2) / N
+    m.W[0, 1, 0, 1] = _e(3, 4)
+    m.W[0, 1, 0, 2] = _e(2, 1)
+    # layer 3, head 1 (95)-(98): adds ξ₃,₁ α₁ Δx_n to embedding 3
+    m.W[0, 2, 0, 0] = _e(1, 2) / N
+    m.W[0, 2, 0, 1] = _e(4, 3)
+    m.W[0, 2, 0, 2] = _e(2, 1)
+    m.W_out[0, 2, N] = 1.0                                                                   # (104)
+    return m
+
+
+def gd_two_steps_closed_form(d: LSAData, N: int, eta: float, a: float) -> Tensor:
+    """Eqs. 66–67: ``ȳ + θ(2)(u − x̄)`` with θ(2) from two GD steps on S(θ) (61) from θ(0) = a."""
+    th2 = (a + 2 * N * eta * d.C - 2 * N * eta * a * d.V - N**2 * eta**2 * d.C * d.V
+           + N**2 * eta**2 * a * d.V**2)
+    return d.ybar + th2 * (d.u - d.xbar)
+
+
+def gd_two_steps_explicit(d: LSAData, N: int, eta: float, a: float) -> Tensor:
+    """Two explicit GD steps (63) on S(θ) = ½ Σ_n (y_n − ȳ − θ(x_n − x̄))², then eq. 60 at u."""
+    x, y = d.P[..., :N, 1], d.P[..., :N, 2]
+    dx, dy = x - d.xbar[..., None], y - d.ybar[..., None]
+    theta = torch.full_like(d.xbar, a)
+    for _ in range(2):
+        grad = -((dy - theta[..., None] * dx) * dx).sum(-1)
+        theta = theta - eta * grad
+    return d.ybar + theta * (d.u - d.xbar)
+
+
+def appendix_a_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """LSA Appendix A: two different inputs with the same LSA output.
+
+    ``Q`` with rows ``[1, a_n, b_n]`` under (58) and ``Q'`` with rows ``[1, a_n, a_n + b_n]`` under (59)
+    both give the row ``[0, Σa, Σb]`` for every token. Returns the two outputs.
+    """
+    one = torch.ones_like(a)
+    Q1 = torch.stack([one, a, b], -1)
+    Q2 = torch.stack([one, a, a + b], -1)
+    E11 = torch.zeros(3, 3, dtype=a.dtype)
+    E11[0, 0] = 1
+    W2_first = torch.diag(torch.tensor([0.0, 1.0, 1.0], dtype=a.dtype))
+    W2_second = torch.tensor([[0.0, 0, 0], [0, 1, -1], [0, 0, 1]], dtype=a.dtype)
+    return lsa_head(Q1, E11, W2_first, E11), lsa_head(Q2, E11, W2_second, E11)
+
+
+@torch.no_grad()
+def construction_layernorm_check(N: int = 50, R: float = 100.0, prompts: int = 2000, seed: int = 0) -> dict:
+    """In the construction, the standard deviation LayerNorm divides by in layer 2 at the query
+    token, σ_{2,N+1}, should be about V/√2. Returns the median and largest relative gaps and
+    corr(1/σ, 1/V) (LSA Table 1's diagnostic)."""
+    d = sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    _, _, Hs = construction_tf422(N, R)(d.P[None], keep=True)
+    sigma = Hs[1][0, :, N, :].std(-1, unbiased=False)
+    ideal = d.V / math.sqrt(2.0)
+    gap = (sigma - ideal).abs() / ideal
+    return {"median_rel_gap": float(gap.median()), "max_rel_gap": float(gap.max()), "corr": _corr(1 / sigma, 1 / d.V)}
+
+
+def construction_errors(Ns=(10, 20, 50, 100, 200, 500, 1000), Rs=(1.0, 10.0, 100.0, 1e3, 1e4),
+                        prompts: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Mean |TF(4,2,2) − ŷ_LS| over random prompts (data as LSA sec. 4.1) for each N and R, beside
+    the terms section 3 neglects: mean |u − x̄|/N and |ȳ|/N."""
+    rows = []
+    for N in Ns:
+        d = sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed + N), dtype=torch.float64)
+        for R in Rs:
+            with torch.no_grad():
+                out = construction_tf422(N, R)(d.P[None])[0]
+            rows.append({"N": N, "R": R, "mean_abs_err": float((out - d.target).abs().mean()),
+                         "max_abs_err": float((out - d.target).abs().max()),
+                         "u_minus_xbar_over_N": float(((d.u - d.xbar).abs() / N).mean()),
+                         "ybar_over_N": float((d.ybar.abs() / N).mean())})
+    return pd.DataFrame(rows)
+
+
+def gd_two_steps_errors(Ns=(10, 20, 50, 100, 200, 500, 1000), prompts: int = 2000, eta_N: float = 0.5,
+                        a: float = 0.3, seed: int = 0) -> pd.DataFrame:
+    """Appendix B checked: the TF(4,3,2) against eqs. 66–67 and against two explicit GD steps, and how
+    far two GD steps are from the least-squares estimate; step size η = eta_N / N."""
+    rows = []
+    for N in Ns:
+        d = sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed + N), dtype=torch.float64)
+        eta = eta_N / N
+        with torch.no_grad():
+            tf = gd_two_steps_tf432(N, eta, a)(d.P[None])[0]
+        closed = gd_two_steps_closed_form(d, N, eta, a)
+        explicit = gd_two_steps_explicit(d, N, eta, a)
+        rows.append({"N": N, "tf_vs_closed_form": float((tf - closed).abs().mean()),
+                     "closed_form_vs_explicit_gd": float((closed - explicit).abs().max()),
+                     "tf_vs_explicit_gd": float((tf - explicit).abs().mean()),
+                     "two_gd_steps_vs_ls": float((explicit - d.target).abs().mean())})
+    return pd.DataFrame(rows)

@@ -1,0 +1,323 @@
+"""The numbers behind chapter ``softmax`` (ICDL sec. 4, Theorem 2, Appendix E).
+
+* the proof's mechanism checked: :func:`check_attention_formula` (the layer against eq. E.1 written
+  token by token), :func:`separation_table` (the contextual mapping of Lemma 17 by brute force) and
+  :func:`piecewise_constant_error` (the look-up approximation of a permutation-equivariant map against
+  the granularity D, beside the Lipschitz bound);
+* Theorem 2 measured: :func:`fit_one_step` trains softmax blocks (:class:`icdl.layers.SoftmaxBlock`) on
+  the one-step GD map of an N-layer network's in-context risk (exact targets from :mod:`icdl.networks`),
+  :func:`compose_steps` applies them L times, :func:`fit_study` does both for several widths.
+
+Reference run: ``python -m icdl.studies.softmax --profile reference``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pandas as pd
+import torch
+from torch import Tensor, nn
+from tqdm import tqdm
+
+from ..book.profiles import ProfileSet
+from ..book.results import frame_to_lists, save_profile_result
+from ..constructions.lemmas import ICGDLayout
+from ..constructions.softmax import build_quantiser, contextual_separation
+from ..layers import FeedForward, SoftmaxAttention, SoftmaxBlock
+from ..networks import Architecture, explicit_gradient, risk
+from .icgd_transformer import Task, build_model, prompt_tokens
+
+
+def check_attention_formula(seed: int = 0) -> bool:
+    """:class:`SoftmaxAttention` against eq. E.1 written out token by token (two heads, float64)."""
+    g = torch.Generator().manual_seed(seed)
+    layer = SoftmaxAttention(5, heads=2, head_dim=3, dtype=torch.float64)
+    with torch.no_grad():
+        for P in layer.parameters():
+            P.copy_(torch.randn(P.shape, generator=g, dtype=torch.float64))
+    H = torch.randn(2, 5, 4, generator=g, dtype=torch.float64)
+    out = layer(H)
+    ref = H.clone()
+    for z in range(2):
+        for i in range(4):
+            for m in range(2):
+                scores = torch.stack([(layer.K[m] @ H[z, :, s]) @ (layer.Q[m] @ H[z, :, i]) for s in range(4)])
+                w = torch.exp(scores - scores.max())
+                w = w / w.sum()
+                ref[z, :, i] += layer.W_O[m] @ sum(w[s] * (layer.V[m] @ H[z, :, s]) for s in range(4))
+    return bool(torch.allclose(out, ref, rtol=1e-12, atol=1e-12))
+
+
+def separation_table(grid_max: int = 16, max_pairs: int = 20_000, seed: int = 0) -> pd.DataFrame:
+    """:func:`contextual_separation` for d ∈ {1, 2}, n ∈ {2, 3} and D = 2, 4, … ≤ ``grid_max``, as far as the
+    enumeration stays under ``max_pairs`` (context, token) pairs."""
+    rows = []
+    for d, n in ((1, 2), (1, 3), (2, 2), (2, 3)):
+        D_grid = 2
+        while D_grid <= grid_max:
+            if math.comb(D_grid**d, n) * n > max_pairs:
+                break
+            if D_grid**d >= n:
+                rows.append(contextual_separation(D_grid, d, n, seed=seed, max_pairs=max_pairs))
+            D_grid *= 2
+    return pd.DataFrame(rows)
+
+
+def equivariant_map(Z: Tensor) -> Tensor:
+    """The continuous permutation-equivariant map the chapter approximates: token k goes to
+    ``tanh(z_k) + ½ · mean_j sin(z_j)``. Lipschitz (Frobenius norm) with constant at most 1.5."""
+    return torch.tanh(Z) + 0.5 * torch.sin(Z).mean(-1, keepdim=True)
+
+
+EQUIVARIANT_LIPSCHITZ = 1.5
+
+
+def piecewise_constant_error(D_grids=(2, 4, 8, 16, 32, 64), d: int = 2, n: int = 3, B: float = 1.0,
+                             samples: int = 4000, seed: int = 0) -> pd.DataFrame:
+    """The error of ``f̄ = f ∘ Q`` (Q: the quantiser, f: :func:`equivariant_map`) on random inputs from
+    ``[0, B]^{d×n}``, per granularity D, beside the proof's bound ``L √(dn) B/D``. (Centring the cells halves
+    the rounding error inside ``[h, B]``, but the grid has no point below ``h``, so entries near 0 still move
+    by up to ``h``.) The quantiser used is the hand-set feed-forward layer itself."""
+    g = torch.Generator().manual_seed(seed)
+    Z = torch.rand(samples, d, n, generator=g, dtype=torch.float64) * B
+    rows = []
+    for D_grid in D_grids:
+        Zq = build_quantiser(D_grid, B, d, ramp=1e-3)(Z)
+        err = (equivariant_map(Zq) - equivariant_map(Z)).flatten(1).norm(dim=1)
+        rows.append({"D": D_grid, "max_error": float(err.max()), "mean_error": float(err.mean()),
+                     "bound": EQUIVARIANT_LIPSCHITZ * math.sqrt(d * n) * B / D_grid,
+                     "cells": D_grid ** (d * n)})
+    return pd.DataFrame(rows)
+
+
+PROFILES = ProfileSet(
+    "softmax",
+    profiles={"quick": {"N": 2, "K": 2, "d": 2, "n": 8, "eta": 2.0, "B_w": 1.0, "widths": (16, 64), "steps": 600,
+                        "batch": 256, "lr": 3e-3, "L": 5, "test_prompts": 256, "grid_max": 16, "seed": 0},
+              "reference": {"N": 2, "K": 2, "d": 2, "n": 8, "eta": 2.0, "B_w": 1.0, "widths": (16, 32, 64, 128),
+                            "steps": 4000, "batch": 512, "lr": 2e-3, "L": 10, "test_prompts": 1024, "grid_max": 64,
+                            "seed": 0}},
+    ranges={"N": (2, 4), "K": (1, 4), "d": (1, 3), "n": (2, 64), "eta": (1e-3, 5.0), "B_w": (0.1, 5.0),
+            "steps": (10, 10**6), "batch": (8, 4096), "lr": (1e-5, 0.1), "L": (1, 50), "test_prompts": (8, 10**5),
+            "grid_max": (2, 256), "seed": (0, 2**31 - 1), "widths": (1, 4096)},
+    command="python -m icdl.studies.softmax --profile {profile}",
+)
+
+
+class GDStepLayout:
+    """Tokens ``[x; y; w; 1; t]`` (D = d_x + d_y + D_N + 2): the prompt of eq. 2.1 with the weights in
+    every token, which the fitted blocks read and rewrite."""
+
+    def __init__(self, arch: Architecture):
+        self.arch = arch
+        self.x = slice(0, arch.d_x)
+        self.y = slice(arch.d_x, arch.d_x + arch.d_y)
+        self.w = slice(self.y.stop, self.y.stop + arch.size)
+        self.one, self.t = self.w.stop, self.w.stop + 1
+        self.D = self.w.stop + 2
+
+    def tokens(self, x: Tensor, y: Tensor, w: Tensor) -> Tensor:
+        B, T = x.shape[:2]
+        H = torch.zeros(B, self.D, T, dtype=x.dtype)
+        H[:, self.x], H[:, self.y, :T - 1] = x.transpose(1, 2), y.transpose(1, 2)
+        H[:, self.w] = w[:, :, None]
+        H[:, self.one], H[:, self.t, :T - 1] = 1.0, 1.0
+        return H
+
+
+def batched_forward(arch: Architecture, w: Tensor, x: Tensor) -> Tensor:
+    """``f(w_b, x_{b,i})`` for a batch of weight vectors ``w (B, D_N)`` and inputs ``x (B, m, d_x)``: the
+    sigmoid network of Def. 1 (activation on every layer), with ``w`` cut into ``V_j`` as in eq. 3.2."""
+    h, D = x, arch.counts
+    for j, (rows, cols) in enumerate(arch.shapes):
+        h = torch.sigmoid(h @ w[:, D[j]:D[j + 1]].reshape(-1, rows, cols).transpose(1, 2))
+    return h
+
+
+def batched_gd_step(arch: Architecture, x: Tensor, y: Tensor, w: Tensor, *, eta: float, B_w: float) -> Tensor:
+    """``Proj(w_b − η∇L_n(w_b))`` for every prompt b at once (squared loss, eq. 2.2). The gradient is autograd
+    of the sum of the prompts' risks, which separates by prompt; it equals Lemma 1's (tested)."""
+    n = y.shape[1]
+    with torch.enable_grad():
+        w = w.detach().clone().requires_grad_(True)
+        total = ((batched_forward(arch, w, x[:, :n]) - y) ** 2).sum() / (2 * n)
+        (grad,) = torch.autograd.grad(total, w)
+    return (w - eta * grad).detach().clamp(-B_w, B_w)
+
+
+def sample_gd_problems(arch: Architecture, B: int, n: int, *, B_w: float, generator) -> tuple:
+    """Random prompts (a teacher network in the box, ``‖x‖ ≤ 1``, ``n`` examples and a query) and random
+    current weights ``w`` in the box: ``x (B, n+1, d)``, ``y (B, n, d)``, ``w (B, D_N)``."""
+    teach = (2 * torch.rand(B, arch.size, generator=generator, dtype=torch.float64) - 1) * B_w
+    x = torch.randn(B, n + 1, arch.d_x, generator=generator, dtype=torch.float64)
+    x = x / x.norm(dim=-1, keepdim=True).clamp(min=1.0)
+    with torch.no_grad():
+        y = batched_forward(arch, teach, x[:, :n])
+    w = (2 * torch.rand(B, arch.size, generator=generator, dtype=torch.float64) - 1) * B_w
+    return x, y, w
+
+
+def gd_step(arch: Architecture, x: Tensor, y: Tensor, w: Tensor, *, eta: float, B_w: float) -> Tensor:
+    """``Proj(w − η∇L_n(w))`` per prompt by Lemma 1 (:func:`icdl.networks.explicit_gradient`), one prompt at
+    a time: the reference :func:`batched_gd_step` is tested against."""
+    n = y.shape[1]
+    return torch.stack([(w[b] - eta * explicit_gradient(arch, w[b], x[b, :n], y[b], "sigmoid")).clamp(-B_w, B_w)
+                        for b in range(x.shape[0])])
+
+
+class FittedGDStep(nn.Module):
+    """The four layers Theorem 2 spends on one step -- a block ``FF ∘ Attn ∘ FF`` for the map
+    ``w ↦ w − η∇L_n(w)`` (Lemma 16) and a feed-forward layer for ``Proj_W`` -- here fitted, not constructed,
+    to map tokens holding ``w`` to tokens holding ``Proj(w − η∇L_n(w))``. Only the ``w`` rows of the output
+    are kept; the other rows are restored from the input, so that steps compose."""
+
+    def __init__(self, layout: GDStepLayout, hidden: int, heads: int = 2):
+        super().__init__()
+        self.layout = layout
+        self.blocks = nn.Sequential(SoftmaxBlock(layout.D, hidden, heads), FeedForward(layout.D, hidden))
+
+    def forward(self, H: Tensor) -> Tensor:
+        out = self.blocks(H.float()).to(H.dtype)
+        new = H.clone()
+        new[:, self.layout.w] = out[:, self.layout.w]
+        return new
+
+
+def fit_one_step(cfg, hidden: int, *, progress: bool = False) -> dict:
+    """Train a :class:`FittedGDStep` of the given width on fresh random problems (Adam, MSE on the new
+    ``w`` rows of every token). Returns the model, its loss history and its held-out one-step error."""
+    arch = Architecture(cfg["N"], cfg["K"], cfg["d"], cfg["d"])
+    layout = GDStepLayout(arch)
+    g = torch.Generator().manual_seed(cfg["seed"] + hidden)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(cfg["seed"] + hidden)
+        model = FittedGDStep(layout, hidden)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, cfg["steps"])
+    hist = []
+    t0 = time.perf_counter()
+    for step in tqdm(range(cfg["steps"]), desc=f"fit width {hidden}", disable=not progress, mininterval=5):
+        x, y, w = sample_gd_problems(arch, cfg["batch"], cfg["n"], B_w=cfg["B_w"], generator=g)
+        target = batched_gd_step(arch, x, y, w, eta=cfg["eta"], B_w=cfg["B_w"])
+        H = layout.tokens(x, y, w)
+        out = model.blocks(H.float())[:, layout.w]
+        loss = ((out - target.float()[:, :, None]) ** 2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        if (step + 1) % max(1, cfg["steps"] // 50) == 0:
+            hist.append({"step": step + 1, "loss": float(loss.detach())})
+    return {"model": model.eval(), "history": pd.DataFrame(hist), "seconds": time.perf_counter() - t0,
+            "params": sum(p.numel() for p in model.parameters()), **one_step_error(model, cfg)}
+
+
+@torch.no_grad()
+def one_step_error(model: FittedGDStep, cfg) -> dict:
+    """On held-out problems: ``max`` and ``mean`` of ``‖ŵ_query − Proj(w − η∇L_n(w))‖`` and the size of the
+    step itself, ``mean ‖η∇L_n(w)‖`` (the error is only meaningful relative to it)."""
+    arch = model.layout.arch
+    g = torch.Generator().manual_seed(10_000 + cfg["seed"])
+    x, y, w = sample_gd_problems(arch, cfg["test_prompts"], cfg["n"], B_w=cfg["B_w"], generator=g)
+    target = batched_gd_step(arch, x, y, w, eta=cfg["eta"], B_w=cfg["B_w"])
+    out = model(model.layout.tokens(x, y, w))[:, model.layout.w, -1]
+    err = (out - target).norm(dim=1)
+    return {"max_error": float(err.max()), "mean_error": float(err.mean()),
+            "mean_step": float((target - w).norm(dim=1).mean())}
+
+
+@torch.no_grad()
+def compose_steps(model: FittedGDStep, cfg, *, prompts: int = 64) -> pd.DataFrame:
+    """Apply the fitted step L times from ``w = 0`` on held-out prompts; per step l the mean distance to
+    projected GD and the mean in-context risk along both paths."""
+    arch, layout = model.layout.arch, model.layout
+    g = torch.Generator().manual_seed(20_000 + cfg["seed"])
+    x, y, _ = sample_gd_problems(arch, prompts, cfg["n"], B_w=cfg["B_w"], generator=g)
+    w_gd = torch.zeros(prompts, arch.size, dtype=torch.float64)
+    H = layout.tokens(x, y, w_gd)
+    rows = []
+    for l in range(cfg["L"] + 1):
+        w_hat = H[:, layout.w, -1]
+        rows.append({"step": l, "distance": float((w_hat - w_gd).norm(dim=1).mean()),
+                     "risk_fitted": float(sum(risk(arch, w_hat[b], x[b, :-1], y[b]) for b in range(prompts)) / prompts),
+                     "risk_gd": float(sum(risk(arch, w_gd[b], x[b, :-1], y[b]) for b in range(prompts)) / prompts)})
+        H = model(H)
+        w_gd = batched_gd_step(arch, x, y, w_gd, eta=cfg["eta"], B_w=cfg["B_w"])
+    return pd.DataFrame(rows)
+
+
+@torch.no_grad()
+def relu_construction_path(cfg, *, prompts: int = 64, H: int = 256) -> pd.DataFrame:
+    """The same held-out prompts as :func:`compose_steps`, through the ReLU construction of Theorem 1
+    (:class:`~icdl.constructions.theorem1.ICGDTransformer`, sums of ``H`` ReLUs): per step the mean
+    distance to projected GD and the mean risk."""
+    arch = Architecture(cfg["N"], cfg["K"], cfg["d"], cfg["d"])
+    g = torch.Generator().manual_seed(20_000 + cfg["seed"])
+    x, y, _ = sample_gd_problems(arch, prompts, cfg["n"], B_w=cfg["B_w"], generator=g)
+    task = Task(arch, "sigmoid", "squared", x, y, torch.zeros(prompts, arch.d_y, dtype=torch.float64),
+                torch.zeros(prompts, arch.size, dtype=torch.float64), 1.0, float(y.abs().max()))
+    model, _, _ = build_model(task, H, eta=cfg["eta"], steps=cfg["L"], B_w=cfg["B_w"])
+    outs = model(prompt_tokens(model.layout, task))
+    w_gd = torch.zeros(prompts, arch.size, dtype=torch.float64)
+    w_hat = [w_gd] + [model.weights(o) for o in outs]
+    rows = []
+    for l in range(cfg["L"] + 1):
+        rows.append({"step": l, "distance": float((w_hat[l] - w_gd).norm(dim=1).mean()),
+                     "risk_fitted": float(sum(risk(arch, w_hat[l][b], x[b, :-1], y[b]) for b in range(prompts)) / prompts),
+                     "risk_gd": float(sum(risk(arch, w_gd[b], x[b, :-1], y[b]) for b in range(prompts)) / prompts)})
+        w_gd = batched_gd_step(arch, x, y, w_gd, eta=cfg["eta"], B_w=cfg["B_w"])
+    return pd.DataFrame(rows)
+
+
+def widths(cfg) -> list[int]:
+    return list(cfg["widths"])
+
+
+def sizes_comparison(arch: Architecture, steps: int, hidden: int) -> pd.DataFrame:
+    """Layers, width and heads of the two routes for L steps: the ReLU construction of Theorem 1 and
+    the softmax blocks fitted here (4 layers per step, as Theorem 2 counts)."""
+    N = arch.N
+    return pd.DataFrame([
+        {"route": "ReLU construction (Theorem 1)", "layers": (2 * N + 4) * steps, "width D": ICGDLayout(arch).D,
+         "heads per layer": "up to ((N−1)K + d)·H (sums of H ReLUs)", "weights": "set by formulas"},
+        {"route": "softmax blocks (Theorem 2, fitted)", "layers": 4 * steps, "width D": GDStepLayout(arch).D,
+         "heads per layer": "2 (ours)", "weights": f"trained, FF hidden {hidden}"},
+    ])
+
+
+def fit_study(cfg, *, progress: bool = False) -> dict:
+    """Every width of the profile: the one-step table and the composed paths (with the ReLU construction)."""
+    fits = {h: fit_one_step(cfg, h, progress=progress) for h in widths(cfg)}
+    one = pd.DataFrame([{"hidden": h, "params": f["params"], "mean_error": f["mean_error"],
+                         "max_error": f["max_error"], "mean_step": f["mean_step"], "seconds": f["seconds"]}
+                        for h, f in fits.items()])
+    one["relative"] = one["mean_error"] / one["mean_step"]
+    paths = pd.concat([compose_steps(f["model"], cfg).assign(route=f"softmax, fitted, hidden {h}")
+                       for h, f in fits.items()]
+                      + [relu_construction_path(cfg).assign(route="ReLU construction, H = 256")], ignore_index=True)
+    return {"fits": fits, "one_step": one, "paths": paths}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m icdl.studies.softmax --profile reference``: the fitted-step study, written with provenance to
+    ``results/softmax/fits.<profile>.json``."""
+    import argparse
+
+    p = argparse.ArgumentParser(description="Softmax layers fitted to one in-context GD step (ICDL Theorem 2)")
+    p.add_argument("--profile", default="reference", choices=sorted(PROFILES.profiles))
+    args = p.parse_args(argv)
+    cfg = PROFILES.resolve(args.profile)
+    t = time.perf_counter()
+    res = fit_study(cfg, progress=True)
+    data = {"one_step": frame_to_lists(res["one_step"]), "paths": frame_to_lists(res["paths"]),
+            "settings": dict(cfg)}
+    path = save_profile_result(PROFILES, "fits", data, profile=args.profile,
+                               seed=cfg["seed"], started=t)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

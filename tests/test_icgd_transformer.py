@@ -1,0 +1,246 @@
+"""ICDL Theorem 1, Corollary 1.1, Lemma 6, Lemma 14: the (2N + 4)L-layer transformer against projected GD."""
+
+import math
+
+import pytest
+import torch
+
+from icdl import relu_sums as rs
+from icdl.book.profiles import ProfileError
+from icdl.constructions import bounds, theorem1
+from icdl.constructions.lemmas import ICGDLayout
+from icdl.constructions.theorem1 import build_gradient_step_layer, build_projection_mlp, scratch_rows
+from icdl.layers import CompactReLUAttention, ReLUAttention
+from icdl.networks import Architecture, explicit_gradient, forward, gradient_terms
+from icdl.studies import icgd_accounting as accounting
+from icdl.studies import icgd_transformer as icgd
+
+SETTINGS = [  # (N, K, d, n, activation, H): the issue's small settings
+    (2, 2, 2, 8, "sigmoid", 64),
+    (2, 4, 3, 32, "tanh", 128),
+    (3, 3, 2, 16, "sigmoid", 64),
+    (3, 4, 3, 32, "sigmoid", 128),
+    (3, 2, 3, 12, "tanh", 256),
+]
+
+
+def _filled_tokens(arch, task, w):
+    """Tokens with every slot a block's first 2N + 2 layers write filled with the exact values."""
+    lo = ICGDLayout(arch)
+    n = task.y.shape[1]
+    H = lo.prompt(task.x, task.y, w)
+    y_full = torch.cat([task.y, torch.zeros(task.x.shape[0], 1, arch.d_y, dtype=torch.float64)], 1)
+    for b in range(task.x.shape[0]):
+        gt = gradient_terms(arch, w[b], task.x[b], y_full[b], task.activation, task.loss)
+        for j in range(1, arch.N + 1):
+            H[b, lo.slot("p", j)] = gt.p[j].T
+            H[b, lo.slot("s", j)] = gt.s[j].T
+        for j in range(arch.N):
+            H[b, lo.slot("r'", j)] = gt.r_prime[j].T
+        H[b, lo.slot("g")] = gt.u.T
+    return lo, H, n
+
+
+@pytest.mark.parametrize("N,K,d", [(2, 3, 2), (3, 4, 3), (4, 2, 2)])
+def test_gradient_step_layer_is_exact_and_excludes_the_query(N, K, d):
+    arch = Architecture(N, K, d, d)
+    task = icgd.make_task(arch, n=10, prompts=2, activation="sigmoid", seed=N)
+    w = (2 * torch.rand(2, arch.size, generator=torch.Generator().manual_seed(1), dtype=torch.float64) - 1)
+    lo, H, n = _filled_tokens(arch, task, w)
+    eta = 0.7
+    out = build_gradient_step_layer(lo, eta, gate=100.0)(H)
+    for b in range(2):
+        g = explicit_gradient(arch, w[b], task.x[b, :n], task.y[b], "sigmoid")
+        for i in range(n + 1):  # every token, the query included, holds w − η∇L_n(w)
+            torch.testing.assert_close(out[b, lo.slot("w"), i], w[b] - eta * g, rtol=0, atol=1e-13)
+    # only the w rows changed
+    changed = torch.nonzero((out - H).abs().amax(dim=(0, 2)) > 0).flatten()
+    assert set(changed.tolist()) <= set(range(lo.slot("w").start, lo.slot("w").stop))
+    # without the gate the query's own (nonzero) ŝ leaks into the step: the gate is what makes it exact
+    leaky = build_gradient_step_layer(lo, eta, gate=100.0)
+    leaky.K[:, 1, :] = 0.0
+    g0 = explicit_gradient(arch, w[0], task.x[0, :n], task.y[0], "sigmoid")
+    assert (leaky(H)[0, lo.slot("w"), 0] - (w[0] - eta * g0)).abs().max() > 1e-6
+
+
+def test_projection_mlp_clips_exactly_and_empties_the_scratch():
+    arch = Architecture(3, 3, 2, 2)
+    lo = ICGDLayout(arch)
+    H = torch.randn(4, lo.D, 7, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 3
+    H[:, lo.one] = 1.0
+    out = build_projection_mlp(lo, 0.8)(H)
+    torch.testing.assert_close(out[:, lo.slot("w")], H[:, lo.slot("w")].clamp(-0.8, 0.8), rtol=0, atol=1e-15)
+    assert out[:, scratch_rows(lo)].abs().max() < 1e-15
+    keep = [r for r in range(lo.D) if r not in range(lo.slot("w").start, lo.one)]
+    assert torch.equal(out[:, keep], H[:, keep])
+
+
+def test_compact_attention_equals_dense():
+    g = torch.Generator().manual_seed(3)
+    layer = ReLUAttention(12, heads=5)
+    with torch.no_grad():
+        for P in (layer.Q, layer.K, layer.V):
+            P.copy_(torch.randn(P.shape, generator=g, dtype=torch.float64) * (torch.rand(P.shape, generator=g) < 0.2))
+    H = torch.randn(3, 12, 9, generator=g, dtype=torch.float64)
+    torch.testing.assert_close(CompactReLUAttention(layer)(H), layer(H), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("N,K,d,n,activation,H", SETTINGS)
+def test_transformer_follows_projected_gd_within_corollary_1_1(N, K, d, n, activation, H):
+    arch = Architecture(N, K, d, d)
+    eta, steps, B_w = 2.0, 4, 1.0
+    task = icgd.make_task(arch, n=n, prompts=2, activation=activation, B_w=B_w, seed=7)
+    model, sums, info = icgd.build_model(task, H, eta=eta, steps=steps, B_w=B_w)
+    assert model.layers == (2 * N + 4) * steps
+    outs = model(icgd.prompt_tokens(model.layout, task))
+    for b in range(2):
+        path = icgd.gd_path(task, b, eta=eta, steps=steps, B_w=B_w)
+        L_f = icgd.lipschitz_estimate(task, b, path, B_w=B_w)
+        cor = bounds.corollary_bounds(info["eps"], L_f, n, eta, steps)
+        prev = torch.zeros(arch.size, dtype=torch.float64)
+        for l, out in enumerate(outs, start=1):
+            w_hat = model.weights(out)[b]
+            # every token holds the same ŵ^(l) and the scratch is empty again (Theorem 1's output form)
+            assert (out[b, model.layout.slot("w")] - w_hat[:, None]).abs().max() < 1e-14
+            assert out[b, scratch_rows(model.layout)].abs().max() < 1e-12
+            # Theorem 1, one step: ‖ŵ^(l) − Proj(ŵ^(l−1) − η∇L_n(ŵ^(l−1)))‖ ≤ η ε
+            g = explicit_gradient(arch, prev, task.x[b, :-1], task.y[b], activation)
+            step_dev = float((w_hat - (prev - eta * g).clamp(-B_w, B_w)).norm())
+            assert step_dev <= eta * info["eps"], (l, step_dev, eta * info["eps"])
+            # Corollary 1.1, both forms
+            dev = float((w_hat - path[l]).norm())
+            assert dev <= cor["induction"][l] <= cor["paper"][l], (l, dev, cor.iloc[l].to_dict())
+            assert dev > 0  # approximate sums: not exact, so the check is not vacuous
+            prev = w_hat
+
+
+def test_relu_network_forward_pass_is_exact_inside_the_transformer():
+    arch = Architecture(3, 4, 2, 2)
+    task = icgd.make_task(arch, n=8, prompts=3, activation="sigmoid", seed=1)
+    relu = rs.ReluSum(torch.tensor([[1.0, 0.0]], dtype=torch.float64), torch.ones(1, dtype=torch.float64))
+    sums = theorem1.fit_sums("sigmoid", "squared", 4.0, 16)
+    from icdl.constructions.theorem1 import ICGDTransformer
+
+    model = ICGDTransformer(ICGDLayout(arch), relu, sums.r_prime, sums.u, eta=1.0, steps=1, B_w=1.0, gate=10.0)
+    w = torch.randn(3, arch.size, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    pred = model.predict(model.layout.prompt(task.x, task.y, w))
+    exact = torch.stack([forward(arch, w[b], task.x[b, -1:], "relu")[-1][0] for b in range(3)])
+    torch.testing.assert_close(pred, exact, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("H", [32, 256])
+def test_lemma6_bound_holds_and_is_not_vacuous(H):
+    arch = Architecture(3, 4, 2, 2)
+    task = icgd.make_task(arch, n=16, prompts=3, activation="sigmoid", seed=4)
+    model, sums, info = icgd.build_model(task, H, eta=1.0, steps=1, B_w=1.0)
+    w = (2 * torch.rand(3, arch.size, generator=torch.Generator().manual_seed(5), dtype=torch.float64) - 1)
+    errs = icgd.backward_pass_errors(model, task, w)
+    assert all(e <= b for e, b in zip(errs, info["e_s"])), (errs, info["e_s"])
+    assert max(errs) > 1e-3 * max(info["e_s"])
+
+
+def test_loss_decreases_along_the_transformer_path_lemma_14():
+    cfg = icgd.PROFILES.resolve("quick", H_list=(64,), prompts=2, steps=6)
+    study = icgd.trajectory_study(cfg, progress=False)
+    l14 = icgd.lemma14_check(study, cfg["steps"])
+    assert l14["hat_decreasing"].all() and l14["gd_decreasing"].all() and l14["within"].all()
+    st = study["steps"]
+    assert (st.groupby("prompt")["loss_hat"].agg(lambda s: s.iloc[-1] < s.iloc[0])).all()
+
+
+def test_parameter_norms_against_the_lemmas():
+    arch = Architecture(3, 4, 2, 2)
+    task = icgd.make_task(arch, n=8, prompts=1, seed=0)
+    eta = 1.5
+    model, sums, _ = icgd.build_model(task, 64, eta=eta, steps=1, B_w=1.0)
+    t = accounting.layer_table(model, sums, eta=eta)
+    K, N, d = 4, 3, 2
+    lemma2 = t[t["role"].str.startswith("Lemma 2")]
+    assert (lemma2["norm"] <= lemma2["paper_bound"] + 1e-12).all()
+    assert lemma2["norm"].iloc[0] == pytest.approx(1 + K * sums.r.C, rel=1e-12)
+    # Lemma 3: the layer has (N − 1)K + d units, one more width-d layer than the paper's 1 + K(N − 1)C₂ counts
+    l3 = t[t["role"] == "Lemma 3 (r̂')"].iloc[0]
+    assert l3["norm"] == pytest.approx(1 + ((N - 1) * K + d) * sums.r_prime.C, rel=1e-12)
+    # Lemma 5: 0/1 selectors, one head per (k, q); eq. B.1 sums ‖V_m‖₁ over heads -> 1 + heads, not 1
+    l5 = t[t["kind"] == "multiplication"]
+    assert (l5["norm"] == 1 + l5["heads"]).all()
+    step = t[t["role"] == "gradient step (C.16)"].iloc[0]
+    assert step["norm"] <= 1 + 2 * eta * N * K
+    assert accounting.sparsity(model)["zero_share"] > 0.99
+
+
+@pytest.mark.parametrize("mutate,match", [
+    (lambda H, lo: H[:, :-1], "shape"),
+    (lambda H, lo: H.index_fill(1, torch.tensor([lo.t]), 1.0), "t"),
+    (lambda H, lo: H.index_fill(1, torch.tensor([lo.one]), 2.0), "constant"),
+    (lambda H, lo: H.index_fill(1, torch.tensor([lo.slot("p", 1).start]), 0.5), "scratch"),
+])
+def test_invalid_prompts_are_rejected(mutate, match):
+    arch = Architecture(2, 2, 2, 2)
+    task = icgd.make_task(arch, n=4, prompts=1, seed=0)
+    model, _, _ = icgd.build_model(task, 16, eta=1.0, steps=1, B_w=1.0)
+    H = icgd.prompt_tokens(model.layout, task)
+    model(H)  # the valid prompt passes
+    with pytest.raises(ValueError, match=match):
+        model(mutate(H.clone(), model.layout))
+
+
+def test_different_w_per_token_and_query_label_are_rejected():
+    arch = Architecture(2, 2, 2, 2)
+    task = icgd.make_task(arch, n=4, prompts=1, seed=0)
+    model, _, _ = icgd.build_model(task, 16, eta=1.0, steps=1, B_w=1.0)
+    H = icgd.prompt_tokens(model.layout, task)
+    H1 = H.clone()
+    H1[0, model.layout.slot("w").start, 2] = 0.3
+    with pytest.raises(ValueError, match="same w"):
+        model(H1)
+    H2 = H.clone()
+    H2[0, model.layout.slot("y").start, -1] = 0.3
+    with pytest.raises(ValueError, match="query's y"):
+        model(H2)
+
+
+def test_bad_settings_name_the_parameter():
+    with pytest.raises(ValueError, match="activation"):
+        icgd.make_task(Architecture(2, 2, 2, 2), n=4, prompts=1, activation="relu")
+    with pytest.raises(ProfileError, match="H_list"):
+        icgd.PROFILES.resolve("quick", H_list=(16, "abc"))
+    with pytest.raises(ProfileError, match="H_list"):
+        icgd.PROFILES.resolve("quick", H_list=(16, 4096))
+    with pytest.raises(ValueError, match="steps"):
+        from icdl.constructions.theorem1 import ICGDTransformer
+
+        s = theorem1.fit_sums("sigmoid", "squared", 4.0, 16)
+        ICGDTransformer(ICGDLayout(Architecture(2, 2, 2, 2)), s.r, s.r_prime, s.u, eta=1.0, steps=0, B_w=1.0,
+                        gate=1.0)
+
+
+def test_corollary_forms():
+    b = bounds.corollary_bounds(eps=0.1, L_f=0.5, n=10, eta=0.2, steps=3)
+    assert b["induction"][0] == 0 and b["paper"][0] == pytest.approx(0.2)
+    # the induction bound: Σ_{i<l} (1 + ηL_f)^i η ε
+    assert b["induction"][3] == pytest.approx(sum(1.1**i for i in range(3)) * 0.2 * 0.1)
+    assert b["paper"][3] == pytest.approx(6**3 * 0.1 / 0.5)
+    assert math.isfinite(b["paper"].iloc[-1])
+
+
+def test_reb_sigmoid_example_width():
+    t = accounting.reb_sigmoid_example(Ns=(2, 3, 6), w_bounds=(2.0,))
+    assert (t["our D"] <= t["1024 N"]).all()
+    assert t.loc[t["N"] == 3, "L_f (REB)"].item() == pytest.approx(3 * 0.5**4)
+
+
+def test_reb_width_formula():
+    arch = Architecture(3, 4, 2, 2)
+    task = icgd.make_task(arch, n=8, prompts=1, seed=0)
+    model, _, _ = icgd.build_model(task, 16, eta=1.0, steps=2, B_w=1.0)
+    size = accounting.size_summary(model)
+    assert size["layers"] == 20 and size["D"] == ICGDLayout(arch).D <= size["reb_width"] == 96
+
+
+def test_flop_comparison_icl_costs_more_than_gd():
+    cfg = icgd.PROFILES.resolve("quick", N=2, K=2, H_list=(16, 64), steps=2)
+    df = accounting.flop_comparison(cfg)
+    assert (df["ratio"] > 100).all()
+    assert df["flops_icl"].is_monotonic_increasing and df["flops_gd"].nunique() == 1
+    assert df["eps"].is_monotonic_decreasing

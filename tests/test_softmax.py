@@ -1,0 +1,87 @@
+"""ICDL sec. 4 / Appendix E: softmax attention (eq. E.1), the quantiser of Lemma 16's proof, the contextual
+mapping of Lemma 17, and softmax layers fitted to one in-context GD step (Theorem 2)."""
+
+import pytest
+import torch
+
+from icdl import layers
+from icdl.book.profiles import ProfileError
+from icdl.constructions import softmax as quantise
+from icdl.networks import Architecture
+from icdl.studies import softmax as softmax_study
+
+
+def test_softmax_attention_matches_eq_E1():
+    assert softmax_study.check_attention_formula(seed=0) and softmax_study.check_attention_formula(seed=1)
+
+
+def test_softmax_attention_is_permutation_equivariant():
+    g = torch.Generator().manual_seed(0)
+    layer = layers.SoftmaxAttention(4, heads=2, dtype=torch.float64)
+    with torch.no_grad():
+        layer.W_O.copy_(torch.randn(layer.W_O.shape, generator=g, dtype=torch.float64))
+    H = torch.randn(1, 4, 6, generator=g, dtype=torch.float64)
+    perm = torch.randperm(6, generator=g)
+    torch.testing.assert_close(layer(H[:, :, perm]), layer(H)[:, :, perm])
+
+
+@pytest.mark.parametrize("D_grid,B", [(4, 1.0), (7, 2.5), (16, 1.0)])
+def test_quantiser_is_exact_on_the_grid_and_monotone(D_grid, B):
+    q = quantise.build_quantiser(D_grid, B, d=2)
+    grid = quantise.grid_points(D_grid, B)
+    G = grid[None, None, :].expand(1, 2, -1).clone()
+    torch.testing.assert_close(q(G), G, rtol=0, atol=1e-12)           # exact on the grid
+    z = torch.linspace(0, B, 5001, dtype=torch.float64)
+    out = q(z[None, None, :].expand(1, 2, -1).clone())[0, 0]
+    assert (out[1:] - out[:-1] >= -1e-12).all()                         # monotone
+    h = B / D_grid
+    frac = ((z / h) - 0.5) % 1.0                  # 0 at the midpoints; the ramps cover frac ∈ [0.9, 1)
+    far = (frac > 0.01) & (frac < 0.89)
+    nearest = grid[((z[:, None] - grid[None, :]).abs()).argmin(1)]
+    torch.testing.assert_close(out[far], nearest[far], rtol=0, atol=1e-12)
+    assert (out - z).abs().max() <= h + 1e-12
+    with pytest.raises(ValueError, match="ramp"):
+        quantise.build_quantiser(4, 1.0, 1, ramp=1.5)
+
+
+def test_piecewise_constant_error_within_bound_and_falls_like_one_over_D():
+    df = softmax_study.piecewise_constant_error(D_grids=(4, 8, 16, 32), samples=1000)
+    assert (df["max_error"] <= df["bound"]).all()
+    ratios = df["max_error"].to_numpy()[:-1] / df["max_error"].to_numpy()[1:]
+    assert ((ratios > 1.5) & (ratios < 2.6)).all()
+
+
+def test_rank_one_attention_separates_small_grids():
+    t = softmax_study.separation_table(grid_max=8, max_pairs=5000)
+    assert len(t) >= 8 and (t["min_separation"] > 0).all()
+    assert (t["pairs"] == t["sequences"] * t["n"]).all()
+    with pytest.raises(ValueError, match="max_pairs"):
+        quantise.contextual_separation(16, 2, 3, max_pairs=1000)
+
+
+def test_batched_gd_step_equals_lemma1_step():
+    arch = Architecture(3, 2, 2, 2)
+    x, y, w = softmax_study.sample_gd_problems(arch, 5, 6, B_w=1.0, generator=torch.Generator().manual_seed(0))
+    a = softmax_study.batched_gd_step(arch, x, y, w, eta=0.7, B_w=1.0)
+    b = softmax_study.gd_step(arch, x, y, w, eta=0.7, B_w=1.0)
+    torch.testing.assert_close(a, b, rtol=0, atol=1e-14)
+
+
+def test_fitted_softmax_step_follows_gd_on_held_out_prompts():
+    cfg = softmax_study.PROFILES.resolve("quick", steps=400)
+    fit = softmax_study.fit_one_step(cfg, 16)
+    assert fit["mean_error"] < 0.5 * fit["mean_step"]       # most of the step is represented
+    path = softmax_study.compose_steps(fit["model"], cfg, prompts=32)
+    assert path["risk_fitted"].iloc[-1] < path["risk_fitted"].iloc[0]
+    assert path["distance"].iloc[-1] < 0.5 * cfg["L"] * fit["mean_step"]
+
+
+def test_layer_input_checks():
+    with pytest.raises(ValueError, match="SoftmaxAttention"):
+        layers.SoftmaxAttention(4)(torch.zeros(1, 3, 2))
+    with pytest.raises(ValueError, match="FeedForward"):
+        layers.FeedForward(4, 8)(torch.zeros(1, 3, 2))
+    with pytest.raises(ProfileError, match="widths"):
+        softmax_study.PROFILES.resolve("quick", widths=(16, "x"))
+    with pytest.raises(ProfileError, match="widths"):
+        softmax_study.PROFILES.resolve("quick", widths=(0,))
