@@ -18,7 +18,7 @@
 # example in the prompt, the activations $p_i(1), \dots, p_i(N)$ of the network
 # whose weights $w$ sit in every token -- the forward pass that the gradient of
 # Lemma 1 starts from. ICDL Lemma 2 does it with $N$ ReLU-attention layers, one
-# per network layer, each evaluating a sum of ReLUs (previous chapter) that stands
+# per network layer, each evaluating a sum of ReLUs ({doc}`relu_sums`) that stands
 # in for the activation $r$. This chapter builds those layers with their weights
 # set by the proof's formulas (ICDL eq. C.7) and measures their error against the
 # lemma's bound (eq. 3.8).
@@ -26,12 +26,13 @@
 # One more attention layer then computes the derivatives $\hat r'$ (Lemma 3), an
 # MLP layer the loss derivative $u$ (Lemma 4), and $N$ element-wise multiplication
 # layers the backward recursion $\hat s$ (Lemma 5): the first $2N + 2$ layers of a
-# block of the ICDL transformer. The next chapter adds the last two layers of the
+# block of the ICDL transformer. {doc}`icgd_transformer` adds the last two layers of the
 # block (the gradient step and the projection), evaluates Lemma 6's bound and
 # tabulates every layer's parameter norm against the lemmas' bounds.
 #
-# Code: `icdl.constructions` (`ICGDLayout`, `build_forward_layers`, `lemma2_bound`,
-# `forward_pass_study`).
+# Code: `icdl.constructions.lemmas` (`ICGDLayout`, `build_forward_layers`, …),
+# `icdl.constructions.bounds` (`lemma2_bound`, …) and `icdl.studies.attention_passes`
+# (`forward_pass_study`).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -188,21 +189,21 @@ ledger.record("icdl-lemma2",
                    f"{c2['min_ratio']:.2f}–{c2['max_ratio']:.2f}; ReLU exact ({max(relu_errs):.0e})",
               criterion="measured ‖p̂(j) − p(j)‖ ≤ bound (3.8) in every case; exact for r = ReLU",
               passed=c2["within"] and max(relu_errs) < 1e-12,
-              note="value reads t_s (see text); B_θ = 1 + K C₁ measured in chapter 07")
+              note="value reads t_s (see text); B_θ = 1 + K C₁ measured in icgd_transformer")
 ledger.record("icdl-lemma3",
               ours=f"{c3['cases']} cases: error/bound {c3['min_ratio']:.2f}–{c3['max_ratio']:.2f}",
               criterion="measured |r̂'(j)[k] − r'(j)[k]| ≤ bound (3.12) in every case",
-              passed=c3["within"], note="B_θ in chapter 07: 1 + ((N−1)K + d) C₂, the paper counts (N−1)K units")
+              passed=c3["within"], note="B_θ in icgd_transformer: 1 + ((N−1)K + d) C₂, the paper counts (N−1)K units")
 ledger.record("icdl-lemma4",
               ours=f"{c4['cases']} cases (log-cosh loss): error/bound {c4['min_ratio']:.2f}–{c4['max_ratio']:.2f}",
               criterion="measured |g[k] − u(p(N), y)[k]| ≤ bound (3.14) in every case (examples only)",
-              passed=c4["within"], note="B_θ within max{R₃+1, C₃}: chapter 07")
+              passed=c4["within"], note="B_θ within max{R₃+1, C₃}: icgd_transformer")
 ledger.record("icdl-lemma5",
               ours=f"EWML recursion deviation {l5['recursion_dev'].max():.0e}; |ŝ − s| ≤ {l5['error'].max():.0e} "
                    f"(H = {int(l5['H'].min())}) … {l5[l5['H'] == l5['H'].max()]['error'].max():.0e} (H = {int(l5['H'].max())})",
               criterion="N EWML layers with 0/1 selectors compute (3.6) exactly on their inputs; "
                         "|ŝ − s| shrinks with H",
               passed=bool(l5["recursion_dev"].max() < 1e-14 and s_err.is_monotonic_decreasing),
-              note="Lemma 6 bound checked in chapter 07; B_θ = 1 + heads under eq. B.1, not 1 (chapter 07)")
+              note="Lemma 6 bound checked in icgd_transformer; B_θ = 1 + heads under eq. B.1, not 1 (ibid.)")
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]

@@ -15,7 +15,7 @@
 # # The diffusion score, learned in context
 #
 # ICDL's application (Appendix G) {cite:p}`wu2025icdl` puts the construction of
-# chapter 7 to work on a problem outside smooth regression: the *score*
+# {doc}`icgd_transformer` to work on a problem outside smooth regression: the *score*
 # $\nabla \log p_t$ of a diffusion model, the quantity a score-based generative
 # model learns. The argument has two steps. First (Lemma 19, quoting
 # {cite:t}`chen2023score`), a feed-forward network can approximate the score,
@@ -28,9 +28,9 @@
 # to them.
 #
 # This chapter runs both steps on data whose score is known in closed form, so
-# that every claim can be checked against the truth. Code: `icdl.diffusion`,
-# which reuses the transformer of `icdl.constructions` and the bounds of
-# `icdl.deep_icgd`.
+# that every claim can be checked against the truth. Code: `icdl.studies.diffusion`,
+# which reuses the transformer of `icdl.constructions.theorem1` and the study
+# of `icdl.studies.icgd_transformer`.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -42,7 +42,7 @@ import torch
 
 from icdl import figures
 from icdl.book import chapter
-from icdl.book.results import ResultFileError, load_result, results_dir
+from icdl.book.results import show_reference
 from icdl.studies import diffusion
 
 torch.set_num_threads(1)
@@ -131,19 +131,15 @@ result["queries"].round(2)
 # %% [markdown]
 # ## The reference run
 #
-# `python -m icdl.diffusion --profile reference` runs the same study with 200
+# `python -m icdl.studies.diffusion --profile reference` runs the same study with 200
 # steps, four prompts and H = 64, 256, and writes
 # `results/diffusion_score/study.reference.json` with its provenance:
 
 # %%
-try:
-    ref = load_result(results_dir("diffusion_score") / "study.reference.json")
-    print(f"[{ref['provenance']['command']}] {ref['provenance']['hardware']}, "
-          f"{ref['provenance']['wall_time_s']:.0f} s")
+ref = show_reference(diffusion.PROFILES, "study")
+if ref is not None:
     display(pd.DataFrame(ref["data"]["final_errors"]).round(3))  # noqa: F821
     display(pd.DataFrame(ref["data"]["theorem1"]).round(4))  # noqa: F821
-except ResultFileError as err:
-    print(f"no reference result yet: {err}")
 
 # %% [markdown]
 # With 200 steps the learned score's relative error falls to about a quarter for

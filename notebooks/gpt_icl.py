@@ -24,10 +24,10 @@
 # prompt grows beyond the training length (objective 2)? The set-up follows
 # {cite:t}`garg2022what`.
 #
-# Code: `icdl.models` (the transformer), `icdl.tasks` (random target networks),
-# `icdl.training` (the trainer), `icdl.baselines` (least squares, nearest
-# neighbours, the context mean, and the batched MLP baseline), `icdl.gpt_icl`
-# (the experiment, its profiles and the judged claims).
+# Code: the subpackage `icdl.gpt_icl` -- `model` (the transformer), `tasks`
+# (random target networks), `training` (the trainer), `baselines` (least
+# squares, nearest neighbours, the context mean, and the batched MLP baseline),
+# `study` (the experiment, its profiles and the judged claims), `speed` (costs).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -39,7 +39,6 @@ import torch
 
 from icdl import figures
 from icdl.book import chapter
-from icdl.book.results import ResultFileError, load_result, results_dir
 from icdl.gpt_icl import speed as gpt_speed
 from icdl.gpt_icl import study as gpt_study
 
@@ -50,7 +49,7 @@ dict(cfg)
 # %% [markdown]
 # ## The model and the task
 #
-# **Model** (`icdl.models.InContextGPT`, our own few hundred lines of torch):
+# **Model** (`icdl.gpt_icl.model.InContextGPT`, our own few hundred lines of torch):
 # the prompt $x_1, y_1, \dots, x_k, y_k$ becomes $2k$ tokens, each $y_i$ padded with
 # zeros to the size of $x$; one linear map reads them into the model width;
 # learned absolute position embeddings; pre-LayerNorm blocks with causal
@@ -61,7 +60,7 @@ dict(cfg)
 # positions the token may attend to -- the only difference between the paper's
 # "ReLU" and "softmax" transformers.
 #
-# **Task** (`icdl.tasks`): each prompt draws a new target network and its inputs.
+# **Task** (`icdl.gpt_icl.tasks`): each prompt draws a new target network and its inputs.
 # ICDL states the depth (3, 4 or 6 layers), the input size $d = 20$, Gaussian
 # parameters and $x \sim \mathcal N(-2, I)$ for training; the rest is ours, as
 # {ref}`the table below <tab-icl-assumptions>` lists.
@@ -100,7 +99,7 @@ assumptions
 # further down used larger ones.
 
 # %%
-folder = None if profile == "quick" else results_dir("gpt_icl", "checkpoints", profile)
+folder = None if profile == "quick" else gpt_study.PROFILES.folder("checkpoints", profile)
 live = gpt_study.run(cfg, folder=folder, progress=False)
 print(f"{len(gpt_study.depths(cfg)) * 2} models trained and evaluated in {live['seconds']:.0f} s")
 
@@ -130,19 +129,13 @@ verdict_live["shift"].round(2)
 # ## The reference run
 #
 # The numbers the claims are judged on come from a longer run on this CPU,
-# committed with its provenance. Its command is the first row of the table.
+# committed with its provenance (first line below).
 
 # %%
-try:
-    ref = gpt_study.load_reference("reference")
-except ResultFileError as err:
-    ref = None
-    print(f"no reference result yet: {err}")
+ref = gpt_study.load_reference("reference")
 if ref is not None:
     rcfg = gpt_study.PROFILES.resolve("reference")
-    prov = pd.Series(ref["provenance"])
-    prov["complete"] = ref["complete"]
-    print(prov.to_string())
+    print("complete:", ref["complete"])
 
 # %% mystnb={"figure": {"caption": "Reference run, pretraining mixture: the transformers against the baselines, per target depth (as the live figure above, larger model and prompts).", "name": "fig-icl-methods-ref"}}
 if ref is not None:
@@ -237,57 +230,9 @@ fig = figures.plot_icl_param_shift(shift, shift_cfg["train_examples"])
 # deeper the target, the larger the drop.
 
 # %% [markdown]
-# ## Speed
-#
-# **The MLP baseline as one tensor program.** Training one small MLP per prompt
-# and per prompt length is thousands of tiny problems; `icdl.baselines.trained_mlp`
-# gives every weight a leading prompt dimension, so each step of a chunk of
-# prompts is a few batched matrix products and one fused Adam update, and Adam,
-# being element-wise, updates each prompt's weights exactly as if trained alone
-# (tested, as is agreement with the plain loop started from the same weights).
-# The issue asked for at least 20× over the plain loop -- one `nn.Sequential`
-# and one optimiser per prompt -- at 6400 prompts. The last column says how far
-# any implementation could go on this machine: all prompts' matmul FLOPs (torch's
-# FLOP counter) at the FLOP/s of a large matrix product.
-
-# %%
-try:
-    bench = load_result(results_dir("gpt_icl") / "benchmark.reference.json")
-    print(f"width {bench['data']['cases'][0]['width']}, {bench['data']['cases'][0]['epochs']} epochs, "
-          f"{bench['data']['threads']} thread [{bench['provenance']['command']}]")
-    print(gpt_speed.benchmark_table(bench["data"]).to_string(index=False))
-except ResultFileError as err:
-    print(f"no benchmark result yet: {err}")
-
-# %% [markdown]
-# **The 20× target is not met.** Batching gains 2.5–5× here (the loop is timed
-# on 16 prompts and scaled; its time varied by about a third between our trials
-# on this shared machine). The last columns say why 20× is out of reach on this
-# CPU. With 39 examples the arithmetic alone -- each prompt's own 200 × 200
-# layer, forward and backward, however the prompts are grouped -- allows at most
-# about 12×. With 20 examples it allows about 24×, which the batched program could
-# approach only by running its many small products at over 80 % of a large
-# matrix product's rate with Adam's updates free; it reaches under a fifth of
-# that rate. With 5 examples there is little arithmetic, and the bound is
-# traffic instead: each step reads and writes every prompt's weights, gradients
-# and two Adam moments (≈ 0.7 MB a prompt) whatever the number of examples,
-# which is also why chunks of 16 prompts, whose working set stays in cache, beat
-# one chunk of all prompts. A GPU, with a far higher matmul rate and bandwidth,
-# moves both bounds; the tensor program runs there unchanged.
-
-# %% [markdown]
-# **Training throughput.** FLOPs per training step counted with torch's FLOP
-# counter, against a large matrix product on the same machine:
-
-# %%
-try:
-    sp = load_result(results_dir("gpt_icl") / "speed.reference.json")
-    v = sp["data"]
-    print(f"reference training: {v['flops_per_step'] / 1e9:.2f} GFLOP per step, {v['seconds_per_step']:.3f} s per "
-          f"step on {v['threads']} thread(s) = {v['achieved_flops'] / 1e9:.1f} GFLOP/s; a 2048² matmul: "
-          f"{v['matmul_flops'] / 1e9:.0f} GFLOP/s [{sp['provenance']['command']}]")
-except ResultFileError as err:
-    print(f"no speed result yet: {err}")
+# How the per-prompt MLP baseline is batched into one tensor program, and how
+# fast the training and the baseline run against this machine's limits, is in
+# {doc}`computation`.
 
 # %% [markdown]
 # ## What in-context learning costs (REB)

@@ -25,7 +25,7 @@
 # loss, and with input and output sizes that differ (Lemma 15).
 #
 # Code: `icdl.networks` (the network, the flat parameter vector, the terms of
-# Lemma 1) and `icdl.gradient_checks` (the numbers behind this chapter's figures).
+# Lemma 1) and `icdl.studies.gradient` (the numbers behind this chapter's figures).
 
 # %% tags=["parameters"]
 profile = "quick"

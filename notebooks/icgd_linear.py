@@ -22,8 +22,8 @@
 # spirit of {cite:t}`bai2023statisticians` and {cite:t}`vonoswald2023gd`, which
 # {cite:t}`wu2025icdl` build on.
 #
-# Code: `icdl.prompts` (the prompt), `icdl.constructions` (the layer and its
-# weights), `icdl.linear_gd` (tasks, plain GD, and the numbers behind the figures).
+# Code: `icdl.prompts` (the prompt), `icdl.constructions.linear` (the layer and its
+# weights), `icdl.studies.linear_gd` (tasks, plain GD, and the numbers behind the figures).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -37,7 +37,7 @@ import torch
 
 from icdl import figures
 from icdl.book import chapter
-from icdl.book.results import ResultFileError, load_result, provenance, results_dir, save_result
+from icdl.book.results import frame_to_lists, save_profile_result, show_reference
 from icdl.constructions.linear import build_linear_gd_layer, linear_gd_layout
 from icdl.prompts import build_prompt, check_prompt
 from icdl.studies.linear_gd import PROFILES, icgd_experiment, sample_tasks, summarize
@@ -202,19 +202,11 @@ summary[["final risk (GD)", "final risk (transformer)", "least-squares risk"]].r
 # and saves its summary with provenance. The committed result, if present:
 
 # %%
-results_file = results_dir("icgd_linear") / f"summary.{profile}.json"
-save_result(results_file, {"summary": summary.reset_index().to_dict(orient="list"),
-                           "settings": dict(cfg)},
-            provenance=provenance(command=f"python -m icdl.book.execute icgd_linear --profile {profile}",
-                                  wall_time_s=time.perf_counter() - t_start, profile=profile, seed=cfg["seed"]))
-try:
-    ref = load_result(results_dir("icgd_linear") / "summary.reference.json")
-    prov = ref["provenance"]
-    print(f"reference run: {prov['command']}\n  commit {prov['git_commit'][:12]}, {prov['hardware']}, "
-          f"created {prov['created']}")
+save_profile_result(PROFILES, "summary", {"summary": frame_to_lists(summary.reset_index()), "settings": dict(cfg)},
+                    profile=profile, seed=cfg["seed"], started=t_start)
+ref = show_reference(PROFILES, "summary")
+if ref is not None:
     display(pd.DataFrame(ref["data"]["summary"]).set_index("eta").round(6))  # noqa: F821
-except ResultFileError as err:
-    print("no committed reference result:", err)
 
 # %% [markdown]
 # ## Ledger

@@ -17,16 +17,17 @@
 # ICDL's central result, Theorem 1 {cite:p}`wu2025icdl`, states that a transformer
 # of $(2N+4)L$ layers can carry out $L$ steps of projected gradient descent on an
 # $N$-layer network, with the network's training data given only as the prompt.
-# The previous chapter built the first $2N + 2$ layers of one step: the forward
+# {doc}`attention_passes` built the first $2N + 2$ layers of one step: the forward
 # pass (Lemma 2), the derivatives (Lemma 3), the loss derivative (Lemma 4) and the
 # backward recursion (Lemma 5). This chapter adds the last two layers, stacks $L$
 # blocks, runs the result on prompts, and sets what it computes beside plain
 # projected gradient descent and beside the error bounds of Theorem 1,
 # Lemma 6, Corollary 1.1 and Lemma 14.
 #
-# Code: `icdl.constructions` (`build_gradient_step_layer`, `build_projection_mlp`,
-# `ICGDTransformer`, `CompactReLUAttention`) and `icdl.deep_icgd` (the task, the
-# bounds, the study and the accounting).
+# Code: `icdl.constructions.theorem1` (`build_gradient_step_layer`,
+# `build_projection_mlp`, `ICGDTransformer`), `icdl.layers` (`CompactReLUAttention`),
+# `icdl.constructions.bounds` (the bounds), `icdl.studies.icgd_transformer` (the
+# task and the study) and `icdl.studies.icgd_accounting` (the accounting).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -65,7 +66,7 @@ dict(cfg)
 #   $u(\hat p(N), 0)$ -- and the proof's layer sums over all $n + 1$ tokens. We add
 #   $\text{gate}\cdot(t_s - 1)$ to each score, which is $0$ for an example and
 #   $-\text{gate}$ for the query, with the gate set to twice the bound on
-#   $|\hat s|$ that Lemma 6 gives (below), as chapter 1 did for linear regression.
+#   $|\hat s|$ that Lemma 6 gives (below), as {doc}`icgd_linear` did for linear regression.
 # * **$\mathcal W$ is a box.** The last layer is an MLP for $\mathrm{Proj}_{\mathcal W}$.
 #   Projecting each row onto a Euclidean ball needs a division that no ReLU MLP
 #   computes exactly; clipping every weight to $[-B_w, B_w]$ is exact with two ReLUs

@@ -25,7 +25,8 @@
 # transformer from the paper's formulas, measures how close it gets, and checks
 # the two appendix constructions.
 #
-# Code: `icdl.lsa` (the model `TF`, the constructions, and the error sweeps).
+# Code: `icdl.lsa.model` (the model `TF`) and `icdl.lsa.constructions` (the
+# constructions and the error sweeps).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -112,7 +113,7 @@ table.map(lambda v: f"{v:.1e}")
 # $N = 50$ the construction is off by about 0.04 on average -- far more than the
 # $\approx 10^{-3}$ test errors of the trained models in LSA Table 1, which
 # already hints that training finds something more accurate than this exact
-# mechanism (the next chapter).
+# mechanism ({doc}`lsa_training`).
 #
 # The mechanism itself can be seen directly: the standard deviation that
 # LayerNorm divides by in layer 2, at the query token, should be about $V/\sqrt 2$.

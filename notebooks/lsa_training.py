@@ -14,15 +14,15 @@
 # %% [markdown]
 # # Does training find the LayerNorm division?
 #
-# The previous chapter showed that a TF(4, 2, 2) *can* compute least squares by
+# {doc}`lsa_construction` showed that a TF(4, 2, 2) *can* compute least squares by
 # letting LayerNorm divide by the variance of the inputs. LSA section 4
 # {cite:p}`hagiwara2026lsa` asks whether a TF(4, 2, 2) *trained* to output the
 # least-squares estimate ends up doing so, and answers: in some runs. This chapter
 # reruns that study -- the same data, model, optimiser and protocol -- and sets our
 # numbers beside the paper's Tables 1–2 and Figs. 2–3.
 #
-# Code: `icdl.lsa` (`train`, `evaluate`, `fitted_curves`, `judge`); the long run is
-# `python -m icdl.lsa --profile reference`.
+# Code: `icdl.lsa.training` (`train`), `icdl.lsa.study` (`evaluate`,
+# `fitted_curves`, `judge`); the long run is `python -m icdl.lsa --profile reference`.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -34,11 +34,11 @@ import torch
 
 from icdl import figures
 from icdl.book import chapter
-from icdl.book.results import ResultFileError, load_result, results_dir
+from icdl.book.results import show_reference
 from icdl.lsa.study import PAPER_TABLE1, PAPER_TABLE2, PROFILES, judge, result_data
-from icdl.lsa.training import benchmark_batched_vs_loop, segments_table, train
+from icdl.lsa.training import train
 
-torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the benchmark below)
+torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the computation appendix)
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
 dict(cfg)
 
@@ -69,25 +69,11 @@ dict(cfg)
 #
 # ## Ten runs as one batched model
 #
-# The runs are independent, so we stack their parameters along a leading run
-# dimension and train them as one model on one summed loss: Adam acts elementwise,
-# so each run is updated exactly as if trained alone (a test checks that a run of
-# the batched model equals the same run trained separately).
-#
-# Batching alone does not make it fast. With $D = 4$ every product in eqs. 9–12
-# is a 4 × 4 matrix per prompt, and thousands of tiny matrix products are all
-# per-call overhead: batched eagerly, the ten runs are no faster than a loop over
-# them. So `icdl.lsa.tf_forward` writes those products as broadcast
-# multiply-and-sum with the tokens along the last axis, and `train` sends each
-# training step through `torch.compile`, which fuses them into a few loops
-# (a test checks that compiled and eager training end at the same weights).
-# Side by side on the same batches, one thread: the loop over per-run models, the
-# batched model eagerly, and compiled; `protocol_hours` is what this profile's
-# whole protocol would take at that rate, `compile_s` the one-off compile.
-
-# %%
-bench = benchmark_batched_vs_loop(cfg)
-bench.round(2)
+# The runs are independent, so their parameters are stacked along a leading run
+# dimension and trained as one model on one summed loss: Adam acts elementwise,
+# so each run is updated exactly as if trained alone (tested). How that program
+# is made fast -- broadcast products, `torch.compile`, shards over processes --
+# and what it costs is in {doc}`computation`.
 
 # %% [markdown]
 # ## A live run at this profile
@@ -112,51 +98,14 @@ fig = figures.plot_lsa_validation(res["history"])
 # `python -m icdl.lsa --profile reference` trains the 10 runs for up to 20 000
 # epochs, checkpointing as it goes (the checkpoint is committed beside the
 # result, so an interrupted run resumes where it stopped), then evaluates on 1000
-# fresh prompts per run. The committed result and its provenance:
+# fresh prompts per run. The committed result:
 
 # %%
-try:
-    ref_obj = load_result(results_dir("lsa_training") / "training.reference.json")
-except ResultFileError as err:
-    ref_obj = None
-    print("no committed reference result:", err)
-if ref_obj is not None:
-    ref, prov = ref_obj["data"], ref_obj["provenance"]
-    print(f"{prov['command']}\ncommit {prov['git_commit'][:12]} | {prov['hardware']}\n"
-          f"training time {ref['train_seconds_total'] / 3600:.2f} h | epochs {ref['epochs_done']} of "
-          f"{ref['settings']['epochs']} | complete: {ref['complete']}")
-    display(pd.DataFrame(ref["benchmark"]).round(2))  # noqa: F821
-
-# %% [markdown]
-# The table is the benchmark at the reference settings, measured by the same
-# command on one core while the machine's other core was busy: the compiled
-# batched model needs about the `protocol_hours` shown for the whole protocol on
-# one core. One process does not use a second core well (with two threads the
-# compiled steps got slower in our trials), so `--shard I/N` trains the runs in
-# N processes, each a batched model of its share of the runs with exactly the
-# data, initialisation and batches that share gets in the full model (tested),
-# and a last call without `--shard` merges them:
-#
-# ```
-# python -m icdl.lsa --profile reference --shard 0/2 &
-# python -m icdl.lsa --profile reference --shard 1/2 &
-# wait; python -m icdl.lsa --profile reference
-# ```
-#
-# How the reference run was actually run, from the segments its checkpoints
-# logged (runs, whether compiled, epochs, seconds, and what the whole protocol
-# takes at that rate; for the two shards, side by side on the two cores):
-
-# %%
-if ref_obj is not None:
-    display(segments_table(ref).round(2))  # noqa: F821
-
-# %% [markdown]
-# Segment logging began at epoch 8000: the first 5250 epochs ran eagerly with an
-# earlier formulation of the same model (batched 4 × 4 matrix products, less than
-# half the compiled speed) and epochs 5250–8000 compiled in one process, on a
-# machine shared with other long runs; the total training time above mixes all
-# three.
+ref_obj = show_reference(PROFILES, "training")
+ref = ref_obj["data"] if ref_obj is not None else None
+if ref is not None:
+    print(f"training time {ref['train_seconds_total'] / 3600:.2f} h, epochs {ref['epochs_done']} of "
+          f"{ref['settings']['epochs']}, complete: {ref['complete']}")
 
 # %% [markdown]
 # ### Table 1: test error and the LayerNorm diagnostic
@@ -210,8 +159,8 @@ fig = figures.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chosen_r
 # paper's size (median 0.00083 against 0.00098). The LayerNorm diagnostic spreads
 # over the runs from −0.26 to 0.91 (paper: −0.005 to 0.926), and one run passes
 # 0.9: as in the paper, some runs -- not all -- divide by $V$ through the
-# LayerNorm of layer 2, the mechanism of the construction in the previous
-# chapter. In that run the dominant query cell (embedding 4 here; embeddings can
+# LayerNorm of layer 2, the mechanism of the construction of
+# {doc}`lsa_construction`. In that run the dominant query cell (embedding 4 here; embeddings can
 # be permuted) is explained by the regression of eq. 57 with correlation 0.992
 # (paper 0.995) and correlates with the least-squares estimate at −0.979
 # (paper −0.994). One panel differs: the full output lies on the least-squares

@@ -24,7 +24,8 @@
 # builds such sums, exactly within the definition's constraints, and measures
 # their accuracy.
 #
-# Code: `icdl.relu_sums`.
+# Code: `icdl.relu_sums` (the sums) and `icdl.studies.relu_sums` (the numbers
+# behind the figures).
 
 # %% tags=["parameters"]
 profile = "quick"

@@ -32,7 +32,9 @@
 # the only way an existence theorem can be measured: by fitting four softmax
 # layers to one gradient step and composing them.
 #
-# Code: `icdl.softmax_tf`.
+# Code: `icdl.layers` (`SoftmaxAttention`, `FeedForward`, `SoftmaxBlock`),
+# `icdl.constructions.softmax` (the quantiser, the contextual mapping) and
+# `icdl.studies.softmax` (the fitted step).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -45,7 +47,7 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.book import chapter
-from icdl.book.results import ResultFileError, load_result, results_dir
+from icdl.book.results import show_reference
 from icdl.constructions import softmax as quantise
 from icdl.networks import Architecture
 from icdl.studies import softmax as softmax_study
@@ -147,7 +149,7 @@ one_step.round(4)
 
 # %% [markdown]
 # Composed $L$ times from $\hat w^{(0)} = 0$ on held-out prompts, beside projected
-# GD and beside the ReLU construction of Theorem 1 (chapter 7) on the same prompts:
+# GD and beside the ReLU construction of Theorem 1 ({doc}`icgd_transformer`) on the same prompts:
 
 # %% mystnb={"figure": {"caption": "L steps of in-context GD on held-out prompts (N = 2, K = 2, d = 2, sigmoid, squared loss). Left: mean distance of ŵ^(l) to projected GD for the fitted softmax layers (per hidden width) and for the ReLU construction of Theorem 1. Right: mean in-context risk along each route (markers) and along GD (line).", "name": "fig-softmax-steps"}}
 fig = figures.plot_fitted_steps(paths)
@@ -168,14 +170,9 @@ print(f"distance to GD after {cfg['L']} steps: ReLU construction {relu_d:.0e}, b
 # the provenance below):
 
 # %%
-try:
-    ref_obj = load_result(results_dir("softmax") / "fits.reference.json")
-    ref_one, ref_paths = pd.DataFrame(ref_obj["data"]["one_step"]), pd.DataFrame(ref_obj["data"]["paths"])
-    print(pd.Series(ref_obj["provenance"]).to_string())
-except ResultFileError as err:
-    ref_obj = None
-    print(f"no reference result yet: {err}")
+ref_obj = show_reference(softmax_study.PROFILES, "fits")
 if ref_obj is not None:
+    ref_one, ref_paths = pd.DataFrame(ref_obj["data"]["one_step"]), pd.DataFrame(ref_obj["data"]["paths"])
     display(ref_one.round(4))
 
 # %% mystnb={"figure": {"caption": "Reference run: L = 10 composed steps on held-out prompts, fitted softmax layers of several widths and the ReLU construction (as the live figure above).", "name": "fig-softmax-steps-ref"}}

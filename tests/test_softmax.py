@@ -85,3 +85,39 @@ def test_layer_input_checks():
         softmax_study.PROFILES.resolve("quick", widths=(16, "x"))
     with pytest.raises(ProfileError, match="widths"):
         softmax_study.PROFILES.resolve("quick", widths=(0,))
+
+
+def test_lr_schedule_warms_up_then_decays_to_zero():
+    """A warm-up that overshoots (off-by-one: factor > 1) or a cosine that never reaches 0 would change every
+    fit of the reference run."""
+    f = [softmax_study.lr_factor(s, warmup=10, steps=100) for s in range(100)]
+    assert f[0] == pytest.approx(0.1) and f[9] == pytest.approx(1.0)
+    assert all(a < b for a, b in zip(f[:10], f[1:10]))               # rising during the warm-up
+    assert all(a >= b for a, b in zip(f[10:], f[11:]))               # never rising afterwards
+    assert max(f) == pytest.approx(1.0) and f[-1] < 1e-2             # peak lr once, ends near 0
+    assert softmax_study.lr_factor(55, warmup=10, steps=100) == pytest.approx(0.5)  # cosine midpoint
+
+
+def test_width_trend_criterion_both_sides():
+    """The Theorem 2 criterion on constructed tables: a falling error that ends low passes; an error that
+    stalls, rises, or falls but ends above the bound fails; the slope is the log-log least-squares slope."""
+    import pandas as pd
+
+    hidden = [16, 32, 64, 128]
+
+    def trend(rel):
+        return softmax_study.width_trend(pd.DataFrame({"hidden": hidden, "relative": rel}))
+
+    falling = trend([0.10 * (h / 16) ** -0.5 for h in hidden])
+    assert falling["slope"] == pytest.approx(-0.5) and falling["passed"]
+    assert falling["widest"] == pytest.approx(0.10 / 8 ** 0.5) and falling["widest_hidden"] == 128
+    stalled = trend([0.13, 0.13, 0.128, 0.131])                      # the old "stall": fails
+    assert abs(stalled["slope"]) < 0.05 and not stalled["passed"]
+    assert not trend([0.05, 0.06, 0.07, 0.075])["passed"]            # rising (a sign flip of the slope)
+    high = trend([0.40, 0.28, 0.20, 0.14])                           # falls, but the widest is above 0.08
+    assert high["slope"] < softmax_study.WIDTH_SLOPE_MAX and not high["passed"]
+    edge = trend([0.08 * (h / 128) ** -0.2 for h in hidden])         # exactly at both bounds' safe sides
+    assert edge["passed"] and edge["widest"] == pytest.approx(0.08)
+    with pytest.raises(ValueError, match="two distinct widths"):
+        softmax_study.width_trend(pd.DataFrame({"hidden": [16], "relative": [0.1]}))
+

@@ -27,6 +27,7 @@ from .lsa import (
 )
 from .style import PALETTE, RC, SINGLE, WIDE, style, use_style
 from .theory import (
+    plot_fit_curves,
     plot_fitted_steps,
     plot_icgd_paths,
     plot_icgd_predictions,
@@ -45,7 +46,7 @@ __all__ = [
     "PALETTE", "RC", "SINGLE", "WIDE", "style", "use_style", "plot_dsm_targets", "plot_icl_methods",
     "plot_icl_mixtures", "plot_icl_param_shift", "plot_icl_training", "plot_score_errors",
     "plot_lsa_construction_errors", "plot_lsa_fitted_curves", "plot_lsa_gd_two_steps", "plot_lsa_validation",
-    "plot_lsa_weights", "plot_fitted_steps", "plot_icgd_paths", "plot_icgd_predictions",
+    "plot_lsa_weights", "plot_fit_curves", "plot_fitted_steps", "plot_icgd_paths", "plot_icgd_predictions",
     "plot_icgd_transformer_paths", "plot_layer_gradient_norms", "plot_layer_weights", "plot_lemma1_recursion",
     "plot_lemma2_errors", "plot_quantiser_and_error", "plot_relu_sum_errors", "plot_token_layout",
     "plot_train_comparison",

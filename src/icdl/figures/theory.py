@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import seaborn as sns
 
@@ -305,5 +306,33 @@ def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
     ax1.set(xlabel="step l", ylabel=r"mean $\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
     ax1.legend(fontsize=7)
     ax2.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
+    ax2.legend(fontsize=7)
+    return fig
+
+
+def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | None = None) -> plt.Figure:
+    """Left: held-out (solid) and training-batch (dotted) one-step error relative to the step, against the
+    training step, one colour per width (darker = wider). Right: the final held-out relative error against
+    the width on log-log axes, with the least-squares trend line when ``trend`` (``width_trend``) is given."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    hs = sorted(one_step["hidden"].unique())
+    colours = dict(zip(hs, sns.color_palette("crest", len(hs))))
+    for h, g in curves.groupby("hidden"):
+        ax1.loglog(g["step"], g["heldout_relative"], "-", color=colours[h], label=f"width {int(h)}")
+        ax1.loglog(g["step"], g["train_relative"], ":", color=colours[h])
+    ax1.set(xlabel="training step", ylabel="one-step error / step size")
+    ax1.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="held-out (dotted: batch)",
+               title_fontsize=7)
+    one = one_step.sort_values("hidden")
+    ax2.loglog(one["hidden"], one["relative"], "o", color="0.2", label="held-out, end of training")
+    if trend is not None:
+        h = np.asarray(one["hidden"], dtype=float)
+        # the least-squares line: through the geometric means, with the fitted slope
+        lh, lr = np.log(h), np.log(np.asarray(one["relative"], dtype=float))
+        fit = np.exp(lr.mean() + trend["slope"] * (lh - lh.mean()))
+        ax2.loglog(h, fit, "--", color="0.5", label=f"trend: slope {trend['slope']:.2f}")
+    ax2.set(xlabel="hidden width of the blocks", ylabel="one-step error / step size")
+    ax2.set_xticks(one["hidden"], [str(int(v)) for v in one["hidden"]])
+    ax2.minorticks_off()
     ax2.legend(fontsize=7)
     return fig

@@ -21,7 +21,7 @@ import pandas as pd
 import torch
 
 from ..book.profiles import ProfileSet
-from ..book.results import frame_to_lists, load_result
+from ..book.results import frame_to_lists, show_reference
 from . import baselines as bl
 from .model import GPTConfig
 from .tasks import MIXTURES, TaskConfig, sample_prompts
@@ -243,9 +243,12 @@ def judge_param_shift(curves: pd.DataFrame, train_examples: int) -> pd.DataFrame
     return out
 
 
-def load_reference(profile: str = "reference") -> dict:
-    """The committed results of a long run, as DataFrames, with their provenance."""
-    raw = load_result(PROFILES.folder() / f"icl.{profile}.json")
+def load_reference(profile: str = "reference") -> dict | None:
+    """The committed results of a long run as DataFrames, with their provenance (printed), or ``None``
+    with a note when the run has not been produced (:func:`icdl.book.results.show_reference`)."""
+    raw = show_reference(PROFILES, "icl", profile)
+    if raw is None:
+        return None
     d = raw["data"]
     return {"curves": pd.DataFrame(d["curves"]), "history": pd.DataFrame(d["history"]),
             "baselines": pd.DataFrame(d["baselines"]), "complete": d["complete"], "seconds": d["seconds"],

@@ -11,6 +11,7 @@ module                 chapter id                  what it measures
 ``icgd_accounting``    ``icgd_transformer``        sizes, norms, FLOPs, layer counts (REB)
 ``softmax``            ``softmax``                 Theorem 2: softmax layers fitted to a GD step
 ``diffusion``          ``diffusion_score``         App. G: the diffusion score learned in context
+``computation``        ``computation``             the appendix on batching, compiling, speed
 =====================  ==========================  ============================================
 
 The trained-transformer study (ICDL sec. 5, chapter ``gpt_icl``) and Hagiwara's study (chapters
