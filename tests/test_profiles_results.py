@@ -92,3 +92,67 @@ def test_profile_result_names_its_command(tmp_path, monkeypatch):
     assert res["data"] == {"x": [1, 2]}
     assert res["provenance"]["command"] == "python -m icdl.demo --profile reference"
     assert res["provenance"]["seed"] == 3 and res["provenance"]["wall_time_s"] >= 2.0
+
+
+def test_tuple_settings_are_the_one_list_type():
+    """A list setting is a tuple checked element by element; a scalar override becomes a one-element tuple;
+    an element out of range or of the wrong type names the setting (an unchecked element would reach deep
+    inside a study)."""
+    ps = ProfileSet("demo", profiles={"quick": {"widths": (16, 64), "n": 3}}, ranges={"widths": (1, 4096)})
+    assert ps.resolve("quick", widths=(8, 32, 128))["widths"] == (8, 32, 128)
+    assert ps.resolve("quick", widths=[8, 32])["widths"] == (8, 32)
+    assert ps.resolve("quick", widths=8)["widths"] == (8,)
+    assert ps.resolve("quick", widths=(8.0,))["widths"] == (8,) and isinstance(ps.resolve("quick", widths=(8.0,))["widths"][0], int)
+    for bad in ((0,), (8, 5000), (8, "x"), (8, 2.5), ()):
+        with pytest.raises(ProfileError, match="widths"):
+            ps.resolve("quick", widths=bad)
+
+
+def test_chapter_id_names_folder_and_command(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ps = ProfileSet("demo", profiles={"quick": {"n": 1}})
+    assert ps.folder() == tmp_path / "results" / "demo" and ps.folder().is_dir()
+    assert ps.folder("checkpoints", "reference") == tmp_path / "results" / "demo" / "checkpoints" / "reference"
+    assert ps.command_for("reference") == "python -m icdl.book.execute demo --profile reference"
+    other = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
+    assert other.command_for("paper") == "python -m icdl.demo --profile paper"
+
+
+def test_show_reference_missing_is_a_note_corrupt_is_an_error(tmp_path, monkeypatch, capsys):
+    """Missing: the chapter carries on and says which command produces the file. Present but damaged
+    (truncated JSON, no provenance): the chapter stops, naming the file and that command -- it must never
+    fall back silently to the live run."""
+    from icdl.book.results import show_reference
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ps = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
+    assert show_reference(ps, "study") is None
+    assert "python -m icdl.demo --profile reference" in capsys.readouterr().out
+    path = save_result(ps.folder() / "study.reference.json", {"x": [1]},
+                       provenance=provenance(command="python -m icdl.demo --profile reference", wall_time_s=1.0,
+                                             profile="reference", seed=0))
+    assert show_reference(ps, "study")["data"] == {"x": [1]}
+    assert "python -m icdl.demo --profile reference" in capsys.readouterr().out
+    path.write_text(path.read_text()[:40])
+    with pytest.raises(ResultFileError, match=r"study\.reference\.json.*Regenerate it with: python -m icdl\.demo"):
+        show_reference(ps, "study")
+    path.write_text('{"data": {"x": [1]}}')
+    with pytest.raises(ResultFileError, match="provenance"):
+        show_reference(ps, "study")
+
+
+def test_frame_to_lists_round_trips_types():
+    """Integers stay integers (a cached baseline's positions), booleans stay booleans, NaN survives, text is
+    text: a serialiser that turned ints into floats broke the cache comparison of the baselines."""
+    import math
+
+    import pandas as pd
+
+    from icdl.book.results import frame_to_lists
+
+    df = pd.DataFrame({"k": [1, 2], "r2": [0.5, float("nan")], "ok": [True, False], "name": ["a", "b"]})
+    out = frame_to_lists(df)
+    assert out["k"] == [1, 2] and all(type(v) is int for v in out["k"])
+    assert out["ok"] == [True, False] and math.isnan(out["r2"][1])
+    back = pd.DataFrame(out)
+    assert back["k"].dtype.kind == "i" and back["ok"].dtype == bool and back["name"].tolist() == ["a", "b"]

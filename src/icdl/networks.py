@@ -1,4 +1,5 @@
 """N-layer networks and their gradient, term by term (ICDL Defs. 1–3, 10, Lemma 1, Lemma 15).
+Used by every ICDL chapter from ``gradient_decomposition`` on.
 
 The network of ICDL Def. 1 (Def. 10 when input and output sizes differ) has no
 biases and applies its activation ``r`` on every layer, the output layer too::

@@ -1,4 +1,5 @@
 """The in-context prompt matrix ``H`` of ICDL eq. 2.1.
+Used by chapters ``icgd_linear`` (where it is introduced) and ``attention_passes``.
 
 Column ``i`` of ``H ∈ R^{D×(n+1)}`` is the token ``[x_i; y_i; q_i]`` with
 ``q_i = [0_{D−(d+3)}; 1; t_i]``: ``n`` in-context examples (``t_i = 1``) followed by

@@ -1,4 +1,6 @@
 """Sums of ReLUs in the exact sense of ICDL Def. 4 (Bai et al. 2023, Def. 12).
+Introduced in chapter ``relu_sums``; the constructions of ``attention_passes`` and
+``icgd_transformer`` evaluate r, r' and u through these sums.
 
 A function ``g: R^k → R`` is (ε, R, H, C)-approximable if some
 
