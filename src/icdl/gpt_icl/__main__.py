@@ -1,5 +1,15 @@
-"""``python -m icdl.gpt_icl``: the reference and paper runs of ICDL sec. 5 (train, evaluate, baselines),
-resumable from checkpoints; ``--benchmark`` and ``--speed`` measure the computation."""
+"""``python -m icdl.gpt_icl``: the reference and paper runs of ICDL sec. 5, resumable from checkpoints.
+
+Three parts, each writing its own result file under ``results/gpt_icl/`` (all three by default):
+
+* ``main`` -- objectives 1–3: the models of every target depth, evaluation, baselines -> ``icl.<profile>.json``;
+* ``depth`` -- objective 4: models of several depths -> ``depth.<profile>.json``;
+* ``plateau`` -- the context-mean plateau study -> ``plateau.<profile>.json``.
+
+``--depths`` (main) and ``--layers`` (depth) train a subset, to spread the work over processes (one core
+each); they write no result file, and a later plain call assembles it from the checkpoints.
+``--benchmark`` and ``--speed`` measure the computation instead.
+"""
 
 from __future__ import annotations
 
@@ -7,45 +17,94 @@ import argparse
 import sys
 import time
 
-from ..book.results import provenance, save_result
+from ..book.profiles import ProfileError
+from ..book.results import frame_to_lists, provenance, save_result
+from .depth import depth_study
+from .plateau import plateau_runs, shortcut_analysis, signal_shares, summary
 from .speed import _benchmark, _speed
-from .study import PROFILES, _result_data, depths, run
+from .study import PROFILES, _result_data, run
+
+PARTS = ("main", "depth", "plateau")
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, e.g. 3,6; got {text!r}") from None
+
+
+def _save(name: str, data: dict, profile: str, cfg, command: str, started: float) -> None:
+    path = save_result(PROFILES.folder() / f"{name}.{profile}.json", data,
+                       provenance=provenance(command=command, wall_time_s=time.perf_counter() - started,
+                                             profile=profile, seed=cfg["seed"]))
+    print(f"wrote {path} (complete: {data['complete']})")
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m icdl.gpt_icl", description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="reference", choices=["reference", "paper"])
+    p.add_argument("--part", action="append", choices=PARTS, help="which part(s) to run (default: all)")
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--depths", type=_ints, default=None, help="main part: only these target depths, e.g. 6")
+    p.add_argument("--layers", type=_ints, default=None, help="depth part: only these model depths, e.g. 8,10")
     p.add_argument("--benchmark", action="store_true",
                    help="only time the batched MLP baseline against a per-prompt loop (BENCHMARK_CASES)")
     p.add_argument("--speed", action="store_true",
                    help="only report the trained models' FLOP/s (from their checkpoints) against a large matmul")
-    p.add_argument("--depths", default=None,
-                   help="train and evaluate only these target depths (e.g. 6), to run depths in parallel "
-                        "processes; a final call without it assembles the result file from the checkpoints")
     args = p.parse_args(argv)
-    cfg = PROFILES.resolve(args.profile)
-    if args.depths is not None:
-        part = PROFILES.resolve(args.profile, depths=args.depths)
-        depths(part)
-        run(part, folder=PROFILES.folder("checkpoints", args.profile), steps_this_call=args.steps_this_call,
-            device=args.device)
-        print(f"depths {args.depths} done; run without --depths to write the result file")
-        return 0
+    if args.steps_this_call is not None and args.steps_this_call < 1:
+        p.error(f"--steps-this-call must be >= 1, got {args.steps_this_call}")
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            p.error("--device cuda: no CUDA device is available on this machine; use --device cpu")
+    try:
+        cfg = PROFILES.resolve(args.profile)
+        if args.depths is not None:
+            PROFILES.resolve(args.profile, depths=args.depths)
+        if args.layers is not None:
+            PROFILES.resolve(args.profile, depth_layers=args.layers)
+    except ProfileError as err:
+        p.error(str(err))
     if args.benchmark:
         return _benchmark(cfg, args.profile)
     if args.speed:
         return _speed(cfg, args.profile)
+    parts = args.part or list(PARTS)
     folder = PROFILES.folder("checkpoints", args.profile)
-    t = time.perf_counter()
-    res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device)
-    cmd = f"python -m icdl.gpt_icl --profile {args.profile}" + \
-        (f" --steps-this-call {args.steps_this_call} (repeated until complete)" if args.steps_this_call else "")
-    path = save_result(PROFILES.folder() / f"icl.{args.profile}.json", _result_data(res),
-                       provenance=provenance(command=cmd, wall_time_s=time.perf_counter() - t,
-                                             profile=args.profile, seed=cfg["seed"]))
-    print(f"wrote {path} (complete: {res['complete']})")
+    suffix = f" --steps-this-call {args.steps_this_call} (repeated until complete)" if args.steps_this_call else ""
+    base = f"python -m icdl.gpt_icl --profile {args.profile}"
+    if "main" in parts:
+        t = time.perf_counter()
+        if args.depths is not None:
+            run(PROFILES.resolve(args.profile, depths=args.depths), folder=folder,
+                steps_this_call=args.steps_this_call, device=args.device)
+            print(f"target depths {args.depths} trained; run without --depths to write the result file")
+        else:
+            res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device)
+            _save("icl", _result_data(res), args.profile, cfg, f"{base} --part main{suffix}", t)
+    if "depth" in parts:
+        t = time.perf_counter()
+        res = depth_study(cfg, folder=folder, layers=list(args.layers) if args.layers else None,
+                          steps_this_call=args.steps_this_call)
+        if args.layers is not None:
+            print(f"model depths {args.layers} trained; run without --layers to write the result file")
+        else:
+            data = {k: frame_to_lists(res[k]) for k in ("table", "baselines", "history")}
+            _save("depth", data | {"complete": res["complete"], "seconds": res["seconds"]}, args.profile, cfg,
+                  f"{base} --part depth{suffix}", t)
+    if "plateau" in parts:
+        t = time.perf_counter()
+        res = plateau_runs(cfg, folder=folder, steps_this_call=args.steps_this_call)
+        shares = signal_shares(cfg)
+        shortcut = shortcut_analysis(res["models"]["ReLU, width 2d"], cfg)
+        data = {"history": frame_to_lists(res["history"]), "levels": frame_to_lists(res["levels"]),
+                "summary": frame_to_lists(summary(res["history"], res["levels"], shares)),
+                "shortcut": frame_to_lists(shortcut), "complete": res["complete"]}
+        _save("plateau", data, args.profile, cfg, f"{base} --part plateau{suffix}", t)
     return 0
 
 

@@ -4,7 +4,11 @@ Each prompt draws its own target ``f`` -- an N-layer ReLU network ``R^d → R`` 
 ``x_i ~ ω₁ N(−2, I) + ω₂ N(2, I)``; labels are ``y_i = f(x_i)``. Choices the paper leaves open, stated
 here and in the chapter (all are parameters of :class:`TaskConfig`):
 
-* **width** ``K = 2d`` hidden units per layer, **ReLU** activation, no biases, a linear output layer;
+* **family**: ``relu`` (the default; ReLU hidden layers, ``K = 2d`` units) or ``tanh`` (tanh hidden layers) --
+  the chapter's reference trains first on tanh targets of width 100 and then on the ReLU ones, because
+  training on the ReLU targets alone stays on the context-mean plateau;
+* **width** ``K = width_factor · d`` hidden units per layer, or ``width`` when given; no biases, a linear
+  output layer;
 * **parameters** ``~ N(μ, I)`` entrywise (``μ = 0`` for pretraining; ICDL objective 3 shifts μ), each
   layer's output divided by ``√fan_in`` -- without it a 6-layer network of N(0, 1) weights at x ≈ −2
   has outputs of size ~10⁴ and no sensible loss;
@@ -21,6 +25,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import Tensor
 
+FAMILIES = ("relu", "tanh")
 MIXTURES = {"(1, 0)": (1.0, 0.0), "(.9, .1)": (0.9, 0.1), "(.7, .3)": (0.7, 0.3), "(.5, .5)": (0.5, 0.5)}
 
 
@@ -31,16 +36,21 @@ class TaskConfig:
     width_factor: int = 2     # K = width_factor · d
     mu: float = 0.0           # parameter mean (objective 3)
     omega: tuple[float, float] = (1.0, 0.0)  # mixture weights of N(−2, I) and N(2, I)
+    family: str = "relu"      # hidden activation of the target networks: relu or tanh
+    width: int = 0            # hidden units per layer; 0 means width_factor · d
 
     def __post_init__(self) -> None:
-        if self.d < 1 or self.depth < 1 or self.width_factor < 1:
-            raise ValueError(f"d, depth and width_factor must be >= 1, got {self.d}, {self.depth}, {self.width_factor}")
+        if self.d < 1 or self.depth < 1 or self.width_factor < 1 or self.width < 0:
+            raise ValueError(f"d, depth, width_factor must be >= 1 and width >= 0, got {self.d}, {self.depth}, "
+                             f"{self.width_factor}, {self.width}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
         if len(self.omega) != 2 or min(self.omega) < 0 or not math.isclose(sum(self.omega), 1.0):
             raise ValueError(f"omega must be two non-negative weights summing to 1, got {self.omega}")
 
     @property
     def K(self) -> int:
-        return self.width_factor * self.d
+        return self.width or self.width_factor * self.d
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -59,24 +69,26 @@ def sample_networks(cfg: TaskConfig, B: int, generator: torch.Generator) -> list
     return [cfg.mu + torch.randn(B, sizes[j + 1], sizes[j], generator=generator) for j in range(cfg.depth)]
 
 
-def apply_networks(Ws: list[Tensor], x: Tensor) -> Tensor:
-    """``f_b(x_{b,i})`` for each network b: ReLU hidden layers, linear output, ``1/√fan_in`` per layer."""
+def apply_networks(Ws: list[Tensor], x: Tensor, family: str = "relu") -> Tensor:
+    """``f_b(x_{b,i})`` for each network b: ReLU (or tanh) hidden layers, linear output, ``1/√fan_in`` per
+    layer."""
+    act = {"relu": torch.relu, "tanh": torch.tanh}[family]
     h = x
     for j, W in enumerate(Ws):
         h = h @ W.transpose(1, 2) / math.sqrt(W.shape[2])
         if j < len(Ws) - 1:
-            h = torch.relu(h)
+            h = act(h)
     return h[..., 0]
 
 
 @functools.lru_cache(maxsize=64)
-def output_scale(d: int, depth: int, width_factor: int, mu: float) -> float:
+def output_scale(d: int, depth: int, width_factor: int, mu: float, family: str = "relu", width: int = 0) -> float:
     """The standard deviation of ``f(x)`` under pretraining draws (x from N(−2, I)), from 4096 networks
     × 16 inputs with a fixed seed: the constant ``y`` is divided by."""
-    cfg = TaskConfig(d=d, depth=depth, width_factor=width_factor, mu=mu)
+    cfg = TaskConfig(d=d, depth=depth, width_factor=width_factor, mu=mu, family=family, width=width)
     g = torch.Generator().manual_seed(12345)
     Ws = sample_networks(cfg, 4096, g)
-    return float(apply_networks(Ws, sample_x(cfg, 4096, 16, g)).std())
+    return float(apply_networks(Ws, sample_x(cfg, 4096, 16, g), family).std())
 
 
 def sample_prompts(cfg: TaskConfig, B: int, k: int, generator: torch.Generator,
@@ -91,5 +103,6 @@ def sample_prompts(cfg: TaskConfig, B: int, k: int, generator: torch.Generator,
     xs = sample_x(cfg, B, k, generator)
     if dims is not None and dims < cfg.d:
         xs[..., dims:] = 0.0
-    scale = output_scale(cfg.d, cfg.depth, cfg.width_factor, cfg.mu if scale_mu is None else scale_mu)
-    return xs, apply_networks(Ws, xs) / scale
+    scale = output_scale(cfg.d, cfg.depth, cfg.width_factor, cfg.mu if scale_mu is None else scale_mu,
+                         cfg.family, cfg.width)
+    return xs, apply_networks(Ws, xs, cfg.family) / scale

@@ -6,6 +6,13 @@ the generator state and the loss history; a run stopped after any step and resum
 weights as an uninterrupted one (tested). Optional curriculum as in Garg et al. (2022): the prompt
 starts short and low-dimensional (unused input coordinates are zero) and grows by ``curriculum_points``
 examples and one dimension every ``curriculum_interval`` steps (0 switches it off).
+
+Two schedules of the task, both found necessary at CPU scale (chapter ``gpt_icl``): a **warm phase** --
+the first ``warm_steps`` steps draw targets from ``warm_task`` (e.g. tanh networks) instead of the
+target family -- and a **warm start** -- the model starts from given weights (``init_state``, e.g. the
+softmax model of the same size when training ReLU attention). With ``eval_every`` the history also
+records, on a fixed set of validation prompts of the target task, the mean R² over positions
+``eval_from`` … ``examples`` of the model and of the context mean: how far above the plateau it is.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 import torch
+from torch import Tensor
 from tqdm import tqdm
 
 from ..book.results import save_checkpoint
@@ -36,13 +44,26 @@ class TrainConfig:
     curriculum_start_dims: int = 5
     seed: int = 0
     log_every: int = 50
+    warm_steps: int = 0                 # the first warm_steps steps draw targets from warm_task
+    warm_task: TaskConfig | None = None
+    init_from: str = ""                 # a description of the initial weights given to train(init_state=…)
+    eval_every: int = 0                 # R² on validation prompts every eval_every steps (0: never)
+    eval_prompts: int = 512
+    eval_from: int = 10
 
     def __post_init__(self) -> None:
-        for name in ("steps", "batch", "examples", "log_every"):
+        for name in ("steps", "batch", "examples", "log_every", "eval_prompts", "eval_from"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not self.lr > 0:
             raise ValueError(f"lr must be > 0, got {self.lr}")
+        if not 0 <= self.warm_steps <= self.steps:
+            raise ValueError(f"warm_steps must lie in 0..steps={self.steps}, got {self.warm_steps}")
+        if self.warm_steps and self.warm_task is None:
+            raise ValueError("warm_steps > 0 needs a warm_task")
+        if self.eval_every < 0 or (self.eval_every and self.eval_every % self.log_every):
+            raise ValueError(f"eval_every must be 0 or a multiple of log_every={self.log_every}, "
+                             f"got {self.eval_every}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -59,16 +80,40 @@ def curriculum(cfg: TrainConfig, d: int, step: int) -> tuple[int, int]:
 
 def _batch(task: TaskConfig, cfg: TrainConfig, step: int, g: torch.Generator, device):
     k, dims = curriculum(cfg, task.d, step)
-    xs, ys = sample_prompts(task, cfg.batch, k, g, dims=dims)
+    source = cfg.warm_task if step < cfg.warm_steps else task
+    xs, ys = sample_prompts(source, cfg.batch, k, g, dims=dims)
     return xs.to(device), ys.to(device), k, dims
+
+
+def validation_prompts(task: TaskConfig, cfg: TrainConfig) -> tuple[Tensor, Tensor]:
+    """The fixed prompts on which :func:`train` tracks R² (target task, a seed of their own)."""
+    return sample_prompts(task, cfg.eval_prompts, cfg.examples, torch.Generator().manual_seed(777 + cfg.seed))
+
+
+@torch.no_grad()
+def excess_r2(model: InContextGPT, xs: Tensor, ys: Tensor, first: int) -> tuple[float, float]:
+    """Mean R² across prompts over positions ``first`` … k of the model, and of the context mean."""
+    from .baselines import context_mean, r2_across_prompts
+
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    pred = model(xs.to(device), ys.to(device)).cpu()
+    model.train(was_training)
+    sl = slice(first - 1, None)
+    return (float(r2_across_prompts(pred, ys)[sl].mean()),
+            float(r2_across_prompts(context_mean(xs, ys), ys)[sl].mean()))
 
 
 def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoint: Path | None = None,
           checkpoint_every: int = 500, max_steps_this_call: int | None = None, device: str = "cpu",
-          progress: bool = True) -> dict:
-    """Train; returns ``{"model", "history" (step, loss), "steps_done", "seconds"}``. With ``checkpoint``
+          progress: bool = True, init_state: dict | None = None) -> dict:
+    """Train; returns ``{"model", "history" (step, loss, …), "steps_done", "seconds"}``. With ``checkpoint``
     an existing file is resumed (its settings must match) and the state is saved atomically every
-    ``checkpoint_every`` steps and at the end of the call."""
+    ``checkpoint_every`` steps and at the end of the call. ``init_state`` (a state dict of a model of the
+    same shape) replaces the initial weights; ``cfg.init_from`` must then say where they come from."""
+    if (init_state is None) != (not cfg.init_from):
+        raise ValueError("init_state and cfg.init_from go together: give both or neither")
     if model_cfg.d != task.d:
         raise ValueError(f"model d={model_cfg.d} and task d={task.d} differ")
     if cfg.examples > model_cfg.max_examples:
@@ -78,6 +123,9 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
         model = InContextGPT(model_cfg).to(device)
+    if init_state is not None:
+        model.load_state_dict(init_state)
+    val = validation_prompts(task, cfg) if cfg.eval_every else None
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     g = torch.Generator().manual_seed(cfg.seed + 1)
     settings = {"model": model_cfg.to_dict(), "task": task.to_dict(), "train": cfg.to_dict()}
@@ -104,14 +152,18 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
         step += 1
         bar.update(1)
         if step % cfg.log_every == 0 or step == cfg.steps:
-            history.append({"step": step, "loss": float(loss.detach()), "examples": k, "dims": dims})
+            row = {"step": step, "loss": float(loss.detach()), "examples": k, "dims": dims}
+            if val is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
+                row["val_r2"], row["val_context_mean"] = excess_r2(model, *val, cfg.eval_from)
+            history.append(row)
         if checkpoint is not None and (step % checkpoint_every == 0 or step == stop):
             save_checkpoint(checkpoint, {"settings": settings, "model": model.state_dict(), "opt": opt.state_dict(),
                                "rng": g.get_state(), "history": history, "step": step,
                                "seconds": time.perf_counter() - t0})
     bar.close()
     model.eval()
-    return {"model": model, "history": pd.DataFrame(history, columns=["step", "loss", "examples", "dims"]),
+    columns = ["step", "loss", "examples", "dims"] + (["val_r2", "val_context_mean"] if cfg.eval_every else [])
+    return {"model": model, "history": pd.DataFrame(history, columns=columns),
             "steps_done": step, "seconds": time.perf_counter() - t0}
 
 
