@@ -11,8 +11,10 @@ from icdl.gpt_icl import baselines as bl
 from icdl.gpt_icl import speed as gpt_speed
 from icdl.gpt_icl import study as gpt_study
 from icdl.gpt_icl.model import GPTConfig, InContextGPT
-from icdl.gpt_icl.tasks import MIXTURES, TaskConfig, output_scale, sample_prompts, sample_x
-from icdl.gpt_icl.training import TrainConfig, curriculum, load_model, train
+from icdl.gpt_icl import depth as gpt_depth
+from icdl.gpt_icl import plateau as gpt_plateau
+from icdl.gpt_icl.tasks import MIXTURES, TaskConfig, apply_networks, output_scale, sample_prompts, sample_x
+from icdl.gpt_icl.training import TrainConfig, _batch, curriculum, load_model, train
 
 TINY = dict(d=3, n_layer=2, n_head=2, n_embd=16, max_examples=12)
 
@@ -263,8 +265,12 @@ def test_baselines_are_cached_beside_the_checkpoints(tmp_path, monkeypatch):
     first = gpt_study._cached_baselines(cfg, 2, tmp_path, progress=False)
     assert (tmp_path / "baselines_depth2.json").is_file()
 
-    def boom(*a, **k):
-        raise AssertionError("recomputed although cached")
+    real = gpt_study.baseline_curves
+
+    def boom(*a, mlp=True, **k):  # the cheap baselines are always recomputed; the MLP only without a cache
+        if mlp:
+            raise AssertionError("recomputed although cached")
+        return real(*a, mlp=False, **k)
 
     monkeypatch.setattr(gpt_study, "baseline_curves", boom)
     pd.testing.assert_frame_equal(gpt_study._cached_baselines(cfg, 2, tmp_path, progress=False), first)
@@ -273,3 +279,110 @@ def test_baselines_are_cached_beside_the_checkpoints(tmp_path, monkeypatch):
     monkeypatch.setattr(bl, "VERSION", bl.VERSION + 1)
     with pytest.raises(AssertionError, match="recomputed"):  # a changed baseline: the cache is stale
         gpt_study._cached_baselines(cfg, 2, tmp_path, progress=False)
+
+
+def test_target_families_differ_and_are_named():
+    """tanh targets are a different function of the same weights (a family flag that is ignored would make
+    the warm phase a no-op); the width overrides width_factor; a wrong family names the choices."""
+    g = torch.Generator().manual_seed(0)
+    relu, tanh = TaskConfig(d=3, depth=3), TaskConfig(d=3, depth=3, family="tanh", width=7)
+    assert relu.K == 6 and tanh.K == 7
+    Ws = [torch.randn(2, 6, 3, generator=g), torch.randn(2, 6, 6, generator=g), torch.randn(2, 1, 6, generator=g)]
+    x = -2 + torch.randn(2, 5, 3, generator=g)
+    a, b = apply_networks(Ws, x, "relu"), apply_networks(Ws, x, "tanh")
+    assert a.shape == b.shape == (2, 5) and (a - b).abs().max() > 1e-2
+    h = torch.tanh(x @ Ws[0].transpose(1, 2) / math.sqrt(3))
+    h = torch.tanh(h @ Ws[1].transpose(1, 2) / math.sqrt(6))
+    assert torch.allclose(b, (h @ Ws[2].transpose(1, 2) / math.sqrt(6))[..., 0])
+    assert output_scale(3, 3, 2, 0.0, "tanh", 7) != output_scale(3, 3, 2, 0.0, "relu", 7)
+    with pytest.raises(ValueError, match="family"):
+        TaskConfig(d=3, family="sigmoid")
+
+
+def test_warm_phase_draws_from_the_warm_task_then_the_target():
+    """Steps before warm_steps see the warm family, later steps the target family (an off-by-one would
+    train one step too long or short on each)."""
+    task, warm = TaskConfig(d=3, depth=2), TaskConfig(d=3, depth=2, family="tanh", width=9)
+    cfg = TrainConfig(steps=10, batch=4, examples=5, warm_steps=3, warm_task=warm)
+    for step, source in ((0, warm), (2, warm), (3, task), (9, task)):
+        g1, g2 = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+        xs, ys, _, _ = _batch(task, cfg, step, g1, "cpu")
+        ex, ey = sample_prompts(source, 4, 5, g2)
+        assert torch.equal(xs, ex) and torch.equal(ys, ey), step
+    with pytest.raises(ValueError, match="warm_task"):
+        TrainConfig(steps=10, warm_steps=3)
+    with pytest.raises(ValueError, match="warm_steps"):
+        TrainConfig(steps=10, warm_steps=11, warm_task=warm)
+
+
+def test_warm_start_loads_the_given_weights_and_tracks_validation_r2():
+    mcfg = GPTConfig(**TINY, attention="relu")
+    task = TaskConfig(d=3, depth=2)
+    torch.manual_seed(3)
+    source = InContextGPT(GPTConfig(**TINY)).state_dict()
+    cfg = TrainConfig(steps=2, batch=4, lr=1e-12, examples=6, log_every=1, eval_every=1, eval_prompts=32,
+                      eval_from=2, init_from="a test model")
+    res = train(mcfg, task, cfg, progress=False, init_state=source)
+    for k, v in res["model"].state_dict().items():
+        assert torch.allclose(v, source[k], atol=1e-8), k
+    h = res["history"]
+    assert list(h.columns[-2:]) == ["val_r2", "val_context_mean"] and len(h) == 2
+    assert h["val_context_mean"].nunique() == 1  # fixed validation prompts
+    with pytest.raises(ValueError, match="init_state and cfg.init_from"):
+        train(mcfg, task, TrainConfig(steps=1, batch=2, examples=4), progress=False, init_state=source)
+    with pytest.raises(ValueError, match="eval_every"):
+        TrainConfig(steps=10, log_every=4, eval_every=6)
+
+
+def test_test_prompts_are_a_prefix_whatever_their_number():
+    """Block seeding: whole blocks of 512 prompts do not depend on how many are drawn -- the cached MLP
+    baseline (on the first mlp_prompts = 512) stays valid when test_prompts grows."""
+    cfg = gpt_study.PROFILES.resolve("quick", test_prompts=1024)
+    xa, ya = gpt_study.test_prompts(cfg, 3, "(1, 0)")
+    xb, yb = gpt_study.test_prompts(cfg, 3, "(1, 0)", count=600)
+    xc, yc = gpt_study.test_prompts(cfg, 3, "(1, 0)", count=512)
+    assert xa.shape[0] == 1024 and xb.shape[0] == 600
+    assert torch.equal(xa[:512], xb[:512]) and torch.equal(ya[:512], yc) and torch.equal(xc, xa[:512])
+    assert not torch.equal(xa[:512], xa[512:])  # the blocks differ
+
+
+def test_switch_model_is_the_softmax_weights_under_relu_attention():
+    cfg = gpt_study.PROFILES.resolve("quick", steps=20, warm_steps=10, relu_steps=5, test_prompts=32)
+    pair = gpt_study.train_pair(cfg, 2, progress=False)
+    assert pair["complete"] and pair["switch"].cfg.attention == "relu"
+    soft = pair["softmax"]["model"].state_dict()
+    assert all(torch.equal(v, soft[k]) for k, v in pair["switch"].state_dict().items())
+    assert not all(torch.equal(v, soft[k]) for k, v in pair["relu"]["model"].state_dict().items())
+
+
+def test_judge_depth_both_sides():
+    rows = [{"n_layer": L, "attention": a, "position": p, "r2": r}
+            for a, rs in (("softmax", {4: 0.80, 6: 0.85, 10: 0.90}), ("relu", {4: 0.80, 6: 0.85, 10: 0.79}))
+            for L, r in rs.items() for p in (15, 30)]
+    j = gpt_depth.judge_depth(pd.DataFrame(rows)).set_index(["attention", "position"])
+    assert j.loc[("softmax", 15), "deeper_better"] and j.loc[("softmax", 15), "gain"] == pytest.approx(0.10)
+    assert not j.loc[("relu", 30), "deeper_better"] and j.loc[("relu", 30), "shallowest"] == pytest.approx(0.80)
+
+
+def test_shortcut_is_exact_on_inputs_along_one_direction():
+    """If every input lies on one ray, a positively homogeneous target is y = c·(1ᵀx): the shortcut
+    (context mean × 1ᵀx_k / 1ᵀx̄) then predicts every label after the first exactly, the context mean does
+    not -- the property the plateau hypothesis rests on."""
+    g = torch.Generator().manual_seed(1)
+    s = 1 + torch.rand(64, 10, 1, generator=g)
+    xs = -2 * s * torch.ones(1, 1, 4)
+    ys = torch.relu(torch.randn(64, 1, generator=g)) * xs.sum(-1)
+    pred = gpt_plateau.shortcut_predictor(xs, ys)
+    assert torch.allclose(pred[:, 1:], ys[:, 1:], atol=1e-5)
+    assert (bl.context_mean(xs, ys)[:, 1:] - ys[:, 1:]).abs().max() > 0.1
+    assert torch.equal(pred[:, 0], torch.zeros(64))
+
+
+def test_leave_step_reads_the_midpoint():
+    levels = pd.DataFrame({"family": ["a", "b"], "context_mean": [0.7, 0.8], "least_squares": [0.9, 1.0]})
+    hist = pd.DataFrame({"family": ["a"] * 3 + ["b"] * 3, "step": [10, 20, 30] * 2,
+                         "val_r2": [0.75, 0.81, 0.85, 0.80, 0.85, 0.89]})
+    out = gpt_plateau.leave_step(hist, levels).set_index("family")
+    assert out.loc["a", "left_at_step"] == 20 and out.loc["a", "final_excess"] == pytest.approx(0.15)
+    assert math.isnan(out.loc["b", "left_at_step"])  # 0.89 < midpoint 0.9: never left
+
