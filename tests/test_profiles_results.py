@@ -156,3 +156,30 @@ def test_frame_to_lists_round_trips_types():
     assert out["ok"] == [True, False] and math.isnan(out["r2"][1])
     back = pd.DataFrame(out)
     assert back["k"].dtype.kind == "i" and back["ok"].dtype == bool and back["name"].tolist() == ["a", "b"]
+
+
+def test_dirty_marker_ignores_generated_outputs_only(tmp_path, monkeypatch):
+    """A chapter's own freshly written results and executed notebooks must not mark its provenance dirty;
+    a changed source file must (a marker dropped, or one that counts generated files, both fail here)."""
+    import subprocess
+
+    from icdl.book.results import git_commit
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    for rel, text in (("src/x.py", "a"), ("results/a.json", "1"), ("notebooks/c.ipynb", "n"), ("notebooks/c.py", "p")):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "init")
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    clean = git_commit()
+    assert len(clean) == 40 and not clean.endswith("+dirty")
+    (tmp_path / "results" / "a.json").write_text("2")
+    (tmp_path / "notebooks" / "c.ipynb").write_text("m")
+    assert git_commit() == clean
+    (tmp_path / "notebooks" / "c.py").write_text("q")
+    assert git_commit() == clean + "+dirty"

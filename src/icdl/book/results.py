@@ -47,15 +47,21 @@ def results_dir(*parts: str) -> Path:
     return path
 
 
+#: what the book's own runs write: changes there do not make a result's code differ from its commit
+GENERATED = ("results", "runs", "notebooks/*.ipynb", "book/generated", "_build")
+
+
 def git_commit() -> str:
-    """The current commit (with ``+dirty`` when the tree has changes), or ``unknown``."""
+    """The current commit, with ``+dirty`` when tracked files other than generated outputs
+    (:data:`GENERATED`: results, executed notebooks) differ from it, or ``unknown``."""
     try:
         root = project_root()
         sha = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+             *(f":(exclude,glob){g}" + ("" if "*" in g else "/**") for g in GENERATED)],
             cwd=root, capture_output=True, text=True, timeout=10,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):

@@ -12,10 +12,13 @@ what the pixel tests (pytest-mpl) draw. Captions and figure numbers are set in t
 
 from .experiments import (
     plot_dsm_targets,
+    plot_icl_depth,
     plot_icl_methods,
     plot_icl_mixtures,
     plot_icl_param_shift,
+    plot_icl_switch,
     plot_icl_training,
+    plot_plateau,
     plot_score_errors,
 )
 from .lsa import (
@@ -43,7 +46,7 @@ from .theory import (
 )
 
 __all__ = [
-    "PALETTE", "RC", "SINGLE", "WIDE", "style", "use_style", "plot_dsm_targets", "plot_icl_methods",
+    "PALETTE", "RC", "SINGLE", "WIDE", "style", "use_style", "plot_icl_depth", "plot_icl_switch", "plot_plateau", "plot_dsm_targets", "plot_icl_methods",
     "plot_icl_mixtures", "plot_icl_param_shift", "plot_icl_training", "plot_score_errors",
     "plot_lsa_construction_errors", "plot_lsa_fitted_curves", "plot_lsa_gd_two_steps", "plot_lsa_validation",
     "plot_lsa_weights", "plot_fit_curves", "plot_fitted_steps", "plot_icgd_paths", "plot_icgd_predictions",

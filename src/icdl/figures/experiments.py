@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+import seaborn as sns
 
 from .style import PALETTE, SINGLE, WIDE
 
@@ -62,6 +63,72 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
         ax.set(title=f"{depth}-layer targets", xlabel="query position k", ylim=(-0.2, 1.02))
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
     axes[0, -1].legend(loc="lower right", fontsize=7)
+    return fig
+
+
+def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> plt.Figure:
+    """Pretraining mixture, one panel per target depth: the softmax model, the same weights run with ReLU
+    attention before any ReLU training ("at switch", dashed) and the ReLU model after its own training, with
+    the context mean (grey dotted)."""
+    ds = sorted(curves["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    c = curves[curves["mixture"] == "(1, 0)"]
+    styles = {"softmax": (PALETTE[0], "-"), "relu (at switch)": (PALETTE[1], "--"), "relu": (PALETTE[1], "-")}
+    for ax, depth in zip(axes[0], ds):
+        for att, (color, style) in styles.items():
+            g = c[(c["depth"] == depth) & (c["attention"] == att)]
+            if len(g):
+                ax.plot(g["position"], g["r2"], style, color=color, label=att)
+        if len(baselines):
+            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
+                           & (baselines["method"] == "context mean")]
+            ax.plot(cm["position"], cm["r2"], ":", color="0.4", lw=1.2, label="context mean")
+        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    axes[0, 0].set_ylabel("R² (pretraining mixture)")
+    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
+    return fig
+
+
+def plot_icl_depth(table: pd.DataFrame, baselines: pd.DataFrame) -> plt.Figure:
+    """ICDL Fig. 7, ours: R² against the number of transformer layers, one panel per attention, one line per
+    number of in-context examples (darker = more), bootstrap bands; least squares (dash-dot) and the context
+    mean (dotted) at the same positions, in the same colours."""
+    atts = [a for a in ("softmax", "relu") if a in set(table["attention"])]
+    fig, axes = plt.subplots(1, len(atts), figsize=WIDE, sharey=True, squeeze=False)
+    positions = sorted(table["position"].unique())
+    colours = dict(zip(positions, sns.color_palette("crest", len(positions))))
+    for ax, att in zip(axes[0], atts):
+        g = table[table["attention"] == att]
+        for p in positions:
+            h = g[g["position"] == p].sort_values("n_layer")
+            ax.plot(h["n_layer"], h["r2"], "-o", ms=4, color=colours[p], label=f"{int(p)} examples")
+            ax.fill_between(h["n_layer"], h["lo"], h["hi"], color=colours[p], alpha=0.2, lw=0)
+            for method, style in (("least squares", "-."), ("context mean", ":")):
+                b = baselines[(baselines["method"] == method) & (baselines["position"] == p)]
+                if len(b):
+                    ax.axhline(float(b["r2"].iloc[0]), ls=style, lw=1.0, color=colours[p])
+        ax.set(title=f"{att} attention", xlabel="transformer layers", xticks=sorted(g["n_layer"].unique()))
+    axes[0, 0].set_ylabel("R² (pretraining mixture)")
+    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7,
+                       title="dash-dot: least squares\ndotted: context mean", title_fontsize=7)
+    return fig
+
+
+def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
+    """One panel per target family: mean R² on validation prompts against the training step, with the
+    context mean (dotted) and least squares (dash-dot) on the same prompts."""
+    fams = list(dict.fromkeys(history["family"]))
+    fig, axes = plt.subplots(1, len(fams), figsize=(WIDE[0], 2.8), sharey=True, squeeze=False)
+    lv = levels.set_index("family")
+    for ax, fam in zip(axes[0], fams):
+        g = history[history["family"] == fam]
+        ax.plot(g["step"], g["val_r2"], "-", color=PALETTE[0], label="softmax transformer")
+        ax.axhline(lv.loc[fam, "context_mean"], ls=":", color="0.4", lw=1.2, label="context mean")
+        ax.axhline(lv.loc[fam, "least_squares"], ls="-.", color="0.4", lw=1.0, label="least squares")
+        ax.set(title=fam, xlabel="training step")
+    axes[0, 0].set_ylabel("validation R² (mean over positions)")
+    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     return fig
 
 
