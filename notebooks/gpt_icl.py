@@ -16,35 +16,49 @@
 #
 # The constructions of the previous chapters show that *some* transformer can
 # train a deep network inside its forward pass. ICDL's experiments
-# {cite:p}`wu2025icdl` (sec. 5, Appendix F) ask the practical question: if a
-# GPT-2-style transformer is simply trained on prompts whose labels come from
-# random deep networks, does it learn to predict a new prompt's query about as
-# well as a network trained on that prompt's examples (objective 1), and how does
-# it fare when the test inputs move away from the training distribution or the
-# prompt grows beyond the training length (objective 2)? The set-up follows
+# {cite:p}`wu2025icdl` (sec. 5, Appendix F) ask whether a GPT-2-style transformer
+# simply *trained* on prompts labelled by random deep networks learns to predict
+# a new prompt's query about as well as a network trained on that prompt's
+# examples (objective 1), how it fares when the test inputs move away from the
+# training distribution or the prompt grows past the training length
+# (objective 2), when the target networks' parameters shift (objective 3), and
+# whether deeper transformers do better (objective 4). The set-up follows
 # {cite:t}`garg2022what`.
 #
+# **What we find.** At the CPU scale of our reference run the models learn in
+# context only with two schedules the paper does not mention: a warm phase on
+# tanh targets before the ReLU targets, and ReLU attention started from the
+# trained softmax weights. Trained on the ReLU targets alone, every model we
+# tried stays on a *plateau* where it predicts little more than the mean of the
+# labels seen so far; the last section measures that plateau and tests an
+# explanation. How each claim fares is in the ledger at the end and in the
+# {doc}`../book/report`.
+#
 # Code: the subpackage `icdl.gpt_icl` -- `model` (the transformer), `tasks`
-# (random target networks), `training` (the trainer), `baselines` (least
-# squares, nearest neighbours, the context mean, and the batched MLP baseline),
-# `study` (the experiment, its profiles and the judged claims), `speed` (costs).
+# (random target networks), `training` (the trainer and its schedules),
+# `baselines` (least squares, nearest neighbours, the context mean, the batched
+# MLP baseline), `study` (objectives 1–3, profiles, criteria), `depth`
+# (objective 4), `plateau` (the plateau study), `speed` (costs).
 
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
 
-# %%
+# %% tags=["remove-output"]
 import pandas as pd
 import torch
+from myst_nb import glue
 
 from icdl import figures
 from icdl.book import chapter
+from icdl.book.results import show_reference
+from icdl.gpt_icl import depth as gpt_depth
+from icdl.gpt_icl import plateau as gpt_plateau
 from icdl.gpt_icl import speed as gpt_speed
 from icdl.gpt_icl import study as gpt_study
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(gpt_study.PROFILES, profile, overrides)
-dict(cfg)
 
 # %% [markdown]
 # ## The model and the task
@@ -60,65 +74,67 @@ dict(cfg)
 # positions the token may attend to -- the only difference between the paper's
 # "ReLU" and "softmax" transformers.
 #
-# **Task** (`icdl.gpt_icl.tasks`): each prompt draws a new target network and its inputs.
-# ICDL states the depth (3, 4 or 6 layers), the input size $d = 20$, Gaussian
-# parameters and $x \sim \mathcal N(-2, I)$ for training; the rest is ours, as
-# {ref}`the table below <tab-icl-assumptions>` lists.
+# **Task** (`icdl.gpt_icl.tasks`): each prompt draws a new target network and its
+# inputs. ICDL states the depth (3, 4 or 6 layers), the input size $d = 20$,
+# Gaussian parameters and $x \sim \mathcal N(-2, I)$ for training; the rest is
+# ours, as {ref}`the table below <tab-icl-assumptions>` lists. Every choice is a
+# setting of the profile.
 
 # %%
 assumptions = pd.DataFrame([
-    ("target width and activation", "K = 2d hidden units, ReLU, no biases, linear output", "not stated"),
+    ("target networks", f"{cfg['target_family']} hidden layers, K = 2d units, no biases, linear output",
+     "not stated"),
     ("target parameters", "entries ~ N(0, 1), each layer divided by √fan-in", "N(0, I), no scaling stated"),
     ("label scale", "y divided by its standard deviation under training draws", "not stated"),
     ("input size d", f"{cfg['d']} (CPU profiles), 20 (paper profile)", "20"),
     ("model", f"{cfg['n_layer']} layers, {cfg['n_head']} heads, width {cfg['n_embd']}", "12, 8, 256"),
-    ("training", f"Adam, lr {cfg['lr']}, batch {cfg['batch']}, {cfg['steps']} steps, "
-                 f"{cfg['train_examples']} examples per prompt", "batch 64, 500k steps, 50 examples + query"),
+    ("optimiser", f"Adam, lr {cfg['lr']}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
+     "batch 64, 500k steps, 50 examples + query"),
+    ("softmax schedule", f"{cfg['steps']} steps, the first {cfg['warm_steps']} on {cfg['warm_family']} targets "
+                         f"of width {cfg['warm_width']}", "not stated"),
+    ("ReLU-attention schedule", f"{cfg['relu_steps']} steps from the trained softmax weights"
+     if cfg["relu_init"] == "softmax" else "as softmax, from scratch", "not stated (trained like softmax)"),
     ("curriculum", "none" if cfg["curriculum_interval"] == 0 else f"every {cfg['curriculum_interval']} steps",
      "not stated (Garg et al. use one)"),
-    ("R²", "per prompt position, across the test prompts", "'mean R² over prompts' (one query per prompt)"),
+    ("R²", f"per prompt position, across {cfg['test_prompts']} test prompts", "'mean R² over prompts'"),
     ("MLP baseline", f"depth of the target, width {cfg['mlp_width']}, Adam lr 1e-3, full batch, "
-                     f"{cfg['mlp_epochs']} epochs, best epoch", "width 200, MSE, 100 epochs, best R² over epochs"),
+                     f"{cfg['mlp_epochs']} epochs, best epoch; first {cfg['mlp_prompts']} test prompts",
+     "width 200, MSE, 100 epochs, best R² over epochs"),
 ], columns=["choice", "ours", "ICDL"])
-assumptions
+assumptions.style.hide(axis="index")
 
 # %% [markdown]
 # (tab-icl-assumptions)=
 # Each prompt has a single query, so "R² over prompts" can only mean the
 # coefficient of determination of the predictions for the $k$-th label across the
 # test prompts, computed separately for every $k$ -- the usual practice
-# {cite:p}`akyurek2023what`. A per-prompt R² would need several queries per
-# prompt. This R² can be negative, and with targets whose value varies mostly by
-# an offset per prompt, a predictor that only averages the labels seen so far
-# already scores well; its curve, the **context mean**, is drawn on every figure:
-# only the part above it is learning in context.
+# {cite:p}`akyurek2023what`. It can be negative, and with targets whose value
+# varies mostly by an offset per prompt a predictor that only averages the labels
+# seen so far already scores well: its curve, the **context mean**, is drawn on
+# every figure, and only the part above it is learning in context.
 #
-# ## Training
+# **Why the two schedules.** Trained on the ReLU targets from the start, our
+# models stay a few hundredths above the context mean for the whole run --
+# whatever the optimiser, the schedule, the batch or a curriculum over the input
+# dimension (the last section shows it and looks for the reason). Trained first
+# on targets with tanh hidden layers, which they do learn, and then on the ReLU
+# targets, they learn those too. ReLU attention trained the same way stayed on
+# the plateau in our trials, so the ReLU model starts from the trained softmax
+# weights and trains on the ReLU targets with its own attention; the curve of
+# those weights under ReLU attention *before* that training shows how much of
+# the softmax model carries over.
 #
-# The live run of this page uses the profile's settings; the reference run
-# further down used larger ones.
+# ## A live run
+#
+# The live run of this page uses the profile's (small) settings; the reference
+# run further down used larger ones.
 
 # %%
-folder = None if profile == "quick" else gpt_study.PROFILES.folder("checkpoints", profile)
-live = gpt_study.run(cfg, folder=folder, progress=False)
+live = gpt_study.run(cfg, progress=False)
 print(f"{len(gpt_study.depths(cfg)) * 2} models trained and evaluated in {live['seconds']:.0f} s")
-
-# %% mystnb={"figure": {"caption": "Training loss (MSE on fresh prompts) of the live run, per target depth (colour) and attention (solid: softmax, dashed: ReLU).", "name": "fig-icl-training-live"}}
-fig = figures.plot_icl_training(live["history"])
-
-# %% [markdown]
-# ## In-context R² against the baselines
-#
-# For the pretraining mixture, the transformers beside least squares (with
-# intercept, on the examples seen so far), the mean of the three nearest earlier
-# examples, the context mean, and ICDL's baseline: an MLP of the target's depth
-# trained on the examples seen so far, scored at its best epoch.
 
 # %% mystnb={"figure": {"caption": "Live run, pretraining mixture: R² per query position k (k − 1 examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. The dashed vertical line marks the training length.", "name": "fig-icl-methods-live"}}
 fig = figures.plot_icl_methods(live["curves"], live["baselines"], cfg["train_examples"])
-
-# %% mystnb={"figure": {"caption": "Live run, ReLU attention: R² per prompt position for inputs from the four mixtures ω₁N(−2, I) + ω₂N(2, I) (bands: 95 % bootstrap over prompts; diamonds: the MLP baseline on the same prompts; grey dotted: context mean, pretraining mixture).", "name": "fig-icl-mixtures-live"}}
-fig = figures.plot_icl_mixtures(live["curves"], live["baselines"], "relu", cfg["train_examples"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 verdict_live = gpt_study.judge(live["curves"], live["baselines"], cfg["train_examples"])
@@ -128,20 +144,21 @@ verdict_live["shift"].round(2)
 # %% [markdown]
 # ## The reference run
 #
-# The numbers the claims are judged on come from a longer run on this CPU,
-# committed with its provenance (first line below).
+# The numbers the claims are judged on come from a longer run on this CPU
+# (`python -m icdl.gpt_icl --profile reference`), committed with its provenance:
 
 # %%
 ref = gpt_study.load_reference("reference")
+rcfg = gpt_study.PROFILES.resolve("reference")
+ref_complete = ref is not None and ref["complete"]
 if ref is not None:
-    rcfg = gpt_study.PROFILES.resolve("reference")
     print("complete:", ref["complete"])
 
-# %% mystnb={"figure": {"caption": "Reference run, pretraining mixture: the transformers against the baselines, per target depth (as the live figure above, larger model and prompts).", "name": "fig-icl-methods-ref"}}
+# %% mystnb={"figure": {"caption": "Reference run, pretraining mixture: the transformers against the baselines, per target depth (R² across 4096 test prompts; the MLP baseline on the first 512).", "name": "fig-icl-methods-ref"}}
 if ref is not None:
     fig = figures.plot_icl_methods(ref["curves"], ref["baselines"], rcfg["train_examples"])
 
-# %% mystnb={"figure": {"caption": "Reference run, ReLU attention: R² per prompt position for the four test mixtures (bands: 95 % bootstrap; diamonds: MLP baseline; grey dotted: context mean).", "name": "fig-icl-mixtures-relu-ref"}}
+# %% mystnb={"figure": {"caption": "Reference run, ReLU attention: R² per prompt position for inputs from the four mixtures ω₁N(−2, I) + ω₂N(2, I) (bands: 95 % bootstrap over prompts; diamonds: the MLP baseline; grey dotted: context mean, pretraining mixture). The y axis is cut at −0.2.", "name": "fig-icl-mixtures-relu-ref"}}
 if ref is not None:
     fig = figures.plot_icl_mixtures(ref["curves"], ref["baselines"], "relu", rcfg["train_examples"])
 
@@ -150,48 +167,56 @@ if ref is not None:
     fig = figures.plot_icl_mixtures(ref["curves"], ref["baselines"], "softmax", rcfg["train_examples"])
 
 # %% [markdown]
-# What the reference run shows: at $d = 5$, with a 3-layer, width-64 model and
-# 4000 steps, the transformers sit close to the context-mean line -- they have
-# learned the per-prompt offset and little more -- while least squares, nearest
-# neighbours and the MLP baseline, which fit the examples of each prompt, reach
-# R² near 0.95. These targets are nearly linear on the inputs' blob around $-2$
-# (most ReLUs of a random network keep their sign there), which is why least
-# squares does so well. Small models are known to sit on this plateau for a
-# long time before learning in context; leaving it takes longer training, a
-# larger model, or the curriculum of {cite:t}`garg2022what` -- the `paper`
-# profile, on a GPU.
+# Off the plateau? At the training length, each model's R² beside the context
+# mean and least squares on the same prompts (pretraining mixture); our own check,
+# fixed before the run, is that every model clears the context mean by at least
+# `OFF_PLATEAU_MARGIN` = 0.05:
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+data, jcfg, judged_on = (ref, rcfg, "reference") if ref_complete else (live, cfg, f"{profile} (no complete reference)")
+at_len = gpt_study.levels_at(data["curves"], data["baselines"], jcfg["train_examples"])
+off_plateau = bool((at_len["above_context_mean"] >= gpt_study.OFF_PLATEAU_MARGIN).all())
+print("judged on:", judged_on)
+print("every model at least 0.05 above the context mean at the training length:", off_plateau)
+at_len.round(3).style.hide(axis="index")
+
+# %% mystnb={"figure": {"caption": "The switch from softmax to ReLU attention, pretraining mixture: the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); grey dotted: context mean.", "name": "fig-icl-switch"}}
+fig = figures.plot_icl_switch(data["curves"], data["baselines"], jcfg["train_examples"])
+
+# %%
+kept = gpt_study.switch_table(data["curves"], data["baselines"], jcfg["train_examples"])
+kept.round(3).style.hide(axis="index")
+
+# %% [markdown]
+# `kept at switch` is the share of the softmax model's lead over the context mean
+# that the same weights keep under ReLU attention before any ReLU training; the
+# last column is the ReLU model's lead after its own training, as a share of the
+# softmax model's.
 #
 # ## The claims, judged
 #
-# Three claims of objectives 1 and 2, each with a criterion fixed before looking
-# at the numbers:
+# Each criterion was fixed in `icdl.gpt_icl.study` before the reference run:
 #
-# 1. **ICL about as good as the trained MLP up to 50 examples** -- at every
+# 1. **ICL about as good as the trained MLP up to the training length**: at every
 #    position of the MLP baseline up to the training length, pretraining mixture,
-#    the transformer's R² is at most 0.05 below the MLP's, for every depth and
-#    attention.
-# 2. **R² falls as the test mixture moves away from pretraining** -- at the
+#    the transformer's R² is at most `OBJ1_TOLERANCE` = 0.05 below the MLP's, for
+#    every depth and attention.
+# 2. **R² falls as the test mixture moves away from pretraining**: at the
 #    training length, R² decreases from (1, 0) through (.9, .1) and (.7, .3) to
 #    (.5, .5), for every model.
-# 3. **Softmax degrades past the training length, ReLU less** -- the mean R² over
+# 3. **Softmax degrades past the training length, ReLU less**: the mean R² over
 #    positions beyond the training length minus the R² at the training length is
 #    lower (a larger drop) for softmax than for ReLU, at every depth.
 
 # %%
-data = ref if ref is not None and ref["complete"] else None
-judged_on = "reference" if data is not None else f"{profile} (no complete reference result)"
-if data is None:
-    data, jcfg = live, cfg
-else:
-    jcfg = rcfg
 verdict = gpt_study.judge(data["curves"], data["baselines"], jcfg["train_examples"])
-verdict["obj1"].round(3)
+verdict["obj1"].round(3).style.hide(axis="index")
 
 # %%
-verdict["length"].round(3)
+verdict["length"].round(3).style.hide(axis="index")
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-obj1_ok = bool((verdict["obj1"]["max_shortfall"] <= 0.05).all())
+obj1_ok = bool((verdict["obj1"]["max_shortfall"] <= gpt_study.OBJ1_TOLERANCE).all())
 mix = list(verdict["shift"].columns[2:])
 shift_ok = bool((verdict["shift"][mix].diff(axis=1).iloc[:, 1:] < 0).all().all())
 drops = verdict["length"].pivot(index="depth", columns="attention", values="drop_beyond")
@@ -209,12 +234,12 @@ print("claim 3 (softmax degrades more past the training length):", length_ok)
 # $\mu = \pm 0.5$ instead of $\mathcal N(0, I)$. The labels stay on the training
 # scale, so a shift that makes the outputs larger shows up as a harder task.
 # The trained models only need to be evaluated, so this runs on the reference
-# checkpoints when they exist and on the live models otherwise.
+# checkpoints when they exist and on the live models otherwise. Criterion: R² at
+# the training length drops by at most `OBJ3_MAX_DROP` = 0.1, every model.
 
 # %%
-shift_models, shift_cfg = ((gpt_study.reference_models(rcfg), rcfg) if ref is not None and ref["complete"]
-                           else (live["models"], cfg))
-shift_on = "reference" if shift_cfg is not cfg else profile
+shift_models, shift_cfg = ((gpt_study.reference_models(rcfg), rcfg) if ref_complete else (live["models"], cfg))
+shift_on = "reference" if ref_complete else profile
 shift = gpt_study.param_shift_curves(shift_models, shift_cfg)
 shift_verdict = gpt_study.judge_param_shift(shift, shift_cfg["train_examples"])
 shift_verdict.round(3)
@@ -226,13 +251,84 @@ fig = figures.plot_icl_param_shift(shift, shift_cfg["train_examples"])
 # How much a mean of $\pm 0.5$ matters depends on the target's scaling, which the
 # paper does not state: with our $1/\sqrt{\text{fan-in}}$ per layer, a common mean
 # adds about $0.5\sqrt{K}$ times the previous layer's mean activation to every
-# unit, and over six layers the outputs leave the range seen in training; the
-# deeper the target, the larger the drop.
+# unit, and over several layers the outputs leave the range seen in training;
+# the deeper the target, the larger the drop.
+#
+# ## Objective 4: deeper transformers (ICDL Fig. 7)
+#
+# ICDL trains transformers of 4, 6, 8 and 10 layers and evaluates them with 15,
+# 30 and 45 in-context examples on the pretraining distribution. We train a
+# softmax and a ReLU model of each depth on targets of depth
+# {glue:text}`depth_target` with prompts of {glue:text}`depth_train` examples (so
+# that 45 lies inside the training length), with the schedules above, and
+# evaluate them on 4096 prompts. Criterion, fixed before the run
+# (`icdl.gpt_icl.depth.judge_depth`): for both attentions, the deepest model's R²
+# exceeds the shallowest's at every evaluation point.
+
+# %%
+glue("depth_target", rcfg["depth_target"], display=False)
+glue("depth_train", rcfg["depth_train_examples"], display=False)
+live_depth = gpt_depth.depth_study(cfg, progress=False)
+ref_depth = show_reference(gpt_study.PROFILES, "depth")
+depth_data = ({k: pd.DataFrame(ref_depth["data"][k]) for k in ("table", "baselines")}
+              if ref_depth is not None and ref_depth["data"]["complete"] else live_depth)
+depth_on = "reference" if depth_data is not live_depth else profile
+
+# %% mystnb={"figure": {"caption": "Objective 4 (cf. ICDL Fig. 7): R² against the number of transformer layers at 15, 30 and 45 examples (reference run when present; bands: 95 % bootstrap over 4096 prompts), with least squares (dash-dot) and the context mean (dotted) on the same prompts.", "name": "fig-icl-depth"}}
+fig = figures.plot_icl_depth(depth_data["table"], depth_data["baselines"])
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+depth_verdict = gpt_depth.judge_depth(depth_data["table"])
+obj4_ok = bool(depth_verdict["deeper_better"].all())
+print("judged on:", depth_on)
+print("objective 4 (deepest beats shallowest at every point, both attentions):", obj4_ok)
+depth_verdict.round(3).style.hide(axis="index")
 
 # %% [markdown]
-# How the per-prompt MLP baseline is batched into one tensor program, and how
-# fast the training and the baseline run against this machine's limits, is in
-# {doc}`computation`.
+# ## The plateau, measured
+#
+# Why do the models need the tanh phase? We train the same softmax model from
+# scratch on three target families -- bias-free ReLU networks of width $2d$ (the
+# task above), ReLU networks of width 100, and tanh networks of width 100 -- and
+# record its R² on fixed validation prompts as it trains, beside the context mean
+# and least squares on those prompts (`icdl.gpt_icl.plateau`). A run *leaves*
+# the plateau at the first evaluation above the midpoint between the two.
+
+# %%
+live_plateau = gpt_plateau.plateau_runs(cfg, progress=False)
+ref_plateau = show_reference(gpt_study.PROFILES, "plateau")
+if ref_plateau is not None:
+    pl = {k: pd.DataFrame(ref_plateau["data"][k]) for k in ("history", "levels", "summary", "shortcut")}
+else:
+    shares = gpt_plateau.signal_shares(cfg)
+    pl = {"history": live_plateau["history"], "levels": live_plateau["levels"],
+          "summary": gpt_plateau.summary(live_plateau["history"], live_plateau["levels"], shares),
+          "shortcut": gpt_plateau.shortcut_analysis(live_plateau["models"]["ReLU, width 2d"], cfg, prompts=512)}
+
+# %% mystnb={"figure": {"caption": "The same softmax transformer trained from scratch on three target families (reference run when present): mean validation R² over positions 10 to the training length against the training step, with the context mean (dotted) and least squares (dash-dot) on the same prompts.", "name": "fig-icl-plateau"}}
+fig = figures.plot_plateau(pl["history"], pl["levels"])
+
+# %%
+pl["summary"].round(3).style.hide(axis="index")
+
+# %% [markdown]
+# `within_share` is the part of the label variance that lies within prompts --
+# all that the context mean cannot explain -- and `linear_share_of_within` how
+# much of it a least-squares fit on the prompt's own examples explains.
+# `left_at_step` is empty for a run that never left the plateau.
+#
+# **A shortcut on the plateau?** A bias-free ReLU network is positively
+# homogeneous: $f(tx) = t f(x)$ for $t > 0$. The inputs cluster around
+# $-2\cdot\mathbb 1$, so to first order $y_i$ scales with the projection
+# $\mathbb 1^\top x_i$, and the context mean rescaled by
+# $\mathbb 1^\top x_k / \mathbb 1^\top \bar x$ is a predictor that costs nothing
+# to learn (`shortcut_predictor`). Whether the plateaued model (the ReLU-2d run
+# above) uses it: R² of the model, the context mean and the shortcut against the
+# labels, and how much of the model's own predictions the context mean explains
+# alone and together with the shortcut, at a few positions:
+
+# %%
+pl["shortcut"].iloc[[0, 4, 9, 17, -1]].round(3).style.hide(axis="index")
 
 # %% [markdown]
 # ## What in-context learning costs (REB)
@@ -280,34 +376,32 @@ print("one forward pass faster than 100 training steps here, as on REB's A100:",
 o1, sh, ln = verdict["obj1"], verdict["shift"], verdict["length"]
 ledger.record("icdl-obj1",
               ours=f"largest shortfall below the MLP up to the training length: {o1['max_shortfall'].max():.2f}",
-              criterion="transformer R² ≥ MLP R² − 0.05 at every MLP position ≤ training length, mixture (1, 0), "
-                        "every depth and attention",
-              passed=obj1_ok, judged_on=judged_on,
-              mismatch="" if obj1_ok else f"not reproduced at this scale: shortfall up to {o1['max_shortfall'].max():.2f} "
-                                          "(the transformers sit near the context-mean plateau; d = 5, 3×64 model, "
-                                          "4000 steps)")
+              criterion=f"transformer R² ≥ MLP R² − {gpt_study.OBJ1_TOLERANCE} at every MLP position ≤ training "
+                        "length, mixture (1, 0), every depth and attention",
+              passed=obj1_ok, judged_on=judged_on)
 ledger.record("icdl-obj2-shift",
               ours="R² at the training length, (1, 0) → (.5, .5): " + "; ".join(
                   f"{r.depth}L {r.attention}: {r[mix[0]]:.2f}→{r[mix[-1]]:.2f}" for _, r in sh.iterrows()),
               criterion="R² decreases monotonically from (1, 0) to (.5, .5) for every model",
-              passed=shift_ok, judged_on=judged_on,
-              mismatch="" if shift_ok else f"R² falls from {sh[mix[0]].min():.2f}–{sh[mix[0]].max():.2f} at (1, 0) to at "
-                                           f"most {sh[mix[1:]].max().max():.2f} under every shift, but not monotonically "
-                                           "across the shifted mixtures")
+              passed=shift_ok, judged_on=judged_on)
 ledger.record("icdl-obj2-length",
               ours="drop beyond the training length, softmax vs ReLU: " + "; ".join(
                   f"{d}L {drops.loc[d, 'softmax']:.2f} vs {drops.loc[d, 'relu']:.2f}" for d in drops.index),
               criterion="softmax's mean R² drop beyond the training length exceeds ReLU's at every depth",
-              passed=length_ok, judged_on=judged_on,
-              mismatch="" if length_ok else "not reproduced at this scale: both attentions lose about as much "
-                                            "beyond the training length")
-shift_ok = bool((shift_verdict["max_drop"] <= 0.1).all())
+              passed=length_ok, judged_on=judged_on)
+obj3_ok = bool((shift_verdict["max_drop"] <= gpt_study.OBJ3_MAX_DROP).all())
 ledger.record("icdl-obj3",
               ours="largest R² drop at the training length for μ = ±0.5: " + "; ".join(
                   f"{r.depth}L {r.attention}: {r.max_drop:.2f}" for r in shift_verdict.itertuples()),
-              criterion="R² at the training length drops by at most 0.1 when μ moves to ±0.5, every model",
-              passed=shift_ok, judged_on=shift_on,
-              mismatch="" if shift_ok else "the shift hurts more than 0.1 in R² at this scale")
+              criterion=f"R² at the training length drops by at most {gpt_study.OBJ3_MAX_DROP} when μ moves to "
+                        "±0.5, every model",
+              passed=obj3_ok, judged_on=shift_on)
+ledger.record("icdl-obj4",
+              ours="R² gain from the shallowest to the deepest model: " + "; ".join(
+                  f"{r.attention} @{r.position}: {r.gain:+.3f}" for r in depth_verdict.itertuples()),
+              criterion="for both attentions, the deepest model's R² exceeds the shallowest's at every "
+                        "evaluation point",
+              passed=obj4_ok, judged_on=depth_on)
 ledger.record("reb-flops",
               ours=f"forward {cost['icl_flops'] / 1e9:.2f} GFLOPs ({cost['gpt_params'] / 1e6:.1f} M params × "
                    f"{cost['tokens']} tokens); MLP training {cost['train_flops'] / 1e9:.2f} GFLOPs",

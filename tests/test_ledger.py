@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from icdl.book.claims import CLAIMS, CLAIMS_BY_ID
-from icdl.book.ledger import Ledger, load_records, render_report, report_frame
+from icdl.book.claims import CLAIMS, CLAIMS_BY_ID, MISMATCHES, Mismatch
+from icdl.book.ledger import Ledger, judge_status, load_records, render_report, report_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,9 +28,31 @@ def test_every_registered_claim_has_a_passing_quick_record(claim):
 def test_no_record_fails_and_every_record_names_a_known_claim():
     for rec, prov in load_records(ROOT / "results" / "ledger"):
         assert rec.claim in CLAIMS_BY_ID
-        assert rec.status in ("pass", "mismatch"), f"{rec.claim} at {rec.profile}: {rec.status}"
+        assert rec.status in ("pass", "mismatch"), f"{rec.claim} at {rec.profile}: {rec.status}: {rec.ours}"
         if rec.status == "mismatch":
             assert rec.note, f"{rec.claim}: a mismatch must say why"
+
+
+def test_stored_statuses_are_re_judged_from_their_numbers():
+    """A stored status is not trusted: a non-passing record is judged again from its stored value against the
+    registry (a mismatch must be registered and its value inside the band; anything else is a fail), and every
+    committed ledger file carries the values."""
+    for rec, prov in load_records(ROOT / "results" / "ledger"):
+        if rec.status != "pass":
+            assert judge_status(rec.claim, False, rec.value) == rec.status, (
+                f"{rec.claim} at {rec.profile} is stored as {rec.status!r} but its value {rec.value} gives "
+                f"{judge_status(rec.claim, False, rec.value)!r} (registered: {MISMATCHES.get(rec.claim)})")
+
+
+def test_judge_status_both_sides_of_the_band(monkeypatch):
+    m = Mismatch("icdl-prompt", "x", (0.1, 0.2), "a reason")
+    monkeypatch.setitem(MISMATCHES, "icdl-prompt", m)
+    assert judge_status("icdl-prompt", True, None) == "pass"
+    assert judge_status("icdl-prompt", False, 0.15) == "mismatch"
+    assert judge_status("icdl-prompt", False, 0.1) == "mismatch" and judge_status("icdl-prompt", False, 0.2) == "mismatch"
+    assert judge_status("icdl-prompt", False, 0.0999) == "fail" and judge_status("icdl-prompt", False, 0.2001) == "fail"
+    assert judge_status("icdl-prompt", False, None) == "fail"         # no number: cannot be in the band
+    assert judge_status("icdl-def1", False, 0.15) == "fail"           # not registered at all
 
 
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c.chapter], ids=lambda c: c.id)
@@ -47,8 +69,8 @@ def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("icgd_linear", "quick")
     ledger.record("icdl-prompt", ours="ok", criterion="c", passed=True)
-    ledger.record("icdl-icgd-one-step", ours="1e-3", criterion="< 1e-13", passed=False,
-                  mismatch="explained here")
+    monkeypatch.setitem(MISMATCHES, "icdl-icgd-one-step", Mismatch("icdl-icgd-one-step", "err", (0, 1), "why"))
+    ledger.record("icdl-icgd-one-step", ours="1e-3", criterion="< 1e-13", passed=False, value=1e-3)
     ledger.save()
     df = report_frame(tmp_path / "results" / "ledger")
     assert set(df["id"]) == set(CLAIMS_BY_ID)

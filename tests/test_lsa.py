@@ -1,6 +1,8 @@
 import math
 
 import pytest
+
+from icdl.book.ledger import judge_status
 import torch
 
 from icdl.lsa import constructions as lsa_constructions
@@ -173,11 +175,20 @@ def test_judge_reads_the_paper_criteria():
     good = {e["claim"]: e for e in lsa_study.judge(_fake_result([0.95, 0.1, 0.5], [0.001, 0.002, 0.0008]))}
     assert all(e["passed"] for k, e in good.items() if k != "lsa-fig3")
     assert not good["lsa-fig3"]["passed"]  # the through-cell curve is anti-correlated here
-    assert "opposite sign" in good["lsa-fig3"]["mismatch"]
+    assert good["lsa-fig3"]["value"] == pytest.approx(-1.0)
+    # anti-correlated through the cell: inside the registered band, so the ledger shows a mismatch ...
+    assert judge_status("lsa-fig3", False, good["lsa-fig3"]["value"]) == "mismatch"
+    # ... but a through-cell curve that is merely flat is outside it: a fail, not a mismatch
+    flat = _fake_result([0.95, 0.1, 0.5], [0.001, 0.002, 0.0008])
+    flat["curves"]["through_cell"] = [0.1 * ((i * 7) % 5) for i in range(len(flat["curves"]["u"]))]
+    e = {e["claim"]: e for e in lsa_study.judge(flat)}["lsa-fig3"]
+    assert not e["passed"] and judge_status("lsa-fig3", False, e["value"]) == "fail"
     bad = {e["claim"]: e for e in lsa_study.judge(_fake_result([0.5, 0.45], [0.1, 0.2], complete=False))}
     assert not bad["lsa-conclusion"]["passed"] and not bad["lsa-table1-error"]["passed"]
     assert not bad["lsa-table1-corr"]["passed"]
-    assert "incomplete" in bad["lsa-conclusion"]["mismatch"]
+    assert "incomplete" in bad["lsa-conclusion"]["note"]
+    # unregistered claims never become mismatches, however the chapter words it
+    assert judge_status("lsa-conclusion", False, bad["lsa-conclusion"]["value"]) == "fail"
 
 
 def test_shards_train_what_the_full_model_trains(tmp_path):
@@ -225,3 +236,25 @@ def test_segments_table_rates():
     assert df.loc["2–3", "epochs_per_s"] == 2.5
     assert df.loc["0–3", "protocol_hours"] == pytest.approx(100 / 0.5 / 3600)
     assert lsa_training.segments_table({"settings": {"epochs": 1}}).empty
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--epochs-this-call", "-1"], "--epochs-this-call must be >= 1"),
+    (["--epochs-this-call", "0"], "--epochs-this-call must be >= 1"),
+    (["--shard", "3/2"], "--shard must be I/N"),
+    (["--shard", "0/99"], "--shard must be I/N"),
+    (["--shard", "x"], "--shard must be I/N"),
+    (["--threads", "0"], "--threads must be >= 1"),
+    (["--profile", "huge"], "invalid choice"),
+])
+def test_command_line_refuses_bad_arguments_before_any_work(args, message, tmp_path, monkeypatch, capsys):
+    """One line and exit code 2, and nothing written (a negative epoch count used to rewrite the committed
+    result with fresh provenance)."""
+    from icdl.lsa.__main__ import main
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    with pytest.raises(SystemExit) as exc:
+        main(["--profile", "quick", *args] if "--profile" not in args else args)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "results" / "lsa_training").exists() or not any((tmp_path / "results").rglob("*.json"))

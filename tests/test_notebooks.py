@@ -25,6 +25,20 @@ def test_pair_is_in_sync_and_executed(src):
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
     assert executed.metadata["kernelspec"]["name"] == "python3"
     assert any("parameters" in c.metadata.get("tags", []) for c in code), "no cell tagged 'parameters'"
+    # deterministic cell ids: re-executing with the same outputs leaves no diff
+    assert [c.get("id") for c in executed.cells] == [f"{src.stem}-{i}" for i in range(len(executed.cells))]
+
+
+def test_strip_volatile_numbers_cells_and_drops_timings():
+    from icdl.book.execute import _strip_volatile
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1"), nbformat.v4.new_markdown_cell("x")])
+    nb.metadata["papermill"] = {"duration": 1.0}
+    nb.cells[0].metadata["execution"] = {"t": 1}
+    _strip_volatile(nb, "demo")
+    assert [c.id for c in nb.cells] == ["demo-0", "demo-1"]
+    assert "papermill" not in nb.metadata and "execution" not in nb.cells[0].metadata
+    nbformat.validate(nb)
 
 
 def test_every_notebook_is_a_chapter_of_the_toc():

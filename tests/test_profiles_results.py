@@ -183,3 +183,18 @@ def test_dirty_marker_ignores_generated_outputs_only(tmp_path, monkeypatch):
     assert git_commit() == clean
     (tmp_path / "notebooks" / "c.py").write_text("q")
     assert git_commit() == clean + "+dirty"
+
+
+def test_result_files_get_normal_modes(tmp_path):
+    """mkstemp's 0600 must not leak into committed results (other users and CI could not read them)."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = save_result(tmp_path / "r.json", {"a": 1}, provenance=provenance(command="c", wall_time_s=0.0,
+                                                                                 profile="quick", seed=0))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert not list(tmp_path.glob(".*tmp"))

@@ -164,3 +164,45 @@ def get_claim(claim_id: str) -> Claim:
 
 def claims_for(chapter: str) -> list[Claim]:
     return [c for c in CLAIMS if c.chapter == chapter]
+
+
+# ---- mismatches registered in advance --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A failed criterion we expect and can explain, registered before the run that judges it: the record
+    is shown as ``mismatch`` only if it fails its criterion *and* its value (``quantity``) lies in ``band``;
+    a failure outside the band, or of a claim not registered here, is ``fail`` and turns CI red."""
+    claim: str
+    quantity: str
+    band: tuple[float, float]
+    reason: str
+
+    def contains(self, value: float | None) -> bool:
+        return value is not None and self.band[0] <= float(value) <= self.band[1]
+
+
+MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
+    Mismatch("lsa-fig3", "corr(output through the dominant cell alone, LS line)", (-1.0, -0.9),
+             "panel (a) reproduced; in (b) the dominant cell alone gives a curve that falls where the LS line "
+             "rises: in the reference run that cell's output weight has the other sign and the other cells "
+             "carry the rest of the output (measured on the committed run)"),
+    Mismatch("icdl-obj1", "largest shortfall of the transformer's R² below the MLP's", (0.05, 0.20),
+             "scale: a 3-layer, width-64 model trained 4000 steps at d = 5 reaches R² ≈ 0.93–0.95 on these "
+             "targets where the per-prompt MLP fits 0.98–0.99 (measured in the runs that chose the schedules)"),
+    Mismatch("icdl-obj2-shift", "share of models whose R² falls monotonically over the four mixtures", (0.0, 0.99),
+             "in the previous reference run R² fell from (1, 0) to every shifted mixture but not monotonically "
+             "across them: R² across prompts also moves with the label variance, which grows with the share "
+             "of inputs near +2"),
+    Mismatch("icdl-obj2-length", "smallest margin (ReLU's drop minus softmax's) over target depths", (-0.10, 0.0),
+             "in the previous reference run both attentions lost about as much past the training length: at "
+             "this scale neither generalises in length, and absolute position embeddings are shared"),
+    Mismatch("icdl-obj3", "largest R² drop at the training length for μ = ±0.5", (0.10, 1.0),
+             "labels stay on the μ = 0 scale, so a mean of ±0.5 inflates the outputs of deep targets beyond "
+             "the training range (previous reference run: drops above 0.1 at depth 6)"),
+    Mismatch("icdl-obj4", "smallest R² gain from the shallowest to the deepest model", (-0.10, 0.0),
+             "every depth gets the same 4000-step budget at d = 5, where a 4-layer model already sits near "
+             "least squares; deeper models may not use their extra layers in that budget (a hypothesis, "
+             "registered before the run)"),
+)}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 import time
 from pathlib import Path
@@ -41,10 +42,12 @@ def chapters(root: Path) -> list[str]:
     return [f.split("/", 1)[1] for f in files if f.startswith("notebooks/")]
 
 
-def _strip_volatile(nb) -> None:
-    """Drop run timings papermill adds, so re-executing leaves small diffs."""
+def _strip_volatile(nb, name: str) -> None:
+    """Drop run timings papermill adds and number the cells ``<chapter>-<index>`` (nbformat would give them
+    new random ids on every run), so re-executing a chapter with the same outputs leaves no diff."""
     nb.metadata.pop("papermill", None)
-    for cell in nb.cells:
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"{name}-{i}"
         cell.metadata.pop("papermill", None)
         cell.metadata.pop("execution", None)
 
@@ -76,22 +79,27 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
         out = root / "runs" / f"{name}.{profile}.ipynb"
         out.parent.mkdir(exist_ok=True)
         params = {"profile": profile, "overrides": overrides}
-    tmp = out.with_name(f".{out.stem}.tmp.ipynb")
+    # the work-in-progress file lives under runs/.tmp (ignored by git, never collected by nbval) and is
+    # removed whatever happens; only a finished notebook replaces ``out``
+    tmp = root / "runs" / ".tmp" / f"{name}.{profile}.{os.getpid()}.ipynb"
+    tmp.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     try:
         executed = pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name=KERNEL,
                                        cwd=str(root / "notebooks"), progress_bar=False,
                                        log_output=False, report_mode=False)
+        elapsed = time.perf_counter() - start
+        _strip_volatile(executed, name)
+        import nbformat
+
+        nbformat.write(executed, str(tmp))
+        os.chmod(tmp, 0o644)
+        tmp.replace(out)
     except pm.PapermillExecutionError as err:
-        tmp.unlink(missing_ok=True)
         raise SystemExit(f"chapter {name} failed in cell {err.cell_index} (execution count "
                          f"{err.exec_count}): {err.ename}: {err.evalue}") from None
-    elapsed = time.perf_counter() - start
-    _strip_volatile(executed)
-    import nbformat
-
-    nbformat.write(executed, str(tmp))
-    tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
     return out, elapsed
 
 

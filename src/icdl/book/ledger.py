@@ -13,8 +13,10 @@ turns every saved record, plus the claims nobody has recorded yet, into the
 markdown table of the book's reproducibility report.
 
 A record that fails its criterion is a ``fail`` and turns ``tests/test_ledger.py``
-red -- unless the chapter explains the mismatch (``mismatch=...``), in which case
-it is shown as ``mismatch`` with the reason: a difference honestly shown.
+red -- unless :data:`icdl.book.claims.MISMATCHES` registered the mismatch in
+advance (its reason and the band its ``value`` is expected in) and the recorded
+``value`` lies in that band: then it is shown as ``mismatch`` with the registered
+reason. A chapter cannot declare a mismatch on its own.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import CLAIMS, get_claim
+from .claims import CLAIMS, MISMATCHES, get_claim
 from .results import load_result, provenance, results_dir, save_result
 
 STATUSES = ("pass", "fail", "mismatch")
@@ -39,10 +41,21 @@ class Record:
     status: str
     profile: str
     note: str = ""
+    value: float | None = None
 
 
 def _command(chapter: str, profile: str) -> str:
     return f"python -m icdl.book.execute {chapter} --profile {profile}"
+
+
+def judge_status(claim: str, passed: bool, value: float | None = None) -> str:
+    """The one judge of every chapter: ``pass`` if the criterion holds; else ``mismatch`` if the claim's
+    mismatch is registered in :data:`icdl.book.claims.MISMATCHES` and ``value`` lies in its band; else
+    ``fail``."""
+    if passed:
+        return "pass"
+    m = MISMATCHES.get(claim)
+    return "mismatch" if m is not None and m.contains(value) else "fail"
 
 
 class Ledger:
@@ -55,18 +68,20 @@ class Ledger:
         self.records: list[Record] = []
         self._start = time.perf_counter()
 
-    def record(self, claim: str, *, ours: str, criterion: str, passed: bool,
-               mismatch: str = "", note: str = "", judged_on: str | None = None) -> Record:
-        """Record one checked claim. ``mismatch`` explains a failed criterion we show anyway;
-        ``judged_on`` names the data when it is not this run (e.g. a committed reference result)."""
+    def record(self, claim: str, *, ours: str, criterion: str, passed: bool, value: float | None = None,
+               note: str = "", judged_on: str | None = None) -> Record:
+        """Record one checked claim: :func:`judge_status` decides its status from ``passed``, the registered
+        mismatches and ``value`` (the number the registration's band is about); ``judged_on`` names the data
+        when it is not this run (e.g. a committed reference result)."""
         get_claim(claim)  # unknown ids fail here, with the list of known ones
         if any(r.claim == claim for r in self.records):
             raise ValueError(f"{self.chapter}: claim {claim!r} recorded twice")
-        if passed:
-            status = "pass"
-        else:
-            status = "mismatch" if mismatch else "fail"
-        rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, mismatch or note)
+        status = judge_status(claim, bool(passed), value)
+        if status == "mismatch":
+            m = MISMATCHES[claim]
+            note = f"registered mismatch: {m.reason} [{m.quantity} = {value:.3g}, expected in {list(m.band)}]"
+        rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, note,
+                     None if value is None else float(value))
         self.records.append(rec)
         return rec
 
@@ -97,7 +112,10 @@ def load_records(folder: Path | None = None) -> list[tuple[Record, dict]]:
     for path in sorted(folder.glob("*.json")):
         obj = load_result(path)
         for raw in obj["data"]["records"]:
-            out.append((Record(**raw), obj["provenance"]))
+            try:
+                out.append((Record(**raw), obj["provenance"]))
+            except TypeError as err:
+                raise ValueError(f"ledger file {path} has a record that does not fit: {err}") from None
     return out
 
 

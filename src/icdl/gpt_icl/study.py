@@ -319,6 +319,40 @@ def judge(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) ->
     return {k: pd.DataFrame(v) for k, v in out.items()}
 
 
+def levels_at(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
+    """Per target depth and attention (the trained models): R² at query ``position`` on the pretraining mixture,
+    beside the context mean and least squares there, and the lead over the context mean."""
+    c = curves[(curves["mixture"] == "(1, 0)") & (curves["position"] == position)
+               & curves["attention"].isin(ATTENTIONS)]
+    b = baselines[(baselines["mixture"] == "(1, 0)") & (baselines["position"] == position)]
+    rows = []
+    for r in c.itertuples():
+        bd = b[b["depth"] == r.depth].set_index("method")["r2"]
+        rows.append({"depth": int(r.depth), "attention": r.attention, "r2": float(r.r2),
+                     "context_mean": float(bd["context mean"]), "least_squares": float(bd["least squares"]),
+                     "above_context_mean": float(r.r2 - bd["context mean"])})
+    return pd.DataFrame(rows)
+
+
+def switch_table(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
+    """Per target depth, at query ``position`` on the pretraining mixture: the lead over the context mean of
+    the softmax model, of its weights under ReLU attention before ReLU training ("at switch"), and of the
+    trained ReLU model; ``kept at switch`` and ``ReLU / softmax`` are the last two as shares of the first."""
+    c = curves[(curves["mixture"] == "(1, 0)") & (curves["position"] == position)]
+    b = baselines[(baselines["mixture"] == "(1, 0)") & (baselines["position"] == position)
+                  & (baselines["method"] == "context mean")].set_index("depth")["r2"]
+    rows = []
+    for depth, g in c.groupby("depth"):
+        r = g.set_index("attention")["r2"] - float(b[depth])
+        if "relu (at switch)" not in r:
+            continue
+        rows.append({"depth": int(depth), "softmax lead": float(r["softmax"]),
+                     "lead at switch": float(r["relu (at switch)"]), "ReLU lead": float(r["relu"]),
+                     "kept at switch": float(r["relu (at switch)"] / r["softmax"]),
+                     "ReLU / softmax": float(r["relu"] / r["softmax"])})
+    return pd.DataFrame(rows)
+
+
 def _result_data(res: dict) -> dict:
     return {k: frame_to_lists(res[k]) for k in ("curves", "history", "baselines")} | \
         {"complete": res["complete"], "seconds": res["seconds"]}

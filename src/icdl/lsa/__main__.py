@@ -28,7 +28,6 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
 
-
     ap = argparse.ArgumentParser(prog="python -m icdl.lsa", description=main.__doc__)
     ap.add_argument("--profile", default="reference", choices=PROFILES.names)
     ap.add_argument("--epochs-this-call", type=int, default=None,
@@ -36,18 +35,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     ap.add_argument("--shard", default=None, metavar="I/N", help="train only shard I (0-based) of N of the runs")
     args = ap.parse_args(argv)
+    if args.epochs_this_call is not None and args.epochs_this_call < 1:
+        ap.error(f"--epochs-this-call must be >= 1 (omit it to train to the end), got {args.epochs_this_call}")
+    if args.threads is not None and args.threads < 1:
+        ap.error(f"--threads must be >= 1, got {args.threads}")
+    cfg = PROFILES.resolve(args.profile)
+    if args.shard is not None:
+        try:
+            i, n = (int(v) for v in args.shard.split("/"))
+            runs = shard_runs(cfg["runs"], (i, n))
+        except ValueError:
+            ap.error(f"--shard must be I/N with 1 <= N <= runs={cfg['runs']} and 0 <= I < N (e.g. 0/2), "
+                     f"got {args.shard!r}")
     if args.threads:
         torch.set_num_threads(args.threads)
-    cfg = PROFILES.resolve(args.profile)
     ckpt = PROFILES.folder() / f"checkpoint.{args.profile}.pt"  # small: committed, so runs resume
     out_path = PROFILES.folder() / f"training.{args.profile}.json"
     bench_path = PROFILES.folder() / f"benchmark.{args.profile}.json"
     if args.shard is not None:
-        try:
-            i, n = (int(v) for v in args.shard.split("/"))
-        except ValueError:
-            ap.error(f"--shard must look like I/N (e.g. 0/2), got {args.shard!r}")
-        runs = shard_runs(cfg["runs"], (i, n))
         shard_ckpt = _shard_paths(ckpt, n)[i]
         if not shard_ckpt.is_file() and ckpt.is_file():
             split_checkpoint(ckpt, n)
@@ -67,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
             wall_time_s=time.perf_counter() - t0, profile=args.profile, seed=0))
     bench = load_result(bench_path)["data"]
     res = train(cfg, checkpoint=ckpt, max_epochs_this_call=0 if shards else args.epochs_this_call)
+    if not shards and out_path.is_file() and res["epochs_done"] == load_result(out_path)["data"]["epochs_done"]:
+        print(f"nothing trained (epochs {res['epochs_done']}/{cfg['epochs']}, as in {out_path}); result left as it is",
+              file=sys.stderr)
+        return 0
     data = result_data(res, cfg, bench)
     command = "python -m icdl.lsa --profile " + args.profile + (
         f" --epochs-this-call {args.epochs_this_call} (repeated until complete)" if args.epochs_this_call else "")
