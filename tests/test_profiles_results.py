@@ -198,3 +198,44 @@ def test_result_files_get_normal_modes(tmp_path):
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     assert not list(tmp_path.glob(".*tmp"))
+
+
+def test_checkpoints_are_checked_against_their_record(tmp_path):
+    """Truncated, flipped or unrecorded checkpoints fail with one message naming the file and the command that
+    rebuilds it (they used to load silently, or fail with a bare OSError/UnicodeDecodeError)."""
+    import torch
+
+    from icdl.book.results import CheckpointError, load_checkpoint, save_checkpoint
+
+    path = save_checkpoint(tmp_path / "m.pt", {"w": torch.arange(1000.0)}, command="python -m icdl.demo --x")
+    assert torch.equal(load_checkpoint(path)["w"], torch.arange(1000.0))
+    raw = path.read_bytes()
+    flipped = bytearray(raw)
+    flipped[len(raw) // 2] ^= 0x01
+    path.write_bytes(bytes(flipped))
+    with pytest.raises(CheckpointError, match=r"m\.pt is damaged.*python -m icdl\.demo --x"):
+        load_checkpoint(path)
+    path.write_bytes(raw[: len(raw) // 3])
+    with pytest.raises(CheckpointError, match=r"m\.pt is damaged"):
+        load_checkpoint(path)
+    path.write_bytes(raw)
+    (tmp_path / "m.pt.json").unlink()
+    with pytest.raises(CheckpointError, match=r"m\.pt has no valid record"):
+        load_checkpoint(path)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_checkpoint(tmp_path / "none.pt")
+
+
+def test_every_committed_result_carries_provenance():
+    """Walk results/: every JSON file loads with full provenance, and every checkpoint matches its record."""
+    from pathlib import Path
+
+    from icdl.book.results import load_checkpoint
+
+    root = Path(__file__).resolve().parents[1] / "results"
+    jsons = [p for p in root.rglob("*.json")]
+    assert jsons
+    for p in jsons:
+        load_result(p)
+    for p in root.rglob("*.pt"):
+        load_checkpoint(p)

@@ -132,9 +132,39 @@ def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str,
     return path
 
 
-def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
-    """The one checkpoint writer: ``torch.save(state)`` to ``path`` atomically (a run killed while
-    writing leaves the previous checkpoint intact). Load with ``torch.load(path, weights_only=True)``."""
+class CheckpointError(ResultFileError):
+    """A checkpoint that is missing its record, damaged, or does not load."""
+
+
+def checkpoint_record(path: str | Path) -> Path:
+    """Where the record of a checkpoint lives: ``<name>.pt.json`` beside it."""
+    path = Path(path)
+    return path.with_name(path.name + ".json")
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def record_checkpoint(path: str | Path, *, command: str, profile: str = "", seed: int | None = None) -> Path:
+    """Write the record of an existing checkpoint: its sha256 and size, with the provenance of ``command``
+    (the command that rebuilds it)."""
+    path = Path(path)
+    return save_result(checkpoint_record(path), {"sha256": _sha256(path), "bytes": path.stat().st_size},
+                       provenance=provenance(command=command, wall_time_s=0.0, profile=profile, seed=seed))
+
+
+def save_checkpoint(path: str | Path, state: dict[str, Any], *, command: str = "", profile: str = "",
+                    seed: int | None = None) -> Path:
+    """The one checkpoint writer: ``torch.save(state)`` to ``path`` atomically (a run killed while writing
+    leaves the previous checkpoint intact), then its record (:func:`record_checkpoint`: sha256, size and
+    the command that rebuilds it). Load with :func:`load_checkpoint`."""
     import io
 
     import torch
@@ -142,7 +172,33 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
     buf = io.BytesIO()
     torch.save(state, buf)
     atomic_write_bytes(Path(path), buf.getvalue())
+    record_checkpoint(path, command=command or "the training command of the chapter", profile=profile, seed=seed)
     return Path(path)
+
+
+def load_checkpoint(path: str | Path, *, map_location: str = "cpu") -> dict[str, Any]:
+    """The one checkpoint loader: checks the file against the sha256 of its record, then
+    ``torch.load(..., weights_only=True)``. Every failure names the file and the command that rebuilds it."""
+    import torch
+
+    path = Path(path)
+    rec_path = checkpoint_record(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} does not exist")
+    try:
+        rec = load_result(rec_path)
+    except ResultFileError as err:
+        raise CheckpointError(f"checkpoint {path} has no valid record ({err}); it cannot be trusted: delete it "
+                              "and rebuild it with the training command of its chapter") from None
+    command = rec["provenance"]["command"]
+    if path.stat().st_size != rec["data"]["bytes"] or _sha256(path) != rec["data"]["sha256"]:
+        raise CheckpointError(f"checkpoint {path} is damaged (its sha256 or size differs from {rec_path.name}); "
+                              f"delete it and rebuild it with: {command}")
+    try:
+        return torch.load(path, weights_only=True, map_location=map_location)
+    except Exception as err:  # noqa: BLE001 -- any unpickling error: one message with the file and the command
+        raise CheckpointError(f"checkpoint {path} does not load ({type(err).__name__}: {err}); "
+                              f"rebuild it with: {command}") from None
 
 
 def frame_to_lists(df) -> dict[str, list]:

@@ -62,7 +62,8 @@ def plateau_runs(cfg, *, folder: Path | None = None, steps_this_call: int | None
     for label, family, width in FAMILIES:
         mcfg, task, tr = _configs(cfg, family, width)
         ckpt = None if folder is None else Path(folder) / f"plateau_{family}{width or 'x2d'}.pt"
-        res = train(mcfg, task, tr, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress)
+        res = train(mcfg, task, tr, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
+                    command=f"python -m icdl.gpt_icl --profile {cfg.get('profile', 'reference')} --part plateau")
         complete &= res["steps_done"] >= tr.steps
         models[label] = res["model"]
         hists.append(res["history"].dropna(subset=["val_r2"]).assign(family=label))

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..book.results import provenance, save_result
+from ..book.results import load_checkpoint, provenance, save_result
 from . import baselines as bl
 from .model import GPTConfig, InContextGPT
 from .study import ATTENTIONS, PROFILES, configs, depths
@@ -85,7 +85,7 @@ def _speed(cfg, profile: str) -> int:
     per_step = []
     for depth in depths(cfg):
         for attention in ATTENTIONS:
-            state = torch.load(folder / f"gpt_depth{depth}_{attention}.pt", weights_only=True)
+            state = load_checkpoint(folder / f"gpt_depth{depth}_{attention}.pt")
             per_step.append(state["seconds"] / state["step"])
     res = speed(cfg, float(np.median(per_step)))
     res["seconds_per_step_all"] = per_step

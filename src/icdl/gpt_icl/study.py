@@ -21,7 +21,7 @@ import pandas as pd
 import torch
 
 from ..book.profiles import ProfileSet
-from ..book.results import frame_to_lists, show_reference
+from ..book.results import ResultFileError, frame_to_lists, load_result, provenance, save_result, show_reference
 from . import baselines as bl
 from .model import GPTConfig, InContextGPT
 from .tasks import MIXTURES, TaskConfig, sample_prompts
@@ -219,7 +219,7 @@ def train_pair(cfg, depth: int, *, folder: Path | None = None, steps_this_call: 
             switch.load_state_dict(init)
             out["switch"] = switch.eval()
         res = train(mcfg, tcfg, trcfg, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
-                    device=device, init_state=init)
+                    device=device, init_state=init, command=PROFILES.command_for(cfg.get("profile", "reference")))
         complete &= res["steps_done"] >= trcfg.steps
         out[attention] = res
     out.setdefault("switch", None)
@@ -264,10 +264,6 @@ def _cached_baselines(cfg, depth: int, folder: Path | None, progress: bool) -> p
     on and the version of :mod:`icdl.gpt_icl.baselines`) so that a resumed or parallel run does not recompute
     them, and a changed baseline or prompt set does not reuse a stale cache. The cheap baselines are always
     recomputed on all test prompts."""
-    import json
-
-    from ..book.results import atomic_write_text
-
     if folder is None:
         return baseline_curves(cfg, depth, progress=progress)
     # the key's format is that of the first version of the cache (prompts as a count, positions as text),
@@ -280,14 +276,22 @@ def _cached_baselines(cfg, depth: int, folder: Path | None, progress: bool) -> p
         settings |= {"target_family": cfg["target_family"], "target_width": cfg["target_width"]}
     cheap = baseline_curves(cfg, depth, progress=progress, mlp=False)
     path = Path(folder) / f"baselines_depth{depth}.json"
+    command = PROFILES.command_for(cfg.get("profile", "reference")) + " --part main"
     if path.is_file():
-        cached = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            cached = load_result(path)["data"]
+        except ResultFileError as err:
+            raise ResultFileError(f"{err}. The cache of MLP baselines is damaged: delete it and rerun {command} "
+                                  "(it recomputes the baselines)") from None
         if cached["settings"] == settings:
             rows = pd.DataFrame(cached["rows"])
             return pd.concat([cheap, rows[rows["method"].str.startswith("MLP")]], ignore_index=True)
+    t0 = time.perf_counter()
     full = baseline_curves(cfg, depth, progress=progress)
     mlp = full[full["method"].str.startswith("MLP")]
-    atomic_write_text(path, json.dumps({"settings": settings, "rows": frame_to_lists(mlp)}))
+    save_result(path, {"settings": settings, "rows": frame_to_lists(mlp)},
+                provenance=provenance(command=command, wall_time_s=time.perf_counter() - t0,
+                                      profile=cfg.get("profile", ""), seed=cfg["seed"]))
     return pd.concat([cheap, mlp], ignore_index=True)
 
 

@@ -27,7 +27,7 @@ import torch
 from torch import Tensor
 from tqdm import tqdm
 
-from ..book.results import save_checkpoint
+from ..book.results import load_checkpoint, save_checkpoint
 from .model import GPTConfig, InContextGPT
 from .tasks import TaskConfig, sample_prompts
 
@@ -107,11 +107,12 @@ def excess_r2(model: InContextGPT, xs: Tensor, ys: Tensor, first: int) -> tuple[
 
 def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoint: Path | None = None,
           checkpoint_every: int = 500, max_steps_this_call: int | None = None, device: str = "cpu",
-          progress: bool = True, init_state: dict | None = None) -> dict:
+          progress: bool = True, init_state: dict | None = None, command: str = "") -> dict:
     """Train; returns ``{"model", "history" (step, loss, …), "steps_done", "seconds"}``. With ``checkpoint``
     an existing file is resumed (its settings must match) and the state is saved atomically every
     ``checkpoint_every`` steps and at the end of the call. ``init_state`` (a state dict of a model of the
-    same shape) replaces the initial weights; ``cfg.init_from`` must then say where they come from."""
+    same shape) replaces the initial weights; ``cfg.init_from`` must then say where they come from.
+    ``command`` (the command that rebuilds the checkpoint) goes into the checkpoint's record."""
     if (init_state is None) != (not cfg.init_from):
         raise ValueError("init_state and cfg.init_from go together: give both or neither")
     if model_cfg.d != task.d:
@@ -132,7 +133,7 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
     history: list[dict] = []
     step, seconds = 0, 0.0
     if checkpoint is not None and Path(checkpoint).is_file():
-        state = torch.load(checkpoint, weights_only=True, map_location=device)
+        state = load_checkpoint(checkpoint, map_location=device)
         if _plain(state["settings"]) != _plain(settings):
             raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['settings']}")
         model.load_state_dict(state["model"])
@@ -159,7 +160,7 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
         if checkpoint is not None and (step % checkpoint_every == 0 or step == stop):
             save_checkpoint(checkpoint, {"settings": settings, "model": model.state_dict(), "opt": opt.state_dict(),
                                "rng": g.get_state(), "history": history, "step": step,
-                               "seconds": time.perf_counter() - t0})
+                               "seconds": time.perf_counter() - t0}, command=command)
     bar.close()
     model.eval()
     columns = ["step", "loss", "examples", "dims"] + (["val_r2", "val_context_mean"] if cfg.eval_every else [])
@@ -182,7 +183,7 @@ def load_model(checkpoint: Path, device: str = "cpu") -> tuple[InContextGPT, dic
     path = Path(checkpoint)
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint at {path}; run the training command of the chapter first")
-    state = torch.load(path, weights_only=True, map_location=device)
+    state = load_checkpoint(path, map_location=device)
     model = InContextGPT(GPTConfig(**state["settings"]["model"])).to(device)
     model.load_state_dict(state["model"])
     return model.eval(), state

@@ -13,7 +13,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from ..book.results import git_commit, hardware, save_checkpoint
+from ..book.results import git_commit, hardware, load_checkpoint, save_checkpoint
 from .model import TF, LSAData, sample_data, tf_forward
 
 Tensor = torch.Tensor
@@ -105,7 +105,7 @@ def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, p
     history: list[dict] = []
     epoch, seconds, segments = 0, 0.0, []
     if checkpoint is not None and Path(checkpoint).is_file():
-        state = torch.load(checkpoint, weights_only=True)
+        state = load_checkpoint(checkpoint)
         if state["cfg"] != {k: cfg[k] for k in state["cfg"]}:
             raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['cfg']}")
         if state.get("runs", list(range(cfg["runs"]))) != idx_runs.tolist():
@@ -149,13 +149,18 @@ def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, p
                                           "rng": g.get_state(), "best": best, "best_val": best_val,
                                           "history": history, "epoch": epoch, "runs": idx_runs.tolist(),
                                           "segments": segments + [segment],
-                                          "seconds": time.perf_counter() - t0})
+                                          "seconds": time.perf_counter() - t0},
+                            command=_command(cfg), profile=cfg.get("profile", ""))
     bar.close()
     final = TF(4, 2, 2, T, runs=R)
     final.load_state_dict(best)
     return {"model": final, "history": pd.DataFrame(history), "epochs_done": epoch,
             "seconds": time.perf_counter() - t0,
             "segments": segments + ([segment] if segment["to_epoch"] > segment["from_epoch"] else [])}
+
+
+def _command(cfg) -> str:
+    return f"python -m icdl.lsa --profile {cfg.get('profile', 'reference')}"
 
 
 def _shard_paths(checkpoint: Path, n: int) -> list[Path]:
@@ -169,7 +174,7 @@ _PER_RUN_OPT = ("exp_avg", "exp_avg_sq")  # Adam's per-element state; "step" is 
 def split_checkpoint(checkpoint: Path, n: int) -> list[Path]:
     """Write ``n`` shard checkpoints (runs as :func:`shard_runs`) from a checkpoint of all runs, so that an
     unsharded run can continue as ``n`` parallel processes. Returns the shard paths."""
-    state = torch.load(checkpoint, weights_only=True)
+    state = load_checkpoint(checkpoint)
     runs = state.get("runs", list(range(state["cfg"]["runs"])))
     paths = _shard_paths(checkpoint, n)
     for i, path in enumerate(paths):
@@ -181,7 +186,7 @@ def split_checkpoint(checkpoint: Path, n: int) -> list[Path]:
         part["opt"] = {"param_groups": state["opt"]["param_groups"],
                        "state": {p: {k: (v[keep] if k in _PER_RUN_OPT else v) for k, v in st.items()}
                                  for p, st in state["opt"]["state"].items()}}
-        save_checkpoint(path, part)
+        save_checkpoint(path, part, command=_command(state["cfg"]), profile=state["cfg"].get("profile", ""))
     return paths
 
 
@@ -192,7 +197,7 @@ def merge_shard_checkpoints(checkpoint: Path, n: int) -> None:
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise ValueError(f"cannot merge: shard checkpoints missing: {missing}")
-    parts = [torch.load(p, weights_only=True) for p in paths]
+    parts = [load_checkpoint(p) for p in paths]
     epochs = {p["epoch"] for p in parts}
     if len(epochs) != 1:
         raise ValueError(f"cannot merge shards at different epochs {sorted(epochs)}: train each to the same epoch")
@@ -208,7 +213,7 @@ def merge_shard_checkpoints(checkpoint: Path, n: int) -> None:
                      "state": {pid: {k: (torch.cat([p["opt"]["state"][pid][k] for p in parts])
                                          if k in _PER_RUN_OPT else v) for k, v in st.items()}
                                for pid, st in first["opt"]["state"].items()}}
-    save_checkpoint(checkpoint, merged)
+    save_checkpoint(checkpoint, merged, command=_command(merged["cfg"]), profile=merged["cfg"].get("profile", ""))
     for p in paths:
         p.unlink()
 
