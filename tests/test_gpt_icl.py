@@ -8,11 +8,11 @@ import torch
 
 from icdl.book.profiles import ProfileError
 from icdl.gpt_icl import baselines as bl
+from icdl.gpt_icl import depth as gpt_depth
+from icdl.gpt_icl import plateau as gpt_plateau
 from icdl.gpt_icl import speed as gpt_speed
 from icdl.gpt_icl import study as gpt_study
 from icdl.gpt_icl.model import GPTConfig, InContextGPT
-from icdl.gpt_icl import depth as gpt_depth
-from icdl.gpt_icl import plateau as gpt_plateau
 from icdl.gpt_icl.tasks import MIXTURES, TaskConfig, apply_networks, output_scale, sample_prompts, sample_x
 from icdl.gpt_icl.training import TrainConfig, _batch, curriculum, load_model, train
 

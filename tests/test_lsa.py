@@ -1,10 +1,9 @@
 import math
 
 import pytest
-
-from icdl.book.ledger import judge_status
 import torch
 
+from icdl.book.ledger import judge_status
 from icdl.lsa import constructions as lsa_constructions
 from icdl.lsa import model as lsa_model
 from icdl.lsa import study as lsa_study
@@ -258,3 +257,20 @@ def test_command_line_refuses_bad_arguments_before_any_work(args, message, tmp_p
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "results" / "lsa_training").exists() or not any((tmp_path / "results").rglob("*.json"))
+
+
+def test_degenerate_least_squares_data_are_refused():
+    """N < 2, constant x or non-finite data used to give NaN targets silently."""
+    from icdl.lsa.model import ls_stats, sample_data
+
+    g = torch.Generator().manual_seed(0)
+    with pytest.raises(ValueError, match="N"):
+        sample_data((2,), 1, generator=g)
+    with pytest.raises(ValueError, match="N"):
+        sample_data((2,), 0, generator=g)
+    with pytest.raises(ValueError, match="constant x"):
+        ls_stats(torch.ones(3, 5), torch.randn(3, 5, generator=g), torch.zeros(3))
+    with pytest.raises(ValueError, match="^y has non-finite"):
+        ls_stats(torch.randn(3, 5, generator=g), torch.full((3, 5), float("nan")), torch.zeros(3))
+    d = sample_data((2,), 2, generator=g)       # the smallest allowed N still works
+    assert torch.isfinite(d.target).all()

@@ -10,6 +10,7 @@ from icdl.networks import (
     LOSSES,
     Architecture,
     autograd_gradient,
+    explicit_gradient,
     flatten,
     forward,
     get_activation,
@@ -172,3 +173,15 @@ def test_second_derivative_bounds(name):
     second = torch.diff(act.r_prime(z)) / torch.diff(z)
     assert float(second.abs().max()) <= act.lipschitz_prime + 1e-6
     assert float(second.abs().max()) >= act.lipschitz_prime - 1e-3
+
+
+def test_non_finite_inputs_are_refused_with_the_argument_named():
+    """NaN or inf data used to give NaN gradients silently."""
+    arch = Architecture(2, 3, 2, 1)
+    w = torch.zeros(arch.size, dtype=torch.float64)
+    x, y = torch.zeros(4, 2, dtype=torch.float64), torch.zeros(4, 1, dtype=torch.float64)
+    for bad_x, bad_y, bad_w, name in ((x.clone().fill_(float("nan")), y, w, "x"),
+                                      (x, y.clone().fill_(float("inf")), w, "y"),
+                                      (x, y, w.clone().fill_(float("nan")), "w")):
+        with pytest.raises(ValueError, match=f"^{name} has non-finite"):
+            explicit_gradient(arch, bad_w, bad_x, bad_y)

@@ -69,3 +69,15 @@ def test_bad_input_is_rejected():
         rs.interpolate_1d(torch.tanh, 1.0, 2)
     with pytest.raises(ValueError, match="takes k = 2 variables"):
         rs.fit("product: t·y", 4.0, 16)(torch.zeros(3, 3))
+
+
+@pytest.mark.parametrize("R, H, kind, match", [
+    (float("inf"), 16, ValueError, "R"), (float("nan"), 16, ValueError, "R"), (0.0, 16, ValueError, "R"),
+    (-1.0, 16, ValueError, "R"), (4.0, 16.0, TypeError, "H"), (4.0, 6.7, TypeError, "H"), (4.0, 2, ValueError, "H"),
+    (4.0, True, TypeError, "H"),
+])
+def test_fit_refuses_bad_sizes_naming_the_argument(R, H, kind, match):
+    """R = inf gave a sum full of NaN; a float H ended in linspace's TypeError."""
+    with pytest.raises(kind, match=match):
+        rs.fit("sigmoid", R, H)
+    assert rs.fit("sigmoid", 4.0, 3).H == 3  # the smallest allowed size still works (range checked from above)

@@ -156,6 +156,8 @@ def _check_w(arch: Architecture, w: Tensor) -> None:
                          f"{tuple(w.shape) if isinstance(w, torch.Tensor) else type(w).__name__}")
     if w.numel() != arch.size:
         raise ValueError(f"w has {w.numel()} entries, but {arch} has D_N = {arch.size} parameters")
+    if not torch.isfinite(w).all():
+        raise ValueError("w has non-finite entries (NaN or inf)")
 
 
 def unflatten(arch: Architecture, w: Tensor) -> list[Tensor]:
@@ -212,6 +214,9 @@ def _check_data(arch: Architecture, x: Tensor, y: Tensor | None) -> None:
         raise ValueError(f"y must have shape (n={x.shape[0]}, d_y={arch.d_y}), got {tuple(y.shape)}")
     if x.shape[0] < 1:
         raise ValueError("need at least one example (n >= 1)")
+    for name, v in (("x", x), ("y", y)):
+        if v is not None and not torch.isfinite(v).all():
+            raise ValueError(f"{name} has non-finite entries (NaN or inf); the network's outputs would be NaN")
 
 
 def forward(arch: Architecture, w: Tensor, x: Tensor, activation: str = "sigmoid") -> list[Tensor]:

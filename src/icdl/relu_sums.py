@@ -29,6 +29,7 @@ for the logistic loss ``sigmoid(t) − y``, and the product ``xy = ((x + y)² �
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -75,13 +76,21 @@ class ReluSum:
         return torch.relu(pre) @ self.c
 
 
+def _check_R_H(R: float, H: int) -> None:
+    """R a finite positive number, H an integer >= 3 (a float H or an infinite R used to end deep inside
+    ``linspace`` or in a sum full of NaN)."""
+    if isinstance(H, bool) or not isinstance(H, int):
+        raise TypeError(f"H (the number of ReLUs) must be an int >= 3, got {H!r} of type {type(H).__name__}")
+    if H < 3:
+        raise ValueError(f"H must be >= 3 (constant, ramp and one kink), got {H}")
+    if isinstance(R, bool) or not isinstance(R, (int, float)) or not math.isfinite(R) or not R > 0:
+        raise ValueError(f"R (the half-width of the box) must be a finite number > 0, got {R!r}")
+
+
 def interpolate_1d(g: Callable[[Tensor], Tensor], R: float, H: int) -> ReluSum:
     """The piecewise-linear interpolant of ``g`` at ``H`` equal knots of ``[−R, R]`` as a sum of
     exactly ``H`` ReLUs -- a constant, a ramp from ``−R`` and ``H − 2`` kinks -- exact on ``[−R, R]``."""
-    if H < 3:
-        raise ValueError(f"H must be >= 3 (constant, ramp and one kink), got {H}")
-    if not R > 0:
-        raise ValueError(f"R must be > 0, got {R}")
+    _check_R_H(R, H)
     f64 = torch.float64
     t = torch.linspace(-R, R, H, dtype=f64)
     gt = g(t)
@@ -156,11 +165,12 @@ def _exact_linear(w: tuple[float, ...]) -> ReluSum:
     return ReluSum(A, torch.tensor([n, -n], dtype=torch.float64))
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=512, typed=True)
 def fit(target: str, R: float, H: int) -> ReluSum:
     """A deterministic (ε, R, ·, C)-approximation of a named target with about ``H`` ReLUs
     (two-variable targets built from ridge pieces may use a few more; see :attr:`ReluSum.H`).
     Cached: the same arguments return the same object."""
+    _check_R_H(R, H)
     if target in ONE_D:
         return interpolate_1d(ONE_D[target], R, H)
     if target == "u squared: 2(t − y)":

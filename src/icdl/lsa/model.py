@@ -40,9 +40,18 @@ class LSAData:
 
 
 def ls_stats(x: Tensor, y: Tensor, u: Tensor) -> dict[str, Tensor]:
-    """x̄, ȳ, V, C of eqs. 4–7 (1/N normalisation) and the estimate ŷ(u) of eq. 8."""
+    """x̄, ȳ, V, C of eqs. 4–7 (1/N normalisation) and the estimate ŷ(u) of eq. 8. Least squares needs at
+    least two examples with different x (V > 0); anything else, or non-finite data, is refused."""
+    if x.shape[-1] < 2 or x.shape != y.shape:
+        raise ValueError(f"x and y must have the same shape with N >= 2 examples on the last axis, "
+                         f"got x {tuple(x.shape)}, y {tuple(y.shape)}")
+    for name, v in (("x", x), ("y", y), ("u", u)):
+        if not torch.isfinite(v).all():
+            raise ValueError(f"{name} has non-finite entries (NaN or inf)")
     xbar, ybar = x.mean(-1), y.mean(-1)
     V = ((x - xbar[..., None]) ** 2).mean(-1)
+    if not (V > 0).all():
+        raise ValueError("some prompt has constant x (V = 0): its least-squares slope C/V is undefined")
     C = ((x - xbar[..., None]) * (y - ybar[..., None])).mean(-1)
     return {"xbar": xbar, "ybar": ybar, "V": V, "C": C, "target": ybar + C / V * (u - xbar)}
 
@@ -62,6 +71,10 @@ def make_prompts(x: Tensor, y: Tensor, u: Tensor) -> LSAData:
 def sample_data(shape: tuple[int, ...], N: int, *, noise_var: float = 0.04, generator: torch.Generator,
                 dtype: torch.dtype = torch.float32) -> LSAData:
     """LSA section 4.1: x, u ~ N(0, 1); θ₀, θ₁ ~ N(0, 1) per prompt; y = θ₀ + θ₁ x + ε, Var ε = noise_var."""
+    if isinstance(N, bool) or not isinstance(N, int) or N < 2:
+        raise ValueError(f"N (examples per prompt) must be an integer >= 2, got {N!r}")
+    if not (isinstance(noise_var, (int, float)) and math.isfinite(noise_var) and noise_var >= 0):
+        raise ValueError(f"noise_var must be a finite number >= 0, got {noise_var!r}")
     g = generator
     theta = torch.randn(*shape, 2, generator=g, dtype=torch.float64)
     x = torch.randn(*shape, N, generator=g, dtype=torch.float64)
@@ -134,6 +147,8 @@ class TF(torch.nn.Module):
         ``Q_1 … Q_{L+1}`` and of the head sums ``H_1 … H_L`` (before LayerNorm), each ``(R, B, T, D)``."""
         if P.dim() != 4 or P.shape[0] != self.runs or P.shape[2:] != (self.T, 3):
             raise ValueError(f"P must have shape (runs={self.runs}, B, T={self.T}, 3), got {tuple(P.shape)}")
+        if not torch.isfinite(P).all():
+            raise ValueError("P (the prompts) has non-finite entries (NaN or inf)")
         res = tf_forward(P.transpose(-1, -2), self.W_in, self.W, self.W_out if W_out is None else W_out,
                          layernorm=self.layernorm, ln_eps=self.ln_eps, keep=keep)
         if not keep:
