@@ -215,11 +215,15 @@ def test_judge_on_constructed_curves():
         for mix, level in zip(MIXTURES, (0.9, 0.8, 0.6, 0.4)):
             rows += [{"depth": 3, "attention": att, "mixture": mix, "position": p,
                       "r2": level if p <= 4 else beyond * level} for p in pos]
+    # the ReLU model before its own training must not be judged as a model
+    rows += [{"depth": 3, "attention": "relu (at switch)", "mixture": mix, "position": p, "r2": -1.0}
+             for mix in MIXTURES for p in pos]
     curves = pd.DataFrame(rows)
     base = pd.DataFrame([{"depth": 3, "mixture": "(1, 0)", "method": "MLP (3 layers, best epoch)", "position": p,
                           "r2": 0.95} for p in (2, 4)])
     j = gpt_study.judge(curves, base, train_examples=4)
     assert j["obj1"]["max_shortfall"].tolist() == pytest.approx([0.05, 0.05])
+    assert set(j["obj1"]["attention"]) == {"softmax", "relu"}
     assert (j["shift"][list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0).all().all()
     drops = j["length"].set_index("attention")["drop_beyond"]
     assert drops["softmax"] == pytest.approx(-0.63) and drops["relu"] == pytest.approx(-0.27)

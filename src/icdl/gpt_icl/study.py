@@ -305,6 +305,7 @@ def judge(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) ->
     * ``length``: per depth and attention, mean R² over positions beyond the training length minus the
       R² at the training length, mixture (1, 0)."""
     out = {"obj1": [], "shift": [], "length": []}
+    curves = curves[curves["attention"].isin(ATTENTIONS)]  # the trained models, not the switch curves
     ref = curves[curves["mixture"] == "(1, 0)"]
     for (depth, att), g in ref.groupby(["depth", "attention"]):
         mlp = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
