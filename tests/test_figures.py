@@ -205,6 +205,28 @@ def test_softmax_mechanism_numbers(num_regression):
                          default_tolerance={"rtol": 1e-6, "atol": 1e-15}, basename="softmax_separation")
 
 
+def test_softmax_fit_numbers(num_regression):
+    """Figures 'fig-softmax-fit-curves' and 'fig-softmax-steps' on a reduced fit (two widths, 120 steps, one
+    thread): the held-out error along training, the final one-step table and the composed paths. The fits run
+    in float32 with a fixed seed and order; rtol 1e-4 leaves room for summation order and none for a changed
+    schedule (a 5 % change of the learning rate moves the curve by more)."""
+    import torch
+
+    torch.set_num_threads(1)
+    cfg = softmax_study.PROFILES.resolve("quick", widths=(8, 16), steps=120, warmup=12, curve_points=4, L=3,
+                                         test_prompts=64, batch=64)
+    res = softmax_study.fit_study(cfg)
+    c, one = res["curves"], res["one_step"]
+    paths = res["paths"]
+    num_regression.check({"curve_heldout": c["heldout_relative"].to_numpy(),
+                          "curve_train": c["train_relative"].to_numpy()},
+                         default_tolerance={"rtol": 1e-4, "atol": 1e-7}, basename="softmax_fit_curves")
+    num_regression.check({"mean_error": one["mean_error"].to_numpy(), "mean_step": one["mean_step"].to_numpy()},
+                         default_tolerance={"rtol": 1e-4, "atol": 1e-7}, basename="softmax_fit_one_step")
+    num_regression.check({"distance": paths["distance"].to_numpy(), "risk_fitted": paths["risk_fitted"].to_numpy()},
+                         default_tolerance={"rtol": 1e-4, "atol": 1e-7}, basename="softmax_fit_paths")
+
+
 # ---- chapter 10 ------------------------------------------------------------------------------
 
 

@@ -333,6 +333,6 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
         ax2.loglog(h, fit, "--", color="0.5", label=f"trend: slope {trend['slope']:.2f}")
     ax2.set(xlabel="hidden width of the blocks", ylabel="one-step error / step size")
     ax2.set_xticks(one["hidden"], [str(int(v)) for v in one["hidden"]])
-    ax2.minorticks_off()
+    ax2.xaxis.set_minor_locator(mpl.ticker.NullLocator())
     ax2.legend(fontsize=7)
     return fig
