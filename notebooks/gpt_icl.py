@@ -101,7 +101,7 @@ assumptions = pd.DataFrame([
                      f"{cfg['mlp_epochs']} epochs, best epoch; first {cfg['mlp_prompts']} test prompts",
      "width 200, MSE, 100 epochs, best R² over epochs"),
 ], columns=["choice", "ours", "ICDL"])
-assumptions.style.hide(axis="index")
+chapter.table(assumptions)
 
 # %% [markdown]
 # (tab-icl-assumptions)=
@@ -178,14 +178,16 @@ at_len = gpt_study.levels_at(data["curves"], data["baselines"], jcfg["train_exam
 off_plateau = bool((at_len["above_context_mean"] >= gpt_study.OFF_PLATEAU_MARGIN).all())
 print("judged on:", judged_on)
 print("every model at least 0.05 above the context mean at the training length:", off_plateau)
-at_len.round(3).style.hide(axis="index")
+
+# %%
+chapter.table(at_len)
 
 # %% mystnb={"figure": {"caption": "The switch from softmax to ReLU attention, pretraining mixture: the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); grey dotted: context mean.", "name": "fig-icl-switch"}}
 fig = figures.plot_icl_switch(data["curves"], data["baselines"], jcfg["train_examples"])
 
 # %%
 kept = gpt_study.switch_table(data["curves"], data["baselines"], jcfg["train_examples"])
-kept.round(3).style.hide(axis="index")
+chapter.table(kept)
 
 # %% [markdown]
 # `kept at switch` is the share of the softmax model's lead over the context mean
@@ -210,10 +212,10 @@ kept.round(3).style.hide(axis="index")
 
 # %%
 verdict = gpt_study.judge(data["curves"], data["baselines"], jcfg["train_examples"])
-verdict["obj1"].round(3).style.hide(axis="index")
+chapter.table(verdict["obj1"])
 
 # %%
-verdict["length"].round(3).style.hide(axis="index")
+chapter.table(verdict["length"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 obj1_ok = bool((verdict["obj1"]["max_shortfall"] <= gpt_study.OBJ1_TOLERANCE).all())
@@ -282,7 +284,9 @@ depth_verdict = gpt_depth.judge_depth(depth_data["table"])
 obj4_ok = bool(depth_verdict["deeper_better"].all())
 print("judged on:", depth_on)
 print("objective 4 (deepest beats shallowest at every point, both attentions):", obj4_ok)
-depth_verdict.round(3).style.hide(axis="index")
+
+# %%
+chapter.table(depth_verdict)
 
 # %% [markdown]
 # ## The plateau, measured
@@ -309,7 +313,7 @@ else:
 fig = figures.plot_plateau(pl["history"], pl["levels"])
 
 # %%
-pl["summary"].round(3).style.hide(axis="index")
+chapter.table(pl["summary"])
 
 # %% [markdown]
 # `within_share` is the part of the label variance that lies within prompts --
@@ -328,7 +332,7 @@ pl["summary"].round(3).style.hide(axis="index")
 # alone and together with the shortcut, at a few positions:
 
 # %%
-pl["shortcut"].iloc[[0, 4, 9, 17, -1]].round(3).style.hide(axis="index")
+chapter.table(pl["shortcut"].iloc[[0, 4, 9, 17, -1]])
 
 # %% [markdown]
 # ## What in-context learning costs (REB)
@@ -378,30 +382,31 @@ ledger.record("icdl-obj1",
               ours=f"largest shortfall below the MLP up to the training length: {o1['max_shortfall'].max():.2f}",
               criterion=f"transformer R² ≥ MLP R² − {gpt_study.OBJ1_TOLERANCE} at every MLP position ≤ training "
                         "length, mixture (1, 0), every depth and attention",
-              passed=obj1_ok, judged_on=judged_on)
+              passed=obj1_ok, value=float(o1["max_shortfall"].max()), judged_on=judged_on)
 ledger.record("icdl-obj2-shift",
               ours="R² at the training length, (1, 0) → (.5, .5): " + "; ".join(
                   f"{r.depth}L {r.attention}: {r[mix[0]]:.2f}→{r[mix[-1]]:.2f}" for _, r in sh.iterrows()),
               criterion="R² decreases monotonically from (1, 0) to (.5, .5) for every model",
-              passed=shift_ok, judged_on=judged_on)
+              passed=shift_ok, value=float((sh[mix].diff(axis=1).iloc[:, 1:] < 0).all(axis=1).mean()),
+              judged_on=judged_on)
 ledger.record("icdl-obj2-length",
               ours="drop beyond the training length, softmax vs ReLU: " + "; ".join(
                   f"{d}L {drops.loc[d, 'softmax']:.2f} vs {drops.loc[d, 'relu']:.2f}" for d in drops.index),
               criterion="softmax's mean R² drop beyond the training length exceeds ReLU's at every depth",
-              passed=length_ok, judged_on=judged_on)
+              passed=length_ok, value=float((drops["relu"] - drops["softmax"]).min()), judged_on=judged_on)
 obj3_ok = bool((shift_verdict["max_drop"] <= gpt_study.OBJ3_MAX_DROP).all())
 ledger.record("icdl-obj3",
               ours="largest R² drop at the training length for μ = ±0.5: " + "; ".join(
                   f"{r.depth}L {r.attention}: {r.max_drop:.2f}" for r in shift_verdict.itertuples()),
               criterion=f"R² at the training length drops by at most {gpt_study.OBJ3_MAX_DROP} when μ moves to "
                         "±0.5, every model",
-              passed=obj3_ok, judged_on=shift_on)
+              passed=obj3_ok, value=float(shift_verdict["max_drop"].max()), judged_on=shift_on)
 ledger.record("icdl-obj4",
               ours="R² gain from the shallowest to the deepest model: " + "; ".join(
                   f"{r.attention} @{r.position}: {r.gain:+.3f}" for r in depth_verdict.itertuples()),
               criterion="for both attentions, the deepest model's R² exceeds the shallowest's at every "
                         "evaluation point",
-              passed=obj4_ok, judged_on=depth_on)
+              passed=obj4_ok, value=float(depth_verdict["gain"].min()), judged_on=depth_on)
 ledger.record("reb-flops",
               ours=f"forward {cost['icl_flops'] / 1e9:.2f} GFLOPs ({cost['gpt_params'] / 1e6:.1f} M params × "
                    f"{cost['tokens']} tokens); MLP training {cost['train_flops'] / 1e9:.2f} GFLOPs",

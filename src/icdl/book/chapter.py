@@ -9,6 +9,14 @@ from .ledger import Ledger
 from .profiles import ProfileSet
 
 
+def table(df, digits: int = 3):
+    """A DataFrame as the page shows it: rounded, without the 0, 1, 2 index, as HTML whose plain-text
+    fallback is fixed (a Styler's repr carries a memory address that changes on every run)."""
+    from IPython.display import HTML
+
+    return HTML(df.round(digits).to_html(index=False, border=0, classes="dataframe"))
+
+
 def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | None = None
           ) -> tuple[Mapping[str, Any], Ledger]:
     """Apply the book's figure style, resolve (and check) the profile's settings, and open the
