@@ -170,16 +170,16 @@ def test_icgd_transformer_numbers(num_regression):
 
 
 def test_gpt_icl_numbers(num_regression):
-    """The numbers behind the R² figures of chapter 8 on a reduced quick run (one depth, 100 steps). float32
-    training on CPU: identical on rerun here; across BLAS builds R² may move in the 4th decimal."""
+    """The numbers behind the R² figures of chapter gpt_icl (methods, mixtures, the switch) on a reduced quick
+    run (one depth, 100 steps, the first 50 on tanh targets; ReLU attention 50 steps from the softmax weights).
+    float32 training on CPU: identical on rerun here; across BLAS builds R² may move in the 4th decimal."""
     import torch
-
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = gpt_study.PROFILES.resolve("quick", depths=(3,), steps=100, test_prompts=128, mlp_epochs=10,
-                                       mlp_positions=(5, 19))
+        cfg = gpt_study.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
+                                         test_prompts=128, mlp_epochs=10, mlp_positions=(5, 19))
         res = gpt_study.run(cfg, progress=False)
     finally:
         torch.set_num_threads(threads)
@@ -188,6 +188,31 @@ def test_gpt_icl_numbers(num_regression):
                          default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_curves")
     num_regression.check({"r2": b["r2"].to_numpy(), "position": b["position"].to_numpy()},
                          default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_baselines")
+
+
+def test_gpt_icl_depth_and_plateau_numbers(num_regression):
+    """Figures 'fig-icl-depth' and 'fig-icl-plateau' on reduced runs (two model depths and three families,
+    60 steps each, one thread): R² at the evaluation points with bands, the validation curves and the levels."""
+    import torch
+
+    from icdl.gpt_icl import depth as gpt_depth
+    from icdl.gpt_icl import plateau as gpt_plateau
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = gpt_study.PROFILES.resolve("quick", steps=60, warm_steps=30, relu_steps=20, test_prompts=128,
+                                         plateau_steps=60, eval_every=20)
+        d = gpt_depth.depth_study(cfg, progress=False)
+        pl = gpt_plateau.plateau_runs(cfg, progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    num_regression.check({"r2": d["table"]["r2"].to_numpy(), "lo": d["table"]["lo"].to_numpy(),
+                          "hi": d["table"]["hi"].to_numpy(), "base": d["baselines"]["r2"].to_numpy()[:3]},
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_depth")
+    num_regression.check({"val_r2": pl["history"]["val_r2"].to_numpy(),
+                          "val_context_mean": pl["history"]["val_context_mean"].to_numpy()},
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_plateau")
 
 
 # ---- chapter 9 -------------------------------------------------------------------------------
