@@ -390,3 +390,17 @@ def test_leave_step_reads_the_midpoint():
     assert out.loc["a", "left_at_step"] == 20 and out.loc["a", "final_excess"] == pytest.approx(0.15)
     assert math.isnan(out.loc["b", "left_at_step"])  # 0.89 < midpoint 0.9: never left
 
+
+
+def test_profiles_are_checked_as_a_whole_against_memory(monkeypatch):
+    """Settings each in range can together need terabytes: refused at resolve time with the estimate, not in
+    a notebook cell. The estimate grows with the prompts it evaluates at once (a dropped factor would not)."""
+    from icdl.book import profiles
+
+    small = gpt_study.memory_estimate(gpt_study.PROFILES.resolve("quick"))
+    big = gpt_study.memory_estimate(gpt_study.PROFILES.resolve("quick", test_prompts=2560))
+    assert 9 < big / small <= 10.5
+    with pytest.raises(ProfileError, match=r"needs about [\d,.]+ GiB of memory; this machine has"):
+        gpt_study.PROFILES.resolve("reference", test_prompts=100_000, test_examples=200, n_embd=1024, n_layer=24)
+    monkeypatch.setattr(profiles, "machine_memory", lambda: 2.0**40)  # a 1 TiB machine takes the paper profile
+    assert gpt_study.PROFILES.resolve("paper")["test_prompts"] == 6400

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 
 class ProfileError(ValueError):
@@ -44,6 +44,9 @@ class ProfileSet:
     #: the command that produces this chapter's results at a profile (``{profile}`` is filled in);
     #: by default the chapter itself, executed by papermill
     command: str = "python -m icdl.book.execute {chapter} --profile {profile}"
+    #: the peak memory (bytes) a resolved profile needs, estimated from its settings; checked as a whole
+    #: against this machine's memory by :meth:`resolve` (settings each in range can together be impossible)
+    memory: Callable[[Mapping[str, Any]], float] | None = None
 
     def __post_init__(self) -> None:
         if "quick" not in self.profiles:
@@ -131,4 +134,21 @@ class ProfileSet:
             self._check(key, value, where="override")
             settings[key] = self._coerce(settings[key], value)
         settings["profile"] = profile
+        if self.memory is not None:
+            need, have = float(self.memory(settings)), machine_memory()
+            if need > have:
+                raise ProfileError(f"{self.chapter}: profile {profile!r} with {dict(overrides) or 'no overrides'} "
+                                   f"needs about {need / 2**30:,.1f} GiB of memory; this machine has "
+                                   f"{have / 2**30:,.1f} GiB. Lower the sizes (e.g. test_prompts, batch) or use a "
+                                   "larger machine")
         return MappingProxyType(settings)
+
+
+def machine_memory() -> float:
+    """Physical memory of this machine in bytes (``inf`` where it cannot be read)."""
+    import os
+
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return float("inf")

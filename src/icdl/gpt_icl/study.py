@@ -27,6 +27,20 @@ from .model import GPTConfig, InContextGPT
 from .tasks import MIXTURES, TaskConfig, sample_prompts
 from .training import TrainConfig, load_model, train
 
+def memory_estimate(cfg) -> float:
+    """Peak bytes of the largest step of a profile, estimated from its settings (float32, about 12 values per
+    token and width per layer plus the attention scores): evaluating a model on all test prompts at once
+    (no gradients: one layer's activations live at a time), a training step (every layer's activations kept
+    for the backward pass), or the test prompts themselves; the largest, with half again for slack."""
+    T = 2 * max(cfg["test_examples"], cfg["train_examples"], cfg["depth_train_examples"])
+    layers = max(cfg["n_layer"], *cfg["depth_layers"])
+    per_token_layer = 12 * cfg["n_embd"] + cfg["n_head"] * T
+    evaluate = 4 * cfg["test_prompts"] * T * per_token_layer * 2
+    train = 4 * cfg["batch"] * T * per_token_layer * layers * 3  # activations, gradients, optimiser traffic
+    prompts = 4 * cfg["test_prompts"] * cfg["test_examples"] * (cfg["d"] + 1) * len(MIXTURES)
+    return 1.5 * max(evaluate, train, prompts)
+
+
 _COMMON = {"target_family": "relu", "target_width": 0, "curriculum_interval": 0, "seed": 0}
 PROFILES = ProfileSet(
     "gpt_icl",
@@ -62,6 +76,7 @@ PROFILES = ProfileSet(
             "depth_target": (1, 8), "depth_positions": (1, 199), "depth_train_examples": (2, 200),
             "plateau_steps": (1, 10**6), "eval_every": (1, 10**5)},
     command="python -m icdl.gpt_icl --profile {profile}",
+    memory=memory_estimate,
 )
 
 #: The criteria of the chapter's claims, fixed before the reference run that judges them:
