@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 
 from icdl import figures
@@ -270,3 +271,92 @@ def test_diffusion_numbers(num_regression):
     num_regression.check({"x_t": binned["x_t"].to_numpy(), "mean_y": binned["mean_y"].to_numpy(),
                           "score": binned["score"].to_numpy()},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="diffusion_binned_targets")
+
+
+# ---- every numbered figure has a regression ------------------------------------------------------
+
+#: each figure of the book (its ``name`` in the notebooks) and the test that pins its numbers; reference
+#: figures are drawn from committed results, pinned by :func:`test_committed_reference_numbers`
+FIGURE_TESTS = {
+    "fig-icgd-paths": "test_ch1_icgd_paths_numbers",
+    "fig-gd-layer-weights": "test_ch1_layer_weights_pixels",
+    "fig-lemma1-recursion": "test_ch2_recursion_diagram_pixels",
+    "fig-layer-grad-norms": "test_ch2_layer_gradient_norms_numbers",
+    "fig-train-explicit": "test_ch2_train_comparison_numbers",
+    "fig-relu-sum-errors": "test_relu_sum_error_curve_numbers",
+    "fig-token-layout": "test_token_layout_numbers",
+    "fig-lemma2": "test_forward_pass_study_numbers",
+    "fig-icgd-transformer": "test_icgd_transformer_numbers",
+    "fig-icgd-predictions": "test_icgd_transformer_numbers",
+    "fig-softmax-quantiser": "test_softmax_mechanism_numbers",
+    "fig-softmax-fit-curves": "test_softmax_fit_numbers",
+    "fig-softmax-steps": "test_softmax_fit_numbers",
+    "fig-softmax-fit-curves-ref": "test_committed_reference_numbers",
+    "fig-softmax-steps-ref": "test_committed_reference_numbers",
+    "fig-icl-methods-live": "test_gpt_icl_numbers",
+    "fig-icl-switch": "test_gpt_icl_numbers",
+    "fig-icl-methods-ref": "test_committed_reference_numbers",
+    "fig-icl-mixtures-relu-ref": "test_committed_reference_numbers",
+    "fig-icl-mixtures-softmax-ref": "test_committed_reference_numbers",
+    "fig-icl-param-shift": "test_gpt_icl_numbers",
+    "fig-icl-depth": "test_gpt_icl_depth_and_plateau_numbers",
+    "fig-icl-plateau": "test_gpt_icl_depth_and_plateau_numbers",
+    "fig-dsm-targets": "test_diffusion_numbers",
+    "fig-score-errors": "test_diffusion_numbers",
+    "fig-lsa-construction": "test_lsa_construction_error_numbers",
+    "fig-lsa-gd": "test_lsa_gd_two_steps_numbers",
+    "fig-lsa-val-live": "test_lsa_training_curve_numbers",
+    "fig-lsa-weights": "test_committed_reference_numbers",
+    "fig-lsa-curves": "test_committed_reference_numbers",
+}
+
+
+def test_every_figure_has_a_regression():
+    """A figure added to a chapter without a regression of its numbers fails here (and a mapped test that
+    does not exist)."""
+    import re
+
+    names = set()
+    for src in (HERE.parent / "notebooks").glob("*.py"):
+        names |= set(re.findall(r'"name": "(fig-[a-z0-9-]+)"', src.read_text(encoding="utf-8")))
+    assert names, "no figures found"
+    assert sorted(names - set(FIGURE_TESTS)) == [], "figures without a regression test"
+    assert sorted(set(FIGURE_TESTS) - names) == [], "regressions of figures that no chapter draws"
+    defined = set(re.findall(r"^def (test_\w+)", Path(__file__).read_text(encoding="utf-8"), flags=re.M))
+    assert sorted(set(FIGURE_TESTS.values()) - defined) == []
+
+
+def test_token_layout_numbers(num_regression):
+    """Figure 'fig-token-layout': the rows of each quantity in a token (a moved slot shifts these)."""
+    from icdl.constructions.lemmas import ICGDLayout
+    from icdl.networks import Architecture
+
+    lo = ICGDLayout(Architecture(3, 2, 2, 2))
+    slots = [lo.slot("w"), lo.slot("p", 1), lo.slot("p", 3), lo.slot("s", 1), lo.slot("s", 3)]
+    num_regression.check({"start": np.asarray([s.start for s in slots] + [lo.D], dtype=float),
+                          "stop": np.asarray([s.stop for s in slots] + [lo.D], dtype=float)},
+                         default_tolerance={"atol": 0, "rtol": 0}, basename="token_layout")
+
+
+def test_committed_reference_numbers(num_regression):
+    """The numbers behind the reference figures, read from the committed result files: a result replaced
+    by a rerun that changed them (on purpose or not) fails here until the baseline is regenerated and the
+    diff reviewed."""
+    from icdl.book.results import load_result
+
+    res = HERE.parent / "results"
+    soft = load_result(res / "softmax" / "fits.reference.json")["data"]
+    lsa = load_result(res / "lsa_training" / "training.reference.json")["data"]
+    icl = load_result(res / "gpt_icl" / "icl.reference.json")["data"]
+    num_regression.check({"softmax_mean_error": np.asarray(soft["one_step"]["mean_error"]),
+                          "softmax_curve": np.asarray(soft["curves"]["heldout_relative"])[::6]},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_softmax")
+    num_regression.check({"lsa_test_mse": np.asarray(lsa["table1"]["test_mse"]),
+                          "lsa_corr": np.asarray(lsa["table1"]["corr_inv_sigma_inv_V"]),
+                          "lsa_curve_full": np.asarray(lsa["curves"]["full"])[::10],
+                          "lsa_w_out_max": np.asarray(lsa["W_out_abs"]).max(axis=1)},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_lsa")
+    curves = np.asarray(icl["curves"]["r2"])
+    num_regression.check({"icl_r2": curves[:: max(1, len(curves) // 200)],
+                          "icl_baselines": np.asarray(icl["baselines"]["r2"])[::20]},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_icl")
