@@ -215,8 +215,10 @@ if ref_obj is not None:
 # {glue:text}`ref_widest` % at width {glue:text}`ref_widest_hidden`, a log-log
 # slope of {glue:text}`ref_slope`: wider blocks approximate the step better, the
 # trend Theorem 2 predicts. The curves flatten towards the end of each run, where
-# the cosine takes the learning rate to zero; a longer budget lowers every width
-# further, so these are upper bounds on what the blocks can represent.
+# the cosine takes the learning rate to zero, and the held-out and training-batch
+# errors agree throughout: the fits are limited by their optimisation budget, not
+# by overfitting, so these errors bound from above what blocks of each width can
+# represent.
 #
 # What this shows and what it does not. The fitted layers do represent most of a
 # gradient step on prompts they have never seen, and composing them decreases
