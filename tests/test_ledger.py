@@ -79,7 +79,11 @@ def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
     assert status["icdl-icgd-one-step"] == "mismatch"
     assert status["lsa-fig3"] == "not yet covered"
     text = render_report(tmp_path / "results" / "ledger")
-    assert text.count("\n| ") == len(df) + 1  # header plus one line per row
+    assert text.count('<tr id="claim-') == len(set(df["id"]))  # one row per claim, each with its anchor
+    assert f"**{len(set(df['id']))} claims:**" in text and "**1** mismatch" in text and "**1** pass" in text
+    # the mismatch is listed before the table, with its registered reason
+    assert text.index("## Registered mismatches") < text.index("## Every claim")
+    assert "registered mismatch: why" in text
 
 
 def test_ledger_rejects_unknown_and_duplicate_claims(tmp_path, monkeypatch):
