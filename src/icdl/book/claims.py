@@ -116,7 +116,8 @@ CLAIMS: tuple[Claim, ...] = (
        GPT_ICL, "tests/test_gpt_icl.py::test_judge_on_constructed_curves"),
     _c("icdl-obj3", "ICDL objective 3 (Figs. 5–6)", "a shift of the target-parameter distribution hurts little",
        GPT_ICL, "tests/test_gpt_icl.py::test_param_shift_evaluation"),
-    _c("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)"),
+    _c("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)",
+       GPT_ICL, "tests/test_gpt_icl.py::test_judge_depth_both_sides"),
     # ---- ICDL appendix G, REB data and cost ----------------------------------------------
     _c("icdl-lemma19", "ICDL Lemma 19 (diffusion score ICL)", "score matching reduces to ICGD on a ReLU network",
        DIFFUSION, "tests/test_diffusion.py::test_transformer_learns_the_score_in_context"),
