@@ -404,3 +404,26 @@ def test_profiles_are_checked_as_a_whole_against_memory(monkeypatch):
         gpt_study.PROFILES.resolve("reference", test_prompts=100_000, test_examples=200, n_embd=1024, n_layer=24)
     monkeypatch.setattr(profiles, "machine_memory", lambda: 2.0**40)  # a 1 TiB machine takes the paper profile
     assert gpt_study.PROFILES.resolve("paper")["test_prompts"] == 6400
+
+
+def test_a_rerun_from_scratch_reproduces_the_committed_reference():
+    """The first logged steps of the committed reference model (depth-3 softmax, one thread), retrained from
+    scratch here, give the same losses to the last bit: seeds, data stream and arithmetic are pinned (an
+    unseeded draw, a changed default or a kernel chosen at run time would move them)."""
+    from pathlib import Path
+
+    from icdl.book.results import load_checkpoint
+
+    ckpt = Path(__file__).resolve().parents[1] / "results/gpt_icl/checkpoints/reference/gpt_depth3_softmax.pt"
+    committed = load_checkpoint(ckpt)["history"][:2]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        rcfg = gpt_study.PROFILES.resolve("reference")
+        mcfg, tcfg, trcfg = gpt_study.configs(rcfg, 3, "softmax")
+        res = train(mcfg, tcfg, trcfg, max_steps_this_call=committed[-1]["step"], progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    rerun = res["history"].to_dict("records")
+    assert [r["step"] for r in rerun] == [r["step"] for r in committed]
+    assert [r["loss"] for r in rerun] == [r["loss"] for r in committed]
