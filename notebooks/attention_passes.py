@@ -34,12 +34,20 @@
 # `icdl.constructions.bounds` (`lemma2_bound`, …) and `icdl.studies.attention_passes`
 # (`forward_pass_study`).
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
 
 # %%
 import torch
+from myst_nb import glue
 
 from icdl import figures
 from icdl import relu_sums as rs
@@ -207,3 +215,6 @@ ledger.record("icdl-lemma5",
               note="Lemma 6 bound checked in icgd_transformer; B_θ = 1 + heads under eq. B.1, not 1 (ibid.)")
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

@@ -40,6 +40,13 @@
 # MLP baseline), `study` (objectives 1–3, profiles, criteria), `depth`
 # (objective 4), `plateau` (the plateau study), `speed` (costs).
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
@@ -470,3 +477,6 @@ ledger.record("reb-times",
               passed=order_ok, note="no GPU here; CPU seconds in the table above")
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

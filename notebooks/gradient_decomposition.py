@@ -27,6 +27,13 @@
 # Code: `icdl.networks` (the network, the flat parameter vector, the terms of
 # Lemma 1) and `icdl.studies.gradient` (the numbers behind this chapter's figures).
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
@@ -34,6 +41,7 @@ overrides = {}
 # %%
 import pandas as pd
 import torch
+from myst_nb import glue
 
 from icdl import figures
 from icdl.book import chapter
@@ -224,3 +232,6 @@ ledger.record("icdl-lemma15", ours=f"max relative deviation {dxdy:.0e} with d_x 
               criterion="same criterion with d_x ≠ d_y", passed=dxdy < 1e-12)
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

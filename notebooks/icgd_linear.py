@@ -25,6 +25,13 @@
 # Code: `icdl.prompts` (the prompt), `icdl.constructions.linear` (the layer and its
 # weights), `icdl.studies.linear_gd` (tasks, plain GD, and the numbers behind the figures).
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
@@ -34,6 +41,7 @@ import time
 
 import pandas as pd
 import torch
+from myst_nb import glue
 
 from icdl import figures
 from icdl.book import chapter
@@ -223,3 +231,6 @@ ledger.record("icdl-icgd-L-steps",
               criterion="every step and token within 1e-13 of GD", passed=path_exact and tokens_agree)
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

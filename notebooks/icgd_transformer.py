@@ -29,12 +29,20 @@
 # `icdl.constructions.bounds` (the bounds), `icdl.studies.icgd_transformer` (the
 # task and the study) and `icdl.studies.icgd_accounting` (the accounting).
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
 
 # %%
 import numpy as np
+from myst_nb import glue
 
 from icdl import figures
 from icdl.book import chapter
@@ -341,3 +349,6 @@ ledger.record("reb-r2xk",
               passed=size["layers"] == size["layers_formula"])
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

@@ -28,6 +28,13 @@
 # Code: `icdl.lsa.model` (the model `TF`) and `icdl.lsa.constructions` (the
 # constructions and the error sweeps).
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
@@ -35,6 +42,7 @@ overrides = {}
 # %%
 import numpy as np
 import torch
+from myst_nb import glue
 
 from icdl import figures
 from icdl.book import chapter
@@ -194,3 +202,6 @@ ledger.record("lsa-appendix-b",
               passed=gd["closed_form_vs_explicit_gd"].max() < 1e-12 and gd_big.loc[1000, "tf_vs_closed_form"] < 2e-3)
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

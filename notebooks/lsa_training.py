@@ -24,6 +24,13 @@
 # Code: `icdl.lsa.training` (`train`), `icdl.lsa.study` (`evaluate`,
 # `fitted_curves`, `judge`); the long run is `python -m icdl.lsa --profile reference`.
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
@@ -31,6 +38,7 @@ overrides = {}
 # %%
 import pandas as pd
 import torch
+from myst_nb import glue
 
 from icdl import figures
 from icdl.book import chapter
@@ -182,3 +190,6 @@ for entry in judge(data):
                   value=entry["value"], note=entry["note"], judged_on=judged_on)
 ledger.save()
 ledger.table()[["source", "criterion"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

@@ -27,12 +27,20 @@
 # Code: `icdl.relu_sums` (the sums) and `icdl.studies.relu_sums` (the numbers
 # behind the figures).
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
 
 # %%
 import pandas as pd
+from myst_nb import glue
 
 from icdl import figures
 from icdl import relu_sums as rs
@@ -154,3 +162,6 @@ ledger.record("reb-tzww-q1", ours=f"t·y on [−{cfg['R']:g}, {cfg['R']:g}]²: �
               passed=p3["eps"] <= 1e-3)
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

@@ -36,6 +36,13 @@
 # `icdl.constructions.softmax` (the quantiser, the contextual mapping) and
 # `icdl.studies.softmax` (the fitted step).
 
+# %% [markdown]
+# **What this chapter checks, and what we found** (each claim links to its row
+# of the {doc}`../book/report`; the code and the evidence follow):
+#
+# ```{glue:} claims_box
+# ```
+
 # %% tags=["parameters"]
 profile = "quick"
 overrides = {}
@@ -269,3 +276,6 @@ ledger.record("icdl-thm2-size",
               passed=size_trend["passed"], judged_on=size_on)
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+glue("claims_box", ledger.box(), display=False)

@@ -94,6 +94,22 @@ class Ledger:
                          "criterion": r.criterion, "status": r.status})
         return pd.DataFrame(rows)
 
+    def box(self):
+        """The chapter's claims as its first screen shows them: claim, paper, ours, status, and a link to
+        the claim's row of the report (HTML; glued at the end of the chapter, shown at its top)."""
+        import html
+
+        from IPython.display import HTML
+
+        rows = []
+        for r in self.records:
+            c = get_claim(r.claim)
+            rows.append(f'<tr><td><a href="../book/report.html#claim-{r.claim}">{html.escape(c.source)}</a></td>'
+                        f"<td>{html.escape(c.paper)}</td><td>{html.escape(r.ours)}</td>"
+                        f'<td class="status-{r.status}"><b>{r.status}</b></td></tr>')
+        return HTML('<table class="report claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
+                    "<th>status</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
     def path(self) -> Path:
         return results_dir("ledger") / f"{self.chapter}.{self.profile}.json"
 
