@@ -1,4 +1,5 @@
 """Every layer type the papers define, as torch modules with explicit weight tensors.
+Used by chapters ``icgd_linear``, ``attention_passes``, ``icgd_transformer`` and ``softmax``.
 
 A builder (in :mod:`icdl.constructions`) fills the weights in from a paper's formulas; the trained
 models of :mod:`icdl.gpt_icl` and :mod:`icdl.lsa` have their own layers beside their training code.

@@ -1,4 +1,5 @@
 """Transformers whose weights are set by the papers' formulas, not trained.
+Chapters ``icgd_linear``, ``attention_passes``, ``icgd_transformer`` and ``softmax`` check them.
 
 * :mod:`~icdl.constructions.linear` -- one ReLU-attention layer = one GD step of linear regression
   (the warm-up of ICDL Problem 1);

@@ -1,4 +1,5 @@
 """``python -m icdl.gpt_icl``: the reference and paper runs of ICDL sec. 5, resumable from checkpoints.
+The reference results it writes are shown in chapter ``gpt_icl``.
 
 Three parts, each writing its own result file under ``results/gpt_icl/`` (all three by default):
 

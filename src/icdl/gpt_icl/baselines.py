@@ -1,5 +1,5 @@
 """Reference predictors for in-context regression, each predicting ``y_k`` from ``(x_1, y_1), …, (x_{k−1}, y_{k−1})``
-and ``x_k``, for a batch of prompts at once.
+and ``x_k``, for a batch of prompts at once. Chapter ``gpt_icl`` draws them beside the transformers.
 
 * :func:`context_mean` -- the mean of the labels seen so far (0 before any);
 * :func:`least_squares` -- minimum-norm least squares with an intercept on the examples seen so far;

@@ -1,4 +1,5 @@
 """A GPT-2-style transformer for in-context regression, in plain torch (ICDL sec. 5, Appendix F).
+Trained in chapter ``gpt_icl``.
 
 The layout follows Garg et al. (2022), the backbone ICDL uses: a prompt ``x_1, y_1, …, x_k, y_k`` becomes
 ``2k`` tokens -- each ``x_i`` a token, each scalar ``y_i`` a token ``[y_i, 0, …, 0]`` padded to the input

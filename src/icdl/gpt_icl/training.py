@@ -1,4 +1,5 @@
 """Training an :class:`~icdl.gpt_icl.model.InContextGPT` on fresh prompts, with checkpoints that resume exactly.
+Chapter ``gpt_icl`` trains every model through it.
 
 Every step draws a batch of new target networks and inputs (:mod:`icdl.gpt_icl.tasks`) from one seeded
 generator, so a run is a pure function of its settings. The checkpoint holds the model, the optimiser,

@@ -1,4 +1,5 @@
 """Least squares by LayerNorm: the TF(D, L, K) of Hagiwara (LSA, arXiv 2607.15819).
+Used by chapters ``lsa_construction`` and ``lsa_training``.
 
 The model (LSA sections 2.4–2.5), in the paper's row convention -- a prompt is an
 ``(N+1) × 3`` matrix with rows ``[1, x_n, y_n]`` and the query row ``[1, u, 0]``:

@@ -1,4 +1,5 @@
 """The diffusion score learned in context (ICDL Appendix G, Lemma 19; REB's corrected score-matching data).
+The numbers behind chapter ``diffusion_score``.
 
 ICDL's application: to learn the score ``∇ log p_t`` of a diffusion model in context, (i) fit an
 N-layer network to score-matching data by gradient descent and (ii) let the transformer of Theorem 1
