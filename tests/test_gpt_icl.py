@@ -427,3 +427,19 @@ def test_a_rerun_from_scratch_reproduces_the_committed_reference():
     rerun = res["history"].to_dict("records")
     assert [r["step"] for r in rerun] == [r["step"] for r in committed]
     assert [r["loss"] for r in rerun] == [r["loss"] for r in committed]
+
+
+def test_smoke_command_reports_and_fails_fast_without_a_gpu(capsys):
+    """The GPU smoke test's logic, run for two steps on the CPU; ``--device cuda`` on a machine without a GPU
+    is one line and exit code 2 before any work."""
+    from icdl.gpt_icl.__main__ import main
+
+    assert main(["--profile", "reference", "--smoke", "2", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "steps/s" in out and "for a large matmul here" in out and "on 8 device(s)" in out
+    if not torch.cuda.is_available():
+        with pytest.raises(SystemExit) as exc:
+            main(["--profile", "paper", "--smoke", "100", "--device", "cuda"])
+        assert exc.value.code == 2 and "no CUDA device" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--profile", "reference", "--smoke", "0"])

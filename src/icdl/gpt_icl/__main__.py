@@ -22,7 +22,7 @@ from ..book.profiles import ProfileError
 from ..book.results import frame_to_lists, provenance, save_result
 from .depth import depth_study
 from .plateau import plateau_runs, shortcut_analysis, signal_shares, summary
-from .speed import _benchmark, _speed
+from .speed import _benchmark, _speed, smoke
 from .study import PROFILES, _result_data, run
 
 PARTS = ("main", "depth", "plateau")
@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="only time the batched MLP baseline against a per-prompt loop (BENCHMARK_CASES)")
     p.add_argument("--speed", action="store_true",
                    help="only report the trained models' FLOP/s (from their checkpoints) against a large matmul")
+    p.add_argument("--smoke", type=int, default=None, metavar="STEPS",
+                   help="only time STEPS training steps of the profile's model on --device (the GPU smoke test)")
     args = p.parse_args(argv)
     if args.steps_this_call is not None and args.steps_this_call < 1:
         p.error(f"--steps-this-call must be >= 1, got {args.steps_this_call}")
@@ -63,13 +65,26 @@ def main(argv: list[str] | None = None) -> int:
         if not torch.cuda.is_available():
             p.error("--device cuda: no CUDA device is available on this machine; use --device cpu")
     try:
-        cfg = PROFILES.resolve(args.profile)
+        # the smoke test only trains: the memory check of the whole profile's evaluation does not apply
+        cfg = PROFILES.resolve(args.profile, test_prompts=64, mlp_prompts=64) if args.smoke is not None \
+            else PROFILES.resolve(args.profile)
         if args.depths is not None:
             PROFILES.resolve(args.profile, depths=args.depths)
         if args.layers is not None:
             PROFILES.resolve(args.profile, depth_layers=args.layers)
     except ProfileError as err:
         p.error(str(err))
+    if args.smoke is not None:
+        if args.smoke < 1:
+            p.error(f"--smoke must be >= 1 steps, got {args.smoke}")
+        res = smoke(cfg, device=args.device, steps=args.smoke)
+        print(f"{res['device']}: {res['steps_per_s']:.2f} steps/s, {res['achieved_flops'] / 1e12:.2f} TFLOP/s "
+              f"achieved vs {res['matmul_flops'] / 1e12:.2f} TFLOP/s for a large matmul here "
+              f"({100 * res['achieved_flops'] / res['matmul_flops']:.0f} %), peak memory "
+              f"{res['peak_memory_bytes'] / 2**30:.2f} GiB")
+        print(f"{args.profile} profile, {res['total_training_steps']:,} training steps: projected " + ", ".join(
+            f"{h:.1f} h on {g}" for g, h in res["projected_hours"].items()) + " device(s) (ideal scaling)")
+        return 0
     if args.benchmark:
         return _benchmark(cfg, args.profile)
     if args.speed:

@@ -68,6 +68,54 @@ def cost_comparison(*, examples: int = 75, depth: int = 6, d: int = 20, width: i
             "icl_seconds_cpu": icl_s, "train_seconds_cpu": train_s, "threads": torch.get_num_threads()}
 
 
+def smoke(cfg, *, device: str, steps: int = 200, warmup: int = 10, matmul_n: int = 4096) -> dict:
+    """The GPU smoke test of the ``paper`` profile (README): ``steps`` training steps of the profile's model on
+    ``device`` after ``warmup`` untimed ones; steps per second, achieved FLOP/s (torch's FLOP counter) against
+    an ``matmul_n²`` matmul timed on the same device in the same run, peak memory, and the projected time of
+    the profile's training (every model of the main part) on 1, 2, 4 and 8 devices -- assuming ideal
+    data-parallel scaling, an upper bound on the speed-up. Fails with one line where ``device`` is absent."""
+    from .training import flops_per_step, matmul_flops_per_second
+
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--smoke --device cuda: no CUDA device is available on this machine")
+    if steps < 1 or warmup < 0:
+        raise ValueError(f"steps must be >= 1 and warmup >= 0, got {steps}, {warmup}")
+    mcfg, tcfg, tr = configs(cfg, depths(cfg)[0], "softmax")
+    torch.manual_seed(0)
+    model = InContextGPT(mcfg).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=tr.lr)
+    g = torch.Generator().manual_seed(0)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    t0 = None
+    for i in range(warmup + steps):
+        if i == warmup:
+            sync()
+            t0 = time.perf_counter()
+        xs, ys = sample_prompts(tcfg, tr.batch, tr.examples, g)
+        xs, ys = xs.to(device, non_blocking=True), ys.to(device, non_blocking=True)
+        loss = ((model(xs, ys) - ys) ** 2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    sync()
+    seconds = time.perf_counter() - t0
+    if device == "cuda":
+        peak = float(torch.cuda.max_memory_allocated())
+    else:
+        import resource
+
+        peak = float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+    flops = flops_per_step(mcfg, tr.batch, tr.examples)
+    per_step = seconds / steps
+    total_steps = len(depths(cfg)) * (cfg["steps"] + (cfg["relu_steps"] if cfg["relu_init"] == "softmax" else cfg["steps"]))
+    return {"device": device, "steps": steps, "steps_per_s": steps / seconds, "flops_per_step": flops,
+            "achieved_flops": flops / per_step, "matmul_flops": matmul_flops_per_second(matmul_n, device=device),
+            "peak_memory_bytes": peak, "total_training_steps": total_steps,
+            "projected_hours": {g: total_steps * per_step / g / 3600 for g in (1, 2, 4, 8)}}
+
+
 def speed(cfg, seconds_per_step: float) -> dict:
     """Achieved FLOP/s of training (FLOPs per step from torch's counter) against a 2048² matmul here."""
     from .training import flops_per_step, matmul_flops_per_second

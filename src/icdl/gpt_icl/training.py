@@ -201,13 +201,16 @@ def flops_per_step(model_cfg: GPTConfig, batch: int, examples: int) -> int:
     return int(counter.get_total_flops())
 
 
-def matmul_flops_per_second(n: int = 2048, repeats: int = 5) -> float:
-    """FLOP/s of an ``n × n`` float32 matmul on this machine (best of ``repeats``)."""
-    a, b = torch.randn(n, n), torch.randn(n, n)
+def matmul_flops_per_second(n: int = 2048, repeats: int = 5, device: str = "cpu") -> float:
+    """FLOP/s of an ``n × n`` float32 matmul on ``device`` (best of ``repeats``)."""
+    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     a @ b
+    sync()
     best = math.inf
     for _ in range(repeats):
         t = time.perf_counter()
         a @ b
+        sync()
         best = min(best, time.perf_counter() - t)
     return 2 * n**3 / best
