@@ -443,3 +443,64 @@ def test_smoke_command_reports_and_fails_fast_without_a_gpu(capsys):
         assert exc.value.code == 2 and "no CUDA device" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--profile", "reference", "--smoke", "0"])
+
+
+def _ddp_worker(rank, world, port, ckpt, out, max_steps):
+    """One rank of a gloo process group on this machine's loopback: train the tiny model and, on rank 0,
+    save the loss history and the weights."""
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        res = train(*_ddp_setup(), checkpoint=ckpt, max_steps_this_call=max_steps, progress=False)
+        if rank == 0:
+            torch.save({"loss": res["history"]["loss"].tolist(), "state": res["model"].state_dict()}, out)
+    finally:
+        dist.destroy_process_group()
+
+
+def _ddp_setup():
+    return (GPTConfig(**TINY), TaskConfig(d=3, depth=2), TrainConfig(steps=6, batch=8, lr=1e-2, examples=6,
+                                                                      log_every=1))
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_data_parallel_training_equals_one_process_and_resumes_across_world_sizes(tmp_path):
+    """Two gloo processes with 4 prompts each follow one process with the batch of 8 (loss curve and weights,
+    up to the order of the sums); a run checkpointed by one process after 3 steps and resumed by two ends
+    where the uninterrupted run ends. The models are compared by their predictions, not entry by entry:
+    the key biases get gradients that are zero up to rounding (softmax ignores them), and Adam turns such
+    rounding into full steps. A rank that drew its own batch, or gradients summed instead of averaged,
+    would fail here."""
+    import torch.multiprocessing as mp
+
+    torch.set_num_threads(1)
+    single = train(*_ddp_setup(), progress=False)
+    mp.spawn(_ddp_worker, args=(2, _free_port(), None, tmp_path / "ddp.pt", None), nprocs=2, join=True)
+    ddp = torch.load(tmp_path / "ddp.pt", weights_only=True)
+    assert ddp["loss"] == pytest.approx(single["history"]["loss"].tolist(), rel=1e-5)
+    xs, ys = sample_prompts(TaskConfig(d=3, depth=2), 16, 6, torch.Generator().manual_seed(9))
+
+    def predictions(state):
+        m = InContextGPT(GPTConfig(**TINY)).eval()
+        m.load_state_dict(state)
+        with torch.no_grad():
+            return m(xs, ys)
+
+    expected = predictions(single["model"].state_dict())
+    assert torch.allclose(predictions(ddp["state"]), expected, rtol=1e-4, atol=1e-5)
+    # stop after 3 steps in one process, resume in two
+    ckpt = tmp_path / "resume.pt"
+    train(*_ddp_setup(), checkpoint=ckpt, max_steps_this_call=3, progress=False)
+    mp.spawn(_ddp_worker, args=(2, _free_port(), ckpt, tmp_path / "resumed.pt", None), nprocs=2, join=True)
+    resumed = torch.load(tmp_path / "resumed.pt", weights_only=True)
+    assert torch.allclose(predictions(resumed["state"]), expected, rtol=1e-4, atol=1e-5)
+    assert resumed["loss"] == pytest.approx(single["history"]["loss"].tolist(), rel=1e-5)

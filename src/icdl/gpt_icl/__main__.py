@@ -10,6 +10,11 @@ Three parts, each writing its own result file under ``results/gpt_icl/`` (all th
 ``--depths`` (main) and ``--layers`` (depth) train a subset, to spread the work over processes (one core
 each); they write no result file, and a later plain call assembles it from the checkpoints.
 ``--benchmark`` and ``--speed`` measure the computation instead.
+
+Under ``torchrun`` (several processes, e.g. one per GPU) the models train data-parallel
+(:mod:`icdl.gpt_icl.training`): every rank trains, rank 0 alone evaluates and writes::
+
+    torchrun --nproc_per_node 4 -m icdl.gpt_icl --profile paper --device cuda
 """
 
 from __future__ import annotations
@@ -40,6 +45,24 @@ def _save(name: str, data: dict, profile: str, cfg, command: str, started: float
                        provenance=provenance(command=command, wall_time_s=time.perf_counter() - started,
                                              profile=profile, seed=cfg["seed"]))
     print(f"wrote {path} (complete: {data['complete']})")
+
+
+def _init_distributed(device: str) -> tuple[int, int, str]:
+    """Join the process group ``torchrun`` describes in the environment (nccl on GPUs, gloo on CPUs);
+    ``(world size, rank, device)``, with ``(1, 0, device)`` outside torchrun."""
+    import os
+
+    import torch
+    import torch.distributed as dist
+
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world <= 1:
+        return 1, 0, device
+    if device == "cuda":
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        torch.cuda.set_device(local)
+    dist.init_process_group("nccl" if device == "cuda" else "gloo")
+    return world, dist.get_rank(), device
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         return _benchmark(cfg, args.profile)
     if args.speed:
         return _speed(cfg, args.profile)
+    world, rank, device = _init_distributed(args.device)
+    if world > 1:
+        args.device = device
+    worker = rank != 0
     parts = args.part or list(PARTS)
     folder = PROFILES.folder("checkpoints", args.profile)
     suffix = f" --steps-this-call {args.steps_this_call} (repeated until complete)" if args.steps_this_call else ""
@@ -97,16 +124,19 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         if args.depths is not None:
             run(PROFILES.resolve(args.profile, depths=args.depths), folder=folder,
-                steps_this_call=args.steps_this_call, device=args.device)
+                steps_this_call=args.steps_this_call, device=args.device, train_only=True)
             print(f"target depths {args.depths} trained; run without --depths to write the result file")
         else:
-            res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device)
-            _save("icl", _result_data(res), args.profile, cfg, f"{base} --part main{suffix}", t)
+            res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device, train_only=worker)
+            if not worker:
+                _save("icl", _result_data(res), args.profile, cfg, f"{base} --part main{suffix}", t)
     if "depth" in parts:
         t = time.perf_counter()
         res = depth_study(cfg, folder=folder, layers=list(args.layers) if args.layers else None,
-                          steps_this_call=args.steps_this_call)
-        if args.layers is not None:
+                          steps_this_call=args.steps_this_call, train_only=worker)
+        if worker:
+            res = None
+        elif args.layers is not None:
             print(f"model depths {args.layers} trained; run without --layers to write the result file")
         else:
             data = {k: frame_to_lists(res[k]) for k in ("table", "baselines", "history")}
@@ -114,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{base} --part depth{suffix}", t)
     if "plateau" in parts:
         t = time.perf_counter()
-        res = plateau_runs(cfg, folder=folder, steps_this_call=args.steps_this_call)
+        res = plateau_runs(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device)
+        if worker:
+            return 0
         shares = signal_shares(cfg)
         shortcut = shortcut_analysis(res["models"]["ReLU, width 2d"], cfg)
         data = {"history": frame_to_lists(res["history"]), "levels": frame_to_lists(res["levels"]),

@@ -29,7 +29,7 @@ def _at_positions(model, xs, ys, positions) -> list[dict]:
 
 
 def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = None,
-                steps_this_call: int | None = None, progress: bool = True) -> dict:
+                steps_this_call: int | None = None, progress: bool = True, train_only: bool = False) -> dict | None:
     """Train (or resume) and evaluate the models of every depth in ``layers`` (default: the profile's).
     ``position`` counts the examples before the query (the query is number ``position + 1``).
     Returns ``{"table", "baselines", "history", "complete", "seconds"}``."""
@@ -43,12 +43,16 @@ def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = N
         pair = train_pair(cfg, target, folder=folder, steps_this_call=steps_this_call, progress=progress,
                           n_layer=n_layer, examples=cfg["depth_train_examples"], tag=f"_L{n_layer}")
         complete &= pair["complete"]
+        if train_only:
+            continue
         for attention in ATTENTIONS:
             if attention in pair:
                 res = pair[attention]
                 rows += [{"n_layer": n_layer, "attention": attention, **r}
                          for r in _at_positions(res["model"], xs, ys, positions)]
                 hists.append(res["history"].assign(n_layer=n_layer, attention=attention))
+    if train_only:
+        return None
     base = []
     for name, pred in (("context mean", bl.context_mean(xs, ys)), ("least squares", bl.least_squares(xs, ys))):
         r2 = bl.r2_across_prompts(pred, ys).numpy()

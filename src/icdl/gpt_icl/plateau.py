@@ -55,7 +55,7 @@ def levels(task: TaskConfig, tr: TrainConfig) -> dict:
 
 
 def plateau_runs(cfg, *, folder: Path | None = None, steps_this_call: int | None = None,
-                 progress: bool = True) -> dict:
+                 progress: bool = True, device: str = "cpu") -> dict:
     """Train the softmax model of the profile from scratch on each family of :data:`FAMILIES` (no warm phase),
     tracking R² on validation prompts. Returns ``{"history", "levels", "models", "complete"}``."""
     hists, lev, models, complete = [], [], {}, True
@@ -63,6 +63,7 @@ def plateau_runs(cfg, *, folder: Path | None = None, steps_this_call: int | None
         mcfg, task, tr = _configs(cfg, family, width)
         ckpt = None if folder is None else Path(folder) / f"plateau_{family}{width or 'x2d'}.pt"
         res = train(mcfg, task, tr, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
+                    device=device,
                     command=f"python -m icdl.gpt_icl --profile {cfg.get('profile', 'reference')} --part plateau")
         complete &= res["steps_done"] >= tr.steps
         models[label] = res["model"]

@@ -243,12 +243,13 @@ def train_pair(cfg, depth: int, *, folder: Path | None = None, steps_this_call: 
 
 
 def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, progress: bool = True,
-        device: str = "cpu") -> dict:
+        device: str = "cpu", train_only: bool = False) -> dict:
     """Train (or resume) every model of the profile, evaluate, and compute the baselines.
 
     With ``folder`` the checkpoints live there and training resumes; without it (the quick profile) the
     models are trained in memory. Returns ``{"curves", "baselines", "history", "complete", "seconds"}``;
-    ``curves`` has the attention ``"relu (at switch)"`` for the ReLU model before its own training."""
+    ``curves`` has the attention ``"relu (at switch)"`` for the ReLU model before its own training.
+    ``train_only`` (the other ranks of a data-parallel run) trains and returns ``None``."""
     t0 = time.perf_counter()
     curves, hists, base, models = [], [], [], {}
     complete = True
@@ -256,6 +257,8 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
         pair = train_pair(cfg, depth, folder=folder, steps_this_call=steps_this_call, progress=progress,
                           device=device)
         complete &= pair["complete"]
+        if train_only:
+            continue
         for attention in ATTENTIONS:
             if attention not in pair:
                 continue
@@ -269,6 +272,8 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
                                                                       steps=0))
         if pair["complete"]:
             base.append(_cached_baselines(cfg, depth, folder, progress).assign(depth=depth))
+    if train_only:
+        return None
     return {"curves": pd.concat(curves, ignore_index=True), "history": pd.concat(hists, ignore_index=True),
             "baselines": pd.concat(base, ignore_index=True) if base else pd.DataFrame(),
             "complete": complete, "seconds": time.perf_counter() - t0, "models": models}

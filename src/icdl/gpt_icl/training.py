@@ -14,6 +14,12 @@ target family -- and a **warm start** -- the model starts from given weights (``
 softmax model of the same size when training ReLU attention). With ``eval_every`` the history also
 records, on a fixed set of validation prompts of the target task, the mean R² over positions
 ``eval_from`` … ``examples`` of the model and of the context mean: how far above the plateau it is.
+
+Data-parallel training: inside a ``torch.distributed`` process group (``torchrun``; gloo on CPUs, nccl on
+GPUs) every rank draws the same global batch from the same generator and trains on its share; DDP averages
+the gradients, so the steps are those of one process with the whole batch (up to the order of the sums).
+Only rank 0 writes checkpoints, and a checkpoint does not depend on the number of processes: a run can
+resume with another one.
 """
 
 from __future__ import annotations
@@ -122,6 +128,9 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
         raise ValueError(f"examples={cfg.examples} exceeds the model's max_examples={model_cfg.max_examples}")
     if device not in ("cpu", "cuda"):
         raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    world, rank = distributed_world()
+    if cfg.batch % world:
+        raise ValueError(f"batch={cfg.batch} must be divisible by the number of processes ({world})")
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
         model = InContextGPT(model_cfg).to(device)
@@ -145,20 +154,29 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
     bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc="ICL training", unit="step", mininterval=5)
     t0 = time.perf_counter() - seconds
     model.train()
+    net = model
+    if world > 1:
+        net = torch.nn.parallel.DistributedDataParallel(model)
     while step < stop:
         xs, ys, k, dims = _batch(task, cfg, step, g, device)
-        loss = ((model(xs, ys) - ys) ** 2).mean()
+        if world > 1:  # this rank's share of the global batch
+            xs, ys = xs.chunk(world)[rank], ys.chunk(world)[rank]
+        loss = ((net(xs, ys) - ys) ** 2).mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
         step += 1
         bar.update(1)
         if step % cfg.log_every == 0 or step == cfg.steps:
-            row = {"step": step, "loss": float(loss.detach()), "examples": k, "dims": dims}
+            logged = loss.detach()
+            if world > 1:
+                torch.distributed.all_reduce(logged)
+                logged = logged / world
+            row = {"step": step, "loss": float(logged), "examples": k, "dims": dims}
             if val is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
                 row["val_r2"], row["val_context_mean"] = excess_r2(model, *val, cfg.eval_from)
             history.append(row)
-        if checkpoint is not None and (step % checkpoint_every == 0 or step == stop):
+        if checkpoint is not None and rank == 0 and (step % checkpoint_every == 0 or step == stop):
             save_checkpoint(checkpoint, {"settings": settings, "model": model.state_dict(), "opt": opt.state_dict(),
                                "rng": g.get_state(), "history": history, "step": step,
                                "seconds": time.perf_counter() - t0}, command=command)
@@ -167,6 +185,15 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
     columns = ["step", "loss", "examples", "dims"] + (["val_r2", "val_context_mean"] if cfg.eval_every else [])
     return {"model": model, "history": pd.DataFrame(history, columns=columns),
             "steps_done": step, "seconds": time.perf_counter() - t0}
+
+
+def distributed_world() -> tuple[int, int]:
+    """``(number of processes, this process's rank)`` of the current ``torch.distributed`` group, or (1, 0)."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_world_size(), dist.get_rank()
+    return 1, 0
 
 
 def _plain(obj):
