@@ -137,19 +137,16 @@ if bench is not None:
 #
 # ## Training throughput (ICDL sec. 5)
 #
-# FLOPs per training step of the reference models (torch's FLOP counter), the
-# seconds per step recorded in their checkpoints, and a 2048² matrix product
-# timed by the same command:
+# FLOPs per training step of the reference model (torch's FLOP counter), the
+# steps timed after a warm-up, and a 2048² matrix product timed by the same
+# command in the same process at the same thread count (`--speed`), on one
+# thread and on two:
 
 # %%
 sp = show_reference(gpt_study.PROFILES, "speed")
 if sp is not None:
-    v = sp["data"]
-    print(f"{v['flops_per_step'] / 1e9:.2f} GFLOP per step, {v['seconds_per_step']:.3f} s per step on "
-          f"{v['threads']} thread(s) = {v['achieved_flops'] / 1e9:.1f} GFLOP/s; 2048² matmul: "
-          f"{v['matmul_flops'] / 1e9:.0f} GFLOP/s")
-
-# %% [markdown]
-# The step seconds come from checkpoints written while other runs shared the
-# cores, and the matrix product is timed afterwards, so this ratio is an
-# estimate, not a side-by-side measurement.
+    runs = pd.DataFrame(sp["data"]["runs"])
+    runs["training GFLOP/s"] = runs["achieved_flops"] / 1e9
+    runs["matmul GFLOP/s"] = runs["matmul_flops"] / 1e9
+    display(chapter.table(runs[["threads", "steps_per_s", "training GFLOP/s", "matmul GFLOP/s",  # noqa: F821
+                                "share_of_matmul"]], 2))

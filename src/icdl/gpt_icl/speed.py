@@ -11,14 +11,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 
-from ..book.results import load_checkpoint, provenance, save_result
+from ..book.results import provenance, save_result
 from . import baselines as bl
 from .model import GPTConfig, InContextGPT
-from .study import ATTENTIONS, PROFILES, configs, depths
+from .study import PROFILES, configs, depths
 from .tasks import TaskConfig, sample_prompts
 
 REB_COST = {"icl_flops": 3.34e9, "icl_params": 22e6, "icl_tokens": 76, "train_flops": 7.56e9,
@@ -126,19 +125,26 @@ def speed(cfg, seconds_per_step: float) -> dict:
             "achieved_flops": flops / seconds_per_step, "matmul_flops": matmul_flops_per_second()}
 
 
-def _speed(cfg, profile: str) -> int:
-    """Seconds per step of every trained model (from its checkpoint) and the FLOP/s that makes."""
+def _speed(cfg, profile: str, steps: int = 200) -> int:
+    """Training FLOP/s of the profile's first model, timed side by side with a 2048² matmul in the same
+    process at the same thread count, for one thread and for two (``speed.<profile>.json``)."""
     t = time.perf_counter()
-    folder = PROFILES.folder("checkpoints", profile)
-    per_step = []
-    for depth in depths(cfg):
-        for attention in ATTENTIONS:
-            state = load_checkpoint(folder / f"gpt_depth{depth}_{attention}.pt")
-            per_step.append(state["seconds"] / state["step"])
-    res = speed(cfg, float(np.median(per_step)))
-    res["seconds_per_step_all"] = per_step
+    old = torch.get_num_threads()
+    runs = []
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            r = smoke(cfg, device="cpu", steps=steps, warmup=20, matmul_n=2048)
+            runs.append({"threads": threads, "steps_per_s": r["steps_per_s"], "flops_per_step": r["flops_per_step"],
+                         "achieved_flops": r["achieved_flops"], "matmul_flops": r["matmul_flops"],
+                         "share_of_matmul": r["achieved_flops"] / r["matmul_flops"]})
+            print(f"{threads} thread(s): {r['achieved_flops'] / 1e9:.1f} GFLOP/s training vs "
+                  f"{r['matmul_flops'] / 1e9:.1f} GFLOP/s matmul ({100 * runs[-1]['share_of_matmul']:.0f} %)")
+    finally:
+        torch.set_num_threads(old)
+    res = {"steps": steps, "runs": runs, "flops_per_step": runs[0]["flops_per_step"]}
     path = _save_measurement(cfg, profile, "speed", res, t)
-    print(f"wrote {path}: {res['achieved_flops'] / 1e9:.1f} GFLOP/s vs matmul {res['matmul_flops'] / 1e9:.1f}")
+    print(f"wrote {path}")
     return 0
 
 
