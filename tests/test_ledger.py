@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from icdl.book.claims import CLAIMS, CLAIMS_BY_ID, MISMATCHES, Mismatch
+from icdl.book.claims import CLAIMS, CLAIMS_BY_ID, KNOWN_FAILURES, MISMATCHES, Mismatch
 from icdl.book.ledger import Ledger, judge_status, load_records, render_report, report_frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,15 +22,25 @@ def test_every_registered_claim_has_a_passing_quick_record(claim):
     assert claim.id in records, (f"claim {claim.id} is registered for chapter {claim.chapter} but "
                                  f"results/ledger/{claim.chapter}.quick.json has no record of it")
     rec = records[claim.id]
-    assert rec.status != "fail", f"{claim.id}: {rec.ours} does not meet '{rec.criterion}'"
+    assert rec.status != "fail" or claim.id in KNOWN_FAILURES, f"{claim.id}: {rec.ours} does not meet '{rec.criterion}'"
 
 
 def test_no_record_fails_and_every_record_names_a_known_claim():
     for rec, prov in load_records(ROOT / "results" / "ledger"):
         assert rec.claim in CLAIMS_BY_ID
-        assert rec.status in ("pass", "mismatch"), f"{rec.claim} at {rec.profile}: {rec.status}: {rec.ours}"
+        if rec.status == "fail":
+            assert rec.claim in KNOWN_FAILURES, f"unknown failure: {rec.claim} at {rec.profile}: {rec.ours}"
+            assert rec.note.startswith("known failure:"), f"{rec.claim}: a shown failure carries what was seen"
+        else:
+            assert rec.status in ("pass", "mismatch"), f"{rec.claim} at {rec.profile}: {rec.status}"
         if rec.status == "mismatch":
             assert rec.note, f"{rec.claim}: a mismatch must say why"
+
+
+def test_known_failures_still_fail():
+    """A claim listed as a known failure that no longer fails must leave the list (strict, like xfail)."""
+    failing = {rec.claim for rec, _ in load_records(ROOT / "results" / "ledger") if rec.status == "fail"}
+    assert sorted(set(KNOWN_FAILURES) - failing) == [], "known failures that no longer fail: remove them"
 
 
 def test_stored_statuses_are_re_judged_from_their_numbers():
