@@ -264,14 +264,17 @@ print("claim 3 (softmax degrades more past the training length):", length_ok)
 # test networks' parameters are drawn from $\mathcal N(\mu, I)$ with
 # $\mu = \pm 0.5$ instead of $\mathcal N(0, I)$. The labels stay on the training
 # scale, so a shift that makes the outputs larger shows up as a harder task.
-# The trained models only need to be evaluated, so this runs on the reference
-# checkpoints when they exist and on the live models otherwise. Criterion: R² at
+# The trained models only need to be evaluated: `--part shift` evaluates the
+# reference checkpoints (shown when that result exists), the live models are
+# evaluated otherwise. Criterion: R² at
 # the training length drops by at most `OBJ3_MAX_DROP` = 0.1, every model.
 
 # %%
-shift_models, shift_cfg = ((gpt_study.reference_models(rcfg), rcfg) if ref_complete else (live["models"], cfg))
-shift_on = "reference" if ref_complete else profile
-shift = gpt_study.param_shift_curves(shift_models, shift_cfg)
+ref_shift = show_reference(gpt_study.PROFILES, "shift") if ref_complete else None
+if ref_shift is not None:  # the reference models, evaluated by `--part shift`
+    shift, shift_cfg, shift_on = pd.DataFrame(ref_shift["data"]["curves"]), rcfg, "reference"
+else:
+    shift, shift_cfg, shift_on = gpt_study.param_shift_curves(live["models"], cfg), cfg, profile
 shift_verdict = gpt_study.judge_param_shift(shift, shift_cfg["train_examples"])
 shift_verdict.round(3)
 

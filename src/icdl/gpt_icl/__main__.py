@@ -1,9 +1,11 @@
 """``python -m icdl.gpt_icl``: the reference and paper runs of ICDL sec. 5, resumable from checkpoints.
 The reference results it writes are shown in chapter ``gpt_icl``.
 
-Three parts, each writing its own result file under ``results/gpt_icl/`` (all three by default):
+Four parts, each writing its own result file under ``results/gpt_icl/`` (all three by default):
 
-* ``main`` -- objectives 1–3: the models of every target depth, evaluation, baselines -> ``icl.<profile>.json``;
+* ``main`` -- objectives 1–2: the models of every target depth, evaluation, baselines -> ``icl.<profile>.json``;
+* ``shift`` -- objective 3: the main models (from their checkpoints) on shifted target parameters
+  -> ``shift.<profile>.json``;
 * ``depth`` -- objective 4: models of several depths -> ``depth.<profile>.json``;
 * ``plateau`` -- the context-mean plateau study -> ``plateau.<profile>.json``.
 
@@ -28,9 +30,9 @@ from ..book.results import frame_to_lists, provenance, save_result
 from .depth import depth_study
 from .plateau import plateau_runs, shortcut_analysis, signal_shares, summary
 from .speed import _benchmark, _speed, smoke
-from .study import PROFILES, _result_data, run
+from .study import PROFILES, _result_data, param_shift_curves, reference_models, run
 
-PARTS = ("main", "depth", "plateau")
+PARTS = ("main", "shift", "depth", "plateau")
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -130,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
             res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device, train_only=worker)
             if not worker:
                 _save("icl", _result_data(res), args.profile, cfg, f"{base} --part main{suffix}", t)
+    if "shift" in parts and not worker:
+        t = time.perf_counter()
+        curves = param_shift_curves(reference_models(cfg, args.profile), cfg)
+        _save("shift", {"curves": frame_to_lists(curves), "complete": True}, args.profile, cfg,
+              f"{base} --part shift", t)
     if "depth" in parts:
         t = time.perf_counter()
         res = depth_study(cfg, folder=folder, layers=list(args.layers) if args.layers else None,
