@@ -40,6 +40,17 @@ from torch import Tensor, nn
 Normalization = Literal["examples", "tokens"]
 
 
+def _check_tokens(layer: nn.Module, H: Tensor) -> None:
+    """Every layer reads a batch of prompts ``H (B, D, T)`` with its own token width ``D``."""
+    if H.dim() != 3 or H.shape[1] != layer.D:
+        raise ValueError(f"{type(layer).__name__} expects H of shape (B, D={layer.D}, T), got {tuple(H.shape)}")
+
+
+def _heads(layer: nn.Module, H: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """Queries, keys and values of every head and token, ``(B, heads, ·, T)`` each."""
+    return tuple(torch.einsum("mab,zbt->zmat", W, H) for W in (layer.Q, layer.K, layer.V))
+
+
 class ReLUAttention(nn.Module):
     """M-head ReLU attention with the 1/n normalisation of ICDL Def. 7.
 
@@ -61,15 +72,12 @@ class ReLUAttention(nn.Module):
         self.V = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
 
     def forward(self, H: torch.Tensor) -> torch.Tensor:
-        if H.dim() != 3 or H.shape[1] != self.D:
-            raise ValueError(f"ReLUAttention expects H of shape (B, D={self.D}, T), got {tuple(H.shape)}")
+        _check_tokens(self, H)
         T = H.shape[2]
         n = T - 1 if self.normalization == "examples" else T
         if n < 1:
             raise ValueError("normalization='examples' needs at least two tokens")
-        q = torch.einsum("mab,zbt->zmat", self.Q, H)  # (B, M, D, T)
-        k = torch.einsum("mab,zbt->zmat", self.K, H)
-        v = torch.einsum("mab,zbt->zmat", self.V, H)
+        q, k, v = _heads(self, H)  # (B, heads, ·, T) each
         scores = torch.einsum("zmai,zmas->zmis", q, k)  # [i, s] = <Q h_i, K h_s>
         out = torch.einsum("zmis,zmas->zai", torch.relu(scores), v)
         return H + out / n
@@ -102,13 +110,10 @@ class CompactReLUAttention(nn.Module):
         self.D, self.heads, self.normalization = D, M, layer.normalization
 
     def forward(self, H: Tensor) -> Tensor:
-        if H.dim() != 3 or H.shape[1] != self.D:
-            raise ValueError(f"CompactReLUAttention expects H of shape (B, D={self.D}, T), got {tuple(H.shape)}")
+        _check_tokens(self, H)
         T = H.shape[2]
         n = T - 1 if self.normalization == "examples" else T
-        q = torch.einsum("mab,zbt->zmat", self.Q, H)
-        k = torch.einsum("mab,zbt->zmat", self.K, H)
-        v = torch.einsum("mab,zbt->zmat", self.V, H)
+        q, k, v = _heads(self, H)  # (B, heads, ·, T) each
         out = torch.einsum("zmis,zmas->zmai", torch.relu(torch.einsum("zmai,zmas->zmis", q, k)), v)
         full = torch.zeros_like(H).index_add_(1, self.rows.flatten(), out.reshape(H.shape[0], -1, T))
         return H + full / n
@@ -126,8 +131,7 @@ class MLPLayer(nn.Module):
         self.W2 = nn.Parameter(torch.zeros(D, hidden, dtype=dtype))
 
     def forward(self, H: Tensor) -> Tensor:
-        if H.dim() != 3 or H.shape[1] != self.D:
-            raise ValueError(f"MLPLayer expects H of shape (B, D={self.D}, T), got {tuple(H.shape)}")
+        _check_tokens(self, H)
         return H + torch.einsum("ah,zht->zat", self.W2, torch.relu(torch.einsum("hb,zbt->zht", self.W1, H)))
 
 
@@ -146,11 +150,8 @@ class EWMLayer(nn.Module):
         self.V = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
 
     def forward(self, H: Tensor) -> Tensor:
-        if H.dim() != 3 or H.shape[1] != self.D:
-            raise ValueError(f"EWMLayer expects H of shape (B, D={self.D}, T), got {tuple(H.shape)}")
-        q = torch.einsum("mab,zbt->zmat", self.Q, H)
-        k = torch.einsum("mab,zbt->zmat", self.K, H)
-        v = torch.einsum("mab,zbt->zmat", self.V, H)
+        _check_tokens(self, H)
+        q, k, v = _heads(self, H)  # (B, heads, ·, T) each
         return H + torch.einsum("zmt,zmat->zat", (q * k).sum(2), v)
 
 
@@ -175,11 +176,8 @@ class SoftmaxAttention(nn.Module):
         self.W_O = nn.Parameter(torch.zeros(heads, D, s, dtype=dtype))
 
     def forward(self, H: Tensor) -> Tensor:
-        if H.dim() != 3 or H.shape[1] != self.D:
-            raise ValueError(f"SoftmaxAttention expects H of shape (B, D={self.D}, T), got {tuple(H.shape)}")
-        q = torch.einsum("mab,zbt->zmat", self.Q, H)
-        k = torch.einsum("mab,zbt->zmat", self.K, H)
-        v = torch.einsum("mab,zbt->zmat", self.V, H)
+        _check_tokens(self, H)
+        q, k, v = _heads(self, H)  # (B, heads, ·, T) each
         weights = torch.softmax(torch.einsum("zmas,zmai->zmsi", k, q), dim=2)  # over s, per column i
         return H + torch.einsum("mda,zmas,zmsi->zdi", self.W_O, v, weights)
 
@@ -198,8 +196,7 @@ class FeedForward(nn.Module):
         self.b2 = nn.Parameter(torch.zeros(D, dtype=dtype))
 
     def forward(self, H: Tensor) -> Tensor:
-        if H.dim() != 3 or H.shape[1] != self.D:
-            raise ValueError(f"FeedForward expects H of shape (B, D={self.D}, T), got {tuple(H.shape)}")
+        _check_tokens(self, H)
         hid = torch.relu(torch.einsum("hd,zdt->zht", self.W1, H) + self.b1[:, None])
         return H + torch.einsum("dh,zht->zdt", self.W2, hid) + self.b2[:, None]
 
