@@ -106,3 +106,15 @@ def test_ledger_rejects_unknown_and_duplicate_claims(tmp_path, monkeypatch):
         ledger.record("icdl-prompt", ours="", criterion="", passed=True)
     failing = Ledger("icgd_linear", "quick")
     assert failing.record("icdl-prompt", ours="x", criterion="y", passed=False).status == "fail"
+
+
+def test_errata_evidence_names_existing_tests():
+    """Every test the errata page cites as evidence exists (a renamed test would leave an entry unsupported)."""
+    import re
+
+    text = (ROOT / "book" / "errata.md").read_text(encoding="utf-8")
+    cited = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", text)
+    assert cited
+    for file, func in cited:
+        tree = ast.parse((ROOT / file).read_text())
+        assert func in {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}, f"{file}::{func}"
