@@ -203,10 +203,9 @@ chapter.table(kept)
 for name, value in (("lead_min", at_len["above_context_mean"].min()), ("lead_max", at_len["above_context_mean"].max()),
                     ("r2_min", at_len["r2"].min()), ("r2_max", at_len["r2"].max()),
                     ("ls_min", at_len["least_squares"].min()), ("ls_max", at_len["least_squares"].max()),
-                    ("kept_min", 100 * kept["kept at switch"].min()), ("kept_max", 100 * kept["kept at switch"].max()),
-                    ("relu_share_min", 100 * kept["ReLU / softmax"].min()),
-                    ("relu_share_max", 100 * kept["ReLU / softmax"].max())):
-    glue(name, round(float(value), 2 if "share" not in name and "kept" not in name else 0), display=False)
+                    ("switch_min", kept["lead at switch"].min()), ("switch_max", kept["lead at switch"].max()),
+                    ("relu_lead_min", kept["ReLU lead"].min()), ("relu_lead_max", kept["ReLU lead"].max())):
+    glue(name, f"{value:.2f}", display=False)
 glue("judged_on", judged_on, display=False)
 
 # %% [markdown]
@@ -219,10 +218,11 @@ glue("judged_on", judged_on, display=False)
 # length the models reach R² between {glue:text}`r2_min` and {glue:text}`r2_max`,
 # {glue:text}`lead_min` to {glue:text}`lead_max` above the context mean, where
 # least squares on the same prompts reaches {glue:text}`ls_min` to
-# {glue:text}`ls_max`. The softmax weights run under ReLU attention keep
-# {glue:text}`kept_min` to {glue:text}`kept_max` % of the softmax model's lead
-# before any ReLU training, and after it the ReLU models reach
-# {glue:text}`relu_share_min` to {glue:text}`relu_share_max` % of it.
+# {glue:text}`ls_max`. Run under ReLU attention before any ReLU training, the
+# softmax weights do not carry over: their R² is {glue:text}`switch_min` to
+# {glue:text}`switch_max` away from the context mean's; after their own training
+# the ReLU models lead it by {glue:text}`relu_lead_min` to
+# {glue:text}`relu_lead_max`.
 #
 # ## The claims, judged
 #
@@ -369,14 +369,15 @@ chapter.table(pl["shortcut"].iloc[[0, 4, 9, 17, -1]])
 # %%
 summ, sc = pl["summary"].set_index("family"), pl["shortcut"]
 last = sc.iloc[-1]
-for name, value in (("relu_within", 100 * summ.loc["ReLU, width 2d", "within_share"]),
-                    ("tanh_within", 100 * summ.loc["tanh, width 100", "within_share"]),
-                    ("relu_excess", summ.loc["ReLU, width 2d", "final_excess"]),
-                    ("tanh_excess", summ.loc["tanh, width 100", "final_excess"]),
-                    ("sc_model", last["r2 model"]), ("sc_cm", last["r2 context mean"]),
-                    ("sc_short", last["r2 shortcut"]), ("sc_expl_cm", 100 * last["model explained by context mean"]),
-                    ("sc_expl_both", 100 * last["model explained by context mean + shortcut"])):
-    glue(name, round(float(value), 0 if "within" in name or "expl" in name else 3), display=False)
+for name, value, fmt in (("relu_within", 100 * summ.loc["ReLU, width 2d", "within_share"], ".0f"),
+                         ("tanh_within", 100 * summ.loc["tanh, width 100", "within_share"], ".0f"),
+                         ("relu_excess", summ.loc["ReLU, width 2d", "final_excess"], ".3f"),
+                         ("tanh_excess", summ.loc["tanh, width 100", "final_excess"], ".3f"),
+                         ("sc_model", last["r2 model"], ".3f"), ("sc_cm", last["r2 context mean"], ".3f"),
+                         ("sc_short", last["r2 shortcut"], ".3f"),
+                         ("sc_expl_cm", 100 * last["model explained by context mean"], ".1f"),
+                         ("sc_expl_both", 100 * last["model explained by context mean + shortcut"], ".1f")):
+    glue(name, format(float(value), fmt), display=False)
 glue("sc_position", int(last["position"]), display=False)
 left = summ["left_at_step"]
 glue("left_steps", "; ".join(f"{fam}: {'never' if pd.isna(v) else f'step {int(v)}'}" for fam, v in left.items()),
