@@ -2,7 +2,7 @@
 
 * :func:`cost_comparison` -- REB's cost argument measured: FLOPs of one forward pass of the paper-size model
   against training the MLP baseline, with REB's formulas beside them;
-* :func:`speed` -- achieved FLOP/s of the training against a large matmul;
+* :func:`smoke` -- training steps timed beside a large matmul on the same device (``--smoke``, ``--speed``);
 * :func:`benchmark_table` -- the batched MLP baseline against a per-prompt loop, with the compute bound.
 """
 
@@ -113,16 +113,6 @@ def smoke(cfg, *, device: str, steps: int = 200, warmup: int = 10, matmul_n: int
             "achieved_flops": flops / per_step, "matmul_flops": matmul_flops_per_second(matmul_n, device=device),
             "peak_memory_bytes": peak, "total_training_steps": total_steps,
             "projected_hours": {g: total_steps * per_step / g / 3600 for g in (1, 2, 4, 8)}}
-
-
-def speed(cfg, seconds_per_step: float) -> dict:
-    """Achieved FLOP/s of training (FLOPs per step from torch's counter) against a 2048² matmul here."""
-    from .training import flops_per_step, matmul_flops_per_second
-
-    model, _, tr = configs(cfg, depths(cfg)[0], "softmax")
-    flops = flops_per_step(model, tr.batch, tr.examples)
-    return {"flops_per_step": flops, "seconds_per_step": seconds_per_step,
-            "achieved_flops": flops / seconds_per_step, "matmul_flops": matmul_flops_per_second()}
 
 
 def _speed(cfg, profile: str, steps: int = 200) -> int:
