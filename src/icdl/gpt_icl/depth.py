@@ -3,7 +3,9 @@
 For each model depth of the profile (``depth_layers``; the paper's 4, 6, 8, 10) a softmax and a ReLU
 transformer are trained on targets of one depth (``depth_target``) with prompts long enough for the
 paper's evaluation points (``depth_train_examples`` examples, so that 15, 30 and 45 examples lie inside
-the training length), with the same schedule as the main models (:func:`icdl.gpt_icl.study.configs`).
+the training length), with the main models' kind of schedule (:func:`icdl.gpt_icl.study.configs`) at its own lengths
+(``depth_steps``, ``depth_warm_steps``, ``depth_relu_steps``: the main models' schedule was lengthened after
+the depth study ran, see :func:`depth_settings`).
 Each is evaluated on the pretraining mixture at ``depth_positions`` with bootstrap bands, beside the
 context mean and least squares on the same prompts.
 """
@@ -28,6 +30,12 @@ def _at_positions(model, xs, ys, positions) -> list[dict]:
     return [{"position": p, "r2": float(r2[p]), "lo": float(band[0, p]), "hi": float(band[1, p])} for p in positions]
 
 
+def depth_settings(cfg) -> dict:
+    """The profile with the depth study's schedule in place of the main models' one."""
+    return {**cfg, "steps": cfg["depth_steps"], "warm_steps": cfg["depth_warm_steps"],
+            "relu_steps": cfg["depth_relu_steps"]}
+
+
 def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = None,
                 steps_this_call: int | None = None, progress: bool = True, train_only: bool = False) -> dict | None:
     """Train (or resume) and evaluate the models of every depth in ``layers`` (default: the profile's).
@@ -37,6 +45,7 @@ def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = N
     target, positions = cfg["depth_target"], list(cfg["depth_positions"])
     if max(positions) >= cfg["test_examples"]:
         raise ValueError(f"depth_positions must be < test_examples={cfg['test_examples']}, got {positions}")
+    cfg = depth_settings(cfg)
     xs, ys = test_prompts(cfg, target, "(1, 0)")
     rows, hists, complete = [], [], True
     for n_layer in layers or list(cfg["depth_layers"]):
