@@ -11,7 +11,7 @@ from icdl.constructions import bounds, theorem1
 from icdl.constructions.lemmas import ICGDLayout
 from icdl.constructions.theorem1 import build_gradient_step_layer, build_projection_mlp, scratch_rows
 from icdl.layers import CompactReLUAttention, ReLUAttention
-from icdl.networks import Architecture, explicit_gradient, forward, gradient_terms
+from icdl.networks import Architecture, explicit_gradient, forward, gradient_terms, projected_gd
 from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 
@@ -112,6 +112,61 @@ def test_transformer_follows_projected_gd_within_corollary_1_1(N, K, d, n, activ
             assert dev <= cor["induction"][l] <= cor["paper"][l], (l, dev, cor.iloc[l].to_dict())
             assert dev > 0  # approximate sums: not exact, so the check is not vacuous
             prev = w_hat
+
+
+@pytest.mark.parametrize("N,K,d,n,activation,H", SETTINGS[:2] + SETTINGS[4:])
+def test_transformer_is_surrogate_gd_to_rounding(N, K, d, n, activation, H):
+    """Every step of the construction is exact except that r, r' and u are sums of ReLUs; so the transformer
+    must equal projected GD run with those sums to rounding (about 1e-16), a regression some 10⁸ times
+    tighter than Corollary 1.1's bound. Catches a changed weight, constant, gate or normaliser anywhere in the
+    block, which the a-priori bounds (tens of times loose) let through."""
+    arch = Architecture(N, K, d, d)
+    eta, steps, B_w = 2.0, 3, 1.0
+    task = icgd.make_task(arch, n=n, prompts=2, activation=activation, B_w=B_w, seed=7)
+    model, sums, _ = icgd.build_model(task, H, eta=eta, steps=steps, B_w=B_w)
+    # a start inside the box, not 0: tanh networks sit at a stationary point at w = 0, where GD never moves
+    w0 = (2 * torch.rand(2, arch.size, generator=torch.Generator().manual_seed(3), dtype=torch.float64) - 1) * B_w
+    outs = model(model.layout.prompt(task.x, task.y, w0))
+    for b in range(2):
+        surrogate = icgd.surrogate_gd_path(task, b, sums, eta=eta, steps=steps, B_w=B_w, w0=w0[b])
+        exact = projected_gd(arch, w0[b], task.x[b, :-1], task.y[b], eta=eta, steps=steps, B_w=B_w,
+                             activation=activation)
+        for l, out in enumerate(outs, start=1):
+            w_hat = model.weights(out)[b]
+            assert float((w_hat - surrogate[l]).abs().max()) < 1e-12, (b, l)
+            # the sums do matter: exact GD differs by far more than the tolerance (the test is not vacuous)
+            assert float((w_hat - exact[l]).abs().max()) > 1e-8, (b, l)
+
+
+def test_one_percent_change_of_any_live_weight_is_caught():
+    """Perturb single construction weights by 1 % (a seeded sample of the nonzero entries of every weight
+    tensor of the block). Each change either leaves the output bit-identical -- the entry sits in a ReLU
+    head that no token of these prompts activates (a knot of a sum outside the range the data reach) -- or
+    moves ŵ by more than 1000 times the tolerance of the surrogate-GD regression above. So that regression
+    catches every 1 % change that has any effect; and most tensors have entries that matter."""
+    arch = Architecture(2, 2, 2, 2)
+    task = icgd.make_task(arch, n=8, prompts=2, activation="sigmoid", B_w=1.0, seed=7)
+    model, sums, _ = icgd.build_model(task, 32, eta=2.0, steps=2, B_w=1.0, compact=False)
+    tokens = icgd.prompt_tokens(model.layout, task)
+    with torch.no_grad():
+        ref = model.weights(model(tokens)[-1])
+    g = torch.Generator().manual_seed(0)
+    live_tensors, tried = 0, 0
+    with torch.no_grad():
+        for name, P in model.named_parameters():
+            nz = torch.nonzero(P)
+            live = False
+            for k in torch.randperm(len(nz), generator=g)[:6]:
+                i = tuple(nz[k].tolist())
+                v = P[i].item()
+                P[i] = 1.01 * v
+                moved = float((model.weights(model(tokens)[-1]) - ref).abs().max())
+                P[i] = v
+                tried += 1
+                assert moved == 0.0 or moved > 1e3 * 1e-12, (name, i, moved)
+                live |= moved > 0
+            live_tensors += live
+    assert tried > 100 and live_tensors >= len(list(model.parameters())) // 2
 
 
 def test_relu_network_forward_pass_is_exact_inside_the_transformer():

@@ -89,13 +89,20 @@ LOSSES: dict[str, Loss] = {
 }
 
 
-def get_activation(name: str) -> Activation:
+def get_activation(name: str | Activation) -> Activation:
+    """A named activation, or ``name`` itself when it already is an :class:`Activation` (e.g. one whose r and
+    r' are sums of ReLUs, as in :func:`icdl.studies.icgd_transformer.surrogate_gd_path`)."""
+    if isinstance(name, Activation):
+        return name
     if name not in ACTIVATIONS:
         raise ValueError(f"unknown activation {name!r}; known activations: {sorted(ACTIVATIONS)}")
     return ACTIVATIONS[name]
 
 
-def get_loss(name: str) -> Loss:
+def get_loss(name: str | Loss) -> Loss:
+    """A named loss, or ``name`` itself when it already is a :class:`Loss`."""
+    if isinstance(name, Loss):
+        return name
     if name not in LOSSES:
         raise ValueError(f"unknown loss {name!r}; known losses: {sorted(LOSSES)}")
     return LOSSES[name]
@@ -253,8 +260,8 @@ class GradientTerms:
         return (s[:, :, None] * p[:, None, :]).reshape(s.shape[0], -1)
 
 
-def gradient_terms(arch: Architecture, w: Tensor, x: Tensor, y: Tensor, activation: str = "sigmoid",
-                   loss: str = "squared") -> GradientTerms:
+def gradient_terms(arch: Architecture, w: Tensor, x: Tensor, y: Tensor, activation: str | Activation = "sigmoid",
+                   loss: str | Loss = "squared") -> GradientTerms:
     """Every term of ICDL Lemma 1 and the gradient it assembles, batched over examples.
 
     The sum ``Σ_i A_i(j)`` is formed as one matrix product ``s(j)ᵀ p(j−1)`` over the batch

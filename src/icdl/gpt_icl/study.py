@@ -27,6 +27,7 @@ from .model import GPTConfig, InContextGPT
 from .tasks import MIXTURES, TaskConfig, sample_prompts
 from .training import TrainConfig, load_model, train
 
+
 def memory_estimate(cfg) -> float:
     """Peak bytes of the largest step of a profile, estimated from its settings (float32, about 12 values per
     token and width per layer plus the attention scores): evaluating a model on all test prompts at once

@@ -14,6 +14,7 @@ The accounting (sizes, norms, FLOPs, layer counts) is in :mod:`icdl.studies.icgd
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -25,7 +26,17 @@ from ..book.profiles import ProfileSet
 from ..constructions.bounds import corollary_bounds, gradient_error_bound, lemma6_bound
 from ..constructions.lemmas import ICGDLayout
 from ..constructions.theorem1 import SMOOTH, ICGDTransformer, Sums, fit_sums, preactivation_range
-from ..networks import Architecture, explicit_gradient, forward, gradient_terms, project_box, projected_gd, risk
+from ..networks import (
+    Activation,
+    Architecture,
+    Loss,
+    explicit_gradient,
+    forward,
+    gradient_terms,
+    project_box,
+    projected_gd,
+    risk,
+)
 
 Tensor = torch.Tensor
 
@@ -82,6 +93,28 @@ def gd_path(task: Task, b: int, *, eta: float, steps: int, B_w: float) -> list[T
     arch = task.arch
     return projected_gd(arch, torch.zeros(arch.size, dtype=torch.float64), task.x[b, :-1], task.y[b], eta=eta,
                         steps=steps, B_w=B_w, activation=task.activation, loss=task.loss)
+
+
+def surrogate_gd_path(task: Task, b: int, sums: Sums, *, eta: float, steps: int, B_w: float,
+                      w0: Tensor | None = None) -> list[Tensor]:
+    """Projected GD on prompt ``b`` with Lemma 1's gradient assembled from the *sums* -- r, r' and u replaced
+    by the ReLU sums the transformer holds. Theorem 1's transformer should equal this path up to floating
+    point (every other step of the construction is exact), so a change of any weight it uses shows.
+    Starts at ``w0`` (default 0, Theorem 1's start)."""
+    arch = task.arch
+    act = Activation(f"{task.activation} (sum of ReLUs)", sums.r, sums.r_prime, math.nan)
+    loss = Loss(f"{task.loss} (sum of ReLUs)", _no_ell, lambda t, y: sums.u(torch.stack([t, y], -1)))
+    w = torch.zeros(arch.size, dtype=torch.float64) if w0 is None else w0
+    path = [w]
+    for _ in range(steps):
+        g = gradient_terms(arch, w, task.x[b, :-1], task.y[b], act, loss).grad
+        w = project_box(w - eta * g, B_w)
+        path.append(w)
+    return path
+
+
+def _no_ell(t: Tensor, y: Tensor) -> Tensor:
+    raise NotImplementedError("the surrogate loss has only its derivative u (a sum of ReLUs)")
 
 
 def backward_pass_errors(model: ICGDTransformer, task: Task, w: Tensor) -> list[float]:
