@@ -21,6 +21,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	# the browser check of the built book (tests/test_browser.py) drives Debian's Chromium
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		apt-get install -y -q chromium chromium-driver >/dev/null || \
+		(apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null)
 	touch $(STAMP)
 
 chapters: $(STAMP)
@@ -35,9 +39,11 @@ html: $(STAMP) report
 book: chapters
 	$(MAKE) html
 
-# nbval first: it re-executes each chapter once (writing its ledger records), then the
-# rest of the suite checks those records, the figures' numbers and the pixels.
+# The book is built first (the browser check opens it in headless Chromium); then nbval
+# re-executes each chapter once (writing its ledger records), and the rest of the suite
+# checks those records, the figures' numbers, the pixels and the rendered pages.
 test: $(STAMP)
+	$(MAKE) html
 	$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		--nbval-kernel-name python3 --mpl --durations=10 notebooks tests
 

@@ -45,7 +45,7 @@
 profile = "quick"
 overrides = {}
 
-# %%
+# %% tags=["hide-cell"]
 import torch
 from myst_nb import glue
 

@@ -29,7 +29,7 @@
 profile = "quick"
 overrides = {}
 
-# %%
+# %% tags=["hide-cell"]
 import pandas as pd
 import torch
 

@@ -43,7 +43,7 @@
 profile = "quick"
 overrides = {}
 
-# %%
+# %% tags=["hide-cell"]
 import pandas as pd
 import torch
 from myst_nb import glue

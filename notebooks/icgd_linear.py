@@ -36,7 +36,7 @@
 profile = "quick"
 overrides = {}
 
-# %%
+# %% tags=["hide-cell"]
 import time
 
 import pandas as pd

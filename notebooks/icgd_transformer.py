@@ -40,7 +40,7 @@
 profile = "quick"
 overrides = {}
 
-# %%
+# %% tags=["hide-cell"]
 import numpy as np
 from myst_nb import glue
 
@@ -278,8 +278,8 @@ flops.assign(eps=flops["eps"].map("{:.1e}".format), ratio=flops["ratio"].round(0
 # cheaper way to train.
 #
 # **Layer counts** (the authors' answer R2xK): the construction needs $(2N+4)L$
-# layers, against the $O(N^2 L)$ of the construction by Wang et al. for the same
-# task, which the answer cites; we print that order with constant 1, since no
+# layers, against the $O(N^2 L)$ of the construction of {cite:t}`wang2024functionclasses`
+# for the same task, which the answer cites; we print that order with constant 1, since no
 # constant is given.
 
 # %%

@@ -35,7 +35,7 @@
 profile = "quick"
 overrides = {}
 
-# %%
+# %% tags=["hide-cell"]
 import pandas as pd
 import torch
 from myst_nb import glue
@@ -160,22 +160,47 @@ table2.round(5)
 # %% mystnb={"figure": {"caption": "Output of the analysed run over 100 query points for one prompt's 50 examples (circles): (a) the full output, (b) the output through the dominant query cell alone; grey: the least-squares line (cf. LSA Fig. 3).", "name": "fig-lsa-curves"}}
 fig = figures.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chosen_run']}")
 
+# %% tags=["remove-cell"]
+# the numbers of the next paragraph, from the result shown above (the reference run when it exists)
+t1_all = pd.DataFrame(data["table1"])
+corr = t1_all["corr_inv_sigma_inv_V"]
+t2_row = t2.iloc[0]
+for name, value in {
+    "lsa_source": "the reference run" if ref_obj is not None else f"the live {profile} run (no reference result yet)",
+    "lsa_runs": str(len(t1_all)), "lsa_epochs": f"{data['epochs_done']:,}".replace(",", " "),
+    "lsa_median_mse": f"{t1_all['test_mse'].median():.5f}",
+    "lsa_paper_median_mse": f"{PAPER_TABLE1['test_mse'].median():.5f}",
+    "lsa_corr_lo": f"{corr.min():.2f}", "lsa_corr_hi": f"{corr.max():.2f}",
+    "lsa_paper_corr_lo": f"{PAPER_TABLE1['corr_inv_sigma_inv_V'].min():.3f}",
+    "lsa_paper_corr_hi": f"{PAPER_TABLE1['corr_inv_sigma_inv_V'].max():.3f}",
+    "lsa_corr_above": str(int((corr > 0.9).sum())),
+    "lsa_corr_z_f": f"{float(t2_row['corr_z_f']):.3f}", "lsa_paper_corr_z_f": f"{PAPER_TABLE2['corr_z_f']:.3f}",
+    "lsa_corr_z_ls": f"{float(t2_row['corr_z_ls']):.3f}", "lsa_paper_corr_z_ls": f"{PAPER_TABLE2['corr_z_ls']:.3f}",
+    "lsa_cell": str(t2_row["cell"]),
+}.items():
+    glue(name, value, display=False)
+
 # %% [markdown]
 # ## What the full protocol shows
 #
-# All ten runs trained for the full 20 000 epochs. Their test errors are of the
-# paper's size (median 0.00083 against 0.00098). The LayerNorm diagnostic spreads
-# over the runs from −0.26 to 0.91 (paper: −0.005 to 0.926), and one run passes
+# In {glue:text}`lsa_source`, {glue:text}`lsa_runs` runs trained for
+# {glue:text}`lsa_epochs` epochs. Their test errors are of the paper's size
+# (median {glue:text}`lsa_median_mse` against {glue:text}`lsa_paper_median_mse`).
+# The LayerNorm diagnostic spreads over the runs from {glue:text}`lsa_corr_lo`
+# to {glue:text}`lsa_corr_hi` (paper: {glue:text}`lsa_paper_corr_lo` to
+# {glue:text}`lsa_paper_corr_hi`), and {glue:text}`lsa_corr_above` run(s) pass
 # 0.9: as in the paper, some runs -- not all -- divide by $V$ through the
 # LayerNorm of layer 2, the mechanism of the construction of
-# {doc}`lsa_construction`. In that run the dominant query cell (embedding 4 here; embeddings can
-# be permuted) is explained by the regression of eq. 57 with correlation 0.992
-# (paper 0.995) and correlates with the least-squares estimate at −0.979
-# (paper −0.994). One panel differs: the full output lies on the least-squares
-# line (Fig. 3a), but the dominant cell *alone* gives a curve that falls where
-# the line rises -- its output weight has the other sign, and the remaining cells
-# carry the rest of the output -- so this run does not reproduce the paper's
-# Fig. 3b, and the ledger says so.
+# {doc}`lsa_construction`. In the analysed run the dominant query cell (cell
+# {glue:text}`lsa_cell` here; embeddings can be permuted) is explained by the
+# regression of eq. 57 with correlation {glue:text}`lsa_corr_z_f` (paper
+# {glue:text}`lsa_paper_corr_z_f`) and correlates with the least-squares
+# estimate at {glue:text}`lsa_corr_z_ls` (paper {glue:text}`lsa_paper_corr_z_ls`).
+# One panel differs in the reference run: the full output lies on the
+# least-squares line (Fig. 3a), but the dominant cell *alone* gives a curve that
+# falls where the line rises -- its output weight has the other sign, and the
+# remaining cells carry the rest of the output -- so that run does not reproduce
+# the paper's Fig. 3b, and the ledger says so.
 #
 # ## Ledger
 #

@@ -47,7 +47,7 @@
 profile = "quick"
 overrides = {}
 
-# %%
+# %% tags=["hide-cell"]
 import pandas as pd
 import torch
 from IPython.display import display

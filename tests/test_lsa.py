@@ -69,6 +69,23 @@ def test_construction_tends_to_least_squares():
     assert 0.3 < row["mean_abs_err"] / (row["u_minus_xbar_over_N"] + row["ybar_over_N"]) < 5
 
 
+def test_construction_float32_gap_grows_like_rn():
+    """The construction scales by 1/(RN) on the way in and by RN on the way out, so float32 rounding grows
+    like RN: the largest float32-float64 gap divided by R N ε₃₂ stays of order one on both sides (a model
+    that silently stays in float64 gives 0; a lost factor of N or R gives a ratio far from 1), float32 is
+    harmless at small RN and doubles the MSE at the largest."""
+    prec = lsa_constructions.construction_precision(Ns=(50, 1000), Rs=(10.0, 1e3, 1e5), prompts=300)
+    ratio = prec["gap_over_RN_eps32"]
+    assert ratio.between(0.3, 4).all(), prec
+    small, large = prec[prec["RN"] <= 1e4], prec[prec["RN"] >= 1e7]
+    assert ((small["mse_float32"] - small["mse_float64"]).abs() <= 0.01 * small["mse_float64"]).all()
+    assert (large["mse_float32"] > 2 * large["mse_float64"]).all()
+    # the MSE column is the mean square of the same errors: (mean |e|)² ≤ mean e² ≤ max |e| · mean |e|
+    errs = lsa_constructions.construction_errors(Ns=(50,), Rs=(100.0,), prompts=300)
+    mae, mse, mx = errs.loc[0, "mean_abs_err"], errs.loc[0, "mse"], errs.loc[0, "max_abs_err"]
+    assert mae**2 <= mse <= mx * mae
+
+
 def test_construction_divides_by_v_in_layernorm():
     check = lsa_constructions.construction_layernorm_check(N=200, R=100.0, prompts=500)
     assert check["corr"] > 0.99 and check["median_rel_gap"] < 0.01

@@ -96,7 +96,7 @@ CLAIMS: tuple[Claim, ...] = (
        THEOREM1, "tests/test_icgd_transformer.py::test_reb_width_formula"),
     _c("reb-hjr1-w2", "REB hJr1 W2 (sigmoid example)", "K = 32, L_f = N (w/4)^{2(N−1)}, width O(1024 N)",
        THEOREM1, "tests/test_icgd_transformer.py::test_reb_sigmoid_example_width"),
-    _c("reb-r2xk", "REB R2xK (layer counts)", "[Wang24] O(N²L) layers vs (2N+4)L here",
+    _c("reb-r2xk", "REB R2xK (layer counts)", "Wang et al. (ICML 2024) need O(N²L) layers, (2N+4)L here",
        THEOREM1, "tests/test_icgd_transformer.py::test_transformer_follows_projected_gd_within_corollary_1_1"),
     _c("icdl-thm2", "ICDL Theorem 2 (softmax)", "4L softmax layers do L ICGD steps (existence)",
        SOFTMAX, "tests/test_softmax.py::test_fitted_softmax_step_follows_gd_on_held_out_prompts"),

@@ -5,7 +5,8 @@
 * :func:`gd_two_steps_tf432` -- TF(4, 3, 2) without LayerNorm doing two GD steps on θ (Appendix B), with
   :func:`gd_two_steps_closed_form` and :func:`gd_two_steps_explicit` to check it against;
 * :func:`appendix_a_pair` -- two inputs with the same LSA output (Appendix A);
-* :func:`construction_errors`, :func:`gd_two_steps_errors` -- their errors against N and R.
+* :func:`construction_errors`, :func:`gd_two_steps_errors` -- their errors against N and R;
+* :func:`construction_precision` -- TF(4, 2, 2) in float32 against float64 (the error grows like RN).
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def construction_layernorm_check(N: int = 50, R: float = 100.0, prompts: int = 2
 def construction_errors(Ns=(10, 20, 50, 100, 200, 500, 1000), Rs=(1.0, 10.0, 100.0, 1e3, 1e4),
                         prompts: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Mean |TF(4,2,2) − ŷ_LS| over random prompts (data as LSA sec. 4.1) for each N and R, beside
-    the terms section 3 neglects: mean |u − x̄|/N and |ȳ|/N."""
+    the terms section 3 neglects: mean |u − x̄|/N and |ȳ|/N (same units), and the mean *squared* error
+    ``mse`` -- the quantity LSA Table 1 reports for its trained models."""
     rows = []
     for N in Ns:
         d = sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed + N), dtype=torch.float64)
@@ -157,9 +159,32 @@ def construction_errors(Ns=(10, 20, 50, 100, 200, 500, 1000), Rs=(1.0, 10.0, 100
             with torch.no_grad():
                 out = construction_tf422(N, R)(d.P[None])[0]
             rows.append({"N": N, "R": R, "mean_abs_err": float((out - d.target).abs().mean()),
+                         "mse": float(((out - d.target) ** 2).mean()),
                          "max_abs_err": float((out - d.target).abs().max()),
                          "u_minus_xbar_over_N": float(((d.u - d.xbar).abs() / N).mean()),
                          "ybar_over_N": float((d.ybar.abs() / N).mean())})
+    return pd.DataFrame(rows)
+
+
+def construction_precision(Ns=(10, 50, 200, 1000), Rs=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5), prompts: int = 2000,
+                           seed: int = 0) -> pd.DataFrame:
+    """The construction in float32 against float64, on the same prompts, for each N and R: the input
+    embedding scales x and y by 1/(RN) and the output weight multiplies by −RN, so float32's rounding
+    (ε₃₂ ≈ 1.2e-7) is amplified about RN times. Per (N, R): the MSE to least squares in each precision
+    and the largest gap between the two outputs, also divided by ``R N ε₃₂``."""
+    eps32 = torch.finfo(torch.float32).eps
+    rows = []
+    for N in Ns:
+        d = sample_data((prompts,), N, generator=torch.Generator().manual_seed(seed + N), dtype=torch.float64)
+        for R in Rs:
+            m = construction_tf422(N, R)
+            with torch.no_grad():
+                o64 = m(d.P[None])[0]
+                o32 = m.to(torch.float32)(d.P[None].float())[0].double()
+            gap = float((o32 - o64).abs().max())
+            rows.append({"N": N, "R": R, "RN": R * N, "mse_float64": float(((o64 - d.target) ** 2).mean()),
+                         "mse_float32": float(((o32 - d.target) ** 2).mean()), "max_gap": gap,
+                         "gap_over_RN_eps32": gap / (R * N * eps32)})
     return pd.DataFrame(rows)
 
 

@@ -1,0 +1,148 @@
+"""The rendered book, opened page by page in headless Chromium as a reader would, without a network.
+
+Runs on ``_build/html`` (``make test`` builds it first with ``make html``) served from localhost. Each page
+must: render every formula (MathJax served from the book itself -- no CDN -- leaves no raw ``\\(``, ``$$``
+or ``\\begin`` in the text, and no MathJax error boxes); load every image; have no broken cross-reference
+(Sphinx marks them ``??`` or leaves a ``{ref}``/``{numref}`` role as text) and no citation key shown raw
+(``{cite}``, ``[Wang24]``-style keys); and fit 1280 px without a horizontal scrollbar (tables and code blocks
+may scroll inside their own box, the page may not).
+
+Chromium and ChromeDriver come from Debian (``make setup`` installs them where missing). Without them the
+test fails with that instruction; it never skips silently.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+#: pages outside the book's own content (Sphinx's search and index pages)
+SKIP = {"search.html", "genindex.html"}
+
+#: JavaScript run in each page once MathJax has finished: what a reader would see go wrong
+PROBE = r"""
+const done = arguments[arguments.length - 1];
+const started = Date.now();
+function finish() {
+  const main = document.querySelector("main") || document.body;
+  const clone = main.cloneNode(true);
+  clone.querySelectorAll("mjx-container, script, style, pre, code, .highlight").forEach(e => e.remove());
+  const text = clone.innerText;
+  const images = Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src);
+  done({
+    mathjax: !!(window.MathJax && window.MathJax.startup),
+    formulas: document.querySelectorAll("mjx-container").length,
+    errors: document.querySelectorAll("mjx-merror").length,
+    raw: (text.match(/\\\(|\\\[|\$\$|\\begin\{|\\frac|\\mathbb/g) || []).slice(0, 5),
+    images: images,
+    text: text,
+    overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  });
+}
+// MathJax loads after the page (deferred): wait until it has started, then until its first typeset is done
+function wait() {
+  if (!document.querySelector(".math")) return finish();
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise && mj.typesetPromise) {
+    mj.startup.promise.then(finish).catch(e => done({failed: String(e)}));
+  } else if (Date.now() - started > 100000) {
+    done({failed: "MathJax never started (is it served from _static/?)"});
+  } else {
+    setTimeout(wait, 100);
+  }
+}
+wait();
+"""
+
+RAW_CITATION = re.compile(r"\{cite[a-z:]*\}|\[[A-Z][A-Za-z]+\d{2}[a-z]?\]")
+BROKEN_REF = re.compile(r"\{(?:ref|numref|eq|doc)\}`|\?\?")
+
+
+def _pages() -> list[Path]:
+    return sorted(p for p in HTML.rglob("*.html") if p.name not in SKIP and "_static" not in p.parts
+                  and "_sources" not in p.parts)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = [p for p in (CHROMIUM, DRIVER) if not shutil.which(p)]
+    if missing:
+        pytest.fail(f"{' and '.join(missing)} not found: run `make setup` (installs Debian's chromium and "
+                    "chromium-driver) or `apt-get install chromium chromium-driver`")
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"{HTML} has no built book: run `make html` first (make test does)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    handler = functools.partial(_QuietHandler, directory=str(HTML))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1280,900"):
+        opts.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    driver.set_script_timeout(120)
+    try:
+        yield driver, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        driver.quit()
+        server.shutdown()
+
+
+def test_every_page_reads_offline(browser):
+    driver, base = browser
+    pages = _pages()
+    assert len(pages) >= 10, f"expected the book's pages under {HTML}, found {len(pages)}"
+    problems, formulas = [], 0
+    for page in pages:
+        rel = page.relative_to(HTML).as_posix()
+        driver.get(f"{base}/{rel}")
+        seen = driver.execute_async_script(PROBE)
+        if "failed" in seen:
+            problems.append(f"{rel}: MathJax did not finish ({seen['failed']})")
+            continue
+        formulas += seen["formulas"]
+        if seen["raw"]:
+            problems.append(f"{rel}: unrendered math {seen['raw']}")
+        if seen["errors"]:
+            problems.append(f"{rel}: {seen['errors']} MathJax error box(es)")
+        if seen["images"]:
+            problems.append(f"{rel}: images that did not load {seen['images'][:3]}")
+        if m := RAW_CITATION.search(seen["text"]):
+            problems.append(f"{rel}: citation key shown raw: {m.group(0)!r}")
+        if m := BROKEN_REF.search(seen["text"]):
+            problems.append(f"{rel}: broken reference: {seen['text'][max(0, m.start() - 40):m.end() + 20]!r}")
+        if seen["overflow"] > 1:
+            problems.append(f"{rel}: {seen['overflow']} px wider than a 1280 px window (horizontal scrollbar)")
+    assert not problems, "\n".join(problems)
+    assert formulas > 100, f"only {formulas} rendered formulas in the whole book: is MathJax loading?"
+
+
+def test_the_probe_sees_raw_math_and_missing_images(browser, tmp_path):
+    """The probe itself can fail: a page with a formula MathJax never saw (no MathJax on it), a missing image
+    and a raw citation key is reported on each count."""
+    driver, _ = browser
+    bad = tmp_path / "bad.html"
+    bad.write_text("<html><body><main><p>\\(x_1, y_1\\) and [Wang24]</p><img src='nope.png'></main></body></html>")
+    driver.get(bad.as_uri())
+    seen = driver.execute_async_script(PROBE)
+    assert seen["raw"] and seen["images"] and RAW_CITATION.search(seen["text"])
+    assert not seen["mathjax"]
