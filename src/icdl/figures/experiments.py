@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 
-from .style import PALETTE, SINGLE, WIDE
+from .style import (
+    ATTENTION,
+    BASELINE,
+    BASELINE_STYLE,
+    MIXTURE_PALETTE,
+    MU,
+    PALETTE,
+    SINGLE,
+    WIDE,
+    legend_outside,
+    ordered_colours,
+    r2_limits,
+)
 
 # ---- gpt_icl: GPT-2-style in-context learning of deep networks -------------------------------
 
@@ -19,8 +30,9 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["attention"] == attention]
+    colours = ordered_colours(c["mixture"].unique(), MIXTURE_PALETTE)
     for ax, depth in zip(axes[0], ds):
-        for color, mixture in zip(PALETTE, c["mixture"].unique()):
+        for mixture, color in colours.items():
             g = c[(c["depth"] == depth) & (c["mixture"] == mixture)]
             ax.plot(g["position"], g["r2"], color=color, label=f"ω = {mixture}")
             ax.fill_between(g["position"], g["lo"], g["hi"], color=color, alpha=0.2, lw=0)
@@ -31,11 +43,13 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
         if len(baselines):
             cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
                            & (baselines["method"] == "context mean")]
-            ax.plot(cm["position"], cm["r2"], ":", color="0.4", lw=1.2)
+            ax.plot(cm["position"], cm["r2"], BASELINE_STYLE["context mean"], color=BASELINE["context mean"],
+                    lw=1.2, label="context mean, (1, 0)")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k", ylim=(-0.2, 1.02))
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel(f"R² ({attention} attention)")
-    axes[0, -1].legend(loc="lower right")
+    legend_outside(axes[0, -1], fontsize=7, title="◇: trained MLP", title_fontsize=7)
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
@@ -49,20 +63,21 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
     c = curves[curves["mixture"] == "(1, 0)"]
     b = baselines[baselines["mixture"] == "(1, 0)"] if len(baselines) else baselines
     for ax, depth in zip(axes[0], ds):
-        for color, att in zip(PALETTE, ("softmax", "relu")):
+        for att in ("softmax", "relu"):
             g = c[(c["depth"] == depth) & (c["attention"] == att)]
-            ax.plot(g["position"], g["r2"], color=color, label=f"transformer, {att}")
+            ax.plot(g["position"], g["r2"], color=ATTENTION[att], label=f"transformer, {att}")
         if len(b):
-            for color, (method, style) in zip(PALETTE[2:], (("least squares", "-."), ("3-NN", "--"),
-                                                            ("context mean", ":"))):
+            for method in ("least squares", "3-NN", "context mean"):
                 g = b[(b["depth"] == depth) & (b["method"] == method)]
-                ax.plot(g["position"], g["r2"], style, color=color, lw=1.1, label=method)
+                ax.plot(g["position"], g["r2"], BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
+                        label=method)
             g = b[(b["depth"] == depth) & b["method"].str.startswith("MLP")]
-            ax.plot(g["position"], g["r2"], "D", ms=4, color=PALETTE[5], label="trained MLP")
+            ax.plot(g["position"], g["r2"], "D", ms=4, color=BASELINE["MLP"], label="trained MLP")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k", ylim=(-0.2, 1.02))
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    r2_limits(axes[0], [c[(c["depth"] == depth) & c["attention"].isin(["softmax", "relu"])]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
-    axes[0, -1].legend(loc="lower right", fontsize=7)
+    legend_outside(axes[0, -1], fontsize=7)
     return fig
 
 
@@ -73,7 +88,8 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["mixture"] == "(1, 0)"]
-    styles = {"softmax": (PALETTE[0], "-"), "relu (at switch)": (PALETTE[1], "--"), "relu": (PALETTE[1], "-")}
+    styles = {"softmax": (ATTENTION["softmax"], "-"), "relu (at switch)": (ATTENTION["relu"], "--"),
+              "relu": (ATTENTION["relu"], "-")}
     for ax, depth in zip(axes[0], ds):
         for att, (color, style) in styles.items():
             g = c[(c["depth"] == depth) & (c["attention"] == att)]
@@ -82,11 +98,13 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
         if len(baselines):
             cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
                            & (baselines["method"] == "context mean")]
-            ax.plot(cm["position"], cm["r2"], ":", color="0.4", lw=1.2, label="context mean")
+            ax.plot(cm["position"], cm["r2"], BASELINE_STYLE["context mean"], color=BASELINE["context mean"],
+                    lw=1.2, label="context mean")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
-    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
+    legend_outside(axes[0, -1], fontsize=7)
     return fig
 
 
@@ -97,21 +115,21 @@ def plot_icl_depth(table: pd.DataFrame, baselines: pd.DataFrame) -> plt.Figure:
     atts = [a for a in ("softmax", "relu") if a in set(table["attention"])]
     fig, axes = plt.subplots(1, len(atts), figsize=WIDE, sharey=True, squeeze=False)
     positions = sorted(table["position"].unique())
-    colours = dict(zip(positions, sns.color_palette("crest", len(positions))))
+    colours = ordered_colours(positions)
     for ax, att in zip(axes[0], atts):
         g = table[table["attention"] == att]
         for p in positions:
             h = g[g["position"] == p].sort_values("n_layer")
             ax.plot(h["n_layer"], h["r2"], "-o", ms=4, color=colours[p], label=f"{int(p)} examples")
             ax.fill_between(h["n_layer"], h["lo"], h["hi"], color=colours[p], alpha=0.2, lw=0)
-            for method, style in (("least squares", "-."), ("context mean", ":")):
+            for method in ("least squares", "context mean"):
                 b = baselines[(baselines["method"] == method) & (baselines["position"] == p)]
                 if len(b):
-                    ax.axhline(float(b["r2"].iloc[0]), ls=style, lw=1.0, color=colours[p])
+                    ax.axhline(float(b["r2"].iloc[0]), ls=BASELINE_STYLE[method], lw=1.0, color=colours[p])
         ax.set(title=f"{att} attention", xlabel="transformer layers", xticks=sorted(g["n_layer"].unique()))
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
-    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7,
-                       title="dash-dot: least squares\ndotted: context mean", title_fontsize=7)
+    legend_outside(axes[0, -1], fontsize=7, title="dash-dot: least squares\ndotted: context mean",
+                   title_fontsize=7)
     return fig
 
 
@@ -123,12 +141,13 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
     lv = levels.set_index("family")
     for ax, fam in zip(axes[0], fams):
         g = history[history["family"] == fam]
-        ax.plot(g["step"], g["val_r2"], "-", color=PALETTE[0], label="softmax transformer")
-        ax.axhline(lv.loc[fam, "context_mean"], ls=":", color="0.4", lw=1.2, label="context mean")
-        ax.axhline(lv.loc[fam, "least_squares"], ls="-.", color="0.4", lw=1.0, label="least squares")
+        ax.plot(g["step"], g["val_r2"], "-", color=ATTENTION["softmax"], label="softmax transformer")
+        for method in ("context mean", "least squares"):
+            ax.axhline(lv.loc[fam, method.replace(" ", "_")], ls=BASELINE_STYLE[method], color=BASELINE[method],
+                       lw=1.1, label=method)
         ax.set(title=fam, xlabel="training step")
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
-    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
+    legend_outside(axes[0, -1], fontsize=7)
     return fig
 
 
@@ -136,11 +155,13 @@ def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
     """Training loss (MSE on fresh prompts) against steps, per depth and attention."""
     fig, ax = plt.subplots(figsize=SINGLE)
     styles = {"softmax": "-", "relu": "--"}
-    for color, (depth, g) in zip(PALETTE, history.groupby("depth")):
+    colours = ordered_colours(sorted(history["depth"].unique()))
+    for depth, g in history.groupby("depth"):
         for att, h in g.groupby("attention"):
-            ax.plot(h["step"], h["loss"], styles[att], color=color, lw=1.2, label=f"{depth} layers, {att}")
+            ax.plot(h["step"], h["loss"], styles[att], color=colours[depth], lw=1.2, label=f"{depth} layers, {att}")
     ax.set(xlabel="step", ylabel="training MSE", yscale="log")
-    ax.legend(fontsize=7, ncol=2)
+    legend_outside(ax, fontsize=7, title="targets (colour), attention\n(solid: softmax, dashed: ReLU)",
+                   title_fontsize=7)
     return fig
 
 
@@ -151,14 +172,15 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figur
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     styles = {"softmax": "-", "relu": "--"}
     for ax, depth in zip(axes[0], ds):
-        for color, (mu, g) in zip(PALETTE, curves[curves["depth"] == depth].groupby("mu", sort=False)):
+        for mu, g in curves[curves["depth"] == depth].groupby("mu", sort=False):
             for att, h in g.groupby("attention"):
-                ax.plot(h["position"], h["r2"], styles[att], color=color, lw=1.3, label=f"μ = {mu:g}, {att}")
+                ax.plot(h["position"], h["r2"], styles[att], color=MU.get(float(mu), "0.5"), lw=1.3,
+                        label=f"μ = {mu:g}, {att}")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k",
-               ylim=(-0.5, 1.02))
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    r2_limits(axes[0], [curves[curves["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
-    axes[0, -1].legend(fontsize=7, loc="lower right")
+    legend_outside(axes[0, -1], fontsize=7)
     return fig
 
 
@@ -173,13 +195,13 @@ def plot_dsm_targets(binned: pd.DataFrame, curve: dict) -> plt.Figure:
     ax1.errorbar(binned["x_t"], binned["mean_y"], yerr=2 * binned["se"], fmt="o", ms=3, color=PALETTE[0],
                  label="mean DSM target in bin")
     ax1.set(xlabel=r"$x_t$", ylabel="score")
-    ax1.legend()
+    legend_outside(ax1, fontsize=7)
     ax2.plot(curve["data_x"], curve["data_y"], ".", ms=3, color="0.7", label="the prompt's DSM targets")
     ax2.plot(curve["x"], curve["score"], color="0.2", lw=1.4, label=r"$\nabla\log p_t$")
     ax2.plot(curve["x"], curve["start"], ":", color=PALETTE[3], label="network at the start")
     ax2.plot(curve["x"], curve["gd"], color=PALETTE[1], label="network after GD")
     ax2.set(xlabel=r"$x_t$", ylabel="score", ylim=(-6, 6))
-    ax2.legend(fontsize=7)
+    legend_outside(ax2, fontsize=7)
     return fig
 
 
@@ -195,5 +217,5 @@ def plot_score_errors(errors: pd.DataFrame) -> plt.Figure:
         ax.plot(g["step"], g["score_error"], ls, color=color, label=label)
     ax.axhline(1.0, color="0.75", lw=0.8)
     ax.set(xlabel="step l", ylabel="relative score error", yscale="log")
-    ax.legend(fontsize=7)
+    legend_outside(ax, fontsize=7)
     return fig

@@ -13,10 +13,58 @@ SINGLE = (4.2, 3.2)
 
 PALETTE = sns.color_palette("colorblind")
 
+# ---- one colour per meaning, the same in every figure of the book --------------------------------
+
+#: attention activation of a trained transformer
+ATTENTION = {"softmax": PALETTE[0], "relu": PALETTE[1]}
+#: reference methods beside a trained model (line styles fixed too: see BASELINE_STYLE)
+BASELINE = {"least squares": "0.1", "context mean": "0.45", "3-NN": PALETTE[5], "MLP": PALETTE[2]}
+BASELINE_STYLE = {"least squares": "-.", "context mean": ":", "3-NN": "--"}
+#: test mixtures of inputs, from the pretraining mixture (1, 0) to (.5, .5): a sequential palette of its own
+MIXTURE_PALETTE = "flare"
+#: depths (of targets or of models) and other ordered sizes: darker = larger
+DEPTH_PALETTE = "crest"
+#: the mean μ of shifted target parameters
+MU = {0.0: "0.2", -0.5: PALETTE[4], 0.5: PALETTE[6]}
+
+
+def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:
+    """A colour per value of an ordered quantity (depth, width, mixture), light to dark."""
+    values = list(values)
+    return dict(zip(values, sns.color_palette(palette, len(values))))
+
+
+def legend_outside(where, **kw):
+    """The legend to the right of the axes (or figure), never on the data."""
+    import matplotlib.figure
+
+    if isinstance(where, matplotlib.figure.Figure):
+        return where.legend(loc="outside right upper", **kw)
+    return where.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+
+
+def r2_limits(axes, values, floor: float = -1.0) -> None:
+    """Shared y-limits for panels of R² curves (``axes`` a list, ``values`` one array per panel) that show
+    every curve down to ``floor``; below it the axis is cut, and each panel whose curves go lower says so in
+    its title (nothing vanishes without a word)."""
+    import numpy as np
+
+    lows = []
+    for v in values:
+        v = np.asarray(list(v), dtype=float)
+        v = v[np.isfinite(v)]
+        lows.append(float(v.min()) if len(v) else 0.0)
+    bottom = max(floor, min(-0.05, min(lows) - 0.05))
+    for ax, low in zip(axes, lows):
+        ax.set_ylim(bottom, 1.02)
+        if low < floor:
+            ax.set_title(f"{ax.get_title()}\n(cut at {floor:g}; lowest {low:.1f})", fontsize=9)
+
+
 #: pinned rcParams (on top of seaborn's theme) so pixel baselines do not drift with defaults
 RC = {
     "figure.dpi": 100,
-    "savefig.dpi": 100,
+    "savefig.dpi": 100,   # the pixel baselines; the book's figures are SVG (book.chapter.start)
     "font.family": "DejaVu Sans",
     "font.size": 10,
     "axes.titlesize": 10,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .style import PALETTE, WIDE
+from .style import PALETTE, WIDE, legend_outside
 
 # ---- icgd_linear: in-context gradient descent on linear regression -----------------------------
 
@@ -32,7 +32,7 @@ def plot_icgd_paths(df: pd.DataFrame) -> plt.Figure:
                 Line2D([], [], color="0.2", marker="o", mfc="none", ls="", label="transformer"),
                 Line2D([], [], color="0.4", ls="--", lw=1, label="least squares")]
     ax1.set(xlabel="step l", ylabel="in-context risk $L_n(w^{(l)})$", yscale="log")
-    ax1.legend(handles=handles, ncol=2, loc="upper right")
+    legend_outside(ax1, handles=handles)
     ax2.axhline(2.2e-16, color="0.4", ls=":", lw=1)
     ax2.text(df["step"].max(), 3e-16, "float64 machine ε", color="0.4", fontsize=8, ha="right")
     ax2.set(xlabel="step l", ylabel=r"max $|\hat w^{(l)} - w^{(l)}_{GD}|$", ylim=(1e-18, 1e-10))
@@ -45,17 +45,22 @@ def plot_layer_weights(layer, labels: list[str] | None = None) -> plt.Figure:
     M = layer.heads
     fig, axes = plt.subplots(M, 3, figsize=(WIDE[0], 2.6 * M), squeeze=False)
     mats = {"Q": layer.Q, "K": layer.K, "V": layer.V}
+    im = None
     for m in range(M):
         for ax, (name, mat) in zip(axes[m], mats.items()):
             a = mat[m].detach().cpu().numpy()
-            ax.imshow(a.clip(-1, 1), cmap="RdBu_r", vmin=-1, vmax=1)  # entries beyond ±1 saturate
+            im = ax.imshow(a.clip(-1, 1), cmap="RdBu_r", vmin=-1, vmax=1)  # entries beyond ±1 saturate
             ax.set_title(f"head {m + 1}: {name}")
+            if name == "Q":
+                ax.set_ylabel("output row", fontsize=8)
             ax.set_yticks([])
             if labels is not None and m == M - 1:
                 ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
+                ax.set_xlabel("token row read", fontsize=8)
             else:
                 ax.set_xticks([])
             ax.grid(False)
+    fig.colorbar(im, ax=axes, shrink=0.6, label="weight (clipped to ±1)")
     return fig
 
 
@@ -132,7 +137,7 @@ def plot_train_comparison(df: pd.DataFrame) -> plt.Figure:
     ax1.semilogy(df["step"], df["risk_explicit"], color=PALETTE[0], lw=3, alpha=0.5, label="explicit (Lemma 1)")
     ax1.semilogy(df["step"], df["risk_autograd"], color=PALETTE[1], ls="--", label="autograd")
     ax1.set(xlabel="GD step", ylabel="in-context risk $L_n(w)$")
-    ax1.legend()
+    legend_outside(ax1)
     ax2.semilogy(df["step"], df["max_abs_gap"].clip(lower=1e-18), color=PALETTE[2])
     ax2.axhline(2.2e-16, color="0.4", ls=":", lw=1)
     ax2.set(xlabel="GD step", ylabel="max |w_explicit − w_autograd|", ylim=(1e-18, 1e-10))
@@ -204,7 +209,7 @@ def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
         ax1.semilogy(g["layer"], g["bound"], "-", color=color, label=f"H = {H}")
         ax1.semilogy(g["layer"], g["error"], "o", color=color, ms=4)
     ax1.set(xlabel="layer j", ylabel="‖p̂(j) − p(j)‖₂  (lines: bound 3.8)", title=f"N = {N}")
-    ax1.legend(fontsize=7, loc="lower left", ncol=3)
+    legend_outside(ax1, fontsize=7)
     last = df[df["layer"] == df["N"]]
     cmapN = sns.color_palette("rocket_r", n_colors=last["N"].nunique() + 1)[1:]
     for color, (n, g) in zip(cmapN, last.groupby("N")):
@@ -213,7 +218,7 @@ def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
     ax2.loglog(last.groupby("H")["eps_r"].first(), "k:", lw=1, label="ε_r of the sum")
     ax2.set(xlabel="ReLUs per head group H", ylabel="error of p̂(N)  (lines: bound)", title="last layer")
     ax2.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
-    ax2.legend(fontsize=7)
+    legend_outside(ax2, fontsize=7)
     return fig
 
 
@@ -235,16 +240,15 @@ def plot_icgd_transformer_paths(steps: pd.DataFrame, corollary: pd.DataFrame) ->
         ax1.plot(g["step"], g["loss_hat"], "o", ms=4, mfc="none", color=color)
         handles.append(Line2D([], [], color=color, marker="o", mfc="none", ls="", label=f"transformer, H = {H}"))
     ax1.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
-    ax1.legend(handles=handles, loc="upper right")
+    legend_outside(ax1, handles=handles)
     for color, (H, g) in zip(PALETTE, corollary[corollary["step"] > 0].groupby("H")):
         ax2.semilogy(g["step"], g["deviation"], "-o", ms=3, color=color)
         ax2.semilogy(g["step"], g["induction"], "--", lw=1, color=color)
         ax2.semilogy(g["step"], g["paper"], ":", lw=1, color=color)
     ax2.set(xlabel="step l", ylabel=r"$\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
-    ax2.legend(handles=[Line2D([], [], color="0.3", marker="o", ms=3, label="measured"),
+    legend_outside(ax2, handles=[Line2D([], [], color="0.3", marker="o", ms=3, label="measured"),
                         Line2D([], [], color="0.3", ls="--", lw=1, label=r"$L_f^{-1}((1+\eta L_f)^l - 1)\epsilon$"),
-                        Line2D([], [], color="0.3", ls=":", lw=1, label=r"$L_f^{-1}(1+nL_f)^l\epsilon$ (as printed)")],
-               loc="upper left", bbox_to_anchor=(1.0, 1.0))
+                        Line2D([], [], color="0.3", ls=":", lw=1, label=r"$L_f^{-1}(1+nL_f)^l\epsilon$ (as printed)")])
     return fig
 
 
@@ -257,7 +261,7 @@ def plot_icgd_predictions(preds: pd.DataFrame) -> plt.Figure:
     lo, hi = preds[["gd", "transformer"]].min().min(), preds[["gd", "transformer"]].max().max()
     ax1.plot([lo, hi], [lo, hi], color="0.5", lw=1, ls="--")
     ax1.set(xlabel="prediction of the GD-trained network", ylabel="prediction of the transformer")
-    ax1.legend(loc="upper left")
+    legend_outside(ax1)
     gap = preds.assign(gap=(preds["transformer"] - preds["gd"]).abs()).groupby("H")["gap"].max()
     ax2.loglog(gap.index, gap.values, "-o", color=PALETTE[0])
     ax2.set_xticks(list(gap.index), [str(h) for h in gap.index])
@@ -283,14 +287,14 @@ def plot_quantiser_and_error(quantiser, D_grid: int, B: float, errors: pd.DataFr
     g = torch.arange(1, D_grid + 1, dtype=torch.float64) * B / D_grid
     ax1.plot(g, g, "o", ms=4, color=PALETTE[1], label="grid points")
     ax1.set(xlabel="input entry z", ylabel="output entry")
-    ax1.legend(loc="upper left")
+    legend_outside(ax1)
     ax2.loglog(errors["D"], errors["max_error"], "-o", color=PALETTE[0], label="max over inputs")
     ax2.loglog(errors["D"], errors["mean_error"], "-o", color=PALETTE[2], label="mean over inputs")
     ax2.loglog(errors["D"], errors["bound"], "--", color="0.3", label=r"bound $L\sqrt{dn}\,B/D$")
     ax2.set_xticks(list(errors["D"]), [str(int(v)) for v in errors["D"]])
     ax2.minorticks_off()
     ax2.set(xlabel="granularity D", ylabel=r"$\|f(Q(Z)) - f(Z)\|$")
-    ax2.legend(loc="lower left")
+    legend_outside(ax2)
     return fig
 
 
@@ -304,9 +308,9 @@ def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
         ax1.semilogy(g["step"][1:], g["distance"][1:], "-o", ms=3, color=color, label=route)
         ax2.plot(g["step"], g["risk_fitted"], "o", ms=4, mfc="none", color=color, label=route)
     ax1.set(xlabel="step l", ylabel=r"mean $\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
-    ax1.legend(fontsize=7)
+    legend_outside(ax1, fontsize=7)
     ax2.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
-    ax2.legend(fontsize=7)
+    legend_outside(ax2, fontsize=7)
     return fig
 
 
@@ -321,7 +325,7 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
         ax1.loglog(g["step"], g["heldout_relative"], "-", color=colours[h], label=f"width {int(h)}")
         ax1.loglog(g["step"], g["train_relative"], ":", color=colours[h])
     ax1.set(xlabel="training step", ylabel="one-step error / step size")
-    ax1.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="held-out (dotted: batch)",
+    legend_outside(ax1, fontsize=7, title="held-out (dotted: batch)",
                title_fontsize=7)
     one = one_step.sort_values("hidden")
     ax2.loglog(one["hidden"], one["relative"], "o", color="0.2", label="held-out, end of training")
@@ -334,5 +338,5 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
     ax2.set(xlabel="hidden width of the blocks", ylabel="one-step error / step size")
     ax2.set_xticks(one["hidden"], [str(int(v)) for v in one["hidden"]])
     ax2.xaxis.set_minor_locator(mpl.ticker.NullLocator())
-    ax2.legend(fontsize=7)
+    legend_outside(ax2, fontsize=7)
     return fig
