@@ -91,7 +91,14 @@ fig = figures.plot_token_layout(layout)
 # indicator $t_s$ instead, so that exactly the $n$ examples contribute and the
 # factor is 1. With $r$ the ReLU the sum is one exact term, $\sigma(z)$, and the
 # forward pass is exact -- the point of the authors' answer W2 to the reviewers
-# {cite:p}`wu2025icdlreview`:
+# {cite:p}`wu2025icdlreview`. The builder, one layer per network layer:
+#
+# ```{literalinclude} ../src/icdl/constructions/lemmas.py
+# :pyobject: build_forward_layers
+# :language: python
+# ```
+#
+# The forward pass with the ReLU itself as its one-term sum:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 relu = rs.ReluSum(torch.tensor([[1.0, 0.0]], dtype=torch.float64), torch.ones(1, dtype=torch.float64))

@@ -168,7 +168,7 @@ if ref is not None:
 if ref is not None:
     fig = figures.plot_icl_methods(ref["curves"], ref["baselines"], rcfg["train_examples"])
 
-# %% mystnb={"figure": {"caption": "Reference run, ReLU attention: R² per prompt position for inputs from the four mixtures ω₁N(−2, I) + ω₂N(2, I) (bands: 95 % bootstrap over prompts; diamonds: the MLP baseline; grey dotted: context mean, pretraining mixture). The y axis is cut at −0.2.", "name": "fig-icl-mixtures-relu-ref"}}
+# %% mystnb={"figure": {"caption": "Reference run, ReLU attention: R² per prompt position for inputs from the four mixtures ω₁N(−2, I) + ω₂N(2, I) (bands: 95 % bootstrap over prompts; diamonds: the MLP baseline; grey dotted: context mean, pretraining mixture). The y axis shows every curve down to R² = −1; a panel whose curves go lower says so in its title.", "name": "fig-icl-mixtures-relu-ref"}}
 if ref is not None:
     fig = figures.plot_icl_mixtures(ref["curves"], ref["baselines"], "relu", rcfg["train_examples"])
 

@@ -135,8 +135,15 @@ for bad in (lambda: build_prompt(tiny.x[0], tiny.y[0, :2], tiny.x_query[0]),
 #
 # With ICDL's normalisation by $n$ (Def. 7; for a prompt of $n$ examples and one
 # query we divide by the number of examples), the layer writes
-# $w - \eta\nabla L_n(w)$ into every token. The weights
-# (`build_linear_gd_layer`), with entries beyond $\pm 1$ shown saturated:
+# $w - \eta\nabla L_n(w)$ into every token. The builder of `icdl.constructions.linear`
+# sets exactly these entries:
+#
+# ```{literalinclude} ../src/icdl/constructions/linear.py
+# :pyobject: build_linear_gd_layer
+# :language: python
+# ```
+#
+# The weights it sets for $d = 2$, with entries beyond $\pm 1$ shown saturated:
 
 # %% mystnb={"figure": {"caption": "Hand-set weights of the one-step GD layer for d = 2 (columns are the token rows of the prompt above, what each matrix reads; rows are where it writes). The query reads the copy of w and the constant; the key reads x, y, the constant and t; the value moves x into the w rows with weight ∓η.", "name": "fig-gd-layer-weights"}}
 layer_tiny = build_linear_gd_layer(d=2, eta=0.5)

@@ -83,6 +83,18 @@ dict(cfg)
 #   same MLP empties the scratch rows ($z - \sigma(z) + \sigma(-z) = 0$), so after each
 #   block every token is $[x_i; y_i; \hat w^{(l)}; 0; 1; t_i]$, the form the theorem
 #   states.
+#
+# The two builders of `icdl.constructions.theorem1`, entry by entry as described:
+#
+# ```{literalinclude} ../src/icdl/constructions/theorem1.py
+# :pyobject: build_gradient_step_layer
+# :language: python
+# ```
+#
+# ```{literalinclude} ../src/icdl/constructions/theorem1.py
+# :pyobject: build_projection_mlp
+# :language: python
+# ```
 
 # %% [markdown]
 # ## $L$ steps in context against $L$ steps of gradient descent

@@ -100,6 +100,13 @@ cfg, ledger = chapter.start(CONSTRUCTION_PROFILES, profile, overrides)
 #    holds $-(\bar y + (C/V)(u - \bar x))/(RN)$, and an output weight of $-RN$ on
 #    that cell reads the estimate (eqs. 54–56).
 #
+# The builder, one assignment per equation of the paper:
+#
+# ```{literalinclude} ../src/icdl/lsa/constructions.py
+# :pyobject: construction_tf422
+# :language: python
+# ```
+#
 # Two approximations enter: terms of relative size $1/R^2$ in the LayerNorm
 # variances (so $R$ must be large), and the query token itself taking part in
 # the sums that should run over the $N$ examples only -- the paper neglects

@@ -445,6 +445,27 @@ def test_smoke_command_reports_and_fails_fast_without_a_gpu(capsys):
         main(["--profile", "reference", "--smoke", "0"])
 
 
+@pytest.mark.parametrize("attention", ["softmax", "relu"])
+def test_training_flops_count_the_attention_products(attention):
+    """FLOPs of a step = 6 × tokens × (linear weights) + 12 × layers × batch × T² × width (the score and value
+    products, forward and backward). The fused CPU softmax kernel is invisible to torch's FLOP counter; a
+    count that dropped it was 17 % low at the reference size and flattered nothing but hid work."""
+    from icdl.gpt_icl.speed import matmul_ceiling
+    from icdl.gpt_icl.training import flops_per_step
+
+    cfg = GPTConfig(**{**TINY, "attention": attention})
+    batch, examples = 4, 6
+    T = 2 * examples
+    model = InContextGPT(cfg)
+    linear = sum(m.in_features * m.out_features for m in model.modules() if isinstance(m, torch.nn.Linear))
+    expected = 6 * batch * T * linear + 12 * cfg.n_layer * batch * T * T * cfg.n_embd
+    counted = flops_per_step(cfg, batch, examples)
+    assert abs(counted - expected) <= 0.02 * expected, (counted, expected)
+    ceiling = matmul_ceiling(cfg, batch, examples, repeats=2)
+    assert ceiling["step_flops"] == counted and ceiling["gemm_flops"] == 6 * batch * T * linear
+    assert ceiling["ceiling_flops"] < ceiling["gemm_flops_per_s"] * counted / ceiling["gemm_flops"]
+
+
 def _ddp_worker(rank, world, port, ckpt, out, max_steps):
     """One rank of a gloo process group on this machine's loopback: train the tiny model and, on rank 0,
     save the loss history and the weights."""

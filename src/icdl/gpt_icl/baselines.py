@@ -173,14 +173,72 @@ def mlp_epoch_flops(d: int, position: int, *, depth: int, width: int = 200) -> i
     return int(counter.get_total_flops())
 
 
+def mlp_params(d: int, *, depth: int, width: int = 200) -> int:
+    """Weights and biases of one prompt's MLP."""
+    sizes = [d] + [width] * (depth - 1) + [1]
+    return sum((sizes[j] + 1) * sizes[j + 1] for j in range(depth))
+
+
+#: float32 values moved per weight in one epoch of :func:`trained_mlp`: the forward pass, the backward pass
+#: and the query's forward pass read it (3), the backward pass writes its gradient (1), Adam reads the
+#: gradient, both moments and the weight (4) and writes the moments and the weight (3)
+MLP_VALUES_PER_WEIGHT_EPOCH = 11
+
+
+def memory_bandwidth(megabytes: int = 256, repeats: int = 5) -> float:
+    """Bytes per second of a large float32 copy (each byte read once and written once), best of ``repeats``:
+    the rate at which weights that do not stay in the caches can be streamed."""
+    n = megabytes * 2**20 // 4
+    a, b = torch.ones(n), torch.empty(n)
+    b.copy_(a)
+    best = math.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        b.copy_(a)
+        best = min(best, time.perf_counter() - t)
+    return 2 * 4 * n / best
+
+
+def mlp_products_seconds(d: int, position: int, *, depth: int, width: int = 200, chunk: int = 16,
+                         repeats: int = 20) -> float:
+    """Seconds per prompt and epoch of :func:`trained_mlp`'s matrix products alone, at their own shapes (a
+    chunk of ``chunk`` prompts: per layer the forward product, the two products of its backward pass, and the
+    query's forward product), with nothing else in between -- best of ``repeats``. At ``position`` ≈ 20
+    examples the products have an inner size of 20, where a CPU's matmul runs far below its large-matrix
+    rate: this, not the large matmul, is what the batched program can approach."""
+    sizes = [d] + [width] * (depth - 1) + [1]
+    mats = [(torch.randn(chunk, position, sizes[j]), torch.randn(chunk, sizes[j], sizes[j + 1]),
+             torch.randn(chunk, position, sizes[j + 1]), torch.randn(chunk, 1, sizes[j])) for j in range(depth)]
+
+    def products():
+        for x, w, dy, q in mats:
+            torch.bmm(x, w)                   # forward
+            torch.bmm(dy, w.transpose(1, 2))  # gradient of the input
+            torch.bmm(x.transpose(1, 2), dy)  # gradient of the weight
+            torch.bmm(q, w)                   # the query's forward pass
+
+    products()
+    best = math.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        products()
+        best = min(best, time.perf_counter() - t)
+    return best / chunk
+
+
 def benchmark_batched_vs_loop(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200,
                               epochs: int = 100, loop_prompts: int = 16, chunk: int = 16) -> dict:
     """Seconds for :func:`trained_mlp` on all ``B`` prompts at once against :func:`trained_mlp_loop` on the first
     ``loop_prompts`` prompts, scaled to ``B`` (the loop's time is linear in the number of prompts).
 
-    Also the bound any implementation meets on this machine: ``compute_floor_s`` is the matmul FLOPs of
-    all prompts and epochs (:func:`mlp_epoch_flops`) at the FLOP/s of a large matmul, and
-    ``max_speedup = loop_s / compute_floor_s`` the most a batched program could gain over the loop."""
+    Also the bounds any implementation meets on this machine: ``compute_floor_s`` is the matmul FLOPs of
+    all prompts and epochs (:func:`mlp_epoch_flops`) at the FLOP/s of a large matmul (``max_speedup =
+    loop_s / compute_floor_s`` the most a batched program could gain over the loop); ``memory_floor_s``
+    streams every prompt's weights, gradient and Adam moments once per epoch
+    (:data:`MLP_VALUES_PER_WEIGHT_EPOCH` float32 values per weight) at the bandwidth of a large copy; the
+    roofline is the larger of the two, and ``over_roofline`` the measured time over it. ``products_s`` is
+    the time of the program's own matrix products at their shapes (:func:`mlp_products_seconds`), the part
+    no implementation of this training avoids, and ``over_products`` the measured time over it."""
     from .training import matmul_flops_per_second
 
     B = xs.shape[0]
@@ -195,10 +253,17 @@ def benchmark_batched_vs_loop(xs: Tensor, ys: Tensor, position: int, *, depth: i
     flops = mlp_epoch_flops(xs.shape[2], position, depth=depth, width=width)
     peak = matmul_flops_per_second()
     floor = B * epochs * flops / peak
+    bytes_per_epoch = 4 * MLP_VALUES_PER_WEIGHT_EPOCH * mlp_params(xs.shape[2], depth=depth, width=width)
+    bandwidth = memory_bandwidth()
+    memory_floor = B * epochs * bytes_per_epoch / bandwidth
+    roofline = max(floor, memory_floor)
+    products = B * epochs * mlp_products_seconds(xs.shape[2], position, depth=depth, width=width, chunk=chunk)
     return {"prompts": B, "position": position, "width": width, "depth": depth, "epochs": epochs, "chunk": chunk,
             "batched_s": batched, "loop_s_extrapolated": loop, "loop_prompts_timed": loop_prompts,
             "speedup": loop / batched, "flops_per_prompt_epoch": flops, "matmul_flops": peak,
-            "compute_floor_s": floor, "max_speedup": loop / floor}
+            "compute_floor_s": floor, "max_speedup": loop / floor, "bytes_per_prompt_epoch": bytes_per_epoch,
+            "memory_bandwidth": bandwidth, "memory_floor_s": memory_floor, "roofline_s": roofline,
+            "over_roofline": batched / roofline, "products_s": products, "over_products": batched / products}
 
 
 def bootstrap_band(pred: Tensor, y: Tensor, *, resamples: int = 200, seed: int = 0, q: float = 0.05) -> np.ndarray:

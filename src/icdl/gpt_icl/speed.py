@@ -3,6 +3,7 @@
 * :func:`cost_comparison` -- REB's cost argument measured: FLOPs of one forward pass of the paper-size model
   against training the MLP baseline, with REB's formulas beside them;
 * :func:`smoke` -- training steps timed beside a large matmul on the same device (``--smoke``, ``--speed``);
+* :func:`matmul_ceiling` -- the same step's matrix products alone: the most a training step could reach;
 * :func:`benchmark_table` -- the batched MLP baseline against a per-prompt loop, with the compute bound.
 """
 
@@ -115,6 +116,54 @@ def smoke(cfg, *, device: str, steps: int = 200, warmup: int = 10, matmul_n: int
             "projected_hours": {g: total_steps * per_step / g / 3600 for g in (1, 2, 4, 8)}}
 
 
+def matmul_ceiling(model_cfg: GPTConfig, batch: int, examples: int, *, repeats: int = 20) -> dict:
+    """What a training step could reach if it did nothing but its matrix products: every linear layer's three
+    products (forward, and the two of its backward pass) at the step's own shapes, and the attention
+    (forward and backward) of every layer, timed alone with no element-wise work in between. The step's FLOPs
+    over that time is the FLOP/s a perfect implementation of this model at this batch could approach
+    (``ceiling_flops``); the share of a large matmul that training can reach is at most its share."""
+    import torch.nn.functional as F
+
+    from .training import flops_per_step
+
+    model = InContextGPT(model_cfg)
+    tokens = batch * 2 * examples  # x and y are separate tokens
+    shapes = [(m.in_features, m.out_features) for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    mats = [(torch.randn(tokens, i), torch.randn(o, i), torch.randn(tokens, o)) for i, o in shapes]
+
+    def linear_products():
+        for x, w, dy in mats:
+            x @ w.T           # forward
+            dy @ w            # gradient of the input
+            dy.T @ x          # gradient of the weight
+
+    H, D, T = model_cfg.n_head, model_cfg.n_embd // model_cfg.n_head, 2 * examples
+    q, k, v = (torch.randn(batch, H, T, D, requires_grad=True) for _ in range(3))
+
+    def attention():
+        for _ in range(model_cfg.n_layer):
+            if model_cfg.attention == "softmax":
+                out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                out = torch.relu(q @ k.transpose(-1, -2)) @ v
+            out.backward(torch.ones_like(out))
+
+    def best(fn):
+        fn()
+        times = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    gemm_s, attention_s = best(linear_products), best(attention)
+    flops = flops_per_step(model_cfg, batch, examples)
+    gemm_flops = sum(3 * 2 * tokens * i * o for i, o in shapes)
+    return {"step_flops": flops, "gemm_flops": gemm_flops, "gemm_s": gemm_s, "attention_s": attention_s,
+            "gemm_flops_per_s": gemm_flops / gemm_s, "ceiling_flops": flops / (gemm_s + attention_s)}
+
+
 def _speed(cfg, profile: str, steps: int = 200) -> int:
     """Training FLOP/s of the profile's first model, timed side by side with a 2048² matmul in the same
     process at the same thread count, for one thread and for two (``speed.<profile>.json``)."""
@@ -125,11 +174,18 @@ def _speed(cfg, profile: str, steps: int = 200) -> int:
         for threads in (1, 2):
             torch.set_num_threads(threads)
             r = smoke(cfg, device="cpu", steps=steps, warmup=20, matmul_n=2048)
+            mcfg, _, tr = configs(cfg, depths(cfg)[0], "softmax")
+            ceiling = matmul_ceiling(mcfg, tr.batch, tr.examples)
             runs.append({"threads": threads, "steps_per_s": r["steps_per_s"], "flops_per_step": r["flops_per_step"],
                          "achieved_flops": r["achieved_flops"], "matmul_flops": r["matmul_flops"],
-                         "share_of_matmul": r["achieved_flops"] / r["matmul_flops"]})
+                         "share_of_matmul": r["achieved_flops"] / r["matmul_flops"],
+                         "gemm_share_of_matmul": ceiling["gemm_flops_per_s"] / r["matmul_flops"],
+                         "ceiling_share_of_matmul": ceiling["ceiling_flops"] / r["matmul_flops"], **{
+                             f"ceiling_{k}": v for k, v in ceiling.items()}})
             print(f"{threads} thread(s): {r['achieved_flops'] / 1e9:.1f} GFLOP/s training vs "
-                  f"{r['matmul_flops'] / 1e9:.1f} GFLOP/s matmul ({100 * runs[-1]['share_of_matmul']:.0f} %)")
+                  f"{r['matmul_flops'] / 1e9:.1f} GFLOP/s matmul ({100 * runs[-1]['share_of_matmul']:.0f} %); "
+                  f"the step's own products alone reach {100 * runs[-1]['ceiling_share_of_matmul']:.0f} % "
+                  f"(linear layers {100 * runs[-1]['gemm_share_of_matmul']:.0f} %)")
     finally:
         torch.set_num_threads(old)
     res = {"steps": steps, "runs": runs, "flops_per_step": runs[0]["flops_per_step"]}
@@ -160,7 +216,10 @@ def benchmark_table(data: dict) -> pd.DataFrame:
              "loop s (scaled)": c["loop_s_extrapolated"], "speed-up": c["speedup"],
              "batched GFLOP/s": c["flops_per_prompt_epoch"] * c["prompts"] * c["epochs"] / c["batched_s"] / 1e9,
              "matmul GFLOP/s": c["matmul_flops"] / 1e9,
-             "compute bound s": c["compute_floor_s"], "largest possible speed-up": c["max_speedup"]}
+             "compute floor s": c["compute_floor_s"], "memory floor s": c.get("memory_floor_s", float("nan")),
+             "over roofline": c.get("over_roofline", float("nan")),
+             "products alone s": c.get("products_s", float("nan")),
+             "over products": c.get("over_products", float("nan")), "largest possible speed-up": c["max_speedup"]}
             for c in data["cases"]]
     return pd.DataFrame(rows).round(1)
 
@@ -174,8 +233,11 @@ def _benchmark(cfg, profile: str) -> int:
                                 torch.Generator().manual_seed(3))
         cases.append(bl.benchmark_batched_vs_loop(xs, ys, position, depth=depth, width=cfg["mlp_width"],
                                                   epochs=cfg["mlp_epochs"], loop_prompts=16))
-        print(f"{position} examples, {prompts} prompts: speedup {cases[-1]['speedup']:.1f}× "
-              f"(compute bound {cases[-1]['max_speedup']:.0f}×)", flush=True)
+        c = cases[-1]
+        print(f"{position} examples, {prompts} prompts: {c['batched_s']:.0f} s batched, speed-up "
+              f"{c['speedup']:.1f}× over the loop; compute floor {c['compute_floor_s']:.0f} s, memory floor "
+              f"{c['memory_floor_s']:.0f} s: {c['over_roofline']:.1f}× the roofline; its products alone "
+              f"{c['products_s']:.0f} s ({c['over_products']:.1f}×)", flush=True)
     path = _save_measurement(cfg, profile, "benchmark", {"cases": cases}, t)
     print(f"wrote {path}")
     return 0
