@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from icdl.constructions.linear import build_linear_gd_layer, linear_gd_layout
-from icdl.layers import ReLUAttention
+from icdl.layers import MLPLayer, ReLUAttention
 from icdl.prompts import build_prompt
 from icdl.studies.linear_gd import gd_path, risk, sample_tasks, transformer_path
 
@@ -81,3 +81,13 @@ def test_stacked_layers_follow_gd():
 def test_builder_rejects_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         build_linear_gd_layer(**kwargs)
+
+
+@pytest.mark.parametrize("make", [lambda: ReLUAttention(6.7, heads=2), lambda: ReLUAttention(6, heads=0),
+                                  lambda: ReLUAttention(6, heads=True), lambda: MLPLayer(4, 2.5),
+                                  lambda: MLPLayer(0, 3)])
+def test_layer_sizes_must_be_positive_integers(make):
+    """D=6.7 is refused by name (it used to reach torch's zeros() as a raw TypeError); 6 itself is fine."""
+    with pytest.raises(ValueError, match="must be a positive integer"):
+        make()
+    assert ReLUAttention(6, heads=2).D == 6 and MLPLayer(4, 3).hidden == 3

@@ -40,6 +40,13 @@ from torch import Tensor, nn
 Normalization = Literal["examples", "tokens"]
 
 
+def _check_sizes(**sizes) -> None:
+    """Layer sizes must be positive integers (``D=6.7`` is refused, not cut to 6 or passed on to torch)."""
+    for name, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
 def _check_tokens(layer: nn.Module, H: Tensor) -> None:
     """Every layer reads a batch of prompts ``H (B, D, T)`` with its own token width ``D``."""
     if H.dim() != 3 or H.shape[1] != layer.D:
@@ -62,10 +69,10 @@ class ReLUAttention(nn.Module):
     def __init__(self, D: int, heads: int, *, normalization: Normalization = "examples",
                  dtype: torch.dtype = torch.float64):
         super().__init__()
+        _check_sizes(D=D, heads=heads)
         if normalization not in ("examples", "tokens"):
             raise ValueError(f"normalization must be 'examples' or 'tokens', got {normalization!r}")
-        if D < 1 or heads < 1:
-            raise ValueError(f"D and heads must be >= 1, got D={D}, heads={heads}")
+        _check_sizes(D=D, heads=heads)
         self.D, self.heads, self.normalization = D, heads, normalization
         self.Q = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
         self.K = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
@@ -124,8 +131,7 @@ class MLPLayer(nn.Module):
 
     def __init__(self, D: int, hidden: int, *, dtype: torch.dtype = torch.float64):
         super().__init__()
-        if D < 1 or hidden < 1:
-            raise ValueError(f"D and hidden must be >= 1, got D={D}, hidden={hidden}")
+        _check_sizes(D=D, hidden=hidden)
         self.D, self.hidden = D, hidden
         self.W1 = nn.Parameter(torch.zeros(hidden, D, dtype=dtype))
         self.W2 = nn.Parameter(torch.zeros(D, hidden, dtype=dtype))
@@ -142,8 +148,7 @@ class EWMLayer(nn.Module):
 
     def __init__(self, D: int, heads: int, *, dtype: torch.dtype = torch.float64):
         super().__init__()
-        if D < 1 or heads < 1:
-            raise ValueError(f"D and heads must be >= 1, got D={D}, heads={heads}")
+        _check_sizes(D=D, heads=heads)
         self.D, self.heads = D, heads
         self.Q = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
         self.K = nn.Parameter(torch.zeros(heads, D, D, dtype=dtype))
@@ -166,8 +171,7 @@ class SoftmaxAttention(nn.Module):
 
     def __init__(self, D: int, heads: int = 1, head_dim: int | None = None, dtype=torch.float32):
         super().__init__()
-        if D < 1 or heads < 1:
-            raise ValueError(f"D and heads must be >= 1, got D={D}, heads={heads}")
+        _check_sizes(D=D, heads=heads)
         s = head_dim or D
         self.D, self.heads = D, heads
         self.Q = nn.Parameter(torch.randn(heads, s, D, dtype=dtype) / math.sqrt(D))
@@ -187,8 +191,7 @@ class FeedForward(nn.Module):
 
     def __init__(self, D: int, hidden: int, dtype=torch.float32):
         super().__init__()
-        if D < 1 or hidden < 1:
-            raise ValueError(f"D and hidden must be >= 1, got D={D}, hidden={hidden}")
+        _check_sizes(D=D, hidden=hidden)
         self.D, self.hidden = D, hidden
         self.W1 = nn.Parameter(torch.randn(hidden, D, dtype=dtype) / math.sqrt(D))
         self.b1 = nn.Parameter(torch.zeros(hidden, dtype=dtype))
