@@ -428,11 +428,19 @@ pd.DataFrame([
     ("time: 100 training steps", f"{100 * reb['a100_step_s']:.0f} s (A100)", f"{cost['train_seconds_cpu']:.2f} s (CPU, 1 thread)"),
 ], columns=["quantity", "REB", "ours"])
 
+# %% tags=["remove-cell"]
+glue("cost_params", f"{cost['gpt_params'] / 1e6:.1f} M", display=False)
+glue("cost_tokens", str(cost["tokens"]), display=False)
+glue("cost_icl_gap", f"{100 * (cost['icl_flops'] / reb['icl_flops'] - 1):+.0f} %", display=False)
+glue("cost_train_gap", f"{100 * (cost['train_flops'] / reb['train_flops'] - 1):+.0f} %", display=False)
+
 # %% [markdown]
-# The FLOP counts agree with REB's to within a few per cent, but for a reason
-# worth knowing: the 12-layer, 8-head, width-256 model has 9.5 M parameters, not
-# 22 M, and a prompt of 76 examples is 152 tokens, not 76, because $x$ and $y$ are
-# separate tokens -- the two factors of about two cancel. The times cannot be
+# The FLOP counts agree with REB's ({glue:text}`cost_icl_gap` for the forward
+# pass, {glue:text}`cost_train_gap` for the training), but for a reason worth
+# knowing: the 12-layer, 8-head, width-256 model has {glue:text}`cost_params`
+# parameters, not 22 M, and a prompt of 75 examples and a query is
+# {glue:text}`cost_tokens` tokens, not 76, because $x$ and $y$ are separate
+# tokens -- the two factors of about two cancel. The times cannot be
 # compared across machines; what carries over is the order: one forward pass
 # costs less than training the baseline.
 
@@ -481,7 +489,8 @@ ledger.record("reb-flops",
               ours=f"forward {cost['icl_flops'] / 1e9:.2f} GFLOPs ({cost['gpt_params'] / 1e6:.1f} M params × "
                    f"{cost['tokens']} tokens); MLP training {cost['train_flops'] / 1e9:.2f} GFLOPs",
               criterion="both counted FLOP totals within 25 % of REB's 3.34 and 7.56 GFLOPs",
-              passed=flops_ok, note="REB's 22 M params × 76 tokens vs ours 9.5 M × 152 tokens: factors cancel")
+              passed=flops_ok, note=f"REB's 22 M params × 76 tokens vs ours {cost['gpt_params'] / 1e6:.1f} M × "
+                                    f"{cost['tokens']} tokens: the factors cancel")
 ledger.record("reb-times",
               ours="forward pass faster than 100 training steps on this CPU (1 thread)",
               criterion="the ordering of REB's A100 times holds (absolute times are hardware-specific)",
