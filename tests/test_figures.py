@@ -202,8 +202,8 @@ def test_gpt_icl_depth_and_plateau_numbers(num_regression):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = gpt_study.PROFILES.resolve("quick", steps=60, warm_steps=30, relu_steps=20, test_prompts=128,
-                                         plateau_steps=60, eval_every=20)
+        cfg = gpt_study.PROFILES.resolve("quick", depth_steps=60, depth_warm_steps=30, depth_relu_steps=20,
+                                         test_prompts=128, plateau_steps=60, eval_every=20)
         d = gpt_depth.depth_study(cfg, progress=False)
         pl = gpt_plateau.plateau_runs(cfg, progress=False)
     finally:
