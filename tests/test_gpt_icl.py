@@ -525,3 +525,16 @@ def test_data_parallel_training_equals_one_process_and_resumes_across_world_size
     resumed = torch.load(tmp_path / "resumed.pt", weights_only=True)
     assert torch.allclose(predictions(resumed["state"]), expected, rtol=1e-4, atol=1e-5)
     assert resumed["loss"] == pytest.approx(single["history"]["loss"].tolist(), rel=1e-5)
+
+
+def test_stage_times_read_the_committed_run():
+    """The stage table reads every main model's checkpoint and every part's provenance: six training rows
+    with positive seconds and the command that produced them (a dropped checkpoint or a lost provenance
+    field shows as a missing row or a KeyError here)."""
+    from icdl.gpt_icl.speed import stage_times
+
+    t = stage_times("reference")
+    train = t[t["stage"].str.startswith("train")]
+    assert len(train) == 6 and (train["seconds"] > 0).all()
+    assert t["command"].str.startswith("python -m icdl.gpt_icl --profile reference").all()
+    assert {"objective 3 on the main models"} <= set(t["stage"])

@@ -221,10 +221,6 @@ MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
 #: ledger, the report and the chapters -- and are listed here with what was seen, so that CI does not block
 #: on a failure that is already known and shown; a listed claim that stops failing turns CI red until it is
 #: removed from this list (``tests/test_ledger.py``). A failure that is not listed turns CI red.
-KNOWN_FAILURES: dict[str, str] = {
-    "icdl-obj2-length": (
-        "seen in the reference run of commit 02af758: at target depth 3 the ReLU-attention model (started "
-        "from the softmax weights, 1500 steps) loses 0.19 of R² past the training length and the softmax "
-        "model 0.004 -- the opposite of the paper's ordering; at depths 4 and 6 both lose less than 0.02. "
-        "The band registered before the run (−0.10 to 0) did not contain it; we show the failure as it is"),
-}
+#: (Empty since the reference run of commit f47b8f5: objective 2's length claim, listed after the run of
+#: 02af758, now lies inside its registered band.)
+KNOWN_FAILURES: dict[str, str] = {}

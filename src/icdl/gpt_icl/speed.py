@@ -206,6 +206,33 @@ def _save_measurement(cfg, profile: str, name: str, res: dict, t0: float) -> Pat
                                              seed=cfg["seed"]))
 
 
+def stage_times(profile: str = "reference") -> pd.DataFrame:
+    """Where the chapter's reference run spent its time, read from what its commands committed: each main
+    model's training seconds (its checkpoint), and the wall time of each part's result-writing call (its
+    provenance). One row per stage with its command; a stage whose time was not recorded says so (the depth
+    study's models were trained by ``--layers`` calls that kept no time)."""
+    from ..book.results import load_checkpoint, load_result
+
+    cfg = PROFILES.resolve(profile)
+    folder = PROFILES.folder("checkpoints", profile)
+    rows = []
+    for depth in depths(cfg):
+        for att in ("softmax", "relu"):
+            path = folder / f"gpt_depth{depth}_{att}.pt"
+            if path.exists():
+                rows.append({"stage": f"train target depth {depth}, {att}", "seconds": load_checkpoint(path)["seconds"],
+                             "command": f"python -m icdl.gpt_icl --profile {profile} --part main --depths {depth}"})
+    for name, part, what in (("icl", "main", "evaluate the main models, baselines (MLP from its cache)"),
+                             ("shift", "shift", "objective 3 on the main models"),
+                             ("depth", "depth", "objective 4: evaluate (training time not recorded)"),
+                             ("plateau", "plateau", "plateau study: train three models and evaluate")):
+        path = PROFILES.folder() / f"{name}.{profile}.json"
+        if path.exists():
+            prov = load_result(path)["provenance"]
+            rows.append({"stage": what, "seconds": prov["wall_time_s"], "command": prov["command"]})
+    return pd.DataFrame(rows)
+
+
 #: the benchmark's settings: (examples, prompts) -- the issue's 6400 prompts at 20 examples, and fewer
 #: prompts at the other MLP positions (the batched time is linear in the prompts beyond one chunk)
 BENCHMARK_CASES = ((20, 6400), (5, 1600), (39, 1600))
