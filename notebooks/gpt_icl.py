@@ -301,14 +301,20 @@ fig = figures.plot_icl_param_shift(shift, shift_cfg["train_examples"])
 # 30 and 45 in-context examples on the pretraining distribution. We train a
 # softmax and a ReLU model of each depth on targets of depth
 # {glue:text}`depth_target` with prompts of {glue:text}`depth_train` examples (so
-# that 45 lies inside the training length), with the schedules above, and
-# evaluate them on 4096 prompts. Criterion, fixed before the run
+# that 45 lies inside the training length), with the two schedules above at the
+# lengths of the earlier reference run ({glue:text}`depth_steps` steps, the first
+# {glue:text}`depth_warm` on tanh targets; {glue:text}`depth_relu` ReLU steps --
+# the depth study was not rerun when the main models' tanh phase was lengthened),
+# and evaluate them on 4096 prompts. Criterion, fixed before the run
 # (`icdl.gpt_icl.depth.judge_depth`): for both attentions, the deepest model's R²
 # exceeds the shallowest's at every evaluation point.
 
 # %%
 glue("depth_target", rcfg["depth_target"], display=False)
 glue("depth_train", rcfg["depth_train_examples"], display=False)
+for name, key in (("depth_steps", "depth_steps"), ("depth_warm", "depth_warm_steps"),
+                  ("depth_relu", "depth_relu_steps")):
+    glue(name, f"{rcfg[key]:,}".replace(",", " "), display=False)
 live_depth = gpt_depth.depth_study(cfg, progress=False)
 ref_depth = show_reference(gpt_study.PROFILES, "depth")
 depth_data = ({k: pd.DataFrame(ref_depth["data"][k]) for k in ("table", "baselines")}

@@ -33,7 +33,15 @@ SKIP = {"search.html", "genindex.html"}
 PROBE = r"""
 const done = arguments[arguments.length - 1];
 const started = Date.now();
+function loaded(img) {  // images may be lazy (below the fold): ask for them now and wait for each to settle
+  img.loading = "eager";
+  if (img.complete) return Promise.resolve();
+  return new Promise(r => { img.addEventListener("load", r); img.addEventListener("error", r); });
+}
 function finish() {
+  Promise.all(Array.from(document.images).map(loaded)).then(inspect);
+}
+function inspect() {
   const main = document.querySelector("main") || document.body;
   const clone = main.cloneNode(true);
   clone.querySelectorAll("mjx-container, script, style, pre, code, .highlight").forEach(e => e.remove());

@@ -129,6 +129,26 @@ def test_training_reduces_the_loss():
     assert h.iloc[-3:].mean() < 0.8 * h.iloc[:3].mean()
 
 
+def test_baselines_never_see_the_query_label_on_noisy_data():
+    """On noisy labels (where a leak matters: noise-free linear labels are predicted exactly either way) each
+    baseline's prediction at position i equals the same method applied to the first i examples alone, and
+    changing the query's label -- or any later label -- changes no prediction at or before it."""
+    g = torch.Generator().manual_seed(7)
+    xs = torch.randn(40, 10, 3, generator=g, dtype=torch.float64)
+    ys = (xs @ torch.randn(3, generator=g, dtype=torch.float64)) + 0.8 * torch.randn(40, 10, generator=g,
+                                                                                    dtype=torch.float64)
+    i = 7
+    X1 = torch.cat([xs, torch.ones(40, 10, 1, dtype=torch.float64)], -1)
+    coef = torch.linalg.lstsq(X1[:, :i], ys[:, :i, None]).solution
+    torch.testing.assert_close(bl.least_squares(xs, ys, positions=[i])[:, 0], (X1[:, i:i + 1] @ coef)[:, 0, 0],
+                               rtol=1e-8, atol=1e-8)
+    torch.testing.assert_close(bl.context_mean(xs, ys)[:, i], ys[:, :i].mean(1), rtol=1e-12, atol=1e-12)
+    moved = ys.clone()
+    moved[:, i:] += 5.0  # the query's label and everything after it
+    for method in (bl.context_mean, bl.least_squares, bl.nearest_neighbours):
+        torch.testing.assert_close(method(xs, moved)[:, :i + 1], method(xs, ys)[:, :i + 1], rtol=0, atol=1e-9)
+
+
 def test_simple_baselines():
     g = torch.Generator().manual_seed(0)
     xs = torch.randn(50, 12, 3, generator=g)

@@ -299,3 +299,65 @@ def test_flop_comparison_icl_costs_more_than_gd():
     assert (df["ratio"] > 100).all()
     assert df["flops_icl"].is_monotonic_increasing and df["flops_gd"].nunique() == 1
     assert df["eps"].is_monotonic_decreasing
+
+
+def test_lemma2_bound_worked_by_hand():
+    """Eq. 3.8 on a small case worked by hand: N = 2, K = 4, d_y = 1, ε_r = 0.01, L_r = 0.25, B_v = 2.
+    Layer 1 (hidden, K units): 1 · √K · ε = 0.02. Layer 2 (the output, d_y units):
+    (1 + √K L_r B_v) · √d_y · ε = (1 + 2 · 0.25 · 2) · 1 · 0.01 = 0.02. A √K in place of √d_y at the output
+    (0.04) or a geometric sum one term short (0.01) fails."""
+    arch = Architecture(2, 4, 3, 1)
+    assert bounds.lemma2_bound(arch, 0.01, 0.25, 2.0) == pytest.approx([0.02, 0.02], rel=1e-12)
+    deep = Architecture(3, 4, 3, 2)  # layer 3: (1 + 1 + 1) · √2 · 0.01 with √K L_r B_v = 1
+    assert bounds.lemma2_bound(deep, 0.01, 0.25, 2.0)[2] == pytest.approx(3 * math.sqrt(2) * 0.01, rel=1e-12)
+
+
+def test_lemma6_recursion_worked_by_hand():
+    """Lemma 6's recursion assembled from its own inputs, by hand, for N = 3: e_s(N) = e_r'(B_u + e_g) +
+    B_r' e_g, B_s(N) = B_r' B_u, then e_s(j) = e_r' c_j (B_s(j+1) + e_s(j+1)) + B_r' c_j e_s(j+1) and
+    B_s(j) = B_r' c_j B_s(j+1) with c_j = K_{j+1} B_w. Catches a halved or dropped term in either line."""
+    arch = Architecture(3, 4, 2, 1)
+    sums = theorem1.fit_sums("sigmoid", "squared", 4.0, 64)
+    B_w, B_y = 0.5, 1.0
+    out = bounds.lemma6_bound(arch, "sigmoid", "squared", sums, B_w=B_w, B_x=1.0, B_y=B_y)
+    e_rp, e_g, B_u, B_rp = out["e_rp"][0], out["e_g"][0], 2 * (1 + B_y), 0.25
+    e_s, B_s = {3: e_rp * (B_u + e_g) + B_rp * e_g}, {3: B_rp * B_u}
+    for j in (2, 1):
+        c = arch.widths[j + 1] * B_w
+        e_s[j] = e_rp * c * (B_s[j + 1] + e_s[j + 1]) + B_rp * c * e_s[j + 1]
+        B_s[j] = B_rp * c * B_s[j + 1]
+    assert out["e_s"] == pytest.approx([e_s[1], e_s[2], e_s[3]], rel=1e-12)
+    assert out["B_s"] == pytest.approx([B_s[1], B_s[2], B_s[3]], rel=1e-12)
+    assert e_rp > 0 and e_g > 0  # both error terms present, so a dropped one shows
+
+
+@pytest.mark.parametrize("loss", ["squared", "logcosh", "logistic"])
+def test_u_bound_against_a_grid(loss):
+    """B_u = max |u(t, y)| over |t| ≤ 1, |y| ≤ B_y, against a dense grid: an upper bound for every loss, and
+    attained for the squared loss, 2(1 + B_y) (so a halved constant is caught from below)."""
+    from icdl.networks import get_loss
+
+    B_y = 1.5
+    t, y = torch.meshgrid(torch.linspace(-1, 1, 201, dtype=torch.float64),
+                          torch.linspace(-B_y, B_y, 301, dtype=torch.float64), indexing="ij")
+    grid_max = float(get_loss(loss).u(t, y).abs().max())
+    bound = bounds._u_bound(loss, B_y)
+    assert bound >= grid_max - 1e-12
+    if loss == "squared":
+        assert bound == pytest.approx(grid_max, rel=1e-12)
+
+
+def test_gradient_error_bound_assembled_by_hand():
+    """The bound on ‖∇̂L − ∇L‖ from its parts, N = 2: ΔA(j) ≤ √K_j (e_s(j)(‖p(j−1)‖ + e_p(j−1)) + B_s(j) e_p(j−1))
+    with ‖p(0)‖ ≤ B_x, ‖p(1)‖ ≤ √K, e_p(0) = 0 and e_p(1) from eq. 3.8; ε = ½ (ΔA(1)² + ΔA(2)²)^½. Catches a
+    changed ½, a dropped term or a wrong norm bound."""
+    arch = Architecture(2, 3, 2, 1)
+    sums = theorem1.fit_sums("sigmoid", "squared", 4.0, 32)
+    B_w, B_x, B_y = 0.5, 1.0, 1.0
+    b6 = bounds.lemma6_bound(arch, "sigmoid", "squared", sums, B_w=B_w, B_x=B_x, B_y=B_y)
+    e_p1 = bounds.lemma2_bound(arch, sums.eps_r, 0.25, b6["B_v"][0])[0]
+    dA1 = math.sqrt(3) * (b6["e_s"][0] * B_x)                                        # j = 1: p(0) = x is exact
+    dA2 = math.sqrt(1) * (b6["e_s"][1] * (math.sqrt(3) + e_p1) + b6["B_s"][1] * e_p1)  # j = 2: K_2 = d_y = 1
+    expected = 0.5 * math.sqrt(dA1**2 + dA2**2)
+    got = bounds.gradient_error_bound(arch, "sigmoid", "squared", sums, B_w=B_w, B_x=B_x, B_y=B_y)
+    assert got == pytest.approx(expected, rel=1e-12) and e_p1 > 0

@@ -108,6 +108,18 @@ def test_ledger_rejects_unknown_and_duplicate_claims(tmp_path, monkeypatch):
     assert failing.record("icdl-prompt", ours="x", criterion="y", passed=False).status == "fail"
 
 
+def test_each_profile_keeps_its_own_ledger_file(tmp_path, monkeypatch):
+    """A quick run must not overwrite the reference run's records: the file name carries the profile, and
+    both files load back with their own statuses (a name without the profile keeps only the last one)."""
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    for profile, passed in (("quick", True), ("reference", False)):
+        ledger = Ledger("icgd_linear", profile)
+        ledger.record("icdl-prompt", ours=profile, criterion="c", passed=passed)
+        assert ledger.save().name == f"icgd_linear.{profile}.json"
+    loaded = {prov["profile"]: rec.status for rec, prov in load_records(tmp_path / "results" / "ledger")}
+    assert loaded == {"quick": "pass", "reference": "fail"}
+
+
 def test_errata_evidence_names_existing_tests():
     """Every test the errata page cites as evidence exists (a renamed test would leave an entry unsupported)."""
     import re

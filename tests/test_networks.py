@@ -18,6 +18,8 @@ from icdl.networks import (
     gradient_terms,
     init_weights,
     project,
+    project_box,
+    projected_gd,
     risk,
     unflatten,
 )
@@ -141,6 +143,29 @@ def test_projection_caps_every_row():
         inside = norms <= 1.0
         assert torch.equal(PV[inside], V[inside])
     assert torch.equal(project(arch, pw, 1.0), pw)
+
+
+def test_projected_gd_steps_downhill_and_the_projection_binds():
+    """Each step is Proj(w − η ∇L(w)) against autograd's gradient, on a case where the box is active (some
+    coordinates end exactly on ±B_w, others inside): a flipped sign climbs the risk, a dropped projection
+    leaves coordinates outside the box, an unprojected step differs from the reference."""
+    arch = Architecture(2, 3, 2, 1)
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(12, 2, generator=g, dtype=torch.float64)
+    y = torch.randn(12, 1, generator=g, dtype=torch.float64)
+    w0 = init_weights(arch, scale=1.0, seed=3)
+    eta, B_w = 3.0, 0.6
+    path = projected_gd(arch, w0, x, y, eta=eta, steps=3, B_w=B_w)
+    for prev, nxt in zip(path, path[1:]):
+        expected = (prev - eta * autograd_gradient(arch, prev, x, y)).clamp(-B_w, B_w)
+        torch.testing.assert_close(nxt, expected, rtol=0, atol=1e-12)
+    unprojected = path[0] - eta * autograd_gradient(arch, path[0], x, y)
+    assert (unprojected.abs() > B_w).any() and (unprojected.abs() < B_w).any()  # the box binds, not everywhere
+    assert path[1].abs().max() <= B_w
+    torch.testing.assert_close(path[1], project_box(unprojected, B_w), rtol=0, atol=1e-12)
+    small = projected_gd(arch, w0.clamp(-B_w, B_w), x, y, eta=0.05, steps=5, B_w=B_w)
+    risks = [float(risk(arch, w, x, y)) for w in small]
+    assert all(b < a for a, b in zip(risks, risks[1:]))  # small projected steps go downhill
 
 
 @pytest.mark.parametrize("call, match", [

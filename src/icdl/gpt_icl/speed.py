@@ -31,10 +31,8 @@ def cost_comparison(*, examples: int = 75, depth: int = 6, d: int = 20, width: i
     a prompt of ``examples`` examples and a query, against training the 6-layer, width-200 MLP baseline on
     the examples for ``epochs`` full-batch epochs; with REB's formulas ``2 N_p N_t`` and ``6 N_p N_t E``
     beside them, and CPU seconds for both on this machine."""
-    from torch.utils.flop_counter import FlopCounterMode
-
-
     from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.utils.flop_counter import FlopCounterMode
 
     gpt = InContextGPT(GPTConfig(d=d, n_layer=12, n_head=8, n_embd=256, max_examples=examples + 1)).eval()
     xs, ys = torch.randn(1, examples + 1, d), torch.randn(1, examples + 1)
