@@ -170,15 +170,13 @@ if sp is not None:
     runs = pd.DataFrame(sp["data"]["runs"])
     runs["training GFLOP/s"] = runs["achieved_flops"] / 1e9
     runs["matmul GFLOP/s"] = runs["matmul_flops"] / 1e9
-    cols = ["threads", "steps_per_s", "training GFLOP/s", "matmul GFLOP/s", "share_of_matmul"]
-    cols += [c for c in ("gemm_share_of_matmul", "ceiling_share_of_matmul") if c in runs]
+    cols = ["threads", "steps_per_s", "training GFLOP/s", "matmul GFLOP/s", "share_of_matmul",
+            "gemm_share_of_matmul", "ceiling_share_of_matmul"]
     display(chapter.table(runs[cols], 2))  # noqa: F821
     for r in runs.itertuples():
-        glue(f"speed_share_{r.threads}", f"{100 * r.share_of_matmul:.0f} %", display=False)
-        glue(f"speed_ceiling_{r.threads}", f"{100 * getattr(r, 'ceiling_share_of_matmul', float('nan')):.0f} %",
-             display=False)
-        glue(f"speed_gemm_{r.threads}", f"{100 * getattr(r, 'gemm_share_of_matmul', float('nan')):.0f} %",
-             display=False)
+        for name, share in (("share", r.share_of_matmul), ("ceiling", r.ceiling_share_of_matmul),
+                            ("gemm", r.gemm_share_of_matmul)):
+            glue(f"speed_{name}_{r.threads}", f"{100 * share:.0f} %", display=False)
 
 # %% [markdown]
 # Training reaches {glue:text}`speed_share_1` of the large matmul's rate on one

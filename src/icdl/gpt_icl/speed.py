@@ -4,7 +4,8 @@
   against training the MLP baseline, with REB's formulas beside them;
 * :func:`smoke` -- training steps timed beside a large matmul on the same device (``--smoke``, ``--speed``);
 * :func:`matmul_ceiling` -- the same step's matrix products alone: the most a training step could reach;
-* :func:`benchmark_table` -- the batched MLP baseline against a per-prompt loop, with the compute bound.
+* :func:`benchmark_table` -- the batched MLP baseline against a per-prompt loop, its roofline and its products;
+* :func:`stage_times` -- where the reference run spent its time, from its checkpoints and provenance.
 """
 
 from __future__ import annotations
@@ -220,10 +221,10 @@ def stage_times(profile: str = "reference") -> pd.DataFrame:
             if path.exists():
                 rows.append({"stage": f"train target depth {depth}, {att}", "seconds": load_checkpoint(path)["seconds"],
                              "command": f"python -m icdl.gpt_icl --profile {profile} --part main --depths {depth}"})
-    for name, part, what in (("icl", "main", "evaluate the main models, baselines (MLP from its cache)"),
-                             ("shift", "shift", "objective 3 on the main models"),
-                             ("depth", "depth", "objective 4: evaluate (training time not recorded)"),
-                             ("plateau", "plateau", "plateau study: train three models and evaluate")):
+    for name, what in (("icl", "evaluate the main models, baselines (MLP from its cache)"),
+                       ("shift", "objective 3 on the main models"),
+                       ("depth", "objective 4: evaluate (training time not recorded)"),
+                       ("plateau", "plateau study: train three models and evaluate")):
         path = PROFILES.folder() / f"{name}.{profile}.json"
         if path.exists():
             prov = load_result(path)["provenance"]
@@ -244,10 +245,9 @@ def benchmark_table(data: dict) -> pd.DataFrame:
              "loop s (scaled)": c["loop_s_extrapolated"], "speed-up": c["speedup"],
              "batched GFLOP/s": c["flops_per_prompt_epoch"] * c["prompts"] * c["epochs"] / c["batched_s"] / 1e9,
              "matmul GFLOP/s": c["matmul_flops"] / 1e9,
-             "compute floor s": c["compute_floor_s"], "memory floor s": c.get("memory_floor_s", float("nan")),
-             "over roofline": c.get("over_roofline", float("nan")),
-             "products alone s": c.get("products_s", float("nan")),
-             "over products": c.get("over_products", float("nan")), "largest possible speed-up": c["max_speedup"]}
+             "compute floor s": c["compute_floor_s"], "memory floor s": c["memory_floor_s"],
+             "over roofline": c["over_roofline"], "products alone s": c["products_s"],
+             "over products": c["over_products"], "largest possible speed-up": c["max_speedup"]}
             for c in data["cases"]]
     return pd.DataFrame(rows).round(1)
 
