@@ -286,8 +286,8 @@ def gradient_terms(arch: Architecture, w: Tensor, x: Tensor, y: Tensor, activati
     return GradientTerms(p, r_prime, u, s, grad)
 
 
-def explicit_gradient(arch: Architecture, w: Tensor, x: Tensor, y: Tensor, activation: str = "sigmoid",
-                      loss: str = "squared") -> Tensor:
+def explicit_gradient(arch: Architecture, w: Tensor, x: Tensor, y: Tensor, activation: str | Activation = "sigmoid",
+                      loss: str | Loss = "squared") -> Tensor:
     """``∇L_n(w)`` by Lemma 1."""
     return gradient_terms(arch, w, x, y, activation, loss).grad
 
@@ -301,7 +301,7 @@ def autograd_gradient(arch: Architecture, w: Tensor, x: Tensor, y: Tensor, activ
 
 
 def projected_gd(arch: Architecture, w0: Tensor, x: Tensor, y: Tensor, *, eta: float, steps: int, B_w: float,
-                 activation: str = "sigmoid", loss: str = "squared") -> list[Tensor]:
+                 activation: str | Activation = "sigmoid", loss: str | Loss = "squared") -> list[Tensor]:
     """``[w^(0) = w0, …, w^(steps)]`` of projected GD on the in-context risk,
     ``w^(l) = Proj_W(w^(l−1) − η ∇L_n(w^(l−1)))`` (ICDL Problem 1 with ε = 0), with the exact gradient of
     Lemma 1 -- the reference every in-context GD route is compared with."""

@@ -104,13 +104,9 @@ def surrogate_gd_path(task: Task, b: int, sums: Sums, *, eta: float, steps: int,
     arch = task.arch
     act = Activation(f"{task.activation} (sum of ReLUs)", sums.r, sums.r_prime, math.nan)
     loss = Loss(f"{task.loss} (sum of ReLUs)", _no_ell, lambda t, y: sums.u(torch.stack([t, y], -1)))
-    w = torch.zeros(arch.size, dtype=torch.float64) if w0 is None else w0
-    path = [w]
-    for _ in range(steps):
-        g = gradient_terms(arch, w, task.x[b, :-1], task.y[b], act, loss).grad
-        w = project_box(w - eta * g, B_w)
-        path.append(w)
-    return path
+    w0 = torch.zeros(arch.size, dtype=torch.float64) if w0 is None else w0
+    return projected_gd(arch, w0, task.x[b, :-1], task.y[b], eta=eta, steps=steps, B_w=B_w, activation=act,
+                        loss=loss)
 
 
 def _no_ell(t: Tensor, y: Tensor) -> Tensor:
