@@ -36,7 +36,8 @@ const started = Date.now();
 function loaded(img) {  // images may be lazy (below the fold): ask for them now and wait for each to settle
   img.loading = "eager";
   if (img.complete) return Promise.resolve();
-  return new Promise(r => { img.addEventListener("load", r); img.addEventListener("error", r); });
+  const settled = new Promise(r => { img.addEventListener("load", r); img.addEventListener("error", r); });
+  return Promise.race([settled, new Promise(r => setTimeout(r, 20000))]);  // then judged as not loaded
 }
 function finish() {
   Promise.all(Array.from(document.images).map(loaded)).then(inspect);
@@ -116,6 +117,8 @@ def browser():
 
 
 def test_every_page_reads_offline(browser):
+    from selenium.common.exceptions import TimeoutException
+
     driver, base = browser
     pages = _pages()
     assert len(pages) >= 10, f"expected the book's pages under {HTML}, found {len(pages)}"
@@ -123,7 +126,11 @@ def test_every_page_reads_offline(browser):
     for page in pages:
         rel = page.relative_to(HTML).as_posix()
         driver.get(f"{base}/{rel}")
-        seen = driver.execute_async_script(PROBE)
+        try:
+            seen = driver.execute_async_script(PROBE)
+        except TimeoutException:
+            problems.append(f"{rel}: did not finish rendering within the script timeout")
+            continue
         if "failed" in seen:
             problems.append(f"{rel}: MathJax did not finish ({seen['failed']})")
             continue
