@@ -46,6 +46,17 @@ T_ICGD, T_PASSES = "tests/test_icgd_transformer.py", "tests/test_attention_passe
 T_LIN, T_SOFT, T_LSA = "tests/test_linear_gd.py", "tests/test_softmax.py", "tests/test_lsa.py"
 T_GPT, T_LEDGER, T_PR = "tests/test_gpt_icl.py", "tests/test_ledger.py", "tests/test_profiles_results.py"
 
+#: the nearest-neighbour baseline's masking and selection, as one block (its leak mutant edits three lines)
+_KNN_BLOCK = (
+    "future = torch.ones(k, k, dtype=torch.bool).triu()  # example j is usable at position i only if j < i\n"
+    "    dist = dist.masked_fill(future, float(\"inf\"))\n"
+    "    out = torch.zeros(B, k, dtype=ys.dtype)\n"
+    "    for i in range(1, k):\n"
+    "        mm = min(m, i)\n"
+    "        idx = dist[:, i, :i].topk(mm, largest=False).indices\n"
+    "        out[:, i] = ys[:, :i].gather(1, idx).mean(1)"
+)
+
 MUTANTS: tuple[Mutant, ...] = (
     # -- networks: Lemma 1 and projected GD
     _m("grad-normaliser", "networks.py", "for j in range(1, N + 1)]) / (2 * n)", "for j in range(1, N + 1)]) / n",
@@ -111,23 +122,10 @@ MUTANTS: tuple[Mutant, ...] = (
        "label leak", T_GPT),
     _m("least-squares-leak", "gpt_icl/baselines.py", "coef = torch.linalg.pinv(X1[:, :i]) @ ys[:, :i, None].double()",
        "coef = torch.linalg.pinv(X1[:, :i + 1]) @ ys[:, :i + 1, None].double()", "label leak", T_GPT),
-    # (masking only the diagonal would be an equivalent mutant: the loop reads columns :i alone; the leak
-    # needs the query's column read and left unmasked)
-    _m("knn-leak", "gpt_icl/baselines.py",
-       "future = torch.ones(k, k, dtype=torch.bool).triu()  # example j is usable at position i only if j < i\n"
-       "    dist = dist.masked_fill(future, float(\"inf\"))\n"
-       "    out = torch.zeros(B, k, dtype=ys.dtype)\n"
-       "    for i in range(1, k):\n"
-       "        mm = min(m, i)\n"
-       "        idx = dist[:, i, :i].topk(mm, largest=False).indices\n"
-       "        out[:, i] = ys[:, :i].gather(1, idx).mean(1)",
-       "future = torch.ones(k, k, dtype=torch.bool).triu(1)  # example j is usable at position i only if j < i\n"
-       "    dist = dist.masked_fill(future, float(\"inf\"))\n"
-       "    out = torch.zeros(B, k, dtype=ys.dtype)\n"
-       "    for i in range(1, k):\n"
-       "        mm = min(m, i)\n"
-       "        idx = dist[:, i, :i + 1].topk(mm, largest=False).indices\n"
-       "        out[:, i] = ys[:, :i + 1].gather(1, idx).mean(1)", "label leak", T_GPT),
+    # masking only the diagonal would be an equivalent mutant (the loop reads columns :i alone); the leak
+    # needs the query's column read and left unmasked
+    _m("knn-leak", "gpt_icl/baselines.py", _KNN_BLOCK,
+       _KNN_BLOCK.replace(".triu()", ".triu(1)").replace(":i]", ":i + 1]"), "label leak", T_GPT),
     _m("r2-centre", "gpt_icl/baselines.py", "((y_full - y_full.mean(0)) ** 2).sum(0)", "(y_full ** 2).sum(0)",
        "dropped centring", T_GPT),
     # -- book machinery

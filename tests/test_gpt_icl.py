@@ -483,7 +483,6 @@ def test_training_flops_count_the_attention_products(attention):
     assert abs(counted - expected) <= 0.02 * expected, (counted, expected)
     ceiling = matmul_ceiling(cfg, batch, examples, repeats=2)
     assert ceiling["step_flops"] == counted and ceiling["gemm_flops"] == 6 * batch * T * linear
-    assert ceiling["ceiling_flops"] < ceiling["gemm_flops_per_s"] * counted / ceiling["gemm_flops"]
 
 
 def _ddp_worker(rank, world, port, ckpt, out, max_steps):
