@@ -11,6 +11,8 @@ Four parts, each writing its own result file under ``results/gpt_icl/`` (all thr
 
 ``--depths`` (main) and ``--layers`` (depth) train a subset, to spread the work over processes (one core
 each); they write no result file, and a later plain call assembles it from the checkpoints.
+``--workers N`` runs the whole reference as single-threaded jobs on N cores and records the wall time of
+every stage (:mod:`icdl.gpt_icl.pipeline`, ``timing.<profile>.json``).
 ``--benchmark`` and ``--speed`` measure the computation instead.
 
 Under ``torchrun`` (several processes, e.g. one per GPU) the models train data-parallel
@@ -28,6 +30,7 @@ import time
 from ..book.profiles import ProfileError
 from ..book.results import frame_to_lists, provenance, save_result
 from .depth import depth_study
+from .pipeline import run_reference
 from .plateau import plateau_runs, shortcut_analysis, signal_shares, summary
 from .speed import _benchmark, _speed, smoke
 from .study import PROFILES, _result_data, param_shift_curves, reference_models, run
@@ -75,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--depths", type=_ints, default=None, help="main part: only these target depths, e.g. 6")
     p.add_argument("--layers", type=_ints, default=None, help="depth part: only these model depths, e.g. 8,10")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run every part as single-threaded jobs, N at a time, and record each stage's time")
     p.add_argument("--benchmark", action="store_true",
                    help="only time the batched MLP baseline against a per-prompt loop (BENCHMARK_CASES)")
     p.add_argument("--speed", action="store_true",
@@ -82,6 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--smoke", type=int, default=None, metavar="STEPS",
                    help="only time STEPS training steps of the profile's model on --device (the GPU smoke test)")
     args = p.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        p.error(f"--workers must be >= 1, got {args.workers}")
+    if args.workers is not None and (args.part or args.depths or args.layers or args.steps_this_call
+                                     or args.device != "cpu"):
+        p.error("--workers runs the whole CPU reference: it does not combine with --part, --depths, --layers, "
+                "--steps-this-call or --device cuda")
     if args.steps_this_call is not None and args.steps_this_call < 1:
         p.error(f"--steps-this-call must be >= 1, got {args.steps_this_call}")
     if args.device == "cuda":
@@ -110,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.profile} profile, {res['total_training_steps']:,} training steps: projected " + ", ".join(
             f"{h:.1f} h on {g}" for g, h in res["projected_hours"].items()) + " device(s) (ideal scaling)")
         return 0
+    if args.workers is not None:
+        return run_reference(cfg, args.profile, args.workers)
     if args.benchmark:
         return _benchmark(cfg, args.profile)
     if args.speed:
@@ -146,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.layers is not None:
             print(f"model depths {args.layers} trained; run without --layers to write the result file")
         else:
-            data = {k: frame_to_lists(res[k]) for k in ("table", "baselines", "history")}
+            data = {k: frame_to_lists(res[k]) for k in ("table", "baselines", "history", "training")}
             _save("depth", data | {"complete": res["complete"], "seconds": res["seconds"]}, args.profile, cfg,
                   f"{base} --part depth{suffix}", t)
     if "plateau" in parts:

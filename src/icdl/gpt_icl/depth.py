@@ -40,14 +40,15 @@ def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = N
                 steps_this_call: int | None = None, progress: bool = True, train_only: bool = False) -> dict | None:
     """Train (or resume) and evaluate the models of every depth in ``layers`` (default: the profile's).
     ``position`` counts the examples before the query (the query is number ``position + 1``).
-    Returns ``{"table", "baselines", "history", "complete", "seconds"}``."""
+    Returns ``{"table", "baselines", "history", "training", "complete", "seconds"}``; ``training`` has each
+    model's steps and training seconds, read from its checkpoint (summed over the calls that trained it)."""
     t0 = time.perf_counter()
     target, positions = cfg["depth_target"], list(cfg["depth_positions"])
     if max(positions) >= cfg["test_examples"]:
         raise ValueError(f"depth_positions must be < test_examples={cfg['test_examples']}, got {positions}")
     cfg = depth_settings(cfg)
     xs, ys = test_prompts(cfg, target, "(1, 0)")
-    rows, hists, complete = [], [], True
+    rows, hists, training, complete = [], [], [], True
     for n_layer in layers or list(cfg["depth_layers"]):
         pair = train_pair(cfg, target, folder=folder, steps_this_call=steps_this_call, progress=progress,
                           n_layer=n_layer, examples=cfg["depth_train_examples"], tag=f"_L{n_layer}")
@@ -57,6 +58,8 @@ def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = N
         for attention in ATTENTIONS:
             if attention in pair:
                 res = pair[attention]
+                training.append({"n_layer": n_layer, "attention": attention, "steps": res["steps_done"],
+                                 "seconds": res["seconds"]})
                 rows += [{"n_layer": n_layer, "attention": attention, **r}
                          for r in _at_positions(res["model"], xs, ys, positions)]
                 hists.append(res["history"].assign(n_layer=n_layer, attention=attention))
@@ -68,6 +71,7 @@ def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = N
         base += [{"method": name, "position": p, "r2": float(r2[p])} for p in positions]
     return {"table": pd.DataFrame(rows), "baselines": pd.DataFrame(base),
             "history": pd.concat(hists, ignore_index=True) if hists else pd.DataFrame(),
+            "training": pd.DataFrame(training, columns=["n_layer", "attention", "steps", "seconds"]),
             "complete": complete, "seconds": time.perf_counter() - t0}
 
 
