@@ -208,6 +208,11 @@ def test_gpt_icl_depth_and_plateau_numbers(num_regression):
         pl = gpt_plateau.plateau_runs(cfg, progress=False)
     finally:
         torch.set_num_threads(threads)
+    # each model's training record: its own schedule's steps (softmax: depth_steps; ReLU: depth_relu_steps
+    # from the softmax weights) and the seconds its checkpoint-free run took
+    tr = d["training"]
+    assert tr[["n_layer", "attention"]].values.tolist() == [[n, a] for n in (1, 2) for a in ("softmax", "relu")]
+    assert tr["steps"].tolist() == [60, 20, 60, 20] and (tr["seconds"] > 0).all()
     num_regression.check({"r2": d["table"]["r2"].to_numpy(), "lo": d["table"]["lo"].to_numpy(),
                           "hi": d["table"]["hi"].to_numpy(), "base": d["baselines"]["r2"].to_numpy()[:3]},
                          default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_depth")

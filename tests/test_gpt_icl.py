@@ -546,14 +546,60 @@ def test_data_parallel_training_equals_one_process_and_resumes_across_world_size
     assert resumed["loss"] == pytest.approx(single["history"]["loss"].tolist(), rel=1e-5)
 
 
-def test_stage_times_read_the_committed_run():
-    """The stage table reads every main model's checkpoint and every part's provenance: six training rows
-    with positive seconds and the command that produced them (a dropped checkpoint or a lost provenance
-    field shows as a missing row or a KeyError here)."""
-    from icdl.gpt_icl.speed import stage_times
+def _timing(spans, workers=2, complete=True):
+    jobs = [{"name": n, "command": f"python -m icdl.gpt_icl {n}", "start_s": a, "seconds": b - a, "returncode": 0,
+             "log": "", "extra": {}} for n, a, b in spans]
+    return {"jobs": jobs, "workers": workers, "wall_s": max(b for _, _, b in spans), "complete": complete}
 
-    t = stage_times("reference")
-    train = t[t["stage"].str.startswith("train")]
-    assert len(train) == 6 and (train["seconds"] > 0).all()
-    assert t["command"].str.startswith("python -m icdl.gpt_icl --profile reference").all()
-    assert {"objective 3 on the main models"} <= set(t["stage"])
+
+def test_stage_times_pack_jobs_into_worker_lanes_and_refuse_too_many_at_once():
+    """Lanes: a job takes the first worker free at its start (catches two overlapping jobs drawn in one
+    lane); a file whose jobs overlap more than its worker count is refused (a timing file from another
+    run); the summary's core-minutes are the sum of the jobs and the target is judged on the wall time."""
+    from icdl.gpt_icl.speed import stage_times, timing_summary
+
+    data = _timing([("train a", 0, 600), ("train b", 0, 300), ("train c", 300, 900), ("evaluate", 600, 1200)])
+    st = stage_times(data)
+    assert st["worker"].tolist() == [1, 2, 2, 1]
+    assert st["kind"].tolist() == ["train"] * 3 + ["evaluate"]
+    assert st["minutes"].tolist() == pytest.approx([10, 5, 10, 10])
+    summ = timing_summary(data, target_min=20)
+    assert summ["wall_min"] == pytest.approx(20) and summ["core_min"] == pytest.approx(35)
+    assert summ["busy"] == pytest.approx(35 / 40) and summ["within_target"]
+    assert not timing_summary(data, target_min=19.9)["within_target"]
+    assert not timing_summary({**data, "complete": False}, target_min=60)["within_target"]
+    with pytest.raises(ValueError, match="all 2 workers are busy"):
+        stage_times(_timing([("a", 0, 10), ("b", 1, 10), ("c", 2, 10)]))
+
+
+def test_the_committed_reference_timing_covers_the_whole_run():
+    """The committed timed run (``--workers``) ran every job of the schedule to exit 0, no worker ran two jobs
+    at once, and the core-minutes fit in workers × wall (a file from a partial run, or an edited one, fails)."""
+    from icdl.book.results import load_result
+    from icdl.gpt_icl.pipeline import schedule
+    from icdl.gpt_icl.speed import stage_times, timing_summary
+
+    obj = load_result(gpt_study.PROFILES.folder() / "timing.reference.json")
+    data = obj["data"]
+    st = stage_times(data)
+    expected = {j.name for j in schedule(gpt_study.PROFILES.resolve("reference"), "reference")}
+    assert set(st["stage"]) == expected and (st["exit"] == 0).all() and data["complete"]
+    for _, lane in st.groupby("worker"):
+        lane = lane.sort_values("start_min")
+        assert (lane["start_min"].iloc[1:].to_numpy() >= (lane["start_min"] + lane["minutes"]).iloc[:-1].to_numpy()
+                - 1e-6).all()
+    summ = timing_summary(data)
+    assert 0.5 < summ["busy"] <= 1.0
+    assert obj["provenance"]["command"] == f"python -m icdl.gpt_icl --profile reference --workers {data['workers']}"
+
+
+def test_concurrent_smoke_trains_in_single_threaded_processes():
+    """Two processes at once, each one thread, each the profile's model: catches workers that inherit the
+    parent's thread count (four threads on two cores) or time another model than the one-process figure."""
+    from icdl.gpt_icl.speed import concurrent_smoke, smoke
+
+    cfg = gpt_study.PROFILES.resolve("quick")
+    both = concurrent_smoke(cfg, processes=2, steps=3)
+    one = smoke(cfg, device="cpu", steps=1, warmup=0, matmul_n=64)
+    assert [r["threads"] for r in both] == [1, 1]
+    assert [r["flops_per_step"] for r in both] == [one["flops_per_step"]] * 2

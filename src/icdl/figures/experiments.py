@@ -13,6 +13,7 @@ from .style import (
     MU,
     PALETTE,
     SINGLE,
+    STAGE,
     WIDE,
     legend_outside,
     ordered_colours,
@@ -148,6 +149,39 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
         ax.set(title=fam, xlabel="training step")
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
     legend_outside(axes[0, -1], fontsize=7)
+    return fig
+
+
+def _stage_label(stage: str) -> str:
+    """A job's name (:func:`icdl.gpt_icl.pipeline.schedule`) short enough for its bar."""
+    words = stage.replace(",", "").split()
+    if stage.startswith("train main"):
+        return f"main N={words[-1]}"
+    if stage.startswith("train depth"):
+        return f"L={words[-2]}"
+    if stage.startswith("plateau"):
+        return "plateau"
+    return stage.split(":")[0].replace(" study", "") + " eval"
+
+
+def plot_stage_timeline(stages: pd.DataFrame, target_min: float | None = None) -> plt.Figure:
+    """The timed reference run (:func:`icdl.gpt_icl.speed.stage_times`): one row per worker, one bar per job
+    from its start to its end, coloured by kind and labelled with the job; a dashed line at ``target_min``."""
+    lanes = int(stages["worker"].max())
+    end = float((stages["start_min"] + stages["minutes"]).max())
+    fig, ax = plt.subplots(figsize=(WIDE[0], 0.9 + 0.75 * lanes))
+    for r in stages.itertuples():
+        ax.barh(r.worker, r.minutes, left=r.start_min, height=0.7, color=STAGE[r.kind], edgecolor="white")
+        ax.text(r.start_min + r.minutes / 2, r.worker, _stage_label(r.stage), ha="center", va="center",
+                fontsize=7 if r.minutes > 0.08 * end else 6, rotation=0 if r.minutes > 0.08 * end else 90)
+    if target_min is not None:
+        ax.axvline(target_min, color="0.3", ls="--", lw=1.0)
+        ax.text(target_min, lanes + 0.55, f" {target_min:g} min", fontsize=8, va="center", color="0.3")
+    ax.set(xlabel="minutes since the start", ylabel="worker (one core)", yticks=range(1, lanes + 1),
+           ylim=(0.4, lanes + 0.8))
+    ax.invert_yaxis()
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in STAGE.values()]
+    legend_outside(ax, handles=handles, labels=list(STAGE), fontsize=8)
     return fig
 
 

@@ -26,6 +26,8 @@ MIXTURE_PALETTE = "flare"
 DEPTH_PALETTE = "crest"
 #: the mean μ of shifted target parameters
 MU = {0.0: "0.2", -0.5: PALETTE[4], 0.5: PALETTE[6]}
+#: kinds of job in a timed run (computation appendix)
+STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
 
 
 def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:

@@ -5,7 +5,7 @@
 * :func:`smoke` -- training steps timed beside a large matmul on the same device (``--smoke``, ``--speed``);
 * :func:`matmul_ceiling` -- the same step's matrix products alone: the most a training step could reach;
 * :func:`benchmark_table` -- the batched MLP baseline against a per-prompt loop, its roofline and its products;
-* :func:`stage_times` -- where the reference run spent its time, from its checkpoints and provenance.
+* :func:`stage_times`, :func:`timing_summary` -- where the timed reference run (``--workers``) spent its time.
 """
 
 from __future__ import annotations
@@ -112,7 +112,8 @@ def smoke(cfg, *, device: str, steps: int = 200, warmup: int = 10, matmul_n: int
     flops = flops_per_step(mcfg, tr.batch, tr.examples)
     per_step = seconds / steps
     total_steps = len(depths(cfg)) * (cfg["steps"] + (cfg["relu_steps"] if cfg["relu_init"] == "softmax" else cfg["steps"]))
-    return {"device": device, "steps": steps, "steps_per_s": steps / seconds, "flops_per_step": flops,
+    return {"device": device, "threads": torch.get_num_threads(), "steps": steps, "steps_per_s": steps / seconds,
+            "flops_per_step": flops,
             "achieved_flops": flops / per_step, "matmul_flops": matmul_flops_per_second(matmul_n, device=device),
             "peak_memory_bytes": peak, "total_training_steps": total_steps,
             "projected_hours": {g: total_steps * per_step / g / 3600 for g in (1, 2, 4, 8)}}
@@ -166,9 +167,39 @@ def matmul_ceiling(model_cfg: GPTConfig, batch: int, examples: int, *, repeats: 
             "gemm_flops_per_s": gemm_flops / gemm_s, "ceiling_flops": flops / (gemm_s + attention_s)}
 
 
+def _smoke_worker(cfg, steps: int, barrier, queue) -> None:
+    """One single-threaded process of :func:`concurrent_smoke`: wait for the others, then train and report."""
+    torch.set_num_threads(1)
+    barrier.wait()
+    queue.put(smoke(cfg, device="cpu", steps=steps, warmup=20, matmul_n=256))
+
+
+def concurrent_smoke(cfg, *, processes: int = 2, steps: int = 200) -> list[dict]:
+    """:func:`smoke` in ``processes`` single-threaded processes at once, each training its own model (the way
+    the reference run uses several cores: :mod:`icdl.gpt_icl.pipeline`); their timed steps start together.
+    One result per process; their ``achieved_flops`` add up to the machine's training rate."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    barrier, queue = ctx.Barrier(processes), ctx.Queue()
+    procs = [ctx.Process(target=_smoke_worker, args=(dict(cfg), steps, barrier, queue)) for _ in range(processes)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=600) for _ in procs]
+    for p in procs:
+        p.join()
+        if p.exitcode != 0:
+            raise RuntimeError(f"a process of concurrent_smoke exited with status {p.exitcode}")
+    return results
+
+
 def _speed(cfg, profile: str, steps: int = 200) -> int:
     """Training FLOP/s of the profile's first model, timed side by side with a 2048² matmul in the same
-    process at the same thread count, for one thread and for two (``speed.<profile>.json``)."""
+    process at the same thread count, for one thread and for two; then two single-threaded processes
+    training at once (how the reference run uses the two cores), against the two-thread matmul of the same
+    command (``speed.<profile>.json``)."""
+    from .training import matmul_flops_per_second
+
     t = time.perf_counter()
     old = torch.get_num_threads()
     runs = []
@@ -178,7 +209,8 @@ def _speed(cfg, profile: str, steps: int = 200) -> int:
             r = smoke(cfg, device="cpu", steps=steps, warmup=20, matmul_n=2048)
             mcfg, _, tr = configs(cfg, depths(cfg)[0], "softmax")
             ceiling = matmul_ceiling(mcfg, tr.batch, tr.examples)
-            runs.append({"threads": threads, "steps_per_s": r["steps_per_s"], "flops_per_step": r["flops_per_step"],
+            runs.append({"threads": threads, "processes": 1, "steps_per_s": r["steps_per_s"],
+                         "flops_per_step": r["flops_per_step"],
                          "achieved_flops": r["achieved_flops"], "matmul_flops": r["matmul_flops"],
                          "share_of_matmul": r["achieved_flops"] / r["matmul_flops"],
                          "gemm_share_of_matmul": ceiling["gemm_flops_per_s"] / r["matmul_flops"],
@@ -188,6 +220,15 @@ def _speed(cfg, profile: str, steps: int = 200) -> int:
                   f"{r['matmul_flops'] / 1e9:.1f} GFLOP/s matmul ({100 * runs[-1]['share_of_matmul']:.0f} %); "
                   f"the step's own products alone reach {100 * runs[-1]['ceiling_share_of_matmul']:.0f} % "
                   f"(linear layers {100 * runs[-1]['gemm_share_of_matmul']:.0f} %)")
+        torch.set_num_threads(2)
+        matmul = matmul_flops_per_second(2048)
+        both = concurrent_smoke(cfg, processes=2, steps=steps)
+        achieved = sum(r["achieved_flops"] for r in both)
+        runs.append({"threads": 2, "processes": 2, "steps_per_s": sum(r["steps_per_s"] for r in both),
+                     "flops_per_step": both[0]["flops_per_step"], "achieved_flops": achieved,
+                     "matmul_flops": matmul, "share_of_matmul": achieved / matmul})
+        print(f"2 processes × 1 thread: {achieved / 1e9:.1f} GFLOP/s training together vs {matmul / 1e9:.1f} "
+              f"GFLOP/s for a two-thread matmul ({100 * achieved / matmul:.0f} %)")
     finally:
         torch.set_num_threads(old)
     res = {"steps": steps, "runs": runs, "flops_per_step": runs[0]["flops_per_step"]}
@@ -205,31 +246,35 @@ def _save_measurement(cfg, profile: str, name: str, res: dict, t0: float) -> Pat
                                              seed=cfg["seed"]))
 
 
-def stage_times(profile: str = "reference") -> pd.DataFrame:
-    """Where the chapter's reference run spent its time, read from what its commands committed: each main
-    model's training seconds (its checkpoint), and the wall time of each part's result-writing call (its
-    provenance). One row per stage with its command; a stage whose time was not recorded says so (the depth
-    study's models were trained by ``--layers`` calls that kept no time)."""
-    from ..book.results import load_checkpoint, load_result
-
-    cfg = PROFILES.resolve(profile)
-    folder = PROFILES.folder("checkpoints", profile)
+def stage_times(data: dict) -> pd.DataFrame:
+    """The stages of a timed reference run (the data of ``timing.<profile>.json``, written by ``--workers``):
+    one row per job with its start and length in minutes, its kind (``train`` or ``evaluate``), the worker
+    lane it ran in (jobs packed into ``workers`` lanes by start time), and its command. A job that failed
+    keeps its row; the caller reads ``complete``."""
+    jobs = sorted(data["jobs"], key=lambda j: j["start_s"])
+    free_at = [0.0] * data["workers"]
     rows = []
-    for depth in depths(cfg):
-        for att in ("softmax", "relu"):
-            path = folder / f"gpt_depth{depth}_{att}.pt"
-            if path.exists():
-                rows.append({"stage": f"train target depth {depth}, {att}", "seconds": load_checkpoint(path)["seconds"],
-                             "command": f"python -m icdl.gpt_icl --profile {profile} --part main --depths {depth}"})
-    for name, what in (("icl", "evaluate the main models, baselines (MLP from its cache)"),
-                       ("shift", "objective 3 on the main models"),
-                       ("depth", "objective 4: evaluate (training time not recorded)"),
-                       ("plateau", "plateau study: train three models and evaluate")):
-        path = PROFILES.folder() / f"{name}.{profile}.json"
-        if path.exists():
-            prov = load_result(path)["provenance"]
-            rows.append({"stage": what, "seconds": prov["wall_time_s"], "command": prov["command"]})
+    for j in jobs:
+        lane = min(range(len(free_at)), key=lambda i: (free_at[i] > j["start_s"] + 1e-6, i))
+        if free_at[lane] > j["start_s"] + 1e-6:
+            raise ValueError(f"job {j['name']!r} starts while all {data['workers']} workers are busy: "
+                             "the timing file does not describe a run with that many workers")
+        free_at[lane] = j["start_s"] + j["seconds"]
+        rows.append({"stage": j["name"], "kind": "train" if j["name"].startswith(("train", "plateau")) else
+                     "evaluate", "worker": lane + 1, "start_min": j["start_s"] / 60, "minutes": j["seconds"] / 60,
+                     "exit": j["returncode"], "command": j["command"]})
     return pd.DataFrame(rows)
+
+
+def timing_summary(data: dict, target_min: float = 90.0) -> dict:
+    """Wall minutes of the timed run, the core-minutes its jobs used, how busy the workers were
+    (core-minutes over workers × wall), and whether the run finished within ``target_min`` minutes."""
+    stages = stage_times(data)
+    wall = data["wall_s"] / 60
+    core = float(stages["minutes"].sum())
+    return {"wall_min": wall, "core_min": core, "workers": data["workers"],
+            "busy": core / (data["workers"] * wall), "complete": bool(data["complete"]),
+            "within_target": bool(data["complete"] and wall <= target_min), "target_min": target_min}
 
 
 #: the benchmark's settings: (examples, prompts) -- the issue's 6400 prompts at 20 examples, and fewer
