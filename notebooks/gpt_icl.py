@@ -161,7 +161,9 @@ verdict_live["shift"].round(2)
 # ## The reference run
 #
 # The numbers the claims are judged on come from a longer run on this CPU
-# (`python -m icdl.gpt_icl --profile reference`), committed with its provenance:
+# (`python -m icdl.gpt_icl --profile reference --workers 2`: every model and
+# evaluation as single-threaded jobs on two cores; its time per stage is in the
+# {doc}`computation` appendix), committed with its provenance:
 
 # %%
 ref = gpt_study.load_reference("reference")

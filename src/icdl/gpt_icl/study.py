@@ -6,9 +6,9 @@ then tested on prompts longer than in training and with inputs from the four mix
 beside the baselines of :mod:`icdl.gpt_icl.baselines` on the same prompts. R² is computed per prompt position
 across prompts (see the chapter for why not per prompt).
 
-Profiles: ``quick`` (CI: tiny models, a few hundred steps), ``reference`` (CPU, about 1.5 hours on one
-core: ``OMP_NUM_THREADS=1 python -m icdl.gpt_icl --profile reference``, resumable, results committed under
-``results/gpt_icl/``), ``paper`` (Appendix F's settings; a command for a GPU, not run here).
+Profiles: ``quick`` (CI: tiny models, a few hundred steps), ``reference`` (CPU, every part:
+``python -m icdl.gpt_icl --profile reference --workers 2`` on two cores, its time per stage in
+``timing.reference.json``; resumable, results committed under ``results/gpt_icl/``), ``paper`` (Appendix F's settings; a command for a GPU, not run here).
 """
 
 from __future__ import annotations
