@@ -137,21 +137,30 @@ if bench is not None:
     for key, col in (("speedup", "speed-up"), ("over_roofline", "over roofline"), ("over_products", "over products")):
         glue(f"mlp_{key}_lo", f"{btab[col].min():.1f}", display=False)
         glue(f"mlp_{key}_hi", f"{btab[col].max():.1f}", display=False)
+    for c in bench["data"]["cases"]:  # per shape: measured time and the products alone, over the roofline
+        glue(f"mlp_roofline_{c['position']}", f"{c['over_roofline']:.1f}", display=False)
+        glue(f"mlp_products_roofline_{c['position']}", f"{c['products_s'] / c['roofline_s']:.1f}", display=False)
 
 # %% [markdown]
 # Batching gains {glue:text}`mlp_speedup_lo`–{glue:text}`mlp_speedup_hi`× over the
-# loop here (the loop is timed on 16 prompts and scaled). Against the roofline
-# the batched program is {glue:text}`mlp_over_roofline_lo`–{glue:text}`mlp_over_roofline_hi`×
-# slower, short of the target of 2×. The last column says why: the program's
-# own products, with an inner size of 5 to 39 examples, already take a large
-# part of that time on their own, since a CPU's matrix product at such shapes
-# runs far below its large-matrix rate; the measured time is
+# loop here (the loop is timed on 16 prompts and scaled). Against the roofline,
+# the target of 2× is met at 5 examples ({glue:text}`mlp_roofline_5`×) and missed
+# at 20 ({glue:text}`mlp_roofline_20`×) and 39 ({glue:text}`mlp_roofline_39`×).
+# The last columns say why: the program's own products, with an inner size of 5
+# to 39 examples, run far below a large matrix product's rate, and on their own,
+# with nothing else in between, they already take
+# {glue:text}`mlp_products_roofline_20`× the roofline at 20 examples and
+# {glue:text}`mlp_products_roofline_39`× at 39. At 39 examples the target is
+# therefore beyond what these products allow on this CPU; at 20 it would leave
+# almost nothing for Adam's update, which streams every weight and both moments
+# each epoch. The measured time is
 # {glue:text}`mlp_over_products_lo`–{glue:text}`mlp_over_products_hi`× the
-# products alone, the rest being Adam's update and the element-wise work (a
-# hand-written backward pass without autograd's bookkeeping gained next to
-# nothing in an exploratory trial, not recorded here, and was not kept). Chunks of 16 prompts, whose working set stays in
-# cache, beat one chunk of all prompts. A GPU moves every bound; the program runs
-# there unchanged.
+# products alone. Exploratory trials that are not recorded here (a hand-written
+# backward pass; the query folded into the training pass; gradients kept between
+# steps; chunks of 8 or 32 prompts) gained nothing that stood out from the
+# run-to-run noise of these machines, and were not kept. Chunks of 16 prompts,
+# whose working set stays in cache, beat one chunk of all prompts. A GPU moves
+# every bound; the program runs there unchanged.
 #
 # ## Training throughput (ICDL sec. 5)
 #
@@ -167,42 +176,49 @@ if bench is not None:
 # %%
 sp = show_reference(gpt_study.PROFILES, "speed")
 if sp is not None:
-    runs = pd.DataFrame(sp["data"]["runs"])
-    runs["training GFLOP/s"] = runs["achieved_flops"] / 1e9
-    runs["matmul GFLOP/s"] = runs["matmul_flops"] / 1e9
-    cols = ["processes", "threads", "steps_per_s", "training GFLOP/s", "matmul GFLOP/s", "share_of_matmul",
-            "gemm_share_of_matmul", "ceiling_share_of_matmul"]
-    shown = runs[cols].round(2).astype(object).where(runs[cols].notna(), "--")  # no ceiling for two processes
+    st = gpt_speed.speed_table(sp["data"])
+    st["training GFLOP/s"] = st["achieved_flops"] / 1e9
+    st["matmul GFLOP/s"] = st["matmul_flops"] / 1e9
+    cols = ["processes", "threads", "rounds", "steps_per_s", "training GFLOP/s", "matmul GFLOP/s", "share_of_matmul",
+            "share_lo", "share_hi", "gemm_share_of_matmul", "ceiling_share_of_matmul"]
+    shown = st[cols].round(2).astype(object).where(st[cols].notna(), "--")  # no ceiling for two processes
     display(chapter.table(shown, 2))  # noqa: F821
-    for r in runs.itertuples():
+    glue("speed_rounds", f"{sp['data']['rounds']}", display=False)
+    for r in st.itertuples():
         key = f"{r.threads}" if r.processes == 1 else f"{r.processes}p"
-        for name in ("share", "ceiling", "gemm"):
-            share = getattr(r, {"share": "share_of_matmul", "ceiling": "ceiling_share_of_matmul",
-                                "gemm": "gemm_share_of_matmul"}[name])
+        for name, share in (("share", r.share_of_matmul), ("lo", r.share_lo), ("hi", r.share_hi),
+                            ("ceiling", r.ceiling_share_of_matmul), ("gemm", r.gemm_share_of_matmul)):
             if share == share:  # not NaN: the two-process row has no ceiling of its own
                 glue(f"speed_{name}_{key}", f"{100 * share:.0f} %", display=False)
 
 # %% [markdown]
-# One process reaches {glue:text}`speed_share_1` of the large matmul's rate on
-# one thread and {glue:text}`speed_share_2` on two, against the target of 50 %.
-# The ceiling shows how much room there is: the step's linear layers alone run at
-# {glue:text}`speed_gemm_1` (one thread) and {glue:text}`speed_gemm_2` (two) of
-# the large product's rate, but with the attention's small products
-# (80 tokens, two heads of width 32) the step's products alone reach only
-# {glue:text}`speed_ceiling_1` and {glue:text}`speed_ceiling_2`; LayerNorm, GELU,
-# the residual sums and Adam come on top, and on two threads each of these small
-# operations is split in two for little gain. In exploratory trials (not
-# recorded here) neither `torch.compile` of the model nor attention written as
-# plain products beat the eager model with the fused kernel.
-# Larger batches would raise the ceiling but change the training the results
-# come from; the reference keeps the paper's batch.
+# Each setting ran {glue:text}`speed_rounds` times, one round after the other;
+# the table gives the median and the lowest and highest share, because timings
+# on these machines drift by tens of per cent from minute to minute. One process
+# reaches a median {glue:text}`speed_share_1` of the large matmul's rate on one
+# thread ({glue:text}`speed_lo_1`–{glue:text}`speed_hi_1`) and
+# {glue:text}`speed_share_2` on two ({glue:text}`speed_lo_2`–{glue:text}`speed_hi_2`),
+# against the target of 50 %: one thread sits at the target, two threads in one
+# process fall well short. The ceiling shows how much room there is: the step's
+# linear layers alone run at {glue:text}`speed_gemm_1` (one thread) and
+# {glue:text}`speed_gemm_2` (two) of the large product's rate, but with the
+# attention's small products (80 tokens, two heads of width 32) the step's
+# products alone reach only {glue:text}`speed_ceiling_1` and
+# {glue:text}`speed_ceiling_2`; LayerNorm, GELU, the residual sums and Adam come
+# on top, and on two threads each of these small operations is split in two for
+# little gain. In exploratory trials (not recorded here) neither
+# `torch.compile` of the model nor attention written as plain products beat the
+# eager model with the fused kernel. Larger batches would raise the ceiling but
+# change the training the results come from; the reference keeps the paper's
+# batch.
 #
 # The last row is how the reference run actually uses the two cores: two
 # single-threaded processes, each training its own model, started together
-# (`speed.concurrent_smoke`); their summed rate reaches
-# {glue:text}`speed_share_2p` of the two-thread matmul timed by the same command.
-# The reference has many models to train, so it needs no faster single model:
-# it needs every core busy, which the next section shows.
+# (`speed.concurrent_smoke`); their summed rate reaches a median
+# {glue:text}`speed_share_2p` ({glue:text}`speed_lo_2p`–{glue:text}`speed_hi_2p`)
+# of the two-thread matmul timed by the same command. The reference has many
+# models to train, so it needs no faster single model: it needs every core busy,
+# which the next section shows.
 #
 # ## The GPT reference run, stage by stage
 #

@@ -603,3 +603,22 @@ def test_concurrent_smoke_trains_in_single_threaded_processes():
     one = smoke(cfg, device="cpu", steps=1, warmup=0, matmul_n=64)
     assert [r["threads"] for r in both] == [1, 1]
     assert [r["flops_per_step"] for r in both] == [one["flops_per_step"]] * 2
+
+def test_speed_table_keeps_two_threads_and_two_processes_apart_and_takes_medians():
+    """Three rounds per setting: the table's share is the median (an outlier round does not move it, a mean
+    would), the spread is min..max, and two processes × one thread is its own row beside one process × two
+    threads (grouping by threads alone would average them)."""
+    from icdl.gpt_icl.speed import speed_table
+
+    def run(p, t, share):
+        return {"processes": p, "threads": t, "steps_per_s": 10 * share, "achieved_flops": share * 100.0,
+                "matmul_flops": 100.0, "share_of_matmul": share}
+
+    runs = [run(1, 1, s) for s in (0.50, 0.46, 0.90)] + [run(1, 2, s) for s in (0.35, 0.38, 0.36)] + \
+        [run(2, 2, s) for s in (0.48, 0.52, 0.50)]
+    st = speed_table({"runs": runs}).set_index(["processes", "threads"])
+    assert st.loc[(1, 1), "share_of_matmul"] == pytest.approx(0.50)
+    assert (st.loc[(1, 1), "share_lo"], st.loc[(1, 1), "share_hi"]) == pytest.approx((0.46, 0.90))
+    assert st.loc[(1, 2), "share_of_matmul"] == pytest.approx(0.36)
+    assert st.loc[(2, 2), "share_of_matmul"] == pytest.approx(0.50)
+    assert st["rounds"].tolist() == [3, 3, 3]

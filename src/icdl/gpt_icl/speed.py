@@ -193,48 +193,64 @@ def concurrent_smoke(cfg, *, processes: int = 2, steps: int = 200) -> list[dict]
     return results
 
 
-def _speed(cfg, profile: str, steps: int = 200) -> int:
+def _speed(cfg, profile: str, steps: int = 200, rounds: int = 3) -> int:
     """Training FLOP/s of the profile's first model, timed side by side with a 2048² matmul in the same
     process at the same thread count, for one thread and for two; then two single-threaded processes
     training at once (how the reference run uses the two cores), against the two-thread matmul of the same
-    command (``speed.<profile>.json``)."""
+    command. ``rounds`` rounds of all three, one after the other: timings on these machines vary by tens of
+    per cent from minute to minute, so the spread is part of the result (``speed.<profile>.json``)."""
     from .training import matmul_flops_per_second
 
     t = time.perf_counter()
     old = torch.get_num_threads()
     runs = []
+    mcfg, _, tr = configs(cfg, depths(cfg)[0], "softmax")
     try:
-        for threads in (1, 2):
-            torch.set_num_threads(threads)
-            r = smoke(cfg, device="cpu", steps=steps, warmup=20, matmul_n=2048)
-            mcfg, _, tr = configs(cfg, depths(cfg)[0], "softmax")
-            ceiling = matmul_ceiling(mcfg, tr.batch, tr.examples)
-            runs.append({"threads": threads, "processes": 1, "steps_per_s": r["steps_per_s"],
-                         "flops_per_step": r["flops_per_step"],
-                         "achieved_flops": r["achieved_flops"], "matmul_flops": r["matmul_flops"],
-                         "share_of_matmul": r["achieved_flops"] / r["matmul_flops"],
-                         "gemm_share_of_matmul": ceiling["gemm_flops_per_s"] / r["matmul_flops"],
-                         "ceiling_share_of_matmul": ceiling["ceiling_flops"] / r["matmul_flops"], **{
-                             f"ceiling_{k}": v for k, v in ceiling.items()}})
-            print(f"{threads} thread(s): {r['achieved_flops'] / 1e9:.1f} GFLOP/s training vs "
-                  f"{r['matmul_flops'] / 1e9:.1f} GFLOP/s matmul ({100 * runs[-1]['share_of_matmul']:.0f} %); "
-                  f"the step's own products alone reach {100 * runs[-1]['ceiling_share_of_matmul']:.0f} % "
-                  f"(linear layers {100 * runs[-1]['gemm_share_of_matmul']:.0f} %)")
-        torch.set_num_threads(2)
-        matmul = matmul_flops_per_second(2048)
-        both = concurrent_smoke(cfg, processes=2, steps=steps)
-        achieved = sum(r["achieved_flops"] for r in both)
-        runs.append({"threads": 2, "processes": 2, "steps_per_s": sum(r["steps_per_s"] for r in both),
-                     "flops_per_step": both[0]["flops_per_step"], "achieved_flops": achieved,
-                     "matmul_flops": matmul, "share_of_matmul": achieved / matmul})
-        print(f"2 processes × 1 thread: {achieved / 1e9:.1f} GFLOP/s training together vs {matmul / 1e9:.1f} "
-              f"GFLOP/s for a two-thread matmul ({100 * achieved / matmul:.0f} %)")
+        for rnd in range(rounds):
+            for threads in (1, 2):
+                torch.set_num_threads(threads)
+                r = smoke(cfg, device="cpu", steps=steps, warmup=20, matmul_n=2048)
+                ceiling = matmul_ceiling(mcfg, tr.batch, tr.examples)
+                runs.append({"round": rnd, "threads": threads, "processes": 1, "steps_per_s": r["steps_per_s"],
+                             "flops_per_step": r["flops_per_step"],
+                             "achieved_flops": r["achieved_flops"], "matmul_flops": r["matmul_flops"],
+                             "share_of_matmul": r["achieved_flops"] / r["matmul_flops"],
+                             "gemm_share_of_matmul": ceiling["gemm_flops_per_s"] / r["matmul_flops"],
+                             "ceiling_share_of_matmul": ceiling["ceiling_flops"] / r["matmul_flops"], **{
+                                 f"ceiling_{k}": v for k, v in ceiling.items()}})
+                print(f"round {rnd}, {threads} thread(s): {r['achieved_flops'] / 1e9:.1f} GFLOP/s training vs "
+                      f"{r['matmul_flops'] / 1e9:.1f} GFLOP/s matmul ({100 * runs[-1]['share_of_matmul']:.0f} %); "
+                      f"the step's own products alone reach {100 * runs[-1]['ceiling_share_of_matmul']:.0f} % "
+                      f"(linear layers {100 * runs[-1]['gemm_share_of_matmul']:.0f} %)", flush=True)
+            torch.set_num_threads(2)
+            matmul = matmul_flops_per_second(2048)
+            both = concurrent_smoke(cfg, processes=2, steps=steps)
+            achieved = sum(r["achieved_flops"] for r in both)
+            runs.append({"round": rnd, "threads": 2, "processes": 2, "steps_per_s": sum(r["steps_per_s"] for r in both),
+                         "flops_per_step": both[0]["flops_per_step"], "achieved_flops": achieved,
+                         "matmul_flops": matmul, "share_of_matmul": achieved / matmul})
+            print(f"round {rnd}, 2 processes × 1 thread: {achieved / 1e9:.1f} GFLOP/s training together vs "
+                  f"{matmul / 1e9:.1f} GFLOP/s for a two-thread matmul ({100 * achieved / matmul:.0f} %)", flush=True)
     finally:
         torch.set_num_threads(old)
-    res = {"steps": steps, "runs": runs, "flops_per_step": runs[0]["flops_per_step"]}
+    res = {"steps": steps, "rounds": rounds, "runs": runs, "flops_per_step": runs[0]["flops_per_step"]}
     path = _save_measurement(cfg, profile, "speed", res, t)
     print(f"wrote {path}")
     return 0
+
+
+def speed_table(data: dict) -> pd.DataFrame:
+    """The ``--speed`` result per setting (processes × threads): the median over rounds of each rate and
+    share, and the lowest and highest share of the large matmul (the spread between rounds)."""
+    runs = pd.DataFrame(data["runs"])
+    keys = ["processes", "threads"]
+    cols = [c for c in ("steps_per_s", "achieved_flops", "matmul_flops", "share_of_matmul", "gemm_share_of_matmul",
+                        "ceiling_share_of_matmul") if c in runs]
+    med = runs.groupby(keys, sort=False)[cols].median()
+    spread = runs.groupby(keys, sort=False)["share_of_matmul"].agg(["min", "max"])
+    out = med.join(spread.rename(columns={"min": "share_lo", "max": "share_hi"})).reset_index()
+    out["rounds"] = runs.groupby(keys, sort=False).size().to_numpy()
+    return out
 
 
 def _save_measurement(cfg, profile: str, name: str, res: dict, t0: float) -> Path:
