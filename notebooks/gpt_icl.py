@@ -306,7 +306,9 @@ fig = figures.plot_icl_param_shift(shift, shift_cfg["train_examples"])
 # that 45 lies inside the training length), with the two schedules above at the
 # lengths of the earlier reference run ({glue:text}`depth_steps` steps, the first
 # {glue:text}`depth_warm` on tanh targets; {glue:text}`depth_relu` ReLU steps --
-# the depth study was not rerun when the main models' tanh phase was lengthened),
+# the depth study keeps the schedule it was first run with: it was not retrained
+# on the main models' longer tanh phase, and the timed rerun of the whole
+# reference reproduced it bit for bit),
 # and evaluate them on 4096 prompts. Criterion, fixed before the run
 # (`icdl.gpt_icl.depth.judge_depth`): for both attentions, the deepest model's R²
 # exceeds the shallowest's at every evaluation point.
