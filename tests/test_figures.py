@@ -283,6 +283,7 @@ def test_diffusion_numbers(num_regression):
 #: each figure of the book (its ``name`` in the notebooks) and the test that pins its numbers; reference
 #: figures are drawn from committed results, pinned by :func:`test_committed_reference_numbers`
 FIGURE_TESTS = {
+    "fig-stage-timeline": "test_stage_timeline_numbers",
     "fig-icgd-paths": "test_ch1_icgd_paths_numbers",
     "fig-gd-layer-weights": "test_ch1_layer_weights_pixels",
     "fig-lemma1-recursion": "test_ch2_recursion_diagram_pixels",
@@ -341,6 +342,19 @@ def test_token_layout_numbers(num_regression):
     num_regression.check({"start": np.asarray([s.start for s in slots] + [lo.D], dtype=float),
                           "stop": np.asarray([s.stop for s in slots] + [lo.D], dtype=float)},
                          default_tolerance={"atol": 0, "rtol": 0}, basename="token_layout")
+
+
+def test_stage_timeline_numbers(num_regression):
+    """Figure 'fig-stage-timeline': each job's worker lane, start and length in minutes, from the committed
+    timed run (a lane-packing change, or seconds drawn as minutes, moves these; a rerun of the timing
+    changes them on purpose and the baseline is regenerated with it)."""
+    from icdl.book.results import load_result
+    from icdl.gpt_icl.speed import stage_times
+
+    st = stage_times(load_result(HERE.parent / "results" / "gpt_icl" / "timing.reference.json")["data"])
+    num_regression.check({"worker": st["worker"].to_numpy(dtype=float), "start_min": st["start_min"].to_numpy(),
+                          "minutes": st["minutes"].to_numpy()},
+                         default_tolerance={"rtol": 1e-9, "atol": 0}, basename="stage_timeline")
 
 
 def test_committed_reference_numbers(num_regression):

@@ -178,7 +178,7 @@ def plot_stage_timeline(stages: pd.DataFrame, target_min: float | None = None) -
         ax.axvline(target_min, color="0.3", ls="--", lw=1.0)
         ax.text(target_min, lanes + 0.55, f" {target_min:g} min", fontsize=8, va="center", color="0.3")
     ax.set(xlabel="minutes since the start", ylabel="worker (one core)", yticks=range(1, lanes + 1),
-           ylim=(0.4, lanes + 0.8))
+           ylim=(0.4, lanes + 0.8), xlim=(0, 1.04 * max(end, target_min or 0)))
     ax.invert_yaxis()
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in STAGE.values()]
     legend_outside(ax, handles=handles, labels=list(STAGE), fontsize=8)
