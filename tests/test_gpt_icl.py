@@ -548,7 +548,7 @@ def test_data_parallel_training_equals_one_process_and_resumes_across_world_size
 
 def _timing(spans, workers=2, complete=True):
     jobs = [{"name": n, "command": f"python -m icdl.gpt_icl {n}", "start_s": a, "seconds": b - a, "returncode": 0,
-             "log": "", "extra": {}} for n, a, b in spans]
+             "log": ""} for n, a, b in spans]
     return {"jobs": jobs, "workers": workers, "wall_s": max(b for _, _, b in spans), "complete": complete}
 
 

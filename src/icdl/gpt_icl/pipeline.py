@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -43,7 +43,6 @@ class JobRecord:
     seconds: float = 0.0
     returncode: int | None = None
     log: str = ""
-    extra: dict = field(default_factory=dict)
 
 
 def schedule(cfg, profile: str) -> list[Job]:
