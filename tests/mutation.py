@@ -45,6 +45,7 @@ T_NET, T_SUMS = "tests/test_networks.py", "tests/test_relu_sums.py"
 T_ICGD, T_PASSES = "tests/test_icgd_transformer.py", "tests/test_attention_passes.py"
 T_LIN, T_SOFT, T_LSA = "tests/test_linear_gd.py", "tests/test_softmax.py", "tests/test_lsa.py"
 T_GPT, T_LEDGER, T_PR = "tests/test_gpt_icl.py", "tests/test_ledger.py", "tests/test_profiles_results.py"
+T_PIPE = "tests/test_pipeline.py"
 
 #: the nearest-neighbour baseline's masking and selection, as one block (its leak mutant edits three lines)
 _KNN_BLOCK = (
@@ -128,6 +129,17 @@ MUTANTS: tuple[Mutant, ...] = (
        _KNN_BLOCK.replace(".triu()", ".triu(1)").replace(":i]", ":i + 1]"), "label leak", T_GPT),
     _m("r2-centre", "gpt_icl/baselines.py", "((y_full - y_full.mean(0)) ** 2).sum(0)", "(y_full ** 2).sum(0)",
        "dropped centring", T_GPT),
+    # -- the timed reference run and the speed tables
+    _m("pipeline-one-worker-too-many", "gpt_icl/pipeline.py", "while ready and len(running) < workers:",
+       "while ready and len(running) <= workers:", "off-by-one", T_PIPE),
+    _m("pipeline-ignores-dependencies", "gpt_icl/pipeline.py",
+       "ready = [j for j in pending if set(j.after) <= done] if not failed else []",
+       "ready = list(pending) if not failed else []", "dropped dependency", T_PIPE),
+    _m("stage-seconds-as-minutes", "gpt_icl/speed.py", '"minutes": j["seconds"] / 60', '"minutes": j["seconds"]',
+       "unit", T_GPT + "::test_stage_times_pack_jobs_into_worker_lanes_and_refuse_too_many_at_once"),
+    _m("speed-mean-not-median", "gpt_icl/speed.py", "med = runs.groupby(keys, sort=False)[cols].median()",
+       "med = runs.groupby(keys, sort=False)[cols].mean()", "wrong statistic",
+       T_GPT + "::test_speed_table_keeps_two_threads_and_two_processes_apart_and_takes_medians"),
     # -- book machinery
     _m("judge-band-ignored", "book/ledger.py", "return \"mismatch\" if m is not None and m.contains(value) else "
        "\"fail\"", "return \"mismatch\" if m is not None else \"fail\"", "ledger cannot go red", T_LEDGER),
