@@ -591,6 +591,11 @@ def test_the_committed_reference_timing_covers_the_whole_run():
     summ = timing_summary(data)
     assert 0.5 < summ["busy"] <= 1.0
     assert obj["provenance"]["command"] == f"python -m icdl.gpt_icl --profile reference --workers {data['workers']}"
+    # the chapter's result files are the ones this timed run wrote (a later partial rerun of one part would
+    # leave the timing describing other numbers than the book shows)
+    for part in ("icl", "shift", "depth", "plateau"):
+        prov = load_result(gpt_study.PROFILES.folder() / f"{part}.reference.json")["provenance"]
+        assert prov["git_commit"] == obj["provenance"]["git_commit"], part
 
 
 def test_concurrent_smoke_trains_in_single_threaded_processes():
