@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export PYTHONHASHSEED := 0
 
-.PHONY: book test setup chapters report html clean regen-baselines mutation
+.PHONY: book test setup chapters report html clean regen-baselines mutation lint
 
 setup: $(STAMP)
 
@@ -28,10 +28,10 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 chapters: $(STAMP)
-	$(BIN)/python -m icdl.book.execute
+	$(BIN)/python -m icdl.repro.execute
 
 report: $(STAMP)
-	$(BIN)/python -m icdl.book.ledger book/generated/ledger_table.md
+	$(BIN)/python -m icdl.repro.ledger book/generated/ledger_table.md
 
 html: $(STAMP) report
 	$(BIN)/jupyter-book build . --all -W --keep-going
@@ -39,13 +39,18 @@ html: $(STAMP) report
 book: chapters
 	$(MAKE) html
 
-# The book is built first (the browser check opens it in headless Chromium); then nbval
-# re-executes each chapter once (writing its ledger records), and the rest of the suite
-# checks those records, the figures' numbers, the pixels and the rendered pages.
+# ruff first (seconds); the book is built next (the browser check opens it in headless Chromium);
+# then nbval re-executes each chapter once (writing its ledger records), and the rest of the suite
+# checks those records, the figures' numbers, the pixels, the rendered pages, the import graph and
+# that every mutant of tests/mutation.py still applies (tests/test_mutation_catalogue.py).
 test: $(STAMP)
+	$(BIN)/ruff check src tests notebooks
 	$(MAKE) html
 	$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		--nbval-kernel-name python3 --mpl --durations=10 notebooks tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests notebooks
 
 # Mutation testing of the core modules (tests/mutation.py): about 15 minutes; writes
 # results/mutation/mutation.json and fails below a 90 % score.

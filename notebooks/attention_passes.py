@@ -51,9 +51,9 @@ from myst_nb import glue
 
 from icdl import figures
 from icdl import relu_sums as rs
-from icdl.book import chapter
 from icdl.constructions.lemmas import ICGDLayout, build_forward_layers
 from icdl.networks import Architecture
+from icdl.repro import chapter
 from icdl.studies.attention_passes import PROFILES as FORWARD_PROFILES
 from icdl.studies.attention_passes import bound_check, forward_pass_study, lemma2_errors
 

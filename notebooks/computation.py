@@ -19,11 +19,18 @@
 # sets. Two programs matter: the ten training runs of Hagiwara's study
 # ({doc}`lsa_training`) and the thousands of per-prompt MLP baselines of ICDL's
 # experiments ({doc}`gpt_icl`). The numbers come from committed results of the
-# commands named with them; the first table below is measured live.
+# commands named with them; the first table below is measured live. The last
+# section checks REB's comparison of what in-context learning and training cost.
 #
 # Code: `icdl.lsa.training` (`benchmark_batched_vs_loop`, `segments_table`,
-# `shard_runs`), `icdl.gpt_icl.baselines` (`trained_mlp`,
-# `benchmark_batched_vs_loop`), `icdl.gpt_icl.speed`.
+# `shard_runs`), `icdl.gpt_icl.measure` (FLOP counts, rates, the MLP benchmark),
+# `icdl.gpt_icl.speed`, `icdl.gpt_icl.pipeline`, `icdl.gpt_icl.cost`.
+
+# %% [markdown]
+# **What this chapter checks, and what we found**:
+#
+# ```{glue:} claims_box
+# ```
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -32,14 +39,14 @@ overrides = {}
 # %% tags=["hide-cell"]
 import pandas as pd
 import torch
+from IPython.display import display
 
-from icdl.book import chapter
-from icdl.book.results import show_reference
-from icdl.gpt_icl import speed as gpt_speed
-from icdl.gpt_icl import study as gpt_study
+from icdl.gpt_icl import cost, measure, pipeline, speed
 from icdl.lsa import study as lsa_study
 from icdl.lsa.training import benchmark_batched_vs_loop, segments_table
-from icdl.studies.computation import PROFILES
+from icdl.repro import chapter
+from icdl.repro.results import show_reference
+from icdl.studies.computation import COMMANDS, PROFILES
 
 torch.set_num_threads(1)
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
@@ -74,7 +81,7 @@ benchmark_batched_vs_loop(lsa_cfg, steps=cfg["lsa_bench_steps"]).round(2)
 # %%
 ref = show_reference(lsa_study.PROFILES, "training")
 if ref is not None:
-    display(pd.DataFrame(ref["data"]["benchmark"]).round(2))  # noqa: F821
+    display(pd.DataFrame(ref["data"]["benchmark"]).round(2))
 
 # %% [markdown]
 # One process does not use a second core well: with two threads the compiled
@@ -98,7 +105,7 @@ if ref is not None:
 
 # %%
 if ref is not None:
-    display(segments_table(ref["data"]).round(2))  # noqa: F821
+    display(segments_table(ref["data"]).round(2))
 
 # %% [markdown]
 # ## Thousands of small MLPs as one tensor program (ICDL's baseline)
@@ -117,30 +124,22 @@ if ref is not None:
 #   FLOP/s of a large matrix product;
 # * the **memory floor**: every prompt's weights, gradient and two Adam moments
 #   streamed once per epoch (11 float32 values per weight:
-#   `baselines.MLP_VALUES_PER_WEIGHT_EPOCH`) at the bandwidth of a large copy --
+#   `measure.MLP_VALUES_PER_WEIGHT_EPOCH`) at the bandwidth of a large copy --
 #   the **roofline** is the larger of the two;
 # * the **products alone**: the program's own batched products at their own
-#   shapes, timed with nothing in between (`baselines.mlp_products_seconds`).
+#   shapes, timed with nothing in between (`measure.mlp_products_seconds`).
 
 # %%
-bench = show_reference(gpt_study.PROFILES, "benchmark")
+bench = show_reference(PROFILES, "benchmark", command=COMMANDS["benchmark"].format(profile="reference"))
 if bench is not None:
     case = bench["data"]["cases"][0]
     print(f"width {case['width']}, {case['epochs']} epochs, {bench['data']['threads']} thread")
-    btab = gpt_speed.benchmark_table(bench["data"])
-    display(btab)  # noqa: F821
+    btab = measure.benchmark_table(bench["data"])
+    display(btab)
 
 # %% tags=["remove-cell"]
-from myst_nb import glue  # noqa: E402
-
 if bench is not None:
-    for key, col in (("speedup", "speed-up"), ("over_roofline", "over roofline"), ("over_products", "over products")):
-        glue(f"mlp_{key}_lo", f"{btab[col].min():.1f}", display=False)
-        glue(f"mlp_{key}_hi", f"{btab[col].max():.1f}", display=False)
-    for c in bench["data"]["cases"]:  # per shape: measured time and the products alone, over the roofline
-        glue(f"mlp_roofline_{c['position']}", f"{c['over_roofline']:.1f}", display=False)
-        glue(f"mlp_products_roofline_{c['position']}", f"{c['products_s'] / c['roofline_s']:.1f}", display=False)
-        glue(f"mlp_left_{c['position']}", f"{2 - c['products_s'] / c['roofline_s']:.1f}", display=False)
+    chapter.glue(**measure.benchmark_glue(bench["data"]))
 
 # %% [markdown]
 # Batching gains {glue:text}`mlp_speedup_lo`–{glue:text}`mlp_speedup_hi`× over the
@@ -173,30 +172,14 @@ if bench is not None:
 # same command in the same process at the same thread count (`--speed`), on one
 # thread and on two. Beside them, the step's **ceiling**: its matrix products
 # alone -- every linear layer's three products and the attention, forward and
-# backward, at the step's own shapes (`speed.matmul_ceiling`) -- which no
+# backward, at the step's own shapes (`measure.matmul_ceiling`) -- which no
 # implementation of this model at this batch can beat.
 
 # %%
-sp = show_reference(gpt_study.PROFILES, "speed")
+sp = show_reference(PROFILES, "speed", command=COMMANDS["speed"].format(profile="reference"))
 if sp is not None:
-    st = gpt_speed.speed_table(sp["data"])
-    st["training GFLOP/s"] = st["achieved_flops"] / 1e9
-    st["matmul GFLOP/s"] = st["matmul_flops"] / 1e9
-    cols = ["processes", "threads", "rounds", "steps_per_s", "training GFLOP/s", "matmul GFLOP/s", "share_of_matmul",
-            "share_lo", "share_hi", "gemm_share_of_matmul", "ceiling_share_of_matmul"]
-    shown = st[cols].round(2).astype(object).where(st[cols].notna(), "--")  # no ceiling for two processes
-    display(chapter.table(shown, 2))  # noqa: F821
-    glue("speed_rounds", f"{sp['data']['rounds']}", display=False)
-    for r in st.itertuples():
-        key = f"{r.threads}" if r.processes == 1 else f"{r.processes}p"
-        for name, share in (("share", r.share_of_matmul), ("lo", r.share_lo), ("hi", r.share_hi),
-                            ("ceiling", r.ceiling_share_of_matmul), ("gemm", r.gemm_share_of_matmul)):
-            if share == share:  # not NaN: the two-process row has no ceiling of its own
-                glue(f"speed_{name}_{key}", f"{100 * share:.0f} %", display=False)
-        verdict = ("meets the target in every round" if r.share_lo >= 0.5 else
-                   "reaches the target in some rounds, not in all" if r.share_hi >= 0.5 else
-                   "falls short of the target in every round")
-        glue(f"speed_verdict_{key}", verdict, display=False)
+    display(chapter.table(speed.speed_shown(speed.speed_table(sp["data"])), 2))
+    chapter.glue(**speed.speed_glue(sp["data"]))
 
 # %% [markdown]
 # Each setting ran {glue:text}`speed_rounds` times, one round after the other;
@@ -230,7 +213,7 @@ if sp is not None:
 #
 # ## The GPT reference run, stage by stage
 #
-# The reference of {doc}`gpt_icl` is a set of independent training jobs (the
+# The reference of {doc}`gpt_icl`, {doc}`gpt_depth` and {doc}`gpt_plateau` is a set of independent training jobs (the
 # main models of each target depth, each model depth of the depth study, the
 # plateau study) and three calls that evaluate and write the result files once
 # their models exist. `python -m icdl.gpt_icl --profile reference --workers 2`
@@ -238,22 +221,18 @@ if sp is not None:
 # time, the longest ready job first, and records the wall time of each
 # (`timing.reference.json`); every job resumes from its checkpoints, so a
 # stopped run continues where it was. The timed run started from no checkpoints
-# and no cached MLP baselines on an otherwise idle machine; `speed.stage_times`
+# and no cached MLP baselines on an otherwise idle machine; `pipeline.stage_times`
 # reads it.
 
 # %%
-timing = show_reference(gpt_study.PROFILES, "timing")
+timing = show_reference(PROFILES, "timing", command=COMMANDS["timing"].format(profile="reference"))
 if timing is not None:
-    stages = gpt_speed.stage_times(timing["data"])
-    summ = gpt_speed.timing_summary(timing["data"])
-    for key, fmt in (("wall_min", "{:.0f}"), ("core_min", "{:.0f}"), ("busy", "{:.0%}"), ("target_min", "{:.0f}")):
-        glue(f"timing_{key}", fmt.format(summ[key]), display=False)
-    glue("timing_bound", f"{summ['core_min'] / summ['workers']:.0f}", display=False)
-    glue("timing_verdict", "within" if summ["within_target"] else "over" if summ["complete"]
-         else "not finished, so not judged against", display=False)
-    display(chapter.table(stages[["stage", "worker", "start_min", "minutes", "command"]], 1))  # noqa: F821
+    stages = pipeline.stage_times(timing["data"])
+    summ = pipeline.timing_summary(timing["data"])
+    chapter.glue(**pipeline.timing_glue(timing["data"]))
+    display(chapter.table(stages[["stage", "worker", "start_min", "minutes", "command"]], 1))
 
-# %% mystnb={"figure": {"caption": "The timed reference run of chapter gpt_icl on two cores: one row per worker (a single-threaded process), one bar per job from its start to its end (main N: the softmax and ReLU models of one target depth; L: the two models of one depth-study model depth; eval: a call that evaluates and writes a result file). The dashed line is the 90-minute target.", "name": "fig-stage-timeline"}}
+# %% mystnb={"figure": {"caption": "The timed reference run of ICDL sec. 5 (chapters gpt_icl, gpt_depth, gpt_plateau) on two cores: one row per worker (a single-threaded process), one bar per job from its start to its end (main N: the softmax and ReLU models of one target depth; L: the two models of one depth-study model depth; eval: a call that evaluates and writes a result file). The dashed line is the 90-minute target.", "name": "fig-stage-timeline"}}
 if timing is not None:
     from icdl.figures.experiments import plot_stage_timeline
 
@@ -277,3 +256,43 @@ if timing is not None:
 # every committed model weight, curve and baseline exactly (the files differ
 # only in the recorded times), so the timing describes the run behind the
 # chapter's numbers.
+
+# %% [markdown]
+# ## What in-context learning costs (REB)
+#
+# The authors' answer to the reviewers {cite:p}`wu2025icdlreview` compares one
+# forward pass of the transformer on a prompt of 75 examples (76 tokens × 22 M
+# parameters × 2 = 3.34 GFLOPs) with training the 6-layer MLP baseline on those
+# examples (6 × 75 samples × 100 epochs × 168 000 parameters = 7.56 GFLOPs), and
+# gives times on an A100: 1.38 s for the forward pass, 0.04 s per training step.
+# We count the same two quantities with torch's FLOP counter on our models at
+# the paper's sizes (`cost.cost_comparison`), and time them on this CPU:
+
+# %%
+reb = cost.cost_comparison()
+chapter.table(cost.cost_table(reb))
+
+# %% tags=["remove-cell"]
+chapter.glue(cost_params=f"{reb['gpt_params'] / 1e6:.1f} M", cost_tokens=str(reb["tokens"]),
+             cost_icl_gap=f"{100 * (reb['icl_flops'] / cost.REB_COST['icl_flops'] - 1):+.0f} %",
+             cost_train_gap=f"{100 * (reb['train_flops'] / cost.REB_COST['train_flops'] - 1):+.0f} %")
+
+# %% [markdown]
+# The FLOP counts agree with REB's ({glue:text}`cost_icl_gap` for the forward
+# pass, {glue:text}`cost_train_gap` for the training), but for a reason worth
+# knowing: the 12-layer, 8-head, width-256 model has {glue:text}`cost_params`
+# parameters, not 22 M, and a prompt of 75 examples and a query is
+# {glue:text}`cost_tokens` tokens, not 76, because $x$ and $y$ are separate
+# tokens -- the two factors of about two cancel. The times cannot be compared
+# across machines; what carries over is the order: one forward pass costs less
+# than training the baseline.
+#
+# ## Ledger
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+ledger.record_all(cost.judge(reb))
+ledger.save()
+ledger.table()[["source", "criterion", "status"]]
+
+# %% tags=["remove-cell"]
+chapter.glue(claims_box=ledger.box())

@@ -46,11 +46,12 @@ overrides = {}
 # %% tags=["hide-cell"]
 import pandas as pd
 import torch
+from IPython.display import display
 from myst_nb import glue
 
 from icdl import figures
-from icdl.book import chapter
-from icdl.book.results import show_reference
+from icdl.repro import chapter
+from icdl.repro.results import show_reference
 from icdl.studies import diffusion
 
 torch.set_num_threads(1)
@@ -146,8 +147,8 @@ result["queries"].round(2)
 # %%
 ref = show_reference(diffusion.PROFILES, "study")
 if ref is not None:
-    display(pd.DataFrame(ref["data"]["final_errors"]).round(3))  # noqa: F821
-    display(pd.DataFrame(ref["data"]["theorem1"]).round(4))  # noqa: F821
+    display(pd.DataFrame(ref["data"]["final_errors"]).round(3))
+    display(pd.DataFrame(ref["data"]["theorem1"]).round(4))
 
 # %% [markdown]
 # With 200 steps the learned score's relative error falls to about a quarter for

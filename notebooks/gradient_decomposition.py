@@ -44,8 +44,8 @@ import torch
 from myst_nb import glue
 
 from icdl import figures
-from icdl.book import chapter
 from icdl.networks import Architecture, flatten, gradient_terms, init_weights, unflatten
+from icdl.repro import chapter
 from icdl.studies.gradient import PROFILES, benchmark, deviation_grid, layer_gradient_norms, train_comparison
 
 cfg, ledger = chapter.start(PROFILES, profile, overrides)

@@ -41,13 +41,14 @@ import time
 
 import pandas as pd
 import torch
+from IPython.display import display
 from myst_nb import glue
 
 from icdl import figures
-from icdl.book import chapter
-from icdl.book.results import frame_to_lists, save_profile_result, show_reference
 from icdl.constructions.linear import build_linear_gd_layer, linear_gd_layout
 from icdl.prompts import build_prompt, check_prompt
+from icdl.repro import chapter
+from icdl.repro.results import frame_to_lists, save_profile_result, show_reference
 from icdl.studies.linear_gd import PROFILES, icgd_experiment, sample_tasks, summarize
 
 t_start = time.perf_counter()
@@ -85,7 +86,7 @@ pd.DataFrame(H_tiny.numpy(), index=names,
 # last token as the query:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-from icdl.prompts import PromptError  # noqa: E402
+from icdl.prompts import PromptError
 
 for bad in (lambda: build_prompt(tiny.x[0], tiny.y[0, :2], tiny.x_query[0]),
             lambda: build_prompt(tiny.x[0].long(), tiny.y[0], tiny.x_query[0]),
@@ -213,7 +214,7 @@ summary[["final risk (GD)", "final risk (transformer)", "least-squares risk"]].r
 # ## Reference run
 #
 # The same chapter at the `reference` profile (512 prompts, $n = 128$, $d = 16$,
-# 200 steps) is one command, `python -m icdl.book.execute icgd_linear --profile reference`,
+# 200 steps) is one command, `python -m icdl.repro.execute icgd_linear --profile reference`,
 # and saves its summary with provenance. The committed result, if present:
 
 # %%
@@ -221,7 +222,7 @@ save_profile_result(PROFILES, "summary", {"summary": frame_to_lists(summary.rese
                     profile=profile, seed=cfg["seed"], started=t_start)
 ref = show_reference(PROFILES, "summary")
 if ref is not None:
-    display(pd.DataFrame(ref["data"]["summary"]).set_index("eta").round(6))  # noqa: F821
+    display(pd.DataFrame(ref["data"]["summary"]).set_index("eta").round(6))
 
 # %% [markdown]
 # ## Ledger

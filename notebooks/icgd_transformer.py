@@ -45,8 +45,8 @@ import numpy as np
 from myst_nb import glue
 
 from icdl import figures
-from icdl.book import chapter
 from icdl.networks import Architecture
+from icdl.repro import chapter
 from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 

@@ -45,7 +45,6 @@ import torch
 from myst_nb import glue
 
 from icdl import figures
-from icdl.book import chapter
 from icdl.lsa.constructions import PROFILES as CONSTRUCTION_PROFILES
 from icdl.lsa.constructions import (
       appendix_a_pair,
@@ -55,6 +54,7 @@ from icdl.lsa.constructions import (
       gd_two_steps_errors,
 )
 from icdl.lsa.study import PAPER_TABLE1
+from icdl.repro import chapter
 
 cfg, ledger = chapter.start(CONSTRUCTION_PROFILES, profile, overrides)
 

@@ -41,10 +41,10 @@ import torch
 from myst_nb import glue
 
 from icdl import figures
-from icdl.book import chapter
-from icdl.book.results import show_reference
 from icdl.lsa.study import PAPER_TABLE1, PAPER_TABLE2, PROFILES, judge, result_data
 from icdl.lsa.training import train
+from icdl.repro import chapter
+from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the computation appendix)
 cfg, ledger = chapter.start(PROFILES, profile, overrides)

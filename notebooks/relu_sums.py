@@ -44,7 +44,7 @@ from myst_nb import glue
 
 from icdl import figures
 from icdl import relu_sums as rs
-from icdl.book import chapter
+from icdl.repro import chapter
 from icdl.studies import relu_sums as relu_sum_study
 
 cfg, ledger = chapter.start(relu_sum_study.PROFILES, profile, overrides)

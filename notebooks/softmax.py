@@ -54,10 +54,10 @@ from IPython.display import display
 from myst_nb import glue
 
 from icdl import figures
-from icdl.book import chapter
-from icdl.book.results import show_reference
 from icdl.constructions import softmax as quantise
 from icdl.networks import Architecture
+from icdl.repro import chapter
+from icdl.repro.results import show_reference
 from icdl.studies import softmax as softmax_study
 
 torch.set_num_threads(1)

@@ -4,7 +4,8 @@
 an off-by-one normaliser, a transpose, a halved constant, a dropped projection, a label leak, an ignored
 range bound, a dropped dirty marker -- to a private copy of ``src/``, runs the tests that guard that module
 against the copy (one thread, stop at the first failure), and counts the mutant *killed* if any test fails.
-The catalogue is ours, written from the kinds of bug issue 14 lists; ``mutmut`` was tried first and spends
+The catalogue is ours, written from the kinds of bug named in the developers' guide and from the
+verdicts and statistics behind the claims; ``mutmut`` was tried first and spends
 most of its time on mutants nobody would write (string literals, docstrings) in a suite this heavy.
 
 Writes ``results/mutation/mutation.json`` (one row per mutant, the score, provenance) and prints the score;
@@ -44,8 +45,10 @@ def _m(id, path, old, new, kind, *tests):
 T_NET, T_SUMS = "tests/test_networks.py", "tests/test_relu_sums.py"
 T_ICGD, T_PASSES = "tests/test_icgd_transformer.py", "tests/test_attention_passes.py"
 T_LIN, T_SOFT, T_LSA = "tests/test_linear_gd.py", "tests/test_softmax.py", "tests/test_lsa.py"
-T_GPT, T_LEDGER, T_PR = "tests/test_gpt_icl.py", "tests/test_ledger.py", "tests/test_profiles_results.py"
-T_PIPE = "tests/test_pipeline.py"
+T_LEDGER, T_PR, T_PIPE = "tests/test_ledger.py", "tests/test_profiles_results.py", "tests/test_pipeline.py"
+T_BASE, T_TRAIN, T_SPEED = "tests/test_gpt_baselines.py", "tests/test_gpt_training.py", "tests/test_gpt_speed.py"
+T_OBJ, T_DEPTH, T_PLATEAU = "tests/test_gpt_objectives.py", "tests/test_gpt_depth.py", "tests/test_gpt_plateau.py"
+T_COST = "tests/test_gpt_cost.py"
 
 #: the nearest-neighbour baseline's masking and selection, as one block (its leak mutant edits three lines)
 _KNN_BLOCK = (
@@ -120,35 +123,88 @@ MUTANTS: tuple[Mutant, ...] = (
        "th2 = (a + N * eta * d.C", "halved constant", T_LSA),
     # -- GPT experiments: baselines and metric
     _m("context-mean-leak", "gpt_icl/baselines.py", "csum = torch.cumsum(ys, 1) - ys", "csum = torch.cumsum(ys, 1)",
-       "label leak", T_GPT),
+       "label leak", T_BASE),
     _m("least-squares-leak", "gpt_icl/baselines.py", "coef = torch.linalg.pinv(X1[:, :i]) @ ys[:, :i, None].double()",
-       "coef = torch.linalg.pinv(X1[:, :i + 1]) @ ys[:, :i + 1, None].double()", "label leak", T_GPT),
+       "coef = torch.linalg.pinv(X1[:, :i + 1]) @ ys[:, :i + 1, None].double()", "label leak", T_BASE),
     # masking only the diagonal would be an equivalent mutant (the loop reads columns :i alone); the leak
     # needs the query's column read and left unmasked
     _m("knn-leak", "gpt_icl/baselines.py", _KNN_BLOCK,
-       _KNN_BLOCK.replace(".triu()", ".triu(1)").replace(":i]", ":i + 1]"), "label leak", T_GPT),
+       _KNN_BLOCK.replace(".triu()", ".triu(1)").replace(":i]", ":i + 1]"), "label leak", T_BASE),
     _m("r2-centre", "gpt_icl/baselines.py", "((y_full - y_full.mean(0)) ** 2).sum(0)", "(y_full ** 2).sum(0)",
-       "dropped centring", T_GPT),
+       "dropped centring", T_BASE),
     # -- the timed reference run and the speed tables
     _m("pipeline-one-worker-too-many", "gpt_icl/pipeline.py", "while ready and len(running) < workers:",
        "while ready and len(running) <= workers:", "off-by-one", T_PIPE),
     _m("pipeline-ignores-dependencies", "gpt_icl/pipeline.py",
        "ready = [j for j in pending if set(j.after) <= done] if not failed else []",
        "ready = list(pending) if not failed else []", "dropped dependency", T_PIPE),
-    _m("stage-seconds-as-minutes", "gpt_icl/speed.py", '"minutes": j["seconds"] / 60', '"minutes": j["seconds"]',
-       "unit", T_GPT + "::test_stage_times_pack_jobs_into_worker_lanes_and_refuse_too_many_at_once"),
+    _m("stage-seconds-as-minutes", "gpt_icl/pipeline.py", '"minutes": j["seconds"] / 60', '"minutes": j["seconds"]',
+       "unit", T_PIPE + "::test_stage_times_pack_jobs_into_worker_lanes_and_refuse_too_many_at_once"),
     _m("speed-mean-not-median", "gpt_icl/speed.py", "med = runs.groupby(keys, sort=False)[cols].median()",
        "med = runs.groupby(keys, sort=False)[cols].mean()", "wrong statistic",
-       T_GPT + "::test_speed_table_keeps_two_threads_and_two_processes_apart_and_takes_medians"),
+       T_SPEED + "::test_speed_table_keeps_two_threads_and_two_processes_apart_and_takes_medians"),
+    # -- GPT experiments: the judges and the statistics behind the claims
+    _m("obj1-boundary", "gpt_icl/objectives.py", '"passed": bool((o1["max_shortfall"] <= tol).all())',
+       '"passed": bool((o1["max_shortfall"] < tol).all())', "wrong comparison", T_OBJ),
+    _m("obj1-window", "gpt_icl/objectives.py", 'mlp = mlp[mlp["position"] <= train_examples]',
+       'mlp = mlp[mlp["position"] < train_examples]', "off-by-one window", T_OBJ),
+    _m("obj2-shift-not-strict", "gpt_icl/objectives.py", "falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0)",
+       "falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:] <= 0)", "wrong comparison", T_OBJ),
+    _m("obj2-shift-ends-only", "gpt_icl/objectives.py", "falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0)",
+       "falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:2] < 0)", "dropped steps", T_OBJ),
+    _m("obj2-length-window", "gpt_icl/objectives.py", "beyond = tf[tf.index > train_examples]",
+       "beyond = tf[tf.index >= train_examples]", "off-by-one window", T_OBJ),
+    _m("obj2-length-swapped", "gpt_icl/objectives.py", '"passed": bool((drops["softmax"] < drops["relu"]).all())',
+       '"passed": bool((drops["relu"] < drops["softmax"]).all())', "swapped sides", T_OBJ),
+    _m("obj3-mean-not-worst", "gpt_icl/objectives.py",
+       'ps[[m for m in ps.columns if m not in ("depth", "attention", 0.0)]].min(axis=1)',
+       'ps[[m for m in ps.columns if m not in ("depth", "attention", 0.0)]].mean(axis=1)', "wrong statistic", T_OBJ),
+    _m("obj3-boundary", "gpt_icl/objectives.py", '"passed": bool((ps["max_drop"] <= max_drop).all())',
+       '"passed": bool((ps["max_drop"] < max_drop).all())', "wrong comparison", T_OBJ),
+    _m("switch-judged-as-model", "gpt_icl/objectives.py", 'return curves[curves["attention"].isin(ATTENTIONS)]',
+       "return curves", "wrong selection", T_OBJ),
+    _m("param-shift-own-scale", "gpt_icl/evaluation.py",
+       'return sample_prompts(target_task(cfg, depth, mu=mu), cfg["test_prompts"], cfg["test_examples"], g,\n'
+       '                          scale_mu=0.0)',
+       'return sample_prompts(target_task(cfg, depth, mu=mu), cfg["test_prompts"], cfg["test_examples"], g)',
+       "ignored scale setting", T_OBJ),
+    _m("depth-not-strict", "gpt_icl/depth.py", '"deeper_better": deep > shallow', '"deeper_better": deep >= shallow',
+       "wrong comparison", T_DEPTH),
+    _m("depth-unsorted", "gpt_icl/depth.py", 'g = g.sort_values("n_layer")', "g = g", "wrong selection", T_DEPTH),
+    _m("depth-examples-off-by-one", "gpt_icl/depth.py",
+       'base += [{"method": name, "examples": p, "r2": float(r2[p])} for p in examples]',
+       'base += [{"method": name, "examples": p, "r2": float(r2[p - 1])} for p in examples]', "off-by-one", T_DEPTH),
+    _m("depth-model-off-by-one", "gpt_icl/depth.py",
+       'return [{"examples": p, "r2": float(r2[p]), "lo": float(lo[p]), "hi": float(hi[p])} for p in examples]',
+       'return [{"examples": p, "r2": float(r2[p - 1]), "lo": float(lo[p]), "hi": float(hi[p])} for p in examples]',
+       "off-by-one", T_DEPTH),
+    _m("mlp-last-not-best", "gpt_icl/baselines.py", "best = int(torch.argmax(r2))", "best = len(r2) - 1",
+       "last for best", T_BASE),
+    _m("validation-window", "gpt_icl/training.py", "sl = slice(first - 1, None)", "sl = slice(first - 2, None)",
+       "off-by-one window", T_TRAIN),
+    _m("plateau-leave-not-strict", "gpt_icl/plateau.py", 'above = g[g["val_r2"] > mid]',
+       'above = g[g["val_r2"] >= mid]', "wrong comparison", T_PLATEAU),
+    _m("cost-tolerance-one-side", "gpt_icl/cost.py", '"passed": max(gaps) < FLOPS_TOLERANCE',
+       '"passed": min(gaps) < FLOPS_TOLERANCE', "wrong statistic", T_COST),
+    # -- LSA: the judge of sec. 4
+    _m("lsa-median-not-mean", "lsa/study.py", "med = float(t1[\"test_mse\"].median())",
+       "med = float(t1[\"test_mse\"].mean())", "wrong statistic", T_LSA),
+    _m("lsa-spread-boundary", "lsa/study.py", '"passed": float(corrs.max() - corrs.min()) >= 0.3',
+       '"passed": float(corrs.max() - corrs.min()) > 0.3', "wrong comparison", T_LSA),
     # -- book machinery
-    _m("judge-band-ignored", "book/ledger.py", "return \"mismatch\" if m is not None and m.contains(value) else "
+    _m("judge-band-ignored", "repro/ledger.py", "return \"mismatch\" if m is not None and m.contains(value) else "
        "\"fail\"", "return \"mismatch\" if m is not None else \"fail\"", "ledger cannot go red", T_LEDGER),
-    _m("ledger-file-profile", "book/ledger.py", "/ f\"{self.chapter}.{self.profile}.json\"",
+    _m("ledger-file-profile", "repro/ledger.py", "/ f\"{self.chapter}.{self.profile}.json\"",
        "/ f\"{self.chapter}.json\"", "ledger file name drops the profile", T_LEDGER),
-    _m("dirty-marker", "book/results.py", "return sha + (\"+dirty\" if dirty else \"\")", "return sha",
+    _m("dirty-marker", "repro/results.py", "return sha + (\"+dirty\" if dirty else \"\")", "return sha",
        "dirty marker dropped", T_PR),
-    _m("profile-upper-bound", "book/profiles.py", "        if not lo <= value <= hi:", "        if not lo <= value:",
+    _m("profile-upper-bound", "repro/profiles.py", "        if not lo <= value <= hi:", "        if not lo <= value:",
        "upper range bound ignored", T_PR),
+    _m("reference-incomplete-used", "repro/chapter.py",
+       'if all(raw is not None and raw["data"].get("complete") is True for raw in raws):',
+       "if all(raw is not None for raw in raws):", "dropped check", T_PR),
+    _m("record-all-drops-value", "repro/ledger.py", 'value=e.get("value"), note=e.get("note", "")',
+       'value=None, note=e.get("note", "")', "dropped field", T_LEDGER),
 )
 
 
@@ -227,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mutation score: {sum(r['killed'] for r in rows)}/{len(rows)} killed ({100 * score:.0f} %)")
     if args.only is None:
         sys.path.insert(0, str(ROOT / "src"))
-        from icdl.book.results import provenance, results_dir, save_result
+        from icdl.repro.results import provenance, results_dir, save_result
 
         path = save_result(results_dir("mutation") / "mutation.json",
                            {"mutants": rows, "killed": sum(r["killed"] for r in rows), "total": len(rows),

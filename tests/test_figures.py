@@ -10,6 +10,17 @@ import pytest
 
 from icdl import figures
 from icdl.constructions.linear import build_linear_gd_layer
+from icdl.gpt_icl import depth as gpt_depth
+from icdl.gpt_icl import objectives
+from icdl.gpt_icl import plateau as gpt_plateau
+from icdl.lsa import constructions as lsa_constructions
+from icdl.lsa import study as lsa_study
+from icdl.lsa import training as lsa_training
+from icdl.studies import attention_passes as passes
+from icdl.studies import gradient as gradient_checks
+from icdl.studies import icgd_transformer as icgd
+from icdl.studies import relu_sums as relu_sum_study
+from icdl.studies import softmax as softmax_study
 from icdl.studies.linear_gd import ETAS, PROFILES, icgd_experiment
 
 HERE = Path(__file__).parent
@@ -19,37 +30,37 @@ RISK_TOL = {"rtol": 1e-7, "atol": 1e-12}
 CH1_COLUMNS = ["eta", "step", "risk_gd", "risk_tf", "risk_ls", "query_sq_err_tf"]
 
 
-def _ch1_numbers(etas=ETAS):
+def _icgd_linear_numbers(etas=ETAS):
     df = icgd_experiment(**PROFILES.resolve("quick"), etas=etas)
     assert df["max_abs_dev"].max() < 1e-13  # round-off, not a regression value
     return {c: df[c].to_numpy() for c in CH1_COLUMNS}
 
 
-def test_ch1_icgd_paths_numbers(num_regression):
-    num_regression.check(_ch1_numbers(), default_tolerance=RISK_TOL)
+def test_icgd_linear_icgd_paths_numbers(num_regression):
+    num_regression.check(_icgd_linear_numbers(), default_tolerance=RISK_TOL)
 
 
-def test_ch1_regression_check_bites(num_regression, tmp_path):
+def test_icgd_linear_regression_check_bites(num_regression, tmp_path):
     """Perturb one input constant of the figure (a step size, by 0.1 %): the check must fail."""
-    baseline = HERE / "test_figures" / "test_ch1_icgd_paths_numbers.csv"
+    baseline = HERE / "test_figures" / "test_icgd_linear_icgd_paths_numbers.csv"
     copy = tmp_path / "baseline.csv"
     shutil.copy(baseline, copy)
     perturbed = (ETAS[0] * 1.001, *ETAS[1:])
     with pytest.raises(AssertionError):
-        num_regression.check(_ch1_numbers(perturbed), fullpath=copy, default_tolerance=RISK_TOL)
+        num_regression.check(_icgd_linear_numbers(perturbed), fullpath=copy, default_tolerance=RISK_TOL)
     # and the unperturbed numbers pass against the same copy
-    num_regression.check(_ch1_numbers(), fullpath=copy, default_tolerance=RISK_TOL)
+    num_regression.check(_icgd_linear_numbers(), fullpath=copy, default_tolerance=RISK_TOL)
 
 
 @pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
-def test_ch1_icgd_paths_pixels():
+def test_icgd_linear_icgd_paths_pixels():
     figures.use_style()
     fig = figures.plot_icgd_paths(icgd_experiment(**PROFILES.resolve("quick")))
     return fig
 
 
 @pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
-def test_ch1_layer_weights_pixels():
+def test_icgd_linear_layer_weights_pixels():
     figures.use_style()
     return figures.plot_layer_weights(build_linear_gd_layer(2, 0.5))
 
@@ -58,28 +69,19 @@ def teardown_module():
     plt.close("all")
 
 
-# ---- chapter 2 -------------------------------------------------------------------------------
+# ---- gradient_decomposition -------------------------------------------------------------------------------
 
-from icdl.gpt_icl import study as gpt_study
-from icdl.lsa import constructions as lsa_constructions
-from icdl.lsa import study as lsa_study
-from icdl.lsa import training as lsa_training
-from icdl.studies import attention_passes as passes
-from icdl.studies import gradient as gradient_checks  # noqa: E402
-from icdl.studies import icgd_transformer as icgd
-from icdl.studies import relu_sums as relu_sum_study
-from icdl.studies import softmax as softmax_study
 
 CH2 = gradient_checks.PROFILES.resolve("quick")
 
 
-def test_ch2_layer_gradient_norms_numbers(num_regression):
+def test_gradient_decomposition_layer_gradient_norms_numbers(num_regression):
     df = gradient_checks.layer_gradient_norms(**CH2)
     num_regression.check({"scale": df["scale"].to_numpy(), "layer": df["layer"].to_numpy(),
                           "grad_norm": df["grad_norm"].to_numpy()}, default_tolerance=RISK_TOL)
 
 
-def test_ch2_train_comparison_numbers(num_regression):
+def test_gradient_decomposition_train_comparison_numbers(num_regression):
     df = gradient_checks.train_comparison(**CH2)
     assert df["max_abs_gap"].max() < 1e-12
     num_regression.check({"risk_explicit": df["risk_explicit"].to_numpy(),
@@ -87,7 +89,7 @@ def test_ch2_train_comparison_numbers(num_regression):
 
 
 @pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
-def test_ch2_recursion_diagram_pixels():
+def test_gradient_decomposition_recursion_diagram_pixels():
     figures.use_style()
     return figures.plot_lemma1_recursion(N=4)
 
@@ -147,7 +149,7 @@ def test_forward_pass_study_numbers(num_regression):
                          default_tolerance={"rtol": 1e-6, "atol": 1e-15})
 
 
-# ---- chapter 7 -------------------------------------------------------------------------------
+# ---- icgd_transformer -------------------------------------------------------------------------------
 
 
 def test_icgd_transformer_numbers(num_regression):
@@ -167,21 +169,23 @@ def test_icgd_transformer_numbers(num_regression):
                          default_tolerance={"rtol": 1e-6, "atol": 1e-12}, basename="icgd_transformer_bounds")
 
 
-# ---- chapter 8 -------------------------------------------------------------------------------
+# ---- gpt_icl, gpt_depth, gpt_plateau -------------------------------------------------------------------------------
 
 
 def test_gpt_icl_numbers(num_regression):
-    """The numbers behind the R² figures of chapter gpt_icl (methods, mixtures, the switch) on a reduced quick
-    run (one depth, 100 steps, the first 50 on tanh targets; ReLU attention 50 steps from the softmax weights).
-    float32 training on CPU: identical on rerun here; across BLAS builds R² may move in the 4th decimal."""
+    """The numbers behind the live R² figures of chapter gpt_icl (methods, mixtures, the switch, the shifted
+    parameters) on a reduced quick run (one depth, 100 steps, the first 50 on tanh targets; ReLU attention 50
+    steps from the softmax weights). float32 training on CPU: identical on rerun here; across BLAS builds R²
+    may move in the 4th decimal."""
     import torch
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = gpt_study.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
-                                         test_prompts=128, mlp_epochs=10, mlp_positions=(5, 19))
-        res = gpt_study.run(cfg, progress=False)
+        cfg = objectives.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
+                                          test_prompts=128, mlp_epochs=10, mlp_positions=(5, 19))
+        res = objectives.run(cfg, progress=False)
+        shift = objectives.param_shift_curves(res["models"], cfg)
     finally:
         torch.set_num_threads(threads)
     c, b = res["curves"], res["baselines"]
@@ -189,39 +193,49 @@ def test_gpt_icl_numbers(num_regression):
                          default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_curves")
     num_regression.check({"r2": b["r2"].to_numpy(), "position": b["position"].to_numpy()},
                          default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_baselines")
+    num_regression.check({"r2": shift["r2"].to_numpy(), "mu": shift["mu"].to_numpy()},
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_param_shift")
 
 
-def test_gpt_icl_depth_and_plateau_numbers(num_regression):
-    """Figures 'fig-icl-depth' and 'fig-icl-plateau' on reduced runs (two model depths and three families,
-    60 steps each, one thread): R² at the evaluation points with bands, the validation curves and the levels."""
+def test_gpt_depth_numbers(num_regression):
+    """Figure 'fig-icl-depth' on a reduced run (two model depths, 60 steps, one thread): R² at the evaluation
+    points with bands, and the baselines."""
     import torch
-
-    from icdl.gpt_icl import depth as gpt_depth
-    from icdl.gpt_icl import plateau as gpt_plateau
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = gpt_study.PROFILES.resolve("quick", depth_steps=60, depth_warm_steps=30, depth_relu_steps=20,
-                                         test_prompts=128, plateau_steps=60, eval_every=20)
+        cfg = gpt_depth.PROFILES.resolve("quick", steps=60, warm_steps=30, relu_steps=20, test_prompts=128)
         d = gpt_depth.depth_study(cfg, progress=False)
-        pl = gpt_plateau.plateau_runs(cfg, progress=False)
     finally:
         torch.set_num_threads(threads)
-    # each model's training record: its own schedule's steps (softmax: depth_steps; ReLU: depth_relu_steps
-    # from the softmax weights) and the seconds its checkpoint-free run took
+    # each model's training record: its own schedule's steps (softmax: steps; ReLU: relu_steps from the
+    # softmax weights) and the seconds its checkpoint-free run took
     tr = d["training"]
     assert tr[["n_layer", "attention"]].values.tolist() == [[n, a] for n in (1, 2) for a in ("softmax", "relu")]
     assert tr["steps"].tolist() == [60, 20, 60, 20] and (tr["seconds"] > 0).all()
     num_regression.check({"r2": d["table"]["r2"].to_numpy(), "lo": d["table"]["lo"].to_numpy(),
                           "hi": d["table"]["hi"].to_numpy(), "base": d["baselines"]["r2"].to_numpy()[:3]},
-                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_depth")
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_depth")
+
+
+def test_gpt_plateau_numbers(num_regression):
+    """Figure 'fig-icl-plateau' on reduced runs (three families, 60 steps each, one thread): the validation
+    curves of the model and of the context mean."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        pl = gpt_plateau.plateau_runs(gpt_plateau.PROFILES.resolve("quick", steps=60, eval_every=20), progress=False)
+    finally:
+        torch.set_num_threads(threads)
     num_regression.check({"val_r2": pl["history"]["val_r2"].to_numpy(),
                           "val_context_mean": pl["history"]["val_context_mean"].to_numpy()},
-                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_plateau")
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_plateau")
 
 
-# ---- chapter 9 -------------------------------------------------------------------------------
+# ---- softmax -------------------------------------------------------------------------------
 
 
 def test_softmax_mechanism_numbers(num_regression):
@@ -258,11 +272,11 @@ def test_softmax_fit_numbers(num_regression):
                          default_tolerance={"rtol": 1e-4, "atol": 1e-7}, basename="softmax_fit_paths")
 
 
-# ---- chapter 10 ------------------------------------------------------------------------------
+# ---- diffusion_score -----------------------------------------------------------------------------
 
 
 def test_diffusion_numbers(num_regression):
-    """The numbers behind the figures of chapter 10 on a reduced quick run (float64 throughout: the
+    """The numbers behind the figures of chapter diffusion_score on a reduced quick run (float64 throughout: the
     transformer's and GD's score errors repeat to round-off; 1e-6 catches any change of data or method)."""
     from icdl.studies import diffusion
 
@@ -284,11 +298,11 @@ def test_diffusion_numbers(num_regression):
 #: figures are drawn from committed results, pinned by :func:`test_committed_reference_numbers`
 FIGURE_TESTS = {
     "fig-stage-timeline": "test_stage_timeline_numbers",
-    "fig-icgd-paths": "test_ch1_icgd_paths_numbers",
-    "fig-gd-layer-weights": "test_ch1_layer_weights_pixels",
-    "fig-lemma1-recursion": "test_ch2_recursion_diagram_pixels",
-    "fig-layer-grad-norms": "test_ch2_layer_gradient_norms_numbers",
-    "fig-train-explicit": "test_ch2_train_comparison_numbers",
+    "fig-icgd-paths": "test_icgd_linear_icgd_paths_numbers",
+    "fig-gd-layer-weights": "test_icgd_linear_layer_weights_pixels",
+    "fig-lemma1-recursion": "test_gradient_decomposition_recursion_diagram_pixels",
+    "fig-layer-grad-norms": "test_gradient_decomposition_layer_gradient_norms_numbers",
+    "fig-train-explicit": "test_gradient_decomposition_train_comparison_numbers",
     "fig-relu-sum-errors": "test_relu_sum_error_curve_numbers",
     "fig-token-layout": "test_token_layout_numbers",
     "fig-lemma2": "test_forward_pass_study_numbers",
@@ -304,9 +318,9 @@ FIGURE_TESTS = {
     "fig-icl-methods-ref": "test_committed_reference_numbers",
     "fig-icl-mixtures-relu-ref": "test_committed_reference_numbers",
     "fig-icl-mixtures-softmax-ref": "test_committed_reference_numbers",
-    "fig-icl-param-shift": "test_gpt_icl_numbers",
-    "fig-icl-depth": "test_gpt_icl_depth_and_plateau_numbers",
-    "fig-icl-plateau": "test_gpt_icl_depth_and_plateau_numbers",
+    "fig-icl-param-shift": "test_committed_reference_numbers",
+    "fig-icl-depth": "test_committed_reference_numbers",
+    "fig-icl-plateau": "test_committed_reference_numbers",
     "fig-dsm-targets": "test_diffusion_numbers",
     "fig-score-errors": "test_diffusion_numbers",
     "fig-lsa-construction": "test_lsa_construction_error_numbers",
@@ -348,10 +362,10 @@ def test_stage_timeline_numbers(num_regression):
     """Figure 'fig-stage-timeline': each job's worker lane, start and length in minutes, from the committed
     timed run (a lane-packing change, or seconds drawn as minutes, moves these; a rerun of the timing
     changes them on purpose and the baseline is regenerated with it)."""
-    from icdl.book.results import load_result
-    from icdl.gpt_icl.speed import stage_times
+    from icdl.gpt_icl.pipeline import stage_times
+    from icdl.repro.results import load_result
 
-    st = stage_times(load_result(HERE.parent / "results" / "gpt_icl" / "timing.reference.json")["data"])
+    st = stage_times(load_result(HERE.parent / "results" / "computation" / "timing.reference.json")["data"])
     num_regression.check({"worker": st["worker"].to_numpy(dtype=float), "start_min": st["start_min"].to_numpy(),
                           "minutes": st["minutes"].to_numpy()},
                          default_tolerance={"rtol": 1e-9, "atol": 0}, basename="stage_timeline")
@@ -361,7 +375,7 @@ def test_committed_reference_numbers(num_regression):
     """The numbers behind the reference figures, read from the committed result files: a result replaced
     by a rerun that changed them (on purpose or not) fails here until the baseline is regenerated and the
     diff reviewed."""
-    from icdl.book.results import load_result
+    from icdl.repro.results import load_result
 
     res = HERE.parent / "results"
     soft = load_result(res / "softmax" / "fits.reference.json")["data"]
@@ -379,3 +393,13 @@ def test_committed_reference_numbers(num_regression):
     num_regression.check({"icl_r2": curves[:: max(1, len(curves) // 200)],
                           "icl_baselines": np.asarray(icl["baselines"]["r2"])[::20]},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_icl")
+    # the other reference figures of sec. 5: objective 3, objective 4, the plateau
+    shift = load_result(res / "gpt_icl" / "shift.reference.json")["data"]
+    depth = gpt_depth.load(load_result(res / "gpt_depth" / "depth.reference.json"))
+    plateau = load_result(res / "gpt_plateau" / "plateau.reference.json")["data"]
+    num_regression.check({"shift_r2": np.asarray(shift["curves"]["r2"])[::5]},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_shift")
+    num_regression.check({"depth_r2": depth["table"]["r2"].to_numpy(), "depth_lo": depth["table"]["lo"].to_numpy()},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_depth")
+    num_regression.check({"plateau_val_r2": np.asarray(plateau["history"]["val_r2"])},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_plateau")

@@ -6,12 +6,12 @@ import pytest
 import torch
 
 from icdl import relu_sums as rs
-from icdl.book.profiles import ProfileError
 from icdl.constructions import bounds, theorem1
 from icdl.constructions.lemmas import ICGDLayout
 from icdl.constructions.theorem1 import build_gradient_step_layer, build_projection_mlp, scratch_rows
 from icdl.layers import CompactReLUAttention, ReLUAttention
 from icdl.networks import Architecture, explicit_gradient, forward, gradient_terms, projected_gd
+from icdl.repro.profiles import ProfileError
 from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 

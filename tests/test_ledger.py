@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from icdl.book.claims import CLAIMS, CLAIMS_BY_ID, KNOWN_FAILURES, MISMATCHES, Mismatch
-from icdl.book.ledger import Ledger, judge_status, load_records, render_report, report_frame
+from icdl.repro.claims import CLAIMS, CLAIMS_BY_ID, KNOWN_FAILURES, MISMATCHES, Mismatch
+from icdl.repro.ledger import Ledger, judge_status, load_records, render_report, report_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +26,7 @@ def test_every_registered_claim_has_a_passing_quick_record(claim):
 
 
 def test_no_record_fails_and_every_record_names_a_known_claim():
-    for rec, prov in load_records(ROOT / "results" / "ledger"):
+    for rec, _ in load_records(ROOT / "results" / "ledger"):
         assert rec.claim in CLAIMS_BY_ID
         if rec.status == "fail":
             assert rec.claim in KNOWN_FAILURES, f"unknown failure: {rec.claim} at {rec.profile}: {rec.ours}"
@@ -47,7 +47,7 @@ def test_stored_statuses_are_re_judged_from_their_numbers():
     """A stored status is not trusted: a non-passing record is judged again from its stored value against the
     registry (a mismatch must be registered and its value inside the band; anything else is a fail), and every
     committed ledger file carries the values."""
-    for rec, prov in load_records(ROOT / "results" / "ledger"):
+    for rec, _ in load_records(ROOT / "results" / "ledger"):
         if rec.status != "pass":
             assert judge_status(rec.claim, False, rec.value) == rec.status, (
                 f"{rec.claim} at {rec.profile} is stored as {rec.status!r} but its value {rec.value} gives "
@@ -59,7 +59,8 @@ def test_judge_status_both_sides_of_the_band(monkeypatch):
     monkeypatch.setitem(MISMATCHES, "icdl-prompt", m)
     assert judge_status("icdl-prompt", True, None) == "pass"
     assert judge_status("icdl-prompt", False, 0.15) == "mismatch"
-    assert judge_status("icdl-prompt", False, 0.1) == "mismatch" and judge_status("icdl-prompt", False, 0.2) == "mismatch"
+    assert judge_status("icdl-prompt", False, 0.1) == "mismatch"
+    assert judge_status("icdl-prompt", False, 0.2) == "mismatch"
     assert judge_status("icdl-prompt", False, 0.0999) == "fail" and judge_status("icdl-prompt", False, 0.2001) == "fail"
     assert judge_status("icdl-prompt", False, None) == "fail"         # no number: cannot be in the band
     assert judge_status("icdl-def1", False, 0.15) == "fail"           # not registered at all
@@ -130,3 +131,21 @@ def test_errata_evidence_names_existing_tests():
     for file, func in cited:
         tree = ast.parse((ROOT / file).read_text())
         assert func in {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}, f"{file}::{func}"
+
+
+def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatch):
+    """A study's judge() entries go into the ledger whole: the value decides mismatch against fail (an entry
+    recorded without its value is a fail even inside the band), the note and the judged data are kept."""
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    band = MISMATCHES["icdl-obj3"].band
+    inside, outside = (band[0] + band[1]) / 2, band[1] + 1.0
+    ledger = Ledger("gpt_icl", "quick")
+    recs = ledger.record_all([
+        {"claim": "icdl-obj3", "ours": "in band", "criterion": "c", "passed": False, "value": inside},
+        {"claim": "icdl-obj1", "ours": "passes", "criterion": "c", "passed": True, "note": "a note"},
+    ], judged_on="reference")
+    assert [r.status for r in recs] == ["mismatch", "pass"]
+    assert recs[0].value == inside and recs[1].note == "a note" and {r.profile for r in recs} == {"reference"}
+    other = Ledger("gpt_icl", "quick")
+    assert other.record_all([{"claim": "icdl-obj3", "ours": "", "criterion": "c", "passed": False,
+                              "value": outside}])[0].status == "fail"

@@ -3,11 +3,11 @@ import math
 import pytest
 import torch
 
-from icdl.book.ledger import judge_status
 from icdl.lsa import constructions as lsa_constructions
 from icdl.lsa import model as lsa_model
 from icdl.lsa import study as lsa_study
 from icdl.lsa import training as lsa_training
+from icdl.repro.ledger import judge_status
 
 
 def _data(prompts=500, N=50, seed=0):
@@ -219,7 +219,8 @@ def test_shards_train_what_the_full_model_trains(tmp_path):
     assert part["epochs_done"] == 2
     paths = lsa_training.split_checkpoint(ck, 2)
     for i, path in enumerate(paths):
-        shard = lsa_training.train(cfg, checkpoint=path, progress=False, compile=False, runs=lsa_training.shard_runs(3, (i, 2)))
+        shard = lsa_training.train(cfg, checkpoint=path, progress=False, compile=False,
+                                   runs=lsa_training.shard_runs(3, (i, 2)))
         assert shard["epochs_done"] == 4
         torch.testing.assert_close(shard["model"].W, full["model"].W[lsa_training.shard_runs(3, (i, 2))],
                                    rtol=1e-5, atol=1e-6)
@@ -240,8 +241,10 @@ def test_shards_train_what_the_full_model_trains(tmp_path):
 
 
 def test_segments_table_rates():
-    seg = lambda runs, a, b, sec, comp=True: {"runs": runs, "from_epoch": a, "to_epoch": b, "seconds": sec,  # noqa: E731
-                                              "compile": comp, "commit": "x", "hardware": "y"}
+    def seg(runs, a, b, sec, comp=True):
+        return {"runs": runs, "from_epoch": a, "to_epoch": b, "seconds": sec, "compile": comp, "commit": "x",
+                "hardware": "y"}
+
     data = {"settings": {"epochs": 100},
             "segments": [seg([0, 1, 2, 3], 0, 10, 20.0, False), seg([0, 1], 10, 30, 10.0), seg([2, 3], 10, 30, 8.0),
                          seg([0, 1], 30, 40, 5.0)]}
@@ -291,3 +294,28 @@ def test_degenerate_least_squares_data_are_refused():
         ls_stats(torch.randn(3, 5, generator=g), torch.full((3, 5), float("nan")), torch.zeros(3))
     d = sample_data((2,), 2, generator=g)       # the smallest allowed N still works
     assert torch.isfinite(d.target).all()
+
+
+def test_judge_criteria_at_their_boundaries():
+    """Each LSA criterion on both sides of its threshold, with values exact in floating point: the median test
+    error within a factor 3 of the paper's median on either side (and the median, not the mean: one bad run
+    of three moves the mean out of range); the spread of correlations ≥ 0.3 (0.5 − 0.2 is exactly 0.3);
+    some correlation strictly above 0.9; the dominant cell ≥ 10 × the median weight (2.5 / 0.25)."""
+    paper = float(lsa_study.PAPER_TABLE1["test_mse"].median())
+
+    def entries(corrs=(0.2, 0.95), mse=(paper, paper), top=5.0, rest=0.01):
+        res = _fake_result(list(corrs), list(mse))
+        res["W_out_abs"] = [[rest] * 51 for _ in range(4)]
+        res["W_out_abs"][2][50] = top
+        return {e["claim"]: e for e in lsa_study.judge(res)}
+
+    for factor, ok in ((2.9, True), (3.1, False), (1 / 2.9, True), (1 / 3.1, False)):
+        assert entries(mse=(factor * paper,) * 2)["lsa-table1-error"]["passed"] is ok, factor
+    median_ok = entries(corrs=(0.2, 0.5, 0.95), mse=(paper, paper, 20 * paper))["lsa-table1-error"]
+    assert median_ok["passed"] and median_ok["value"] == pytest.approx(paper)
+    assert entries(corrs=(0.2, 0.5))["lsa-table1-corr"]["passed"]
+    assert not entries(corrs=(0.2, 0.49))["lsa-table1-corr"]["passed"]
+    assert not entries(corrs=(0.2, 0.9))["lsa-conclusion"]["passed"]
+    assert entries(corrs=(0.2, 0.9001))["lsa-conclusion"]["passed"]
+    assert entries(top=2.5, rest=0.25)["lsa-fig2"]["passed"]
+    assert not entries(top=2.4, rest=0.25)["lsa-fig2"]["passed"]

@@ -6,7 +6,7 @@ import jupytext
 import nbformat
 import pytest
 
-from icdl.book.execute import chapters
+from icdl.repro.execute import chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = [ROOT / "notebooks" / f"{name}.py" for name in chapters(ROOT)]
@@ -19,7 +19,7 @@ def test_pair_is_in_sync_and_executed(src):
     text = jupytext.read(src)
     executed = nbformat.read(nb_path, as_version=4)
     assert [(c.cell_type, c.source) for c in text.cells] == [(c.cell_type, c.source) for c in executed.cells], (
-        f"{nb_path.name} is out of date with {src.name}: run `python -m icdl.book.execute {src.stem}`")
+        f"{nb_path.name} is out of date with {src.name}: run `python -m icdl.repro.execute {src.stem}`")
     code = [c for c in executed.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code), f"{nb_path.name} is not fully executed"
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
@@ -30,7 +30,7 @@ def test_pair_is_in_sync_and_executed(src):
 
 
 def test_strip_volatile_numbers_cells_and_drops_timings():
-    from icdl.book.execute import _strip_volatile
+    from icdl.repro.execute import _strip_volatile
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1"), nbformat.v4.new_markdown_cell("x")])
     nb.metadata["papermill"] = {"duration": 1.0}

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
+from icdl.gpt_icl import depth, objectives, plateau
 from icdl.gpt_icl.pipeline import Job, check_jobs, run_jobs, schedule
-from icdl.gpt_icl.study import PROFILES
 
 # a stand-in for ``python -m icdl.gpt_icl``: the job's first argument is how long it sleeps, a negative one fails
 SLEEPER = (sys.executable, "-c",
@@ -78,8 +78,8 @@ def test_the_job_list_is_checked_before_anything_runs(tmp_path):
 def test_the_reference_schedule_covers_every_part_once():
     # catches a model depth or target depth of the profile left out of the timed run, and an evaluation
     # job that does not wait for all of its training jobs
-    cfg = PROFILES.resolve("reference")
-    jobs = schedule(cfg, "reference")
+    cfg = {**objectives.PROFILES.resolve("reference"), "depth_layers": depth.PROFILES.resolve("reference")["layers"]}
+    jobs = schedule("reference")
     check_jobs(jobs)
     args = [" ".join(j.args) for j in jobs]
     for d in cfg["depths"]:
@@ -92,3 +92,66 @@ def test_the_reference_schedule_covers_every_part_once():
     assert len(by["--profile reference --part depth"].after) == len(cfg["depth_layers"])
     assert len(by["--profile reference --part main"].after) == len(cfg["depths"])
     assert len(by["--profile reference --part shift"].after) == len(cfg["depths"])
+
+
+def _timing(spans, workers=2, complete=True):
+    jobs = [{"name": n, "command": f"python -m icdl.gpt_icl {n}", "start_s": a, "seconds": b - a, "returncode": 0,
+             "log": ""} for n, a, b in spans]
+    return {"jobs": jobs, "workers": workers, "wall_s": max(b for _, _, b in spans), "complete": complete}
+
+
+def test_stage_times_pack_jobs_into_worker_lanes_and_refuse_too_many_at_once():
+    """Lanes: a job takes the first worker free at its start (catches two overlapping jobs drawn in one
+    lane); a file whose jobs overlap more than its worker count is refused (a timing file from another
+    run); the summary's core-minutes are the sum of the jobs and the target is judged on the wall time."""
+    from icdl.gpt_icl.pipeline import stage_times, timing_summary
+
+    data = _timing([("train a", 0, 600), ("train b", 0, 300), ("train c", 300, 900), ("evaluate", 600, 1200)])
+    st = stage_times(data)
+    assert st["worker"].tolist() == [1, 2, 2, 1]
+    assert st["kind"].tolist() == ["train"] * 3 + ["evaluate"]
+    assert st["minutes"].tolist() == pytest.approx([10, 5, 10, 10])
+    summ = timing_summary(data, target_min=20)
+    assert summ["wall_min"] == pytest.approx(20) and summ["core_min"] == pytest.approx(35)
+    assert summ["busy"] == pytest.approx(35 / 40) and summ["within_target"]
+    assert not timing_summary(data, target_min=19.9)["within_target"]
+    assert not timing_summary({**data, "complete": False}, target_min=60)["within_target"]
+    with pytest.raises(ValueError, match="all 2 workers are busy"):
+        stage_times(_timing([("a", 0, 10), ("b", 1, 10), ("c", 2, 10)]))
+
+
+def test_the_committed_reference_timing_covers_the_whole_run():
+    """The committed timed run (``--workers``) ran every job of the schedule to exit 0, no worker ran two jobs
+    at once, and the core-minutes fit in workers × wall (a file from a partial run, or an edited one, fails)."""
+    from icdl.gpt_icl.pipeline import schedule, stage_times, timing_summary
+    from icdl.repro.results import load_result
+    from icdl.studies.computation import PROFILES as COMPUTATION
+
+    obj = load_result(COMPUTATION.folder() / "timing.reference.json")
+    data = obj["data"]
+    st = stage_times(data)
+    expected = {j.name for j in schedule("reference")}
+    assert set(st["stage"]) == expected and (st["exit"] == 0).all() and data["complete"]
+    for _, lane in st.groupby("worker"):
+        lane = lane.sort_values("start_min")
+        assert (lane["start_min"].iloc[1:].to_numpy() >= (lane["start_min"] + lane["minutes"]).iloc[:-1].to_numpy()
+                - 1e-6).all()
+    summ = timing_summary(data)
+    assert 0.5 < summ["busy"] <= 1.0
+    assert obj["provenance"]["command"] == f"python -m icdl.gpt_icl --profile reference --workers {data['workers']}"
+    # the chapter's result files are the ones this timed run wrote (a later partial rerun of one part would
+    # leave the timing describing other numbers than the book shows)
+    for study, part in ((objectives, "icl"), (objectives, "shift"), (depth, "depth"), (plateau, "plateau")):
+        prov = load_result(study.PROFILES.folder() / f"{part}.reference.json")["provenance"]
+        assert prov["git_commit"] == obj["provenance"]["git_commit"], part
+
+
+def test_timing_glue_formats_the_summary_and_judges_the_target():
+    from icdl.gpt_icl.pipeline import timing_glue
+
+    data = _timing([("train a", 0, 600), ("train b", 0, 300), ("train c", 300, 900), ("evaluate", 600, 1200)])
+    g = timing_glue(data, target_min=20)
+    got = (g["timing_wall_min"], g["timing_core_min"], g["timing_busy"], g["timing_bound"])
+    assert got == ("20", "35", "88%", "18")
+    assert g["timing_verdict"] == "within" and timing_glue(data, target_min=19)["timing_verdict"] == "over"
+    assert timing_glue({**data, "complete": False}, 60)["timing_verdict"].startswith("not finished")

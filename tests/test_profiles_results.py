@@ -3,8 +3,8 @@ import os
 
 import pytest
 
-from icdl.book.profiles import ProfileError, ProfileSet
-from icdl.book.results import PROVENANCE_KEYS, ResultFileError, load_result, provenance, save_result
+from icdl.repro.profiles import ProfileError, ProfileSet
+from icdl.repro.results import PROVENANCE_KEYS, ResultFileError, load_result, provenance, save_result
 from icdl.studies.linear_gd import PROFILES
 
 
@@ -80,7 +80,7 @@ def test_a_killed_write_leaves_the_previous_result_intact(tmp_path, monkeypatch)
 def test_profile_result_names_its_command(tmp_path, monkeypatch):
     import time
 
-    from icdl.book.results import save_profile_result
+    from icdl.repro.results import save_profile_result
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     demo = ProfileSet("demo", profiles={"quick": {"a": 1}, "reference": {"a": 2}},
@@ -102,7 +102,8 @@ def test_tuple_settings_are_the_one_list_type():
     assert ps.resolve("quick", widths=(8, 32, 128))["widths"] == (8, 32, 128)
     assert ps.resolve("quick", widths=[8, 32])["widths"] == (8, 32)
     assert ps.resolve("quick", widths=8)["widths"] == (8,)
-    assert ps.resolve("quick", widths=(8.0,))["widths"] == (8,) and isinstance(ps.resolve("quick", widths=(8.0,))["widths"][0], int)
+    coerced = ps.resolve("quick", widths=(8.0,))["widths"]
+    assert coerced == (8,) and isinstance(coerced[0], int)
     for bad in ((0,), (8, 5000), (8, "x"), (8, 2.5), ()):
         with pytest.raises(ProfileError, match="widths"):
             ps.resolve("quick", widths=bad)
@@ -113,7 +114,7 @@ def test_chapter_id_names_folder_and_command(tmp_path, monkeypatch):
     ps = ProfileSet("demo", profiles={"quick": {"n": 1}})
     assert ps.folder() == tmp_path / "results" / "demo" and ps.folder().is_dir()
     assert ps.folder("checkpoints", "reference") == tmp_path / "results" / "demo" / "checkpoints" / "reference"
-    assert ps.command_for("reference") == "python -m icdl.book.execute demo --profile reference"
+    assert ps.command_for("reference") == "python -m icdl.repro.execute demo --profile reference"
     other = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
     assert other.command_for("paper") == "python -m icdl.demo --profile paper"
 
@@ -122,7 +123,7 @@ def test_show_reference_missing_is_a_note_corrupt_is_an_error(tmp_path, monkeypa
     """Missing: the chapter carries on and says which command produces the file. Present but damaged
     (truncated JSON, no provenance): the chapter stops, naming the file and that command -- it must never
     fall back silently to the live run."""
-    from icdl.book.results import show_reference
+    from icdl.repro.results import show_reference
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ps = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
@@ -148,7 +149,7 @@ def test_frame_to_lists_round_trips_types():
 
     import pandas as pd
 
-    from icdl.book.results import frame_to_lists
+    from icdl.repro.results import frame_to_lists
 
     df = pd.DataFrame({"k": [1, 2], "r2": [0.5, float("nan")], "ok": [True, False], "name": ["a", "b"]})
     out = frame_to_lists(df)
@@ -163,7 +164,7 @@ def test_dirty_marker_ignores_generated_outputs_only(tmp_path, monkeypatch):
     a changed source file must (a marker dropped, or one that counts generated files, both fail here)."""
     import subprocess
 
-    from icdl.book.results import git_commit
+    from icdl.repro.results import git_commit
 
     def git(*args):
         subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=tmp_path, check=True,
@@ -205,7 +206,7 @@ def test_checkpoints_are_checked_against_their_record(tmp_path):
     rebuilds it (they used to load silently, or fail with a bare OSError/UnicodeDecodeError)."""
     import torch
 
-    from icdl.book.results import CheckpointError, load_checkpoint, save_checkpoint
+    from icdl.repro.results import CheckpointError, load_checkpoint, save_checkpoint
 
     path = save_checkpoint(tmp_path / "m.pt", {"w": torch.arange(1000.0)}, command="python -m icdl.demo --x")
     assert torch.equal(load_checkpoint(path)["w"], torch.arange(1000.0))
@@ -230,7 +231,7 @@ def test_every_committed_result_carries_provenance():
     """Walk results/: every JSON file loads with full provenance, and every checkpoint matches its record."""
     from pathlib import Path
 
-    from icdl.book.results import load_checkpoint
+    from icdl.repro.results import load_checkpoint
 
     root = Path(__file__).resolve().parents[1] / "results"
     jsons = [p for p in root.rglob("*.json")]
@@ -239,3 +240,36 @@ def test_every_committed_result_carries_provenance():
         load_result(p)
     for p in root.rglob("*.pt"):
         load_checkpoint(p)
+
+
+def test_reference_or_live_takes_only_complete_references(tmp_path, monkeypatch, capsys):
+    """The one policy of every chapter: the committed results when all of them exist and say complete, the
+    live run otherwise -- and the live run is computed only then. An incomplete file (a resumable run
+    stopped midway), or one of two files missing, must not be judged as the reference."""
+    from icdl.repro.chapter import reference_or_live
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ps = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
+    calls = []
+
+    def live():
+        calls.append(1)
+        return "live"
+
+    def write(stem, complete):
+        save_result(ps.folder() / f"{stem}.reference.json", {"complete": complete, "x": stem},
+                    provenance=provenance(command="c", wall_time_s=0.0, profile="reference", seed=0))
+
+    def load(*raws):
+        return [r["data"]["x"] for r in raws]
+
+    assert reference_or_live(ps, ("a", "b"), load, live, "quick") == ("live", "quick (no complete reference result)")
+    write("a", True)
+    assert reference_or_live(ps, ("a", "b"), load, live, "quick")[0] == "live"  # b is missing
+    write("b", False)
+    assert reference_or_live(ps, ("a", "b"), load, live, "quick")[0] == "live"  # b is incomplete
+    assert "['b'] not complete" in capsys.readouterr().out
+    write("b", True)
+    n = len(calls)
+    assert reference_or_live(ps, ("a", "b"), load, live, "quick") == (["a", "b"], "reference")
+    assert len(calls) == n  # not computed when the reference is used

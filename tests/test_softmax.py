@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from icdl import layers
-from icdl.book.profiles import ProfileError
 from icdl.constructions import softmax as quantise
 from icdl.networks import Architecture
+from icdl.repro.profiles import ProfileError
 from icdl.studies import softmax as softmax_study
 
 

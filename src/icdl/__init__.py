@@ -25,7 +25,7 @@ Experiment families with their own training code and command line:
   context (``python -m icdl.gpt_icl``);
 * :mod:`icdl.lsa` -- Hagiwara's TF(D, L, K): constructions and training study (``python -m icdl.lsa``).
 
-The book's machinery: :mod:`icdl.book` (profiles, result files with provenance, the claims registry,
+The book's machinery: :mod:`icdl.repro` (profiles, result files with provenance, the claims registry,
 the ledger and report, chapter execution) and :mod:`icdl.figures` (one style, every plot).
 """
 

@@ -26,8 +26,8 @@ examples (no Python loop over examples):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 

@@ -1,6 +1,6 @@
 """The book's figures: one style (:mod:`~icdl.figures.style`) and the plotting functions of the chapters.
 
-Chapters call :func:`use_style` once (through :func:`icdl.book.chapter.start`), compute their numbers
+Chapters call :func:`use_style` once (through :func:`icdl.repro.chapter.start`), compute their numbers
 with a function of the package, and pass them to a ``plot_*`` function here; the same functions are
 what the pixel tests (pytest-mpl) draw. Captions and figure numbers are set in the notebook cell's
 ``mystnb: figure:`` metadata, not here.
@@ -46,7 +46,8 @@ from .theory import (
 )
 
 __all__ = [
-    "PALETTE", "RC", "SINGLE", "WIDE", "style", "use_style", "plot_icl_depth", "plot_icl_switch", "plot_plateau", "plot_dsm_targets", "plot_icl_methods",
+    "PALETTE", "RC", "SINGLE", "WIDE", "style", "use_style", "plot_icl_depth", "plot_icl_switch", "plot_plateau",
+    "plot_dsm_targets", "plot_icl_methods",
     "plot_icl_mixtures", "plot_icl_param_shift", "plot_icl_training", "plot_score_errors",
     "plot_lsa_construction_errors", "plot_lsa_fitted_curves", "plot_lsa_gd_two_steps", "plot_lsa_validation",
     "plot_lsa_weights", "plot_fit_curves", "plot_fitted_steps", "plot_icgd_paths", "plot_icgd_predictions",

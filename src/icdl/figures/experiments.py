@@ -1,10 +1,15 @@
-"""Figures of the experiment chapters: ``gpt_icl``, ``diffusion_score``."""
+"""Figures of the experiment chapters: ``gpt_icl``, ``gpt_depth``, ``gpt_plateau``, ``computation``,
+``diffusion_score``."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from ..gpt_icl.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHBOURS, is_mlp
+from ..gpt_icl.model import ATTENTIONS
+from ..gpt_icl.schedule import AT_SWITCH
+from ..gpt_icl.tasks import PRETRAINING
 from .style import (
     ATTENTION,
     BASELINE,
@@ -39,13 +44,13 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
             ax.fill_between(g["position"], g["lo"], g["hi"], color=color, alpha=0.2, lw=0)
             if len(baselines):
                 b = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == mixture)
-                              & baselines["method"].str.startswith("MLP")]
+                              & is_mlp(baselines["method"])]
                 ax.plot(b["position"], b["r2"], "D", ms=4, mfc="none", color=color)
         if len(baselines):
-            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
-                           & (baselines["method"] == "context mean")]
-            ax.plot(cm["position"], cm["r2"], BASELINE_STYLE["context mean"], color=BASELINE["context mean"],
-                    lw=1.2, label="context mean, (1, 0)")
+            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == PRETRAINING)
+                           & (baselines["method"] == CONTEXT_MEAN)]
+            ax.plot(cm["position"], cm["r2"], BASELINE_STYLE[CONTEXT_MEAN], color=BASELINE[CONTEXT_MEAN],
+                    lw=1.2, label=f"context mean, {PRETRAINING}")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
@@ -61,22 +66,22 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
     and the trained MLP, one panel per target depth."""
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
-    c = curves[curves["mixture"] == "(1, 0)"]
-    b = baselines[baselines["mixture"] == "(1, 0)"] if len(baselines) else baselines
+    c = curves[curves["mixture"] == PRETRAINING]
+    b = baselines[baselines["mixture"] == PRETRAINING] if len(baselines) else baselines
     for ax, depth in zip(axes[0], ds):
-        for att in ("softmax", "relu"):
+        for att in ATTENTIONS:
             g = c[(c["depth"] == depth) & (c["attention"] == att)]
             ax.plot(g["position"], g["r2"], color=ATTENTION[att], label=f"transformer, {att}")
         if len(b):
-            for method in ("least squares", "3-NN", "context mean"):
+            for method in (LEAST_SQUARES, NEAREST_NEIGHBOURS, CONTEXT_MEAN):
                 g = b[(b["depth"] == depth) & (b["method"] == method)]
                 ax.plot(g["position"], g["r2"], BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
                         label=method)
-            g = b[(b["depth"] == depth) & b["method"].str.startswith("MLP")]
+            g = b[(b["depth"] == depth) & is_mlp(b["method"])]
             ax.plot(g["position"], g["r2"], "D", ms=4, color=BASELINE["MLP"], label="trained MLP")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
-    r2_limits(axes[0], [c[(c["depth"] == depth) & c["attention"].isin(["softmax", "relu"])]["r2"] for depth in ds])
+    r2_limits(axes[0], [c[(c["depth"] == depth) & c["attention"].isin(ATTENTIONS)]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
     legend_outside(axes[0, -1], fontsize=7)
     return fig
@@ -88,8 +93,8 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
     the context mean (grey dotted)."""
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
-    c = curves[curves["mixture"] == "(1, 0)"]
-    styles = {"softmax": (ATTENTION["softmax"], "-"), "relu (at switch)": (ATTENTION["relu"], "--"),
+    c = curves[curves["mixture"] == PRETRAINING]
+    styles = {"softmax": (ATTENTION["softmax"], "-"), AT_SWITCH: (ATTENTION["relu"], "--"),
               "relu": (ATTENTION["relu"], "-")}
     for ax, depth in zip(axes[0], ds):
         for att, (color, style) in styles.items():
@@ -97,9 +102,9 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
             if len(g):
                 ax.plot(g["position"], g["r2"], style, color=color, label=att)
         if len(baselines):
-            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == "(1, 0)")
-                           & (baselines["method"] == "context mean")]
-            ax.plot(cm["position"], cm["r2"], BASELINE_STYLE["context mean"], color=BASELINE["context mean"],
+            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == PRETRAINING)
+                           & (baselines["method"] == CONTEXT_MEAN)]
+            ax.plot(cm["position"], cm["r2"], BASELINE_STYLE[CONTEXT_MEAN], color=BASELINE[CONTEXT_MEAN],
                     lw=1.2, label="context mean")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
@@ -113,18 +118,18 @@ def plot_icl_depth(table: pd.DataFrame, baselines: pd.DataFrame) -> plt.Figure:
     """ICDL Fig. 7, ours: R² against the number of transformer layers, one panel per attention, one line per
     number of in-context examples (darker = more), bootstrap bands; least squares (dash-dot) and the context
     mean (dotted) at the same positions, in the same colours."""
-    atts = [a for a in ("softmax", "relu") if a in set(table["attention"])]
+    atts = [a for a in ATTENTIONS if a in set(table["attention"])]
     fig, axes = plt.subplots(1, len(atts), figsize=WIDE, sharey=True, squeeze=False)
-    positions = sorted(table["position"].unique())
-    colours = ordered_colours(positions)
+    counts = sorted(table["examples"].unique())
+    colours = ordered_colours(counts)
     for ax, att in zip(axes[0], atts):
         g = table[table["attention"] == att]
-        for p in positions:
-            h = g[g["position"] == p].sort_values("n_layer")
+        for p in counts:
+            h = g[g["examples"] == p].sort_values("n_layer")
             ax.plot(h["n_layer"], h["r2"], "-o", ms=4, color=colours[p], label=f"{int(p)} examples")
             ax.fill_between(h["n_layer"], h["lo"], h["hi"], color=colours[p], alpha=0.2, lw=0)
-            for method in ("least squares", "context mean"):
-                b = baselines[(baselines["method"] == method) & (baselines["position"] == p)]
+            for method in (LEAST_SQUARES, CONTEXT_MEAN):
+                b = baselines[(baselines["method"] == method) & (baselines["examples"] == p)]
                 if len(b):
                     ax.axhline(float(b["r2"].iloc[0]), ls=BASELINE_STYLE[method], lw=1.0, color=colours[p])
         ax.set(title=f"{att} attention", xlabel="transformer layers", xticks=sorted(g["n_layer"].unique()))
@@ -143,7 +148,7 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
     for ax, fam in zip(axes[0], fams):
         g = history[history["family"] == fam]
         ax.plot(g["step"], g["val_r2"], "-", color=ATTENTION["softmax"], label="softmax transformer")
-        for method in ("context mean", "least squares"):
+        for method in (CONTEXT_MEAN, LEAST_SQUARES):
             ax.axhline(lv.loc[fam, method.replace(" ", "_")], ls=BASELINE_STYLE[method], color=BASELINE[method],
                        lw=1.1, label=method)
         ax.set(title=fam, xlabel="training step")
@@ -165,7 +170,7 @@ def _stage_label(stage: str) -> str:
 
 
 def plot_stage_timeline(stages: pd.DataFrame, target_min: float | None = None) -> plt.Figure:
-    """The timed reference run (:func:`icdl.gpt_icl.speed.stage_times`): one row per worker, one bar per job
+    """The timed reference run (:func:`icdl.gpt_icl.pipeline.stage_times`): one row per worker, one bar per job
     from its start to its end, coloured by kind and labelled with the job; a dashed line at ``target_min``."""
     lanes = int(stages["worker"].max())
     end = float((stages["start_min"] + stages["minutes"]).max())

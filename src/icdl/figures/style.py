@@ -66,7 +66,7 @@ def r2_limits(axes, values, floor: float = -1.0) -> None:
 #: pinned rcParams (on top of seaborn's theme) so pixel baselines do not drift with defaults
 RC = {
     "figure.dpi": 100,
-    "savefig.dpi": 100,   # the pixel baselines; the book's figures are SVG (book.chapter.start)
+    "savefig.dpi": 100,   # the pixel baselines; the book's figures are SVG (repro.chapter.start)
     "font.family": "DejaVu Sans",
     "font.size": 10,
     "axes.titlesize": 10,

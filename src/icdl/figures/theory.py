@@ -241,7 +241,7 @@ def plot_icgd_transformer_paths(steps: pd.DataFrame, corollary: pd.DataFrame) ->
         handles.append(Line2D([], [], color=color, marker="o", mfc="none", ls="", label=f"transformer, H = {H}"))
     ax1.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
     legend_outside(ax1, handles=handles)
-    for color, (H, g) in zip(PALETTE, corollary[corollary["step"] > 0].groupby("H")):
+    for color, (_, g) in zip(PALETTE, corollary[corollary["step"] > 0].groupby("H")):
         ax2.semilogy(g["step"], g["deviation"], "-o", ms=3, color=color)
         ax2.semilogy(g["step"], g["induction"], "--", lw=1, color=color)
         ax2.semilogy(g["step"], g["paper"], ":", lw=1, color=color)

@@ -1,13 +1,21 @@
-"""ICDL sec. 5 and Appendix F: trained transformers that learn deep networks in context (chapter ``gpt_icl``).
+"""ICDL sec. 5 and Appendix F: trained transformers that learn deep networks in context.
 
-* :mod:`~icdl.gpt_icl.model` -- a GPT-2-style transformer in plain torch, attention activation (softmax or
-  ReLU) a constructor argument;
-* :mod:`~icdl.gpt_icl.tasks` -- prompts from random N-layer target networks, x from mixtures of N(±2, I);
-* :mod:`~icdl.gpt_icl.training` -- the training loop, checkpoints that resume;
-* :mod:`~icdl.gpt_icl.baselines` -- context mean, least squares, nearest neighbours, the per-prompt MLP
-  (batched over prompts), R² per position;
-* :mod:`~icdl.gpt_icl.study` -- the profiles, evaluation on the four mixtures and shifted parameters, the
-  judgement of the claims;
-* :mod:`~icdl.gpt_icl.speed` -- the cost comparison of REB, FLOP/s, the baseline benchmark;
-* ``python -m icdl.gpt_icl --profile reference`` -- the resumable reference run (:mod:`icdl.gpt_icl.__main__`).
+One module per idea (the README's module map lists them with the chapters that use them):
+
+==============  ===========================================================================================
+``model``       a GPT-2-style transformer in plain torch; attention softmax or ICDL Def. 7's ReLU
+``tasks``       prompts of random N-layer target networks, x from mixtures of N(±2, I)
+``training``    the training loop; checkpoints that resume exactly; data-parallel under torchrun
+``baselines``   context mean, least squares, nearest neighbours, the per-prompt MLP (batched); R²
+``schedule``    the settings every study shares; the warm phase and the softmax-to-ReLU warm start
+``evaluation``  the seeded test prompts; R² per position with bootstrap bands; the baselines' curves
+``objectives``  objectives 1–3 (chapter ``gpt_icl``): profiles, run, judge, result files
+``depth``       objective 4 (chapter ``gpt_depth``): profiles, study, judge, result file
+``plateau``     the context-mean plateau (chapter ``gpt_plateau``): profiles, study, result file
+``cost``        REB's cost comparison and its judge (computation appendix)
+``measure``     FLOP counts, the machine's rates, the MLP baseline against its roofline
+``speed``       training steps timed against a same-run matmul (``--speed``, ``--smoke``)
+``pipeline``    the whole reference as single-threaded jobs on N cores, and its timing (``--workers``)
+``__main__``    ``python -m icdl.gpt_icl``: the resumable reference and paper runs
+==============  ===========================================================================================
 """

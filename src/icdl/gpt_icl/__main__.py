@@ -1,19 +1,22 @@
 """``python -m icdl.gpt_icl``: the reference and paper runs of ICDL sec. 5, resumable from checkpoints.
-The reference results it writes are shown in chapter ``gpt_icl``.
 
-Four parts, each writing its own result file under ``results/gpt_icl/`` (all three by default):
+Four parts, each writing its own result file (all four by default):
 
-* ``main`` -- objectives 1–2: the models of every target depth, evaluation, baselines -> ``icl.<profile>.json``;
-* ``shift`` -- objective 3: the main models (from their checkpoints) on shifted target parameters
-  -> ``shift.<profile>.json``;
-* ``depth`` -- objective 4: models of several depths -> ``depth.<profile>.json``;
-* ``plateau`` -- the context-mean plateau study -> ``plateau.<profile>.json``.
+* ``main`` -- objectives 1–2 (chapter ``gpt_icl``): the models of every target depth, evaluation, baselines
+  -> ``results/gpt_icl/icl.<profile>.json``;
+* ``shift`` -- objective 3 (chapter ``gpt_icl``): the main models, from their checkpoints, on shifted target
+  parameters -> ``results/gpt_icl/shift.<profile>.json``;
+* ``depth`` -- objective 4 (chapter ``gpt_depth``): models of several depths
+  -> ``results/gpt_depth/depth.<profile>.json``;
+* ``plateau`` -- the context-mean plateau study (chapter ``gpt_plateau``)
+  -> ``results/gpt_plateau/plateau.<profile>.json``.
 
 ``--depths`` (main) and ``--layers`` (depth) train a subset, to spread the work over processes (one core
 each); they write no result file, and a later plain call assembles it from the checkpoints.
 ``--workers N`` runs the whole reference as single-threaded jobs on N cores and records the wall time of
-every stage (:mod:`icdl.gpt_icl.pipeline`, ``timing.<profile>.json``).
-``--benchmark`` and ``--speed`` measure the computation instead.
+every stage (:mod:`icdl.gpt_icl.pipeline`, ``results/computation/timing.<profile>.json``).
+``--benchmark`` and ``--speed`` measure the computation instead (``results/computation/``); ``--smoke``
+times a few training steps on a device and writes nothing.
 
 Under ``torchrun`` (several processes, e.g. one per GPU) the models train data-parallel
 (:mod:`icdl.gpt_icl.training`): every rank trains, rank 0 alone evaluates and writes::
@@ -27,13 +30,11 @@ import argparse
 import sys
 import time
 
-from ..book.profiles import ProfileError
-from ..book.results import frame_to_lists, provenance, save_result
-from .depth import depth_study
+from ..repro.profiles import ProfileError
+from . import depth, objectives, plateau
+from .measure import benchmark
 from .pipeline import run_reference
-from .plateau import plateau_runs, shortcut_analysis, signal_shares, summary
-from .speed import _benchmark, _speed, smoke
-from .study import PROFILES, _result_data, param_shift_curves, reference_models, run
+from .speed import run_speed, save_measurement, smoke
 
 PARTS = ("main", "shift", "depth", "plateau")
 
@@ -43,13 +44,6 @@ def _ints(text: str) -> tuple[int, ...]:
         return tuple(int(v) for v in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, e.g. 3,6; got {text!r}") from None
-
-
-def _save(name: str, data: dict, profile: str, cfg, command: str, started: float) -> None:
-    path = save_result(PROFILES.folder() / f"{name}.{profile}.json", data,
-                       provenance=provenance(command=command, wall_time_s=time.perf_counter() - started,
-                                             profile=profile, seed=cfg["seed"]))
-    print(f"wrote {path} (complete: {data['complete']})")
 
 
 def _init_distributed(device: str) -> tuple[int, int, str]:
@@ -83,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--benchmark", action="store_true",
                    help="only time the batched MLP baseline against a per-prompt loop (BENCHMARK_CASES)")
     p.add_argument("--speed", action="store_true",
-                   help="only report the trained models' FLOP/s (from their checkpoints) against a large matmul")
+                   help="only time training steps of a fresh model of the profile against a same-run matmul")
     p.add_argument("--smoke", type=int, default=None, metavar="STEPS",
                    help="only time STEPS training steps of the profile's model on --device (the GPU smoke test)")
     args = p.parse_args(argv)
@@ -102,12 +96,15 @@ def main(argv: list[str] | None = None) -> int:
             p.error("--device cuda: no CUDA device is available on this machine; use --device cpu")
     try:
         # the smoke test only trains: the memory check of the whole profile's evaluation does not apply
-        cfg = PROFILES.resolve(args.profile, test_prompts=64, mlp_prompts=64) if args.smoke is not None \
-            else PROFILES.resolve(args.profile)
-        if args.depths is not None:
-            PROFILES.resolve(args.profile, depths=args.depths)
-        if args.layers is not None:
-            PROFILES.resolve(args.profile, depth_layers=args.layers)
+        cfg = objectives.PROFILES.resolve(args.profile, test_prompts=64, mlp_prompts=64) if args.smoke is not None \
+            else objectives.PROFILES.resolve(args.profile)
+        parts = args.part or list(PARTS)
+        measuring = args.smoke is not None or args.workers is not None or args.benchmark or args.speed
+        if not measuring:  # each part's settings, checked (memory included) before any work
+            main_cfg = objectives.PROFILES.resolve(args.profile, **({"depths": args.depths} if args.depths else {}))
+            depth_cfg = depth.PROFILES.resolve(args.profile, **({"layers": args.layers} if args.layers else {})) \
+                if "depth" in parts else None
+            plateau_cfg = plateau.PROFILES.resolve(args.profile) if "plateau" in parts else None
     except ProfileError as err:
         p.error(str(err))
     if args.smoke is not None:
@@ -122,58 +119,54 @@ def main(argv: list[str] | None = None) -> int:
             f"{h:.1f} h on {g}" for g, h in res["projected_hours"].items()) + " device(s) (ideal scaling)")
         return 0
     if args.workers is not None:
-        return run_reference(cfg, args.profile, args.workers)
-    if args.benchmark:
-        return _benchmark(cfg, args.profile)
-    if args.speed:
-        return _speed(cfg, args.profile)
-    world, rank, device = _init_distributed(args.device)
-    if world > 1:
-        args.device = device
+        return run_reference(args.profile, args.workers, cfg["seed"])
+    if args.benchmark or args.speed:
+        started = time.perf_counter()
+        name = "benchmark" if args.benchmark else "speed"
+        res = {"cases": benchmark(cfg)} if args.benchmark else run_speed(cfg)
+        print(f"wrote {save_measurement(cfg, name, res, started)}")
+        return 0
+    world, rank, device_ = _init_distributed(args.device)
     worker = rank != 0
-    parts = args.part or list(PARTS)
-    folder = PROFILES.folder("checkpoints", args.profile)
     suffix = f" --steps-this-call {args.steps_this_call} (repeated until complete)" if args.steps_this_call else ""
     base = f"python -m icdl.gpt_icl --profile {args.profile}"
+    train = {"steps_this_call": args.steps_this_call, "train_only": worker}
     if "main" in parts:
         t = time.perf_counter()
+        folder = objectives.PROFILES.folder("checkpoints", args.profile)
         if args.depths is not None:
-            run(PROFILES.resolve(args.profile, depths=args.depths), folder=folder,
-                steps_this_call=args.steps_this_call, device=args.device, train_only=True)
+            objectives.run(main_cfg, folder=folder, device=device_, **{**train, "train_only": True})
             print(f"target depths {args.depths} trained; run without --depths to write the result file")
         else:
-            res = run(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device, train_only=worker)
+            res = objectives.run(cfg, folder=folder, device=device_, **train)
             if not worker:
-                _save("icl", _result_data(res), args.profile, cfg, f"{base} --part main{suffix}", t)
+                data = {k: res[k] for k in objectives.RESULTS["icl"]}
+                _wrote(objectives.write("icl", data, cfg, f"{base} --part main{suffix}", t), data)
     if "shift" in parts and not worker:
         t = time.perf_counter()
-        curves = param_shift_curves(reference_models(cfg, args.profile), cfg)
-        _save("shift", {"curves": frame_to_lists(curves), "complete": True}, args.profile, cfg,
-              f"{base} --part shift", t)
+        data = {"curves": objectives.param_shift_curves(objectives.reference_models(cfg), cfg), "complete": True}
+        _wrote(objectives.write("shift", data, cfg, f"{base} --part shift", t), data)
     if "depth" in parts:
         t = time.perf_counter()
-        res = depth_study(cfg, folder=folder, layers=list(args.layers) if args.layers else None,
-                          steps_this_call=args.steps_this_call, train_only=worker)
-        if worker:
-            res = None
-        elif args.layers is not None:
+        res = depth.depth_study(depth_cfg, folder=depth.PROFILES.folder("checkpoints", args.profile),
+                                layers=list(args.layers) if args.layers else None, device=device_, **train)
+        if args.layers is not None and not worker:
             print(f"model depths {args.layers} trained; run without --layers to write the result file")
-        else:
-            data = {k: frame_to_lists(res[k]) for k in ("table", "baselines", "history", "training")}
-            _save("depth", data | {"complete": res["complete"], "seconds": res["seconds"]}, args.profile, cfg,
-                  f"{base} --part depth{suffix}", t)
+        elif not worker:
+            _wrote(depth.write(res, depth_cfg, f"{base} --part depth{suffix}", t), res)
     if "plateau" in parts:
         t = time.perf_counter()
-        res = plateau_runs(cfg, folder=folder, steps_this_call=args.steps_this_call, device=args.device)
+        folder = plateau.PROFILES.folder("checkpoints", args.profile)
         if worker:
+            plateau.plateau_runs(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
             return 0
-        shares = signal_shares(cfg)
-        shortcut = shortcut_analysis(res["models"]["ReLU, width 2d"], cfg)
-        data = {"history": frame_to_lists(res["history"]), "levels": frame_to_lists(res["levels"]),
-                "summary": frame_to_lists(summary(res["history"], res["levels"], shares)),
-                "shortcut": frame_to_lists(shortcut), "complete": res["complete"]}
-        _save("plateau", data, args.profile, cfg, f"{base} --part plateau{suffix}", t)
+        res = plateau.study(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
+        _wrote(plateau.write(res, plateau_cfg, f"{base} --part plateau{suffix}", t), res)
     return 0
+
+
+def _wrote(path, data: dict) -> None:
+    print(f"wrote {path} (complete: {data['complete']})")
 
 
 if __name__ == "__main__":

@@ -1,16 +1,17 @@
-"""The whole reference run of chapter ``gpt_icl`` on several cores, timed stage by stage (``--workers``).
+"""The whole reference run of ICDL sec. 5 on several cores, timed stage by stage (``--workers``).
 
-The chapter's reference is a set of independent training jobs (each main target depth, each model depth of
-the depth study, the plateau study) followed by the calls that evaluate and write the result files. On a
-machine with a few cores the fastest way through it is one single-threaded process per core, each taking
-the longest job that is ready (one process with two threads gains little at these sizes: see
-:func:`icdl.gpt_icl.speed._speed`). :func:`schedule` lists the jobs with their dependencies,
-:func:`run_jobs` runs them, and the wall time of every job and of the whole run is written to
-``results/gpt_icl/timing.<profile>.json`` -- the "time per stage" of the computation appendix.
+The reference of the chapters ``gpt_icl``, ``gpt_depth`` and ``gpt_plateau`` is a set of independent training
+jobs (each main target depth, each model depth of the depth study, the plateau study) followed by the calls
+that evaluate and write the result files. On a machine with a few cores the fastest way through it is one
+single-threaded process per core, each taking the longest job that is ready (one process with two threads
+gains little at these sizes: see :func:`icdl.gpt_icl.speed.run_speed`). :func:`schedule` lists the jobs with
+their dependencies, :func:`run_jobs` runs them, and the wall time of every job and of the whole run is written
+to ``results/computation/timing.<profile>.json`` -- the "time per stage" of the computation appendix, read
+back by :func:`stage_times` and :func:`timing_summary`.
 
-Every job is a plain ``python -m icdl.gpt_icl`` command that resumes from its checkpoints, so a run that
-was stopped is continued by running the same command again; a job that fails stops the run (its
-dependants never start) and names its log file.
+Every job is a plain ``python -m icdl.gpt_icl`` command that resumes from its checkpoints, so a run that was
+stopped is continued by running the same command again; a job that fails stops the run (its dependants never
+start) and names its log file.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -45,17 +48,17 @@ class JobRecord:
     log: str = ""
 
 
-def schedule(cfg, profile: str) -> list[Job]:
+def schedule(profile: str) -> list[Job]:
     """The jobs of the whole reference run of ``profile`` (its main target depths, depth-study model depths
     and the plateau study), with dependencies; the estimates are from the reference run's recorded times,
     scaled by model depth."""
-    from .study import depths
+    from . import depth, objectives
 
     base = ("--profile", profile)
     jobs = [Job(f"train main, target depth {d}", base + ("--part", "main", "--depths", str(d)), minutes=12.0)
-            for d in depths(cfg)]
+            for d in objectives.PROFILES.resolve(profile)["depths"]]
     jobs += [Job(f"train depth study, {n} layers", base + ("--part", "depth", "--layers", str(n)),
-                 minutes=2.2 * n) for n in cfg["depth_layers"]]
+                 minutes=2.2 * n) for n in depth.PROFILES.resolve(profile)["layers"]]
     jobs.append(Job("plateau study (train and write)", base + ("--part", "plateau"), minutes=22.0))
     mains = tuple(j.name for j in jobs if j.name.startswith("train main"))
     layers = tuple(j.name for j in jobs if j.name.startswith("train depth"))
@@ -137,17 +140,59 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
             "complete": not failed and not pending}
 
 
-def run_reference(cfg, profile: str, workers: int) -> int:
+def run_reference(profile: str, workers: int, seed: int) -> int:
     """``python -m icdl.gpt_icl --profile <profile> --workers N``: every job of :func:`schedule`, then the
-    timing file. Returns the exit status (1 when a job failed)."""
-    from ..book.results import project_root, provenance, save_result
-    from .study import PROFILES
+    timing file ``results/computation/timing.<profile>.json``. Returns the exit status (1 when a job failed)."""
+    from ..repro.results import project_root, provenance, save_result
+    from ..studies.computation import PROFILES as COMPUTATION
 
     logs = project_root() / "runs" / f"gpt_icl_{profile}"
-    res = run_jobs(schedule(cfg, profile), workers=workers, logs=logs)
+    res = run_jobs(schedule(profile), workers=workers, logs=logs)
     res |= {"workers": workers, "cpus": os.cpu_count()}
-    path = save_result(PROFILES.folder() / f"timing.{profile}.json", res,
+    path = save_result(COMPUTATION.folder() / f"timing.{profile}.json", res,
                        provenance=provenance(command=f"python -m icdl.gpt_icl --profile {profile} --workers {workers}",
-                                             wall_time_s=res["wall_s"], profile=profile, seed=cfg["seed"]))
+                                             wall_time_s=res["wall_s"], profile=profile, seed=seed))
     print(f"wrote {path}: {res['wall_s'] / 60:.1f} min wall on {workers} worker(s), complete: {res['complete']}")
     return 0 if res["complete"] else 1
+
+
+def stage_times(data: dict) -> pd.DataFrame:
+    """The stages of a timed reference run (the data of ``timing.<profile>.json``, written by ``--workers``):
+    one row per job with its start and length in minutes, its kind (``train`` or ``evaluate``), the worker
+    lane it ran in (jobs packed into ``workers`` lanes by start time), and its command. A job that failed
+    keeps its row; the caller reads ``complete``."""
+    jobs = sorted(data["jobs"], key=lambda j: j["start_s"])
+    free_at = [0.0] * data["workers"]
+    rows = []
+    for j in jobs:
+        lane = min(range(len(free_at)), key=lambda i: (free_at[i] > j["start_s"] + 1e-6, i))
+        if free_at[lane] > j["start_s"] + 1e-6:
+            raise ValueError(f"job {j['name']!r} starts while all {data['workers']} workers are busy: "
+                             "the timing file does not describe a run with that many workers")
+        free_at[lane] = j["start_s"] + j["seconds"]
+        rows.append({"stage": j["name"], "kind": "train" if j["name"].startswith(("train", "plateau")) else
+                     "evaluate", "worker": lane + 1, "start_min": j["start_s"] / 60, "minutes": j["seconds"] / 60,
+                     "exit": j["returncode"], "command": j["command"]})
+    return pd.DataFrame(rows)
+
+
+def timing_summary(data: dict, target_min: float = 90.0) -> dict:
+    """Wall minutes of the timed run, the core-minutes its jobs used, how busy the workers were
+    (core-minutes over workers × wall), and whether the run finished within ``target_min`` minutes."""
+    stages = stage_times(data)
+    wall = data["wall_s"] / 60
+    core = float(stages["minutes"].sum())
+    return {"wall_min": wall, "core_min": core, "workers": data["workers"],
+            "busy": core / (data["workers"] * wall), "complete": bool(data["complete"]),
+            "within_target": bool(data["complete"] and wall <= target_min), "target_min": target_min}
+
+
+def timing_glue(data: dict, target_min: float = 90.0) -> dict[str, str]:
+    """The numbers the appendix quotes from a timed run, formatted: wall minutes, core-minutes, how busy the
+    workers were, the target, the lower bound of any schedule on these workers (core-minutes shared evenly),
+    and whether the run finished within the target."""
+    s = timing_summary(data, target_min)
+    verdict = "within" if s["within_target"] else "over" if s["complete"] else "not finished, so not judged against"
+    return {"timing_wall_min": f"{s['wall_min']:.0f}", "timing_core_min": f"{s['core_min']:.0f}",
+            "timing_busy": f"{s['busy']:.0%}", "timing_target_min": f"{s['target_min']:.0f}",
+            "timing_bound": f"{s['core_min'] / s['workers']:.0f}", "timing_verdict": verdict}

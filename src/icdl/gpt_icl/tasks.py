@@ -26,7 +26,18 @@ import torch
 from torch import Tensor
 
 FAMILIES = ("relu", "tanh")
+#: the test mixtures ω of ICDL Figs. 2–4, keyed by the names the result files and figures use
 MIXTURES = {"(1, 0)": (1.0, 0.0), "(.9, .1)": (0.9, 0.1), "(.7, .3)": (0.7, 0.3), "(.5, .5)": (0.5, 0.5)}
+#: the mixture of the training prompts (x from N(−2, I) alone)
+PRETRAINING = "(1, 0)"
+
+
+def layer_sizes(d: int, width: int, depth: int) -> list[int]:
+    """Input, hidden and output sizes of an N-layer network ``R^d → R`` with ``width`` hidden units:
+    ``[d, width, …, width, 1]`` (``depth + 1`` entries) -- the targets, the MLP baseline and its timings."""
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    return [d] + [width] * (depth - 1) + [1]
 
 
 @dataclass(frozen=True)
@@ -65,7 +76,7 @@ def sample_x(cfg: TaskConfig, B: int, k: int, generator: torch.Generator) -> Ten
 
 def sample_networks(cfg: TaskConfig, B: int, generator: torch.Generator) -> list[Tensor]:
     """Weights of B target networks: ``[(B, K, d), (B, K, K), …, (B, 1, K)]``, entries ``~ N(μ, 1)``."""
-    sizes = [cfg.d] + [cfg.K] * (cfg.depth - 1) + [1]
+    sizes = layer_sizes(cfg.d, cfg.K, cfg.depth)
     return [cfg.mu + torch.randn(B, sizes[j + 1], sizes[j], generator=generator) for j in range(cfg.depth)]
 
 

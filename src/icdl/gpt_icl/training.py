@@ -24,7 +24,6 @@ resume with another one.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,9 +33,14 @@ import torch
 from torch import Tensor
 from tqdm import tqdm
 
-from ..book.results import load_checkpoint, save_checkpoint
+from ..repro.results import load_checkpoint, save_checkpoint
+from .baselines import context_mean, r2_across_prompts
 from .model import GPTConfig, InContextGPT
 from .tasks import TaskConfig, sample_prompts
+
+#: the seeds of a run, from ``TrainConfig.seed``: the model's initial weights use the seed itself, the
+#: stream of training prompts ``seed + SEEDS["prompts"]``, the fixed validation prompts ``seed + SEEDS["validation"]``
+SEEDS = {"prompts": 1, "validation": 777}
 
 
 @dataclass(frozen=True)
@@ -94,14 +98,13 @@ def _batch(task: TaskConfig, cfg: TrainConfig, step: int, g: torch.Generator, de
 
 def validation_prompts(task: TaskConfig, cfg: TrainConfig) -> tuple[Tensor, Tensor]:
     """The fixed prompts on which :func:`train` tracks R² (target task, a seed of their own)."""
-    return sample_prompts(task, cfg.eval_prompts, cfg.examples, torch.Generator().manual_seed(777 + cfg.seed))
+    g = torch.Generator().manual_seed(SEEDS["validation"] + cfg.seed)
+    return sample_prompts(task, cfg.eval_prompts, cfg.examples, g)
 
 
 @torch.no_grad()
 def excess_r2(model: InContextGPT, xs: Tensor, ys: Tensor, first: int) -> tuple[float, float]:
     """Mean R² across prompts over positions ``first`` … k of the model, and of the context mean."""
-    from .baselines import context_mean, r2_across_prompts
-
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
@@ -138,7 +141,7 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
         model.load_state_dict(init_state)
     val = validation_prompts(task, cfg) if cfg.eval_every else None
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    g = torch.Generator().manual_seed(cfg.seed + 1)
+    g = torch.Generator().manual_seed(cfg.seed + SEEDS["prompts"])
     settings = {"model": model_cfg.to_dict(), "task": task.to_dict(), "train": cfg.to_dict()}
     history: list[dict] = []
     step, seconds = 0, 0.0
@@ -205,7 +208,6 @@ def _plain(obj):
     return obj
 
 
-
 def load_model(checkpoint: Path, device: str = "cpu") -> tuple[InContextGPT, dict]:
     """The model of a checkpoint written by :func:`train`, and its settings."""
     path = Path(checkpoint)
@@ -215,33 +217,3 @@ def load_model(checkpoint: Path, device: str = "cpu") -> tuple[InContextGPT, dic
     model = InContextGPT(GPTConfig(**state["settings"]["model"])).to(device)
     model.load_state_dict(state["model"])
     return model.eval(), state
-
-
-def flops_per_step(model_cfg: GPTConfig, batch: int, examples: int) -> int:
-    """FLOPs of one training step (forward and backward), counted by torch's FLOP counter. Softmax attention
-    is counted through its plain-matmul form: the counter does not see inside the fused CPU kernel of
-    ``scaled_dot_product_attention`` and would leave out the score and value products (about a sixth of
-    the step at the reference size)."""
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    from torch.utils.flop_counter import FlopCounterMode
-
-    model = InContextGPT(model_cfg)
-    xs, ys = torch.randn(batch, examples, model_cfg.d), torch.randn(batch, examples)
-    with FlopCounterMode(display=False) as counter, sdpa_kernel(SDPBackend.MATH):
-        ((model(xs, ys) - ys) ** 2).mean().backward()
-    return int(counter.get_total_flops())
-
-
-def matmul_flops_per_second(n: int = 2048, repeats: int = 5, device: str = "cpu") -> float:
-    """FLOP/s of an ``n × n`` float32 matmul on ``device`` (best of ``repeats``)."""
-    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
-    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
-    a @ b
-    sync()
-    best = math.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        a @ b
-        sync()
-        best = min(best, time.perf_counter() - t)
-    return 2 * n**3 / best

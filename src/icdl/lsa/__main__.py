@@ -6,7 +6,7 @@ import time
 
 import torch
 
-from ..book.results import frame_to_lists, load_result, provenance, save_result
+from ..repro.results import frame_to_lists, load_result, provenance, save_result
 from .study import PROFILES, result_data
 from .training import (
     _shard_paths,
@@ -20,7 +20,8 @@ from .training import (
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.lsa --profile reference [--epochs-this-call K] [--shard I/N]``: train (resuming from
-    ``results/lsa_training/checkpoint.<profile>.pt``), evaluate, and write ``results/lsa_training/training.<profile>.json``.
+    ``results/lsa_training/checkpoint.<profile>.pt``), evaluate, and write
+    ``results/lsa_training/training.<profile>.json``.
 
     With ``--shard I/N`` only shard I of N of the runs trains (its own checkpoint; started from the
     full checkpoint if there is one), so N processes can use N cores; a later call without ``--shard``

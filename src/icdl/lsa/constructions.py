@@ -16,7 +16,7 @@ import math
 import pandas as pd
 import torch
 
-from ..book.profiles import ProfileSet
+from ..repro.profiles import ProfileSet
 from .model import TF, LSAData, _corr, lsa_head, sample_data
 
 Tensor = torch.Tensor

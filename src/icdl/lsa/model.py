@@ -162,7 +162,7 @@ class TF(torch.nn.Module):
         return self.W_in.abs().sum((1, 2)) + self.W_out.abs().sum((1, 2))
 
     @torch.no_grad()
-    def select_runs(self, idx) -> "TF":
+    def select_runs(self, idx) -> TF:
         """A model holding only the runs ``idx``."""
         idx = torch.as_tensor(idx).reshape(-1)
         m = TF(self.D, self.L, self.K, self.T, runs=len(idx), layernorm=self.layernorm, ln_eps=self.ln_eps,

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..book.profiles import ProfileSet
-from ..book.results import frame_to_lists
+from ..repro.profiles import ProfileSet
+from ..repro.results import frame_to_lists
 from .model import TF, _corr, make_prompts, sample_data
 from .training import _run_data
 
@@ -117,7 +117,7 @@ def judge(data: dict) -> list[dict]:
     """The ledger entries of LSA section 4 for one training result (the ``data`` of
     ``results/lsa_training/training.<profile>.json``): claim id, our value as text and as the number the
     criterion is about (``value``), the criterion, and whether it passed. Whether a failure is a registered
-    mismatch is decided by :func:`icdl.book.ledger.judge_status`, not here; ``note`` says when the data are
+    mismatch is decided by :func:`icdl.repro.ledger.judge_status`, not here; ``note`` says when the data are
     an incomplete or reduced run."""
     t1 = pd.DataFrame(data["table1"])
     t2 = pd.DataFrame(data["table2"]).set_index("run")
@@ -167,5 +167,5 @@ def judge(data: dict) -> list[dict]:
          "passed": full_gap < 0.1 and cell_corr > 0.9, "value": cell_corr if full_gap < 0.1 else float("nan")},
     ]
     for entry in out:
-        entry["note"] = caveat
+        entry["passed"], entry["note"] = bool(entry["passed"]), caveat
     return out

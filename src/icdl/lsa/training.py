@@ -13,7 +13,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from ..book.results import git_commit, hardware, load_checkpoint, save_checkpoint
+from ..repro.results import git_commit, hardware, load_checkpoint, save_checkpoint
 from .model import TF, LSAData, sample_data, tf_forward
 
 Tensor = torch.Tensor
@@ -41,12 +41,12 @@ class _TrainForward:
             warnings.simplefilter("ignore", DeprecationWarning)
             self.fn = torch.compile(tf_forward, dynamic=False) if compile else tf_forward
 
-    def __call__(self, Pt: Tensor, model: "TF") -> Tensor:
+    def __call__(self, Pt: Tensor, model: TF) -> Tensor:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)
                 return self.fn(Pt, model.W_in, model.W, model.W_out)
-        except Exception as err:  # noqa: BLE001 -- any compiler failure: fall back, the eager call re-raises real errors
+        except Exception as err:  # any compiler failure: fall back, the eager call re-raises real errors
             if self.fn is tf_forward:
                 raise
             warnings.warn(f"torch.compile failed ({type(err).__name__}: {str(err)[:200]}); training eagerly",
@@ -202,7 +202,10 @@ def merge_shard_checkpoints(checkpoint: Path, n: int) -> None:
     if len(epochs) != 1:
         raise ValueError(f"cannot merge shards at different epochs {sorted(epochs)}: train each to the same epoch")
     first = parts[0]
-    cat = lambda key: {k: torch.cat([p[key][k] for p in parts]) for k in first[key]}  # noqa: E731
+
+    def cat(key):
+        return {k: torch.cat([p[key][k] for p in parts]) for k in first[key]}
+
     merged = dict(first, model=cat("model"), best=cat("best"), runs=[r for p in parts for r in p["runs"]],
                   best_val=torch.cat([p["best_val"] for p in parts]),
                   history=sorted((h for p in parts for h in p["history"]), key=lambda h: (h["epoch"], h["run"])),

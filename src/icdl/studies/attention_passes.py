@@ -10,7 +10,6 @@ import pandas as pd
 import torch
 
 from .. import relu_sums as rs
-from ..book.profiles import ProfileSet
 from ..constructions.bounds import lemma2_bound, lemma3_bound, lemma4_bound
 from ..constructions.lemmas import (
     ICGDLayout,
@@ -20,6 +19,7 @@ from ..constructions.lemmas import (
     build_loss_derivative_mlp,
 )
 from ..networks import Architecture, get_activation, get_loss, gradient_terms, init_weights, project, unflatten
+from ..repro.profiles import ProfileSet
 
 PROFILES = ProfileSet(
     "attention_passes",
@@ -92,7 +92,7 @@ def lemma2_errors(arch, r_sum, activation: str, **kw) -> list[float]:
 
 
 def forward_pass_study(Ns=(2, 3, 4, 5), K: int = 3, d: int = 2, Hs=(16, 32, 64, 128, 256), R: float = 4.0,
-                       seed: int = 0, loss: str = "logcosh") -> "pd.DataFrame":
+                       seed: int = 0, loss: str = "logcosh") -> pd.DataFrame:
     """Measured error and bound per layer j for sigmoid networks of depth N and sums of H ReLUs:
     Lemma 2 (p̂(j), bound 3.8; ``lemma == 2``), Lemma 3 (r̂'(j), bound 3.12; ``lemma == 3``) and
     Lemma 4 (g ≈ u for ``loss``, bound 3.14; ``lemma == 4``) and Lemma 5 (ŝ(j), ``lemma == 5``: the error

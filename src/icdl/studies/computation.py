@@ -2,16 +2,24 @@
 programs are batched, compiled and sharded, and how fast they run against this machine's limits.
 
 The measurements themselves live beside the code they time: :func:`icdl.lsa.training.benchmark_batched_vs_loop`
-and :func:`icdl.lsa.training.segments_table` (Hagiwara's training study), :func:`icdl.gpt_icl.speed.benchmark_table`
-and :func:`icdl.gpt_icl.speed.speed` (ICDL sec. 5).
+and :func:`icdl.lsa.training.segments_table` (Hagiwara's training study); :mod:`icdl.gpt_icl.measure`,
+:mod:`icdl.gpt_icl.speed`, :mod:`icdl.gpt_icl.pipeline` and :mod:`icdl.gpt_icl.cost` (ICDL sec. 5). The
+files ``results/computation/{speed,benchmark,timing}.<profile>.json`` are written by
+``python -m icdl.gpt_icl --profile <profile>`` with ``--speed``, ``--benchmark`` and ``--workers 2``
+(:data:`COMMANDS`).
 """
 
 from __future__ import annotations
 
-from ..book.profiles import ProfileSet
+from ..repro.profiles import ProfileSet
 
 PROFILES = ProfileSet(
     "computation",
     profiles={"quick": {"lsa_bench_steps": 20}, "reference": {"lsa_bench_steps": 100}},
     ranges={"lsa_bench_steps": (2, 10_000)},
 )
+
+#: the command that writes each measurement of the appendix (``{profile}`` filled in)
+COMMANDS = {"speed": "python -m icdl.gpt_icl --profile {profile} --speed",
+            "benchmark": "python -m icdl.gpt_icl --profile {profile} --benchmark",
+            "timing": "python -m icdl.gpt_icl --profile {profile} --workers 2"}

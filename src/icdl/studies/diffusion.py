@@ -36,9 +36,9 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from ..book.profiles import ProfileSet
-from ..book.results import frame_to_lists, save_profile_result
 from ..networks import Architecture, forward, projected_gd, risk
+from ..repro.profiles import ProfileSet
+from ..repro.results import frame_to_lists, save_profile_result
 from .icgd_transformer import Task, build_model
 
 Tensor = torch.Tensor
@@ -269,7 +269,8 @@ def study(cfg, *, progress: bool = True) -> dict:
                 worst = max(worst, float((w_hat[l][b] - exact).norm()))
             queries.append({"H": H, "prompt": b, "x_query": float(task.x[b, -1, 0]),
                             "score": float(from_unit(task.y_query[b], t)[0]),
-                            "gd": float(from_unit(forward(arch, gd_paths[b][-1], task.x[b, -1:], "sigmoid")[-1], t)[0, 0]),
+                            "gd": float(from_unit(forward(arch, gd_paths[b][-1], task.x[b, -1:], "sigmoid")[-1],
+                                                  t)[0, 0]),
                             "transformer": float(pred[b, 0])})
         thm.append({"H": H, "step_deviation": worst, "eta_eps": eta * info["eps"],
                     "final_distance_to_gd": max(float((w_hat[-1][b] - gd_paths[b][-1]).norm())

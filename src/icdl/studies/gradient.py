@@ -9,7 +9,6 @@ import time
 import pandas as pd
 import torch
 
-from ..book.profiles import ProfileSet
 from ..networks import (
     ACTIVATIONS,
     LOSSES,
@@ -21,6 +20,7 @@ from ..networks import (
     risk,
     unflatten,
 )
+from ..repro.profiles import ProfileSet
 
 PROFILES = ProfileSet(
     "gradient_decomposition",

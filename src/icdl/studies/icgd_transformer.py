@@ -22,7 +22,6 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from ..book.profiles import ProfileSet
 from ..constructions.bounds import corollary_bounds, gradient_error_bound, lemma6_bound
 from ..constructions.lemmas import ICGDLayout
 from ..constructions.theorem1 import SMOOTH, ICGDTransformer, Sums, fit_sums, preactivation_range
@@ -37,6 +36,7 @@ from ..networks import (
     projected_gd,
     risk,
 )
+from ..repro.profiles import ProfileSet
 
 Tensor = torch.Tensor
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ..book.profiles import ProfileSet
 from ..constructions.linear import build_linear_gd_layer, linear_gd_layout
 from ..prompts import build_prompt, check_prompt
+from ..repro.profiles import ProfileSet
 
 PROFILES = ProfileSet(
     "icgd_linear",

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..book.profiles import ProfileSet
 from ..relu_sums import TARGETS, fit, sup_error
+from ..repro.profiles import ProfileSet
 
 PROFILES = ProfileSet("relu_sums",
                       profiles={"quick": {"R": 4.0, "H_max": 512}, "reference": {"R": 4.0, "H_max": 4096}},

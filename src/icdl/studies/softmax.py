@@ -22,12 +22,12 @@ import torch
 from torch import Tensor, nn
 from tqdm import tqdm
 
-from ..book.profiles import ProfileSet
-from ..book.results import frame_to_lists, save_profile_result
 from ..constructions.lemmas import ICGDLayout
 from ..constructions.softmax import build_quantiser, contextual_separation
 from ..layers import FeedForward, SoftmaxAttention, SoftmaxBlock
 from ..networks import Architecture, explicit_gradient, risk
+from ..repro.profiles import ProfileSet
+from ..repro.results import frame_to_lists, save_profile_result
 from .icgd_transformer import Task, build_model, prompt_tokens
 
 
@@ -309,7 +309,8 @@ def relu_construction_path(cfg, *, prompts: int = 64, H: int = 256) -> pd.DataFr
     rows = []
     for l in range(cfg["L"] + 1):
         rows.append({"step": l, "distance": float((w_hat[l] - w_gd).norm(dim=1).mean()),
-                     "risk_fitted": float(sum(risk(arch, w_hat[l][b], x[b, :-1], y[b]) for b in range(prompts)) / prompts),
+                     "risk_fitted": float(sum(risk(arch, w_hat[l][b], x[b, :-1], y[b])
+                                              for b in range(prompts)) / prompts),
                      "risk_gd": float(sum(risk(arch, w_gd[b], x[b, :-1], y[b]) for b in range(prompts)) / prompts)})
         w_gd = batched_gd_step(arch, x, y, w_gd, eta=cfg["eta"], B_w=cfg["B_w"])
     return pd.DataFrame(rows)

@@ -1,8 +1,8 @@
 """Execute the book's chapters with papermill: the one execution path of the book.
 
-``python -m icdl.book.execute``                         every chapter, profile ``quick``
-``python -m icdl.book.execute icgd_linear --profile reference``
-``python -m icdl.book.execute icgd_linear --set n=64 --set steps=50``
+``python -m icdl.repro.execute``                         every chapter, profile ``quick``
+``python -m icdl.repro.execute icgd_linear --profile reference``
+``python -m icdl.repro.execute icgd_linear --set n=64 --set steps=50``
 
 Each chapter's source is ``notebooks/<chapter id>.py`` (py:percent); the ids and their reading
 order come from ``_toc.yml``. It is converted
@@ -104,8 +104,9 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m icdl.book.execute", description=__doc__.split("\n")[0])
-    parser.add_argument("chapters", nargs="*", help="chapter ids (default: all, in the order of _toc.yml), e.g. icgd_linear")
+    parser = argparse.ArgumentParser(prog="python -m icdl.repro.execute", description=__doc__.split("\n")[0])
+    parser.add_argument("chapters", nargs="*",
+                        help="chapter ids (default: all, in the order of _toc.yml), e.g. icgd_linear")
     parser.add_argument("-p", "--profile", default="quick", help="profile name (default: quick)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one setting of the profile (repeatable)")

@@ -2,7 +2,7 @@
 (ICDL, the authors' answers to its reviewers REB, and Hagiwara's LSA; cited in ``book/references.bib``).
 
 One :class:`Claim` per row of the reproducibility report. ``source`` is the item
-in the words of PAPERS.md, ``paper`` the paper's value or qualitative claim.
+in the words of the papers' own numbering, ``paper`` the paper's value or qualitative claim.
 ``chapter`` is the id of the chapter that records it (``notebooks/<chapter>.py``; one constant
 per chapter below); ``None`` means not yet covered,
 and the report lists it as such. ``test`` is the pytest node that guards the
@@ -27,7 +27,7 @@ class Claim:
     test: str | None = None
 
 
-def _c(id, source, paper, chapter=None, test=None):  # noqa: A002 - short constructor for the table
+def _c(id, source, paper, chapter=None, test=None):  # a short constructor for the table
     return Claim(id, source, paper, chapter, test)
 
 
@@ -39,6 +39,8 @@ RELU_SUMS = "relu_sums"
 PASSES = "attention_passes"
 THEOREM1 = "icgd_transformer"
 GPT_ICL = "gpt_icl"
+GPT_DEPTH = "gpt_depth"
+COMPUTATION = "computation"
 SOFTMAX = "softmax"
 DIFFUSION = "diffusion_score"
 
@@ -109,15 +111,15 @@ CLAIMS: tuple[Claim, ...] = (
        SOFTMAX, "tests/test_softmax.py::test_rank_one_attention_separates_small_grids"),
     # ---- ICDL experiments ----------------------------------------------------------------
     _c("icdl-obj1", "ICDL objective 1 (Figs. 2–4)", "ICL R² comparable to the trained MLP baseline up to 50 examples",
-       GPT_ICL, "tests/test_gpt_icl.py::test_judge_on_constructed_curves"),
+       GPT_ICL, "tests/test_gpt_objectives.py::test_obj1_judge_both_sides_of_the_tolerance"),
     _c("icdl-obj2-shift", "ICDL objective 2 (Figs. 2–4)", "R² drops as the test mixture moves away from pretraining",
-       GPT_ICL, "tests/test_gpt_icl.py::test_judge_on_constructed_curves"),
+       GPT_ICL, "tests/test_gpt_objectives.py::test_obj2_mixture_judge_needs_a_strict_fall_at_every_step"),
     _c("icdl-obj2-length", "ICDL objective 2 (Figs. 3–4)", "softmax degrades past the pretraining length, ReLU less",
-       GPT_ICL, "tests/test_gpt_icl.py::test_judge_on_constructed_curves"),
+       GPT_ICL, "tests/test_gpt_objectives.py::test_obj2_length_judge_reads_the_positions_past_the_training_length"),
     _c("icdl-obj3", "ICDL objective 3 (Figs. 5–6)", "a shift of the target-parameter distribution hurts little",
-       GPT_ICL, "tests/test_gpt_icl.py::test_param_shift_evaluation"),
+       GPT_ICL, "tests/test_gpt_objectives.py::test_obj3_judge_takes_the_largest_drop_from_mu_0"),
     _c("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)",
-       GPT_ICL, "tests/test_gpt_icl.py::test_judge_depth_both_sides"),
+       GPT_DEPTH, "tests/test_gpt_depth.py::test_judge_depth_both_sides"),
     # ---- ICDL appendix G, REB data and cost ----------------------------------------------
     _c("icdl-lemma19", "ICDL Lemma 19 (diffusion score ICL)", "score matching reduces to ICGD on a ReLU network",
        DIFFUSION, "tests/test_diffusion.py::test_transformer_learns_the_score_in_context"),
@@ -125,11 +127,11 @@ CLAIMS: tuple[Claim, ...] = (
        "y_i = −(x_{i,t} − α_t x_i)/h_t, α_t = e^{−t/2}, h_t = 1 − e^{−t}",
        DIFFUSION, "tests/test_diffusion.py::test_dsm_targets_have_the_score_as_mean"),
     _c("reb-flops", "REB cost (FLOPs)", "ICL 3.34 GFLOPs (76 tokens × 22 M params); training 7.56 GFLOPs",
-       GPT_ICL, "tests/test_gpt_icl.py::test_cost_counts_match_the_formulas"),
+       COMPUTATION, "tests/test_gpt_cost.py::test_cost_counts_match_the_formulas"),
     _c("reb-complexity", "REB cost (theory)", "ICL O(n L N³ K⁵ / ε²) vs training O(n L N K²)",
        THEOREM1, "tests/test_icgd_transformer.py::test_flop_comparison_icl_costs_more_than_gd"),
     _c("reb-times", "REB cost (A100 times)", "forward 1.38 s; one step 0.04 s, 100 steps ≈ 4 s",
-       GPT_ICL, "tests/test_gpt_icl.py::test_cost_counts_match_the_formulas"),
+       COMPUTATION, "tests/test_gpt_cost.py::test_cost_judge_both_sides"),
     # ---- LSA (Hagiwara) -----------------------------------------------------------------
     _c("lsa-construction", "LSA sec. 3 (TF(4,2,2) construction)", "output → ȳ + (C/V)(u − x̄) as R and N grow",
        LSA_CONSTRUCTION, "tests/test_lsa.py::test_construction_tends_to_least_squares"),
@@ -221,6 +223,4 @@ MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
 #: ledger, the report and the chapters -- and are listed here with what was seen, so that CI does not block
 #: on a failure that is already known and shown; a listed claim that stops failing turns CI red until it is
 #: removed from this list (``tests/test_ledger.py``). A failure that is not listed turns CI red.
-#: (Empty since the reference run of commit f47b8f5: objective 2's length claim, listed after the run of
-#: 02af758, now lies inside its registered band.)
 KNOWN_FAILURES: dict[str, str] = {}

@@ -8,16 +8,16 @@ A chapter opens a :class:`Ledger`, records each claim it checks, and saves::
     ledger.save()
 
 The claim's source, the paper's value and the guarding test come from the
-registry in :mod:`icdl.book.claims`, never from the chapter. :func:`render_report`
+registry in :mod:`icdl.repro.claims`, never from the chapter. :func:`render_report`
 turns every saved record, plus the claims nobody has recorded yet, into the
 markdown table of the book's reproducibility report.
 
 A record that fails its criterion is a ``fail`` and turns ``tests/test_ledger.py``
-red -- unless :data:`icdl.book.claims.MISMATCHES` registered the mismatch in
+red -- unless :data:`icdl.repro.claims.MISMATCHES` registered the mismatch in
 advance (its reason and the band its ``value`` is expected in) and the recorded
 ``value`` lies in that band: then it is shown as ``mismatch`` with the registered
 reason. A chapter cannot declare a mismatch on its own. A failure outside any registered band stays
-``fail``; :data:`icdl.book.claims.KNOWN_FAILURES` lists those already seen and shown, so that only an
+``fail``; :data:`icdl.repro.claims.KNOWN_FAILURES` lists those already seen and shown, so that only an
 unknown failure turns CI red.
 """
 
@@ -47,12 +47,12 @@ class Record:
 
 
 def _command(chapter: str, profile: str) -> str:
-    return f"python -m icdl.book.execute {chapter} --profile {profile}"
+    return f"python -m icdl.repro.execute {chapter} --profile {profile}"
 
 
 def judge_status(claim: str, passed: bool, value: float | None = None) -> str:
     """The one judge of every chapter: ``pass`` if the criterion holds; else ``mismatch`` if the claim's
-    mismatch is registered in :data:`icdl.book.claims.MISMATCHES` and ``value`` lies in its band; else
+    mismatch is registered in :data:`icdl.repro.claims.MISMATCHES` and ``value`` lies in its band; else
     ``fail``."""
     if passed:
         return "pass"
@@ -88,6 +88,12 @@ class Ledger:
                      None if value is None else float(value))
         self.records.append(rec)
         return rec
+
+    def record_all(self, entries: list[dict], judged_on: str | None = None) -> list[Record]:
+        """Record every entry of a study's ``judge()`` (dicts with ``claim``, ``ours``, ``criterion``,
+        ``passed`` and optionally ``value`` and ``note``)."""
+        return [self.record(e["claim"], ours=e["ours"], criterion=e["criterion"], passed=e["passed"],
+                            value=e.get("value"), note=e.get("note", ""), judged_on=judged_on) for e in entries]
 
     def table(self) -> pd.DataFrame:
         """The records so far, with the paper's side from the registry (for the chapter page)."""
@@ -230,14 +236,14 @@ def render_report(folder: Path | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icdl.book.ledger OUT.md``: write the report table (used by ``make book``)."""
+    """``python -m icdl.repro.ledger OUT.md``: write the report table (used by ``make book``)."""
     import sys
 
     from .results import atomic_write_text
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m icdl.book.ledger OUT.md", file=sys.stderr)
+        print("usage: python -m icdl.repro.ledger OUT.md", file=sys.stderr)
         return 2
     atomic_write_text(Path(args[0]), render_report())
     return 0

@@ -12,7 +12,7 @@ A chapter declares its profiles once, e.g.::
 
 ``chapter`` is the chapter's one id: the notebook ``notebooks/<chapter>.py``, its result folder
 ``results/<chapter>/`` (:meth:`ProfileSet.folder`), its ledger files ``results/ledger/<chapter>.<profile>.json``
-and the tag of its claims in :mod:`icdl.book.claims` all derive from it.
+and the tag of its claims in :mod:`icdl.repro.claims` all derive from it.
 
 A setting is a number, a string, or a tuple of numbers (the one list type: ``--set widths=16,64`` on the
 command line parses to a tuple); a range given for a tuple setting applies to each element.
@@ -23,10 +23,11 @@ raises :class:`ProfileError` with a message that lists what is allowed.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 
 class ProfileError(ValueError):
@@ -43,7 +44,7 @@ class ProfileSet:
     ranges: Mapping[str, Any] = field(default_factory=dict)
     #: the command that produces this chapter's results at a profile (``{profile}`` is filled in);
     #: by default the chapter itself, executed by papermill
-    command: str = "python -m icdl.book.execute {chapter} --profile {profile}"
+    command: str = "python -m icdl.repro.execute {chapter} --profile {profile}"
     #: the peak memory (bytes) a resolved profile needs, estimated from its settings; checked as a whole
     #: against this machine's memory by :meth:`resolve` (settings each in range can together be impossible)
     memory: Callable[[Mapping[str, Any]], float] | None = None

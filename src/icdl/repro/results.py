@@ -16,7 +16,7 @@ import os
 import platform
 import subprocess
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +91,7 @@ def provenance(*, command: str, wall_time_s: float, profile: str, seed: int | No
         "wall_time_s": round(float(wall_time_s), 3),
         "profile": profile,
         "seed": seed,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 
@@ -196,14 +196,15 @@ def load_checkpoint(path: str | Path, *, map_location: str = "cpu") -> dict[str,
                               f"delete it and rebuild it with: {command}")
     try:
         return torch.load(path, weights_only=True, map_location=map_location)
-    except Exception as err:  # noqa: BLE001 -- any unpickling error: one message with the file and the command
+    except Exception as err:  # any unpickling error: one message with the file and the command
         raise CheckpointError(f"checkpoint {path} does not load ({type(err).__name__}: {err}); "
                               f"rebuild it with: {command}") from None
 
 
 def frame_to_lists(df) -> dict[str, list]:
     """The one serialiser of a DataFrame into a result file: ``{column: [values]}``, numbers as floats
-    (NaN kept), integers as integers, booleans as booleans, everything else as strings. ``pandas.DataFrame(obj)`` reads it back."""
+    (NaN kept), integers as integers, booleans as booleans, everything else as strings.
+    ``pandas.DataFrame(obj)`` reads it back."""
     import numpy as np
     import pandas as pd
 
@@ -220,13 +221,18 @@ def frame_to_lists(df) -> dict[str, list]:
 
 
 def save_profile_result(profiles, stem: str, data: dict[str, Any], *, profile: str, seed: int | None,
-                        started: float) -> Path:
-    """``results/<chapter>/<stem>.<profile>.json`` written by the command of ``profiles``
-    (:attr:`icdl.book.profiles.ProfileSet.command`), which began at ``time.perf_counter() == started``."""
+                        started: float, command: str | None = None) -> Path:
+    """The one writer of a study's result: ``results/<chapter>/<stem>.<profile>.json`` with DataFrames in
+    ``data`` stored as columns (:func:`frame_to_lists`), written by ``command`` (default: the command of
+    ``profiles``, :attr:`icdl.repro.profiles.ProfileSet.command`), which began at
+    ``time.perf_counter() == started``."""
     import time
 
-    return save_result(profiles.folder() / f"{stem}.{profile}.json", data,
-                       provenance=provenance(command=profiles.command_for(profile),
+    import pandas as pd
+
+    body = {k: frame_to_lists(v) if isinstance(v, pd.DataFrame) else v for k, v in data.items()}
+    return save_result(profiles.folder() / f"{stem}.{profile}.json", body,
+                       provenance=provenance(command=command or profiles.command_for(profile),
                                              wall_time_s=time.perf_counter() - started, profile=profile, seed=seed))
 
 
@@ -256,15 +262,17 @@ def load_result(path: str | Path) -> dict[str, Any]:
     return obj
 
 
-def show_reference(profiles, stem: str, profile: str = "reference") -> dict[str, Any] | None:
+def show_reference(profiles, stem: str, profile: str = "reference", *, command: str | None = None
+                   ) -> dict[str, Any] | None:
     """The one way a chapter shows a committed result: ``results/<chapter>/<stem>.<profile>.json``.
 
     Prints one line of provenance (command, commit, hardware, wall time) and returns the whole object
     (``{"provenance", "data"}``). A result that has not been produced yet is not an error: the chapter
     says so, with the command that produces it, and gets ``None``. A file that exists but does not load
-    or lacks its provenance raises :class:`ResultFileError` naming the file and that command."""
+    or lacks its provenance raises :class:`ResultFileError` naming the file and that command (``command``,
+    where the result is not made by the chapter's own command)."""
     path = profiles.folder() / f"{stem}.{profile}.json"
-    command = profiles.command_for(profile)
+    command = command or profiles.command_for(profile)
     if not path.is_file():
         print(f"no {profile} result yet ({path.relative_to(project_root())}); produce it with: {command}")
         return None

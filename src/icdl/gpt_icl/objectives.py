@@ -1,0 +1,300 @@
+"""ICDL sec. 5, objectives 1–3 (chapter ``gpt_icl``): does a transformer trained on prompts of random deep
+networks predict in context about as well as a network trained on the prompt?
+
+For every target depth (3, 4, 6 layers) and attention (softmax, ReLU) one model is trained
+(:mod:`~icdl.gpt_icl.schedule`), then scored (:mod:`~icdl.gpt_icl.evaluation`) on prompts longer than in
+training, with inputs from the four mixtures of ICDL Figs. 2–4 (objectives 1–2) and with shifted target
+parameters (objective 3), beside the baselines on the same prompts.
+
+==================  ======================================================================================
+:data:`PROFILES`    ``quick`` (CI), ``reference`` (CPU: ``python -m icdl.gpt_icl --profile reference``),
+                    ``paper`` (Appendix F's settings, a command for a GPU)
+:data:`CRITERIA`    the claims' thresholds, fixed before the reference run that judges them
+:func:`run`         train or resume every model, evaluate it, compute the baselines
+:func:`judge`       the ledger entries of objectives 1–3 from a result (:func:`verdict_tables` behind them)
+:func:`write`,      the result files ``icl.<profile>.json`` and ``shift.<profile>.json`` and back
+:func:`load`
+==================  ======================================================================================
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..repro.profiles import ProfileSet
+from ..repro.results import save_profile_result
+from . import baselines as bl
+from .evaluation import cached_baselines, evaluate, evaluate_param_shift
+from .model import ATTENTIONS
+from .schedule import AT_SWITCH, MODEL_RANGES, MODEL_SETTINGS, checkpoint_path, train_pair
+from .tasks import MIXTURES, PRETRAINING
+from .training import load_model
+
+
+def memory_estimate(cfg) -> float:
+    """Peak bytes of the largest step of a profile, estimated from its settings (float32, about 12 values per
+    token and width per layer plus the attention scores): evaluating a model on all test prompts at once
+    (no gradients: one layer's activations live at a time), a training step (every layer's activations kept
+    for the backward pass), or the test prompts themselves; the largest, with half again for slack."""
+    T = 2 * max(cfg["test_examples"], cfg["train_examples"])
+    per_token_layer = 12 * cfg["n_embd"] + cfg["n_head"] * T
+    evaluate_ = 4 * cfg["test_prompts"] * T * per_token_layer * 2
+    train = 4 * cfg["batch"] * T * per_token_layer * cfg["n_layer"] * 3  # activations, gradients, optimiser
+    prompts = 4 * cfg["test_prompts"] * cfg["test_examples"] * (cfg["d"] + 1) * len(MIXTURES)
+    return 1.5 * max(evaluate_, train, prompts)
+
+
+_OWN = {
+    "quick": {"depths": (3, 6), "n_layer": 2, "steps": 300, "train_examples": 20, "warm_steps": 150,
+              "relu_steps": 100, "mlp_prompts": 256, "mlp_width": 32, "mlp_epochs": 30,
+              "mlp_positions": (2, 5, 10, 19)},
+    "reference": {"depths": (3, 4, 6), "n_layer": 3, "steps": 6500, "train_examples": 40, "warm_steps": 5000,
+                  "relu_steps": 2500, "mlp_prompts": 512, "mlp_width": 200, "mlp_epochs": 100,
+                  "mlp_positions": (5, 20, 39)},
+    "paper": {"depths": (3, 4, 6), "n_layer": 12, "steps": 500_000, "train_examples": 51, "warm_steps": 0,
+              "relu_steps": 500_000, "mlp_prompts": 6400, "mlp_width": 200, "mlp_epochs": 100,
+              "mlp_positions": tuple(range(1, 76))},
+}
+PROFILES = ProfileSet(
+    "gpt_icl",
+    profiles={name: {**MODEL_SETTINGS[name], **own} for name, own in _OWN.items()},
+    ranges={**MODEL_RANGES, "depths": (1, 8), "n_layer": (1, 24), "mlp_prompts": (8, 10**5),
+            "mlp_width": (4, 1024), "mlp_epochs": (1, 1000), "mlp_positions": (1, 199)},
+    command="python -m icdl.gpt_icl --profile {profile} --part main --part shift",
+    memory=memory_estimate,
+)
+#: the command that trains the main models and fills the MLP cache (recorded beside both)
+MAIN_COMMAND = "python -m icdl.gpt_icl --profile {profile} --part main"
+
+#: the thresholds of the chapter's claims, fixed before the reference run that judges them (the comparisons
+#: are in :func:`judge` and :func:`off_plateau`): objective 1 -- the transformer's R² is at least the MLP's minus
+#: ``obj1_tolerance`` at every MLP position up to the training length, pretraining mixture, every target
+#: depth and attention; objective 2 -- R² at the training length falls strictly over the mixtures in the
+#: order of MIXTURES, and softmax's mean drop past the training length exceeds ReLU's at every depth;
+#: objective 3 -- R² at the training length drops by at most ``obj3_max_drop`` when μ moves to ±0.5;
+#: off the plateau (our check that the models learn in context at all) -- every model's R² at the training
+#: length exceeds the context mean's by at least ``off_plateau_margin``
+CRITERIA = {"obj1_tolerance": 0.05, "obj3_max_drop": 0.1, "off_plateau_margin": 0.05}
+
+#: result files (``results/gpt_icl/<stem>.<profile>.json``) and the schema of their data
+RESULTS = {"icl": ("curves", "history", "baselines", "complete", "seconds"), "shift": ("curves", "complete")}
+
+
+def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, progress: bool = True,
+        device: str = "cpu", train_only: bool = False) -> dict | None:
+    """Train (or resume) every model of the profile, evaluate it, and compute the baselines.
+
+    With ``folder`` the checkpoints live there and training resumes; without it (the quick profile) the
+    models are trained in memory. Returns ``{"curves", "baselines", "history", "complete", "seconds",
+    "models"}``; ``curves`` has the attention :data:`AT_SWITCH` for the ReLU model before its own training.
+    ``train_only`` (the other ranks of a data-parallel run) trains and returns ``None``."""
+    t0 = time.perf_counter()
+    curves, hists, base, models = [], [], [], {}
+    complete = True
+    for depth in cfg["depths"]:
+        pair = train_pair(cfg, depth, cfg["n_layer"], command=MAIN_COMMAND.format(profile=cfg["profile"]),
+                          folder=folder, steps_this_call=steps_this_call, progress=progress, device=device)
+        complete &= pair["complete"]
+        if train_only:
+            continue
+        for attention in ATTENTIONS:
+            if attention not in pair:
+                continue
+            res = pair[attention]
+            models[(depth, attention)] = res["model"]
+            hists.append(res["history"].assign(depth=depth, attention=attention))
+            curves.append(evaluate(res["model"], cfg, depth).assign(depth=depth, attention=attention,
+                                                                    steps=res["steps_done"]))
+        if pair["switch"] is not None:
+            curves.append(evaluate(pair["switch"], cfg, depth).assign(depth=depth, attention=AT_SWITCH, steps=0))
+        if pair["complete"]:
+            command = MAIN_COMMAND.format(profile=cfg["profile"])
+            base.append(cached_baselines(cfg, depth, folder, progress, command=command).assign(depth=depth))
+    if train_only:
+        return None
+    return {"curves": pd.concat(curves, ignore_index=True), "history": pd.concat(hists, ignore_index=True),
+            "baselines": pd.concat(base, ignore_index=True) if base else pd.DataFrame(),
+            "complete": complete, "seconds": time.perf_counter() - t0, "models": models}
+
+
+def reference_models(cfg) -> dict:
+    """The trained models of a long run, from its checkpoints: ``{(depth, attention): model}``."""
+    folder = PROFILES.folder("checkpoints", cfg["profile"])
+    return {(depth, att): load_model(checkpoint_path(folder, depth, att))[0]
+            for depth in cfg["depths"] for att in ATTENTIONS}
+
+
+def param_shift_curves(models: dict, cfg) -> pd.DataFrame:
+    """Objective 3's curves (:func:`~icdl.gpt_icl.evaluation.evaluate_param_shift`) for every model."""
+    return pd.concat([evaluate_param_shift(m, cfg, depth).assign(depth=depth, attention=att)
+                      for (depth, att), m in models.items()], ignore_index=True)
+
+
+def _steps(n: int) -> str:
+    return f"{n:,}".replace(",", " ")  # thousands as the prose writes them
+
+
+def assumptions(cfg) -> pd.DataFrame:
+    """The choices of a profile beside ICDL's, as the chapter's table shows them (text)."""
+    return pd.DataFrame([
+        ("target networks", f"{cfg['target_family']} hidden layers, K = 2d units, no biases, linear output",
+         "not stated"),
+        ("target parameters", "entries ~ N(0, 1), each layer divided by √fan-in", "N(0, I), no scaling stated"),
+        ("label scale", "y divided by its standard deviation under training draws", "not stated"),
+        ("input size d", f"{cfg['d']} (CPU profiles), 20 (paper profile)", "20"),
+        ("model", f"{cfg['n_layer']} layers, {cfg['n_head']} heads, width {cfg['n_embd']}", "12, 8, 256"),
+        ("optimiser", f"Adam, lr {cfg['lr']}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
+         "batch 64, 500k steps, 50 examples + query"),
+        ("softmax schedule", f"{_steps(cfg['steps'])} steps, the first {_steps(cfg['warm_steps'])} on "
+                             f"{cfg['warm_family']} targets of width {cfg['warm_width']}", "not stated"),
+        ("ReLU-attention schedule", f"{_steps(cfg['relu_steps'])} steps from the trained softmax weights"
+         if cfg["relu_init"] == "softmax" else "as softmax, from scratch", "not stated (trained like softmax)"),
+        ("curriculum", "none" if cfg["curriculum_interval"] == 0 else f"every {cfg['curriculum_interval']} steps",
+         "not stated (Garg et al. use one)"),
+        ("R²", f"per prompt position, across {cfg['test_prompts']} test prompts", "'mean R² over prompts'"),
+        ("MLP baseline", f"depth of the target, width {cfg['mlp_width']}, Adam lr 1e-3, full batch, "
+                         f"{cfg['mlp_epochs']} epochs, best epoch; first {cfg['mlp_prompts']} test prompts",
+         "width 200, MSE, 100 epochs, best R² over epochs"),
+], columns=["choice", "ours (this run's profile)", "ICDL"])
+
+
+# ---- the tables behind the claims, and the judge --------------------------------------------------------
+
+
+def _trained(curves: pd.DataFrame) -> pd.DataFrame:
+    return curves[curves["attention"].isin(ATTENTIONS)]  # the trained models, not the switch curves
+
+
+def verdict_tables(curves: pd.DataFrame, baselines: pd.DataFrame, shift: pd.DataFrame,
+                   train_examples: int) -> dict[str, pd.DataFrame]:
+    """Per target depth and attention (the trained models), the numbers the claims are judged on:
+
+    * ``obj1``: the largest shortfall of the transformer's R² below the MLP baseline's at the MLP's
+      positions up to the training length, pretraining mixture (NaN without MLP rows);
+    * ``mixtures``: R² at the training length on each mixture, one column per mixture in MIXTURES' order;
+    * ``length``: R² at the training length and the mean R² over the positions beyond it minus that
+      (``drop_beyond``, negative when R² falls), pretraining mixture;
+    * ``param_shift``: R² at the training length for each μ, and ``max_drop``, the largest fall from μ = 0."""
+    trained = _trained(curves)
+    ref = trained[trained["mixture"] == PRETRAINING]
+    obj1, length = [], []
+    for (depth, att), g in ref.groupby(["depth", "attention"]):
+        mlp = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == PRETRAINING)
+                        & bl.is_mlp(baselines["method"])]
+        mlp = mlp[mlp["position"] <= train_examples]
+        tf = g.set_index("position")["r2"]
+        gaps = [float(row.r2 - tf[row.position]) for row in mlp.itertuples()]
+        obj1.append({"depth": depth, "attention": att, "max_shortfall": max(gaps) if gaps else np.nan})
+        at_len = tf[min(train_examples, tf.index.max())]
+        beyond = tf[tf.index > train_examples]
+        length.append({"depth": depth, "attention": att, "r2_at_train_length": float(at_len),
+                       "drop_beyond": float(beyond.mean() - at_len) if len(beyond) else np.nan})
+    mixtures = []
+    for (depth, att), g in trained[trained["position"] == train_examples].groupby(["depth", "attention"]):
+        r = g.set_index("mixture")["r2"]
+        mixtures.append({"depth": depth, "attention": att, **{m: float(r[m]) for m in MIXTURES}})
+    at = shift[shift["position"] == train_examples]
+    ps = at.pivot_table(index=["depth", "attention"], columns="mu", values="r2").reset_index()
+    ps["max_drop"] = ps[0.0] - ps[[m for m in ps.columns if m not in ("depth", "attention", 0.0)]].min(axis=1)
+    return {"obj1": pd.DataFrame(obj1), "mixtures": pd.DataFrame(mixtures), "length": pd.DataFrame(length),
+            "param_shift": ps}
+
+
+def off_plateau(levels: pd.DataFrame) -> bool:
+    """Our check that the models learn in context at all: every model of :func:`levels_at` leads the context
+    mean by at least ``CRITERIA["off_plateau_margin"]``."""
+    return bool((levels["above_context_mean"] >= CRITERIA["off_plateau_margin"]).all())
+
+
+def judge(data: dict, train_examples: int) -> list[dict]:
+    """The ledger entries of objectives 1–3 (claim, ours, criterion, passed, value) for a result of
+    :func:`load`, or of :func:`run` with its :func:`param_shift_curves` as ``shift`` (``curves``,
+    ``baselines``, ``shift``), by :data:`CRITERIA`. Whether a
+    failure is a registered mismatch is decided by :func:`icdl.repro.ledger.judge_status`, not here."""
+    t = verdict_tables(data["curves"], data["baselines"], data["shift"], train_examples)
+    o1, mix, ps = t["obj1"], t["mixtures"], t["param_shift"]
+    tol, max_drop = CRITERIA["obj1_tolerance"], CRITERIA["obj3_max_drop"]
+    falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0).all(axis=1)
+    drops = t["length"].pivot(index="depth", columns="attention", values="drop_beyond")
+    first, last = list(MIXTURES)[0], list(MIXTURES)[-1]
+    return [
+        {"claim": "icdl-obj1", "passed": bool((o1["max_shortfall"] <= tol).all()),
+         "value": float(o1["max_shortfall"].max()),
+         "ours": f"largest shortfall below the MLP up to the training length: {o1['max_shortfall'].max():.2f}",
+         "criterion": f"transformer R² ≥ MLP R² − {tol} at every MLP position ≤ training length, mixture "
+                      f"{PRETRAINING}, every depth and attention"},
+        {"claim": "icdl-obj2-shift", "passed": bool(falls.all()), "value": float(falls.mean()),
+         "ours": f"R² at the training length, {first} → {last}: " + "; ".join(
+             f"{r.depth}L {r.attention}: {r[first]:.2f}→{r[last]:.2f}" for _, r in mix.iterrows()),
+         "criterion": f"R² decreases monotonically from {first} to {last} for every model"},
+        {"claim": "icdl-obj2-length", "passed": bool((drops["softmax"] < drops["relu"]).all()),
+         "value": float((drops["relu"] - drops["softmax"]).min()),
+         "ours": "drop beyond the training length, softmax vs ReLU: " + "; ".join(
+             f"{d}L {drops.loc[d, 'softmax']:.2f} vs {drops.loc[d, 'relu']:.2f}" for d in drops.index),
+         "criterion": "softmax's mean R² drop beyond the training length exceeds ReLU's at every depth"},
+        {"claim": "icdl-obj3", "passed": bool((ps["max_drop"] <= max_drop).all()), "value": float(ps["max_drop"].max()),
+         "ours": "largest R² drop at the training length for μ = ±0.5: " + "; ".join(
+             f"{r.depth}L {r.attention}: {r.max_drop:.2f}" for r in ps.itertuples()),
+         "criterion": f"R² at the training length drops by at most {max_drop} when μ moves to ±0.5, every model"},
+    ]
+
+
+def levels_at(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
+    """Per target depth and attention (the trained models): R² at query ``position`` on the pretraining
+    mixture, beside the context mean and least squares there, and the lead over the context mean."""
+    c = _trained(curves)
+    c = c[(c["mixture"] == PRETRAINING) & (c["position"] == position)]
+    b = baselines[(baselines["mixture"] == PRETRAINING) & (baselines["position"] == position)]
+    rows = []
+    for r in c.itertuples():
+        bd = b[b["depth"] == r.depth].set_index("method")["r2"]
+        rows.append({"depth": int(r.depth), "attention": r.attention, "r2": float(r.r2),
+                     "context_mean": float(bd[bl.CONTEXT_MEAN]), "least_squares": float(bd[bl.LEAST_SQUARES]),
+                     "above_context_mean": float(r.r2 - bd[bl.CONTEXT_MEAN])})
+    return pd.DataFrame(rows)
+
+
+def switch_table(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
+    """Per target depth, at query ``position`` on the pretraining mixture: the lead over the context mean of
+    the softmax model, of its weights under ReLU attention before ReLU training (:data:`AT_SWITCH`), and of
+    the trained ReLU model; ``kept_at_switch`` and ``relu_over_softmax`` are the last two as shares of the
+    first."""
+    c = curves[(curves["mixture"] == PRETRAINING) & (curves["position"] == position)]
+    b = baselines[(baselines["mixture"] == PRETRAINING) & (baselines["position"] == position)
+                  & (baselines["method"] == bl.CONTEXT_MEAN)].set_index("depth")["r2"]
+    rows = []
+    for depth, g in c.groupby("depth"):
+        r = g.set_index("attention")["r2"] - float(b[depth])
+        if AT_SWITCH not in r:
+            continue
+        rows.append({"depth": int(depth), "softmax_lead": float(r["softmax"]), "lead_at_switch": float(r[AT_SWITCH]),
+                     "relu_lead": float(r["relu"]), "kept_at_switch": float(r[AT_SWITCH] / r["softmax"]),
+                     "relu_over_softmax": float(r["relu"] / r["softmax"])})
+    return pd.DataFrame(rows)
+
+
+# ---- the result files --------------------------------------------------------------------------------
+
+
+def write(stem: str, data: dict, cfg, command: str, started: float) -> Path:
+    """Write ``results/gpt_icl/<stem>.<profile>.json`` (``stem`` a key of :data:`RESULTS`, ``data`` its
+    fields, frames as columns) with the provenance of ``command``, which began at ``started``."""
+    fields = RESULTS[stem]
+    if set(data) != set(fields):
+        raise ValueError(f"{stem} result needs exactly the fields {fields}, got {sorted(data)}")
+    return save_profile_result(PROFILES, stem, data, profile=cfg["profile"], seed=cfg["seed"], started=started,
+                               command=command)
+
+
+def load(raw_icl: dict, raw_shift: dict) -> dict:
+    """The committed results (the objects of :func:`icdl.repro.results.load_result` of ``icl`` and ``shift``)
+    as one result: the frames of :func:`run` plus ``shift``, ``complete`` (both files) and ``provenance``."""
+    d, s = raw_icl["data"], raw_shift["data"]
+    return {"curves": pd.DataFrame(d["curves"]), "history": pd.DataFrame(d["history"]),
+            "baselines": pd.DataFrame(d["baselines"]), "shift": pd.DataFrame(s["curves"]),
+            "complete": bool(d["complete"] and s["complete"]), "seconds": d["seconds"],
+            "provenance": raw_icl["provenance"]}

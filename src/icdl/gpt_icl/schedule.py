@@ -1,0 +1,108 @@
+"""The models of ICDL sec. 5 and how they are trained, shared by the studies of objectives 1–3
+(:mod:`~icdl.gpt_icl.objectives`) and 4 (:mod:`~icdl.gpt_icl.depth`).
+
+=====================  ============================================================================
+:data:`MODEL_SETTINGS` the settings every study's profile shares, per profile (the model's size, the
+                       target family, the optimiser, the test prompts, the schedule's phases)
+:func:`configs`        model, task and training settings of one model (target depth, attention, layers)
+:func:`train_pair`     the softmax model of a target depth, then the ReLU-attention one
+=====================  ============================================================================
+
+The schedule (both parts found necessary at CPU scale, chapter ``gpt_icl``): the softmax model trains
+``steps`` steps, the first ``warm_steps`` of them on targets of the ``warm_family`` (a **warm phase**);
+with ``relu_init = "softmax"`` the ReLU-attention model then trains ``relu_steps`` steps on the target
+family, starting from the finished softmax weights (a **warm start**). The ``paper`` profile has neither.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .model import ATTENTIONS, GPTConfig, InContextGPT
+from .tasks import TaskConfig
+from .training import TrainConfig, train
+
+#: the settings shared by the profiles of every study of ICDL sec. 5 (each study adds its own)
+MODEL_SETTINGS = {
+    "quick": {"d": 5, "n_head": 2, "n_embd": 32, "batch": 32, "lr": 1e-3, "target_family": "relu",
+              "target_width": 0, "curriculum_interval": 0, "warm_family": "tanh", "warm_width": 100,
+              "relu_init": "softmax", "test_examples": 30, "test_prompts": 256, "seed": 0},
+    "reference": {"d": 5, "n_head": 2, "n_embd": 64, "batch": 32, "lr": 1e-3, "target_family": "relu",
+                  "target_width": 0, "curriculum_interval": 0, "warm_family": "tanh", "warm_width": 100,
+                  "relu_init": "softmax", "test_examples": 60, "test_prompts": 4096, "seed": 0},
+    "paper": {"d": 20, "n_head": 8, "n_embd": 256, "batch": 64, "lr": 1e-4, "target_family": "relu",
+              "target_width": 0, "curriculum_interval": 2000, "warm_family": "none", "warm_width": 100,
+              "relu_init": "scratch", "test_examples": 76, "test_prompts": 6400, "seed": 0},
+}
+MODEL_RANGES = {"d": (2, 64), "n_head": (1, 16), "n_embd": (8, 1024), "batch": (1, 1024), "lr": (1e-6, 1e-1),
+                "target_family": {"relu", "tanh"}, "target_width": (0, 4096), "curriculum_interval": (0, 10**5),
+                "warm_family": {"none", "relu", "tanh"}, "warm_width": (0, 4096),
+                "relu_init": {"softmax", "scratch"}, "test_examples": (2, 200), "test_prompts": (8, 10**5),
+                "seed": (0, 2**31 - 1), "steps": (1, 10**6), "warm_steps": (0, 10**6), "relu_steps": (1, 10**6),
+                "train_examples": (2, 200)}
+
+#: the name, in the ``attention`` column of the curves, of the ReLU model before its own training (the
+#: softmax weights run with ReLU attention)
+AT_SWITCH = "relu (at switch)"
+
+#: a model's training seed is the profile's ``seed`` plus this many times the target depth
+SEED_PER_TARGET_DEPTH = 100
+
+
+def target_task(cfg, depth: int, **kw) -> TaskConfig:
+    """The target family of the profile at one depth (``kw`` overrides, e.g. ``omega`` or ``mu``)."""
+    return TaskConfig(d=cfg["d"], depth=depth, family=cfg["target_family"], width=cfg["target_width"], **kw)
+
+
+def configs(cfg, depth: int, attention: str, n_layer: int) -> tuple[GPTConfig, TaskConfig, TrainConfig]:
+    """Model, task and training settings of the model with ``n_layer`` layers and ``attention`` trained on
+    targets of ``depth`` layers, on prompts of ``train_examples`` examples, by the schedule of the module
+    docstring; the model has positions for the longer of the training and the test prompts."""
+    examples = cfg["train_examples"]
+    model = GPTConfig(d=cfg["d"], n_layer=n_layer, n_head=cfg["n_head"], n_embd=cfg["n_embd"],
+                      max_examples=max(cfg["test_examples"], examples), attention=attention)
+    warm = cfg["warm_family"] != "none" and cfg["warm_steps"] > 0
+    warm_task = TaskConfig(d=cfg["d"], depth=depth, family=cfg["warm_family"], width=cfg["warm_width"]) \
+        if warm else None
+    from_softmax = attention == "relu" and cfg["relu_init"] == "softmax"
+    steps = cfg["relu_steps"] if from_softmax else cfg["steps"]
+    tr = TrainConfig(steps=steps, batch=cfg["batch"], lr=cfg["lr"], examples=examples,
+                     curriculum_interval=cfg["curriculum_interval"],
+                     seed=cfg["seed"] + SEED_PER_TARGET_DEPTH * depth, log_every=max(1, steps // 100),
+                     warm_steps=0 if from_softmax or not warm else cfg["warm_steps"],
+                     warm_task=None if from_softmax else warm_task,
+                     init_from=f"softmax model, target depth {depth}, {n_layer} layers" if from_softmax else "")
+    return model, target_task(cfg, depth), tr
+
+
+def checkpoint_path(folder: Path, depth: int, attention: str, tag: str = "") -> Path:
+    """Where the checkpoint of one model lives (``tag`` tells the studies' models apart)."""
+    return Path(folder) / f"gpt{tag}_depth{depth}_{attention}.pt"
+
+
+def train_pair(cfg, depth: int, n_layer: int, *, command: str, folder: Path | None = None, tag: str = "",
+               steps_this_call: int | None = None, progress: bool = True, device: str = "cpu") -> dict:
+    """The softmax and the ReLU model of one target depth and model depth, trained or resumed from
+    ``folder`` (in memory without it); with ``relu_init = "softmax"`` the ReLU model starts from the finished
+    softmax model, and ``switch`` is that model before any ReLU training (how much of the softmax model
+    survives the switch). ``command`` rebuilds the checkpoints. Returns ``{attention: train result}`` plus
+    ``"switch"`` (a model or None) and ``"complete"``."""
+    out, complete = {}, True
+    for attention in ATTENTIONS:
+        mcfg, tcfg, trcfg = configs(cfg, depth, attention, n_layer)
+        ckpt = None if folder is None else checkpoint_path(folder, depth, attention, tag)
+        init = None
+        if trcfg.init_from:
+            if not complete:  # the softmax model is not finished: the ReLU model waits for it
+                break
+            init = out["softmax"]["model"].state_dict()
+            switch = InContextGPT(mcfg)
+            switch.load_state_dict(init)
+            out["switch"] = switch.eval()
+        res = train(mcfg, tcfg, trcfg, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
+                    device=device, init_state=init, command=command)
+        complete &= res["steps_done"] >= trcfg.steps
+        out[attention] = res
+    out.setdefault("switch", None)
+    out["complete"] = complete and all(a in out for a in ATTENTIONS)
+    return out

@@ -1,0 +1,11 @@
+"""The book's machinery: everything that is about running and reporting, not about the papers.
+
+* :mod:`~icdl.repro.profiles` -- named run profiles of a chapter (:class:`~icdl.repro.profiles.ProfileSet`),
+  the chapter's one id, its result folder and its command;
+* :mod:`~icdl.repro.results` -- result files and checkpoints with provenance, written atomically;
+  :func:`~icdl.repro.results.show_reference`, the one way a chapter shows a committed result;
+* :mod:`~icdl.repro.claims` -- the registry of every claim the book checks;
+* :mod:`~icdl.repro.ledger` -- the records a chapter writes and the reproducibility report;
+* :mod:`~icdl.repro.chapter` -- what a chapter's first code cell does;
+* :mod:`~icdl.repro.execute` -- executes the chapters with papermill in the order of ``_toc.yml``.
+"""
