@@ -219,7 +219,7 @@ summary[["final risk (GD)", "final risk (transformer)", "least-squares risk"]].r
 
 # %%
 save_profile_result(PROFILES, "summary", {"summary": frame_to_lists(summary.reset_index()), "settings": dict(cfg)},
-                    profile=profile, seed=cfg["seed"], started=t_start)
+                    profile=profile, seed=cfg["seed"], started=t_start, overrides=cfg["overrides"])
 ref = show_reference(PROFILES, "summary")
 if ref is not None:
     display(pd.DataFrame(ref["data"]["summary"]).set_index("eta").round(6))

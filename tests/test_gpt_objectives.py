@@ -239,3 +239,28 @@ def test_shifted_targets_keep_the_pretraining_label_scale():
     xs0, _ = evaluation.shifted_prompts(cfg, 2, 0.0)
     xs1, _ = evaluation.shifted_prompts(cfg, 2, 0.5)
     assert not torch.equal(xs0, xs1)  # each μ has its own seed
+
+
+def test_reference_models_refuse_a_swapped_or_unfinished_checkpoint(tmp_path, monkeypatch):
+    """``--part shift`` evaluates the models found under their names: with two checkpoints swapped (records
+    and all, so each file is intact) it must refuse, naming the file -- not write R² of the wrong models."""
+    import shutil
+
+    from icdl.repro.results import CheckpointError, checkpoint_record
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    cfg = objectives.PROFILES.resolve("quick", depths=(2, 3), steps=4, warm_steps=2, relu_steps=2, test_prompts=16,
+                                      mlp_prompts=16, mlp_epochs=1, mlp_positions=(2,))
+    folder = objectives.PROFILES.folder("checkpoints", "quick")
+    objectives.run(cfg, folder=folder, progress=False, train_only=True)
+    assert set(objectives.reference_models(cfg)) == {(2, "softmax"), (2, "relu"), (3, "softmax"), (3, "relu")}
+    a, b = schedule.checkpoint_path(folder, 2, "relu"), schedule.checkpoint_path(folder, 3, "relu")
+    for src, dst in ((a, tmp_path / "a"), (b, a), (tmp_path / "a", b)):
+        shutil.move(src, dst)
+        shutil.move(checkpoint_record(src), checkpoint_record(dst))
+    with pytest.raises(CheckpointError, match=r"gpt_depth2_relu\.pt holds another model than target depth 2"):
+        objectives.reference_models(cfg)
+    longer = objectives.PROFILES.resolve("quick", depths=(3,), steps=8, warm_steps=2, relu_steps=2,
+                                         test_prompts=16)
+    with pytest.raises(CheckpointError, match="holds another model|unfinished"):
+        objectives.reference_models(longer)

@@ -110,3 +110,24 @@ def test_the_smoke_test_does_not_need_the_memory_of_a_whole_study(monkeypatch, c
     with pytest.raises(SystemExit) as exc:
         cli.main(["--profile", "paper", "--smoke", "0"])
     assert exc.value.code == 2 and "--smoke must be >= 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--smoke", "1", "--workers", "2"], "separate commands"),
+    (["--benchmark", "--speed"], "separate commands"),
+    (["--speed", "--part", "main"], "trains no study"),
+    (["--part", "shift", "--depths", "3"], "--depths trains a subset of the main models"),
+    (["--depths", "3"], "--depths trains a subset of the main models"),
+    (["--part", "main", "--layers", "4"], "--layers trains a subset"),
+    (["--epochs", "5"], "unrecognized arguments"),      # no abbreviations
+    (["--dep", "3", "--part", "main"], "unrecognized arguments"),
+])
+def test_flags_a_command_would_ignore_are_refused_in_one_line(argv, message, capsys):
+    """A flag the chosen command does not use is an error before any work (not silently ignored), and no
+    prefix of a flag is taken for the flag."""
+    from icdl.gpt_icl.__main__ import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--profile", "reference", *argv])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and "Traceback" not in err

@@ -15,7 +15,7 @@ from icdl.repro.profiles import ProfileError
 from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 
-SETTINGS = [  # (N, K, d, n, activation, H): the small settings
+SETTINGS = [  # (N, K, d, n, activation, H): small settings that run in seconds
     (2, 2, 2, 8, "sigmoid", 64),
     (2, 4, 3, 32, "tanh", 128),
     (3, 3, 2, 16, "sigmoid", 64),

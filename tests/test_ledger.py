@@ -149,3 +149,29 @@ def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatc
     other = Ledger("gpt_icl", "quick")
     assert other.record_all([{"claim": "icdl-obj3", "ours": "", "criterion": "c", "passed": False,
                               "value": outside}])[0].status == "fail"
+
+
+def test_records_that_disagree_across_profiles_combine_into_the_worst_status(tmp_path, monkeypatch):
+    """A claim passed by the quick run and failed by the reference run is a fail in the report (the worst of
+    its records), the record the reader sees is the one judged on the reference, and both profiles are
+    listed; a quick record judged on the reference's data says so after a save and a reload; the seed of
+    the run reaches the ledger file's provenance."""
+    from icdl.repro.ledger import claim_frame
+    from icdl.repro.results import load_result
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    quick = Ledger("icgd_linear", "quick", seed=7)
+    quick.record("icdl-prompt", ours="quick ok", criterion="c", passed=True)
+    quick.record("icdl-icgd-one-step", ours="judged on the reference", criterion="c", passed=True,
+                 judged_on="reference")
+    path = quick.save()
+    ref = Ledger("icgd_linear", "reference", seed=0)
+    ref.record("icdl-prompt", ours="reference bad", criterion="c", passed=False)
+    ref.save()
+    folder = tmp_path / "results" / "ledger"
+    assert load_result(path)["provenance"]["seed"] == 7
+    loaded = {(r.claim, prov["profile"]): r for r, prov in load_records(folder)}
+    assert loaded[("icdl-icgd-one-step", "quick")].profile == "reference"
+    row = claim_frame(folder).set_index("id").loc["icdl-prompt"]
+    assert row["status"] == "fail" and row["ours"] == "reference bad"
+    assert row["profiles"] == "quick: pass; reference: fail"

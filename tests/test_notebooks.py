@@ -69,3 +69,42 @@ def test_no_prose_names_a_chapter_by_number():
     for path in [*CHAPTERS, *(ROOT / "book").glob("*.md"), *(ROOT / "src").rglob("*.py")]:
         hits = [line for line in path.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
         assert not hits, f"{path.relative_to(ROOT)} names a chapter by number: {hits[:3]}"
+
+
+def test_execute_takes_chapter_ids_of_the_toc_only_and_each_setting_once(capsys):
+    """A path (``../src/icdl/__init__``) or an unknown id is refused before anything is executed or written;
+    ``--set n=-1 --set n=8`` is refused rather than the last value winning silently."""
+    import pytest
+
+    from icdl.repro.execute import execute_chapter, main
+
+    for name in ("../src/icdl/__init__", "no_such_chapter"):
+        with pytest.raises(SystemExit, match="unknown chapter"):
+            execute_chapter(name, root=ROOT)
+    assert not (ROOT / "src" / "icdl" / "__init__.ipynb").exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["icgd_linear", "--set", "n=-1", "--set", "n=8"])
+    assert exc.value.code == 2 and "given twice" in capsys.readouterr().err
+
+
+def test_an_override_run_is_its_own_run(tmp_path, monkeypatch):
+    """``execute icgd_linear --set n=8`` must not rewrite the quick profile's summary or ledger under the
+    profile's name: its files go to runs/overrides/, named by the overrides, and their provenance's command
+    is the one that reproduces them (with the --set)."""
+    import json
+    import shutil
+
+    from icdl.repro.execute import execute_chapter
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(ROOT / "_toc.yml", tmp_path / "_toc.yml")
+    shutil.copy(ROOT / "notebooks" / "icgd_linear.py", tmp_path / "notebooks" / "icgd_linear.py")
+    out, _ = execute_chapter("icgd_linear", "quick", {"n": 8}, root=tmp_path)
+    assert out == tmp_path / "runs" / "icgd_linear.quick+n=8.ipynb"
+    assert not (tmp_path / "results" / "ledger" / "icgd_linear.quick.json").exists()
+    assert not (tmp_path / "results" / "icgd_linear" / "summary.quick.json").exists()
+    for path in (tmp_path / "runs" / "overrides" / "ledger" / "icgd_linear.quick+n=8.json",
+                 tmp_path / "runs" / "overrides" / "icgd_linear" / "summary.quick+n=8.json"):
+        prov = json.loads(path.read_text())["provenance"]
+        assert prov["command"] == "python -m icdl.repro.execute icgd_linear --profile quick --set n=8", path

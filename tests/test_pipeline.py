@@ -155,3 +155,48 @@ def test_timing_glue_formats_the_summary_and_judges_the_target():
     assert got == ("20", "35", "88%", "18")
     assert g["timing_verdict"] == "within" and timing_glue(data, target_min=19)["timing_verdict"] == "over"
     assert timing_glue({**data, "complete": False}, 60)["timing_verdict"].startswith("not finished")
+
+
+def test_jobs_stop_with_the_scheduler(tmp_path):
+    """SIGTERM to a running scheduler stops its jobs too (a rerun would otherwise meet the old jobs still
+    writing the same checkpoints): the job, which would sleep for a minute, is gone within seconds."""
+    import os
+    import signal
+    import subprocess
+
+    pidfile = tmp_path / "job.pid"
+    job = (sys.executable, "-c", f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
+                                 "time.sleep(60)")
+    script = ("import sys; from pathlib import Path; from icdl.gpt_icl.pipeline import Job, run_jobs; "
+              f"run_jobs([Job('long', ())], workers=1, logs=Path({str(tmp_path)!r}), python={job!r}, poll_s=0.05)")
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.time() + 30
+    while not pidfile.exists() or not pidfile.read_text():
+        assert time.time() < deadline and parent.poll() is None, "the job never started"
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    parent.send_signal(signal.SIGTERM)
+    assert parent.wait(timeout=20) != 0
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError("the job outlived its scheduler")
+
+
+def test_a_failed_run_never_replaces_the_committed_timing(tmp_path, monkeypatch):
+    from icdl.gpt_icl import pipeline
+    from icdl.repro.results import load_result
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setattr(pipeline, "schedule", lambda profile: [Job("fails", ("-1",))])
+    real = pipeline.run_jobs
+    monkeypatch.setattr(pipeline, "run_jobs", lambda jobs, **kw: real(jobs, **{**kw, "python": SLEEPER,
+                                                                                "poll_s": 0.02}))
+    assert pipeline.run_reference("reference", 1, seed=0) == 1
+    assert not (tmp_path / "results" / "computation" / "timing.reference.json").exists()
+    assert load_result(tmp_path / "runs" / "gpt_icl_reference" / "timing.json")["data"]["complete"] is False

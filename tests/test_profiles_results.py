@@ -1,5 +1,6 @@
 import json
 import os
+import re
 
 import pytest
 
@@ -273,3 +274,87 @@ def test_reference_or_live_takes_only_complete_references(tmp_path, monkeypatch,
     n = len(calls)
     assert reference_or_live(ps, ("a", "b"), load, live, "quick") == (["a", "b"], "reference")
     assert len(calls) == n  # not computed when the reference is used
+
+
+def test_one_writer_refuses_a_second_process_and_names_the_first(tmp_path, monkeypatch):
+    """Two runs writing one checkpoint: the second is refused at once with the first one's pid; the lock goes
+    with its process (no stale lock after the holder ends), and a lock is per file (another file is free)."""
+    import subprocess
+    import sys
+    import time
+
+    from icdl.repro.results import one_writer
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    target = tmp_path / "results" / "demo" / "checkpoint.quick.pt"
+    ready = tmp_path / "ready"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import time, pathlib; from icdl.repro.results import one_writer\n"
+        f"with one_writer({str(target)!r}):\n"
+        f"    pathlib.Path({str(ready)!r}).write_text('x'); time.sleep(30)")],
+        env={**os.environ, "ICDL_ROOT": str(tmp_path)})
+    try:
+        for _ in range(300):
+            if ready.exists():
+                break
+            time.sleep(0.05)
+        with pytest.raises(ResultFileError, match=rf"being written by pid {holder.pid} "):
+            with one_writer(target):
+                pass
+        with one_writer(tmp_path / "results" / "demo" / "other.pt"):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with one_writer(target):  # released by the operating system when its holder died
+        pass
+
+
+def test_a_second_training_run_on_one_checkpoint_is_refused(tmp_path, monkeypatch):
+    from icdl.gpt_icl.model import GPTConfig
+    from icdl.gpt_icl.tasks import TaskConfig
+    from icdl.gpt_icl.training import TrainConfig, train
+    from icdl.repro.results import one_writer
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ckpt = tmp_path / "m.pt"
+    cfgs = (GPTConfig(d=3, n_layer=1, n_head=1, n_embd=8, max_examples=6), TaskConfig(d=3, depth=2),
+            TrainConfig(steps=2, batch=2, examples=4, log_every=1))
+    with one_writer(ckpt):  # as if another process trained it now (one fd per holder: a conflict in-process too)
+        with pytest.raises(ResultFileError, match="checkpoint .*m.pt is being written by"):
+            train(*cfgs, checkpoint=ckpt, progress=False)
+    assert not ckpt.exists()
+    assert train(*cfgs, checkpoint=ckpt, progress=False)["steps_done"] == 2
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda o: o["provenance"].update(wall_time_s="fast"), "wrong type: wall_time_s='fast'"),
+    (lambda o: o["provenance"].update(seed="0"), "wrong type: seed='0'"),
+    (lambda o: o["provenance"].update(command=""), "wrong type: command=''"),
+    (lambda o: o.update(data=[]), "no 'data' block"),
+    (lambda o: o["data"].update(complete="no"), "'complete' must be true or false"),
+])
+def test_result_files_of_the_wrong_shape_are_refused_naming_the_file(tmp_path, edit, message):
+    """A hand-edited or damaged file is refused at load in one message naming it (not a bare ValueError or
+    KeyError later; ``complete: "no"`` is not taken for complete)."""
+    path = save_result(tmp_path / "r.json", {"complete": True, "x": [1]}, provenance=_prov())
+    obj = json.loads(path.read_text())
+    edit(obj)
+    path.write_text(json.dumps(obj))
+    with pytest.raises(ResultFileError, match=rf"r\.json.*{re.escape(message)}"):
+        load_result(path)
+
+
+def test_the_overrides_parameter_takes_a_dict_or_its_json_text():
+    """``papermill -p overrides '{"n": 64}'`` passes a string: it is read as JSON; a string that is not JSON
+    or a value that is not a mapping (``-p overrides n=3``, ``-p overrides 7``) is one ProfileError."""
+    from icdl.repro.chapter import _overrides
+
+    assert _overrides('{"n": 64}') == {"n": 64} and _overrides({"n": 2}) == {"n": 2}
+    assert _overrides(None) == {} and _overrides("") == {}
+    for bad in ("n=3", 7, "[1, 2]"):
+        with pytest.raises(ProfileError, match="overrides must be a dict"):
+            _overrides(bad)
+    cfg = PROFILES.resolve("quick", n=8)
+    assert cfg["run"] == "quick+n=8" and cfg["overrides"] == ("n=8",)
+    assert PROFILES.resolve("quick")["overrides"] == () and PROFILES.resolve("quick")["run"] == "quick"

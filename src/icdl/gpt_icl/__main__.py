@@ -29,8 +29,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import nullcontext
 
 from ..repro.profiles import ProfileError
+from ..repro.results import ResultFileError, one_writer
 from . import depth, objectives, plateau
 from .measure import benchmark
 from .pipeline import run_reference
@@ -65,7 +67,18 @@ def _init_distributed(device: str) -> tuple[int, int, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m icdl.gpt_icl", description=__doc__.split("\n\n")[0])
+    """The command line; a refused file (a damaged, swapped or unfinished checkpoint, a result that does not
+    load) ends it with one line naming the file and what to do, exit status 2, no traceback."""
+    try:
+        return _main(argv)
+    except ResultFileError as err:
+        print(f"python -m icdl.gpt_icl: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.gpt_icl",
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="reference", choices=["reference", "paper"])
     p.add_argument("--part", action="append", choices=PARTS, help="which part(s) to run (default: all)")
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
@@ -81,6 +94,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--smoke", type=int, default=None, metavar="STEPS",
                    help="only time STEPS training steps of the profile's model on --device (the GPU smoke test)")
     args = p.parse_args(argv)
+    modes = [f for f, on in (("--smoke", args.smoke is not None), ("--workers", args.workers is not None),
+                             ("--benchmark", args.benchmark), ("--speed", args.speed)) if on]
+    if len(modes) > 1:
+        p.error(f"{' and '.join(modes)} are separate commands: give one of them")
+    training = [f for f, on in (("--part", args.part), ("--depths", args.depths), ("--layers", args.layers),
+                                ("--steps-this-call", args.steps_this_call is not None)) if on]
+    if modes and modes[0] != "--workers" and training:
+        p.error(f"{modes[0]} measures the computation and trains no study: it does not take {', '.join(training)}")
+    if args.depths is not None and args.part != ["main"]:
+        p.error("--depths trains a subset of the main models: it needs --part main alone")
+    if args.layers is not None and args.part != ["depth"]:
+        p.error("--layers trains a subset of the depth study's models: it needs --part depth alone")
     if args.workers is not None and args.workers < 1:
         p.error(f"--workers must be >= 1, got {args.workers}")
     if args.workers is not None and (args.part or args.depths or args.layers or args.steps_this_call
@@ -131,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     suffix = f" --steps-this-call {args.steps_this_call} (repeated until complete)" if args.steps_this_call else ""
     base = f"python -m icdl.gpt_icl --profile {args.profile}"
     train = {"steps_this_call": args.steps_this_call, "train_only": worker}
+    def writer(study, stem: str):  # the result file of a part has one writer at a time
+        path = study.PROFILES.folder() / f"{stem}.{args.profile}.json"
+        return one_writer(path, f"result {path.name}") if not worker else nullcontext()
+
     if "main" in parts:
         t = time.perf_counter()
         folder = objectives.PROFILES.folder("checkpoints", args.profile)
@@ -138,30 +167,34 @@ def main(argv: list[str] | None = None) -> int:
             objectives.run(main_cfg, folder=folder, device=device_, **{**train, "train_only": True})
             print(f"target depths {args.depths} trained; run without --depths to write the result file")
         else:
-            res = objectives.run(cfg, folder=folder, device=device_, **train)
-            if not worker:
-                data = {k: res[k] for k in objectives.RESULTS["icl"]}
-                _wrote(objectives.write("icl", data, cfg, f"{base} --part main{suffix}", t), data)
+            with writer(objectives, "icl"):
+                res = objectives.run(cfg, folder=folder, device=device_, **train)
+                if not worker:
+                    data = {k: res[k] for k in objectives.RESULTS["icl"]}
+                    _wrote(objectives.write("icl", data, cfg, f"{base} --part main{suffix}", t), data)
     if "shift" in parts and not worker:
         t = time.perf_counter()
-        data = {"curves": objectives.param_shift_curves(objectives.reference_models(cfg), cfg), "complete": True}
-        _wrote(objectives.write("shift", data, cfg, f"{base} --part shift", t), data)
+        with writer(objectives, "shift"):
+            data = {"curves": objectives.param_shift_curves(objectives.reference_models(cfg), cfg), "complete": True}
+            _wrote(objectives.write("shift", data, cfg, f"{base} --part shift", t), data)
     if "depth" in parts:
         t = time.perf_counter()
-        res = depth.depth_study(depth_cfg, folder=depth.PROFILES.folder("checkpoints", args.profile),
-                                layers=list(args.layers) if args.layers else None, device=device_, **train)
-        if args.layers is not None and not worker:
-            print(f"model depths {args.layers} trained; run without --layers to write the result file")
-        elif not worker:
-            _wrote(depth.write(res, depth_cfg, f"{base} --part depth{suffix}", t), res)
+        with writer(depth, "depth") if args.layers is None else nullcontext():
+            res = depth.depth_study(depth_cfg, folder=depth.PROFILES.folder("checkpoints", args.profile),
+                                    layers=list(args.layers) if args.layers else None, device=device_, **train)
+            if args.layers is not None and not worker:
+                print(f"model depths {args.layers} trained; run without --layers to write the result file")
+            elif not worker:
+                _wrote(depth.write(res, depth_cfg, f"{base} --part depth{suffix}", t), res)
     if "plateau" in parts:
         t = time.perf_counter()
         folder = plateau.PROFILES.folder("checkpoints", args.profile)
         if worker:
             plateau.plateau_runs(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
             return 0
-        res = plateau.study(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
-        _wrote(plateau.write(res, plateau_cfg, f"{base} --part plateau{suffix}", t), res)
+        with writer(plateau, "plateau"):
+            res = plateau.study(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
+            _wrote(plateau.write(res, plateau_cfg, f"{base} --part plateau{suffix}", t), res)
     return 0
 
 

@@ -26,13 +26,13 @@ import numpy as np
 import pandas as pd
 
 from ..repro.profiles import ProfileSet
-from ..repro.results import save_profile_result
+from ..repro.results import CheckpointError, save_profile_result
 from . import baselines as bl
 from .evaluation import cached_baselines, evaluate, evaluate_param_shift
 from .model import ATTENTIONS
-from .schedule import AT_SWITCH, MODEL_RANGES, MODEL_SETTINGS, checkpoint_path, train_pair
+from .schedule import AT_SWITCH, MODEL_RANGES, MODEL_SETTINGS, checkpoint_path, configs, train_pair
 from .tasks import MIXTURES, PRETRAINING
-from .training import load_model
+from .training import load_model, plain
 
 
 def memory_estimate(cfg) -> float:
@@ -122,10 +122,27 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
 
 
 def reference_models(cfg) -> dict:
-    """The trained models of a long run, from its checkpoints: ``{(depth, attention): model}``."""
+    """The trained models of a long run, from its checkpoints: ``{(depth, attention): model}``. Each
+    checkpoint's settings must be the ones the profile gives that model (a file swapped with another model's,
+    or written by other settings, is refused, naming it), and its training must be finished."""
     folder = PROFILES.folder("checkpoints", cfg["profile"])
-    return {(depth, att): load_model(checkpoint_path(folder, depth, att))[0]
-            for depth in cfg["depths"] for att in ATTENTIONS}
+    models = {}
+    for depth in cfg["depths"]:
+        for att in ATTENTIONS:
+            path = checkpoint_path(folder, depth, att)
+            model, state = load_model(path)
+            expected = dict(zip(("model", "task", "train"), (c.to_dict() for c in configs(cfg, depth, att,
+                                                                                          cfg["n_layer"]))))
+            if plain(state["settings"]) != plain(expected):
+                raise CheckpointError(f"checkpoint {path} holds another model than target depth {depth}, {att} "
+                                      f"attention of profile {cfg['profile']!r}; rebuild it with "
+                                      f"{MAIN_COMMAND.format(profile=cfg['profile'])}")
+            if state["step"] < expected["train"]["steps"]:
+                raise CheckpointError(f"checkpoint {path} is unfinished ({state['step']} of "
+                                      f"{expected['train']['steps']} steps); finish it with "
+                                      f"{MAIN_COMMAND.format(profile=cfg['profile'])}")
+            models[(depth, att)] = model
+    return models
 
 
 def param_shift_curves(models: dict, cfg) -> pd.DataFrame:

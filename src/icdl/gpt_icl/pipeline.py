@@ -17,8 +17,10 @@ start) and names its log file.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +96,9 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
     (``OMP_NUM_THREADS=1``), the longest ready job first; each job's output goes to ``logs/<n>.log``.
     Returns ``{"jobs": [records], "wall_s", "complete"}``; after a failure no new job starts, the running ones
     finish, and ``complete`` is False. ``python`` is the command prefix (default: this interpreter with
-    ``-m icdl.gpt_icl``)."""
+    ``-m icdl.gpt_icl``). The jobs stop with the scheduler: when it is interrupted (SIGINT, SIGTERM, an
+    error) it terminates every running job before it returns or raises, and on Linux a job also receives
+    SIGTERM if the scheduler is killed outright (so a rerun never meets the old jobs still writing)."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     check_jobs(jobs)
@@ -107,6 +111,54 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
     records: list[JobRecord] = []
     done: set[str] = set()
     failed = False
+    previous = _raise_on_sigterm()
+    try:
+        return _schedule_loop(pending, running, records, done, failed, workers, logs, python, env, t0, poll_s, echo)
+    finally:
+        for proc, _, fh in running.values():
+            _stop(proc)
+            fh.close()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_on_sigterm():
+    """Turn SIGTERM into SystemExit in the main thread (so that ``finally`` blocks run); the old handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Ask Linux to send this process SIGTERM when its parent dies (prctl PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+def _stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """Terminate a job and everything it started (its own process group), then kill what is left."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=grace_s)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def _schedule_loop(pending, running, records, done, failed, workers, logs, python, env, t0, poll_s, echo) -> dict:
     while (pending and not failed) or running:
         ready = [j for j in pending if set(j.after) <= done] if not failed else []
         while ready and len(running) < workers:
@@ -115,7 +167,8 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
             log = logs / f"{len(records) + len(running):02d}.log"
             fh = open(log, "w")
             cmd = python + job.args
-            proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
+            proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                    preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
             rec = JobRecord(job.name, " ".join(("python", "-m", "icdl.gpt_icl") + job.args),
                             start_s=time.perf_counter() - t0, log=str(log))
             running[job.name] = (proc, rec, fh)
@@ -142,14 +195,17 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
 
 def run_reference(profile: str, workers: int, seed: int) -> int:
     """``python -m icdl.gpt_icl --profile <profile> --workers N``: every job of :func:`schedule`, then the
-    timing file ``results/computation/timing.<profile>.json``. Returns the exit status (1 when a job failed)."""
+    timing file ``results/computation/timing.<profile>.json`` -- only when every job finished: the timing of
+    a failed run goes to its log folder (``runs/gpt_icl_<profile>/timing.json``), so it never replaces the
+    timing of a complete run. Returns the exit status (1 when a job failed)."""
     from ..repro.results import project_root, provenance, save_result
     from ..studies.computation import PROFILES as COMPUTATION
 
     logs = project_root() / "runs" / f"gpt_icl_{profile}"
     res = run_jobs(schedule(profile), workers=workers, logs=logs)
     res |= {"workers": workers, "cpus": os.cpu_count()}
-    path = save_result(COMPUTATION.folder() / f"timing.{profile}.json", res,
+    target = COMPUTATION.folder() / f"timing.{profile}.json" if res["complete"] else logs / "timing.json"
+    path = save_result(target, res,
                        provenance=provenance(command=f"python -m icdl.gpt_icl --profile {profile} --workers {workers}",
                                              wall_time_s=res["wall_s"], profile=profile, seed=seed))
     print(f"wrote {path}: {res['wall_s'] / 60:.1f} min wall on {workers} worker(s), complete: {res['complete']}")

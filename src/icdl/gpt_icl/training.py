@@ -25,6 +25,7 @@ resume with another one.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -33,7 +34,7 @@ import torch
 from torch import Tensor
 from tqdm import tqdm
 
-from ..repro.results import load_checkpoint, save_checkpoint
+from ..repro.results import CheckpointError, load_checkpoint, one_writer, save_checkpoint
 from .baselines import context_mean, r2_across_prompts
 from .model import GPTConfig, InContextGPT
 from .tasks import TaskConfig, sample_prompts
@@ -122,7 +123,19 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
     an existing file is resumed (its settings must match) and the state is saved atomically every
     ``checkpoint_every`` steps and at the end of the call. ``init_state`` (a state dict of a model of the
     same shape) replaces the initial weights; ``cfg.init_from`` must then say where they come from.
-    ``command`` (the command that rebuilds the checkpoint) goes into the checkpoint's record."""
+    ``command`` (the command that rebuilds the checkpoint) goes into the checkpoint's record. A checkpoint
+    has one writer at a time (:func:`icdl.repro.results.one_writer`): a second run of the same model is
+    refused at once, naming the first."""
+    writes = checkpoint is not None and distributed_world()[1] == 0  # only rank 0 writes the checkpoint
+    with one_writer(checkpoint, f"checkpoint {checkpoint}") if writes else nullcontext():
+        return _train(model_cfg, task, cfg, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
+                      max_steps_this_call=max_steps_this_call, device=device, progress=progress,
+                      init_state=init_state, command=command)
+
+
+def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoint: Path | None,
+           checkpoint_every: int, max_steps_this_call: int | None, device: str, progress: bool,
+           init_state: dict | None, command: str) -> dict:
     if (init_state is None) != (not cfg.init_from):
         raise ValueError("init_state and cfg.init_from go together: give both or neither")
     if model_cfg.d != task.d:
@@ -147,8 +160,12 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
     step, seconds = 0, 0.0
     if checkpoint is not None and Path(checkpoint).is_file():
         state = load_checkpoint(checkpoint, map_location=device)
-        if _plain(state["settings"]) != _plain(settings):
-            raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['settings']}")
+        if plain(state["settings"]) != plain(settings):
+            differ = sorted(f"{part}.{k}" for part in settings for k in settings[part]
+                            if plain(state["settings"].get(part, {}).get(k)) != plain(settings[part][k]))
+            raise CheckpointError(f"checkpoint {checkpoint} was written with other settings ({', '.join(differ)} "
+                                  f"differ); move it away to train anew, or resume it with the settings it was "
+                                  "written with")
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         g.set_state(state["rng"])
@@ -199,12 +216,12 @@ def distributed_world() -> tuple[int, int]:
     return 1, 0
 
 
-def _plain(obj):
+def plain(obj):
     """Settings as saved and loaded compare equal (tuples come back as lists)."""
     if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
+        return {k: plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
+        return [plain(v) for v in obj]
     return obj
 
 

@@ -6,7 +6,7 @@ import time
 
 import torch
 
-from ..repro.results import frame_to_lists, load_result, provenance, save_result
+from ..repro.results import ResultFileError, frame_to_lists, load_result, one_writer, provenance, save_result
 from .study import PROFILES, result_data
 from .training import (
     _shard_paths,
@@ -19,6 +19,17 @@ from .training import (
 
 
 def main(argv: list[str] | None = None) -> int:
+    """:func:`_main`; a refused file or a second writer ends it with one line, exit status 2, no traceback."""
+    import sys
+
+    try:
+        return _main(argv)
+    except ResultFileError as err:
+        print(f"python -m icdl.lsa: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None = None) -> int:
     """``python -m icdl.lsa --profile reference [--epochs-this-call K] [--shard I/N]``: train (resuming from
     ``results/lsa_training/checkpoint.<profile>.pt``), evaluate, and write
     ``results/lsa_training/training.<profile>.json``.
@@ -29,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m icdl.lsa", description=main.__doc__)
+    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.lsa", description=_main.__doc__)
     ap.add_argument("--profile", default="reference", choices=PROFILES.names)
     ap.add_argument("--epochs-this-call", type=int, default=None,
                     help="train at most this many more epochs, then evaluate and save (resume later)")
@@ -61,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"shard {i}/{n} (runs {runs}): epochs {res['epochs_done']}/{cfg['epochs']} -> {shard_ckpt}",
               file=sys.stderr)
         return 0
+    with one_writer(out_path, f"result {out_path.name}"):  # merging, training and writing: one process at a time
+        return _merge_train_write(args, cfg, ckpt, out_path, bench_path)
+
+
+def _merge_train_write(args, cfg, ckpt, out_path, bench_path) -> int:
+    import sys
+
     shards = sorted(ckpt.parent.glob(f"{ckpt.stem}.shard*of*{ckpt.suffix}"))
     if shards:
         n = int(shards[0].stem.rsplit("of", 1)[1])

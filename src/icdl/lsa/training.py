@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import time
 import warnings
+from contextlib import nullcontext
 from pathlib import Path
 
 import pandas as pd
 import torch
 from tqdm import tqdm
 
-from ..repro.results import git_commit, hardware, load_checkpoint, save_checkpoint
+from ..repro.results import git_commit, hardware, load_checkpoint, one_writer, save_checkpoint
 from .model import TF, LSAData, sample_data, tf_forward
 
 Tensor = torch.Tensor
@@ -69,6 +70,15 @@ def _select_data(d: LSAData, idx: Tensor) -> LSAData:
 
 def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, progress: bool = True,
           max_epochs_this_call: int | None = None, compile: bool = True, runs: list[int] | None = None) -> dict:
+    """:func:`_train` with the checkpoint held by one writer at a time
+    (:func:`icdl.repro.results.one_writer`): a second run on the same checkpoint is refused at once."""
+    with one_writer(checkpoint, f"checkpoint {checkpoint}") if checkpoint is not None else nullcontext():
+        return _train(cfg, checkpoint=checkpoint, checkpoint_every=checkpoint_every, progress=progress,
+                      max_epochs_this_call=max_epochs_this_call, compile=compile, runs=runs)
+
+
+def _train(cfg, *, checkpoint: Path | None, checkpoint_every: int, progress: bool, max_epochs_this_call: int | None,
+           compile: bool, runs: list[int] | None) -> dict:
     """Train ``cfg['runs']`` independent TF(4, 2, 2)s as one batched model (LSA sec. 4.1).
 
     Loss per run: MSE to the least-squares target + ``l1 · (‖W_in‖₁ + ‖W_out‖₁)``; the runs' losses

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import figures
 from .ledger import Ledger
-from .profiles import ProfileSet
+from .profiles import ProfileError, ProfileSet
 
 
 def table(df, digits: int = 3):
@@ -38,8 +38,26 @@ def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | Non
     chapter's ledger -- named after ``profiles.chapter``, which is the notebook's name."""
     figures.use_style()
     _vector_figures()
-    cfg = profiles.resolve(profile, **dict(overrides or {}))
-    return cfg, Ledger(profiles.chapter, profile, seed=cfg.get("seed"))
+    cfg = profiles.resolve(profile, **_overrides(overrides))
+    return cfg, Ledger(profiles.chapter, profile, seed=cfg.get("seed"), overrides=cfg["overrides"])
+
+
+def _overrides(overrides) -> dict:
+    """The chapter's ``overrides`` parameter as a dict: a dict, or its JSON text (``papermill -p overrides
+    '{"n": 64}'`` passes a string); anything else is refused in one line naming the parameter."""
+    import json
+
+    if overrides is None or overrides == "":
+        return {}
+    if isinstance(overrides, str):
+        try:
+            overrides = json.loads(overrides)
+        except json.JSONDecodeError:
+            raise ProfileError(f"the parameter overrides must be a dict or its JSON text, e.g. "
+                               f"'{{\"n\": 64}}'; got {overrides!r}") from None
+    if not isinstance(overrides, Mapping):
+        raise ProfileError(f"the parameter overrides must be a dict of settings, e.g. {{'n': 64}}; got {overrides!r}")
+    return dict(overrides)
 
 
 def glue(**values: Any) -> None:

@@ -11,9 +11,12 @@ with jupytext and executed by papermill with kernel ``python3`` in ``notebooks/`
 * Profile ``quick`` with no overrides writes the executed notebook to the paired
   ``notebooks/<id>.ipynb`` (no parameters are injected, so the pair stays in
   sync); this is the notebook the book renders and nbval re-checks.
-* Any other profile or override writes ``runs/<id>.<profile>.ipynb`` and leaves
-  the paired notebook alone. What the chapter saves (``results/``) carries the
-  profile in its name and its provenance.
+* Any other profile writes ``runs/<id>.<profile>.ipynb`` and leaves the paired
+  notebook alone; what the chapter saves (``results/``) carries the profile in its
+  name and its provenance.
+* A run with overrides is its own run: ``runs/<id>.<profile>+<key>=<value>….ipynb``,
+  and what it saves goes to ``runs/overrides/`` (never to a profile's files under
+  ``results/``), with the overrides in its provenance's command.
 
 A chapter that raises stops the run with the chapter's name and the failing cell.
 """
@@ -27,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from .results import project_root
+from .results import ResultFileError, one_writer, project_root
 
 KERNEL = "python3"
 
@@ -65,9 +68,12 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
     import papermill as pm
 
     root = root or project_root()
+    known = chapters(root)
+    if name not in known:  # an id of _toc.yml, never a path (``../src/icdl/__init__`` is not a chapter)
+        raise SystemExit(f"unknown chapter {name!r}; chapters (from _toc.yml): {', '.join(known)}")
     src = root / "notebooks" / f"{name}.py"
     if not src.is_file():
-        raise SystemExit(f"unknown chapter {name!r}; chapters: {chapters(root)}")
+        raise SystemExit(f"chapter {name!r} is in _toc.yml but notebooks/{name}.py is missing")
     overrides = overrides or {}
     nb = jupytext.read(src)
     nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python 3", "language": "python"}
@@ -76,7 +82,9 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
         out = root / "notebooks" / f"{name}.ipynb"
         params = {}
     else:
-        out = root / "runs" / f"{name}.{profile}.ipynb"
+        run = "+".join((profile, *(f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+                                   for k, v in sorted(overrides.items()))))
+        out = root / "runs" / f"{name}.{run}.ipynb"
         out.parent.mkdir(exist_ok=True)
         params = {"profile": profile, "overrides": overrides}
     # the work-in-progress file lives under runs/.tmp (ignored by git, never collected by nbval) and is
@@ -84,6 +92,11 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
     tmp = root / "runs" / ".tmp" / f"{name}.{profile}.{os.getpid()}.ipynb"
     tmp.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
+    with one_writer(src, f"chapter {name}"):  # one execution of a chapter at a time, whatever its profile
+        return _run(pm, nb, tmp, out, params, root, name, start)
+
+
+def _run(pm, nb, tmp: Path, out: Path, params: dict, root: Path, name: str, start: float) -> tuple[Path, float]:
     try:
         executed = pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name=KERNEL,
                                        cwd=str(root / "notebooks"), progress_bar=False,
@@ -104,7 +117,8 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m icdl.repro.execute", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.repro.execute",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("chapters", nargs="*",
                         help="chapter ids (default: all, in the order of _toc.yml), e.g. icgd_linear")
     parser.add_argument("-p", "--profile", default="quick", help="profile name (default: quick)")
@@ -116,12 +130,17 @@ def main(argv: list[str] | None = None) -> int:
         if "=" not in item:
             parser.error(f"--set expects KEY=VALUE, got {item!r}")
         key, value = item.split("=", 1)
+        if key.strip() in overrides:
+            parser.error(f"--set {key.strip()} is given twice; give each setting once")
         overrides[key.strip()] = _parse_value(value.strip())
     root = project_root()
     names = args.chapters or chapters(root)
     total = 0.0
     for name in names:
-        out, elapsed = execute_chapter(name, args.profile, overrides, root)
+        try:
+            out, elapsed = execute_chapter(name, args.profile, overrides, root)
+        except ResultFileError as err:
+            parser.exit(2, f"python -m icdl.repro.execute: error: {err}\n")
         total += elapsed
         print(f"executed {name:<28} profile={args.profile:<10} {elapsed:7.1f} s -> {out.relative_to(root)}",
               flush=True)

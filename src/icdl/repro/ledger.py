@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import CLAIMS, KNOWN_FAILURES, MISMATCHES, get_claim
-from .results import load_result, provenance, results_dir, save_result
+from .results import load_result, project_root, provenance, results_dir, save_result
 
 STATUSES = ("pass", "fail", "mismatch")
 
@@ -46,8 +46,8 @@ class Record:
     value: float | None = None
 
 
-def _command(chapter: str, profile: str) -> str:
-    return f"python -m icdl.repro.execute {chapter} --profile {profile}"
+def _command(chapter: str, profile: str, overrides: tuple[str, ...] = ()) -> str:
+    return f"python -m icdl.repro.execute {chapter} --profile {profile}" + "".join(f" --set {o}" for o in overrides)
 
 
 def judge_status(claim: str, passed: bool, value: float | None = None) -> str:
@@ -63,10 +63,13 @@ def judge_status(claim: str, passed: bool, value: float | None = None) -> str:
 class Ledger:
     """Collects a chapter's records at one profile and writes them to ``results/ledger/``."""
 
-    def __init__(self, chapter: str, profile: str, *, seed: int | None = None):
+    def __init__(self, chapter: str, profile: str, *, seed: int | None = None, overrides: tuple[str, ...] = ()):
         self.chapter = chapter
         self.profile = profile
         self.seed = seed
+        #: a run with overrides (``KEY=VALUE`` items) is its own run: its records go to ``runs/overrides/``,
+        #: never to the profile's ledger file, and its provenance names the overrides
+        self.overrides = tuple(overrides)
         self.records: list[Record] = []
         self._start = time.perf_counter()
 
@@ -121,10 +124,13 @@ class Ledger:
                     "<th>status</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
     def path(self) -> Path:
+        if self.overrides:
+            folder = project_root() / "runs" / "overrides" / "ledger"
+            return folder / f"{self.chapter}.{'+'.join((self.profile, *self.overrides))}.json"
         return results_dir("ledger") / f"{self.chapter}.{self.profile}.json"
 
     def save(self) -> Path:
-        prov = provenance(command=_command(self.chapter, self.profile),
+        prov = provenance(command=_command(self.chapter, self.profile, self.overrides),
                           wall_time_s=time.perf_counter() - self._start,
                           profile=self.profile, seed=self.seed)
         data = {"chapter": self.chapter, "records": [asdict(r) for r in self.records]}

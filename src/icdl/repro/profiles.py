@@ -100,9 +100,13 @@ class ProfileSet:
                 f"{self.chapter}: {key}={value!r} ({where}) is out of range; allowed: {lo} <= {key} <= {hi}"
             )
 
-    def command_for(self, profile: str) -> str:
-        """The shell command that produces this chapter's results at ``profile``."""
-        return self.command.format(chapter=self.chapter, profile=profile)
+    def command_for(self, profile: str, overrides: tuple[str, ...] = ()) -> str:
+        """The shell command that produces this chapter's results at ``profile``; with ``overrides`` (the
+        ``KEY=VALUE`` items of resolved settings) the chapter executed with one ``--set`` each."""
+        if not overrides:
+            return self.command.format(chapter=self.chapter, profile=profile)
+        return (f"python -m icdl.repro.execute {self.chapter} --profile {profile}"
+                + "".join(f" --set {item}" for item in overrides))
 
     @staticmethod
     def _coerce(default: Any, value: Any) -> Any:
@@ -135,6 +139,10 @@ class ProfileSet:
             self._check(key, value, where="override")
             settings[key] = self._coerce(settings[key], value)
         settings["profile"] = profile
+        # a run with overrides is its own run: its name (``run``) carries them, so that nothing it writes can
+        # land in the profile's own files (:func:`run_folder`, :class:`icdl.repro.ledger.Ledger`)
+        settings["overrides"] = tuple(f"{k}={_text(settings[k])}" for k in sorted(overrides))
+        settings["run"] = "+".join((profile, *settings["overrides"]))
         if self.memory is not None:
             need, have = float(self.memory(settings)), machine_memory()
             if need > have:
@@ -153,3 +161,13 @@ def machine_memory() -> float:
         return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):
         return float("inf")
+
+
+def _text(value: Any) -> str:
+    """A setting as ``--set`` takes it: tuples as comma-separated values."""
+    return ",".join(map(str, value)) if isinstance(value, (tuple, list)) else str(value)
+
+
+def is_override_run(cfg: Mapping[str, Any]) -> bool:
+    """Whether resolved settings come from a profile with overrides (their files are not the profile's)."""
+    return bool(cfg.get("overrides"))

@@ -15,7 +15,10 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -221,17 +224,25 @@ def frame_to_lists(df) -> dict[str, list]:
 
 
 def save_profile_result(profiles, stem: str, data: dict[str, Any], *, profile: str, seed: int | None,
-                        started: float, command: str | None = None) -> Path:
+                        started: float, command: str | None = None, overrides: tuple[str, ...] = ()) -> Path:
     """The one writer of a study's result: ``results/<chapter>/<stem>.<profile>.json`` with DataFrames in
     ``data`` stored as columns (:func:`frame_to_lists`), written by ``command`` (default: the command of
     ``profiles``, :attr:`icdl.repro.profiles.ProfileSet.command`), which began at
-    ``time.perf_counter() == started``."""
+    ``time.perf_counter() == started``. A run with ``overrides`` (the ``overrides`` of resolved settings)
+    is its own run: it writes ``runs/overrides/<chapter>/<stem>.<profile>+<overrides>.json``, never the
+    profile's file, and its provenance's command carries the overrides."""
     import time
 
     import pandas as pd
 
     body = {k: frame_to_lists(v) if isinstance(v, pd.DataFrame) else v for k, v in data.items()}
-    return save_result(profiles.folder() / f"{stem}.{profile}.json", body,
+    if overrides:
+        run = "+".join((profile, *overrides))
+        path = project_root() / "runs" / "overrides" / profiles.chapter / f"{stem}.{run}.json"
+        command = profiles.command_for(profile, tuple(overrides))
+    else:
+        path = profiles.folder() / f"{stem}.{profile}.json"
+    return save_result(path, body,
                        provenance=provenance(command=command or profiles.command_for(profile),
                                              wall_time_s=time.perf_counter() - started, profile=profile, seed=seed))
 
@@ -257,9 +268,27 @@ def load_result(path: str | Path) -> dict[str, Any]:
     missing = [k for k in PROVENANCE_KEYS if k not in prov]
     if missing:
         raise ResultFileError(f"result file {path} lacks provenance fields {missing}; refusing to use it")
-    if "data" not in obj:
-        raise ResultFileError(f"result file {path} has no 'data' block")
+    wrong = [k for k, ok in _PROVENANCE_TYPES.items() if not ok(prov[k])]
+    if wrong:
+        raise ResultFileError(f"result file {path} has provenance fields of the wrong type: "
+                              + ", ".join(f"{k}={prov[k]!r}" for k in wrong) + "; refusing to use it")
+    if not isinstance(obj.get("data"), dict):
+        raise ResultFileError(f"result file {path} has no 'data' block (an object of named fields)")
+    if "complete" in obj["data"] and not isinstance(obj["data"]["complete"], bool):
+        raise ResultFileError(f"result file {path}: 'complete' must be true or false, got "
+                              f"{obj['data']['complete']!r}")
     return obj
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+_PROVENANCE_TYPES = {"command": lambda v: isinstance(v, str) and bool(v), "git_commit": lambda v: isinstance(v, str),
+                     "hardware": lambda v: isinstance(v, str), "wall_time_s": lambda v: _is_number(v) and v >= 0,
+                     "profile": lambda v: isinstance(v, str),
+                     "seed": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)),
+                     "created": lambda v: isinstance(v, str)}
 
 
 def show_reference(profiles, stem: str, profile: str = "reference", *, command: str | None = None
@@ -284,3 +313,38 @@ def show_reference(profiles, stem: str, profile: str = "reference", *, command: 
     print(f"{path.relative_to(project_root())}: `{prov['command']}` at {prov['git_commit'][:12]}, "
           f"{prov['hardware']}, {float(prov['wall_time_s']):.0f} s, created {prov['created']}")
     return obj
+
+
+@contextmanager
+def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
+    """Hold the one-writer lock of ``target`` (a result file, a checkpoint, a chapter) while it is being
+    produced: a second process asking for the same lock is refused at once with :class:`ResultFileError`
+    naming the process that holds it. The lock files live in ``runs/locks/`` (ignored by git); the
+    operating system releases a lock when its process ends, however it ends (``fcntl.flock``)."""
+    import fcntl
+
+    root = project_root()
+    target = Path(target).resolve()
+    try:
+        name = str(target.relative_to(root))
+    except ValueError:  # outside the project (e.g. a test's temporary folder): the absolute path
+        name = str(target)
+    lock = root / "runs" / "locks" / (name.strip("/").replace("/", "__") + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(lock, "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise ResultFileError(f"{what or name} is being written by {holder}; wait for it to finish (or stop it), "
+                              "then run again") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()} ({' '.join(['python', *sys.argv])[:300]})")
+    handle.flush()
+    try:
+        yield
+    finally:
+        handle.close()

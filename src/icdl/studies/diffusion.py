@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import time
 
-    ap = argparse.ArgumentParser(prog="python -m icdl.studies.diffusion", description=main.__doc__)
+    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.studies.diffusion", description=main.__doc__)
     ap.add_argument("--profile", default="reference", choices=PROFILES.names)
     args = ap.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)

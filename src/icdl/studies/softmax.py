@@ -351,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     ``results/softmax/fits.<profile>.json``."""
     import argparse
 
-    p = argparse.ArgumentParser(description="Softmax layers fitted to one in-context GD step (ICDL Theorem 2)")
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.studies.softmax",
+                                description="Softmax layers fitted to one in-context GD step (ICDL Theorem 2)")
     p.add_argument("--profile", default="reference", choices=sorted(PROFILES.profiles))
     args = p.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)
