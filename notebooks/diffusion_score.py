@@ -161,7 +161,8 @@ if ref is not None:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 for entry in diffusion.judge(identity, result):
-    ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"])
+    ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"],
+                  value=entry.get("value"), values=entry.get("values"))
 ledger.save()
 ledger.table()[["source", "criterion"]]
 

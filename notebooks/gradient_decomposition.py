@@ -222,14 +222,14 @@ print(f"explicit / autograd time: {ratio_explicit:.2f} (target: < 3)")
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ledger.record("icdl-def1", ours="icdl.networks: bias-free, activation on every layer, eq. 3.2 order",
               criterion="w round-trips through V_1..V_N (here); equals a bias-free torch MLP (test)",
-              passed=round_trip)
+              values={"held": float(round_trip)})
 ledger.record("icdl-def2", ours="D_j = counts of the matrices for all tested (N, K, d)",
-              criterion="exact equality with Def. 2's closed forms", passed=counts_ok)
+              criterion="exact equality with Def. 2's closed forms", values={"held": float(counts_ok)})
 ledger.record("icdl-lemma1", ours=f"max relative deviation {max_dev:.0e} over {len(grid)} cases",
-              criterion="‖Lemma 1 − autograd‖ ≤ 1e-12 ‖autograd‖ (float64)", passed=max_dev < 1e-12)
+              criterion="‖Lemma 1 − autograd‖ ≤ 1e-12 ‖autograd‖ (float64)", value=max_dev, passed=max_dev < 1e-12)
 dxdy = float(grid["rel_dev"].max())  # the whole grid has d_x = 5 ≠ d_y = 3
 ledger.record("icdl-lemma15", ours=f"max relative deviation {dxdy:.0e} with d_x = 5, d_y = 3",
-              criterion="same criterion with d_x ≠ d_y", passed=dxdy < 1e-12)
+              criterion="same criterion with d_x ≠ d_y", value=dxdy, passed=dxdy < 1e-12)
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
 

@@ -151,15 +151,16 @@ ledger.record("icdl-lemma7",
               ours=f"sup error ∝ H^{worst_slope:.1f} or faster for all {len(slopes)} targets; C settles "
                    f"(last doubling of H changes C by ≤ {100 * float((C_growth - 1).abs().max()):.1f} %)",
               criterion="exact Def. 4 constraints; error falls at least as fast as H^(−1/2); C bounded in H",
+              value=worst_slope, values={"c_change": float((C_growth - 1).abs().max())},
               passed=worst_slope <= -0.5 and float((C_growth - 1).abs().max()) < 0.05)
 ledger.record("reb-w1", ours=f"sigmoid on [−{cfg['R']:g}, {cfg['R']:g}]: ε = {sig['eps']:.1e} with H = {int(sig['H'])}, "
                              f"C = {sig['C']:.2f}",
-              criterion="a deterministic fit reaches ε ≤ 1e-5 for sigmoid", passed=sig["eps"] <= 1e-5)
+              criterion="a deterministic fit reaches ε ≤ 1e-5 for sigmoid", value=sig["eps"], passed=sig["eps"] <= 1e-5)
 p3 = prod.iloc[1]
 ledger.record("reb-tzww-q1", ours=f"t·y on [−{cfg['R']:g}, {cfg['R']:g}]²: ε = {p3['eps']:.1e} with H = {int(p3['H'])}, "
                                   f"C = {p3['C']:.0f}",
               criterion="the product is approximable by a sum of ReLUs to 1e-3 (at a larger size)",
-              passed=p3["eps"] <= 1e-3)
+              value=p3["eps"], passed=p3["eps"] <= 1e-3)
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
 

@@ -203,8 +203,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("reference-incomplete-used", "repro/chapter.py",
        'if all(raw is not None and raw["data"].get("complete") is True for raw in raws):',
        "if all(raw is not None for raw in raws):", "dropped check", T_PR),
-    _m("record-all-drops-value", "repro/ledger.py", 'value=e.get("value"), note=e.get("note", "")',
-       'value=None, note=e.get("note", "")', "dropped field", T_LEDGER),
+    _m("record-all-drops-value", "repro/ledger.py", 'value=e.get("value"), values=e.get("values")',
+       'value=None, values=e.get("values")', "dropped field", T_LEDGER),
 )
 
 

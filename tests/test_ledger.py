@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from icdl.repro.claims import CLAIMS, CLAIMS_BY_ID, KNOWN_FAILURES, MISMATCHES, Mismatch
+from icdl.repro.claims import CLAIMS, CLAIMS_BY_ID, CRITERIA, KNOWN_FAILURES, MISMATCHES, Mismatch
 from icdl.repro.ledger import Ledger, judge_status, load_records, render_report, report_frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,14 +44,46 @@ def test_known_failures_still_fail():
 
 
 def test_stored_statuses_are_re_judged_from_their_numbers():
-    """A stored status is not trusted: a non-passing record is judged again from its stored value against the
-    registry (a mismatch must be registered and its value inside the band; anything else is a fail), and every
-    committed ledger file carries the values."""
-    for rec, _ in load_records(ROOT / "results" / "ledger"):
-        if rec.status != "pass":
-            assert judge_status(rec.claim, False, rec.value) == rec.status, (
-                f"{rec.claim} at {rec.profile} is stored as {rec.status!r} but its value {rec.value} gives "
-                f"{judge_status(rec.claim, False, rec.value)!r} (registered: {MISMATCHES.get(rec.claim)})")
+    """No stored status is trusted, passes included: every record of every committed ledger file (every
+    profile) is judged again from its stored numbers against the registered criterion and mismatch bands; a
+    hand-edited status, or a number that breaks its criterion, fails here."""
+    records = load_records(ROOT / "results" / "ledger")
+    assert records
+    for rec, prov in records:
+        assert rec.rejudged() == rec.status, (
+            f"{rec.claim} in the {prov['profile']} ledger is stored as {rec.status!r} but its numbers "
+            f"{ {**rec.values, 'value': rec.value} } give {rec.rejudged()!r} (criterion {CRITERIA[rec.claim]}, "
+            f"registered mismatch: {MISMATCHES.get(rec.claim)})")
+
+
+def test_a_hand_edited_pass_is_caught(tmp_path, monkeypatch):
+    """The cases a status-only check lets through: fail → pass with the failing value kept, and a reference
+    record of max error 3e-02 stored as pass against a < 1e-13 criterion."""
+    import json
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ledger = Ledger("icgd_linear", "reference")
+    ledger.record("icdl-icgd-one-step", ours="max error 3e-02", criterion="< 1e-13", value=3e-2)
+    path = ledger.save()
+    obj = json.loads(path.read_text())
+    assert obj["data"]["records"][0]["status"] == "fail"
+    obj["data"]["records"][0]["status"] = "pass"
+    path.write_text(json.dumps(obj))
+    (rec, _), = load_records(tmp_path / "results" / "ledger")
+    assert rec.status == "pass" and rec.rejudged() == "fail"
+
+
+def test_every_claim_has_a_criterion_and_a_chapter_cannot_contradict_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    assert sorted(CRITERIA) == sorted(c.id for c in CLAIMS)
+    ledger = Ledger("icgd_linear", "quick")
+    with pytest.raises(ValueError, match="disagrees with the registered criterion"):
+        ledger.record("icdl-icgd-one-step", ours="", criterion="", value=1e-10, passed=True)
+    # two conditions: both must hold (the second alone breaking the criterion makes a fail)
+    assert ledger.record("icdl-icgd-L-steps", ours="", criterion="", value=0.0,
+                         values={"token_spread": 1.0}).status == "fail"
+    # a number the criterion needs but the chapter did not record never holds
+    assert ledger.record("icdl-lemma5", ours="", criterion="", value=0.0).status == "fail"
 
 
 def test_judge_status_both_sides_of_the_band(monkeypatch):
@@ -79,7 +111,7 @@ def test_guard_tests_exist(claim):
 def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("icgd_linear", "quick")
-    ledger.record("icdl-prompt", ours="ok", criterion="c", passed=True)
+    ledger.record("icdl-prompt", ours="ok", criterion="c", values={"held": 1.0})
     monkeypatch.setitem(MISMATCHES, "icdl-icgd-one-step", Mismatch("icdl-icgd-one-step", "err", (0, 1), "why"))
     ledger.record("icdl-icgd-one-step", ours="1e-3", criterion="< 1e-13", passed=False, value=1e-3)
     ledger.save()
@@ -101,12 +133,12 @@ def test_ledger_rejects_unknown_and_duplicate_claims(tmp_path, monkeypatch):
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("icgd_linear", "quick")
     with pytest.raises(KeyError, match="unknown claim id 'nope'; known ids"):
-        ledger.record("nope", ours="", criterion="", passed=True)
-    ledger.record("icdl-prompt", ours="", criterion="", passed=True)
+        ledger.record("nope", ours="", criterion="", value=0.0)
+    ledger.record("icdl-prompt", ours="", criterion="", values={"held": 1.0})
     with pytest.raises(ValueError, match="recorded twice"):
-        ledger.record("icdl-prompt", ours="", criterion="", passed=True)
+        ledger.record("icdl-prompt", ours="", criterion="", values={"held": 1.0})
     failing = Ledger("icgd_linear", "quick")
-    assert failing.record("icdl-prompt", ours="x", criterion="y", passed=False).status == "fail"
+    assert failing.record("icdl-prompt", ours="x", criterion="y", values={"held": 0.0}).status == "fail"
 
 
 def test_each_profile_keeps_its_own_ledger_file(tmp_path, monkeypatch):
@@ -115,7 +147,7 @@ def test_each_profile_keeps_its_own_ledger_file(tmp_path, monkeypatch):
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     for profile, passed in (("quick", True), ("reference", False)):
         ledger = Ledger("icgd_linear", profile)
-        ledger.record("icdl-prompt", ours=profile, criterion="c", passed=passed)
+        ledger.record("icdl-prompt", ours=profile, criterion="c", values={"held": float(passed)})
         assert ledger.save().name == f"icgd_linear.{profile}.json"
     loaded = {prov["profile"]: rec.status for rec, prov in load_records(tmp_path / "results" / "ledger")}
     assert loaded == {"quick": "pass", "reference": "fail"}
@@ -142,7 +174,7 @@ def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatc
     ledger = Ledger("gpt_icl", "quick")
     recs = ledger.record_all([
         {"claim": "icdl-obj3", "ours": "in band", "criterion": "c", "passed": False, "value": inside},
-        {"claim": "icdl-obj1", "ours": "passes", "criterion": "c", "passed": True, "note": "a note"},
+        {"claim": "icdl-obj1", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01, "note": "a note"},
     ], judged_on="reference")
     assert [r.status for r in recs] == ["mismatch", "pass"]
     assert recs[0].value == inside and recs[1].note == "a note" and {r.profile for r in recs} == {"reference"}
@@ -161,12 +193,12 @@ def test_records_that_disagree_across_profiles_combine_into_the_worst_status(tmp
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     quick = Ledger("icgd_linear", "quick", seed=7)
-    quick.record("icdl-prompt", ours="quick ok", criterion="c", passed=True)
-    quick.record("icdl-icgd-one-step", ours="judged on the reference", criterion="c", passed=True,
+    quick.record("icdl-prompt", ours="quick ok", criterion="c", values={"held": 1.0})
+    quick.record("icdl-icgd-one-step", ours="judged on the reference", criterion="c", value=0.0,
                  judged_on="reference")
     path = quick.save()
     ref = Ledger("icgd_linear", "reference", seed=0)
-    ref.record("icdl-prompt", ours="reference bad", criterion="c", passed=False)
+    ref.record("icdl-prompt", ours="reference bad", criterion="c", values={"held": 0.0})
     ref.save()
     folder = tmp_path / "results" / "ledger"
     assert load_result(path)["provenance"]["seed"] == 7

@@ -169,6 +169,92 @@ def claims_for(chapter: str) -> list[Claim]:
     return [c for c in CLAIMS if c.chapter == chapter]
 
 
+# ---- criteria as data ------------------------------------------------------------------------------
+
+
+_OPS = {"<": lambda v, t: v < t, "<=": lambda v, t: v <= t, ">": lambda v, t: v > t, ">=": lambda v, t: v >= t,
+        "==": lambda v, t: v == t}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One comparison of a criterion: the recorded number ``key`` against ``threshold`` by ``op``."""
+    key: str
+    op: str
+    threshold: float
+
+    def holds(self, values: dict) -> bool:
+        v = values.get(self.key)
+        return v is not None and v == v and bool(_OPS[self.op](float(v), self.threshold))  # NaN never holds
+
+
+def _all(*conditions: tuple[str, str, float]) -> tuple[Condition, ...]:
+    return tuple(Condition(k, op, float(t)) for k, op, t in conditions)
+
+
+#: 1.0 for a check that held, 0.0 for one that did not (for checks that are exact by construction)
+HELD = ("held", "==", 1)
+
+#: every claim's criterion, as the numbers a chapter records and the comparisons they must pass -- all of
+#: them (the ledger re-judges every stored record from its numbers, passes included). A chapter's own
+#: verdict must agree with this table, or recording the claim fails. ``value`` is also the number a
+#: registered mismatch's band is about.
+CRITERIA: dict[str, tuple[Condition, ...]] = {
+    "icdl-prompt": _all(HELD),
+    "icdl-icgd-one-step": _all(("value", "<", 1e-13)),
+    "icdl-icgd-L-steps": _all(("value", "<", 1e-13), ("token_spread", "<", 1e-13)),
+    "icdl-def1": _all(HELD),
+    "icdl-def2": _all(HELD),
+    "icdl-lemma1": _all(("value", "<", 1e-12)),
+    "icdl-lemma15": _all(("value", "<", 1e-12)),
+    "icdl-lemma7": _all(("value", "<=", -0.5), ("c_change", "<", 0.05)),
+    "reb-w1": _all(("value", "<=", 1e-5)),
+    "reb-tzww-q1": _all(("value", "<=", 1e-3)),
+    "icdl-lemma2": _all(("bounds_held", "==", 1), ("relu_error", "<", 1e-12)),
+    "icdl-lemma3": _all(HELD),
+    "icdl-lemma4": _all(HELD),
+    "icdl-lemma5": _all(("value", "<", 1e-14), ("shrinks_with_H", "==", 1)),
+    "icdl-lemma6": _all(HELD),
+    "icdl-thm1": _all(("bounds_held", "==", 1), ("heads_slope", ">=", -2)),
+    "icdl-cor1.1": _all(HELD),
+    "icdl-lemma14": _all(HELD),
+    "reb-width": _all(("value", "<=", 0)),
+    "reb-hjr1-w2": _all(HELD),
+    "reb-r2xk": _all(("value", "==", 0)),
+    "icdl-thm2": _all(("value", "<=", 0.5), ("risk_falls", "==", 1)),
+    "icdl-thm2-size": _all(("value", "<", -0.15), ("widest", "<=", 0.08)),
+    "icdl-lemma16": _all(HELD),
+    "icdl-lemma17": _all(("value", ">", 0)),
+    "icdl-obj1": _all(("value", "<=", 0.05)),
+    "icdl-obj2-shift": _all(("value", ">=", 1)),
+    "icdl-obj2-length": _all(("value", ">", 0)),
+    "icdl-obj3": _all(("value", "<=", 0.1)),
+    "icdl-obj4": _all(("value", ">", 0)),
+    "icdl-lemma19": _all(("bounds_held", "==", 1), ("value", "<", 1), ("below_start", "==", 1)),
+    "reb-dsm": _all(("spread_over_se", "<", 6), ("gap_over_se", "<", 6)),
+    "reb-flops": _all(("value", "<", 0.25)),
+    "reb-complexity": _all(("value", ">", 100), ("flops_slope", ">=", -2)),
+    "reb-times": _all(("value", ">", 1)),
+    "lsa-construction": _all(("value", ">=", -1.2), ("value", "<=", -0.8), ("error_at_1000", "<", 0.005)),
+    "lsa-appendix-a": _all(HELD),
+    "lsa-appendix-b": _all(("value", "<", 2e-3), ("closed_form_vs_gd", "<", 1e-12)),
+    # the paper's median test error of Table 1 is 0.000985: ours within a factor 3 of it
+    "lsa-table1-error": _all(("value", ">=", 0.000985 / 3), ("value", "<=", 3 * 0.000985)),
+    "lsa-table1-corr": _all(("value", ">=", 0.3)),
+    "lsa-conclusion": _all(("value", ">", 0.9)),
+    "lsa-table2": _all(("value", ">", 0.95)),
+    "lsa-fig2": _all(("value", ">=", 10)),
+    "lsa-fig3": _all(("value", ">", 0.9)),
+}
+
+
+def criterion_holds(claim: str, values: dict) -> bool:
+    """Whether the recorded numbers ``values`` meet the registered criterion of ``claim``."""
+    if claim not in CRITERIA:
+        raise KeyError(f"claim {claim!r} has no registered criterion in icdl.repro.claims.CRITERIA")
+    return all(c.holds(values) for c in CRITERIA[claim])
+
+
 # ---- mismatches registered in advance --------------------------------------------------------------
 
 

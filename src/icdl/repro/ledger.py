@@ -3,14 +3,18 @@
 A chapter opens a :class:`Ledger`, records each claim it checks, and saves::
 
     ledger = Ledger("icgd_linear", profile)
-    ledger.record("icdl-icgd-one-step", ours=f"{err:.1e}", criterion="max |Δw| ≤ 1e-12",
-                  passed=err <= 1e-12)
+    ledger.record("icdl-icgd-one-step", ours=f"{err:.1e}", criterion="max |Δw| < 1e-13", value=err)
     ledger.save()
 
 The claim's source, the paper's value and the guarding test come from the
 registry in :mod:`icdl.repro.claims`, never from the chapter. :func:`render_report`
 turns every saved record, plus the claims nobody has recorded yet, into the
 markdown table of the book's reproducibility report.
+
+Every claim's criterion is data, registered in :data:`icdl.repro.claims.CRITERIA` before the run
+that judges it: the numbers the chapter records (``value`` and ``values``), the comparisons and the
+thresholds. The ledger decides from those numbers; a chapter's own verdict, where it gives one, must agree.
+``tests/test_ledger.py`` re-judges every stored record from its numbers, passes included.
 
 A record that fails its criterion is a ``fail`` and turns ``tests/test_ledger.py``
 red -- unless :data:`icdl.repro.claims.MISMATCHES` registered the mismatch in
@@ -24,12 +28,12 @@ unknown failure turns CI red.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from .claims import CLAIMS, KNOWN_FAILURES, MISMATCHES, get_claim
+from .claims import CLAIMS, CRITERIA, KNOWN_FAILURES, MISMATCHES, criterion_holds, get_claim
 from .results import load_result, project_root, provenance, results_dir, save_result
 
 STATUSES = ("pass", "fail", "mismatch")
@@ -44,6 +48,13 @@ class Record:
     profile: str
     note: str = ""
     value: float | None = None
+    #: every number the claim's criterion (:data:`icdl.repro.claims.CRITERIA`) is about, ``value`` included
+    values: dict = field(default_factory=dict)
+
+    def rejudged(self) -> str:
+        """The status this record's own numbers give under the registered criterion and mismatch bands."""
+        return judge_status(self.claim, criterion_holds(self.claim, {**self.values, "value": self.value}),
+                            self.value)
 
 
 def _command(chapter: str, profile: str, overrides: tuple[str, ...] = ()) -> str:
@@ -73,30 +84,43 @@ class Ledger:
         self.records: list[Record] = []
         self._start = time.perf_counter()
 
-    def record(self, claim: str, *, ours: str, criterion: str, passed: bool, value: float | None = None,
-               note: str = "", judged_on: str | None = None) -> Record:
-        """Record one checked claim: :func:`judge_status` decides its status from ``passed``, the registered
-        mismatches and ``value`` (the number the registration's band is about); ``judged_on`` names the data
-        when it is not this run (e.g. a committed reference result)."""
+    def record(self, claim: str, *, ours: str, criterion: str, value: float | None = None,
+               values: dict | None = None, passed: bool | None = None, note: str = "",
+               judged_on: str | None = None) -> Record:
+        """Record one checked claim from its numbers: ``value`` (the main one, also what a registered
+        mismatch's band is about) and ``values`` (the others the claim's criterion in
+        :data:`icdl.repro.claims.CRITERIA` compares). The registered criterion decides whether it holds, and
+        :func:`judge_status` the status; a chapter's own verdict ``passed``, where given, must agree (a
+        chapter and the registry that disagree are a bug, refused here). ``judged_on`` names the data when it
+        is not this run (e.g. a committed reference result)."""
         get_claim(claim)  # unknown ids fail here, with the list of known ones
         if any(r.claim == claim for r in self.records):
             raise ValueError(f"{self.chapter}: claim {claim!r} recorded twice")
-        status = judge_status(claim, bool(passed), value)
+        numbers = {k: float(v) for k, v in (values or {}).items()}
+        if value is not None:
+            numbers["value"] = float(value)
+        holds = criterion_holds(claim, numbers)
+        if passed is not None and bool(passed) != holds:
+            raise ValueError(f"{self.chapter}: claim {claim!r}: the chapter's verdict ({bool(passed)}) disagrees "
+                             f"with the registered criterion {CRITERIA[claim]} on {numbers}")
+        value = numbers.get("value")
+        status = judge_status(claim, holds, value)
         if status == "mismatch":
             m = MISMATCHES[claim]
             note = f"registered mismatch: {m.reason} [{m.quantity} = {value:.3g}, expected in {list(m.band)}]"
         elif status == "fail" and claim in KNOWN_FAILURES:
             note = f"known failure: {KNOWN_FAILURES[claim]}"
-        rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, note,
-                     None if value is None else float(value))
+        rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, note, value,
+                     {k: v for k, v in numbers.items() if k != "value"})
         self.records.append(rec)
         return rec
 
     def record_all(self, entries: list[dict], judged_on: str | None = None) -> list[Record]:
         """Record every entry of a study's ``judge()`` (dicts with ``claim``, ``ours``, ``criterion``,
         ``passed`` and optionally ``value`` and ``note``)."""
-        return [self.record(e["claim"], ours=e["ours"], criterion=e["criterion"], passed=e["passed"],
-                            value=e.get("value"), note=e.get("note", ""), judged_on=judged_on) for e in entries]
+        return [self.record(e["claim"], ours=e["ours"], criterion=e["criterion"], passed=e.get("passed"),
+                            value=e.get("value"), values=e.get("values"), note=e.get("note", ""),
+                            judged_on=judged_on) for e in entries]
 
     def table(self) -> pd.DataFrame:
         """The records so far, with the paper's side from the registry (for the chapter page)."""
