@@ -8,6 +8,7 @@ from icdl.lsa import model as lsa_model
 from icdl.lsa import study as lsa_study
 from icdl.lsa import training as lsa_training
 from icdl.repro.ledger import judge_status
+from icdl.repro.results import load_checkpoint
 
 
 def _data(prompts=500, N=50, seed=0):
@@ -319,3 +320,27 @@ def test_judge_criteria_at_their_boundaries():
     assert entries(corrs=(0.2, 0.9001))["lsa-conclusion"]["passed"]
     assert entries(top=2.5, rest=0.25)["lsa-fig2"]["passed"]
     assert not entries(top=2.4, rest=0.25)["lsa-fig2"]["passed"]
+
+
+def test_stale_shards_never_replace_a_checkpoint_further_along(tmp_path, monkeypatch):
+    """Shards left from a shorter run (2 epochs) beside a checkpoint at 4 epochs: the merge is refused and
+    every file stays as it was; shards of other settings are refused too."""
+    import shutil
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
+                                          test_prompts=50))
+    full, short = tmp_path / "full" / "ck.pt", tmp_path / "short" / "ck.pt"
+    lsa_training.train(cfg, checkpoint=full, progress=False, compile=False)
+    other = tmp_path / "other" / "ck.pt"
+    lsa_training.train(cfg, checkpoint=short, progress=False, compile=False, max_epochs_this_call=2)
+    lsa_training.train({**cfg, "lr": 0.01}, checkpoint=other, progress=False, compile=False, max_epochs_this_call=2)
+    for source, message in ((short, "epoch 4, the shards only at 2"), (other, "other settings")):
+        for p in lsa_training.split_checkpoint(source, 2):
+            shutil.copy(p, full.parent / p.name)
+            shutil.copy(p.with_name(p.name + ".json"), full.parent / (p.name + ".json"))
+        before = {p.name: p.read_bytes() for p in full.parent.iterdir()}
+        with pytest.raises(ValueError, match=message):
+            lsa_training.merge_shard_checkpoints(full, 2, cfg)
+        assert {p.name: p.read_bytes() for p in full.parent.iterdir()} == before
+        assert load_checkpoint(full)["epoch"] == 4

@@ -358,3 +358,39 @@ def test_the_overrides_parameter_takes_a_dict_or_its_json_text():
     cfg = PROFILES.resolve("quick", n=8)
     assert cfg["run"] == "quick+n=8" and cfg["overrides"] == ("n=8",)
     assert PROFILES.resolve("quick")["overrides"] == () and PROFILES.resolve("quick")["run"] == "quick"
+
+
+class _Killed(BaseException):
+    """Stands for SIGKILL: nothing after it runs (not an Exception, so no handler cleans up)."""
+
+
+@pytest.mark.parametrize("kill_at", [1, 2, 3])
+def test_a_checkpoint_save_killed_at_any_step_leaves_a_consistent_pair(tmp_path, monkeypatch, kill_at):
+    """A save is three atomic renames (new file beside the old, its record, the new file in place); killed
+    before any of them, the checkpoint loads -- as the old state or the new one, never "damaged" -- and the
+    next save finishes or discards what was left and leaves no stray file."""
+    import os as _os
+
+    import torch
+
+    from icdl.repro import results
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ckpt = tmp_path / "m.pt"
+    results.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="c")
+    real, calls = _os.replace, []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == kill_at:
+            raise _Killed
+        real(src, dst)
+
+    monkeypatch.setattr(results.os, "replace", replace)
+    with pytest.raises(_Killed):
+        results.save_checkpoint(ckpt, {"x": torch.tensor([2.0])}, command="c")
+    monkeypatch.setattr(results.os, "replace", real)
+    assert float(results.load_checkpoint(ckpt)["x"]) in (1.0, 2.0)
+    results.save_checkpoint(ckpt, {"x": torch.tensor([3.0])}, command="c")
+    assert float(results.load_checkpoint(ckpt)["x"]) == 3.0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("m.pt")) == ["m.pt", "m.pt.json"]

@@ -19,12 +19,13 @@ from .training import (
 
 
 def main(argv: list[str] | None = None) -> int:
-    """:func:`_main`; a refused file or a second writer ends it with one line, exit status 2, no traceback."""
+    """:func:`_main`; a refused file, a refused merge of shards or a second writer ends it with one line,
+    exit status 2, no traceback."""
     import sys
 
     try:
         return _main(argv)
-    except ResultFileError as err:
+    except (ResultFileError, ValueError) as err:
         print(f"python -m icdl.lsa: error: {err}", file=sys.stderr)
         return 2
 
@@ -82,7 +83,7 @@ def _merge_train_write(args, cfg, ckpt, out_path, bench_path) -> int:
     shards = sorted(ckpt.parent.glob(f"{ckpt.stem}.shard*of*{ckpt.suffix}"))
     if shards:
         n = int(shards[0].stem.rsplit("of", 1)[1])
-        merge_shard_checkpoints(ckpt, n)
+        merge_shard_checkpoints(ckpt, n, cfg)
     if not bench_path.is_file():
         t0 = time.perf_counter()
         bench = benchmark_batched_vs_loop(cfg)

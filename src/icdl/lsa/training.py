@@ -200,9 +200,12 @@ def split_checkpoint(checkpoint: Path, n: int) -> list[Path]:
     return paths
 
 
-def merge_shard_checkpoints(checkpoint: Path, n: int) -> None:
+def merge_shard_checkpoints(checkpoint: Path, n: int, cfg=None) -> None:
     """Join the ``n`` shard checkpoints of :func:`split_checkpoint` (all at the same epoch) into
-    ``checkpoint`` and delete them. Training seconds: the slowest shard's (they ran in parallel)."""
+    ``checkpoint`` and delete them. Training seconds: the slowest shard's (they ran in parallel).
+    Shards from one run only: they must share their settings (and match ``cfg`` where given) and together
+    hold every run once; a merge never replaces a checkpoint that is further along than the shards (shards
+    left from another, shorter run), and a refusal leaves every file as it was."""
     paths = _shard_paths(checkpoint, n)
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
@@ -211,6 +214,19 @@ def merge_shard_checkpoints(checkpoint: Path, n: int) -> None:
     epochs = {p["epoch"] for p in parts}
     if len(epochs) != 1:
         raise ValueError(f"cannot merge shards at different epochs {sorted(epochs)}: train each to the same epoch")
+    settings = [p["cfg"] for p in parts]
+    if any(s != settings[0] for s in settings) or (cfg is not None and settings[0] != {k: cfg[k] for k in settings[0]}):
+        raise ValueError(f"cannot merge: the shards {[str(p) for p in paths]} were trained with other settings "
+                         "than each other or this profile; delete them (or finish them with their own settings)")
+    runs = sorted(r for p in parts for r in p["runs"])
+    if runs != list(range(settings[0]["runs"])):
+        raise ValueError(f"cannot merge: the shards hold runs {runs}, not each of 0..{settings[0]['runs'] - 1} once")
+    if Path(checkpoint).is_file():
+        current = load_checkpoint(checkpoint)
+        if current["epoch"] > parts[0]["epoch"]:
+            raise ValueError(f"cannot merge: {checkpoint} is at epoch {current['epoch']}, the shards only at "
+                             f"{parts[0]['epoch']} (left from another run); delete the shard files "
+                             f"{[p.name for p in paths]} to keep the checkpoint")
     first = parts[0]
 
     def cat(key):

@@ -155,28 +155,52 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def record_checkpoint(path: str | Path, *, command: str, profile: str = "", seed: int | None = None) -> Path:
+def record_checkpoint(path: str | Path, *, command: str, profile: str = "", seed: int | None = None,
+                      record: Path | None = None) -> Path:
     """Write the record of an existing checkpoint: its sha256 and size, with the provenance of ``command``
-    (the command that rebuilds it)."""
+    (the command that rebuilds it), to ``record`` (default: beside it, :func:`checkpoint_record`)."""
     path = Path(path)
-    return save_result(checkpoint_record(path), {"sha256": _sha256(path), "bytes": path.stat().st_size},
+    return save_result(record or checkpoint_record(path), {"sha256": _sha256(path), "bytes": path.stat().st_size},
                        provenance=provenance(command=command, wall_time_s=0.0, profile=profile, seed=seed))
+
+
+def _pending(path: Path) -> Path:
+    return path.with_name(path.name + ".new")
+
+
+def _record_matches(rec_path: Path, path: Path) -> bool:
+    try:
+        rec = load_result(rec_path)["data"]
+    except ResultFileError:
+        return False
+    return path.is_file() and path.stat().st_size == rec.get("bytes") and _sha256(path) == rec.get("sha256")
 
 
 def save_checkpoint(path: str | Path, state: dict[str, Any], *, command: str = "", profile: str = "",
                     seed: int | None = None) -> Path:
-    """The one checkpoint writer: ``torch.save(state)`` to ``path`` atomically (a run killed while writing
-    leaves the previous checkpoint intact), then its record (:func:`record_checkpoint`: sha256, size and
-    the command that rebuilds it). Load with :func:`load_checkpoint`."""
+    """The one checkpoint writer. A checkpoint and its record (:func:`record_checkpoint`: sha256, size, the
+    command that rebuilds it) change together: the new state is written beside the old one
+    (``<name>.pt.new``), then the record is replaced by the new one's, then the new file replaces the old
+    -- each step an atomic rename -- so a run killed at any moment leaves a consistent pair, the old one or
+    the new one, which :func:`load_checkpoint` reads (and the next save finishes or discards the rest)."""
     import io
 
     import torch
 
+    path = Path(path)
+    rec_path, pending = checkpoint_record(path), _pending(path)
+    if pending.exists():  # a save that was stopped: finish it if its record was written, else drop it
+        if _record_matches(rec_path, pending):
+            os.replace(pending, path)
+        else:
+            pending.unlink()
     buf = io.BytesIO()
     torch.save(state, buf)
-    atomic_write_bytes(Path(path), buf.getvalue())
-    record_checkpoint(path, command=command or "the training command of the chapter", profile=profile, seed=seed)
-    return Path(path)
+    atomic_write_bytes(pending, buf.getvalue())
+    record_checkpoint(pending, command=command or "the training command of the chapter", profile=profile,
+                      seed=seed, record=rec_path)
+    os.replace(pending, path)
+    return path
 
 
 def load_checkpoint(path: str | Path, *, map_location: str = "cpu") -> dict[str, Any]:
@@ -186,6 +210,8 @@ def load_checkpoint(path: str | Path, *, map_location: str = "cpu") -> dict[str,
 
     path = Path(path)
     rec_path = checkpoint_record(path)
+    if _pending(path).is_file() and _record_matches(rec_path, _pending(path)):
+        path = _pending(path)  # a save stopped after its record was written: the new pair is the valid one
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist")
     try:

@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 from ..networks import Architecture, forward, projected_gd, risk
 from ..repro.profiles import ProfileSet
-from ..repro.results import frame_to_lists, save_profile_result
+from ..repro.results import ResultFileError, frame_to_lists, one_writer, save_profile_result
 from .icgd_transformer import Task, build_model
 
 Tensor = torch.Tensor
@@ -354,10 +354,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)
     t0 = time.perf_counter()
-    identity = dsm_identity(two_bumps(2.0, cfg["std"]), cfg["t"], cfg["mc"], seed=cfg["seed"])
-    result = study(cfg)
-    path = save_profile_result(PROFILES, "study", result_data(identity, result),
-                               profile=args.profile, seed=cfg["seed"], started=t0)
+    target = PROFILES.folder() / f"study.{args.profile}.json"
+    try:
+        with one_writer(target, f"result {target.name}"):  # one run of the study at a time
+            identity = dsm_identity(two_bumps(2.0, cfg["std"]), cfg["t"], cfg["mc"], seed=cfg["seed"])
+            result = study(cfg)
+            path = save_profile_result(PROFILES, "study", result_data(identity, result),
+                                       profile=args.profile, seed=cfg["seed"], started=t0)
+    except ResultFileError as err:
+        ap.exit(2, f"python -m icdl.studies.diffusion: error: {err}\n")
     print(f"wrote {path}")
     return 0
 

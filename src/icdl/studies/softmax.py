@@ -27,7 +27,7 @@ from ..constructions.softmax import build_quantiser, contextual_separation
 from ..layers import FeedForward, SoftmaxAttention, SoftmaxBlock
 from ..networks import Architecture, explicit_gradient, risk
 from ..repro.profiles import ProfileSet
-from ..repro.results import frame_to_lists, save_profile_result
+from ..repro.results import ResultFileError, frame_to_lists, one_writer, save_profile_result
 from .icgd_transformer import Task, build_model, prompt_tokens
 
 
@@ -357,11 +357,15 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)
     t = time.perf_counter()
-    res = fit_study(cfg, progress=True)
-    data = {"one_step": frame_to_lists(res["one_step"]), "paths": frame_to_lists(res["paths"]),
-            "curves": frame_to_lists(res["curves"]), "settings": dict(cfg)}
-    path = save_profile_result(PROFILES, "fits", data, profile=args.profile,
-                               seed=cfg["seed"], started=t)
+    target = PROFILES.folder() / f"fits.{args.profile}.json"
+    try:
+        with one_writer(target, f"result {target.name}"):  # one run of the study at a time
+            res = fit_study(cfg, progress=True)
+            data = {"one_step": frame_to_lists(res["one_step"]), "paths": frame_to_lists(res["paths"]),
+                    "curves": frame_to_lists(res["curves"]), "settings": dict(cfg)}
+            path = save_profile_result(PROFILES, "fits", data, profile=args.profile, seed=cfg["seed"], started=t)
+    except ResultFileError as err:
+        p.exit(2, f"python -m icdl.studies.softmax: error: {err}\n")
     print(f"wrote {path}")
     return 0
 
