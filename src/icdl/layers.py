@@ -37,6 +37,8 @@ from typing import Literal
 import torch
 from torch import Tensor, nn
 
+from .checks import finite
+
 Normalization = Literal["examples", "tokens"]
 
 
@@ -51,6 +53,7 @@ def _check_tokens(layer: nn.Module, H: Tensor) -> None:
     """Every layer reads a batch of prompts ``H (B, D, T)`` with its own token width ``D``."""
     if H.dim() != 3 or H.shape[1] != layer.D:
         raise ValueError(f"{type(layer).__name__} expects H of shape (B, D={layer.D}, T), got {tuple(H.shape)}")
+    finite(f"the tokens H given to {type(layer).__name__}", H)
 
 
 def _heads(layer: nn.Module, H: Tensor) -> tuple[Tensor, Tensor, Tensor]:

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .checks import finite_number, positive_int
+
 Tensor = torch.Tensor
 
 
@@ -305,6 +307,9 @@ def projected_gd(arch: Architecture, w0: Tensor, x: Tensor, y: Tensor, *, eta: f
     """``[w^(0) = w0, …, w^(steps)]`` of projected GD on the in-context risk,
     ``w^(l) = Proj_W(w^(l−1) − η ∇L_n(w^(l−1)))`` (ICDL Problem 1 with ε = 0), with the exact gradient of
     Lemma 1 -- the reference every in-context GD route is compared with."""
+    positive_int("steps", steps, minimum=0)
+    finite_number("eta", eta, low=0.0, open_interval=True, high=math.inf)
+    finite_number("B_w", B_w, low=0.0, open_interval=True, high=math.inf)
     path = [w0]
     for _ in range(steps):
         path.append(project_box(path[-1] - eta * explicit_gradient(arch, path[-1], x, y, activation, loss), B_w))

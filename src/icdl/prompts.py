@@ -100,7 +100,9 @@ def build_prompt(x: torch.Tensor, y: torch.Tensor, x_query: torch.Tensor, D: int
     B, n, d = x.shape
     if n < 1:
         raise PromptError("a prompt needs at least one in-context example (n >= 1)")
-    layout = PromptLayout(d, d + 3 if D is None else int(D))
+    if D is not None and (isinstance(D, bool) or not isinstance(D, int)):
+        raise PromptError(f"D must be an integer token size, got {D!r}")
+    layout = PromptLayout(d, d + 3 if D is None else D)
     H = torch.zeros(B, layout.D, n + 1, dtype=x.dtype)
     H[:, layout.x, :n] = x.transpose(1, 2)
     H[:, layout.x, n] = x_query

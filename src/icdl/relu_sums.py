@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .checks import finite
+
 Tensor = torch.Tensor
 
 
@@ -48,6 +50,8 @@ class ReluSum:
     def __post_init__(self) -> None:
         if self.A.dim() != 2 or self.c.shape != (self.A.shape[0],):
             raise ValueError(f"A must be (H, k+1) and c (H,), got {tuple(self.A.shape)} and {tuple(self.c.shape)}")
+        finite("A of the sum of ReLUs", self.A)
+        finite("c of the sum of ReLUs", self.c)
         l1 = self.A.abs().sum(1)
         if torch.any(l1 > 1 + 1e-12):
             raise ValueError(f"Def. 4 requires ‖a_h‖₁ ≤ 1; largest is {float(l1.max())}")
@@ -67,7 +71,7 @@ class ReluSum:
 
     def __call__(self, z: Tensor) -> Tensor:
         """``z`` of shape ``(..., k)`` (or ``(...)`` when k = 1) -> ``(...)``."""
-        z = torch.as_tensor(z, dtype=self.A.dtype)
+        z = finite("the input z", torch.as_tensor(z, dtype=self.A.dtype))
         if self.k == 1 and (z.dim() == 0 or z.shape[-1] != 1):
             z = z[..., None]
         if z.shape[-1] != self.k:
@@ -93,7 +97,7 @@ def interpolate_1d(g: Callable[[Tensor], Tensor], R: float, H: int) -> ReluSum:
     _check_R_H(R, H)
     f64 = torch.float64
     t = torch.linspace(-R, R, H, dtype=f64)
-    gt = g(t)
+    gt = finite(f"the target's values on [−{R:g}, {R:g}]", g(t))
     slopes = torch.diff(gt) / torch.diff(t)                     # H − 1 segment slopes
     kinks = t[1:-1]                                              # H − 2 interior knots
     scale = 1 + kinks.abs()
@@ -111,7 +115,9 @@ def ridge(f: ReluSum, w: Tensor) -> ReluSum:
     """
     if f.k != 1:
         raise ValueError("ridge lifts a one-variable sum")
-    w = torch.as_tensor(w, dtype=torch.float64)
+    w = finite("the ridge direction w", torch.as_tensor(w, dtype=torch.float64))
+    if w.dim() != 1 or len(w) == 0:
+        raise ValueError(f"the ridge direction w must be a non-empty vector, got shape {tuple(w.shape)}")
     alpha, beta = f.A[:, 0], f.A[:, 1]
     A = torch.cat([alpha[:, None] * w[None, :], beta[:, None]], 1)
     s = torch.clamp(A.abs().sum(1), min=1.0)

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from ..checks import finite, finite_number, positive_int
 from .tasks import layer_sizes
 
 #: bumped whenever a change alters what the baselines compute (cached results carry it): 2 = each prompt's
@@ -42,8 +43,17 @@ def is_mlp(method) -> bool:
     return method.str.startswith("MLP") if hasattr(method, "str") else str(method).startswith("MLP")
 
 
+def _prompts(xs: Tensor, ys: Tensor) -> None:
+    """Every baseline reads ``xs (B, k, d)`` and ``ys (B, k)`` of finite numbers."""
+    if xs.dim() != 3 or ys.shape != xs.shape[:2]:
+        raise ValueError(f"xs must be (B, k, d) and ys (B, k), got {tuple(xs.shape)} and {tuple(ys.shape)}")
+    finite("xs", xs)
+    finite("ys", ys)
+
+
 def context_mean(xs: Tensor, ys: Tensor) -> Tensor:
     """``(B, k)``: at position i the mean of ``y_1 … y_{i−1}`` (0 at i = 1)."""
+    _prompts(xs, ys)
     csum = torch.cumsum(ys, 1) - ys
     count = torch.arange(ys.shape[1], dtype=ys.dtype)
     return torch.where(count > 0, csum / count.clamp(min=1), torch.zeros_like(ys))
@@ -51,6 +61,7 @@ def context_mean(xs: Tensor, ys: Tensor) -> Tensor:
 
 def least_squares(xs: Tensor, ys: Tensor, positions: list[int] | None = None) -> Tensor:
     """``(B, len(positions))``: min-norm least squares with intercept on the examples before each position."""
+    _prompts(xs, ys)
     B, k, d = xs.shape
     positions = list(range(k)) if positions is None else positions
     X1 = torch.cat([xs, torch.ones(B, k, 1, dtype=xs.dtype)], -1).double()
@@ -66,6 +77,7 @@ def least_squares(xs: Tensor, ys: Tensor, positions: list[int] | None = None) ->
 
 def nearest_neighbours(xs: Tensor, ys: Tensor, m: int = 3) -> Tensor:
     """``(B, k)``: mean label of the ``min(m, i − 1)`` nearest earlier examples (0 at position 1)."""
+    _prompts(xs, ys)
     B, k, _ = xs.shape
     dist = torch.cdist(xs, xs)
     future = torch.ones(k, k, dtype=torch.bool).triu()  # example j is usable at position i only if j < i
@@ -82,8 +94,15 @@ def r2_across_prompts(pred: Tensor, y: Tensor) -> Tensor:
     """R² across prompts (dimension 0): ``1 − Σ_b (ŷ_b − y_b)² / Σ_b (y_b − ȳ)²``, per remaining index --
     per prompt position for ``(B, k)`` inputs, the chapter's definition. ``y`` may broadcast against
     ``pred`` (e.g. ``(B, 1)`` labels against ``(B, epochs)`` predictions)."""
-    y_full = y.expand_as(pred)
-    return 1 - ((pred - y_full) ** 2).sum(0) / ((y_full - y_full.mean(0)) ** 2).sum(0)
+    finite("the predictions", pred)
+    y_full = finite("the labels", y).expand_as(pred)
+    if pred.shape[0] < 2:
+        raise ValueError(f"R² across prompts needs at least 2 prompts, got {pred.shape[0]}")
+    spread = ((y_full - y_full.mean(0)) ** 2).sum(0)
+    if not (spread > 0).all():
+        raise ValueError("R² across prompts is undefined where the labels are the same in every prompt "
+                         f"(at {int((spread <= 0).sum())} of {spread.numel()} positions)")
+    return 1 - ((pred - y_full) ** 2).sum(0) / spread
 
 
 def init_mlps(prompts: range, depth: int, d: int, width: int, seed: int) -> list[Tensor]:
@@ -128,6 +147,7 @@ def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int
         raise ValueError(f"chunk must be a positive number of prompts, got {chunk}")
     if position < 1:
         raise ValueError(f"position must be >= 1 (the MLP needs at least one example), got {position}")
+    _prompts(xs, ys)
     B = xs.shape[0]
     preds = torch.empty(epochs, B)
     for start in range(0, B, chunk):
@@ -150,6 +170,8 @@ def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int
 def bootstrap_band(pred: Tensor, y: Tensor, *, resamples: int = 200, seed: int = 0, q: float = 0.05) -> np.ndarray:
     """``(2, k)``: the ``q/2`` and ``1 − q/2`` quantiles of the per-position R² over bootstrap resamples of the
     prompts."""
+    finite_number("q", q, low=0.0, high=1.0, open_interval=True)
+    positive_int("resamples", resamples)
     g = torch.Generator().manual_seed(seed)
     B = pred.shape[0]
     stats = []
