@@ -30,17 +30,13 @@ from . import baselines as bl
 from .evaluation import predict, test_prompts
 from .model import ATTENTIONS
 from .schedule import MODEL_RANGES, MODEL_SETTINGS, train_pair
+from .schedule import memory_estimate as schedule_memory
 from .tasks import PRETRAINING
 
 
 def memory_estimate(cfg) -> float:
-    """Peak bytes of the study's largest step (as :func:`icdl.gpt_icl.objectives.memory_estimate`, for the
-    deepest model): evaluating all test prompts at once, or a training step."""
-    T = 2 * max(cfg["test_examples"], cfg["train_examples"])
-    per_token_layer = 12 * cfg["n_embd"] + cfg["n_head"] * T
-    evaluate_ = 4 * cfg["test_prompts"] * T * per_token_layer * 2
-    train = 4 * cfg["batch"] * T * per_token_layer * max(cfg["layers"]) * 3
-    return 1.5 * max(evaluate_, train)
+    """:func:`icdl.gpt_icl.schedule.memory_estimate` for the deepest model of the study."""
+    return schedule_memory(cfg, max(cfg["layers"]))
 
 
 _OWN = {

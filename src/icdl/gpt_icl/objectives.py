@@ -26,26 +26,18 @@ import numpy as np
 import pandas as pd
 
 from ..repro.profiles import ProfileSet
-from ..repro.results import CheckpointError, save_profile_result
+from ..repro.results import save_profile_result
 from . import baselines as bl
 from .evaluation import cached_baselines, evaluate, evaluate_param_shift
 from .model import ATTENTIONS
-from .schedule import AT_SWITCH, MODEL_RANGES, MODEL_SETTINGS, checkpoint_path, configs, train_pair
+from .schedule import AT_SWITCH, MODEL_RANGES, MODEL_SETTINGS, load_trained, train_pair
+from .schedule import memory_estimate as schedule_memory
 from .tasks import MIXTURES, PRETRAINING
-from .training import load_model, plain
 
 
 def memory_estimate(cfg) -> float:
-    """Peak bytes of the largest step of a profile, estimated from its settings (float32, about 12 values per
-    token and width per layer plus the attention scores): evaluating a model on all test prompts at once
-    (no gradients: one layer's activations live at a time), a training step (every layer's activations kept
-    for the backward pass), or the test prompts themselves; the largest, with half again for slack."""
-    T = 2 * max(cfg["test_examples"], cfg["train_examples"])
-    per_token_layer = 12 * cfg["n_embd"] + cfg["n_head"] * T
-    evaluate_ = 4 * cfg["test_prompts"] * T * per_token_layer * 2
-    train = 4 * cfg["batch"] * T * per_token_layer * cfg["n_layer"] * 3  # activations, gradients, optimiser
-    prompts = 4 * cfg["test_prompts"] * cfg["test_examples"] * (cfg["d"] + 1) * len(MIXTURES)
-    return 1.5 * max(evaluate_, train, prompts)
+    """:func:`icdl.gpt_icl.schedule.memory_estimate` for the study's models and its four mixtures."""
+    return schedule_memory(cfg, cfg["n_layer"], len(MIXTURES))
 
 
 _OWN = {
@@ -122,27 +114,12 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
 
 
 def reference_models(cfg) -> dict:
-    """The trained models of a long run, from its checkpoints: ``{(depth, attention): model}``. Each
-    checkpoint's settings must be the ones the profile gives that model (a file swapped with another model's,
-    or written by other settings, is refused, naming it), and its training must be finished."""
+    """The trained models of a long run, from its checkpoints: ``{(depth, attention): model}``, each checked
+    to be the finished model the profile describes (:func:`icdl.gpt_icl.schedule.load_trained`)."""
     folder = PROFILES.folder("checkpoints", cfg["profile"])
-    models = {}
-    for depth in cfg["depths"]:
-        for att in ATTENTIONS:
-            path = checkpoint_path(folder, depth, att)
-            model, state = load_model(path)
-            expected = dict(zip(("model", "task", "train"), (c.to_dict() for c in configs(cfg, depth, att,
-                                                                                          cfg["n_layer"]))))
-            if plain(state["settings"]) != plain(expected):
-                raise CheckpointError(f"checkpoint {path} holds another model than target depth {depth}, {att} "
-                                      f"attention of profile {cfg['profile']!r}; rebuild it with "
-                                      f"{MAIN_COMMAND.format(profile=cfg['profile'])}")
-            if state["step"] < expected["train"]["steps"]:
-                raise CheckpointError(f"checkpoint {path} is unfinished ({state['step']} of "
-                                      f"{expected['train']['steps']} steps); finish it with "
-                                      f"{MAIN_COMMAND.format(profile=cfg['profile'])}")
-            models[(depth, att)] = model
-    return models
+    return {(depth, att): load_trained(cfg, folder, depth, att, cfg["n_layer"],
+                                       command=MAIN_COMMAND.format(profile=cfg["profile"]))
+            for depth in cfg["depths"] for att in ATTENTIONS}
 
 
 def param_shift_curves(models: dict, cfg) -> pd.DataFrame:

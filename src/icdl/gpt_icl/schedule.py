@@ -1,12 +1,14 @@
 """The models of ICDL sec. 5 and how they are trained, shared by the studies of objectives 1–3
 (:mod:`~icdl.gpt_icl.objectives`) and 4 (:mod:`~icdl.gpt_icl.depth`).
 
-=====================  ============================================================================
-:data:`MODEL_SETTINGS` the settings every study's profile shares, per profile (the model's size, the
-                       target family, the optimiser, the test prompts, the schedule's phases)
-:func:`configs`        model, task and training settings of one model (target depth, attention, layers)
-:func:`train_pair`     the softmax model of a target depth, then the ReLU-attention one
-=====================  ============================================================================
+========================  ============================================================================
+:data:`MODEL_SETTINGS`    the settings every study's profile shares, per profile (the model's size, the
+                          target family, the optimiser, the test prompts, the schedule's phases)
+:func:`memory_estimate`   the peak memory of a study's largest step, checked against the machine
+:func:`configs`           model, task and training settings of one model (target depth, attention, layers)
+:func:`train_pair`        the softmax model of a target depth, then the ReLU-attention one
+:func:`load_trained`      a finished model from its checkpoint, checked to be the one the profile describes
+========================  ============================================================================
 
 The schedule (both parts found necessary at CPU scale, chapter ``gpt_icl``): the softmax model trains
 ``steps`` steps, the first ``warm_steps`` of them on targets of the ``warm_family`` (a **warm phase**);
@@ -18,9 +20,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..repro.results import CheckpointError
 from .model import ATTENTIONS, GPTConfig, InContextGPT
 from .tasks import TaskConfig
-from .training import TrainConfig, train
+from .training import TrainConfig, load_model, plain, train
 
 #: the settings shared by the profiles of every study of ICDL sec. 5 (each study adds its own)
 MODEL_SETTINGS = {
@@ -47,6 +50,20 @@ AT_SWITCH = "relu (at switch)"
 
 #: a model's training seed is the profile's ``seed`` plus this many times the target depth
 SEED_PER_TARGET_DEPTH = 100
+
+
+def memory_estimate(cfg, n_layer: int, mixtures: int = 1) -> float:
+    """Peak bytes of a study's largest step, estimated from its settings (float32, about 12 values per token
+    and width per layer plus the attention scores): evaluating a model of ``n_layer`` layers on all test
+    prompts at once (no gradients: one layer's activations live at a time), a training step (every layer's
+    activations kept for the backward pass), or the test prompts of ``mixtures`` mixtures themselves; the
+    largest, with half again for slack."""
+    T = 2 * max(cfg["test_examples"], cfg["train_examples"])
+    per_token_layer = 12 * cfg["n_embd"] + cfg["n_head"] * T
+    evaluate = 4 * cfg["test_prompts"] * T * per_token_layer * 2
+    train = 4 * cfg["batch"] * T * per_token_layer * n_layer * 3  # activations, gradients, optimiser traffic
+    prompts = 4 * cfg["test_prompts"] * cfg["test_examples"] * (cfg["d"] + 1) * mixtures
+    return 1.5 * max(evaluate, train, prompts)
 
 
 def target_task(cfg, depth: int, **kw) -> TaskConfig:
@@ -106,3 +123,19 @@ def train_pair(cfg, depth: int, n_layer: int, *, command: str, folder: Path | No
     out.setdefault("switch", None)
     out["complete"] = complete and all(a in out for a in ATTENTIONS)
     return out
+
+
+def load_trained(cfg, folder: Path, depth: int, attention: str, n_layer: int, *, command: str, tag: str = ""):
+    """The finished model of one target depth and attention from its checkpoint, refused (naming the file and
+    ``command``, which rebuilds it) if the checkpoint holds another model than the profile describes -- a
+    file swapped with another model's, or written with other settings -- or is unfinished."""
+    path = checkpoint_path(folder, depth, attention, tag)
+    model, state = load_model(path)
+    expected = dict(zip(("model", "task", "train"), (c.to_dict() for c in configs(cfg, depth, attention, n_layer))))
+    if plain(state["settings"]) != plain(expected):
+        raise CheckpointError(f"checkpoint {path} holds another model than target depth {depth}, {attention} "
+                              f"attention, {n_layer} layers of profile {cfg['profile']!r}; rebuild it with {command}")
+    if state["step"] < expected["train"]["steps"]:
+        raise CheckpointError(f"checkpoint {path} is unfinished ({state['step']} of {expected['train']['steps']} "
+                              f"steps); finish it with {command}")
+    return model
