@@ -403,3 +403,24 @@ def test_committed_reference_numbers(num_regression):
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_depth")
     num_regression.check({"plateau_val_r2": np.asarray(plateau["history"]["val_r2"])},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_plateau")
+
+
+def test_a_figure_redrawn_writes_the_same_svg_bytes():
+    """A chapter's SVG carries no date and ids from a fixed salt: drawing the same figure twice (as a rerun
+    does) gives identical bytes, so an unchanged chapter leaves no diff in its notebook."""
+    import io
+
+    from icdl.repro.chapter import SVG_OPTIONS
+
+    def draw() -> bytes:
+        with figures.style():
+            fig, ax = plt.subplots()
+            ax.plot([0, 1, 2], [1, 0, 2], label="a")
+            ax.legend()
+            buf = io.BytesIO()
+            fig.savefig(buf, format="svg", **SVG_OPTIONS)
+            plt.close(fig)
+        return buf.getvalue()
+
+    first, second = draw(), draw()
+    assert first == second and b"<dc:date>" not in first

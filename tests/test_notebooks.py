@@ -108,3 +108,17 @@ def test_an_override_run_is_its_own_run(tmp_path, monkeypatch):
                  tmp_path / "runs" / "overrides" / "icgd_linear" / "summary.quick+n=8.json"):
         prov = json.loads(path.read_text())["provenance"]
         assert prov["command"] == "python -m icdl.repro.execute icgd_linear --profile quick --set n=8", path
+
+
+def test_chapters_name_the_kernel_that_setup_installs():
+    """Opening a chapter in JupyterLab must not mark it changed: its kernelspec (the .py header and the
+    executed .ipynb) is the one ``make setup`` installs (``ipykernel install --name python3``)."""
+    import json
+    import sys
+
+    installed = Path(sys.prefix) / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
+    display = json.loads(installed.read_text())["display_name"] if installed.is_file() else "Python 3 (ipykernel)"
+    for src in CHAPTERS:
+        assert f"#     display_name: {display}\n" in src.read_text(encoding="utf-8"), src.name
+        nb = json.loads(src.with_suffix(".ipynb").read_text(encoding="utf-8"))
+        assert nb["metadata"]["kernelspec"]["display_name"] == display, src.name

@@ -67,6 +67,7 @@ def r2_limits(axes, values, floor: float = -1.0) -> None:
 RC = {
     "figure.dpi": 100,
     "savefig.dpi": 100,   # the pixel baselines; the book's figures are SVG (repro.chapter.start)
+    "svg.hashsalt": "icdl",  # the SVG's element ids from a fixed salt: a rerun draws the same bytes
     "font.family": "DejaVu Sans",
     "font.size": 10,
     "axes.titlesize": 10,

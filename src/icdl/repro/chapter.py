@@ -20,6 +20,11 @@ def table(df, digits: int = 3):
     return HTML(df.round(digits).to_html(index=False, border=0, classes="dataframe"))
 
 
+#: how a chapter's figures are written: SVG without the date of the run (with the style's fixed hash salt,
+#: a rerun that draws the same figure writes the same bytes, so a rerun leaves no diff)
+SVG_OPTIONS = {"metadata": {"Date": None}}
+
+
 def _vector_figures() -> None:
     """Figures as SVG in the notebook and the book: sharp on any screen. (Outside IPython, e.g. in tests,
     there is nothing to set.)"""
@@ -29,7 +34,7 @@ def _vector_figures() -> None:
     except ImportError:  # pragma: no cover - IPython comes with the book's requirements
         return
     if get_ipython() is not None:
-        set_matplotlib_formats("svg")
+        set_matplotlib_formats("svg", **SVG_OPTIONS)
 
 
 def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | None = None

@@ -76,7 +76,7 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
         raise SystemExit(f"chapter {name!r} is in _toc.yml but notebooks/{name}.py is missing")
     overrides = overrides or {}
     nb = jupytext.read(src)
-    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python 3 (ipykernel)", "language": "python"}
     default_run = profile == "quick" and not overrides
     if default_run:
         out = root / "notebooks" / f"{name}.ipynb"
