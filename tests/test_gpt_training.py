@@ -8,6 +8,7 @@ from icdl.gpt_icl import baselines as bl
 from icdl.gpt_icl.model import GPTConfig, InContextGPT
 from icdl.gpt_icl.tasks import TaskConfig, sample_prompts
 from icdl.gpt_icl.training import TrainConfig, _batch, curriculum, load_model, train
+from icdl.repro.results import CheckpointError
 
 TINY = dict(d=3, n_layer=2, n_head=2, n_embd=16, max_examples=12)
 
@@ -38,7 +39,7 @@ def test_killed_and_resumed_run_ends_with_the_same_weights(tmp_path):
     assert state["step"] == 12
     with pytest.raises(ValueError, match="other settings"):
         train(mcfg, task, TrainConfig(steps=13, batch=4, examples=6), checkpoint=ckpt, progress=False)
-    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+    with pytest.raises(CheckpointError, match="no checkpoint"):
         load_model(tmp_path / "missing.pt")
 
 

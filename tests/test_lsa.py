@@ -344,3 +344,25 @@ def test_stale_shards_never_replace_a_checkpoint_further_along(tmp_path, monkeyp
             lsa_training.merge_shard_checkpoints(full, 2, cfg)
         assert {p.name: p.read_bytes() for p in full.parent.iterdir()} == before
         assert load_checkpoint(full)["epoch"] == 4
+
+
+def test_a_merge_stopped_while_deleting_its_shards_is_finished_not_refused(tmp_path, monkeypatch):
+    """Killed after writing the merged checkpoint but before deleting every shard: the next plain call
+    deletes the leftover (already merged) shard instead of failing on "shards missing"; and a shard being
+    trained by another process is never merged (its lock is held)."""
+    from icdl.repro.results import ResultFileError, one_writer
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=2, M=1000, M_val=200, batch=500, val_every=2,
+                                          test_prompts=50))
+    ck = tmp_path / "ck.pt"
+    lsa_training.train(cfg, checkpoint=ck, progress=False, compile=False)
+    paths = lsa_training.split_checkpoint(ck, 2)
+    with one_writer(paths[1]):
+        with pytest.raises(ResultFileError, match="being written"):
+            lsa_training.merge_shard_checkpoints(ck, 2, cfg)
+    lsa_training.merge_shard_checkpoints(ck, 2, cfg)
+    lsa_training.split_checkpoint(ck, 2, only=0)  # as if the merge had stopped before deleting shard 0
+    assert paths[0].exists() and not paths[1].exists()
+    lsa_training.merge_shard_checkpoints(ck, 2, cfg)
+    assert not paths[0].exists() and load_checkpoint(ck)["epoch"] == 2

@@ -1,6 +1,7 @@
 import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -394,3 +395,37 @@ def test_a_checkpoint_save_killed_at_any_step_leaves_a_consistent_pair(tmp_path,
     results.save_checkpoint(ckpt, {"x": torch.tensor([3.0])}, command="c")
     assert float(results.load_checkpoint(ckpt)["x"]) == 3.0
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("m.pt")) == ["m.pt", "m.pt.json"]
+
+
+def test_a_first_save_killed_after_its_record_still_counts_as_a_checkpoint(tmp_path, monkeypatch):
+    """Killed before the last rename of a first save, only ``<name>.pt.new`` and its record exist: the
+    checkpoint exists (a resume must not start again from step 0), loads, and the next save promotes it."""
+    import os as _os
+
+    import torch
+
+    from icdl.repro import results
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ckpt, real, calls = tmp_path / "m.pt", _os.replace, []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 3:
+            raise _Killed
+        real(src, dst)
+
+    monkeypatch.setattr(results.os, "replace", replace)
+    with pytest.raises(_Killed):
+        results.save_checkpoint(ckpt, {"x": torch.tensor([5.0])}, command="c")
+    monkeypatch.setattr(results.os, "replace", real)
+    assert not ckpt.exists() and results.checkpoint_exists(ckpt)
+    assert float(results.load_checkpoint(ckpt)["x"]) == 5.0
+    results.remove_checkpoint(ckpt)
+    assert not results.checkpoint_exists(ckpt) and not list(tmp_path.glob("m.pt*"))
+
+
+def test_no_half_saved_checkpoint_is_committed():
+    """A ``*.pt.new`` is ignored by git while its record (committed) may describe it: none may be left."""
+    root = Path(__file__).resolve().parents[1]
+    assert not list((root / "results").rglob("*.pt.new"))

@@ -34,7 +34,7 @@ import torch
 from torch import Tensor
 from tqdm import tqdm
 
-from ..repro.results import CheckpointError, load_checkpoint, one_writer, save_checkpoint
+from ..repro.results import CheckpointError, checkpoint_exists, load_checkpoint, one_writer, save_checkpoint
 from .baselines import context_mean, r2_across_prompts
 from .model import GPTConfig, InContextGPT
 from .tasks import TaskConfig, sample_prompts
@@ -158,7 +158,7 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
     settings = {"model": model_cfg.to_dict(), "task": task.to_dict(), "train": cfg.to_dict()}
     history: list[dict] = []
     step, seconds = 0, 0.0
-    if checkpoint is not None and Path(checkpoint).is_file():
+    if checkpoint is not None and checkpoint_exists(checkpoint):
         state = load_checkpoint(checkpoint, map_location=device)
         if plain(state["settings"]) != plain(settings):
             differ = sorted(f"{part}.{k}" for part in settings for k in settings[part]
@@ -228,8 +228,8 @@ def plain(obj):
 def load_model(checkpoint: Path, device: str = "cpu") -> tuple[InContextGPT, dict]:
     """The model of a checkpoint written by :func:`train`, and its settings."""
     path = Path(checkpoint)
-    if not path.is_file():
-        raise FileNotFoundError(f"no checkpoint at {path}; run the training command of the chapter first")
+    if not checkpoint_exists(path):
+        raise CheckpointError(f"no checkpoint at {path}; run the training command of the chapter first")
     state = load_checkpoint(path, map_location=device)
     model = InContextGPT(GPTConfig(**state["settings"]["model"])).to(device)
     model.load_state_dict(state["model"])

@@ -6,7 +6,15 @@ import time
 
 import torch
 
-from ..repro.results import ResultFileError, frame_to_lists, load_result, one_writer, provenance, save_result
+from ..repro.results import (
+    ResultFileError,
+    checkpoint_exists,
+    frame_to_lists,
+    load_result,
+    one_writer,
+    provenance,
+    save_result,
+)
 from .study import PROFILES, result_data
 from .training import (
     _shard_paths,
@@ -67,9 +75,11 @@ def _main(argv: list[str] | None = None) -> int:
     bench_path = PROFILES.folder() / f"benchmark.{args.profile}.json"
     if args.shard is not None:
         shard_ckpt = _shard_paths(ckpt, n)[i]
-        if not shard_ckpt.is_file() and ckpt.is_file():
-            split_checkpoint(ckpt, n)
-        res = train(cfg, checkpoint=shard_ckpt, max_epochs_this_call=args.epochs_this_call, runs=runs)
+        with one_writer(shard_ckpt, f"shard checkpoint {shard_ckpt}"):  # split and train this shard alone
+            if not checkpoint_exists(shard_ckpt) and checkpoint_exists(ckpt):
+                split_checkpoint(ckpt, n, only=i)
+            res = train(cfg, checkpoint=shard_ckpt, max_epochs_this_call=args.epochs_this_call, runs=runs,
+                        lock=False)
         print(f"shard {i}/{n} (runs {runs}): epochs {res['epochs_done']}/{cfg['epochs']} -> {shard_ckpt}",
               file=sys.stderr)
         return 0

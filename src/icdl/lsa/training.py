@@ -7,14 +7,22 @@ from __future__ import annotations
 
 import time
 import warnings
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from pathlib import Path
 
 import pandas as pd
 import torch
 from tqdm import tqdm
 
-from ..repro.results import git_commit, hardware, load_checkpoint, one_writer, save_checkpoint
+from ..repro.results import (
+    checkpoint_exists,
+    git_commit,
+    hardware,
+    load_checkpoint,
+    one_writer,
+    remove_checkpoint,
+    save_checkpoint,
+)
 from .model import TF, LSAData, sample_data, tf_forward
 
 Tensor = torch.Tensor
@@ -69,10 +77,12 @@ def _select_data(d: LSAData, idx: Tensor) -> LSAData:
 
 
 def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, progress: bool = True,
-          max_epochs_this_call: int | None = None, compile: bool = True, runs: list[int] | None = None) -> dict:
+          max_epochs_this_call: int | None = None, compile: bool = True, runs: list[int] | None = None,
+          lock: bool = True) -> dict:
     """:func:`_train` with the checkpoint held by one writer at a time
-    (:func:`icdl.repro.results.one_writer`): a second run on the same checkpoint is refused at once."""
-    with one_writer(checkpoint, f"checkpoint {checkpoint}") if checkpoint is not None else nullcontext():
+    (:func:`icdl.repro.results.one_writer`): a second run on the same checkpoint is refused at once.
+    ``lock=False`` for a caller that holds the checkpoint's lock already."""
+    with one_writer(checkpoint, f"checkpoint {checkpoint}") if checkpoint is not None and lock else nullcontext():
         return _train(cfg, checkpoint=checkpoint, checkpoint_every=checkpoint_every, progress=progress,
                       max_epochs_this_call=max_epochs_this_call, compile=compile, runs=runs)
 
@@ -114,7 +124,7 @@ def _train(cfg, *, checkpoint: Path | None, checkpoint_every: int, progress: boo
     best_val = torch.full((R,), float("inf"))
     history: list[dict] = []
     epoch, seconds, segments = 0, 0.0, []
-    if checkpoint is not None and Path(checkpoint).is_file():
+    if checkpoint is not None and checkpoint_exists(checkpoint):
         state = load_checkpoint(checkpoint)
         if state["cfg"] != {k: cfg[k] for k in state["cfg"]}:
             raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['cfg']}")
@@ -181,13 +191,16 @@ def _shard_paths(checkpoint: Path, n: int) -> list[Path]:
 _PER_RUN_OPT = ("exp_avg", "exp_avg_sq")  # Adam's per-element state; "step" is shared by all runs
 
 
-def split_checkpoint(checkpoint: Path, n: int) -> list[Path]:
-    """Write ``n`` shard checkpoints (runs as :func:`shard_runs`) from a checkpoint of all runs, so that an
-    unsharded run can continue as ``n`` parallel processes. Returns the shard paths."""
+def split_checkpoint(checkpoint: Path, n: int, only: int | None = None) -> list[Path]:
+    """Write the ``n`` shard checkpoints (runs as :func:`shard_runs`) of a checkpoint of all runs -- or only
+    shard ``only`` -- so that an unsharded run can continue as ``n`` parallel processes; a shard that exists
+    already is never overwritten (it may have trained further). Returns the shard paths."""
     state = load_checkpoint(checkpoint)
     runs = state.get("runs", list(range(state["cfg"]["runs"])))
     paths = _shard_paths(checkpoint, n)
     for i, path in enumerate(paths):
+        if (only is not None and i != only) or checkpoint_exists(path):
+            continue
         keep = shard_runs(len(runs), (i, n))
         part = dict(state, runs=[runs[j] for j in keep], best_val=state["best_val"][keep],
                     model={k: v[keep] for k, v in state["model"].items()},
@@ -207,7 +220,22 @@ def merge_shard_checkpoints(checkpoint: Path, n: int, cfg=None) -> None:
     hold every run once; a merge never replaces a checkpoint that is further along than the shards (shards
     left from another, shorter run), and a refusal leaves every file as it was."""
     paths = _shard_paths(checkpoint, n)
-    missing = [str(p) for p in paths if not p.is_file()]
+    with ExitStack() as held:  # no shard may train while it is merged
+        for p in paths:
+            held.enter_context(one_writer(p, f"shard checkpoint {p}"))
+        _merge(checkpoint, paths, cfg)
+
+
+def _merge(checkpoint: Path, paths: list[Path], cfg) -> None:
+    present = [p for p in paths if checkpoint_exists(p)]
+    if 0 < len(present) < len(paths) and checkpoint_exists(checkpoint):
+        current = load_checkpoint(checkpoint)
+        whole = sorted(current.get("runs", range(current["cfg"]["runs"]))) == list(range(current["cfg"]["runs"]))
+        if whole and all(load_checkpoint(p)["epoch"] <= current["epoch"] for p in present):
+            for p in present:  # left over from a merge stopped while deleting its shards: already merged
+                remove_checkpoint(p)
+            return
+    missing = [str(p) for p in paths if not checkpoint_exists(p)]
     if missing:
         raise ValueError(f"cannot merge: shard checkpoints missing: {missing}")
     parts = [load_checkpoint(p) for p in paths]
@@ -221,7 +249,7 @@ def merge_shard_checkpoints(checkpoint: Path, n: int, cfg=None) -> None:
     runs = sorted(r for p in parts for r in p["runs"])
     if runs != list(range(settings[0]["runs"])):
         raise ValueError(f"cannot merge: the shards hold runs {runs}, not each of 0..{settings[0]['runs'] - 1} once")
-    if Path(checkpoint).is_file():
+    if checkpoint_exists(checkpoint):
         current = load_checkpoint(checkpoint)
         if current["epoch"] > parts[0]["epoch"]:
             raise ValueError(f"cannot merge: {checkpoint} is at epoch {current['epoch']}, the shards only at "
@@ -244,7 +272,7 @@ def merge_shard_checkpoints(checkpoint: Path, n: int, cfg=None) -> None:
                                for pid, st in first["opt"]["state"].items()}}
     save_checkpoint(checkpoint, merged, command=_command(merged["cfg"]), profile=merged["cfg"].get("profile", ""))
     for p in paths:
-        p.unlink()
+        remove_checkpoint(p)
 
 
 def benchmark_batched_vs_loop(cfg, steps: int = 20, *, compile: bool = True) -> pd.DataFrame:

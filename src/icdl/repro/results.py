@@ -17,6 +17,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -176,6 +177,20 @@ def _record_matches(rec_path: Path, path: Path) -> bool:
     return path.is_file() and path.stat().st_size == rec.get("bytes") and _sha256(path) == rec.get("sha256")
 
 
+def checkpoint_exists(path: str | Path) -> bool:
+    """Whether ``path`` holds a checkpoint :func:`load_checkpoint` can read: the file itself, or the new
+    state of a save that was stopped after its record was written (``<name>.pt.new``)."""
+    path = Path(path)
+    return path.is_file() or (_pending(path).is_file() and _record_matches(checkpoint_record(path), _pending(path)))
+
+
+def remove_checkpoint(path: str | Path) -> None:
+    """Delete a checkpoint with its record and any half-written new state."""
+    path = Path(path)
+    for p in (path, checkpoint_record(path), _pending(path)):
+        p.unlink(missing_ok=True)
+
+
 def save_checkpoint(path: str | Path, state: dict[str, Any], *, command: str = "", profile: str = "",
                     seed: int | None = None) -> Path:
     """The one checkpoint writer. A checkpoint and its record (:func:`record_checkpoint`: sha256, size, the
@@ -208,21 +223,29 @@ def load_checkpoint(path: str | Path, *, map_location: str = "cpu") -> dict[str,
     ``torch.load(..., weights_only=True)``. Every failure names the file and the command that rebuilds it."""
     import torch
 
-    path = Path(path)
-    rec_path = checkpoint_record(path)
-    if _pending(path).is_file() and _record_matches(rec_path, _pending(path)):
-        path = _pending(path)  # a save stopped after its record was written: the new pair is the valid one
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {path} does not exist")
-    try:
-        rec = load_result(rec_path)
-    except ResultFileError as err:
-        raise CheckpointError(f"checkpoint {path} has no valid record ({err}); it cannot be trusted: delete it "
-                              "and rebuild it with the training command of its chapter") from None
-    command = rec["provenance"]["command"]
-    if path.stat().st_size != rec["data"]["bytes"] or _sha256(path) != rec["data"]["sha256"]:
-        raise CheckpointError(f"checkpoint {path} is damaged (its sha256 or size differs from {rec_path.name}); "
-                              f"delete it and rebuild it with: {command}")
+    asked = Path(path)
+    rec_path = checkpoint_record(asked)
+    for attempt in range(3):  # a writer may be between two of its renames: look again before calling it damaged
+        path = asked
+        if _pending(asked).is_file() and _record_matches(rec_path, _pending(asked)):
+            path = _pending(asked)  # a save stopped after its record was written: the new pair is the valid one
+        if not path.is_file():
+            if attempt < 2:
+                time.sleep(0.2)
+                continue
+            raise CheckpointError(f"checkpoint {asked} does not exist")
+        try:
+            rec = load_result(rec_path)
+        except ResultFileError as err:
+            raise CheckpointError(f"checkpoint {asked} has no valid record ({err}); it cannot be trusted: delete "
+                                  "it and rebuild it with the training command of its chapter") from None
+        command = rec["provenance"]["command"]
+        if path.stat().st_size == rec["data"]["bytes"] and _sha256(path) == rec["data"]["sha256"]:
+            break
+        if attempt == 2:
+            raise CheckpointError(f"checkpoint {asked} is damaged (its sha256 or size differs from "
+                                  f"{rec_path.name}); delete it and rebuild it with: {command}")
+        time.sleep(0.2)
     try:
         return torch.load(path, weights_only=True, map_location=map_location)
     except Exception as err:  # any unpickling error: one message with the file and the command
@@ -257,7 +280,6 @@ def save_profile_result(profiles, stem: str, data: dict[str, Any], *, profile: s
     ``time.perf_counter() == started``. A run with ``overrides`` (the ``overrides`` of resolved settings)
     is its own run: it writes ``runs/overrides/<chapter>/<stem>.<profile>+<overrides>.json``, never the
     profile's file, and its provenance's command carries the overrides."""
-    import time
 
     import pandas as pd
 
@@ -355,7 +377,10 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
         name = str(target.relative_to(root))
     except ValueError:  # outside the project (e.g. a test's temporary folder): the absolute path
         name = str(target)
-    lock = root / "runs" / "locks" / (name.strip("/").replace("/", "__") + ".lock")
+    import hashlib
+
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]  # distinct paths, distinct locks
+    lock = root / "runs" / "locks" / f"{Path(name).name}.{digest}.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     handle = open(lock, "a+")
     try:
