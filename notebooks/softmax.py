@@ -276,7 +276,7 @@ ledger.record("icdl-thm2-size",
               criterion=f"slope of log(error) vs log(width) < {softmax_study.WIDTH_SLOPE_MAX} and the widest block "
                         f"within {softmax_study.WIDEST_MAX:.0%} of the step (fixed before the reference run)",
               value=size_trend["slope"], values={"widest": size_trend["widest"]}, passed=size_trend["passed"],
-              judged_on=size_on)
+              judged_on=size_on, covered=size_on == "reference")
 ledger.save()
 ledger.table()[["source", "criterion", "status"]]
 

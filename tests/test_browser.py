@@ -43,6 +43,11 @@ function loaded(img) {  // images may be lazy (below the fold): ask for them now
 function finish() {
   Promise.all(Array.from(document.images).map(loaded)).then(inspect);
 }
+// TeX a reader should never see: delimiters MathJax did not take, environments, and a command right after a
+// dollar or a common command standing alone (a formula whose dollars did not pair)
+const RAW_TEX = new RegExp([String.raw`\\\(`, String.raw`\\\[`, String.raw`\$\$`, String.raw`\\begin\{`,
+  String.raw`\\frac`, String.raw`\\mathbb`, String.raw`\$\\[a-zA-Z]+`,
+  String.raw`\\(?:epsilon|eta|min|max|sum|hat|mathrm|nabla|sigma|le|ge|cdot|infty)(?![a-zA-Z])`].join("|"), "g");
 function inspect() {
   const main = document.querySelector("main") || document.body;
   const clone = main.cloneNode(true);
@@ -53,7 +58,7 @@ function inspect() {
     mathjax: !!(window.MathJax && window.MathJax.startup),
     formulas: document.querySelectorAll("mjx-container").length,
     errors: document.querySelectorAll("mjx-merror").length,
-    raw: (text.match(/\\\(|\\\[|\$\$|\\begin\{|\\frac|\\mathbb/g) || []).slice(0, 5),
+    raw: (text.match(RAW_TEX) || []).slice(0, 5),
     images: images,
     text: text,
     overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
@@ -179,3 +184,19 @@ def test_the_probe_sees_raw_math_and_missing_images(browser, tmp_path):
     seen = driver.execute_async_script(PROBE)
     assert seen["raw"] and seen["images"] and RAW_CITATION.search(seen["text"])
     assert not seen["mathjax"]
+
+
+def test_the_probe_sees_tex_left_in_the_text(browser, tmp_path):
+    """A formula whose dollars do not pair (a source line starting with ``+`` became a list item) leaves TeX
+    in the text: the probe reports it, while prose with a plain price-like dollar or a backslash-free
+    symbol does not."""
+    driver, _ = browser
+    bad = tmp_path / "tex.html"
+    bad.write_text("<html><body><main><p>so $\\min_l |G|^2 \\le 8\\,(L_n(0)</p><ul><li>10\\epsilon^2$ for</li>"
+                   "</ul></main></body></html>")
+    driver.get(bad.as_uri())
+    assert driver.execute_async_script(PROBE)["raw"]
+    good = tmp_path / "fine.html"
+    good.write_text("<html><body><main><p>costs 5 $ and ε = 0.1, min over l</p></main></body></html>")
+    driver.get(good.as_uri())
+    assert not driver.execute_async_script(PROBE)["raw"]

@@ -207,3 +207,23 @@ def test_records_that_disagree_across_profiles_combine_into_the_worst_status(tmp
     row = claim_frame(folder).set_index("id").loc["icdl-prompt"]
     assert row["status"] == "fail" and row["ours"] == "reference bad"
     assert row["profiles"] == "quick: pass; reference: fail"
+
+
+def test_a_claim_whose_reference_is_missing_is_not_covered_never_failed(tmp_path, monkeypatch):
+    """With the reference result deleted, a chapter judges nothing: its claims are recorded as not yet
+    covered (not a live judgement stored in the ledger, and no fail written into it), and the report says
+    so; a record of the same claim judged on a reference elsewhere is the one the report shows."""
+    from icdl.repro.ledger import NOT_COVERED, claim_frame
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ledger = Ledger("gpt_icl", "quick")
+    rec = ledger.record_all([{"claim": "icdl-obj3", "ours": "live", "criterion": "c", "passed": False,
+                              "value": 5.0}], judged_on="quick (no complete reference result)", covered=False)[0]
+    assert rec.status == NOT_COVERED and rec.rejudged() == NOT_COVERED and "not judged" in rec.note
+    ledger.save()
+    folder = tmp_path / "results" / "ledger"
+    assert claim_frame(folder).set_index("id").loc["icdl-obj3", "status"] == NOT_COVERED
+    other = Ledger("gpt_icl", "reference")
+    other.record("icdl-obj3", ours="judged", criterion="c", value=0.05)
+    other.save()
+    assert claim_frame(folder).set_index("id").loc["icdl-obj3", "status"] == "pass"

@@ -37,6 +37,9 @@ from .claims import CLAIMS, CRITERIA, KNOWN_FAILURES, MISMATCHES, criterion_hold
 from .results import load_result, project_root, provenance, results_dir, save_result
 
 STATUSES = ("pass", "fail", "mismatch")
+#: the status of a claim a chapter could not judge: the result it is judged on (a long reference run) has not
+#: been produced, and a live judgement of the chapter's small run must not stand in for it
+NOT_COVERED = "not yet covered"
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class Record:
 
     def rejudged(self) -> str:
         """The status this record's own numbers give under the registered criterion and mismatch bands."""
+        if self.status == NOT_COVERED:
+            return NOT_COVERED
         return judge_status(self.claim, criterion_holds(self.claim, {**self.values, "value": self.value}),
                             self.value)
 
@@ -86,13 +91,14 @@ class Ledger:
 
     def record(self, claim: str, *, ours: str, criterion: str, value: float | None = None,
                values: dict | None = None, passed: bool | None = None, note: str = "",
-               judged_on: str | None = None) -> Record:
+               judged_on: str | None = None, covered: bool = True) -> Record:
         """Record one checked claim from its numbers: ``value`` (the main one, also what a registered
         mismatch's band is about) and ``values`` (the others the claim's criterion in
         :data:`icdl.repro.claims.CRITERIA` compares). The registered criterion decides whether it holds, and
         :func:`judge_status` the status; a chapter's own verdict ``passed``, where given, must agree (a
         chapter and the registry that disagree are a bug, refused here). ``judged_on`` names the data when it
-        is not this run (e.g. a committed reference result)."""
+        is not this run (e.g. a committed reference result). ``covered=False`` (the result the claim is judged
+        on has not been produced) records the claim as :data:`NOT_COVERED`, whatever the numbers say."""
         get_claim(claim)  # unknown ids fail here, with the list of known ones
         if any(r.claim == claim for r in self.records):
             raise ValueError(f"{self.chapter}: claim {claim!r} recorded twice")
@@ -104,7 +110,10 @@ class Ledger:
             raise ValueError(f"{self.chapter}: claim {claim!r}: the chapter's verdict ({bool(passed)}) disagrees "
                              f"with the registered criterion {CRITERIA[claim]} on {numbers}")
         value = numbers.get("value")
-        status = judge_status(claim, holds, value)
+        status = judge_status(claim, holds, value) if covered else NOT_COVERED
+        if not covered:
+            note = (f"not judged: the result it is judged on has not been produced (only the chapter's "
+                    f"{self.profile} run exists){'; ' + note if note else ''}")
         if status == "mismatch":
             m = MISMATCHES[claim]
             note = f"registered mismatch: {m.reason} [{m.quantity} = {value:.3g}, expected in {list(m.band)}]"
@@ -115,12 +124,12 @@ class Ledger:
         self.records.append(rec)
         return rec
 
-    def record_all(self, entries: list[dict], judged_on: str | None = None) -> list[Record]:
+    def record_all(self, entries: list[dict], judged_on: str | None = None, covered: bool = True) -> list[Record]:
         """Record every entry of a study's ``judge()`` (dicts with ``claim``, ``ours``, ``criterion``,
-        ``passed`` and optionally ``value`` and ``note``)."""
+        ``passed`` and optionally ``value``, ``values`` and ``note``)."""
         return [self.record(e["claim"], ours=e["ours"], criterion=e["criterion"], passed=e.get("passed"),
                             value=e.get("value"), values=e.get("values"), note=e.get("note", ""),
-                            judged_on=judged_on) for e in entries]
+                            judged_on=judged_on, covered=covered) for e in entries]
 
     def table(self) -> pd.DataFrame:
         """The records so far, with the paper's side from the registry (for the chapter page)."""
