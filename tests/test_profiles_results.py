@@ -204,8 +204,8 @@ def test_result_files_get_normal_modes(tmp_path):
 
 
 def test_checkpoints_are_checked_against_their_record(tmp_path):
-    """Truncated, flipped or unrecorded checkpoints fail with one message naming the file and the command that
-    rebuilds it (they used to load silently, or fail with a bare OSError/UnicodeDecodeError)."""
+    """Truncated, flipped or unrecorded checkpoints fail with one message naming the file and the caller's
+    command that rebuilds it (they used to load silently, or fail with a bare OSError/UnicodeDecodeError)."""
     import torch
 
     from icdl.repro.results import CheckpointError, load_checkpoint, save_checkpoint
@@ -217,7 +217,7 @@ def test_checkpoints_are_checked_against_their_record(tmp_path):
     flipped[len(raw) // 2] ^= 0x01
     path.write_bytes(bytes(flipped))
     with pytest.raises(CheckpointError, match=r"m\.pt is damaged.*python -m icdl\.demo --x"):
-        load_checkpoint(path)
+        load_checkpoint(path, command="python -m icdl.demo --x")
     path.write_bytes(raw[: len(raw) // 3])
     with pytest.raises(CheckpointError, match=r"m\.pt is damaged"):
         load_checkpoint(path)
@@ -429,3 +429,34 @@ def test_no_half_saved_checkpoint_is_committed():
     """A ``*.pt.new`` is ignored by git while its record (committed) may describe it: none may be left."""
     root = Path(__file__).resolve().parents[1]
     assert not list((root / "results").rglob("*.pt.new"))
+
+
+def test_write_errors_are_one_line_and_a_refused_file_chooses_no_command(tmp_path, monkeypatch):
+    """A read-only folder is one ResultFileError naming it, the previous file intact; a damaged checkpoint's
+    message suggests the caller's command, not one written in the refused file's record (whose author
+    would otherwise choose what the user is told to run)."""
+    import torch
+
+    from icdl.repro import results
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    folder = tmp_path / "ro"
+    path = results.save_result(folder / "r.json", {"x": 1}, provenance=_prov())
+    folder.chmod(0o500)
+    try:
+        with monkeypatch.context() as m:
+            if os.access(folder, os.W_OK):  # root ignores the mode: simulate the full disk instead
+                def full(*a, **k):
+                    raise OSError(28, "No space left on device")
+                m.setattr(results.tempfile, "mkstemp", full)
+            with pytest.raises(ResultFileError, match=r"cannot write .*r\.json: .*the previous file is unchanged"):
+                results.save_result(path, {"x": 2}, provenance=_prov())
+    finally:
+        folder.chmod(0o700)
+    assert json.loads(path.read_text())["data"] == {"x": 1}
+    ckpt = tmp_path / "m.pt"
+    results.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="rm -rf / (from the file)")
+    ckpt.write_bytes(ckpt.read_bytes()[:-5] + b"xxxxx")
+    with pytest.raises(results.CheckpointError) as err:
+        results.load_checkpoint(ckpt, command="python -m icdl.gpt_icl --profile reference --part main")
+    assert "--part main" in str(err.value) and "rm -rf" not in str(err.value)

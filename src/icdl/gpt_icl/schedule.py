@@ -130,7 +130,7 @@ def load_trained(cfg, folder: Path, depth: int, attention: str, n_layer: int, *,
     ``command``, which rebuilds it) if the checkpoint holds another model than the profile describes -- a
     file swapped with another model's, or written with other settings -- or is unfinished."""
     path = checkpoint_path(folder, depth, attention, tag)
-    model, state = load_model(path)
+    model, state = load_model(path, command=command)
     expected = dict(zip(("model", "task", "train"), (c.to_dict() for c in configs(cfg, depth, attention, n_layer))))
     if plain(state["settings"]) != plain(expected):
         raise CheckpointError(f"checkpoint {path} holds another model than target depth {depth}, {attention} "

@@ -159,7 +159,7 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
     history: list[dict] = []
     step, seconds = 0, 0.0
     if checkpoint is not None and checkpoint_exists(checkpoint):
-        state = load_checkpoint(checkpoint, map_location=device)
+        state = load_checkpoint(checkpoint, map_location=device, command=command)
         if plain(state["settings"]) != plain(settings):
             differ = sorted(f"{part}.{k}" for part in settings for k in settings[part]
                             if plain(state["settings"].get(part, {}).get(k)) != plain(settings[part][k]))
@@ -225,12 +225,12 @@ def plain(obj):
     return obj
 
 
-def load_model(checkpoint: Path, device: str = "cpu") -> tuple[InContextGPT, dict]:
-    """The model of a checkpoint written by :func:`train`, and its settings."""
+def load_model(checkpoint: Path, device: str = "cpu", command: str = "") -> tuple[InContextGPT, dict]:
+    """The model of a checkpoint written by :func:`train`, and its settings (``command``: what rebuilds it)."""
     path = Path(checkpoint)
     if not checkpoint_exists(path):
         raise CheckpointError(f"no checkpoint at {path}; run the training command of the chapter first")
-    state = load_checkpoint(path, map_location=device)
+    state = load_checkpoint(path, map_location=device, command=command)
     model = InContextGPT(GPTConfig(**state["settings"]["model"])).to(device)
     model.load_state_dict(state["model"])
     return model.eval(), state

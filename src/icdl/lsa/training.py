@@ -125,7 +125,7 @@ def _train(cfg, *, checkpoint: Path | None, checkpoint_every: int, progress: boo
     history: list[dict] = []
     epoch, seconds, segments = 0, 0.0, []
     if checkpoint is not None and checkpoint_exists(checkpoint):
-        state = load_checkpoint(checkpoint)
+        state = load_checkpoint(checkpoint, command=_command(cfg))
         if state["cfg"] != {k: cfg[k] for k in state["cfg"]}:
             raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['cfg']}")
         if state.get("runs", list(range(cfg["runs"]))) != idx_runs.tolist():

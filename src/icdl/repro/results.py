@@ -100,8 +100,18 @@ def provenance(*, command: str, wall_time_s: float, profile: str, seed: int | No
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename. A folder that
+    cannot be written (read-only, full disk) is one :class:`ResultFileError` naming it; the previous file
+    stays as it was."""
     path = Path(path)
+    try:
+        _atomic_write(path, data)
+    except OSError as err:
+        raise ResultFileError(f"cannot write {path}: {err.strerror or err}; make its folder writable (or free "
+                              "space on its disk), then run again -- the previous file is unchanged") from None
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -218,10 +228,13 @@ def save_checkpoint(path: str | Path, state: dict[str, Any], *, command: str = "
     return path
 
 
-def load_checkpoint(path: str | Path, *, map_location: str = "cpu") -> dict[str, Any]:
+def load_checkpoint(path: str | Path, *, map_location: str = "cpu", command: str = "") -> dict[str, Any]:
     """The one checkpoint loader: checks the file against the sha256 of its record, then
-    ``torch.load(..., weights_only=True)``. Every failure names the file and the command that rebuilds it."""
+    ``torch.load(..., weights_only=True)``. Every failure names the file and what to do; the command it
+    suggests is the caller's ``command`` (from the code), never one read from the file being refused."""
     import torch
+
+    rebuild = command or "the training command of its chapter"
 
     asked = Path(path)
     rec_path = checkpoint_record(asked)
@@ -239,18 +252,17 @@ def load_checkpoint(path: str | Path, *, map_location: str = "cpu") -> dict[str,
         except ResultFileError as err:
             raise CheckpointError(f"checkpoint {asked} has no valid record ({err}); it cannot be trusted: delete "
                                   "it and rebuild it with the training command of its chapter") from None
-        command = rec["provenance"]["command"]
         if path.stat().st_size == rec["data"]["bytes"] and _sha256(path) == rec["data"]["sha256"]:
             break
         if attempt == 2:
             raise CheckpointError(f"checkpoint {asked} is damaged (its sha256 or size differs from "
-                                  f"{rec_path.name}); delete it and rebuild it with: {command}")
+                                  f"{rec_path.name}); delete it and rebuild it with: {rebuild}")
         time.sleep(0.2)
     try:
         return torch.load(path, weights_only=True, map_location=map_location)
     except Exception as err:  # any unpickling error: one message with the file and the command
-        raise CheckpointError(f"checkpoint {path} does not load ({type(err).__name__}: {err}); "
-                              f"rebuild it with: {command}") from None
+        raise CheckpointError(f"checkpoint {path} does not load ({type(err).__name__}: {str(err)[:200]}); "
+                              f"rebuild it with: {rebuild}") from None
 
 
 def frame_to_lists(df) -> dict[str, list]:
