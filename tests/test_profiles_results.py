@@ -365,21 +365,11 @@ class _Killed(BaseException):
     """Stands for SIGKILL: nothing after it runs (not an Exception, so no handler cleans up)."""
 
 
-@pytest.mark.parametrize("kill_at", [1, 2, 3])
-def test_a_checkpoint_save_killed_at_any_step_leaves_a_consistent_pair(tmp_path, monkeypatch, kill_at):
-    """A save is three atomic renames (new file beside the old, its record, the new file in place); killed
-    before any of them, the checkpoint loads -- as the old state or the new one, never "damaged" -- and the
-    next save finishes or discards what was left and leaves no stray file."""
-    import os as _os
-
-    import torch
-
+def _save_killed_at(monkeypatch, ckpt, state, kill_at: int) -> None:
+    """``save_checkpoint(ckpt, state)`` killed just before its ``kill_at``-th atomic rename."""
     from icdl.repro import results
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    ckpt = tmp_path / "m.pt"
-    results.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="c")
-    real, calls = _os.replace, []
+    real, calls = results.os.replace, []
 
     def replace(src, dst):
         calls.append(dst)
@@ -387,10 +377,25 @@ def test_a_checkpoint_save_killed_at_any_step_leaves_a_consistent_pair(tmp_path,
             raise _Killed
         real(src, dst)
 
-    monkeypatch.setattr(results.os, "replace", replace)
-    with pytest.raises(_Killed):
-        results.save_checkpoint(ckpt, {"x": torch.tensor([2.0])}, command="c")
-    monkeypatch.setattr(results.os, "replace", real)
+    with monkeypatch.context() as m:
+        m.setattr(results.os, "replace", replace)
+        with pytest.raises(_Killed):
+            results.save_checkpoint(ckpt, state, command="c")
+
+
+@pytest.mark.parametrize("kill_at", [1, 2, 3])
+def test_a_checkpoint_save_killed_at_any_step_leaves_a_consistent_pair(tmp_path, monkeypatch, kill_at):
+    """A save is three atomic renames (new file beside the old, its record, the new file in place); killed
+    before any of them, the checkpoint loads -- as the old state or the new one, never "damaged" -- and the
+    next save finishes or discards what was left and leaves no stray file."""
+    import torch
+
+    from icdl.repro import results
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ckpt = tmp_path / "m.pt"
+    results.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="c")
+    _save_killed_at(monkeypatch, ckpt, {"x": torch.tensor([2.0])}, kill_at)
     assert float(results.load_checkpoint(ckpt)["x"]) in (1.0, 2.0)
     results.save_checkpoint(ckpt, {"x": torch.tensor([3.0])}, command="c")
     assert float(results.load_checkpoint(ckpt)["x"]) == 3.0
@@ -400,25 +405,13 @@ def test_a_checkpoint_save_killed_at_any_step_leaves_a_consistent_pair(tmp_path,
 def test_a_first_save_killed_after_its_record_still_counts_as_a_checkpoint(tmp_path, monkeypatch):
     """Killed before the last rename of a first save, only ``<name>.pt.new`` and its record exist: the
     checkpoint exists (a resume must not start again from step 0), loads, and the next save promotes it."""
-    import os as _os
-
     import torch
 
     from icdl.repro import results
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    ckpt, real, calls = tmp_path / "m.pt", _os.replace, []
-
-    def replace(src, dst):
-        calls.append(dst)
-        if len(calls) == 3:
-            raise _Killed
-        real(src, dst)
-
-    monkeypatch.setattr(results.os, "replace", replace)
-    with pytest.raises(_Killed):
-        results.save_checkpoint(ckpt, {"x": torch.tensor([5.0])}, command="c")
-    monkeypatch.setattr(results.os, "replace", real)
+    ckpt = tmp_path / "m.pt"
+    _save_killed_at(monkeypatch, ckpt, {"x": torch.tensor([5.0])}, 3)
     assert not ckpt.exists() and results.checkpoint_exists(ckpt)
     assert float(results.load_checkpoint(ckpt)["x"]) == 5.0
     results.remove_checkpoint(ckpt)
