@@ -219,6 +219,35 @@ def test_gpt_depth_numbers(num_regression):
                          default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_depth")
 
 
+def test_gpt_mechanism_numbers(num_regression):
+    """The numbers behind the live figures of chapter gpt_mechanism on a reduced quick run (one target depth,
+    100 steps, small scan and GD grid, one thread): every candidate's measures per position on both mixtures,
+    the settings chosen, the scan and the example sensitivities."""
+    import torch
+
+    from icdl.gpt_icl import mechanism
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = mechanism.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
+                                         test_prompts=64, scan_prompts=32, measure_prompts=64, gd_steps=16,
+                                         mlp_epochs=5)
+        res = mechanism.study(cfg, progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    a, ch = res["alignment"], res["chosen"]
+    assert set(a["candidate"]) == {*mechanism.CANDIDATES, "model"} and set(a["mixture"]) == {"(1, 0)", "(.5, .5)"}
+    num_regression.check({"pred_diff": a["pred_diff"].to_numpy(), "sens_diff": a["sens_diff"].to_numpy(),
+                          "cosine": a["cosine"].to_numpy(), "r2": a["r2_candidate"].to_numpy()},
+                         default_tolerance={"atol": 2e-3, "rtol": 2e-3}, basename="gpt_mechanism_alignment")
+    num_regression.check({"eta": ch["gd_eta"].to_numpy(), "steps": ch["gd_steps"].to_numpy(dtype=float),
+                          "scale": ch["gd_init_scale"].to_numpy(), "lam": ch["ridge_lambda"].to_numpy(),
+                          "scan": res["gd_scan"]["pred_diff"].to_numpy()[::7],
+                          "sens": res["examples"]["sensitivity"].to_numpy()[:60]},
+                         default_tolerance={"atol": 2e-3, "rtol": 2e-3}, basename="gpt_mechanism_choice")
+
+
 def test_gpt_plateau_numbers(num_regression):
     """Figure 'fig-icl-plateau' on reduced runs (three families, 60 steps each, one thread): the validation
     curves of the model and of the context mean."""

@@ -6,12 +6,15 @@ what the pixel tests (pytest-mpl) draw. Captions and figure numbers are set in t
 ``mystnb: figure:`` metadata, not here.
 
 * :mod:`~icdl.figures.theory` -- ICDL's constructions (Lemmas 1–6, Theorems 1–2, sums of ReLUs);
-* :mod:`~icdl.figures.experiments` -- trained transformers (sec. 5) and the diffusion score (App. G);
+* :mod:`~icdl.figures.experiments` -- trained transformers (sec. 5, and which algorithm they run) and the
+  diffusion score (App. G);
 * :mod:`~icdl.figures.lsa` -- Hagiwara's constructions and training study.
 """
 
 from .experiments import (
+    plot_alignment,
     plot_dsm_targets,
+    plot_gd_scan,
     plot_icl_depth,
     plot_icl_methods,
     plot_icl_mixtures,
@@ -20,6 +23,7 @@ from .experiments import (
     plot_icl_training,
     plot_plateau,
     plot_score_errors,
+    plot_sensitivity_examples,
 )
 from .lsa import (
     plot_lsa_construction_errors,
@@ -53,5 +57,5 @@ __all__ = [
     "plot_lsa_weights", "plot_fit_curves", "plot_fitted_steps", "plot_icgd_paths", "plot_icgd_predictions",
     "plot_icgd_transformer_paths", "plot_layer_gradient_norms", "plot_layer_weights", "plot_lemma1_recursion",
     "plot_lemma2_errors", "plot_quantiser_and_error", "plot_relu_sum_errors", "plot_token_layout",
-    "plot_train_comparison",
+    "plot_train_comparison", "plot_alignment", "plot_gd_scan", "plot_sensitivity_examples",
 ]

@@ -20,6 +20,11 @@ ATTENTION = {"softmax": PALETTE[0], "relu": PALETTE[1]}
 #: reference methods beside a trained model (line styles fixed too: see BASELINE_STYLE)
 BASELINE = {"least squares": "0.1", "context mean": "0.45", "3-NN": PALETTE[5], "MLP": PALETTE[2]}
 BASELINE_STYLE = {"least squares": "-.", "context mean": ":", "3-NN": "--"}
+#: candidate in-context algorithms held against a trained model (chapter gpt_mechanism): the baselines keep
+#: their colours and line styles; GD on the N-layer network (the hypothesis) and ridge have their own
+CANDIDATE = {"GD, N-layer network": PALETTE[3], "MLP (Adam, last epoch)": PALETTE[2], "least squares": "0.1",
+             "ridge": "#6A3D9A", "3-NN": PALETTE[5], "context mean": "0.45"}
+CANDIDATE_STYLE = {"GD, N-layer network": "-", "MLP (Adam, last epoch)": "-", "ridge": "-", **BASELINE_STYLE}
 #: test mixtures of inputs, from the pretraining mixture (1, 0) to (.5, .5): a sequential palette of its own
 MIXTURE_PALETTE = "flare"
 #: depths (of targets or of models) and other ordered sizes: darker = larger
@@ -36,13 +41,13 @@ def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:
     return dict(zip(values, sns.color_palette(palette, len(values))))
 
 
-def legend_outside(where, **kw):
-    """The legend to the right of the axes (or figure), never on the data."""
+def legend_outside(where, *handles_labels, **kw):
+    """The legend to the right of the axes (or figure), never on the data (``handles, labels`` optional)."""
     import matplotlib.figure
 
     if isinstance(where, matplotlib.figure.Figure):
-        return where.legend(loc="outside right upper", **kw)
-    return where.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+        return where.legend(*handles_labels, loc="outside right upper", **kw)
+    return where.legend(*handles_labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
 
 
 def r2_limits(axes, values, floor: float = -1.0) -> None:

@@ -134,11 +134,12 @@ def mlp_forward(params: list[Tensor], x: Tensor) -> Tensor:
 
 
 def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200, epochs: int = 100,
-                lr: float = 1e-3, seed: int = 0, chunk: int = 16) -> dict:
+                lr: float = 1e-3, seed: int = 0, chunk: int = 16, sensitivity: bool = False) -> dict:
     """Train one MLP per prompt on its examples before ``position`` (0-based: ``position`` examples) and
     predict the label at ``position`` after every epoch. Returns ``{"pred": (epochs, B), "r2": (epochs,),
     "best_epoch", "best_r2"}``: the R² across prompts per epoch and the best of them (the paper's
-    "best R² over epochs" -- an optimistic choice, made with the test labels).
+    "best R² over epochs" -- an optimistic choice, made with the test labels). With ``sensitivity`` also
+    ``"sensitivity" (B, d)``: ``∂ŷ/∂x_query`` of each prompt's MLP after the last epoch.
 
     ``chunk`` prompts train together (the result does not depend on it). Small chunks are faster on a
     CPU: every prompt's weights, gradients and Adam moments (≈ 0.7 MB at width 200) are streamed at each
@@ -150,6 +151,7 @@ def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int
     _prompts(xs, ys)
     B = xs.shape[0]
     preds = torch.empty(epochs, B)
+    sens = torch.empty(B, xs.shape[2])
     for start in range(0, B, chunk):
         sl = slice(start, min(B, start + chunk))
         x_tr, y_tr, x_q = xs[sl, :position], ys[sl, :position], xs[sl, position:position + 1]
@@ -162,9 +164,14 @@ def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int
             opt.step()
             with torch.no_grad():
                 preds[e, sl] = mlp_forward(params, x_q)[:, 0]
+        if sensitivity:
+            xq = x_q.clone().requires_grad_(True)
+            (g,) = torch.autograd.grad(mlp_forward([p.detach() for p in params], xq).sum(), xq)
+            sens[sl] = g[:, 0]
     r2 = r2_across_prompts(preds.T, ys[:, position, None])  # (epochs,): R² across prompts after each epoch
     best = int(torch.argmax(r2))
-    return {"pred": preds, "r2": r2, "best_epoch": best, "best_r2": float(r2[best])}
+    out = {"pred": preds, "r2": r2, "best_epoch": best, "best_r2": float(r2[best])}
+    return out | {"sensitivity": sens} if sensitivity else out
 
 
 def bootstrap_band(pred: Tensor, y: Tensor, *, resamples: int = 200, seed: int = 0, q: float = 0.05) -> np.ndarray:

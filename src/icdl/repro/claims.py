@@ -40,6 +40,7 @@ PASSES = "attention_passes"
 THEOREM1 = "icgd_transformer"
 GPT_ICL = "gpt_icl"
 GPT_DEPTH = "gpt_depth"
+GPT_MECHANISM = "gpt_mechanism"
 COMPUTATION = "computation"
 SOFTMAX = "softmax"
 DIFFUSION = "diffusion_score"
@@ -120,6 +121,16 @@ CLAIMS: tuple[Claim, ...] = (
        GPT_ICL, "tests/test_gpt_objectives.py::test_obj3_judge_takes_the_largest_drop_from_mu_0"),
     _c("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)",
        GPT_DEPTH, "tests/test_gpt_depth.py::test_judge_depth_both_sides"),
+    # ---- this book's own question: which algorithm do the trained models run? --------------
+    _c("mech-nearest-gd", "This book: hypothesis 1 (REB's first weakness asks it)",
+       "not claimed by ICDL: a trained model is nearer GD on an N-layer network than any linear or local rule",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_judge_both_sides_of_each_threshold"),
+    _c("mech-sensitivity-gd", "This book: hypothesis 2",
+       "not claimed by ICDL: the model's ∂ŷ/∂x_query points where GD's does (mean cosine ≥ 0.8)",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_a_model_that_is_gd_is_found_with_its_step_size"),
+    _c("mech-shift-gd", "This book: hypothesis 3",
+       "not claimed by ICDL: hypothesis 1 still holds on inputs from the mixture (.5, .5)",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_judge_both_sides_of_each_threshold"),
     # ---- ICDL appendix G, REB data and cost ----------------------------------------------
     _c("icdl-lemma19", "ICDL Lemma 19 (diffusion score ICL)", "score matching reduces to ICGD on a ReLU network",
        DIFFUSION, "tests/test_diffusion.py::test_transformer_learns_the_score_in_context"),
@@ -230,6 +241,12 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "icdl-obj2-length": _all(("value", ">", 0)),
     "icdl-obj3": _all(("value", "<=", 0.1)),
     "icdl-obj4": _all(("value", ">", 0)),
+    # registered before the first reference run of chapter gpt_mechanism (icdl.gpt_icl.mechanism.judge): the
+    # largest ratio over the models of GD's prediction difference to the nearest simple rule's; the smallest
+    # mean cosine of the sensitivities; the ratio again on the shifted mixture
+    "mech-nearest-gd": _all(("value", "<", 1)),
+    "mech-sensitivity-gd": _all(("value", ">=", 0.8)),
+    "mech-shift-gd": _all(("value", "<", 1)),
     "icdl-lemma19": _all(("bounds_held", "==", 1), ("value", "<", 1), ("below_start", "==", 1)),
     "reb-dsm": _all(("spread_over_se", "<", 6), ("gap_over_se", "<", 6)),
     "reb-flops": _all(("value", "<", 0.25)),
