@@ -120,6 +120,12 @@ chapter.glue(mech_on=mech_on, **mechanism.glue_values(data["alignment"], rcfg))
 fig = figures.plot_alignment(data["alignment"], PRETRAINING, "pred_diff", rcfg["train_examples"])
 
 # %% [markdown]
+# The nearest candidate at each measured position:
+
+# %%
+chapter.table(mechanism.nearest_table(data["alignment"], PRETRAINING))
+
+# %% [markdown]
 # At the training length, per model and mixture: GD's difference, the nearest
 # linear or local rule and its difference, their ratio (below 1: GD is the
 # nearer) and the cosine of GD's sensitivity with the model's.

@@ -48,7 +48,7 @@ T_LIN, T_SOFT, T_LSA = "tests/test_linear_gd.py", "tests/test_softmax.py", "test
 T_LEDGER, T_PR, T_PIPE = "tests/test_ledger.py", "tests/test_profiles_results.py", "tests/test_pipeline.py"
 T_BASE, T_TRAIN, T_SPEED = "tests/test_gpt_baselines.py", "tests/test_gpt_training.py", "tests/test_gpt_speed.py"
 T_OBJ, T_DEPTH, T_PLATEAU = "tests/test_gpt_objectives.py", "tests/test_gpt_depth.py", "tests/test_gpt_plateau.py"
-T_COST = "tests/test_gpt_cost.py"
+T_COST, T_MECH = "tests/test_gpt_cost.py", "tests/test_gpt_mechanism.py"
 
 #: the nearest-neighbour baseline's masking and selection, as one block (its leak mutant edits three lines)
 _KNN_BLOCK = (
@@ -186,6 +186,32 @@ MUTANTS: tuple[Mutant, ...] = (
        'above = g[g["val_r2"] >= mid]', "wrong comparison", T_PLATEAU),
     _m("cost-tolerance-one-side", "gpt_icl/cost.py", '"passed": max(gaps) < FLOPS_TOLERANCE',
        '"passed": min(gaps) < FLOPS_TOLERANCE', "wrong statistic", T_COST),
+    # -- gpt_mechanism: the candidates, the measures, the choice, the judge
+    _m("gd-query-label-leak", "gpt_icl/algorithms.py",
+       "used = (torch.arange(kk)[None, :] < torch.tensor(positions)[:, None]).to(dt)  # (P, kk)",
+       "used = (torch.arange(kk)[None, :] <= torch.tensor(positions)[:, None]).to(dt)  # (P, kk)", "label leak",
+       T_MECH),
+    _m("gd-loss-normaliser", "gpt_icl/algorithms.py", "mask = (used / (2 * n[:, None]))[None, None]",
+       "mask = (used / n[:, None])[None, None]", "off-by-one normaliser", T_MECH),
+    _m("gd-ascent", "gpt_icl/algorithms.py", "                W -= eta[:, None, None] * G",
+       "                W += eta[:, None, None] * G", "flipped sign", T_MECH),
+    _m("gd-label-scale-dropped", "gpt_icl/algorithms.py", "    return h[..., 0] / scale\n",
+       "    return h[..., 0]\n", "dropped constant", T_MECH),
+    _m("sensitivity-through-context", "gpt_icl/algorithms.py", "        sens.append(g[:, p])",
+       "        sens.append(g[:, p - 1])", "wrong token", T_MECH),
+    _m("ridge-penalises-intercept", "gpt_icl/algorithms.py",
+       "xm, ym = X[:, :p].mean(1, keepdim=True), Y[:, :p].mean(1, keepdim=True)",
+       "xm, ym = X[:, :p].mean(1, keepdim=True) * 0, Y[:, :p].mean(1, keepdim=True) * 0", "dropped centring",
+       T_MECH),
+    _m("alignment-mean-not-sum", "gpt_icl/mechanism.py",
+       'out = {"pred_diff": (((pred_model - pred_alg) ** 2).sum(0) / spread).numpy()}',
+       'out = {"pred_diff": (((pred_model - pred_alg) ** 2).mean(0) / spread).numpy()}', "wrong normaliser", T_MECH),
+    _m("choose-farthest", "gpt_icl/mechanism.py", "i, j, k = np.unravel_index(int(torch.argmin(gd_dist))",
+       "i, j, k = np.unravel_index(int(torch.argmax(gd_dist))", "wrong selection", T_MECH),
+    _m("mech-judge-mean-not-worst", "gpt_icl/mechanism.py", 'float(pre["ratio"].max())',
+       'float(pre["ratio"].mean())', "mean for worst", T_MECH),
+    _m("mech-cosine-threshold", "gpt_icl/mechanism.py", '"passed": cos >= 0.8', '"passed": cos > 0.8',
+       "wrong comparison", T_MECH),
     # -- LSA: the judge of sec. 4
     _m("lsa-median-not-mean", "lsa/study.py", "med = float(t1[\"test_mse\"].median())",
        "med = float(t1[\"test_mse\"].mean())", "wrong statistic", T_LSA),

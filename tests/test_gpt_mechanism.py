@@ -279,6 +279,12 @@ def test_judge_both_sides_of_each_threshold():
     v = verdicts(_frame(0.05, 0.1, 0.9, shift_gd_diff=0.2))
     assert v["mech-nearest-gd"]["passed"] and not v["mech-shift-gd"]["passed"]
     assert v["mech-shift-gd"]["value"] == pytest.approx(2.0)
+    # the worst model decides, not the average: ratios 0.7 and 1.1 fail (their mean, 0.9, would pass)
+    mixed = _frame(0.07, 0.1, 0.9)
+    sel = (mixed["attention"] == "relu") & (mixed["candidate"] == me.GD_NETWORK) & (mixed["position"] == 10)
+    mixed.loc[sel, "pred_diff"] = 0.11
+    v = verdicts(mixed)
+    assert not v["mech-nearest-gd"]["passed"] and v["mech-nearest-gd"]["value"] == pytest.approx(1.1)
     with pytest.raises(ValueError, match="training length"):
         me.judge(_frame(0.05, 0.1, 0.9), 11)
 

@@ -281,6 +281,15 @@ def nearest(alignment: pd.DataFrame) -> pd.DataFrame:
     return a.loc[idx, ["depth", "attention", "mixture", "position", "candidate", "pred_diff"]].reset_index(drop=True)
 
 
+def nearest_table(alignment: pd.DataFrame, mixture: str) -> pd.DataFrame:
+    """The nearest candidate per model (rows) and prompt position (columns) on one mixture."""
+    n = nearest(alignment)
+    n = n[n["mixture"] == mixture]
+    t = n.pivot(index=["depth", "attention"], columns="position", values="candidate")
+    t.columns = [f"k = {c}" for c in t.columns]
+    return t.reset_index()
+
+
 def verdict_table(alignment: pd.DataFrame, train_examples: int) -> pd.DataFrame:
     """Per model and mixture at the training length (the query after ``train_examples − 1`` examples, the
     last position the model was trained on): GD's ``pred_diff`` and cosine, the nearest simple rule and its
