@@ -99,13 +99,16 @@ if ref is not None:
 #
 # How the reference run actually ran, from the segments its checkpoints logged
 # (runs, compiled or not, epochs, seconds, and the hours the whole protocol takes
-# at that rate; for two shards side by side, on two cores). Logging began at
-# epoch 8000: the first 5250 epochs ran eagerly with an earlier formulation of
-# the model, and epochs 5250–8000 compiled in one process on a shared machine.
+# at that rate; for two shards side by side, on two cores). Every segment ran at
+# commit {glue:text}`lsa_commits`, from scratch to the last epoch.
 
 # %%
 if ref is not None:
     display(segments_table(ref["data"]).round(2))
+
+# %% tags=["remove-cell"]
+chapter.glue(lsa_commits=", ".join(sorted({seg["commit"][:7] for seg in ref["data"]["segments"]}))
+             if ref is not None else "(no reference run)")
 
 # %% [markdown]
 # ## Thousands of small MLPs as one tensor program (ICDL's baseline)

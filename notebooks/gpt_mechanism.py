@@ -28,13 +28,12 @@
 # them.
 #
 # **What we find** (judged on: {glue:text}`mech_on`): at the training length
-# the candidate nearest each model is {glue:text}`mech_nearest` (of
-# {glue:text}`mech_models` models, GD on the network is nearest for
-# {glue:text}`mech_gd_nearest`). GD's prediction difference divided by that of
-# the nearest linear or local rule ranges over {glue:text}`mech_ratio` (below 1:
-# GD is the nearer), and the mean cosine between the model's and GD's
-# sensitivities over {glue:text}`mech_cosine`. The box below gives each
-# hypothesis its verdict.
+# the candidate whose predictions are nearest a model's is
+# {glue:text}`mech_nearest`. Over the models, GD's prediction difference
+# divided by that of the nearest linear or local rule runs from
+# {glue:text}`mech_ratio` (below 1: GD is the nearer), and the mean cosine
+# between the model's and GD's sensitivities to the query from
+# {glue:text}`mech_cosine`. The box below gives each hypothesis its verdict.
 #
 # Code: `icdl.gpt_icl.algorithms` (the candidates and their sensitivities),
 # `icdl.gpt_icl.mechanism` (profiles, scan, measures, judge, result file).

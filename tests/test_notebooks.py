@@ -85,6 +85,11 @@ def test_execute_takes_chapter_ids_of_the_toc_only_and_each_setting_once(capsys)
     with pytest.raises(SystemExit) as exc:
         main(["icgd_linear", "--set", "n=-1", "--set", "n=8"])
     assert exc.value.code == 2 and "given twice" in capsys.readouterr().err
+    # a value or profile that would make the run's notebook name a path is refused before anything runs
+    for args in (["icgd_linear", "--set", "n=../../x"], ["icgd_linear", "--profile", "../quick"]):
+        with pytest.raises(SystemExit, match="must be names and numbers"):
+            main(args)
+    assert not (ROOT / "x.ipynb").exists() and not list((ROOT / "runs").glob("icgd_linear.*/*"))
 
 
 def test_an_override_run_is_its_own_run(tmp_path, monkeypatch):

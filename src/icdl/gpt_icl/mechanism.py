@@ -352,8 +352,7 @@ def glue_values(alignment: pd.DataFrame, cfg) -> dict[str, str]:
     near = nearest(alignment)
     near = near[(near["mixture"] == PRETRAINING) & (near["position"] == cfg["train_examples"])]
     counts = near["candidate"].value_counts()
-    return {"mech_nearest": "; ".join(f"{name} for {n} of {len(near)}" for name, n in counts.items()),
-            "mech_gd_nearest": str(int((near["candidate"] == GD_NETWORK).sum())), "mech_models": str(len(near)),
+    return {"mech_nearest": ", ".join(f"{name} ({n} of {len(near)} models)" for name, n in counts.items()),
             "mech_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
             "mech_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
             "mech_train": str(cfg["train_examples"]), "mech_scan": str(cfg["scan_prompts"]),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -84,6 +85,9 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
     else:
         run = "+".join((profile, *(f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
                                    for k, v in sorted(overrides.items()))))
+        if not re.fullmatch(r"[A-Za-z0-9_.,=+\-]+", run):  # a file name, never a path ("--set n=../x")
+            raise SystemExit(f"profile {profile!r} and --set values must be names and numbers (letters, digits, "
+                             f"'_', '.', ',', '-'), got {run!r}")
         out = root / "runs" / f"{name}.{run}.ipynb"
         out.parent.mkdir(exist_ok=True)
         params = {"profile": profile, "overrides": overrides}
