@@ -33,10 +33,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import CLAIMS, CRITERIA, KNOWN_FAILURES, MISMATCHES, criterion_holds, get_claim
+from .claims import CLAIMS, CRITERIA, DEVIATIONS, KNOWN_FAILURES, MISMATCHES, criterion_holds, get_claim
 from .results import load_result, project_root, provenance, results_dir, save_result
 
-STATUSES = ("pass", "fail", "mismatch")
+#: a claim that meets its criterion under a changed setting of the paper (:data:`icdl.repro.claims.DEVIATIONS`)
+PASS_DEVIATION = "pass (deviation)"
+STATUSES = ("pass", PASS_DEVIATION, "fail", "mismatch")
 #: the status of a claim a chapter could not judge: the result it is judged on (a long reference run) has not
 #: been produced, and a live judgement of the chapter's small run must not stand in for it
 NOT_COVERED = "not yet covered"
@@ -67,11 +69,12 @@ def _command(chapter: str, profile: str, overrides: tuple[str, ...] = ()) -> str
 
 
 def judge_status(claim: str, passed: bool, value: float | None = None) -> str:
-    """The one judge of every chapter: ``pass`` if the criterion holds; else ``mismatch`` if the claim's
-    mismatch is registered in :data:`icdl.repro.claims.MISMATCHES` and ``value`` lies in its band; else
-    ``fail``."""
+    """The one judge of every chapter: ``pass`` if the criterion holds (``pass (deviation)`` if the claim is
+    checked under a changed setting registered in :data:`icdl.repro.claims.DEVIATIONS`); else ``mismatch``
+    if the claim's mismatch is registered in :data:`icdl.repro.claims.MISMATCHES` and ``value`` lies in its
+    band; else ``fail``."""
     if passed:
-        return "pass"
+        return PASS_DEVIATION if claim in DEVIATIONS else "pass"
     m = MISMATCHES.get(claim)
     return "mismatch" if m is not None and m.contains(value) else "fail"
 
@@ -119,6 +122,8 @@ class Ledger:
             note = f"registered mismatch: {m.reason} [{m.quantity} = {value:.3g}, expected in {list(m.band)}]"
         elif status == "fail" and claim in KNOWN_FAILURES:
             note = f"known failure: {KNOWN_FAILURES[claim]}"
+        if covered and claim in DEVIATIONS:  # every status of such a claim says under which change it was judged
+            note = f"{note} Deviation: {DEVIATIONS[claim]}" if note else f"deviation: {DEVIATIONS[claim]}"
         rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, note, value,
                      {k: v for k, v in numbers.items() if k != "value"})
         self.records.append(rec)
@@ -152,7 +157,7 @@ class Ledger:
             c = get_claim(r.claim)
             rows.append(f'<tr><td><a href="../book/report.html#claim-{r.claim}">{html.escape(c.source)}</a></td>'
                         f"<td>{html.escape(c.paper)}</td><td>{html.escape(r.ours)}</td>"
-                        f'<td class="status-{r.status}"><b>{r.status}</b></td></tr>')
+                        f'<td class="{status_class(r.status)}"><b>{r.status}</b>{_deviation(r.claim)}</td></tr>')
         return HTML('<table class="report claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
                     "<th>status</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
@@ -206,7 +211,19 @@ def report_frame(folder: Path | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-_ORDER = ("fail", "mismatch", "pass")  # a claim's status is the worst of its records
+_ORDER = ("fail", "mismatch", PASS_DEVIATION, "pass")  # a claim's status is the worst of its records
+
+
+def _deviation(claim: str) -> str:
+    """The registered change of the paper's setting under which a claim is checked, as a line of HTML (or '')."""
+    return f"<br><small><i>deviation: {_esc(DEVIATIONS[claim])}</i></small>" if claim in DEVIATIONS else ""
+
+
+def status_class(status: str) -> str:
+    """The CSS class of a status cell: ``status-pass``, ``status-pass-deviation``, ``status-not-yet-covered``."""
+    import re
+
+    return "status-" + re.sub(r"[^a-z]+", "-", status).strip("-")
 
 
 def claim_frame(folder: Path | None = None) -> pd.DataFrame:
@@ -252,7 +269,8 @@ def render_report(folder: Path | None = None) -> str:
     def chapter_link(ch: str) -> str:
         return f'<a href="../notebooks/{ch}.html">{_esc(ch)}</a>' if ch else "—"
 
-    for status, title in (("fail", "Failures"), ("mismatch", "Registered mismatches")):
+    for status, title in (("fail", "Failures"), ("mismatch", "Registered mismatches"),
+                          (PASS_DEVIATION, "Passes under a changed setting of the paper")):
         part = df[df["status"] == status]
         if len(part):
             lines += [f"## {title}", ""]
@@ -266,8 +284,8 @@ def render_report(folder: Path | None = None) -> str:
     for r in df.itertuples():
         test = f"<code>{_esc(r.test)}</code>" if r.test else "—"
         lines.append(f'<tr id="claim-{r.id}"><td>{_esc(r.source)}</td><td>{_esc(r.paper)}</td>'
-                     f"<td>{_esc(r.ours)}</td><td>{_esc(r.criterion)}</td>"
-                     f'<td class="status-{r.status.replace(" ", "-")}"><b>{_esc(r.status)}</b><br>'
+                     f"<td>{_esc(r.ours)}{_deviation(r.id)}</td><td>{_esc(r.criterion)}</td>"
+                     f'<td class="{status_class(r.status)}"><b>{_esc(r.status)}</b><br>'
                      f"<small>{_esc(r.profiles)}</small></td><td>{chapter_link(r.chapter)}<br>"
                      f"<small>{test}</small></td></tr>")
     lines += ["</tbody>", "</table>", ""]
