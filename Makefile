@@ -31,7 +31,7 @@ chapters: $(STAMP)
 	$(BIN)/python -m icdl.repro.execute
 
 report: $(STAMP)
-	$(BIN)/python -m icdl.repro.ledger book/generated/ledger_table.md
+	$(BIN)/python -m icdl.repro.ledger book/generated/ledger_table.md book/generated/summary.md
 
 html: $(STAMP) report
 	$(BIN)/jupyter-book build . --all -W --keep-going

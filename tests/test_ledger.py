@@ -236,7 +236,7 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     such passes and counts as worse than a pass; a claim without a registered change stays ``pass``; a
     mismatch of a deviation claim names the change too. Re-judging a stored record gives the same status."""
     from icdl.repro.claims import DEVIATIONS
-    from icdl.repro.ledger import PASS_DEVIATION, claim_frame, render_report, status_class
+    from icdl.repro.ledger import PASS_DEVIATION, claim_frame, render_report, render_summary, status_class
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     assert "icdl-obj3" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS
@@ -257,6 +257,9 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     row = next(line for line in report.splitlines() if 'id="claim-icdl-obj3"' in line)
     assert "deviation: " in row and 'class="status-pass-deviation"' in row
     assert status_class("not yet covered") == "status-not-yet-covered"
+    summary = render_summary(tmp_path / "results" / "ledger")
+    assert "**ICDL (the paper)** —" in summary and "1 pass (deviation)" in summary
+    assert 'href="report.html#claim-icdl-obj3"' in summary and "claim-icdl-prompt" not in summary  # passes: no line
     # a claim's status is the worst of its records: a deviation pass beside a plain pass of the same claim
     other = Ledger("gpt_icl", "quick")
     other.record("icdl-obj3", ours="x", criterion="c", value=0.01)

@@ -164,6 +164,19 @@ CLAIMS: tuple[Claim, ...] = (
        LSA_TRAINING, "tests/test_lsa.py::test_judge_reads_the_paper_criteria"),
 )
 
+#: the documents the claims come from, by the prefix of their ids, in the order the summaries list them
+DOCUMENTS = {"icdl": "ICDL (the paper)", "reb": "REB (its review discussion)", "lsa": "LSA (Hagiwara)",
+             "mech": "This book's own questions"}
+
+
+def document(claim_id: str) -> str:
+    """The document a claim comes from (a key of :data:`DOCUMENTS`), from its id's prefix."""
+    prefix = claim_id.split("-", 1)[0]
+    if prefix not in DOCUMENTS:
+        raise KeyError(f"claim id {claim_id!r} has no known document prefix; known: {sorted(DOCUMENTS)}")
+    return prefix
+
+
 CLAIMS_BY_ID: dict[str, Claim] = {c.id: c for c in CLAIMS}
 if len(CLAIMS_BY_ID) != len(CLAIMS):  # pragma: no cover - guards edits of the table above
     raise RuntimeError("duplicate claim ids in icdl.claims.CLAIMS")

@@ -33,7 +33,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import CLAIMS, CRITERIA, DEVIATIONS, KNOWN_FAILURES, MISMATCHES, criterion_holds, get_claim
+from .claims import (
+    CLAIMS,
+    CRITERIA,
+    DEVIATIONS,
+    DOCUMENTS,
+    KNOWN_FAILURES,
+    MISMATCHES,
+    criterion_holds,
+    document,
+    get_claim,
+)
 from .results import load_result, project_root, provenance, results_dir, save_result
 
 #: a claim that meets its criterion under a changed setting of the paper (:data:`icdl.repro.claims.DEVIATIONS`)
@@ -292,17 +302,42 @@ def render_report(folder: Path | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_summary(folder: Path | None = None) -> str:
+    """The results at a glance, as MyST markdown (the intro and the report open with it): per source document
+    the number of claims by status, and one line per claim that is not a plain pass, linked to its row of the
+    report."""
+    df = claim_frame(folder)
+    df["document"] = df["id"].map(document)
+    lines = []
+    for key, title in DOCUMENTS.items():
+        part = df[df["document"] == key]
+        if part.empty:
+            continue
+        counts = part["status"].value_counts()
+        tally = ", ".join(f"{counts[s]} {s}" for s in (*STATUSES, NOT_COVERED) if counts.get(s, 0))
+        lines.append(f"**{title}** — {len(part)} claims: {tally}.")
+        lines.append("")
+        for r in part[part["status"] != "pass"].itertuples():
+            lines.append(f'* <a href="report.html#claim-{r.id}">{_esc(r.source)}</a> — {_esc(r.paper)}: '
+                         f'<span class="{status_class(r.status)}"><b>{_esc(r.status)}</b></span>')
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icdl.repro.ledger OUT.md``: write the report table (used by ``make book``)."""
+    """``python -m icdl.repro.ledger OUT.md [SUMMARY.md]``: write the report table and, if named, the results
+    at a glance (both used by ``make book``)."""
     import sys
 
     from .results import atomic_write_text
 
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m icdl.repro.ledger OUT.md", file=sys.stderr)
+    if len(args) not in (1, 2):
+        print("usage: python -m icdl.repro.ledger OUT.md [SUMMARY.md]", file=sys.stderr)
         return 2
     atomic_write_text(Path(args[0]), render_report())
+    if len(args) == 2:
+        atomic_write_text(Path(args[1]), render_summary())
     return 0
 
 
