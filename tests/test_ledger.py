@@ -265,3 +265,15 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     other.record("icdl-obj3", ours="x", criterion="c", value=0.01)
     other.save()
     assert claim_frame(tmp_path / "results" / "ledger").set_index("id").loc["icdl-obj3", "status"] == PASS_DEVIATION
+
+
+def test_every_registered_mismatch_says_what_why_band_commit_and_run():
+    """A registered mismatch is stated plainly: the quantity, the reason, a band with low < high, the commit
+    that registered it (short hash) and the run it judges; no reason narrates an earlier run."""
+    import re
+
+    for m in MISMATCHES.values():
+        assert m.quantity and m.reason and m.band[0] < m.band[1]
+        assert re.fullmatch(r"[0-9a-f]{7,40}", m.registered), f"{m.claim}: registered at {m.registered!r}"
+        assert m.judges.startswith("the reference run of python -m icdl."), m.claim
+        assert not re.search(r"previous|earlier|widened|commit [0-9a-f]{7}", m.reason), f"{m.claim}: {m.reason}"

@@ -292,44 +292,49 @@ def criterion_holds(claim: str, values: dict) -> bool:
 class Mismatch:
     """A failed criterion we expect and can explain, registered before the run that judges it: the record
     is shown as ``mismatch`` only if it fails its criterion *and* its value (``quantity``) lies in ``band``;
-    a failure outside the band, or of a claim not registered here, is ``fail`` and turns CI red."""
+    a failure outside the band, or of a claim not registered here, is ``fail`` and turns CI red.
+    ``registered`` is the commit that registered this band (``git show`` it), ``judges`` the run it is
+    about."""
     claim: str
     quantity: str
     band: tuple[float, float]
     reason: str
+    registered: str = ""
+    judges: str = ""
 
     def contains(self, value: float | None) -> bool:
         return value is not None and self.band[0] <= float(value) <= self.band[1]
 
 
+_MAIN_RUN = "the reference run of python -m icdl.gpt_icl --profile reference --part main --part shift"
+
 MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
     Mismatch("lsa-fig3", "corr(output through the dominant cell alone, LS line)", (-1.0, -0.9),
-             "panel (a) reproduced; in (b) the dominant cell alone gives a curve that falls where the LS line "
-             "rises: in the reference run that cell's output weight has the other sign and the other cells "
-             "carry the rest of the output (measured on the committed run)"),
+             "panel (a), the full output, is reproduced; in panel (b) the dominant cell's output weight has the "
+             "opposite sign in our reference run, so the curve through that cell alone falls where the "
+             "least-squares line rises, and the other cells carry the rest of the output",
+             "e12d524", "the reference run of python -m icdl.lsa --profile reference"),
     Mismatch("icdl-obj1", "largest shortfall of the transformer's R² below the MLP's", (0.02, 0.20),
-             "scale: a 3-layer, width-64 model trained a few thousand steps at d = 5 reaches R² ≈ 0.93–0.95 on "
-             "these targets where the per-prompt MLP fits 0.98–0.99 (measured in the runs that chose the "
-             "schedules); a model that falls back to the plateau after the switch to ReLU attention sits near "
-             "the context mean, about 0.15 below the MLP (band registered before the run of the 6500-step "
-             "schedule)"),
+             "scale: a 3-layer, width-64 model trained 6500 steps at d = 5 reaches R² of about 0.93–0.96 on these "
+             "targets where the per-prompt MLP fits 0.98–0.99; a model that fell back to the plateau after the "
+             "switch to ReLU attention would sit near the context mean, about 0.15 below the MLP",
+             "f47b8f5", _MAIN_RUN),
     Mismatch("icdl-obj2-shift", "share of models whose R² falls monotonically over the four mixtures", (0.0, 0.99),
-             "in the previous reference run R² fell from (1, 0) to every shifted mixture but not monotonically "
-             "across them: R² across prompts also moves with the label variance, which grows with the share "
-             "of inputs near +2"),
+             "R² across prompts moves with the label variance, which grows with the share of inputs near +2, so "
+             "R² need not fall monotonically over the mixtures even where the squared error grows",
+             "e12d524", _MAIN_RUN),
     Mismatch("icdl-obj2-length", "smallest margin (ReLU's drop minus softmax's) over target depths", (-0.25, 0.0),
-             "at this scale neither attention generalises in length and the absolute position embeddings past "
-             "the training length are never trained; in the run of commit 02af758 both attentions lost less "
-             "than 0.02 at depths 4 and 6, while at depth 3 the ReLU model lost 0.19 and the softmax model "
-             "0.004 (a fail then, outside the band −0.10 to 0 registered for that run; this band, widened to "
-             "contain it, is registered before the run of the 6500-step schedule)"),
+             "at this scale neither attention generalises past the training length, whose absolute position "
+             "embeddings are never trained; either attention may lose more, by up to about a quarter of R²",
+             "f47b8f5", _MAIN_RUN),
     Mismatch("icdl-obj3", "largest R² drop at the training length for μ = ±0.5", (0.10, 1.0),
-             "labels stay on the μ = 0 scale, so a mean of ±0.5 inflates the outputs of deep targets beyond "
-             "the training range (previous reference run: drops above 0.1 at depth 6)"),
+             "labels stay on the μ = 0 scale, so a parameter mean of ±0.5 inflates the outputs of deep targets "
+             "beyond the range the models were trained on",
+             "e12d524", _MAIN_RUN),
     Mismatch("icdl-obj4", "smallest R² gain from the shallowest to the deepest model", (-0.10, 0.0),
-             "every depth gets the same 4000-step budget at d = 5, where a 4-layer model already sits near "
-             "least squares; deeper models may not use their extra layers in that budget (a hypothesis, "
-             "registered before the run)"),
+             "every depth gets the same 4000-step budget at d = 5, where a 4-layer model already sits near least "
+             "squares; deeper models may not use their extra layers in that budget (a hypothesis)",
+             "f47b8f5", "the reference run of python -m icdl.gpt_icl --profile reference --part depth"),
 )}
 
 

@@ -129,7 +129,8 @@ class Ledger:
                     f"{self.profile} run exists){'; ' + note if note else ''}")
         if status == "mismatch":
             m = MISMATCHES[claim]
-            note = f"registered mismatch: {m.reason} [{m.quantity} = {value:.3g}, expected in {list(m.band)}]"
+            note = (f"registered mismatch: {m.reason} [{m.quantity} = {value:.3g}, expected in {list(m.band)}; "
+                    f"band registered at commit {m.registered or '?'} for {m.judges or 'this run'}]")
         elif status == "fail" and claim in KNOWN_FAILURES:
             note = f"known failure: {KNOWN_FAILURES[claim]}"
         if covered and claim in DEVIATIONS:  # every status of such a claim says under which change it was judged
