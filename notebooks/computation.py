@@ -160,10 +160,7 @@ if bench is not None:
 # almost no overhead around products that are themselves slow, and we have not
 # come close to it at 20 or 39 examples. The measured time is
 # {glue:text}`mlp_over_products_lo`–{glue:text}`mlp_over_products_hi`× the
-# products alone. Exploratory trials that are not recorded here (a hand-written
-# backward pass; the query folded into the training pass; gradients kept between
-# steps; chunks of 8 or 32 prompts) gained nothing that stood out from the
-# run-to-run noise of these machines, and were not kept. Chunks of 16 prompts,
+# products alone. Chunks of 16 prompts,
 # whose working set stays in cache, beat one chunk of all prompts. A GPU moves
 # every bound; the program runs there unchanged.
 #
@@ -199,9 +196,7 @@ if sp is not None:
 # products alone reach only {glue:text}`speed_ceiling_1` and
 # {glue:text}`speed_ceiling_2`; LayerNorm, GELU, the residual sums and Adam come
 # on top, and on two threads each of these small operations is split in two for
-# little gain. In exploratory trials (not recorded here) neither
-# `torch.compile` of the model nor attention written as plain products beat the
-# eager model with the fused kernel. Larger batches would raise the ceiling but
+# little gain. Larger batches would raise the ceiling but
 # change the training the results come from; the reference keeps the paper's
 # batch.
 #

@@ -149,10 +149,9 @@ sep.assign(min_separation=sep["min_separation"].map("{:.1e}".format))
 # giving $n$ examples, current weights $w$ uniform in the box $[-1, 1]^8$, and the
 # target $\mathrm{Proj}(w - \eta\nabla L_n(w))$ computed exactly (Lemma 1). The
 # tokens are $[x_i; y_i; w; 1; t_i]$. Adam's learning rate rises linearly over
-# the first `warmup` steps and then follows a cosine to zero (`lr_factor`):
-# without the warm-up and with a third of the steps, an earlier version of this
-# study stopped at about 13 % of the step for every width -- an optimiser that
-# had not finished, not a limit of the blocks, as the curves below show.
+# the first `warmup` steps and then follows a cosine to zero (`lr_factor`).
+# The curves below show the fit still improving late in that schedule: a run
+# cut short would measure an unfinished optimiser, not a limit of the blocks.
 
 # %%
 study = softmax_study.fit_study(cfg)
