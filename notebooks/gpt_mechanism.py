@@ -172,8 +172,9 @@ fig = figures.plot_alignment(data["alignment"], mechanism.SHIFTED, "pred_diff", 
 # - *Nearest* is relative: a model can be nearest to one candidate and still
 #   far from all of them. The differences are on the scale of the label
 #   spread, so they compare with $1 - R^2$ of {doc}`gpt_icl`.
-# - GD is the family with the most free settings, chosen for closeness to each
-#   model; a GD of fixed settings would be farther.
+# - GD is the family with the most free settings, each chosen for closeness to
+#   each model: no other setting of the grid is nearer on the scan prompts, so
+#   a "no" for GD is not for want of tuning.
 # - The explicit Theorem-1 transformer is not among the candidates: its
 #   network (ICDL Def. 1) applies a smooth activation on every layer, the
 #   output included, so it cannot fit labels of either sign, and the sizes
