@@ -310,9 +310,9 @@ _MAIN_RUN = "the reference run of python -m icdl.gpt_icl --profile reference --p
 
 MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
     Mismatch("lsa-fig3", "corr(output through the dominant cell alone, LS line)", (-1.0, -0.9),
-             "panel (a), the full output, is reproduced; in panel (b) the dominant cell's output weight has the "
-             "opposite sign in our reference run, so the curve through that cell alone falls where the "
-             "least-squares line rises, and the other cells carry the rest of the output",
+             "panel (a), the full output, can be reproduced while panel (b) is not: where the dominant cell's "
+             "output weight has the opposite sign, the curve through that cell alone falls where the "
+             "least-squares line rises and the other cells carry the rest of the output",
              "e12d524", "the reference run of python -m icdl.lsa --profile reference"),
     Mismatch("icdl-obj1", "largest shortfall of the transformer's R² below the MLP's", (0.02, 0.20),
              "scale: a 3-layer, width-64 model trained 6500 steps at d = 5 reaches R² of about 0.93–0.96 on these "
@@ -362,4 +362,9 @@ DEVIATIONS: dict[str, str] = {
 #: ledger, the report and the chapters -- and are listed here with what was seen, so that CI does not block
 #: on a failure that is already known and shown; a listed claim that stops failing turns CI red until it is
 #: removed from this list (``tests/test_ledger.py``). A failure that is not listed turns CI red.
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "lsa-table2": "in the reference run (commit c15d2f3, 10 runs × 20 000 epochs) the analysed run 8 uses the "
+                  "LayerNorm division (Table 1 correlation 0.946), but over the 1000 test prompts the value of its "
+                  "dominant query cell (1, 51) correlates with the least-squares estimate at −0.43 (paper −0.994), "
+                  "though eq. 57's regression still explains it at 0.93",
+}
