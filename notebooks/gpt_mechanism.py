@@ -130,7 +130,7 @@ chapter.table(mechanism.nearest_table(data["alignment"], PRETRAINING))
 # nearer) and the cosine of GD's sensitivity with the model's.
 
 # %%
-chapter.table(mechanism.verdict_table(data["alignment"], rcfg["train_examples"]))
+chapter.table(mechanism.verdict_display(mechanism.verdict_table(data["alignment"], rcfg["train_examples"])))
 
 # %% [markdown]
 # ## Do the sensitivities agree?

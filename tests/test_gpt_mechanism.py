@@ -178,7 +178,7 @@ def test_a_model_that_is_least_squares_is_found_nearest_to_least_squares():
     near = me.nearest(table)
     assert (near["candidate"] == bl.LEAST_SQUARES).all() and (near["pred_diff"] < 1e-8).all()
     t = me.nearest_table(table, "(1, 0)")
-    assert list(t.columns) == ["depth", "attention", "k = 4", "k = 7", "k = 10"]
+    assert list(t.columns) == ["target depth", "attention", "k = 4", "k = 7", "k = 10"]
     assert (t[["k = 4", "k = 7", "k = 10"]] == bl.LEAST_SQUARES).all().all()
     glue = me.glue_values(table, cfg)
     assert glue["mech_nearest"] == "least squares (1 of 1 models)" and float(glue["mech_ratio"].split()[0]) > 1e3

@@ -287,7 +287,7 @@ def nearest_table(alignment: pd.DataFrame, mixture: str) -> pd.DataFrame:
     n = n[n["mixture"] == mixture]
     t = n.pivot(index=["depth", "attention"], columns="position", values="candidate")
     t.columns = [f"k = {c}" for c in t.columns]
-    return t.reset_index()
+    return t.reset_index().rename(columns={"depth": "target depth"})
 
 
 def verdict_table(alignment: pd.DataFrame, train_examples: int) -> pd.DataFrame:
@@ -339,9 +339,17 @@ def judge(alignment: pd.DataFrame, train_examples: int) -> list[dict]:
 
 def chosen_table(chosen: pd.DataFrame) -> pd.DataFrame:
     """The settings chosen per model, as the chapter's table shows them."""
-    return chosen.rename(columns={"gd_init_scale": "GD: start scale", "gd_eta": "GD: η", "gd_steps": "GD: L",
-                                  "gd_pred_diff": "GD: difference (scan)", "ridge_lambda": "ridge: λ",
-                                  "ridge_pred_diff": "ridge: difference (scan)"})
+    return chosen.rename(columns={"depth": "target depth", "gd_init_scale": "GD: start scale", "gd_eta": "GD: η",
+                                  "gd_steps": "GD: L", "gd_pred_diff": "GD: difference (scan)",
+                                  "ridge_lambda": "ridge: λ", "ridge_pred_diff": "ridge: difference (scan)"})
+
+
+def verdict_display(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """:func:`verdict_table` as the chapter shows it: readable headers, the mixture as the inputs' weights."""
+    return verdicts.rename(columns={
+        "depth": "target depth", "mixture": "inputs ω", "position": "k", "gd_pred_diff": "GD: difference",
+        "gd_cosine": "GD: cosine", "nearest_simple": "nearest simple rule", "simple_pred_diff": "its difference",
+        "ratio": "GD / nearest simple"})
 
 
 def glue_values(alignment: pd.DataFrame, cfg) -> dict[str, str]:
