@@ -432,6 +432,15 @@ def test_committed_reference_numbers(num_regression):
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_depth")
     num_regression.check({"plateau_val_r2": np.asarray(plateau["history"]["val_r2"])},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_plateau")
+    mech = load_result(res / "gpt_mechanism" / "mechanism.reference.json")["data"]
+    num_regression.check({"mech_pred_diff": np.asarray(mech["alignment"]["pred_diff"], dtype=float),
+                          "mech_cosine": np.nan_to_num(np.asarray(mech["alignment"]["cosine"], dtype=float), nan=-9.0),
+                          "mech_r2": np.asarray(mech["alignment"]["r2_candidate"], dtype=float)},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism")
+    num_regression.check({"mech_scan": np.asarray(mech["gd_scan"]["pred_diff"], dtype=float)[::9],
+                          "mech_eta": np.asarray(mech["chosen"]["gd_eta"], dtype=float),
+                          "mech_steps": np.asarray(mech["chosen"]["gd_steps"], dtype=float)},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism_scan")
 
 
 def test_a_figure_redrawn_writes_the_same_svg_bytes():

@@ -317,7 +317,8 @@ def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
 def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | None = None) -> plt.Figure:
     """Left: held-out (solid) and training-batch (dotted) one-step error relative to the step, against the
     training step, one colour per width (darker = wider). Right: the final held-out relative error against
-    the width on log-log axes, with the least-squares trend line when ``trend`` (``width_trend``) is given."""
+    the width on log-log axes, with the least-squares trend line when ``trend`` (``width_trend``) is given and
+    there are at least three widths."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
     hs = sorted(one_step["hidden"].unique())
     colours = dict(zip(hs, sns.color_palette("crest", len(hs))))
@@ -329,7 +330,7 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
                title_fontsize=7)
     one = one_step.sort_values("hidden")
     ax2.loglog(one["hidden"], one["relative"], "o", color="0.2", label="held-out, end of training")
-    if trend is not None:
+    if trend is not None and len(one) >= 3:  # a trend through two points says nothing: not drawn
         h = np.asarray(one["hidden"], dtype=float)
         # the least-squares line: through the geometric means, with the fitted slope
         lh, lr = np.log(h), np.log(np.asarray(one["relative"], dtype=float))
@@ -338,5 +339,9 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
     ax2.set(xlabel="hidden width of the blocks", ylabel="one-step error / step size")
     ax2.set_xticks(one["hidden"], [str(int(v)) for v in one["hidden"]])
     ax2.xaxis.set_minor_locator(mpl.ticker.NullLocator())
+    for ax in (ax1, ax2):  # labels at 1, 2, 5 × 10^k only: minor labels on a short log range overprint
+        ax.yaxis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(mpl.ticker.NullFormatter())
     legend_outside(ax2, fontsize=7)
     return fig
