@@ -462,3 +462,38 @@ def test_a_figure_redrawn_writes_the_same_svg_bytes():
 
     first, second = draw(), draw()
     assert first == second and b"<dc:date>" not in first
+
+
+def test_a_width_keeps_its_colour_whichever_widths_are_drawn():
+    """Width 64 has one colour in the fitted-step figure of the live run (two widths) and of the reference run
+    (four), and in the fit-curve figure; the ReLU construction keeps its own (enumeration order of the routes
+    used to decide the colours, so the same label changed colour between profiles)."""
+    import matplotlib.colors as mcolors
+    import pandas as pd
+
+    def routes(widths):
+        rows = []
+        for h in widths:
+            rows += [{"route": f"softmax, fitted, hidden {h}", "step": s, "distance": 0.1 / (s + 1),
+                      "risk_fitted": 1.0, "risk_gd": 1.0} for s in range(3)]
+        rows += [{"route": "ReLU construction, H = 256", "step": s, "distance": 1e-3, "risk_fitted": 1.0,
+                  "risk_gd": 1.0} for s in range(3)]
+        return pd.DataFrame(rows)
+
+    def colour_of(fig, label):
+        lines = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == label]
+        assert lines, label
+        return mcolors.to_hex(lines[0].get_color())
+
+    with figures.style():
+        live, ref = figures.plot_fitted_steps(routes([16, 64])), figures.plot_fitted_steps(routes([16, 32, 64, 128]))
+        one = pd.DataFrame({"hidden": [16, 64], "relative": [0.1, 0.05]})
+        curves = pd.DataFrame({"hidden": [16, 16, 64, 64], "step": [1, 2, 1, 2],
+                               "heldout_relative": [0.2, 0.1, 0.2, 0.1], "train_relative": [0.2, 0.1, 0.2, 0.1]})
+        fits = figures.plot_fit_curves(curves, one)
+        label = "softmax, fitted, hidden 64"
+        assert colour_of(live, label) == colour_of(ref, label) == colour_of(fits, "width 64")
+        assert colour_of(live, "softmax, fitted, hidden 16") != colour_of(live, label)
+        relu = "ReLU construction, H = 256"
+        assert colour_of(live, relu) == colour_of(ref, relu) != colour_of(ref, label)
+        plt.close("all")

@@ -35,6 +35,19 @@ MU = {0.0: "0.2", -0.5: PALETTE[4], 0.5: PALETTE[6]}
 STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
 
 
+#: the ReLU construction of Theorem 1 where it is drawn beside fitted blocks (softmax chapter)
+CONSTRUCTION = "#8c510a"
+
+
+def width_colour(width: float):
+    """The colour of a layer width on one fixed scale (crest, 8 to 1024 units, log-spaced): the same width has
+    the same colour in every figure and profile, whichever other widths are drawn beside it."""
+    import math
+
+    pos = (math.log2(max(width, 1)) - 3) / (10 - 3)
+    return sns.color_palette(DEPTH_PALETTE, as_cmap=True)(min(1.0, max(0.15, pos)))
+
+
 def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:
     """A colour per value of an ordered quantity (depth, width, mixture), light to dark."""
     values = list(values)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .style import PALETTE, WIDE, legend_outside
+from .style import CONSTRUCTION, PALETTE, WIDE, legend_outside, width_colour
 
 # ---- icgd_linear: in-context gradient descent on linear regression -----------------------------
 
@@ -304,7 +304,9 @@ def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
     gd = paths[paths["route"] == paths["route"].iloc[0]]
     ax2.plot(gd["step"], gd["risk_gd"], color="0.2", lw=1.4, label="projected GD")
-    for color, (route, g) in zip(PALETTE, paths.groupby("route", sort=False)):
+    for route, g in paths.groupby("route", sort=False):
+        # a fitted width keeps its colour across profiles and figures (style.width_colour)
+        color = width_colour(int(route.rsplit(" ", 1)[1])) if "hidden" in route else CONSTRUCTION
         ax1.semilogy(g["step"][1:], g["distance"][1:], "-o", ms=3, color=color, label=route)
         ax2.plot(g["step"], g["risk_fitted"], "o", ms=4, mfc="none", color=color, label=route)
     ax1.set(xlabel="step l", ylabel=r"mean $\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
@@ -321,7 +323,7 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
     there are at least three widths."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
     hs = sorted(one_step["hidden"].unique())
-    colours = dict(zip(hs, sns.color_palette("crest", len(hs))))
+    colours = {h: width_colour(h) for h in hs}
     for h, g in curves.groupby("hidden"):
         ax1.loglog(g["step"], g["heldout_relative"], "-", color=colours[h], label=f"width {int(h)}")
         ax1.loglog(g["step"], g["train_relative"], ":", color=colours[h])
