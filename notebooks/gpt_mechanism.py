@@ -158,6 +158,19 @@ fig = figures.plot_gd_scan(data["gd_scan"], data["chosen"])
 chapter.table(mechanism.chosen_table(data["chosen"]))
 
 # %% [markdown]
+# Where the chosen step size is the grid's smallest and the chosen $L$ its
+# largest, the choice sits in a corner of the grid. For small steps GD follows
+# gradient flow, and what matters is the time $\eta L$: the next table reads
+# the scan at the same time with twice the step, at twice the time and at half
+# of it. Where the first two agree and the other two are larger, the chosen time
+# is an interior optimum and a smaller step with more steps would only repeat
+# it; where the difference is still falling at the chosen $L$, a longer flow
+# than the grid allows might come nearer the model.
+
+# %%
+chapter.table(mechanism.flow_table(data["gd_scan"], data["chosen"]), digits=4)
+
+# %% [markdown]
 # ## On shifted inputs
 #
 # The same measures on the mixture farthest from training, $\omega = (.5, .5)$:
@@ -174,7 +187,8 @@ fig = figures.plot_alignment(data["alignment"], mechanism.SHIFTED, "pred_diff", 
 #   spread, so they compare with $1 - R^2$ of {doc}`gpt_icl`.
 # - GD is the family with the most free settings, each chosen for closeness to
 #   each model: no other setting of the grid is nearer on the scan prompts, so
-#   a "no" for GD is not for want of tuning.
+#   a "no" for GD is not for want of tuning within the grid; the gradient-flow
+#   table above says where the grid's edge could still matter.
 # - The explicit Theorem-1 transformer is not among the candidates: its
 #   network (ICDL Def. 1) applies a smooth activation on every layer, the
 #   output included, so it cannot fit labels of either sign, and the sizes

@@ -315,3 +315,21 @@ def test_profiles_positions_include_the_training_length():
     for name, cfg in me.PROFILES.profiles.items():  # as declared (the paper profile needs a larger machine)
         assert cfg["train_examples"] - 1 in cfg["positions"]
         assert set(cfg["mlp_positions"]) <= set(cfg["positions"]) or name == "paper"
+
+
+def test_flow_table_reads_the_scan_at_the_same_twice_and_half_the_time():
+    """At a chosen (η, L) the table reads (2η, L/2), (2η, L) and (η, L/2) of the same model and start scale (a
+    swapped η and L, or another scale's row, gives other numbers); cells outside the grid are NaN."""
+    rows = [{"depth": 3, "attention": "softmax", "init_scale": s, "eta": e, "steps": L,
+             "pred_diff": 100 * s + 10 * e + L / 1000}
+            for s in (0.25, 0.5) for e in (0.1, 0.2) for L in (256, 512, 1024)]
+    chosen = pd.DataFrame([{"depth": 3, "attention": "softmax", "gd_init_scale": 0.25, "gd_eta": 0.1,
+                            "gd_steps": 1024}, {"depth": 3, "attention": "softmax", "gd_init_scale": 0.5,
+                                                "gd_eta": 0.2, "gd_steps": 1024}])
+    t = me.flow_table(pd.DataFrame(rows), chosen)
+    first = t.iloc[0]
+    assert first["chosen"] == pytest.approx(25 + 1 + 1.024)
+    assert first["2η, L/2 (same ηL)"] == pytest.approx(25 + 2 + 0.512)
+    assert first["2η, L (twice ηL)"] == pytest.approx(25 + 2 + 1.024)
+    assert first["η, L/2 (half ηL)"] == pytest.approx(25 + 1 + 0.512)
+    assert math.isnan(t.iloc[1]["2η, L (twice ηL)"]) and t.iloc[1]["chosen"] == pytest.approx(50 + 2 + 1.024)

@@ -344,6 +344,23 @@ def chosen_table(chosen: pd.DataFrame) -> pd.DataFrame:
                                   "ridge_lambda": "ridge: λ", "ridge_pred_diff": "ridge: difference (scan)"})
 
 
+def flow_table(gd_scan: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
+    """Whether GD's chosen setting is a real optimum of the scan or an edge of its grid: per model, the scan's
+    difference at the chosen (η, L), at (2η, L/2) -- the same time ηL of gradient flow -- and at (2η, L), twice
+    the time, and at (η, L/2), half of it (NaN where the grid has no such cell). Equal first two and larger
+    last two: the chosen time ηL is an interior optimum, and smaller η with more steps would only repeat it."""
+    rows = []
+    for r in chosen.itertuples():
+        g = gd_scan[(gd_scan["depth"] == r.depth) & (gd_scan["attention"] == r.attention)
+                    & (gd_scan["init_scale"] == r.gd_init_scale)].set_index(["eta", "steps"])["pred_diff"]
+        eta, L = r.gd_eta, r.gd_steps
+        cells = {"chosen": (eta, L), "2η, L/2 (same ηL)": (2 * eta, L // 2), "2η, L (twice ηL)": (2 * eta, L),
+                 "η, L/2 (half ηL)": (eta, L // 2)}
+        rows.append({"target depth": r.depth, "attention": r.attention, "η": eta, "L": L,
+                     **{name: float(g.get(cell, np.nan)) for name, cell in cells.items()}})
+    return pd.DataFrame(rows)
+
+
 def verdict_display(verdicts: pd.DataFrame) -> pd.DataFrame:
     """:func:`verdict_table` as the chapter shows it: readable headers, the mixture as the inputs' weights."""
     return verdicts.rename(columns={

@@ -367,4 +367,12 @@ KNOWN_FAILURES: dict[str, str] = {
                   "LayerNorm division (Table 1 correlation 0.946), but over the 1000 test prompts the value of its "
                   "dominant query cell (1, 51) correlates with the least-squares estimate at −0.43 (paper −0.994), "
                   "though eq. 57's regression still explains it at 0.93",
+    # this book's hypotheses about the trained models (chapter gpt_mechanism), all three refuted by the
+    # reference run of python -m icdl.gpt_icl.mechanism --profile reference (commit f8538bf)
+    "mech-nearest-gd": "at the training length ridge is the nearest candidate to all six models (prediction "
+                       "difference 0.021–0.040 of the label spread); GD on the network is 1.3–5.5 times farther",
+    "mech-sensitivity-gd": "the mean cosine of ∂ŷ/∂x_query between model and GD is 0.50–0.75 at the training "
+                           "length, against 0.75–0.86 for ridge and least squares",
+    "mech-shift-gd": "on inputs from (.5, .5) the context mean is the nearest candidate to all six models at the "
+                     "training length; GD is 1.3–1.9 times farther than it",
 }
