@@ -357,6 +357,13 @@ FIGURE_TESTS = {
     "fig-lsa-val-live": "test_lsa_training_curve_numbers",
     "fig-lsa-weights": "test_committed_reference_numbers",
     "fig-lsa-curves": "test_committed_reference_numbers",
+    # gpt_mechanism draws the reference when it is complete (pinned there), the live run otherwise (pinned on a
+    # reduced quick run)
+    "fig-mech-alignment": "test_committed_reference_numbers",
+    "fig-mech-cosine": "test_committed_reference_numbers",
+    "fig-mech-sensitivity-examples": "test_committed_reference_numbers",
+    "fig-mech-scan": "test_committed_reference_numbers",
+    "fig-mech-alignment-shift": "test_committed_reference_numbers",
 }
 
 
@@ -441,6 +448,8 @@ def test_committed_reference_numbers(num_regression):
                           "mech_eta": np.asarray(mech["chosen"]["gd_eta"], dtype=float),
                           "mech_steps": np.asarray(mech["chosen"]["gd_steps"], dtype=float)},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism_scan")
+    num_regression.check({"mech_sensitivity": np.asarray(mech["examples"]["sensitivity"], dtype=float)},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism_examples")
 
 
 def test_a_figure_redrawn_writes_the_same_svg_bytes():
