@@ -169,7 +169,7 @@ def _schedule_loop(pending, running, records, done, failed, workers, logs, pytho
             cmd = python + job.args
             proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                     preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
-            rec = JobRecord(job.name, " ".join(("python", "-m", "icdl.gpt_icl") + job.args),
+            rec = JobRecord(job.name, " ".join(("python",) + tuple(python[1:]) + job.args),
                             start_s=time.perf_counter() - t0, log=str(log))
             running[job.name] = (proc, rec, fh)
             echo(f"[{rec.start_s / 60:5.1f} min] start  {job.name}")

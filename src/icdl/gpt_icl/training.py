@@ -15,6 +15,10 @@ softmax model of the same size when training ReLU attention). With ``eval_every`
 records, on a fixed set of validation prompts of the target task, the mean R² over positions
 ``eval_from`` … ``examples`` of the model and of the context mean: how far above the plateau it is.
 
+**Snapshots** (``train(snapshots=…)``, the scale study of chapter ``gpt_scale``): the model's weights at given
+steps, kept beside the checkpoint (:func:`snapshot_path`) or, without one, in the result. They do not change
+the training: a run with snapshots ends with the weights of one without.
+
 Data-parallel training: inside a ``torch.distributed`` process group (``torchrun``; gloo on CPUs, nccl on
 GPUs) every rank draws the same global batch from the same generator and trains on its share; DDP averages
 the gradients, so the steps are those of one process with the whole batch (up to the order of the sums).
@@ -116,26 +120,54 @@ def excess_r2(model: InContextGPT, xs: Tensor, ys: Tensor, first: int) -> tuple[
             float(r2_across_prompts(context_mean(xs, ys), ys)[sl].mean()))
 
 
+def snapshot_path(checkpoint: Path, step: int) -> Path:
+    """Where :func:`train` keeps the weights of the run of ``checkpoint`` after ``step`` steps."""
+    checkpoint = Path(checkpoint)
+    return checkpoint.with_name(f"{checkpoint.stem}.step{step}{checkpoint.suffix}")
+
+
+def load_snapshot(checkpoint: Path, step: int, *, command: str = "") -> tuple[InContextGPT, dict]:
+    """The model of the run of ``checkpoint`` after ``step`` steps (a snapshot written by :func:`train`) and
+    its settings; refused with one line naming the file and ``command`` (which rebuilds it) if it is missing,
+    damaged, or holds another step."""
+    path = snapshot_path(checkpoint, step)
+    if not checkpoint_exists(path):
+        raise CheckpointError(f"no snapshot at {path} (step {step}); rebuild it with {command or 'its training command'}")
+    state = load_checkpoint(path, command=command)
+    if state.get("step") != step:
+        raise CheckpointError(f"snapshot {path} holds step {state.get('step')}, not {step}; rebuild it with "
+                              f"{command or 'its training command'}")
+    model = InContextGPT(GPTConfig(**state["settings"]["model"]))
+    model.load_state_dict(state["model"])
+    return model.eval(), state
+
+
 def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoint: Path | None = None,
           checkpoint_every: int = 500, max_steps_this_call: int | None = None, device: str = "cpu",
-          progress: bool = True, init_state: dict | None = None, command: str = "") -> dict:
+          progress: bool = True, init_state: dict | None = None, command: str = "",
+          snapshots: tuple[int, ...] = ()) -> dict:
     """Train; returns ``{"model", "history" (step, loss, …), "steps_done", "seconds"}``. With ``checkpoint``
     an existing file is resumed (its settings must match) and the state is saved atomically every
     ``checkpoint_every`` steps and at the end of the call. ``init_state`` (a state dict of a model of the
     same shape) replaces the initial weights; ``cfg.init_from`` must then say where they come from.
     ``command`` (the command that rebuilds the checkpoint) goes into the checkpoint's record. A checkpoint
     has one writer at a time (:func:`icdl.repro.results.one_writer`): a second run of the same model is
-    refused at once, naming the first."""
+    refused at once, naming the first. ``snapshots``: steps after which the weights are kept
+    (:func:`snapshot_path` beside the checkpoint; without a checkpoint in the result's ``"snapshots"``,
+    ``{step: state dict}``)."""
+    bad = [s for s in snapshots if not 1 <= s <= cfg.steps]
+    if bad:
+        raise ValueError(f"snapshots must lie in 1..steps={cfg.steps}, got {bad}")
     writes = checkpoint is not None and distributed_world()[1] == 0  # only rank 0 writes the checkpoint
     with one_writer(checkpoint, f"checkpoint {checkpoint}") if writes else nullcontext():
         return _train(model_cfg, task, cfg, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
                       max_steps_this_call=max_steps_this_call, device=device, progress=progress,
-                      init_state=init_state, command=command)
+                      init_state=init_state, command=command, snapshots=frozenset(snapshots))
 
 
 def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoint: Path | None,
            checkpoint_every: int, max_steps_this_call: int | None, device: str, progress: bool,
-           init_state: dict | None, command: str) -> dict:
+           init_state: dict | None, command: str, snapshots: frozenset = frozenset()) -> dict:
     if (init_state is None) != (not cfg.init_from):
         raise ValueError("init_state and cfg.init_from go together: give both or neither")
     if model_cfg.d != task.d:
@@ -157,6 +189,7 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
     g = torch.Generator().manual_seed(cfg.seed + SEEDS["prompts"])
     settings = {"model": model_cfg.to_dict(), "task": task.to_dict(), "train": cfg.to_dict()}
     history: list[dict] = []
+    kept: dict[int, dict] = {}
     step, seconds = 0, 0.0
     if checkpoint is not None and checkpoint_exists(checkpoint):
         state = load_checkpoint(checkpoint, map_location=device, command=command)
@@ -196,7 +229,14 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
             if val is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
                 row["val_r2"], row["val_context_mean"] = excess_r2(model, *val, cfg.eval_from)
             history.append(row)
-        if checkpoint is not None and rank == 0 and (step % checkpoint_every == 0 or step == stop):
+        if step in snapshots and rank == 0:
+            if checkpoint is None:
+                kept[step] = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            else:  # the snapshot, then the checkpoint of the same step: a resumed run never skips a snapshot
+                save_checkpoint(snapshot_path(checkpoint, step), {"settings": settings, "model": model.state_dict(),
+                                                                  "step": step}, command=command)
+        if checkpoint is not None and rank == 0 and (step % checkpoint_every == 0 or step == stop
+                                                      or step in snapshots):
             save_checkpoint(checkpoint, {"settings": settings, "model": model.state_dict(), "opt": opt.state_dict(),
                                "rng": g.get_state(), "history": history, "step": step,
                                "seconds": time.perf_counter() - t0}, command=command)
@@ -204,7 +244,7 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
     model.eval()
     columns = ["step", "loss", "examples", "dims"] + (["val_r2", "val_context_mean"] if cfg.eval_every else [])
     return {"model": model, "history": pd.DataFrame(history, columns=columns),
-            "steps_done": step, "seconds": time.perf_counter() - t0}
+            "steps_done": step, "seconds": time.perf_counter() - t0, "snapshots": kept}
 
 
 def distributed_world() -> tuple[int, int]:

@@ -1,0 +1,507 @@
+"""ICDL sec. 5 with more training (chapter ``gpt_scale``): how far is the shortfall of the CPU models
+below the trained MLP a matter of training, and how much training would close it?
+
+The models are the main study's (:mod:`~icdl.gpt_icl.objectives`: one softmax and one ReLU-attention
+transformer per target depth, the same prompts, baselines and evaluation), trained ``factor`` times longer
+and scored at snapshots along the way, ``per_doubling`` of them per doubling of the steps, from
+``before`` snapshots before the main study's length (its ``steps``) to the end. The softmax model trains
+``factor × steps`` steps (the warm phase unchanged); the ReLU model starts, as in the main study, from the
+softmax model at ``steps`` steps and trains ``factor × relu_steps``. So the snapshot at the main study's
+length *is* the main study's model, bit for bit (tested), and the trend starts from it.
+
+=========================  ==================================================================================
+:data:`PROFILES`           ``quick`` (CI), ``reference`` (CPU, ≈ 1.5 h on two cores:
+                           ``python -m icdl.gpt_icl.scale --profile reference --workers 2``), ``long`` (the
+                           reference's models 64 times longer, a GPU command), ``paper`` (Appendix F's models)
+:func:`snapshot_steps`     the steps at which a model is scored
+:func:`train_model`        train or resume one model of one target depth (resumable, one writer)
+:func:`score_depth`        every snapshot of one target depth against the baselines on the same prompts
+:func:`trend`              per model and snapshot: the shortfall below the MLP, the lead over least squares
+                           and 3-NN at the training length, with bootstrap bands
+:func:`fit_trend`          the shortfall's change per doubling of the steps (a line in log steps), its band,
+                           and the forecast of the steps at which it would reach the paper's tolerance
+:func:`judge`              the ledger entries of the scale claims (:data:`icdl.repro.claims.CRITERIA`)
+:func:`write`, :func:`load` the result file ``results/gpt_scale/scale.<profile>.json``
+=========================  ==================================================================================
+
+The shortfall, the leads and the fit use *paired* prompts: the MLP trains on the first ``mlp_prompts`` test
+prompts only, so the model is scored on the same ones there, and a bootstrap resamples prompts jointly for
+every snapshot (the same resample across snapshots, so the fitted slope's band is that of one set of prompts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..repro.profiles import ProfileError, ProfileSet
+from ..repro.results import (CheckpointError, ResultFileError, checkpoint_exists, load_checkpoint, load_result,
+                             one_writer, project_root, provenance, save_profile_result, save_result)
+from . import baselines as bl
+from . import objectives
+from .evaluation import cheap_baselines, evaluate_param_shift, mlp_positions, predict, test_prompts
+from .model import ATTENTIONS, InContextGPT
+from .schedule import checkpoint_path, configs
+from .tasks import PRETRAINING
+from .training import load_snapshot, train
+
+_OWN = {
+    "quick": {"factor": 2, "per_doubling": 2, "before": 2, "resamples": 50},
+    "reference": {"factor": 4, "per_doubling": 2, "before": 4, "resamples": 200},
+    "long": {"factor": 64, "per_doubling": 2, "before": 4, "resamples": 200},
+    "paper": {"factor": 1, "per_doubling": 1, "before": 6, "resamples": 200},
+}
+_BASE = {"quick": "quick", "reference": "reference", "long": "reference", "paper": "paper"}
+PROFILES = ProfileSet(
+    "gpt_scale",
+    profiles={name: {**objectives.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
+    ranges={**objectives.PROFILES.ranges, "factor": frozenset({1, 2, 4, 8, 16, 32, 64, 128}),
+            "per_doubling": (1, 8), "before": (0, 12), "resamples": (10, 10_000)},
+    command="python -m icdl.gpt_icl.scale --profile {profile} --workers 2",
+    memory=objectives.memory_estimate,
+)
+#: what every training job of a profile records as its command (the whole run, which resumes every job)
+COMMAND = "python -m icdl.gpt_icl.scale --profile {profile} --workers 2"
+#: checkpoints of this study are told apart from the main study's by this tag
+TAG = "_scale"
+
+
+def snapshot_steps(base: int, factor: int, per_doubling: int, before: int) -> tuple[int, ...]:
+    """``base · 2^(j / per_doubling)`` rounded, for ``j = −before … per_doubling · log2(factor)``: the
+    steps at which a model trained ``factor × base`` steps is scored (``base`` and the end among them)."""
+    if factor < 1 or factor & (factor - 1):
+        raise ValueError(f"factor must be a power of two, got {factor}")
+    top = per_doubling * int(math.log2(factor))
+    steps = sorted({max(1, round(base * 2 ** (j / per_doubling))) for j in range(-before, top + 1)})
+    return tuple(steps)
+
+
+def long_settings(cfg) -> dict:
+    """The profile's settings with the main study's lengths multiplied by ``factor`` (the warm phase kept)."""
+    return {**cfg, "steps": cfg["factor"] * cfg["steps"], "relu_steps": cfg["factor"] * cfg["relu_steps"]}
+
+
+def model_snapshots(cfg, attention: str) -> tuple[int, ...]:
+    """The snapshot steps of one attention's model (counted in that model's own steps)."""
+    base = cfg["relu_steps"] if attention == "relu" and cfg["relu_init"] == "softmax" else cfg["steps"]
+    return snapshot_steps(base, cfg["factor"], cfg["per_doubling"], cfg["before"])
+
+
+def folder(profile: str) -> Path:
+    """Where the checkpoints and snapshots of a profile live (``results/gpt_scale/checkpoints/<profile>``)."""
+    return PROFILES.folder("checkpoints", profile)
+
+
+def _start_of_relu(cfg, depth: int, where: Path | None, memory: dict) -> dict:
+    """The weights the ReLU model starts from: the softmax model at the main study's length."""
+    if where is None:
+        return memory[(depth, "softmax")]["snapshots"][cfg["steps"]]
+    ckpt = checkpoint_path(where, depth, "softmax", TAG)
+    _, state = load_snapshot(ckpt, cfg["steps"], command=COMMAND.format(profile=cfg["profile"]))
+    return state["model"]
+
+
+def train_model(cfg, depth: int, attention: str, *, where: Path | None = None, until: int | None = None,
+                progress: bool = True, device: str = "cpu", memory: dict | None = None) -> dict:
+    """Train or resume one model of the study (``until``: stop after that many of its steps this call). The
+    ReLU model needs the softmax model's snapshot at the main study's length. ``memory`` (without ``where``)
+    holds the models trained in this process, by ``(depth, attention)``."""
+    long = long_settings(cfg)
+    mcfg, tcfg, trcfg = configs(long, depth, attention, long["n_layer"])
+    init = _start_of_relu(cfg, depth, where, memory or {}) if trcfg.init_from else None
+    ckpt = None if where is None else checkpoint_path(where, depth, attention, TAG)
+    limit = None if until is None else max(0, until - _steps_done(ckpt))
+    return train(mcfg, tcfg, trcfg, checkpoint=ckpt, max_steps_this_call=limit, progress=progress, device=device,
+                 init_state=init, command=COMMAND.format(profile=cfg["profile"]),
+                 snapshots=model_snapshots(cfg, attention))
+
+
+def _steps_done(ckpt: Path | None) -> int:
+    if ckpt is None or not checkpoint_exists(ckpt):
+        return 0
+    return int(load_checkpoint(ckpt)["step"])
+
+
+# ---- scoring --------------------------------------------------------------------------------------------
+
+
+def _paired_r2(pred: torch.Tensor, y: torch.Tensor, idx: torch.Tensor) -> np.ndarray:
+    """R² across prompts of one position's predictions for each bootstrap resample (rows of ``idx``)."""
+    p, t = pred[idx], y[idx]
+    resid = ((p - t) ** 2).mean(1)
+    var = t.var(1, unbiased=False)
+    return (1 - resid / var).numpy()
+
+
+def score_depth(cfg, depth: int, models: dict[tuple[str, int], InContextGPT]) -> dict:
+    """Every snapshot model of one target depth (``models[(attention, step)]``) beside the baselines on the
+    pretraining mixture. At the training length (the query after ``train_examples − 1`` examples): R² on the
+    first ``mlp_prompts`` test prompts (where the MLP is trained) and on all of them, with ``resamples`` paired
+    bootstrap values of each. At every MLP position up to the training length, objective 1's shortfall (the
+    MLP's R² minus the model's on all prompts, :func:`icdl.gpt_icl.objectives.verdict_tables`), the largest
+    kept as ``obj1``. Returns ``{"points": frame, "boot": {name: (resamples,) list}}``."""
+    xs, ys = test_prompts(cfg, depth, PRETRAINING)
+    q = cfg["train_examples"] - 1  # 0-based query index: train_examples − 1 examples before it
+    if q not in mlp_positions(cfg):
+        raise ProfileError(f"gpt_scale: the MLP must be trained at the training length: mlp_positions must "
+                           f"contain train_examples − 1 = {q}, got {tuple(cfg['mlp_positions'])}")
+    m = min(cfg["mlp_prompts"], len(ys))
+    g = torch.Generator().manual_seed(cfg["seed"] + depth)
+    idx_m = torch.randint(0, m, (cfg["resamples"], m), generator=g)
+    idx_all = torch.randint(0, len(ys), (cfg["resamples"], len(ys)), generator=g)
+    every_m, every_all = torch.arange(m)[None], torch.arange(len(ys))[None]
+    mlp_r2, mlp_pred = {}, None
+    for p in (p for p in mlp_positions(cfg) if p <= q):
+        res = bl.trained_mlp(xs[:m], ys[:m], p, depth=depth, width=cfg["mlp_width"], epochs=cfg["mlp_epochs"],
+                             seed=cfg["seed"])
+        mlp_r2[p] = res["best_r2"]
+        if p == q:
+            mlp_pred = res["pred"][res["best_epoch"]]
+    y_m, y_all = ys[:m, q], ys[:, q]
+    curves: list[dict] = []
+    boot = {"mlp@mlp": _paired_r2(mlp_pred, y_m, idx_m)}
+    rows = [{"depth": depth, "method": "mlp", "attention": "", "step": 0, "r2_mlp_prompts": mlp_r2[q],
+             "r2_all": np.nan, "obj1": np.nan}]
+    for name, pred in cheap_baselines(xs, ys).items():
+        key = {bl.LEAST_SQUARES: "least_squares", bl.NEAREST_NEIGHBOURS: "knn", bl.CONTEXT_MEAN: "context_mean"}[name]
+        boot[f"{key}@mlp"] = _paired_r2(pred[:m, q], y_m, idx_m)
+        boot[f"{key}@all"] = _paired_r2(pred[:, q], y_all, idx_all)
+        rows.append({"depth": depth, "method": key, "attention": "", "step": 0,
+                     "r2_mlp_prompts": float(_paired_r2(pred[:m, q], y_m, every_m)[0]),
+                     "r2_all": float(_paired_r2(pred[:, q], y_all, every_all)[0]), "obj1": np.nan})
+    for (attention, step), model in sorted(models.items()):
+        full = predict(model, xs, ys)
+        pred = full[:, q]
+        r2_all = bl.r2_across_prompts(full, ys).numpy()
+        boot[f"{attention}:{step}@mlp"] = _paired_r2(pred[:m], y_m, idx_m)
+        boot[f"{attention}:{step}@all"] = _paired_r2(pred, y_all, idx_all)
+        rows.append({"depth": depth, "method": "transformer", "attention": attention, "step": step,
+                     "r2_mlp_prompts": float(_paired_r2(pred[:m], y_m, every_m)[0]), "r2_all": float(r2_all[q]),
+                     "obj1": max(mlp_r2[p] - float(r2_all[p]) for p in mlp_r2)})
+        curves += [{"depth": depth, "attention": attention, "step": step, "position": i + 1, "r2": float(v)}
+                   for i, v in enumerate(r2_all)]
+    last = {a: max(st for at, st in models if at == a) for a in {a for a, _ in models}}
+    shift = []
+    for attention, step in sorted(last.items()):
+        at_len = evaluate_param_shift(models[(attention, step)], cfg, depth)
+        at_len = at_len[at_len["position"] == cfg["train_examples"]]
+        shift += [{"depth": depth, "attention": attention, "step": step, "mu": r.mu, "r2": r.r2}
+                  for r in at_len.itertuples()]
+    return {"points": pd.DataFrame(rows), "curves": pd.DataFrame(curves), "shift": pd.DataFrame(shift),
+            "boot": {k: v.tolist() for k, v in boot.items()}}
+
+
+def trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], q: float = 0.05) -> pd.DataFrame:
+    """Per target depth, attention and snapshot step: the **shortfall** below the MLP (R²_MLP − R²_model on the
+    MLP's prompts), the **lead** over least squares and over 3-NN (R²_model − R²_baseline on all prompts),
+    each with its ``q/2`` … ``1 − q/2`` paired bootstrap band. ``boot`` is keyed by depth (as text)."""
+    rows = []
+    for r in points[points["method"] == "transformer"].itertuples():
+        b = {k: np.asarray(v) for k, v in boot[str(r.depth)].items()}
+        base = points[(points["depth"] == r.depth) & (points["method"] != "transformer")].set_index("method")
+        me = f"{r.attention}:{r.step}"
+        row = {"depth": r.depth, "attention": r.attention, "step": r.step, "r2": r.r2_all,
+               "shortfall": base.loc["mlp", "r2_mlp_prompts"] - r.r2_mlp_prompts,
+               "lead_ls": r.r2_all - base.loc["least_squares", "r2_all"],
+               "lead_knn": r.r2_all - base.loc["knn", "r2_all"]}
+        for name, samples in (("shortfall", b["mlp@mlp"] - b[f"{me}@mlp"]),
+                              ("lead_ls", b[f"{me}@all"] - b["least_squares@all"]),
+                              ("lead_knn", b[f"{me}@all"] - b["knn@all"])):
+            row[f"{name}_lo"], row[f"{name}_hi"] = np.quantile(samples, [q / 2, 1 - q / 2])
+        rows.append(row)
+    return pd.DataFrame(rows).sort_values(["depth", "attention", "step"], ignore_index=True)
+
+
+def _line(log_steps: np.ndarray, values: np.ndarray) -> tuple[float, float]:
+    """Least-squares line ``values ≈ a + b · log2(steps)``: ``(a, b)``."""
+    b, a = np.polyfit(log_steps, values, 1)
+    return float(a), float(b)
+
+
+def forecast_steps(a: float, b: float, tolerance: float, last_step: int, last_value: float) -> float:
+    """The steps at which the line ``a + b log2(steps)`` reaches ``tolerance``: the last step itself where the
+    shortfall is already within it, ``inf`` where the line does not fall."""
+    if last_value <= tolerance:
+        return float(last_step)
+    if b >= 0:
+        return math.inf
+    return float(2 ** ((tolerance - a) / b))
+
+
+def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: dict[str, int], tolerance: float,
+              q: float = 0.1) -> pd.DataFrame:
+    """Per target depth and attention, a line through the shortfall against log2(steps) over the snapshots
+    from ``fit_from[attention]`` on (after the warm phase): its change per doubling (``per_doubling``) with the
+    ``q/2`` … ``1 − q/2`` band over the paired bootstrap resamples, and the forecast steps at which the shortfall
+    reaches ``tolerance`` (:func:`forecast_steps`) with the band of the same resamples."""
+    rows = []
+    models = points[points["method"] == "transformer"][["depth", "attention"]].drop_duplicates()
+    for depth, attention in models.itertuples(index=False):
+        b = {k: np.asarray(v) for k, v in boot[str(depth)].items()}
+        mine = points[(points["depth"] == depth) & (points["attention"] == attention)
+                      & (points["step"] >= fit_from[attention])].sort_values("step")
+        if len(mine) < 2:
+            raise ValueError(f"depth {depth} {attention}: the fit needs two snapshots from step "
+                             f"{fit_from[attention]} on, got {len(mine)}")
+        mlp = points[(points["depth"] == depth) & (points["method"] == "mlp")]["r2_mlp_prompts"].iloc[0]
+        steps = mine["step"].to_numpy()
+        x = np.log2(steps)
+        short = mlp - mine["r2_mlp_prompts"].to_numpy()
+        a, slope = _line(x, short)
+        samples = np.stack([b["mlp@mlp"] - b[f"{attention}:{s}@mlp"] for s in steps], axis=1)  # (resamples, snaps)
+        fits = [_line(x, s) for s in samples]
+        fc = forecast_steps(a, slope, tolerance, int(steps[-1]), float(short[-1]))
+        fcs = [forecast_steps(fa, fb, tolerance, int(steps[-1]), float(s[-1])) for (fa, fb), s in zip(fits, samples)]
+        lo, hi = np.quantile([fb for _, fb in fits], [q / 2, 1 - q / 2])
+        flo, fhi = np.quantile(fcs, [q / 2, 1 - q / 2])
+        rows.append({"depth": depth, "attention": attention, "snapshots": len(steps), "first": int(steps[0]),
+                     "last": int(steps[-1]), "shortfall_first": float(short[0]), "shortfall_last": float(short[-1]),
+                     "per_doubling": slope, "per_doubling_lo": float(lo), "per_doubling_hi": float(hi),
+                     "forecast": fc, "forecast_lo": float(flo), "forecast_hi": float(fhi)})
+    return pd.DataFrame(rows)
+
+
+def fit_from(cfg) -> dict[str, int]:
+    """The first step of each model's fit: the main study's length (after the softmax model's warm phase;
+    the ReLU model from its first step at that length)."""
+    return {a: (cfg["relu_steps"] if a == "relu" and cfg["relu_init"] == "softmax" else cfg["steps"])
+            for a in ATTENTIONS}
+
+
+# ---- the ledger ---------------------------------------------------------------------------------------
+
+#: the paper's 500 k training steps, against which the forecast is judged
+PAPER_STEPS = 500_000
+
+
+def obj3_drop(shift: pd.DataFrame) -> pd.DataFrame:
+    """Objective 3 on the longest-trained models: per target depth and attention, the largest fall of R² at
+    the training length from μ = 0 to a shifted μ (as :func:`icdl.gpt_icl.objectives.verdict_tables`)."""
+    rows = []
+    for (depth, attention), g in shift.groupby(["depth", "attention"]):
+        at0 = float(g.loc[g["mu"] == 0, "r2"].iloc[0])
+        rows.append({"depth": depth, "attention": attention, "max_drop": at0 - float(g.loc[g["mu"] != 0, "r2"].min())})
+    return pd.DataFrame(rows)
+
+
+def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.DataFrame) -> list[dict]:
+    """The ledger entries of the scale claims: the shortfall falls with training (the largest change per
+    doubling and the largest upper end of its band, both below 0), objective 1 on the longest-trained models
+    (``objective1``: :func:`icdl.gpt_icl.objectives` value, the largest shortfall over MLP positions), the lead
+    over 3-NN at the last snapshot (smallest over models, above 0), and the forecast within the paper's steps
+    (the largest forecast over models at most :data:`PAPER_STEPS`), objective 3 on the longest-trained
+    models (the largest fall at most objective 3's bound)."""
+    tolerance, max_drop = objectives.CRITERIA["obj1_tolerance"], objectives.CRITERIA["obj3_max_drop"]
+    last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
+    tf = points[points["method"] == "transformer"]
+    final = tf.loc[tf.groupby(["depth", "attention"])["step"].idxmax()]
+    objective1 = float(final["obj1"].max())
+    drops = obj3_drop(shift)
+    objective3 = float(drops["max_drop"].max())
+
+    def listing(t, col, fmt):
+        return "; ".join(f"depth {r.depth} {r.attention}: {fmt(getattr(r, col))}" for r in t.itertuples())
+
+    slope, slope_hi = float(fits["per_doubling"].max()), float(fits["per_doubling_hi"].max())
+    lead = float(last["lead_knn"].min())
+    forecast = float(fits["forecast"].max())
+    return [
+        {"claim": "scale-shortfall-falls", "passed": slope < 0 and slope_hi < 0, "value": slope,
+         "slope_hi": slope_hi,
+         "ours": "change of the shortfall below the MLP per doubling of the steps (90 % band): "
+                 + "; ".join(f"depth {r.depth} {r.attention}: {r.per_doubling:+.4f} ({r.per_doubling_lo:+.4f} to "
+                             f"{r.per_doubling_hi:+.4f})" for r in fits.itertuples()),
+         "criterion": "below 0 for every model, the upper end of the band too"},
+        {"claim": "scale-obj1", "passed": objective1 <= tolerance, "value": objective1,
+         "ours": f"largest shortfall below the MLP at its positions up to the training length, longest-trained "
+                 f"models: {objective1:.3f}",
+         "criterion": f"at most {tolerance} (objective 1's tolerance)"},
+        {"claim": "scale-beats-knn", "passed": lead > 0, "value": lead,
+         "ours": "R² over 3-NN's at the training length after the longest training: "
+                 + listing(last, "lead_knn", lambda v: f"{v:+.4f}"),
+         "criterion": "above 0 for every model"},
+        {"claim": "scale-forecast", "passed": forecast <= PAPER_STEPS, "value": forecast,
+         "ours": "steps at which the fitted line reaches objective 1's tolerance: "
+                 + listing(fits, "forecast", lambda v: "never (not falling)" if math.isinf(v) else f"{v:,.0f}"),
+         "criterion": f"at most the paper's {PAPER_STEPS:,} steps for every model"},
+        {"claim": "scale-obj3", "passed": objective3 <= max_drop, "value": objective3,
+         "ours": "largest fall of R² at the training length when μ moves to ±0.5, longest-trained models: "
+                 + listing(drops, "max_drop", lambda v: f"{v:.3f}"),
+         "criterion": f"at most {max_drop} (objective 3's bound)"},
+    ]
+
+
+# ---- the whole study: in memory (quick) or as resumable jobs (reference) ----------------------------------
+
+#: result fields (``results/gpt_scale/scale.<profile>.json``)
+FIELDS = ("points", "curves", "shift", "boot", "trend", "fits", "history", "jobs", "complete", "seconds")
+
+
+def assemble(cfg, scores: list[dict], history: pd.DataFrame, *, jobs: list | None = None,
+             seconds: float = 0.0) -> dict:
+    """The study's result from the per-depth scores: their frames joined, the trend and its fits."""
+    points = pd.concat([s["points"] for s in scores], ignore_index=True)
+    boot = {str(int(s["points"]["depth"].iloc[0])): s["boot"] for s in scores}
+    tr = trend(points, boot)
+    fits = fit_trend(points, boot, fit_from(cfg), objectives.CRITERIA["obj1_tolerance"])
+    return {"points": points, "curves": pd.concat([s["curves"] for s in scores], ignore_index=True),
+            "shift": pd.concat([s["shift"] for s in scores], ignore_index=True), "boot": boot, "trend": tr,
+            "fits": fits, "history": history, "jobs": jobs or [], "complete": True, "seconds": seconds}
+
+
+def study(cfg, *, progress: bool = False) -> dict:
+    """The whole study in this process, in memory (the ``quick`` profile of the chapter)."""
+    t0 = time.perf_counter()
+    memory, scores, hists = {}, [], []
+    for depth in cfg["depths"]:
+        models = {}
+        for attention in ATTENTIONS:
+            res = train_model(cfg, depth, attention, progress=progress, memory=memory)
+            memory[(depth, attention)] = res
+            hists.append(res["history"].assign(depth=depth, attention=attention))
+            for step, state in res["snapshots"].items():
+                model = InContextGPT(res["model"].cfg)
+                model.load_state_dict(state)
+                models[(attention, step)] = model.eval()
+        scores.append(score_depth(cfg, depth, models))
+    return assemble(cfg, scores, pd.concat(hists, ignore_index=True), seconds=time.perf_counter() - t0)
+
+
+def _score_path(cfg, depth: int) -> Path:
+    return folder(cfg["profile"]) / f"score_depth{depth}.json"
+
+
+def score_job(cfg, depth: int) -> Path:
+    """``--score --depth D``: every snapshot of target depth D from its files, scored
+    (``checkpoints/<profile>/score_depth<D>.json``, with the trained models' histories)."""
+    t0 = time.perf_counter()
+    command = COMMAND.format(profile=cfg["profile"])
+    where = folder(cfg["profile"])
+    models, hists = {}, []
+    for attention in ATTENTIONS:
+        ckpt = checkpoint_path(where, depth, attention, TAG)
+        state = load_checkpoint(ckpt, command=command) if checkpoint_exists(ckpt) else None
+        steps = configs(long_settings(cfg), depth, attention, cfg["n_layer"])[2].steps
+        if state is None or state["step"] < steps:
+            raise CheckpointError(f"checkpoint {ckpt} is missing or unfinished; finish it with {command}")
+        hists.append(pd.DataFrame(state["history"]).assign(depth=depth, attention=attention))
+        for step in model_snapshots(cfg, attention):
+            models[(attention, step)] = load_snapshot(ckpt, step, command=command)[0]
+    res = score_depth(cfg, depth, models)
+    res["history"] = pd.concat(hists, ignore_index=True)
+    body = {k: (v.to_dict("list") if isinstance(v, pd.DataFrame) else v) for k, v in res.items()}
+    return save_result(_score_path(cfg, depth), body,
+                       provenance=provenance(command=command, wall_time_s=time.perf_counter() - t0,
+                                             profile=cfg["profile"], seed=cfg["seed"]))
+
+
+def write_job(cfg, started: float, jobs: list | None = None) -> Path:
+    """``--write``: the result file from the per-depth scores."""
+    scores, hists = [], []
+    for depth in cfg["depths"]:
+        data = load_result(_score_path(cfg, depth))["data"]
+        scores.append({k: (data[k] if k == "boot" else pd.DataFrame(data[k])) for k in data})
+        hists.append(scores[-1]["history"])
+    res = assemble(cfg, scores, pd.concat(hists, ignore_index=True), jobs=jobs)
+    return write(cfg, res, started)
+
+
+def write(cfg, res: dict, started: float) -> Path:
+    return save_profile_result(PROFILES, "scale", {k: res[k] for k in FIELDS}, profile=cfg["profile"],
+                               seed=cfg["seed"], started=started)
+
+
+def load(profile: str = "reference") -> dict | None:
+    """The result of a profile as frames (``None`` where it has not been produced)."""
+    path = PROFILES.folder() / f"scale.{profile}.json"
+    if not path.is_file():
+        return None
+    data = load_result(path)["data"]
+    missing = [k for k in FIELDS if k not in data]
+    if missing:
+        raise ResultFileError(f"result file {path} lacks the fields {missing}; rebuild it with "
+                              f"{COMMAND.format(profile=profile)}")
+    return {k: data[k] if k in ("boot", "jobs", "complete", "seconds") else pd.DataFrame(data[k]) for k in FIELDS}
+
+
+def jobs(cfg) -> list:
+    """The jobs of the resumable run: per target depth the softmax model to the main study's length, then the
+    rest of it and the ReLU model (which starts there), then the scoring; last the result file. Estimates in
+    minutes from the reference's speed (about 12 steps per second at its size on one core)."""
+    from .pipeline import Job
+
+    base = ("--profile", cfg["profile"])
+    rate = 12 * 60 * (3 * 64 * 64) / (cfg["n_layer"] * cfg["n_embd"] ** 2)  # steps per minute, scaled by size
+    out, scored = [], []
+    for d in cfg["depths"]:
+        first = f"softmax, target depth {d}, to step {cfg['steps']}"
+        out.append(Job(first, base + ("--train", "softmax", "--depth", str(d), "--until", str(cfg["steps"])),
+                       minutes=cfg["steps"] / rate))
+        out.append(Job(f"softmax, target depth {d}, the rest", base + ("--train", "softmax", "--depth", str(d)),
+                       after=(first,), minutes=(cfg["factor"] - 1) * cfg["steps"] / rate))
+        out.append(Job(f"relu, target depth {d}", base + ("--train", "relu", "--depth", str(d)), after=(first,),
+                       minutes=cfg["factor"] * cfg["relu_steps"] / rate))
+        out.append(Job(f"score, target depth {d}", base + ("--score", "--depth", str(d)),
+                       after=(out[-2].name, out[-1].name), minutes=3.0))
+        scored.append(out[-1].name)
+    return out
+
+
+def run_all(cfg, workers: int) -> int:
+    """``--workers N``: every job (:func:`jobs`) on N single-threaded processes, resuming whatever is done,
+    then the result file with the jobs' times. Exit status 1 when a job failed (it names its log)."""
+    from .pipeline import run_jobs
+
+    started = time.perf_counter()
+    logs = project_root() / "runs" / f"gpt_scale_{cfg['profile']}"
+    res = run_jobs(jobs(cfg), workers=workers, logs=logs, python=(sys.executable, "-m", "icdl.gpt_icl.scale"))
+    if not res["complete"]:
+        print(f"not every job finished (logs in {logs}); run the same command again to resume")
+        return 1
+    path = write_job(cfg, started, jobs=res["jobs"])
+    print(f"wrote {path}: {res['wall_s'] / 60:.1f} min wall on {workers} worker(s)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m icdl.gpt_icl.scale", allow_abbrev=False,
+                                description="ICDL sec. 5's main study trained longer, scored at snapshots.")
+    p.add_argument("--profile", default="reference", help=f"one of {PROFILES.names}")
+    p.add_argument("--workers", type=int, help="run every job on this many single-threaded processes")
+    p.add_argument("--train", choices=ATTENTIONS, help="train one model (with --depth)")
+    p.add_argument("--until", type=int, help="with --train: stop after this many of the model's steps")
+    p.add_argument("--score", action="store_true", help="score the snapshots of one target depth (with --depth)")
+    p.add_argument("--depth", type=int, help="the target depth of --train or --score")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    args = p.parse_args(argv)
+    try:
+        cfg = PROFILES.resolve(args.profile)
+        if (args.train or args.score) and args.depth not in cfg["depths"]:
+            p.error(f"--depth must be one of the profile's target depths {tuple(cfg['depths'])}, got {args.depth}")
+        if args.train:
+            train_model(cfg, args.depth, args.train, where=folder(cfg["profile"]), until=args.until,
+                        device=args.device)  # train() holds the checkpoint's one-writer lock
+            return 0
+        if args.score:
+            print(f"wrote {score_job(cfg, args.depth)}")
+            return 0
+        if args.workers is None:
+            p.error("give --workers N (the whole run), or --train / --score with --depth (one job)")
+        if args.workers < 1:
+            p.error(f"--workers must be >= 1, got {args.workers}")
+        with one_writer(PROFILES.folder() / f"scale.{cfg['profile']}.json", f"the {cfg['profile']} scale run"):
+            return run_all(cfg, args.workers)
+    except (ProfileError, ResultFileError, ValueError) as err:
+        print(f"python -m icdl.gpt_icl.scale: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
