@@ -209,6 +209,42 @@ if sp is not None:
 # models to train, so it needs no faster single model: it needs every core busy,
 # which the next section shows.
 #
+# ### Against the HuggingFace GPT-2 design
+#
+# The same command times three training steps of the same model side by side
+# in one process on one thread, on the same prompts, interleaved within each of
+# {glue:text}`sbs_rounds` rounds with a large matmul timed in every round
+# (`speed.side_by_side`): our step as the reference runs train it; our step
+# with the forward pass through `torch.compile` and Adam's fused update
+# (`TrainConfig.fast`, the same function up to rounding); and the same
+# architecture built from HuggingFace's GPT-2 blocks (`speed.hf_gpt2`: a
+# benchmark only, never trained by the package). The targets are
+# {glue:text}`sbs_target_hf`× the HuggingFace design's steps per second and
+# {glue:text}`sbs_target_share` of the same-run matmul.
+
+# %%
+if sp is not None and "side_by_side" in sp["data"]:
+    display(chapter.table(speed.side_by_side_shown(sp["data"]["side_by_side"])))
+    chapter.glue(**speed.side_by_side_glue(sp["data"]["side_by_side"]))
+
+# %% [markdown]
+# Our plain step runs {glue:text}`sbs_plain_hf`× the HuggingFace design's
+# steps per second ({glue:text}`sbs_plain_hf_lo`–{glue:text}`sbs_plain_hf_hi`
+# over rounds) and the compiled one {glue:text}`sbs_fast_hf`×
+# ({glue:text}`sbs_fast_hf_lo`–{glue:text}`sbs_fast_hf_hi`): the compiled step
+# {glue:text}`sbs_fast_hf_verdict` of {glue:text}`sbs_target_hf`×. It reaches
+# {glue:text}`sbs_fast_share` of the matmul
+# ({glue:text}`sbs_fast_share_lo`–{glue:text}`sbs_fast_share_hi`), the plain
+# step {glue:text}`sbs_plain_share`: the compiled step
+# {glue:text}`sbs_fast_share_verdict` of {glue:text}`sbs_target_share`. The
+# ceiling above bounds what any step can reach: with the products alone at
+# {glue:text}`speed_ceiling_1` of the matmul on one thread, a target of
+# {glue:text}`sbs_target_share` leaves almost nothing for the element-wise work
+# and the optimiser. The difference to the HuggingFace design is mostly its
+# tanh-approximate GELU, computed as separate operations; compiling fuses our
+# element-wise work but leaves the products, most of the step, as
+# they were.
+#
 # ## The GPT reference run, stage by stage
 #
 # The reference of {doc}`gpt_icl`, {doc}`gpt_depth` and {doc}`gpt_plateau` is a set of independent training jobs (the

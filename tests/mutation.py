@@ -49,6 +49,7 @@ T_LEDGER, T_PR, T_PIPE = "tests/test_ledger.py", "tests/test_profiles_results.py
 T_BASE, T_TRAIN, T_SPEED = "tests/test_gpt_baselines.py", "tests/test_gpt_training.py", "tests/test_gpt_speed.py"
 T_OBJ, T_DEPTH, T_PLATEAU = "tests/test_gpt_objectives.py", "tests/test_gpt_depth.py", "tests/test_gpt_plateau.py"
 T_COST, T_MECH = "tests/test_gpt_cost.py", "tests/test_gpt_mechanism.py"
+T_SCALE = "tests/test_gpt_scale.py"
 
 #: the nearest-neighbour baseline's masking and selection, as one block (its leak mutant edits three lines)
 _KNN_BLOCK = (
@@ -212,6 +213,22 @@ MUTANTS: tuple[Mutant, ...] = (
        'float(pre["ratio"].mean())', "mean for worst", T_MECH),
     _m("mech-cosine-threshold", "gpt_icl/mechanism.py", '"passed": cos >= 0.8', '"passed": cos > 0.8',
        "wrong comparison", T_MECH),
+    # -- gpt_scale: snapshots, trend, fit, judge
+    _m("snapshot-one-step-late", "gpt_icl/training.py", "        if step in snapshots and rank == 0:",
+       "        if step - 1 in snapshots and rank == 0:", "off by one", T_SCALE),
+    _m("relu-from-finished-softmax", "gpt_icl/scale.py",
+       '        return memory[(depth, "softmax")]["snapshots"][cfg["steps"]]',
+       '        return memory[(depth, "softmax")]["model"].state_dict()', "wrong start", T_SCALE),
+    _m("fit-in-ln", "gpt_icl/scale.py", "        x = np.log2(steps)", "        x = np.log(steps)", "wrong constant",
+       T_SCALE),
+    _m("shortfall-sign", "gpt_icl/scale.py", '"shortfall": base.loc["mlp", "r2_mlp_prompts"] - r.r2_mlp_prompts,',
+       '"shortfall": r.r2_mlp_prompts - base.loc["mlp", "r2_mlp_prompts"],', "flipped sign", T_SCALE),
+    _m("fit-over-warm-phase", "gpt_icl/scale.py", '& (points["step"] >= fit_from[attention])].sort_values("step")',
+       '].sort_values("step")', "dropped filter", T_SCALE),
+    _m("scale-judge-band-ignored", "gpt_icl/scale.py", '"passed": slope < 0 and slope_hi < 0',
+       '"passed": slope < 0', "dropped condition", T_SCALE),
+    _m("scale-judge-mean-not-worst", "gpt_icl/scale.py", 'lead = float(last["lead_knn"].min())',
+       'lead = float(last["lead_knn"].mean())', "mean for worst", T_SCALE),
     # -- LSA: the judge of sec. 4
     _m("lsa-median-not-mean", "lsa/study.py", "med = float(t1[\"test_mse\"].median())",
        "med = float(t1[\"test_mse\"].mean())", "wrong statistic", T_LSA),

@@ -248,6 +248,32 @@ def test_gpt_mechanism_numbers(num_regression):
                          default_tolerance={"atol": 2e-3, "rtol": 2e-3}, basename="gpt_mechanism_choice")
 
 
+def test_gpt_scale_numbers(num_regression):
+    """The numbers behind the live figures of chapter gpt_scale on a reduced quick run (one target depth, 100
+    softmax and 50 ReLU steps doubled, 128 test prompts, one thread): the trend's three differences and their
+    bands per snapshot, and the fitted change per doubling and forecast of each model."""
+    import torch
+
+    from icdl.gpt_icl import scale
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = scale.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
+                                     test_prompts=128, mlp_prompts=64, mlp_epochs=5, resamples=20)
+        res = scale.study(cfg)
+    finally:
+        torch.set_num_threads(threads)
+    tr, fits = res["trend"], res["fits"]
+    assert tr["step"].tolist() == [25, 35, 50, 71, 100, 50, 71, 100, 141, 200]
+    num_regression.check({c: tr[c].to_numpy() for c in ("shortfall", "shortfall_lo", "shortfall_hi", "lead_ls",
+                                                        "lead_knn", "lead_knn_hi")},
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_scale_trend")
+    num_regression.check({"per_doubling": fits["per_doubling"].to_numpy(),
+                          "per_doubling_hi": fits["per_doubling_hi"].to_numpy()},
+                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_scale_fits")
+
+
 def test_gpt_plateau_numbers(num_regression):
     """Figure 'fig-icl-plateau' on reduced runs (three families, 60 steps each, one thread): the validation
     curves of the model and of the context mean."""
@@ -364,6 +390,9 @@ FIGURE_TESTS = {
     "fig-mech-sensitivity-examples": "test_committed_reference_numbers",
     "fig-mech-scan": "test_committed_reference_numbers",
     "fig-mech-alignment-shift": "test_committed_reference_numbers",
+    # gpt_scale likewise: the reference when complete, the live run otherwise (test_gpt_scale_numbers)
+    "fig-scale-trend": "test_committed_reference_numbers",
+    "fig-scale-forecast": "test_committed_reference_numbers",
 }
 
 

@@ -131,3 +131,27 @@ def test_flags_a_command_would_ignore_are_refused_in_one_line(argv, message, cap
         main(["--profile", "reference", *argv])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and message in err and "Traceback" not in err
+
+
+def test_the_huggingface_design_is_our_architecture_and_the_side_by_side_table_reads_rounds():
+    """The benchmark compares like with like: the HuggingFace model has our parameters plus its one-row token
+    embedding, maps prompts to one prediction per example, and the ratio is taken round by round."""
+    from icdl.gpt_icl.model import GPTConfig, InContextGPT
+
+    pytest.importorskip("transformers")
+    mcfg = GPTConfig(d=5, n_layer=2, n_head=2, n_embd=32, max_examples=10)
+    hf = speed.hf_gpt2(mcfg)
+    ours = InContextGPT(mcfg)
+    assert sum(p.numel() for p in hf.parameters()) == ours.num_params() + mcfg.n_embd
+    assert hf(torch.randn(3, 7, 5), torch.randn(3, 7)).shape == (3, 7)
+    rows = [{"round": r, "variant": v, "params": 1, "steps_per_s": s, "share_of_matmul": s / 100}
+            for r, (a, b, c) in enumerate([(12, 13, 10), (6, 7, 5), (9, 16, 10)])
+            for v, s in zip(speed.VARIANTS, (a, b, c))]
+    t = speed.side_by_side_table({"rows": rows}).set_index("variant")
+    # ours against HuggingFace round by round: 1.2, 1.2, 0.9 (median 1.2); the ratio of the medians would be 0.9
+    assert t.loc["ours", "over_hf"] == pytest.approx(1.2) and t.loc["ours", "over_hf_lo"] == pytest.approx(0.9)
+    assert t.loc["ours, compiled", "over_hf_lo"] == pytest.approx(1.3)
+    assert t.loc["ours, compiled", "over_hf_hi"] == pytest.approx(1.6)
+    glue = speed.side_by_side_glue({"rounds": 3, "rows": rows})
+    assert glue["sbs_fast_hf_verdict"] == "reaches the target in some rounds, not in all"
+    assert glue["sbs_plain_hf_verdict"] == "falls short of the target in every round"

@@ -169,3 +169,24 @@ def test_validation_r2_averages_positions_from_eval_from_on():
     assert model_r2 == pytest.approx(1.0)
     assert excess_r2(_Oracle(4), xs, ys, 3)[0] < 0.9
     assert cm_r2 == pytest.approx(float(bl.r2_across_prompts(bl.context_mean(xs, ys), ys)[3:].mean()))
+
+
+def test_the_fast_step_trains_the_same_function_and_old_checkpoints_still_match(tmp_path):
+    """``TrainConfig.fast`` (compiled forward, fused Adam) follows the plain step up to rounding -- a compiled
+    graph that dropped a LayerNorm or Adam's bias correction would drift far -- and is not stored when off, so a
+    checkpoint written before the setting existed resumes."""
+    mcfg, task = GPTConfig(**TINY), TaskConfig(d=3, depth=2)
+    plain_cfg = TrainConfig(steps=6, batch=4, lr=1e-3, examples=6, log_every=3)
+    assert "fast" not in plain_cfg.to_dict() and TrainConfig(fast=True).to_dict()["fast"] is True
+    plain = train(mcfg, task, plain_cfg, progress=False)
+    fast = train(mcfg, task, TrainConfig(steps=6, batch=4, lr=1e-3, examples=6, log_every=3, fast=True),
+                 progress=False)
+    moved = max(float((v - p).abs().max()) for v, p in zip(plain["model"].state_dict().values(),
+                                                           InContextGPT(mcfg).state_dict().values()))
+    gap = max(float((v - fast["model"].state_dict()[k]).abs().max()) for k, v in plain["model"].state_dict().items())
+    assert gap < 1e-4 < moved  # the same training up to rounding, and training moved the weights
+    ckpt = tmp_path / "old.pt"
+    train(mcfg, task, plain_cfg, checkpoint=ckpt, max_steps_this_call=3, progress=False)
+    state = torch.load(ckpt, weights_only=True)
+    assert "fast" not in state["settings"]["train"]
+    assert train(mcfg, task, plain_cfg, checkpoint=ckpt, progress=False)["steps_done"] == 6

@@ -22,6 +22,20 @@ def _by_name(res):
     return {r["name"]: r for r in res["jobs"]}
 
 
+def test_a_short_job_with_long_dependants_starts_before_a_long_job_alone(tmp_path):
+    """The scale study's shape: a softmax model to the main length (short) that a long rest and the ReLU model
+    wait for, beside long jobs nothing waits for. Longest-job-first would start the lone long jobs and leave
+    the chain to the end; the critical path starts the chain at once."""
+    jobs = [Job("lone 1", ("0.3",), minutes=5), Job("lone 2", ("0.3",), minutes=5),
+            Job("base", ("0.1",), minutes=1), Job("rest", ("0.3",), after=("base",), minutes=6)]
+    from icdl.gpt_icl.pipeline import critical_path
+
+    assert critical_path(jobs) == {"lone 1": 5, "lone 2": 5, "base": 7, "rest": 6}
+    r = _by_name(_run(jobs, 2, tmp_path))
+    assert r["base"]["start_s"] < min(r["lone 1"]["start_s"], r["lone 2"]["start_s"]) + 0.05
+    assert r["rest"]["start_s"] < max(r["lone 1"]["start_s"], r["lone 2"]["start_s"])
+
+
 def test_dependants_start_only_after_their_dependencies(tmp_path):
     # catches a scheduler that starts a job whose dependency is still running (the depth evaluation
     # reading checkpoints that are half trained)

@@ -22,6 +22,8 @@ from .experiments import (
     plot_icl_switch,
     plot_icl_training,
     plot_plateau,
+    plot_scale_forecast,
+    plot_scale_trend,
     plot_score_errors,
     plot_sensitivity_examples,
 )
@@ -57,5 +59,6 @@ __all__ = [
     "plot_lsa_weights", "plot_fit_curves", "plot_fitted_steps", "plot_icgd_paths", "plot_icgd_predictions",
     "plot_icgd_transformer_paths", "plot_layer_gradient_norms", "plot_layer_weights", "plot_lemma1_recursion",
     "plot_lemma2_errors", "plot_quantiser_and_error", "plot_relu_sum_errors", "plot_token_layout",
-    "plot_train_comparison", "plot_alignment", "plot_gd_scan", "plot_sensitivity_examples",
+    "plot_train_comparison", "plot_alignment", "plot_gd_scan", "plot_sensitivity_examples", "plot_scale_trend",
+    "plot_scale_forecast",
 ]

@@ -1,4 +1,4 @@
-"""Figures of the experiment chapters: ``gpt_icl``, ``gpt_depth``, ``gpt_plateau``, ``gpt_mechanism``,
+"""Figures of the experiment chapters: ``gpt_icl``, ``gpt_depth``, ``gpt_plateau``, ``gpt_scale``, ``gpt_mechanism``,
 ``computation``, ``diffusion_score``."""
 
 from __future__ import annotations
@@ -367,4 +367,88 @@ def plot_sensitivity_examples(examples: pd.DataFrame, depth: int, attention: str
         ax.set(title=f"test prompt {b + 1}", xlabel="input coordinate i", xticks=sorted(e["coordinate"].unique()))
     axes[0, 0].set_ylabel("∂ŷ/∂x_query,i")
     legend_outside(fig, *_first_panel_legend(axes), fontsize=7)
+    return fig
+
+
+# ---- gpt_scale: the main study trained longer ---------------------------------------------------------
+
+#: the rows of :func:`plot_scale_trend`: column of :func:`icdl.gpt_icl.scale.trend`, axis label, reference line
+_SCALE_ROWS = (("shortfall", "shortfall below\nthe MLP"), ("lead_ls", "lead over\nleast squares"),
+               ("lead_knn", "lead over 3-NN"))
+
+
+def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, tolerance: float) -> plt.Figure:
+    """Rows: the shortfall below the MLP, the lead over least squares, the lead over 3-NN (R² differences at
+    the training length); columns: target depth. x: training as a multiple of the main study's (1 = its
+    models), log 2 scale; one line per attention with its paired 95 % bootstrap band; on the shortfall row
+    the fitted line over the fitted snapshots (dashed) and objective 1's tolerance (grey); 0 dotted."""
+    ds = sorted(trend["depth"].unique())
+    fig, axes = plt.subplots(len(_SCALE_ROWS), len(ds), figsize=(WIDE[0], 5.6), sharex=True, sharey="row",
+                             squeeze=False)
+    for c, depth in enumerate(ds):
+        for att in [a for a in ATTENTIONS if a in set(trend["attention"])]:
+            g = trend[(trend["depth"] == depth) & (trend["attention"] == att)].sort_values("step")
+            x = g["step"] / fit_from[att]
+            for r, (col, _) in enumerate(_SCALE_ROWS):
+                ax = axes[r, c]
+                ax.plot(x, g[col], "-o", ms=3, color=ATTENTION[att], label=f"{att} attention")
+                ax.fill_between(x, g[f"{col}_lo"], g[f"{col}_hi"], color=ATTENTION[att], alpha=0.2, lw=0)
+            f = fits[(fits["depth"] == depth) & (fits["attention"] == att)]
+            if len(f):
+                f = f.iloc[0]
+                xs = pd.Series([f["first"], f["last"]], dtype=float)
+                axes[0, c].plot(xs / fit_from[att], _fitted(g, f, xs), ls="--", lw=1.0, color=ATTENTION[att])
+        axes[0, c].axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
+        for r in range(len(_SCALE_ROWS)):
+            axes[r, c].axhline(0, color="0.6", lw=0.8, ls=":")
+            axes[r, c].axvline(1, color="0.75", lw=0.8)
+        axes[0, c].set_title(f"target depth {depth}", fontsize=9)
+        axes[-1, c].set_xlabel("training (× the main study's)")
+        axes[-1, c].set_xscale("log", base=2)
+        axes[-1, c].xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}×"))
+    for r, (_, label) in enumerate(_SCALE_ROWS):
+        axes[r, 0].set_ylabel(label, fontsize=8)
+    legend_outside(fig, *_first_panel_legend(axes), fontsize=7)
+    return fig
+
+
+def _fitted(g: pd.DataFrame, f, xs: pd.Series):
+    """The fitted line of :func:`icdl.gpt_icl.scale.fit_trend` at steps ``xs``: refitted on the same points
+    (the fit keeps slope and endpoints, not its intercept)."""
+    import numpy as np
+
+    pts = g[(g["step"] >= f["first"]) & (g["step"] <= f["last"])]
+    b, a = np.polyfit(np.log2(pts["step"].to_numpy(dtype=float)), pts["shortfall"].to_numpy(), 1)
+    return a + b * np.log2(xs.to_numpy())
+
+
+def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: float, paper_steps: int) -> plt.Figure:
+    """One panel per attention: the shortfall below the MLP against training steps (log scale, the model's
+    own steps), one colour per target depth; the fitted line extended to where it meets objective 1's
+    tolerance (or to the paper's steps), the forecast's 90 % band as a bar on the tolerance line, and the
+    paper's training length."""
+    import numpy as np
+
+    atts = [a for a in ATTENTIONS if a in set(trend["attention"])]
+    fig, axes = plt.subplots(1, len(atts), figsize=WIDE, sharey=True, squeeze=False)
+    colours = ordered_colours(sorted(trend["depth"].unique()))
+    for ax, att in zip(axes[0], atts):
+        for depth, colour in colours.items():
+            g = trend[(trend["depth"] == depth) & (trend["attention"] == att)].sort_values("step")
+            f = fits[(fits["depth"] == depth) & (fits["attention"] == att)].iloc[0]
+            pts = g[g["step"] >= f["first"]]
+            ax.plot(pts["step"], pts["shortfall"], "o", ms=4, color=colour, label=f"target depth {depth}")
+            end = f["forecast"] if np.isfinite(f["forecast"]) else paper_steps
+            end = min(max(end, f["last"]), 4 * paper_steps)
+            xs = pd.Series(np.geomspace(f["first"], end, 50))
+            ax.plot(xs, _fitted(g, f, xs), "--", lw=1.0, color=colour)
+            if np.isfinite(f["forecast_lo"]):
+                hi = min(f["forecast_hi"], 4 * paper_steps)
+                ax.plot([f["forecast_lo"], hi], [tolerance, tolerance], lw=4, alpha=0.5, color=colour,
+                        solid_capstyle="butt")
+        ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
+        ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {paper_steps:,} steps")
+        ax.set(xscale="log", title=f"{att} attention", xlabel="training steps of the model")
+    axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
+    legend_outside(axes[0, -1], *_first_panel_legend(axes), fontsize=7)
     return fig

@@ -90,15 +90,35 @@ def check_jobs(jobs: list[Job]) -> None:
         pending = [j for j in pending if j.name not in done]
 
 
+def critical_path(jobs: list[Job]) -> dict[str, float]:
+    """Each job's estimated minutes from its start to the end of the longest chain of jobs that wait for it
+    (its own minutes plus its longest chain of dependants): the scheduler's priority, so that a short job whose
+    dependants are long starts before a long job that nothing waits for."""
+    dependants: dict[str, list[str]] = {j.name: [] for j in jobs}
+    for j in jobs:
+        for a in j.after:
+            dependants[a].append(j.name)
+    minutes = {j.name: j.minutes for j in jobs}
+    memo: dict[str, float] = {}
+
+    def chain(name: str) -> float:
+        if name not in memo:
+            memo[name] = minutes[name] + max((chain(d) for d in dependants[name]), default=0.0)
+        return memo[name]
+
+    return {j.name: chain(j.name) for j in jobs}
+
+
 def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ...] | None = None,
              poll_s: float = 0.5, echo=print) -> dict:
     """Run ``jobs`` as subprocesses, at most ``workers`` at a time, each single-threaded
-    (``OMP_NUM_THREADS=1``), the longest ready job first; each job's output goes to ``logs/<n>.log``.
+    (``OMP_NUM_THREADS=1``), the ready job with the longest chain ahead first; each job's output goes to ``logs/<n>.log``.
     Returns ``{"jobs": [records], "wall_s", "complete"}``; after a failure no new job starts, the running ones
     finish, and ``complete`` is False. ``python`` is the command prefix (default: this interpreter with
     ``-m icdl.gpt_icl``). The jobs stop with the scheduler: when it is interrupted (SIGINT, SIGTERM, an
     error) it terminates every running job before it returns or raises, and on Linux a job also receives
-    SIGTERM if the scheduler is killed outright (so a rerun never meets the old jobs still writing)."""
+    SIGTERM if the scheduler is killed outright (so a rerun never meets the old jobs still writing). Ready
+    jobs start in the order of :func:`critical_path` (the longest chain first)."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     check_jobs(jobs)
@@ -106,7 +126,8 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
     logs.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     t0 = time.perf_counter()
-    pending = sorted(jobs, key=lambda j: -j.minutes)
+    rank = critical_path(jobs)
+    pending = sorted(jobs, key=lambda j: (-rank[j.name], -j.minutes))
     running: dict[str, tuple[subprocess.Popen, JobRecord, object]] = {}
     records: list[JobRecord] = []
     done: set[str] = set()

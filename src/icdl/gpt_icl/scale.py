@@ -42,8 +42,18 @@ import pandas as pd
 import torch
 
 from ..repro.profiles import ProfileError, ProfileSet
-from ..repro.results import (CheckpointError, ResultFileError, checkpoint_exists, load_checkpoint, load_result,
-                             one_writer, project_root, provenance, save_profile_result, save_result)
+from ..repro.results import (
+    CheckpointError,
+    ResultFileError,
+    checkpoint_exists,
+    load_checkpoint,
+    load_result,
+    one_writer,
+    project_root,
+    provenance,
+    save_profile_result,
+    save_result,
+)
 from . import baselines as bl
 from . import objectives
 from .evaluation import cheap_baselines, evaluate_param_shift, mlp_positions, predict, test_prompts
@@ -423,21 +433,25 @@ def load(profile: str = "reference") -> dict | None:
     path = PROFILES.folder() / f"scale.{profile}.json"
     if not path.is_file():
         return None
-    data = load_result(path)["data"]
+    return from_result(load_result(path), f"result file {path}", profile)
+
+
+def from_result(raw: dict, where: str = "the scale result", profile: str = "reference") -> dict:
+    """A loaded result file (``{"provenance", "data"}``) as frames; refused, naming it, if a field is missing."""
+    data = raw["data"]
     missing = [k for k in FIELDS if k not in data]
     if missing:
-        raise ResultFileError(f"result file {path} lacks the fields {missing}; rebuild it with "
-                              f"{COMMAND.format(profile=profile)}")
+        raise ResultFileError(f"{where} lacks the fields {missing}; rebuild it with {COMMAND.format(profile=profile)}")
     return {k: data[k] if k in ("boot", "jobs", "complete", "seconds") else pd.DataFrame(data[k]) for k in FIELDS}
 
 
-def jobs(cfg) -> list:
+def jobs(cfg, device: str = "cpu") -> list:
     """The jobs of the resumable run: per target depth the softmax model to the main study's length, then the
     rest of it and the ReLU model (which starts there), then the scoring; last the result file. Estimates in
     minutes from the reference's speed (about 12 steps per second at its size on one core)."""
     from .pipeline import Job
 
-    base = ("--profile", cfg["profile"])
+    base = ("--profile", cfg["profile"]) + (("--device", device) if device != "cpu" else ())
     rate = 12 * 60 * (3 * 64 * 64) / (cfg["n_layer"] * cfg["n_embd"] ** 2)  # steps per minute, scaled by size
     out, scored = [], []
     for d in cfg["depths"]:
@@ -454,14 +468,14 @@ def jobs(cfg) -> list:
     return out
 
 
-def run_all(cfg, workers: int) -> int:
+def run_all(cfg, workers: int, device: str = "cpu") -> int:
     """``--workers N``: every job (:func:`jobs`) on N single-threaded processes, resuming whatever is done,
     then the result file with the jobs' times. Exit status 1 when a job failed (it names its log)."""
     from .pipeline import run_jobs
 
     started = time.perf_counter()
     logs = project_root() / "runs" / f"gpt_scale_{cfg['profile']}"
-    res = run_jobs(jobs(cfg), workers=workers, logs=logs, python=(sys.executable, "-m", "icdl.gpt_icl.scale"))
+    res = run_jobs(jobs(cfg, device), workers=workers, logs=logs, python=(sys.executable, "-m", "icdl.gpt_icl.scale"))
     if not res["complete"]:
         print(f"not every job finished (logs in {logs}); run the same command again to resume")
         return 1
@@ -497,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.workers < 1:
             p.error(f"--workers must be >= 1, got {args.workers}")
         with one_writer(PROFILES.folder() / f"scale.{cfg['profile']}.json", f"the {cfg['profile']} scale run"):
-            return run_all(cfg, args.workers)
+            return run_all(cfg, args.workers, args.device)
     except (ProfileError, ResultFileError, ValueError) as err:
         print(f"python -m icdl.gpt_icl.scale: error: {err}", file=sys.stderr)
         return 2
@@ -505,3 +519,66 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ---- what the chapter shows -----------------------------------------------------------------------------
+
+
+def _rng(values, fmt: str) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}} to {hi:{fmt}}"
+
+
+def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
+    """The fitted trend per model as the chapter shows it: shortfall at the main study's length and at the end,
+    the change per doubling with its 90 % band, and the forecast with its band (``never`` where the line does
+    not fall, ``reached`` where the shortfall is already within the tolerance)."""
+    def steps(v, last):
+        if math.isinf(v):
+            return "never"
+        return "reached" if v <= last else f"{v:,.0f}"
+
+    return pd.DataFrame({
+        "target depth": fits["depth"], "attention": fits["attention"],
+        "shortfall at 1×": fits["shortfall_first"].map("{:.3f}".format),
+        "shortfall at the end": fits["shortfall_last"].map("{:.3f}".format),
+        "per doubling": [f"{r.per_doubling:+.4f} ({r.per_doubling_lo:+.4f} to {r.per_doubling_hi:+.4f})"
+                         for r in fits.itertuples()],
+        "forecast steps": [steps(r.forecast, r.last) for r in fits.itertuples()],
+        "90 % band": [f"{steps(r.forecast_lo, r.last)} to {steps(r.forecast_hi, r.last)}" for r in fits.itertuples()],
+    })
+
+
+def end_table(points: pd.DataFrame, cfg) -> pd.DataFrame:
+    """Per model: R² at the training length at the main study's length (1×) and after the longest training,
+    beside the MLP (on its own prompts), least squares, 3-NN and the context mean on the same prompts."""
+    tf = points[points["method"] == "transformer"]
+    start = fit_from(cfg)
+    rows = []
+    for (depth, att), g in tf.groupby(["depth", "attention"]):
+        base = points[(points["depth"] == depth) & (points["method"] != "transformer")].set_index("method")
+        r = g.set_index("step")["r2_all"]
+        rows.append({"target depth": depth, "attention": att, "R² at 1×": r[start[att]],
+                     "R² at the end": r[r.index.max()],
+                     "MLP": base.loc["mlp", "r2_mlp_prompts"], "least squares": base.loc["least_squares", "r2_all"],
+                     "3-NN": base.loc["knn", "r2_all"], "context mean": base.loc["context_mean", "r2_all"]})
+    return pd.DataFrame(rows)
+
+
+def glue_values(res: dict, cfg) -> dict[str, str]:
+    """The numbers the chapter's prose quotes, formatted."""
+    fits, tr = res["fits"], res["trend"]
+    last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
+    finite = [v for v in fits["forecast"] if not math.isinf(v)]
+    return {
+        "scale_factor": f"{cfg['factor']}", "scale_steps": f"{cfg['factor'] * cfg['steps']:,}",
+        "scale_relu_steps": f"{cfg['factor'] * cfg['relu_steps']:,}", "scale_main_steps": f"{cfg['steps']:,}",
+        "scale_snapshots": f"{len(model_snapshots(cfg, 'softmax'))}",
+        "scale_short_first": _rng(fits["shortfall_first"], ".3f"),
+        "scale_short_last": _rng(fits["shortfall_last"], ".3f"),
+        "scale_per_doubling": _rng(fits["per_doubling"], "+.4f"),
+        "scale_lead_knn": _rng(last["lead_knn"], "+.3f"), "scale_lead_ls": _rng(last["lead_ls"], "+.3f"),
+        "scale_forecast": (_rng(finite, ",.0f") if finite else "none")
+                          + (f" ({len(fits) - len(finite)} never)" if len(finite) < len(fits) else ""),
+        "scale_minutes": f"{sum(j['seconds'] for j in res['jobs']) / 60:.0f}" if res["jobs"] else "--",
+    }

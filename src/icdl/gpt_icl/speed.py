@@ -6,6 +6,8 @@
   uses the cores);
 * :func:`run_speed` -- ``--speed``: rounds of one thread, two threads and two processes, against a same-run
   matmul and the step's own products alone (:func:`icdl.gpt_icl.measure.matmul_ceiling`);
+* :func:`side_by_side` -- ``--speed`` too: our step, our compiled step (``TrainConfig.fast``) and the
+  HuggingFace GPT-2 design, interleaved in one process on one thread (:func:`side_by_side_table`);
 * :func:`speed_table` -- that result per setting: medians over rounds and the spread;
 * :func:`save_measurement` -- the one writer of the measurements under ``results/computation/``.
 """
@@ -134,13 +136,16 @@ def run_speed(cfg, steps: int = 200, rounds: int = 3) -> dict:
                          "matmul_flops": matmul, "share_of_matmul": achieved / matmul})
             print(f"round {rnd}, 2 processes × 1 thread: {achieved / 1e9:.1f} GFLOP/s training together vs "
                   f"{matmul / 1e9:.1f} GFLOP/s for a two-thread matmul ({100 * achieved / matmul:.0f} %)", flush=True)
+        torch.set_num_threads(1)
+        side = side_by_side(cfg)
     finally:
         torch.set_num_threads(old)
-    return {"steps": steps, "rounds": rounds, "runs": runs, "flops_per_step": runs[0]["flops_per_step"]}
+    return {"steps": steps, "rounds": rounds, "runs": runs, "flops_per_step": runs[0]["flops_per_step"],
+            "side_by_side": side}
 
 
 def speed_table(data: dict) -> pd.DataFrame:
-    """The ``--speed`` result per setting (processes × threads): the median over rounds of each rate and
+    """The ``--speed`` result per setting (processes × threads; the plain step): the median over rounds of each rate and
     share, and the lowest and highest share of the large matmul (the spread between rounds)."""
     runs = pd.DataFrame(data["runs"])
     keys = ["processes", "threads"]
@@ -202,3 +207,137 @@ def save_measurement(cfg, name: str, res: dict, started: float) -> Path:
     return save_profile_result(COMPUTATION, name, {**res, "threads": torch.get_num_threads()}, profile=profile,
                                seed=cfg["seed"], started=started,
                                command=f"python -m icdl.gpt_icl --profile {profile} --{name}")
+
+
+# ---- side by side: our step, our compiled step, and the HuggingFace GPT-2 design ------------------------
+
+#: the three training steps :func:`side_by_side` times, by name
+VARIANTS = ("ours", "ours, compiled", "HuggingFace GPT-2")
+#: the targets of ICDL issue 27 for one thread: steps per second over the HuggingFace design's, and the share
+#: of a same-run large matmul
+TARGET_OVER_HF, TARGET_SHARE_FAST = 1.5, 0.6
+
+
+def hf_gpt2(mcfg) -> torch.nn.Module:
+    """The same model built from HuggingFace ``transformers`` GPT-2 blocks: the read-in linear, ``GPT2Model``
+    (learned positions, pre-LayerNorm blocks, tanh-approximate GELU, no dropout) on the token embeddings, the
+    read-out linear at the tokens of the x's. A benchmark only: the package never trains it, and only
+    :func:`side_by_side` imports ``transformers``."""
+    try:
+        from transformers import GPT2Config, GPT2Model
+    except ImportError:
+        raise RuntimeError("the side-by-side benchmark needs HuggingFace transformers "
+                           "(pip install -r requirements.txt)") from None
+    from torch import nn
+
+    class HFInContextGPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.read_in = nn.Linear(mcfg.d, mcfg.n_embd)
+            conf = GPT2Config(vocab_size=1, n_positions=2 * mcfg.max_examples, n_embd=mcfg.n_embd,
+                              n_layer=mcfg.n_layer, n_head=mcfg.n_head, resid_pdrop=0.0, embd_pdrop=0.0,
+                              attn_pdrop=0.0, use_cache=False, bos_token_id=None, eos_token_id=None)
+            self.body = GPT2Model(conf, attn_implementation="sdpa") if _accepts_attn(GPT2Model) else GPT2Model(conf)
+            self.read_out = nn.Linear(mcfg.n_embd, 1)
+
+        def forward(self, xs, ys):
+            h = self.body(inputs_embeds=self.read_in(InContextGPT.interleave(xs, ys))).last_hidden_state
+            return self.read_out(h)[:, ::2, 0]
+
+    return HFInContextGPT()
+
+
+def _accepts_attn(cls) -> bool:
+    import inspect
+
+    return "attn_implementation" in inspect.signature(cls.__init__).parameters
+
+
+def side_by_side(cfg, *, steps: int = 100, rounds: int = 7, matmul_n: int = 2048) -> dict:
+    """The training step of the profile's first model three ways (:data:`VARIANTS`) -- our model as the
+    reference profiles train it, our model through :func:`icdl.gpt_icl.training.compiled_step` with the fused
+    Adam (``TrainConfig.fast``), and :func:`hf_gpt2` -- in this process at this thread count, on the same
+    pre-drawn prompts, ``steps`` steps each per round, the variants interleaved within every round and a
+    ``matmul_n²`` matmul timed in every round. FLOPs per step by torch's counter on our model (the HuggingFace
+    design computes the same products). Returns the per-round rows."""
+    from .training import compiled_step, optimiser
+
+    mcfg, tcfg, tr = configs(cfg, cfg["depths"][0], "softmax", cfg["n_layer"])
+    g = torch.Generator().manual_seed(0)
+    batches = [sample_prompts(tcfg, tr.batch, tr.examples, g) for _ in range(8)]
+    flops = flops_per_step(mcfg, tr.batch, tr.examples)
+
+    def make(name):
+        torch.manual_seed(0)
+        model = hf_gpt2(mcfg) if name == "HuggingFace GPT-2" else InContextGPT(mcfg)
+        fast = name == "ours, compiled"
+        opt, net = optimiser(model, tr.lr, fast), compiled_step(model, fast)
+
+        def run(n):
+            for i in range(n):
+                xs, ys = batches[i % len(batches)]
+                loss = ((net(xs, ys) - ys) ** 2).mean()
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+        run(20)  # warm-up (and the compile)
+        return run, sum(p.numel() for p in model.parameters())
+
+    runs = {name: make(name) for name in VARIANTS}
+    rows = []
+    for rnd in range(rounds):
+        matmul = matmul_flops_per_second(matmul_n)
+        for name, (run, params) in runs.items():
+            t0 = time.perf_counter()
+            run(steps)
+            rate = steps / (time.perf_counter() - t0)
+            rows.append({"round": rnd, "variant": name, "params": params, "steps_per_s": rate,
+                         "achieved_flops": rate * flops, "matmul_flops": matmul,
+                         "share_of_matmul": rate * flops / matmul})
+        print(f"round {rnd}: " + ", ".join(f"{r['variant']} {r['steps_per_s']:.1f}" for r in rows[-3:])
+              + " steps/s", flush=True)
+    return {"threads": torch.get_num_threads(), "steps": steps, "rounds": rounds, "flops_per_step": flops,
+            "rows": rows}
+
+
+def side_by_side_table(data: dict) -> pd.DataFrame:
+    """Per variant: the median steps per second and share of the matmul over rounds, and the ratio of its
+    steps per second to the HuggingFace design's in the same round (median, lowest, highest)."""
+    rows = pd.DataFrame(data["rows"])
+    hf = rows[rows["variant"] == "HuggingFace GPT-2"].set_index("round")["steps_per_s"]
+    rows["over_hf"] = rows["steps_per_s"] / rows["round"].map(hf)
+    out = rows.groupby("variant", sort=False).agg(
+        params=("params", "first"), steps_per_s=("steps_per_s", "median"), share=("share_of_matmul", "median"),
+        share_lo=("share_of_matmul", "min"), share_hi=("share_of_matmul", "max"), over_hf=("over_hf", "median"),
+        over_hf_lo=("over_hf", "min"), over_hf_hi=("over_hf", "max"))
+    return out.reset_index()
+
+
+def side_by_side_glue(data: dict) -> dict[str, str]:
+    """The appendix's numbers from :func:`side_by_side`: for our plain and compiled steps the ratio to the
+    HuggingFace design and the share of the matmul (median, range over rounds) and how they stand against
+    :data:`TARGET_OVER_HF` and :data:`TARGET_SHARE_FAST`."""
+    t = side_by_side_table(data).set_index("variant")
+    out = {"sbs_rounds": f"{data['rounds']}", "sbs_target_hf": f"{TARGET_OVER_HF}",
+           "sbs_target_share": f"{TARGET_SHARE_FAST:.0%}"}
+    for key, name in (("plain", "ours"), ("fast", "ours, compiled")):
+        r = t.loc[name]
+        out |= {f"sbs_{key}_hf": f"{r.over_hf:.2f}", f"sbs_{key}_hf_lo": f"{r.over_hf_lo:.2f}",
+                f"sbs_{key}_hf_hi": f"{r.over_hf_hi:.2f}", f"sbs_{key}_share": f"{r.share:.0%}",
+                f"sbs_{key}_share_lo": f"{r.share_lo:.0%}", f"sbs_{key}_share_hi": f"{r.share_hi:.0%}",
+                f"sbs_{key}_hf_verdict": share_verdict(r.over_hf_lo, r.over_hf_hi, TARGET_OVER_HF),
+                f"sbs_{key}_share_verdict": share_verdict(r.share_lo, r.share_hi, TARGET_SHARE_FAST)}
+    return out
+
+
+def side_by_side_shown(data: dict) -> pd.DataFrame:
+    """:func:`side_by_side_table` as the appendix shows it: per variant its parameters, median steps per
+    second, the ratio to the HuggingFace design (median and range over rounds) and the share of the matmul
+    (median and range)."""
+    t = side_by_side_table(data)
+    return pd.DataFrame({
+        "training step": t["variant"], "parameters": t["params"].map("{:,}".format),
+        "steps/s (median)": t["steps_per_s"].map("{:.1f}".format),
+        "× HuggingFace (range)": [f"{r.over_hf:.2f} ({r.over_hf_lo:.2f}–{r.over_hf_hi:.2f})" for r in t.itertuples()],
+        "share of the matmul (range)": [f"{r.share:.0%} ({r.share_lo:.0%}–{r.share_hi:.0%})" for r in t.itertuples()],
+    })

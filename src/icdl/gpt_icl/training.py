@@ -66,6 +66,7 @@ class TrainConfig:
     eval_every: int = 0                 # R² on validation prompts every eval_every steps (0: never)
     eval_prompts: int = 512
     eval_from: int = 10
+    fast: bool = False                  # the compiled step (see compiled_step); not stored when False
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch", "examples", "log_every", "eval_prompts", "eval_from"):
@@ -82,7 +83,37 @@ class TrainConfig:
                              f"got {self.eval_every}")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The settings as stored in checkpoints; ``fast`` only where set (so that checkpoints written before
+        it existed, all with the plain step, still match their settings)."""
+        out = asdict(self)
+        if not out["fast"]:
+            del out["fast"]
+        return out
+
+
+def optimiser(model: InContextGPT, lr: float, fast: bool) -> torch.optim.Optimizer:
+    """Adam over the model's parameters: torch's default (multi-tensor) update, or with ``fast`` the fused one
+    (one kernel for every tensor; the same update up to rounding)."""
+    if fast:
+        return torch.optim.Adam(model.parameters(), lr=lr, fused=True)
+    return torch.optim.Adam(model.parameters(), lr=lr)
+
+
+def compiled_step(model: torch.nn.Module, fast: bool):
+    """The forward pass of a training step: the model itself, or with ``fast`` the model through
+    ``torch.compile`` (fixed shapes: one graph per prompt length). The same function up to rounding; falls
+    back to the plain model, with a warning, where compiling fails (no C++ compiler)."""
+    if not fast:
+        return model
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.compile(model, dynamic=False)
+    except Exception as err:  # pragma: no cover - a platform without a compiler
+        warnings.warn(f"torch.compile failed ({err}); training with the plain step", stacklevel=2)
+        return model
 
 
 def curriculum(cfg: TrainConfig, d: int, step: int) -> tuple[int, int]:
@@ -132,7 +163,8 @@ def load_snapshot(checkpoint: Path, step: int, *, command: str = "") -> tuple[In
     damaged, or holds another step."""
     path = snapshot_path(checkpoint, step)
     if not checkpoint_exists(path):
-        raise CheckpointError(f"no snapshot at {path} (step {step}); rebuild it with {command or 'its training command'}")
+        raise CheckpointError(f"no snapshot at {path} (step {step}); rebuild it with "
+                              f"{command or 'its training command'}")
     state = load_checkpoint(path, command=command)
     if state.get("step") != step:
         raise CheckpointError(f"snapshot {path} holds step {state.get('step')}, not {step}; rebuild it with "
@@ -185,7 +217,7 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
     if init_state is not None:
         model.load_state_dict(init_state)
     val = validation_prompts(task, cfg) if cfg.eval_every else None
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    opt = optimiser(model, cfg.lr, cfg.fast)
     g = torch.Generator().manual_seed(cfg.seed + SEEDS["prompts"])
     settings = {"model": model_cfg.to_dict(), "task": task.to_dict(), "train": cfg.to_dict()}
     history: list[dict] = []
@@ -207,9 +239,8 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
     bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc="ICL training", unit="step", mininterval=5)
     t0 = time.perf_counter() - seconds
     model.train()
-    net = model
-    if world > 1:
-        net = torch.nn.parallel.DistributedDataParallel(model)
+    net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
+    net = compiled_step(net, cfg.fast)
     while step < stop:
         xs, ys, k, dims = _batch(task, cfg, step, g, device)
         if world > 1:  # this rank's share of the global batch

@@ -1,0 +1,189 @@
+"""The scale study of chapter ``gpt_scale`` (:mod:`icdl.gpt_icl.scale`): snapshots, trend, fit, forecast, judge."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from icdl.gpt_icl import baselines as bl
+from icdl.gpt_icl import objectives, scale
+from icdl.gpt_icl.schedule import train_pair
+from icdl.gpt_icl.training import load_snapshot, snapshot_path
+from icdl.repro import claims
+
+
+def test_snapshot_steps_are_half_doublings_from_before_the_base_to_the_end():
+    steps = scale.snapshot_steps(6500, 4, 2, 4)
+    assert steps == (1625, 2298, 3250, 4596, 6500, 9192, 13000, 18385, 26000)
+    assert scale.snapshot_steps(100, 8, 1, 0) == (100, 200, 400, 800)
+    for bad in (3, 6, 0):  # a factor that is no power of two has no snapshot at its end
+        with pytest.raises(ValueError, match="power of two"):
+            scale.snapshot_steps(100, bad, 1, 0)
+
+
+def test_reference_profile_is_the_main_study_trained_four_times_longer():
+    """A profile drifting from the main study's would make its base snapshot another model."""
+    cfg, main = scale.PROFILES.resolve("reference"), objectives.PROFILES.resolve("reference")
+    assert {k: v for k, v in cfg.items() if k in main and k != "profile"} == \
+        {k: v for k, v in main.items() if k != "profile"}
+    assert scale.long_settings(cfg)["steps"] == 4 * main["steps"]
+    assert scale.long_settings(cfg)["warm_steps"] == main["warm_steps"]
+    assert scale.fit_from(cfg) == {"softmax": main["steps"], "relu": main["relu_steps"]}
+
+
+@pytest.fixture(scope="module")
+def quick_pair():
+    """The quick scale study's two models of target depth 3, trained in memory."""
+    cfg = scale.PROFILES.resolve("quick")
+    memory = {}
+    for attention in ("softmax", "relu"):
+        memory[(3, attention)] = scale.train_model(cfg, 3, attention, progress=False, memory=memory)
+    return cfg, memory
+
+
+def test_the_snapshot_at_the_main_length_is_the_main_study_model(quick_pair):
+    """Catches a snapshot taken one step late, a ReLU model started from the finished (longer) softmax model
+    instead of the one at the main length, or seeds that differ from the main study's."""
+    cfg, memory = quick_pair
+    main = train_pair(objectives.PROFILES.resolve("quick"), 3, cfg["n_layer"], command="test", progress=False)
+    for attention, base in (("softmax", cfg["steps"]), ("relu", cfg["relu_steps"])):
+        snap = memory[(3, attention)]["snapshots"][base]
+        ref = main[attention]["model"].state_dict()
+        assert all(torch.equal(snap[k], ref[k]) for k in ref), attention
+        later = memory[(3, attention)]["snapshots"][max(memory[(3, attention)]["snapshots"])]
+        assert not all(torch.equal(later[k], ref[k]) for k in ref)  # and training went on after it
+
+
+def test_snapshots_on_disk_survive_a_stop_and_equal_an_uninterrupted_run(quick_pair, tmp_path):
+    cfg, memory = quick_pair
+    stop = scale.model_snapshots(cfg, "softmax")[1] + 7  # between two snapshots
+    first = scale.train_model(cfg, 3, "softmax", where=tmp_path, until=stop, progress=False)
+    assert first["steps_done"] == stop
+    ckpt = tmp_path / "gpt_scale_depth3_softmax.pt"
+    written = [s for s in scale.model_snapshots(cfg, "softmax") if snapshot_path(ckpt, s).is_file()]
+    assert written == [s for s in scale.model_snapshots(cfg, "softmax") if s <= stop]
+    scale.train_model(cfg, 3, "softmax", where=tmp_path, progress=False)
+    for step, state in memory[(3, "softmax")]["snapshots"].items():
+        model, saved = load_snapshot(ckpt, step)
+        assert saved["step"] == step
+        assert all(torch.equal(model.state_dict()[k], state[k]) for k in state), step
+
+
+def test_a_missing_snapshot_is_refused_naming_the_file(tmp_path):
+    with pytest.raises(Exception, match=r"no snapshot at .*step40\.pt"):
+        load_snapshot(tmp_path / "gpt_scale_depth3_softmax.pt", 40, command="python -m icdl.gpt_icl.scale")
+
+
+def test_paired_r2_is_r2_across_prompts_and_resamples_prompts_jointly():
+    g = torch.Generator().manual_seed(0)
+    y = torch.randn(300, generator=g)
+    pred = y + 0.5 * torch.randn(300, generator=g)
+    every = torch.arange(300)[None]
+    expected = float(bl.r2_across_prompts(pred[:, None], y[:, None])[0])
+    assert scale._paired_r2(pred, y, every)[0] == pytest.approx(expected, abs=1e-6)
+    idx = torch.randint(0, 300, (40, 300), generator=g)
+    r2 = scale._paired_r2(pred, y, idx)
+    assert r2.shape == (40,) and 0.5 < r2.mean() < 0.95 and r2.std() > 0
+
+
+def _points(depth, steps, shortfall, *, mlp=0.95, ls=0.9, knn=0.85, attention="softmax"):
+    """Points of one model whose shortfall below the MLP at each step is given (same on every prompt set)."""
+    rows = [{"depth": depth, "method": "mlp", "attention": "", "step": 0, "r2_mlp_prompts": mlp, "r2_all": np.nan,
+             "obj1": np.nan},
+            {"depth": depth, "method": "least_squares", "attention": "", "step": 0, "r2_mlp_prompts": ls,
+             "r2_all": ls, "obj1": np.nan},
+            {"depth": depth, "method": "knn", "attention": "", "step": 0, "r2_mlp_prompts": knn, "r2_all": knn,
+             "obj1": np.nan}]
+    rows += [{"depth": depth, "method": "transformer", "attention": attention, "step": s, "r2_mlp_prompts": mlp - v,
+              "r2_all": mlp - v, "obj1": v} for s, v in zip(steps, shortfall)]
+    return pd.DataFrame(rows)
+
+
+def _boot(points, noise, resamples=200, seed=0):
+    """Bootstrap values around each point's R² (noise of the given size), keyed as :func:`score_depth` keys them."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for depth, g in points.groupby("depth"):
+        b = {}
+        for r in g.itertuples():
+            name = r.method if r.method != "transformer" else f"{r.attention}:{r.step}"
+            for where, value in (("mlp", r.r2_mlp_prompts), ("all", r.r2_all)):
+                if not np.isnan(value):
+                    b[f"{name}@{where}"] = list(value + noise * rng.standard_normal(resamples))
+        out[str(depth)] = b
+    return out
+
+
+def test_fit_recovers_a_planted_slope_and_its_forecast():
+    """A shortfall falling by 0.03 per doubling from 0.2 at the base step reaches 0.05 after 5 doublings.
+    Catches a fit in ln instead of log2, a sign error in the forecast, or a fit over the warm-phase points."""
+    base = 1000
+    steps = [250, 500, 1000, 2000, 4000, 8000]
+    short = [0.9, 0.8] + [0.2 - 0.03 * math.log2(s / base) for s in steps[2:]]  # the first two: warm phase
+    pts = _points(3, steps, short)
+    fits = scale.fit_trend(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05)
+    f = fits.iloc[0]
+    assert f["snapshots"] == 4 and f["first"] == base
+    assert f["per_doubling"] == pytest.approx(-0.03, abs=1e-9)
+    assert f["per_doubling_lo"] < -0.03 < f["per_doubling_hi"] < 0
+    assert f["forecast"] == pytest.approx(base * 2 ** 5, rel=1e-6)
+    assert f["forecast_lo"] < base * 2 ** 5 < f["forecast_hi"]
+    # a shortfall that does not fall has no forecast; one already within the tolerance is reached
+    assert scale.forecast_steps(0.2, 0.001, 0.05, 8000, 0.21) == math.inf
+    assert scale.forecast_steps(0.2, -0.03, 0.05, 8000, 0.04) == 8000
+
+
+def test_trend_signs_shortfall_below_the_mlp_and_leads_over_the_baselines():
+    pts = _points(4, [10, 20], [0.10, 0.02], mlp=0.95, ls=0.90, knn=0.80)
+    tr = scale.trend(pts, _boot(pts, 0.001))
+    last = tr[tr["step"] == 20].iloc[0]
+    assert last["shortfall"] == pytest.approx(0.02)   # MLP − model: positive while the model is worse
+    assert last["lead_ls"] == pytest.approx(0.93 - 0.90)  # model − baseline: positive when the model is better
+    assert last["lead_knn"] == pytest.approx(0.93 - 0.80)
+    assert last["shortfall_lo"] < 0.02 < last["shortfall_hi"]
+
+
+def _verdict(slope, slope_hi, obj1, lead, forecast, drop):
+    fits = pd.DataFrame([{"depth": 3, "attention": "softmax", "per_doubling": slope, "per_doubling_lo": slope - 0.01,
+                          "per_doubling_hi": slope_hi, "forecast": forecast},
+                         {"depth": 3, "attention": "relu", "per_doubling": -0.05, "per_doubling_lo": -0.06,
+                          "per_doubling_hi": -0.04, "forecast": 1000.0}])
+    tr = pd.DataFrame([{"depth": 3, "attention": a, "step": s, "lead_knn": (lead if s == 2 else 0.5) if a == "softmax"
+                        else 0.3} for a in ("softmax", "relu") for s in (1, 2)])
+    points = pd.DataFrame([{"depth": 3, "method": "transformer", "attention": a, "step": s,
+                            "obj1": (obj1 if s == 2 else 0.9) if a == "softmax" else -0.1}
+                           for a in ("softmax", "relu") for s in (1, 2)])
+    shift = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "mu": mu, "r2": 0.9 - (drop if mu == 0.5 else 0)
+                           * (a == "softmax")} for a in ("softmax", "relu") for mu in (0.0, -0.5, 0.5)])
+    return {e["claim"]: e for e in scale.judge(fits, tr, points, shift)}
+
+
+def test_judge_both_sides_of_each_threshold():
+    """Each claim passes just inside its registered criterion and fails just outside; the judge reads the
+    worst model (not the mean), the last snapshot (not an earlier one) and the band's upper end."""
+    ok = _verdict(-0.01, -0.001, 0.049, 0.001, 499_000.0, 0.099)
+    bad = _verdict(0.001, 0.01, 0.051, -0.001, 501_000.0, 0.101)
+    half = _verdict(-0.01, 0.002, 0.0, 0.1, 1.0, 0.0)  # the slope falls but its band reaches above 0
+    for claim in ("scale-shortfall-falls", "scale-obj1", "scale-beats-knn", "scale-forecast", "scale-obj3"):
+        assert ok[claim]["passed"] and not bad[claim]["passed"], claim
+        values = {k: v for k, v in ok[claim].items() if k not in ("claim", "passed", "ours", "criterion")}
+        assert claims.criterion_holds(claim, values), claim  # the registered criterion agrees with the judge
+        values = {k: v for k, v in bad[claim].items() if k not in ("claim", "passed", "ours", "criterion")}
+        assert not claims.criterion_holds(claim, values), claim
+    assert not half["scale-shortfall-falls"]["passed"]
+    assert _verdict(-0.01, -0.001, 0.0, 0.1, math.inf, 0.0)["scale-forecast"]["passed"] is False
+
+
+def test_the_command_line_refuses_bad_input_in_one_line(capsys):
+    assert scale.main(["--profile", "nope", "--workers", "1"]) == 2
+    assert "nope" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as err:
+        scale.main(["--profile", "quick", "--train", "softmax", "--depth", "5"])
+    assert err.value.code == 2 and "--depth must be one of" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        scale.main(["--profile", "quick"])
+    assert "give --workers N" in capsys.readouterr().err
