@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export PYTHONHASHSEED := 0
 
-.PHONY: book test setup chapters report html clean regen-baselines mutation lint
+.PHONY: book test setup chapters report html clean regen-baselines mutation lint lab
 
 setup: $(STAMP)
 
@@ -51,6 +51,12 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests notebooks
+
+# JupyterLab on this machine (127.0.0.1:8888) with the chapters' kernel, jupytext (open a chapter's .py or its
+# paired .ipynb; saving writes both, by jupytext.toml) and jupyterlab-myst (the book's MyST renders in Lab);
+# --allow-root only when run as root
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ip 127.0.0.1 --no-browser --notebook-dir . $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Mutation testing of the core modules (tests/mutation.py): about 15 minutes; writes
 # results/mutation/mutation.json and fails below a 90 % score.

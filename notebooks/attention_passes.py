@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -70,7 +71,7 @@ dict(cfg)
 # constant 1 and the indicator $t$ of eq. 2.1. `ICGDLayout` names these slots; for
 # $N = 3$, $K = 3$, $d_x = d_y = 2$:
 
-# %% mystnb={"figure": {"caption": "Rows of one token of the ICGD construction for N = 3, K = 3, d = 2, as named slots. Lemma 2's layers write the slots p̂(1), p̂(2), p̂(3); the other slots are for the backward pass.", "name": "fig-token-layout"}}
+# %% mystnb={"figure": {"caption": "Rows of one token of the ICGD construction for N = 3, K = 3, d = 2, as named slots. Lemma 2's layers write the slots $\\hat p(1)$, $\\hat p(2)$, $\\hat p(3)$; the other slots are for the backward pass.", "name": "fig-token-layout"}}
 layout = ICGDLayout(Architecture(3, 3, 2, 2))
 fig = figures.plot_token_layout(layout)
 
@@ -118,7 +119,7 @@ print("max ||p_hat(j) - p(j)|| over layers below 1e-12:", max(relu_errs) < 1e-12
 # output layer), eq. 3.8, with $L_r = 1/4$ for the sigmoid. Measured over random
 # prompts, per layer and against $H$:
 
-# %% mystnb={"figure": {"caption": "Forward pass inside attention for sigmoid networks. Left: measured error of p̂(j) (markers) and the bound of eq. 3.8 (lines) per layer j, deepest network, for several numbers H of ReLUs in the sum. Right: the same for the last layer against H, for each depth N; dotted: the sup error ε_r of the sum itself.", "name": "fig-lemma2"}}
+# %% mystnb={"figure": {"caption": "Forward pass inside attention for sigmoid networks. Left: measured error of $\\hat p(j)$ (markers) and the bound of eq. 3.8 (lines) per layer j, deepest network, for several numbers H of ReLUs in the sum. Right: the same for the last layer against H, for each depth N; dotted: the sup error $\\varepsilon_r$ of the sum itself.", "name": "fig-lemma2"}}
 study = forward_pass_study(Ns=tuple(range(2, cfg["N_max"] + 1)), K=cfg["K"],
                      Hs=tuple(h for h in (16, 32, 64, 128, 256, 512, 1024) if h <= cfg["H_max"]), seed=cfg["seed"])
 fig = figures.plot_lemma2_errors(study)

@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -76,7 +77,7 @@ chapter.glue(**depth.settings_glue(rcfg if depth_on == "reference" else cfg))
 # Criterion, fixed before the run (`depth.judge`): for both attentions, the
 # deepest model's R² exceeds the shallowest's at every evaluation point.
 
-# %% mystnb={"figure": {"caption": "Objective 4 (cf. ICDL Fig. 7): R² against the number of transformer layers at 15, 30 and 45 examples before the query (the reference when complete; bands: 95 % bootstrap over prompts), with least squares (dash-dot) and the context mean (dotted) on the same prompts.", "name": "fig-icl-depth"}}
+# %% mystnb={"figure": {"caption": "Objective 4 (cf. ICDL Fig. 7): $R^2$ against the number of transformer layers at 15, 30 and 45 examples before the query (the reference when complete; bands: 95 % bootstrap over prompts), with least squares (dash-dot) and the context mean (dotted) on the same prompts.", "name": "fig-icl-depth"}}
 fig = figures.plot_icl_depth(data["table"], data["baselines"])
 
 # %%

@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -120,7 +121,7 @@ live = objectives.run(cfg, progress=False)
 live["shift"] = objectives.param_shift_curves(live["models"], cfg)
 print(f"{len(live['models'])} models trained and evaluated in {live['seconds']:.0f} s")
 
-# %% mystnb={"figure": {"caption": "Live run, pretraining mixture: R² per query position k (k − 1 examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. The dashed vertical line marks the training length.", "name": "fig-icl-methods-live"}}
+# %% mystnb={"figure": {"caption": "Live run, pretraining mixture: $R^2$ per query position k ($k - 1$ examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. The dashed vertical line marks the training length.", "name": "fig-icl-methods-live"}}
 fig = figures.plot_icl_methods(live["curves"], live["baselines"], cfg["train_examples"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
@@ -143,10 +144,10 @@ jcfg = rcfg if judged_on == "reference" else cfg
 train_len = jcfg["train_examples"]
 print("judged on:", judged_on)
 
-# %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers against the baselines, per target depth (R² across all test prompts, 4096 in the reference; the MLP baseline on the first 512).", "name": "fig-icl-methods-ref"}}
+# %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers against the baselines, per target depth ($R^2$ across all test prompts, 4096 in the reference; the MLP baseline on the first 512).", "name": "fig-icl-methods-ref"}}
 fig = figures.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
-# %% mystnb={"figure": {"caption": "The judged run, ReLU attention: R² per prompt position for inputs from the four mixtures ω₁N(−2, I) + ω₂N(2, I) (bands: 95 % bootstrap over prompts; diamonds: the MLP baseline; grey dotted: context mean, pretraining mixture). The y axis shows every curve down to R² = −1; a panel whose curves go lower says so in its title.", "name": "fig-icl-mixtures-relu-ref"}}
+# %% mystnb={"figure": {"caption": "The judged run, ReLU attention: $R^2$ per prompt position for inputs from the four mixtures $\\omega_1 N(-2, I) + \\omega_2 N(2, I)$ (bands: 95 % bootstrap over prompts; diamonds: the MLP baseline; grey dotted: context mean, pretraining mixture). The y axis shows every curve down to $R^2 = -1$; a panel whose curves go lower says so in its title.", "name": "fig-icl-mixtures-relu-ref"}}
 fig = figures.plot_icl_mixtures(data["curves"], data["baselines"], "relu", train_len)
 
 # %% mystnb={"figure": {"caption": "The judged run, softmax attention: the same panels.", "name": "fig-icl-mixtures-softmax-ref"}}
@@ -203,7 +204,7 @@ chapter.glue(judged_on=judged_on, margin=f"{margin}", warm_steps=f"{rcfg['warm_s
 # training scale, so a shift that makes the outputs larger shows up as a harder
 # task (`--part shift` evaluates the reference checkpoints).
 
-# %% mystnb={"figure": {"caption": "Objective 3: R² per prompt position when the target networks' parameters come from N(μ, I), for the models trained with μ = 0 (solid: softmax, dashed: ReLU attention).", "name": "fig-icl-param-shift"}}
+# %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (solid: softmax, dashed: ReLU attention).", "name": "fig-icl-param-shift"}}
 fig = figures.plot_icl_param_shift(data["shift"], train_len)
 
 # %% [markdown]

@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -60,7 +61,7 @@ pl, plateau_on = chapter.reference_or_live(plateau.PROFILES, ("plateau",), plate
                                            lambda: plateau.study(cfg, progress=False, shortcut_prompts=512), profile)
 print("shown:", plateau_on)
 
-# %% mystnb={"figure": {"caption": "The same softmax transformer trained from scratch on three target families (the reference when complete): mean validation R² over positions 10 to the training length against the training step, with the context mean (dotted) and least squares (dash-dot) on the same prompts.", "name": "fig-icl-plateau"}}
+# %% mystnb={"figure": {"caption": "The same softmax transformer trained from scratch on three target families (the reference when complete): mean validation $R^2$ over positions 10 to the training length against the training step, with the context mean (dotted) and least squares (dash-dot) on the same prompts.", "name": "fig-icl-plateau"}}
 fig = figures.plot_plateau(pl["history"], pl["levels"])
 
 # %%

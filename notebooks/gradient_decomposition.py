@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -164,7 +165,7 @@ print("largest relative deviation below 1e-12:", max_dev < 1e-12)
 # range. {numref}`fig-layer-grad-norms` shows the norm of each layer's block of
 # $\nabla L_n$ for a deep network at several weight scales.
 
-# %% mystnb={"figure": {"caption": "Norm of the layer-j block of the gradient (that is, the average of A_i(j)) for a deep network, per activation and weight scale s (weights N(0, s²/fan-in)); squared loss, random targets. Sigmoid (r' ≤ 1/4) shrinks the blocks of early layers by orders of magnitude; ReLU networks at s = 2 and s = 4 have blocks that are orders of magnitude larger at every layer; tanh stays moderate here.", "name": "fig-layer-grad-norms"}}
+# %% mystnb={"figure": {"caption": "Norm of the layer-j block of the gradient (that is, the average of A_i(j)) for a deep network, per activation and weight scale s (weights N(0, $s^2$/fan-in)); squared loss, random targets. Sigmoid ($r' \\le 1/4$) shrinks the blocks of early layers by orders of magnitude; ReLU networks at s = 2 and s = 4 have blocks that are orders of magnitude larger at every layer; tanh stays moderate here.", "name": "fig-layer-grad-norms"}}
 norms = layer_gradient_norms(**cfg)
 fig = figures.plot_layer_gradient_norms(norms)
 

@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -146,7 +147,7 @@ for bad in (lambda: build_prompt(tiny.x[0], tiny.y[0, :2], tiny.x_query[0]),
 #
 # The weights it sets for $d = 2$, with entries beyond $\pm 1$ shown saturated:
 
-# %% mystnb={"figure": {"caption": "Hand-set weights of the one-step GD layer for d = 2 (columns are the token rows of the prompt above, what each matrix reads; rows are where it writes). The query reads the copy of w and the constant; the key reads x, y, the constant and t; the value moves x into the w rows with weight ∓η.", "name": "fig-gd-layer-weights"}}
+# %% mystnb={"figure": {"caption": "Hand-set weights of the one-step GD layer for d = 2 (columns are the token rows of the prompt above, what each matrix reads; rows are where it writes). The query reads the copy of w and the constant; the key reads x, y, the constant and t; the value moves x into the w rows with weight $\\mp\\eta$.", "name": "fig-gd-layer-weights"}}
 layer_tiny = build_linear_gd_layer(d=2, eta=0.5)
 fig = figures.plot_layer_weights(layer_tiny, labels=names)
 

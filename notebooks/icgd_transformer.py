@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -112,7 +113,7 @@ arch = Architecture(cfg["N"], cfg["K"], cfg["d"], cfg["d"])
 print(f"N = {cfg['N']}, K = {cfg['K']}, d = {cfg['d']}, n = {cfg['n']}, L = {cfg['steps']} steps, "
       f"η = {cfg['eta']}, B_w = {cfg['B_w']}: {(2 * cfg['N'] + 4) * cfg['steps']} layers")
 
-# %% mystnb={"figure": {"caption": "The transformer of Theorem 1 against projected gradient descent. Left: in-context risk along ŵ^(l) (markers) and along GD (line), mean over prompts, for sums of H ReLUs. Right: the largest distance between the two paths (solid) against Corollary 1.1's bound as printed (dotted) and the bound the induction gives with the step size η (dashed), both with the a-priori ε of Theorem 1's proof and the estimated L_f.", "name": "fig-icgd-transformer"}}
+# %% mystnb={"figure": {"caption": "The transformer of Theorem 1 against projected gradient descent. Left: in-context risk along $\\hat w^{(l)}$ (markers) and along GD (line), mean over prompts, for sums of H ReLUs. Right: the largest distance between the two paths (solid) against Corollary 1.1's bound as printed (dotted) and the bound the induction gives with the step size $\\eta$ (dashed), both with the a-priori $\\varepsilon$ of Theorem 1's proof and the estimated L_f.", "name": "fig-icgd-transformer"}}
 fig = figures.plot_icgd_transformer_paths(study["steps"], corollary)
 
 # %% [markdown]

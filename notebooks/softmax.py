@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -97,7 +98,7 @@ print("SoftmaxAttention equals eq. E.1 evaluated token by token:", softmax_study
 # $f(Z)_k = \tanh(z_k) + \tfrac12\,\mathrm{mean}_j \sin(z_j)$ ($L \le 1.5$) on
 # $[0, 1]^{2\times 3}$, with the hand-set layer as $Q$:
 
-# %% mystnb={"figure": {"caption": "Left: the feed-forward quantiser with hand-set ReLU weights (D = 8) on one input entry. Right: error of the look-up approximation f(Q(Z)) of a permutation-equivariant map against the granularity D, over random inputs in [0, 1]^{2×3}, and the Lipschitz bound of the proof.", "name": "fig-softmax-quantiser"}}
+# %% mystnb={"figure": {"caption": "Left: the feed-forward quantiser with hand-set ReLU weights (D = 8) on one input entry. Right: error of the look-up approximation f(Q(Z)) of a permutation-equivariant map against the granularity D, over random inputs in $[0, 1]^{2\\times 3}$, and the Lipschitz bound of the proof.", "name": "fig-softmax-quantiser"}}
 errors = softmax_study.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
 fig = figures.plot_quantiser_and_error(quantise.build_quantiser(8, 1.0, 1), 8, 1.0, errors)
 
@@ -176,7 +177,7 @@ fig = figures.plot_fit_curves(study["curves"], one_step, trend)
 # Composed $L$ times from $\hat w^{(0)} = 0$ on held-out prompts, beside projected
 # GD and beside the ReLU construction of Theorem 1 ({doc}`icgd_transformer`) on the same prompts:
 
-# %% mystnb={"figure": {"caption": "L steps of in-context GD on held-out prompts (N = 2, K = 2, d = 2, sigmoid, squared loss). Left: mean distance of ŵ^(l) to projected GD for the fitted softmax layers (per hidden width) and for the ReLU construction of Theorem 1. Right: mean in-context risk along each route (markers) and along GD (line).", "name": "fig-softmax-steps"}}
+# %% mystnb={"figure": {"caption": "L steps of in-context GD on held-out prompts (N = 2, K = 2, d = 2, sigmoid, squared loss). Left: mean distance of $\\hat w^{(l)}$ to projected GD for the fitted softmax layers (per hidden width) and for the ReLU construction of Theorem 1. Right: mean in-context risk along each route (markers) and along GD (line).", "name": "fig-softmax-steps"}}
 fig = figures.plot_fitted_steps(paths)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]

@@ -34,6 +34,10 @@ from pathlib import Path
 from .results import ResultFileError, one_writer, project_root
 
 KERNEL = "python3"
+#: the kernel process's own log (not the cells' output or errors, which come back through the notebook) kept to
+#: critical lines: a successful run would otherwise end with ipykernel's notices about its TCP transport and the
+#: interrupt that stops it
+KERNEL_QUIET = ["--IPKernelApp.log_level=CRITICAL"]
 
 
 def chapters(root: Path) -> list[str]:
@@ -104,7 +108,7 @@ def _run(pm, nb, tmp: Path, out: Path, params: dict, root: Path, name: str, star
     try:
         executed = pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name=KERNEL,
                                        cwd=str(root / "notebooks"), progress_bar=False,
-                                       log_output=False, report_mode=False)
+                                       log_output=False, report_mode=False, extra_arguments=KERNEL_QUIET)
         elapsed = time.perf_counter() - start
         _strip_volatile(executed, name)
         import nbformat
