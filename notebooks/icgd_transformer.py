@@ -291,7 +291,7 @@ flops.assign(eps=flops["eps"].map("{:.1e}".format), ratio=flops["ratio"].round(0
 # construction is a statement about what a forward pass *can* express, not a
 # cheaper way to train.
 #
-# **Layer counts** (the authors' answer R2xK): the construction needs $(2N+4)L$
+# **Layer counts** (the authors' answer to a reviewer who asked how the depth compares with earlier constructions): the construction needs $(2N+4)L$
 # layers, against the $O(N^2 L)$ of the construction of {cite:t}`wang2024functionclasses`
 # for the same task, which the answer cites; we print that order with constant 1, since no
 # constant is given.
@@ -301,7 +301,7 @@ counts = accounting.layer_count_table()
 counts.pivot(index="N", columns="L", values=["ICDL (2N+4)L", "Wang et al. N²L"])
 
 # %% [markdown]
-# **The sigmoid example** (answer hJr1 W2): for a sigmoid network of width $K = 32$
+# **The sigmoid example** (the authors' answer to a reviewer who asked for the constants of a concrete network): for a sigmoid network of width $K = 32$
 # whose weights are bounded by $w$, the authors give $L_f = N(w/4)^{2(N-1)}$ and a
 # width of order $1024N$. Our layout for $K = 32$, $d = 20$ has the width in the last
 # column. For our own setting ($K = 4$, rows of norm at most $w = B_w\sqrt K = 2$)

@@ -47,7 +47,9 @@ function finish() {
 // dollar or a common command standing alone (a formula whose dollars did not pair)
 const RAW_TEX = new RegExp([String.raw`\\\(`, String.raw`\\\[`, String.raw`\$\$`, String.raw`\\begin\{`,
   String.raw`\\frac`, String.raw`\\mathbb`, String.raw`\$\\[a-zA-Z]+`,
-  String.raw`\\(?:epsilon|eta|min|max|sum|hat|mathrm|nabla|sigma|le|ge|cdot|infty)(?![a-zA-Z])`].join("|"), "g");
+  String.raw`\\(?:epsilon|eta|min|max|sum|hat|mathrm|nabla|sigma|le|ge|cdot|infty)(?![a-zA-Z])`,
+  // pseudo-LaTeX written as text: a subscript or superscript in braces (y_{n+1}, e^{-t/2})
+  String.raw`[A-Za-z0-9)]_\{`, String.raw`[A-Za-z0-9)]\^\{`].join("|"), "g");
 function inspect() {
   const main = document.querySelector("main") || document.body;
   const clone = main.cloneNode(true);
@@ -196,6 +198,10 @@ def test_the_probe_sees_tex_left_in_the_text(browser, tmp_path):
                    "</ul></main></body></html>")
     driver.get(bad.as_uri())
     assert driver.execute_async_script(PROBE)["raw"]
+    pseudo = tmp_path / "pseudo.html"  # a formula never written as math: y_{n+1} = 0, e^{-t/2}
+    pseudo.write_text("<html><body><main><p>columns y_{n+1} = 0 and e^{-t/2}</p></main></body></html>")
+    driver.get(pseudo.as_uri())
+    assert len(driver.execute_async_script(PROBE)["raw"]) == 2
     good = tmp_path / "fine.html"
     good.write_text("<html><body><main><p>costs 5 $ and ε = 0.1, min over l</p></main></body></html>")
     driver.get(good.as_uri())

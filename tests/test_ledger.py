@@ -277,3 +277,22 @@ def test_every_registered_mismatch_says_what_why_band_commit_and_run():
         assert re.fullmatch(r"[0-9a-f]{7,40}", m.registered), f"{m.claim}: registered at {m.registered!r}"
         assert m.judges.startswith("the reference run of python -m icdl."), m.claim
         assert not re.search(r"previous|earlier|widened|commit [0-9a-f]{7}", m.reason), f"{m.claim}: {m.reason}"
+
+
+def test_claim_formulas_are_math_for_mathjax_and_unpaired_dollars_are_refused():
+    """The claims' formulas are written as $…$ and reach the report's and the boxes' HTML as MathJax inline
+    math, escaped; a claim with an odd number of dollars (a formula left open) is refused, and no claim
+    writes a formula as pseudo-LaTeX text (y_{n+1} outside dollars)."""
+    import re
+
+    from icdl.repro.ledger import math_html
+
+    html = math_html("costs: $y_{n+1} < 1$ & more")
+    assert html == ('costs: <span class="math notranslate nohighlight">\\(y_{n+1} &lt; 1\\)</span> &amp; more')
+    with pytest.raises(ValueError, match="unpaired"):
+        math_html("$x_1 and y")
+    for c in CLAIMS:
+        for text in (c.source, c.paper):
+            outside = "".join(text.split("$")[::2])
+            math_html(text)
+            assert not re.search(r"[A-Za-z0-9)][_^]\{", outside), f"{c.id}: pseudo-LaTeX outside $…$: {text}"

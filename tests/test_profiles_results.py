@@ -135,7 +135,10 @@ def test_show_reference_missing_is_a_note_corrupt_is_an_error(tmp_path, monkeypa
                        provenance=provenance(command="python -m icdl.demo --profile reference", wall_time_s=1.0,
                                              profile="reference", seed=0))
     assert show_reference(ps, "study")["data"] == {"x": [1]}
-    assert "python -m icdl.demo --profile reference" in capsys.readouterr().out
+    shown = capsys.readouterr().out.splitlines()  # one short line per field, none cut off at the page's width
+    assert shown[1] == "  command:   python -m icdl.demo --profile reference"
+    assert shown[3] == "  profile:   reference (seed 0)" and shown[5] == "  wall time: 1 s"
+    assert max(len(line) for line in shown if not line.startswith("  hardware")) < 90
     path.write_text(path.read_text()[:40])
     with pytest.raises(ResultFileError, match=r"study\.reference\.json.*Regenerate it with: python -m icdl\.demo"):
         show_reference(ps, "study")

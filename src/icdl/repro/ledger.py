@@ -166,8 +166,8 @@ class Ledger:
         rows = []
         for r in self.records:
             c = get_claim(r.claim)
-            rows.append(f'<tr><td><a href="../book/report.html#claim-{r.claim}">{html.escape(c.source)}</a></td>'
-                        f"<td>{html.escape(c.paper)}</td><td>{html.escape(r.ours)}</td>"
+            rows.append(f'<tr><td><a href="../book/report.html#claim-{r.claim}">{math_html(c.source)}</a></td>'
+                        f"<td>{math_html(c.paper)}</td><td>{html.escape(r.ours)}</td>"
                         f'<td class="{status_class(r.status)}"><b>{r.status}</b>{_deviation(r.claim)}</td></tr>')
         return HTML('<table class="report claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
                     "<th>status</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
@@ -268,6 +268,17 @@ def _esc(text: object) -> str:
     return html.escape(str(text)).replace("\n", " ")
 
 
+def math_html(text: object) -> str:
+    """``text`` for an HTML table cell: escaped, with each ``$…$`` span (the claims' formulas, written as
+    MyST math) handed to MathJax as inline math (``<span class="math">\\(…\\)</span>``, which the book's
+    MathJax typesets inside raw HTML, where MyST's own ``$`` parsing does not reach)."""
+    parts = str(text).split("$")
+    if len(parts) % 2 == 0:
+        raise ValueError(f"unpaired $ in {text!r}: write each formula as $…$")
+    return "".join(_esc(p) if i % 2 == 0 else f'<span class="math notranslate nohighlight">\\({_esc(p)}\\)</span>'
+                   for i, p in enumerate(parts))
+
+
 def render_report(folder: Path | None = None) -> str:
     """The report as MyST markdown: the counts of claims by status, the failures and the registered
     mismatches with their reasons first, then one row per claim (anchor ``claim-<id>``, a link to the
@@ -294,7 +305,7 @@ def render_report(folder: Path | None = None) -> str:
               "<th>chapter · test</th></tr></thead>", "<tbody>"]
     for r in df.itertuples():
         test = f"<code>{_esc(r.test)}</code>" if r.test else "—"
-        lines.append(f'<tr id="claim-{r.id}"><td>{_esc(r.source)}</td><td>{_esc(r.paper)}</td>'
+        lines.append(f'<tr id="claim-{r.id}"><td>{math_html(r.source)}</td><td>{math_html(r.paper)}</td>'
                      f"<td>{_esc(r.ours)}{_deviation(r.id)}</td><td>{_esc(r.criterion)}</td>"
                      f'<td class="{status_class(r.status)}"><b>{_esc(r.status)}</b><br>'
                      f"<small>{_esc(r.profiles)}</small></td><td>{chapter_link(r.chapter)}<br>"

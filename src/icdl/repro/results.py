@@ -369,10 +369,19 @@ def show_reference(profiles, stem: str, profile: str = "reference", *, command: 
         obj = load_result(path)
     except ResultFileError as err:
         raise ResultFileError(f"{err}. Regenerate it with: {command}") from None
-    prov = obj["provenance"]
-    print(f"{path.relative_to(project_root())}: `{prov['command']}` at {prov['git_commit'][:12]}, "
-          f"{prov['hardware']}, {float(prov['wall_time_s']):.0f} s, created {prov['created']}")
+    print(provenance_block(path.relative_to(project_root()), obj["provenance"]))
     return obj
+
+
+def provenance_block(name, prov: dict) -> str:
+    """A result's provenance as a chapter prints it: the file, then one short line each for the command,
+    the commit, the profile and seed, the hardware, the wall time and the date (a reader at any width sees
+    every field)."""
+    wall = float(prov["wall_time_s"])
+    took = f"{wall:.0f} s" if wall < 120 else f"{wall / 60:.0f} min" if wall < 7200 else f"{wall / 3600:.1f} h"
+    return "\n".join([f"{name}", f"  command:   {prov['command']}", f"  commit:    {prov['git_commit'][:12]}",
+                      f"  profile:   {prov['profile']} (seed {prov['seed']})", f"  hardware:  {prov['hardware']}",
+                      f"  wall time: {took}", f"  created:   {prov['created']}"])
 
 
 @contextmanager
