@@ -112,7 +112,8 @@ def critical_path(jobs: list[Job]) -> dict[str, float]:
 def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ...] | None = None,
              poll_s: float = 0.5, echo=print) -> dict:
     """Run ``jobs`` as subprocesses, at most ``workers`` at a time, each single-threaded
-    (``OMP_NUM_THREADS=1``), the ready job with the longest chain ahead first; each job's output goes to ``logs/<n>.log``.
+    (``OMP_NUM_THREADS=1``), the ready job with the longest chain ahead first; each job's output goes to
+    ``logs/<n>.log``.
     Returns ``{"jobs": [records], "wall_s", "complete"}``; after a failure no new job starts, the running ones
     finish, and ``complete`` is False. ``python`` is the command prefix (default: this interpreter with
     ``-m icdl.gpt_icl``). The jobs stop with the scheduler: when it is interrupted (SIGINT, SIGTERM, an

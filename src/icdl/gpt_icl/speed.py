@@ -172,14 +172,27 @@ def share_verdict(lo: float, hi: float, target: float = TARGET_SHARE) -> str:
 
 
 def speed_shown(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`speed_table` as the appendix shows it: GFLOP/s, rounded, ``--`` where a setting has no ceiling
-    (two processes)."""
-    st = table.assign(**{"training GFLOP/s": table["achieved_flops"] / 1e9,
-                         "matmul GFLOP/s": table["matmul_flops"] / 1e9})
-    cols = ["processes", "threads", "rounds", "steps_per_s", "training GFLOP/s", "matmul GFLOP/s", "share_of_matmul",
-            "share_lo", "share_hi", "gemm_share_of_matmul", "ceiling_share_of_matmul"]
-    cols = [c for c in cols if c in st]
-    return st[cols].round(2).astype(object).where(st[cols].notna(), "--")
+    """:func:`speed_table` as the appendix shows it: one row per setting, readable headers with units, shares
+    as per cent with their range over rounds, ``--`` where a setting has no ceiling (two processes)."""
+    def pct(v):
+        return "--" if v != v else f"{v:.0%}"
+
+    out = pd.DataFrame({
+        "setting": [f"{int(r.processes)} process{'es' if r.processes > 1 else ''} × {int(r.threads)} "
+                    f"thread{'s' if r.threads > 1 else ''}" if r.processes == 1 else
+                    f"{int(r.processes)} processes × 1 thread" for r in table.itertuples()],
+        "rounds": table["rounds"].astype(int),
+        "steps/s": table["steps_per_s"].map("{:.1f}".format),
+        "training GFLOP/s": (table["achieved_flops"] / 1e9).map("{:.1f}".format),
+        "matmul GFLOP/s": (table["matmul_flops"] / 1e9).map("{:.1f}".format),
+        "share of the matmul (range)": [f"{r.share_of_matmul:.0%} ({r.share_lo:.0%}–{r.share_hi:.0%})"
+                                        for r in table.itertuples()],
+    })
+    for col, name in (("gemm_share_of_matmul", "linear layers alone"),
+                      ("ceiling_share_of_matmul", "all products alone")):
+        if col in table:
+            out[name] = table[col].map(pct)
+    return out
 
 
 def speed_glue(data: dict) -> dict[str, str]:
