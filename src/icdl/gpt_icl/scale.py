@@ -565,11 +565,25 @@ def end_table(points: pd.DataFrame, cfg) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _forecast_words(models: int, reached: int, ahead: list[float], never: int) -> str:
+    """The forecast over the models in words: how many had reached the tolerance, the range of the finite
+    forecasts of the others, and how many never reach it on their fitted line."""
+    parts = []
+    if reached:
+        parts.append(f"{'all' if reached == models else reached} reached")
+    if ahead:
+        parts.append(f"{_rng(ahead, ',.0f')} for {'the other' if reached else 'the'} {len(ahead)}")
+    if never:
+        parts.append(f"never for {never} (their lines do not fall)")
+    return "; ".join(parts)
+
+
 def glue_values(res: dict, cfg) -> dict[str, str]:
     """The numbers the chapter's prose quotes, formatted."""
     fits, tr = res["fits"], res["trend"]
     last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
-    finite = [v for v in fits["forecast"] if not math.isinf(v)]
+    reached = fits["forecast"] <= fits["last"]
+    ahead = [v for v, r in zip(fits["forecast"], reached) if not r and not math.isinf(v)]
     return {
         "scale_factor": f"{cfg['factor']}", "scale_steps": f"{cfg['factor'] * cfg['steps']:,}",
         "scale_relu_steps": f"{cfg['factor'] * cfg['relu_steps']:,}", "scale_main_steps": f"{cfg['steps']:,}",
@@ -578,7 +592,7 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
         "scale_short_last": _rng(fits["shortfall_last"], ".3f"),
         "scale_per_doubling": _rng(fits["per_doubling"], "+.4f"),
         "scale_lead_knn": _rng(last["lead_knn"], "+.3f"), "scale_lead_ls": _rng(last["lead_ls"], "+.3f"),
-        "scale_forecast": (_rng(finite, ",.0f") if finite else "none")
-                          + (f" ({len(fits) - len(finite)} never)" if len(finite) < len(fits) else ""),
+        "scale_forecast": _forecast_words(len(fits), int(reached.sum()), ahead,
+                                          int(sum(math.isinf(v) for v in fits["forecast"]))),
         "scale_minutes": f"{sum(j['seconds'] for j in res['jobs']) / 60:.0f}" if res["jobs"] else "--",
     }
