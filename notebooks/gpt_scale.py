@@ -74,7 +74,9 @@ cfg, ledger = chapter.start(scale.PROFILES, profile, overrides)
 # {glue:text}`scale_relu_steps` steps. The training stream is the main
 # study's, seed for seed, so the snapshot at the main study's length is its
 # model exactly (a test checks this), and every later snapshot is the same run
-# continued. Snapshots fall at every half-doubling of the steps.
+# continued. Snapshots fall at every half-doubling of the steps. The judged
+# run's jobs (training, then scoring, one single-threaded process per core)
+# took {glue:text}`scale_minutes` core-minutes together.
 #
 # At each snapshot we score the model at the training length on the test
 # prompts of the pretraining mixture:
