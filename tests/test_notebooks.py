@@ -127,3 +127,40 @@ def test_chapters_name_the_kernel_that_setup_installs():
         assert f"#     display_name: {display}\n" in src.read_text(encoding="utf-8"), src.name
         nb = json.loads(src.with_suffix(".ipynb").read_text(encoding="utf-8"))
         assert nb["metadata"]["kernelspec"]["display_name"] == display, src.name
+
+
+def test_committed_notebooks_carry_the_outputs_of_the_current_code():
+    """Figures are drawn as SVG (icdl.repro.chapter.start): a committed notebook with a PNG figure was executed
+    by older code and would change on the next rerun. And the .py saves as it is (jupytext.toml: no version
+    stamps), so a save from JupyterLab touches only what the reader edited."""
+    for src in CHAPTERS:
+        nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
+        kinds = {k for c in nb.cells if c.cell_type == "code" for o in c.outputs for k in o.get("data", {})}
+        assert "image/png" not in kinds, f"{src.stem}.ipynb has PNG figures: re-execute it"
+        resaved = jupytext.writes(jupytext.read(src), fmt="py:percent")
+        assert resaved == src.read_text(encoding="utf-8"), f"{src.name} changes when jupytext saves it"
+        assert not any(ord(ch) > 127 for c in nb.cells for ch in str(c.metadata.get("mystnb", ""))), (
+            f"{src.stem}: a figure caption with non-ASCII text (jupytext writes it as \\u escapes)")
+
+
+def test_a_rerun_at_the_default_changes_no_byte():
+    """Executing a chapter twice at its default writes the same notebook and leaves its quick result and
+    ledger files as they were (icdl.repro.results.save_result(keep_if_same=True)): rerunning the book to look
+    at it leaves git status clean. The chapter is a light one that times nothing live (a chapter that shows a
+    live timing, such as gradient_decomposition's, changes those numbers on every run, as the README says);
+    its files are restored afterwards."""
+    import hashlib
+
+    from icdl.repro.execute import execute_chapter
+
+    name = "relu_sums"
+    files = [ROOT / "notebooks" / f"{name}.ipynb", ROOT / "results" / "ledger" / f"{name}.quick.json"]
+    saved = {f: f.read_bytes() for f in files if f.is_file()}
+    try:
+        execute_chapter(name)
+        first = {f: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+        execute_chapter(name)
+        assert {f: hashlib.sha256(f.read_bytes()).hexdigest() for f in files} == first
+    finally:
+        for f, data in saved.items():
+            f.write_bytes(data)

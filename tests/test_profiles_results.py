@@ -456,3 +456,26 @@ def test_write_errors_are_one_line_and_a_refused_file_chooses_no_command(tmp_pat
     with pytest.raises(results.CheckpointError) as err:
         results.load_checkpoint(ckpt, command="python -m icdl.gpt_icl --profile reference --part main")
     assert "--part main" in str(err.value) and "rm -rf" not in str(err.value)
+
+
+def test_a_quick_result_with_the_same_numbers_is_not_rewritten(tmp_path):
+    """keep_if_same: the same data from the same command, profile and seed leave the file byte for byte (its
+    provenance names the first run that produced them); a changed number, command or seed rewrites it."""
+    path = tmp_path / "r.json"
+
+    def prov(command="python -m x", seed=0, wall=1.0):
+        return provenance(command=command, wall_time_s=wall, profile="quick", seed=seed)
+
+    save_result(path, {"x": [1.0, 2.0]}, provenance=prov(wall=1.0), keep_if_same=True)
+    first = path.read_bytes()
+    save_result(path, {"x": [1.0, 2.0]}, provenance=prov(wall=9.0), keep_if_same=True)
+    assert path.read_bytes() == first
+    for data, p in (({"x": [1.0, 2.0000001]}, prov()), ({"x": [1.0, 2.0]}, prov(command="python -m y")),
+                    ({"x": [1.0, 2.0]}, prov(seed=1))):
+        save_result(path, data, provenance=p, keep_if_same=True)
+        assert path.read_bytes() != first
+        save_result(path, {"x": [1.0, 2.0]}, provenance=prov(), keep_if_same=False)
+        first = path.read_bytes()
+    path.write_text("{ damaged")  # a damaged file is replaced, never kept
+    save_result(path, {"x": [1.0, 2.0]}, provenance=prov(), keep_if_same=True)
+    assert load_result(path)["data"] == {"x": [1.0, 2.0]}

@@ -183,7 +183,7 @@ class Ledger:
                           wall_time_s=time.perf_counter() - self._start,
                           profile=self.profile, seed=self.seed)
         data = {"chapter": self.chapter, "records": [asdict(r) for r in self.records]}
-        return save_result(self.path(), data, provenance=prov)
+        return save_result(self.path(), data, provenance=prov, keep_if_same=self.profile == "quick")
 
 
 def load_records(folder: Path | None = None) -> list[tuple[Record, dict]]:

@@ -133,8 +133,13 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str, Any]) -> Path:
-    """Write ``{"provenance": ..., "data": ...}`` to ``path`` atomically and return the path."""
+def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str, Any],
+                keep_if_same: bool = False) -> Path:
+    """Write ``{"provenance": ..., "data": ...}`` to ``path`` atomically and return the path. With
+    ``keep_if_same`` an existing file whose data are exactly these (and whose command, profile and seed are
+    these) is left as it is, its provenance included: it already names a run that produced these numbers,
+    and a rerun that changed no number then leaves no diff (the quick profile's files, rewritten by every
+    execution of the book)."""
     missing = [k for k in PROVENANCE_KEYS if k not in provenance]
     if missing:
         raise ResultFileError(f"provenance is missing {missing}; it needs all of {list(PROVENANCE_KEYS)}")
@@ -142,8 +147,29 @@ def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str,
     if path.suffix != ".json":
         raise ResultFileError(f"result files are JSON: path must end in .json, got {path.name!r}")
     text = json.dumps({"provenance": provenance, "data": data}, indent=1, sort_keys=True, allow_nan=True)
+    if keep_if_same and _same_result(path, text):
+        return path
     atomic_write_text(path, text + "\n")
     return path
+
+
+def _same_result(path: Path, text: str) -> bool:
+    """Whether ``path`` holds a valid result with the data of ``text`` (compared as JSON text, so every float
+    to the last digit) from the same command, profile and seed."""
+    if not path.is_file():
+        return False
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    new = json.loads(text)
+    keys = ("command", "profile", "seed")
+    if not isinstance(old, dict) or not isinstance(old.get("provenance"), dict) or \
+            any(old["provenance"].get(k) != new["provenance"][k] for k in keys) or \
+            any(k not in old["provenance"] for k in PROVENANCE_KEYS):
+        return False
+    dump = lambda d: json.dumps(d, sort_keys=True, allow_nan=True)  # noqa: E731
+    return dump(old.get("data")) == dump(new["data"])
 
 
 class CheckpointError(ResultFileError):
@@ -304,7 +330,8 @@ def save_profile_result(profiles, stem: str, data: dict[str, Any], *, profile: s
         path = profiles.folder() / f"{stem}.{profile}.json"
     return save_result(path, body,
                        provenance=provenance(command=command or profiles.command_for(profile),
-                                             wall_time_s=time.perf_counter() - started, profile=profile, seed=seed))
+                                             wall_time_s=time.perf_counter() - started, profile=profile, seed=seed),
+                       keep_if_same=profile == "quick" and not overrides)
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
