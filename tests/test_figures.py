@@ -479,6 +479,16 @@ def test_committed_reference_numbers(num_regression):
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism_scan")
     num_regression.check({"mech_sensitivity": np.asarray(mech["examples"]["sensitivity"], dtype=float)},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism_examples")
+    sc = load_result(res / "gpt_scale" / "scale.reference.json")["data"]
+    inf_as = -1.0  # a forecast that never comes (a line that does not fall) is stored as inf
+    num_regression.check({f"scale_{c}": np.asarray(sc["trend"][c], dtype=float)
+                          for c in ("step", "shortfall", "shortfall_hi", "lead_ls", "lead_knn", "lead_knn_lo")},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_scale_trend")
+    num_regression.check({"scale_per_doubling": np.asarray(sc["fits"]["per_doubling"], dtype=float),
+                          "scale_per_doubling_hi": np.asarray(sc["fits"]["per_doubling_hi"], dtype=float),
+                          "scale_forecast": np.nan_to_num(np.asarray(sc["fits"]["forecast"], dtype=float),
+                                                          posinf=inf_as)},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_scale_fits")
 
 
 def test_a_figure_redrawn_writes_the_same_svg_bytes():

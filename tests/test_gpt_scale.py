@@ -188,3 +188,29 @@ def test_the_command_line_refuses_bad_input_in_one_line(capsys):
     with pytest.raises(SystemExit):
         scale.main(["--profile", "quick"])
     assert "give --workers N" in capsys.readouterr().err
+
+
+def test_the_judged_run_starts_from_the_main_studys_committed_models():
+    """The committed scale reference at the main study's length scores exactly as the committed gpt_icl
+    reference models do (same weights, same prompts): R² at the training length, pretraining mixture, every
+    target depth and attention. A scale run that drifted from the main study (another seed, a snapshot one
+    step off, the ReLU model started elsewhere) would differ here."""
+    from icdl.gpt_icl.tasks import PRETRAINING
+    from icdl.repro.results import load_result, project_root
+
+    res = project_root() / "results"
+    sc = scale.from_result(load_result(res / "gpt_scale" / "scale.reference.json"))
+    icl = pd.DataFrame(load_result(res / "gpt_icl" / "icl.reference.json")["data"]["curves"])
+    cfg = scale.PROFILES.resolve("reference")
+    base = scale.fit_from(cfg)
+    pts = sc["points"][sc["points"]["method"] == "transformer"]
+    checked = 0
+    for (depth, attention), g in pts.groupby(["depth", "attention"]):
+        ours = float(g.loc[g["step"] == base[attention], "r2_all"].iloc[0])
+        ref = icl[(icl["depth"] == depth) & (icl["attention"] == attention) & (icl["mixture"] == PRETRAINING)
+                  & (icl["position"] == cfg["train_examples"])]["r2"]
+        assert ours == pytest.approx(float(ref.iloc[0]), abs=1e-6), (depth, attention)
+        later = float(g.loc[g["step"] == g["step"].max(), "r2_all"].iloc[0])
+        assert later != pytest.approx(ours, abs=1e-6)  # and the longer training did change the model
+        checked += 1
+    assert checked == 2 * len(cfg["depths"])

@@ -10,7 +10,7 @@ softmax model at ``steps`` steps and trains ``factor × relu_steps``. So the sna
 length *is* the main study's model, bit for bit (tested), and the trend starts from it.
 
 =========================  ==================================================================================
-:data:`PROFILES`           ``quick`` (CI), ``reference`` (CPU, ≈ 1.5 h on two cores:
+:data:`PROFILES`           ``quick`` (CI), ``reference`` (CPU, two cores; the chapter gives its time:
                            ``python -m icdl.gpt_icl.scale --profile reference --workers 2``), ``long`` (the
                            reference's models 64 times longer, a GPU command), ``paper`` (Appendix F's models)
 :func:`snapshot_steps`     the steps at which a model is scored
@@ -594,6 +594,12 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
         "scale_lead_knn": _rng(last["lead_knn"], "+.3f"), "scale_lead_ls": _rng(last["lead_ls"], "+.3f"),
         "scale_forecast": _forecast_words(len(fits), int(reached.sum()), ahead,
                                           int(sum(math.isinf(v) for v in fits["forecast"]))),
+        **{f"scale_{name}_{att}": _rng(frame.loc[frame["attention"] == att, col], fmt)
+           for att in ATTENTIONS for name, frame, col, fmt in (
+               ("per_doubling", fits, "per_doubling", "+.4f"), ("short_first", fits, "shortfall_first", ".3f"),
+               ("short_last", fits, "shortfall_last", ".3f"), ("lead_ls", last, "lead_ls", "+.3f"),
+               ("lead_knn", last, "lead_knn", "+.3f"))
+           if (frame["attention"] == att).any()},
         "scale_minutes": f"{sum(j['seconds'] for j in res['jobs']) / 60:.0f}" if res["jobs"] else
                          f"{res['seconds'] / 60:.1f}",  # a run in one process: its own time
     }
