@@ -582,6 +582,7 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
     """The numbers the chapter's prose quotes, formatted."""
     fits, tr = res["fits"], res["trend"]
     last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
+    verdicts = {e["claim"]: e["value"] for e in judge(fits, tr, res["points"], res["shift"])}
     reached = fits["forecast"] <= fits["last"]
     ahead = [v for v, r in zip(fits["forecast"], reached) if not r and not math.isinf(v)]
     return {
@@ -600,6 +601,7 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
                ("short_last", fits, "shortfall_last", ".3f"), ("lead_ls", last, "lead_ls", "+.3f"),
                ("lead_knn", last, "lead_knn", "+.3f"))
            if (frame["attention"] == att).any()},
+        "scale_obj1": f"{verdicts['icdl-obj1-longer']:.3f}", "scale_obj3": f"{verdicts['icdl-obj3-longer']:.2f}",
         "scale_minutes": f"{sum(j['seconds'] for j in res['jobs']) / 60:.0f}" if res["jobs"] else
                          f"{res['seconds'] / 60:.1f}",  # a run in one process: its own time
     }
