@@ -380,14 +380,15 @@ _SCALE_ROWS = (("shortfall", "shortfall below\nthe MLP"), ("lead_ls", "lead over
 def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, tolerance: float) -> plt.Figure:
     """Rows: the shortfall below the MLP, the lead over least squares, the lead over 3-NN (R² differences at
     the training length); columns: target depth. x: training as a multiple of the main study's (1 = its
-    models), log 2 scale; one line per attention with its paired 95 % bootstrap band; on the shortfall row
+    models; the snapshots from there on, those the fit uses), log 2 scale; one line per attention with its paired 95 % bootstrap band; on the shortfall row
     the fitted line over the fitted snapshots (dashed) and objective 1's tolerance (grey); 0 dotted."""
     ds = sorted(trend["depth"].unique())
     fig, axes = plt.subplots(len(_SCALE_ROWS), len(ds), figsize=(WIDE[0], 5.6), sharex=True, sharey="row",
                              squeeze=False)
     for c, depth in enumerate(ds):
         for att in [a for a in ATTENTIONS if a in set(trend["attention"])]:
-            g = trend[(trend["depth"] == depth) & (trend["attention"] == att)].sort_values("step")
+            g = trend[(trend["depth"] == depth) & (trend["attention"] == att)
+                      & (trend["step"] >= fit_from[att])].sort_values("step")
             x = g["step"] / fit_from[att]
             for r, (col, _) in enumerate(_SCALE_ROWS):
                 ax = axes[r, c]
@@ -403,11 +404,11 @@ def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, to
             axes[r, c].axhline(0, color="0.6", lw=0.8, ls=":")
             axes[r, c].axvline(1, color="0.75", lw=0.8)
         axes[0, c].set_title(f"target depth {depth}", fontsize=9)
-        axes[-1, c].set_xlabel("training (× the main study's)")
         axes[-1, c].set_xscale("log", base=2)
         axes[-1, c].xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}×"))
     for r, (_, label) in enumerate(_SCALE_ROWS):
         axes[r, 0].set_ylabel(label, fontsize=8)
+    fig.supxlabel("training, as a multiple of the main study's (its models at 1×)", fontsize=9)
     legend_outside(fig, *_first_panel_legend(axes), fontsize=7)
     return fig
 
