@@ -380,7 +380,8 @@ _SCALE_ROWS = (("shortfall", "shortfall below\nthe MLP"), ("lead_ls", "lead over
 def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, tolerance: float) -> plt.Figure:
     """Rows: the shortfall below the MLP, the lead over least squares, the lead over 3-NN (R² differences at
     the training length); columns: target depth. x: training as a multiple of the main study's (1 = its
-    models; the snapshots from there on, those the fit uses), log 2 scale; one line per attention with its paired 95 % bootstrap band; on the shortfall row
+    models; the snapshots from there on, those the fit uses), log 2 scale; one line per attention with its
+    paired 95 % bootstrap band; on the shortfall row
     the fitted line over the fitted snapshots (dashed) and objective 1's tolerance (grey); 0 dotted."""
     ds = sorted(trend["depth"].unique())
     fig, axes = plt.subplots(len(_SCALE_ROWS), len(ds), figsize=(WIDE[0], 5.6), sharex=True, sharey="row",
