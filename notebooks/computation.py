@@ -327,7 +327,7 @@ chapter.glue(cost_params=f"{reb['gpt_params'] / 1e6:.1f} M", cost_tokens=str(reb
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ledger.record_all(cost.judge(reb))
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

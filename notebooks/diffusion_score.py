@@ -165,7 +165,7 @@ for entry in diffusion.judge(identity, result):
     ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"],
                   value=entry.get("value"), values=entry.get("values"))
 ledger.save()
-ledger.table()[["source", "criterion"]]
+ledger.table()[["claim", "criterion"]]
 
 # %% tags=["remove-cell"]
 glue("claims_box", ledger.box(), display=False)

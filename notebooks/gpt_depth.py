@@ -99,7 +99,7 @@ chapter.glue(depth_on=depth_on, depth_min_gain=f"{gains['gain'].min():+.3f}")
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ledger.record_all(depth.judge(data["table"]), judged_on=depth_on, covered=depth_on == "reference")
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -241,7 +241,7 @@ chapter.table(tables["obj1"].merge(tables["length"]).merge(tables["param_shift"]
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ledger.record_all(objectives.judge(data, train_len), judged_on=judged_on, covered=judged_on == "reference")
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

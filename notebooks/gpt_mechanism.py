@@ -203,7 +203,7 @@ fig = figures.plot_alignment(data["alignment"], mechanism.SHIFTED, "pred_diff", 
 ledger.record_all(mechanism.judge(data["alignment"], rcfg["train_examples"]), judged_on=mech_on,
                   covered=mech_on == "reference")
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -168,7 +168,7 @@ fig = figures.plot_scale_forecast(data["trend"], data["fits"], objectives.CRITER
 ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data["shift"]), judged_on=scale_on,
                   covered=scale_on == "reference")
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -232,7 +232,7 @@ dxdy = float(grid["rel_dev"].max())  # the whole grid has d_x = 5 ≠ d_y = 3
 ledger.record("icdl-lemma15", ours=f"max relative deviation {dxdy:.0e} with d_x = 5, d_y = 3",
               criterion="same criterion with d_x ≠ d_y", value=dxdy, passed=dxdy < 1e-12)
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 glue("claims_box", ledger.box(), display=False)

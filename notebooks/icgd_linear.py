@@ -231,7 +231,7 @@ if ref is not None:
 # What this chapter checks, as it appears in the {doc}`../book/report`:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-ledger.record("icdl-prompt", ours="built and validated by icdl.prompts (shape, 1-row, t-row, y_{n+1} = 0)",
+ledger.record("icdl-prompt", ours="built and validated by icdl.prompts (shape, 1-row, t-row, the query's label 0)",
               criterion="layout of eq. 2.1; bad input rejected", values={"held": 1.0})
 ledger.record("icdl-icgd-one-step", ours=f"max error {one_step_err:.0e}" if one_step_err else "0 (bit-exact)",
               criterion="one layer = one GD step, max |Δw| < 1e-13 (float64)", value=one_step_err,
@@ -241,7 +241,7 @@ ledger.record("icdl-icgd-L-steps",
               criterion="every step and token within 1e-13 of GD", value=summary["max |ŵ − w_GD| over path"].max(),
               values={"token_spread": summary["max token spread"].max()}, passed=path_exact and tokens_agree)
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 glue("claims_box", ledger.box(), display=False)

@@ -366,7 +366,7 @@ ledger.record("reb-r2xk",
               criterion="layer count of the built model equals (2N + 4)L (below N²L once N ≥ 4)",
               value=size["layers"] - size["layers_formula"], passed=size["layers"] == size["layers_formula"])
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 glue("claims_box", ledger.box(), display=False)

@@ -253,7 +253,7 @@ ledger.record("lsa-appendix-b",
               value=gd_big.loc[1000, "tf_vs_closed_form"], values={"closed_form_vs_gd": gd["closed_form_vs_explicit_gd"].max()},
               passed=gd["closed_form_vs_explicit_gd"].max() < 1e-12 and gd_big.loc[1000, "tf_vs_closed_form"] < 2e-3)
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 glue("claims_box", ledger.box(), display=False)

@@ -216,7 +216,7 @@ for entry in judge(data):
     ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"],
                   value=entry["value"], note=entry["note"], judged_on=judged_on, covered=ref_obj is not None)
 ledger.save()
-ledger.table()[["source", "criterion"]]
+ledger.table()[["claim", "criterion"]]
 
 # %% tags=["remove-cell"]
 glue("claims_box", ledger.box(), display=False)

@@ -163,7 +163,7 @@ ledger.record("reb-tzww-q1", ours=f"t·y on [−{cfg['R']:g}, {cfg['R']:g}]²: �
               criterion="the product is approximable by a sum of ReLUs to 1e-3 (at a larger size)",
               value=p3["eps"], passed=p3["eps"] <= 1e-3)
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 glue("claims_box", ledger.box(), display=False)

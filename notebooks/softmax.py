@@ -278,7 +278,7 @@ ledger.record("icdl-thm2-size",
               value=size_trend["slope"], values={"widest": size_trend["widest"]}, passed=size_trend["passed"],
               judged_on=size_on, covered=size_on == "reference")
 ledger.save()
-ledger.table()[["source", "criterion", "status"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 glue("claims_box", ledger.box(), display=False)

@@ -148,11 +148,13 @@ class Ledger:
                             judged_on=judged_on, covered=covered) for e in entries]
 
     def table(self) -> pd.DataFrame:
-        """The records so far, with the paper's side from the registry (for the chapter page)."""
+        """The records so far, with the paper's side from the registry (for the chapter page; its ``claim``
+        column is the id, plain text, where ``source`` and ``paper`` carry the formulas that only the
+        claims box and the report typeset)."""
         rows = []
         for r in self.records:
             c = get_claim(r.claim)
-            rows.append({"source": c.source, "paper": c.paper, "ours": r.ours,
+            rows.append({"claim": r.claim, "source": c.source, "paper": c.paper, "ours": r.ours,
                          "criterion": r.criterion, "status": r.status})
         return pd.DataFrame(rows)
 
