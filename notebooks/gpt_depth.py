@@ -70,9 +70,10 @@ chapter.glue(**depth.settings_glue(rcfg if depth_on == "reference" else cfg))
 # In that run: targets of depth {glue:text}`depth_target`, prompts of
 # {glue:text}`depth_train` examples in training (so that the last evaluation
 # point lies inside the training length), the two schedules of {doc}`gpt_icl` at
-# this study's own lengths -- {glue:text}`depth_steps` softmax steps, the first
+# the main study's lengths -- {glue:text}`depth_steps` softmax steps, the first
 # {glue:text}`depth_warm` on tanh targets, then {glue:text}`depth_relu` ReLU
-# steps from the softmax weights -- the same for every depth. Each model is
+# steps from the softmax weights -- the same for every depth, so that the
+# deeper models are judged on the budget of the models they are compared with. Each model is
 # scored on {glue:text}`depth_prompts` prompts of the pretraining mixture.
 # Criterion, fixed before the run (`depth.judge`): for both attentions, the
 # deepest model's R² exceeds the shallowest's at every evaluation point.

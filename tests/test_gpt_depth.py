@@ -93,5 +93,16 @@ def test_a_current_depth_result_loads_unchanged():
 
 def test_settings_glue_quotes_the_given_profile():
     g = depth.settings_glue(depth.PROFILES.resolve("reference"))
-    assert g["depth_steps"] == "4 000" and g["depth_prompts"] == "4 096" and g["depth_target"] == "4"
+    assert g["depth_steps"] == "6 500" and g["depth_prompts"] == "4 096" and g["depth_target"] == "4"
     assert depth.settings_glue(depth.PROFILES.resolve("quick"))["depth_prompts"] == "256"
+
+
+def test_the_reference_depth_study_trains_on_the_main_studys_schedule():
+    """Objective 4 compares depths at the main models' budget: a depth study on a shorter (or longer) schedule
+    than ``gpt_icl``'s reference would judge the deeper models on another training than the claims it sits
+    beside (the bug: the depth profile's lengths edited, or left behind when the main study's change)."""
+    from icdl.gpt_icl import objectives
+
+    main, study = objectives.PROFILES.resolve("reference"), depth.PROFILES.resolve("reference")
+    for key in ("steps", "warm_steps", "relu_steps", "relu_init", "warm_family", "warm_width", "lr"):
+        assert study[key] == main[key], key

@@ -60,7 +60,7 @@ def schedule(profile: str) -> list[Job]:
     jobs = [Job(f"train main, target depth {d}", base + ("--part", "main", "--depths", str(d)), minutes=12.0)
             for d in objectives.PROFILES.resolve(profile)["depths"]]
     jobs += [Job(f"train depth study, {n} layers", base + ("--part", "depth", "--layers", str(n)),
-                 minutes=2.2 * n) for n in depth.PROFILES.resolve(profile)["layers"]]
+                 minutes=3.6 * n) for n in depth.PROFILES.resolve(profile)["layers"]]
     jobs.append(Job("plateau study (train and write)", base + ("--part", "plateau"), minutes=22.0))
     mains = tuple(j.name for j in jobs if j.name.startswith("train main"))
     layers = tuple(j.name for j in jobs if j.name.startswith("train depth"))
