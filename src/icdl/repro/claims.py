@@ -373,7 +373,7 @@ MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
     Mismatch("icdl-obj4", "smallest R² gain from the shallowest to the deepest model", (-0.10, 0.0),
              "every depth gets the main study's 6500-step budget at d = 5, where a 4-layer model already sits near "
              "least squares; deeper models may not use their extra layers in that budget (a hypothesis)",
-             "f47b8f5", "the reference run of python -m icdl.gpt_icl --profile reference --part depth"),
+             "b4ca889", "the reference run of python -m icdl.gpt_icl --profile reference --part depth"),
 )}
 
 
