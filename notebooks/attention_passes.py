@@ -36,7 +36,7 @@
 # (`forward_pass_study`).
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -48,7 +48,6 @@ overrides = {}
 
 # %% tags=["hide-cell"]
 import torch
-from myst_nb import glue
 
 from icdl import figures
 from icdl import relu_sums as rs
@@ -227,4 +226,5 @@ ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

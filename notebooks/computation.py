@@ -66,13 +66,14 @@ cfg, ledger = chapter.start(PROFILES, profile, overrides)
 # compiled and eager training end at the same weights; without a C++ compiler
 # the steps fall back to eager with a warning). Side by side on the same batches
 # and one thread, at the quick profile of {doc}`lsa_training`: the loop over
-# per-run models, the batched model eagerly, and compiled; `protocol_hours` is
-# what that profile's whole protocol would take at each rate, `compile_s` the
-# one-off compile.
+# per-run models, the batched model eagerly, and compiled; "whole protocol (h)"
+# is what that profile's whole protocol would take at each rate, "compile (s)"
+# the one-off compile.
 
 # %%
 lsa_cfg = lsa_study.PROFILES.resolve("quick")
-benchmark_batched_vs_loop(lsa_cfg, steps=cfg["lsa_bench_steps"]).round(2)
+live_bench = benchmark_batched_vs_loop(lsa_cfg, steps=cfg["lsa_bench_steps"])
+live_bench.round(2)
 
 # %% [markdown]
 # The same benchmark at the reference settings, stored with the reference result
@@ -82,7 +83,7 @@ benchmark_batched_vs_loop(lsa_cfg, steps=cfg["lsa_bench_steps"]).round(2)
 # %%
 ref = show_reference(lsa_study.PROFILES, "training")
 if ref is not None:
-    display(pd.DataFrame(ref["data"]["benchmark"]).round(2))
+    display(pd.DataFrame(ref["data"]["benchmark"])[live_bench.columns].round(2))  # the live table's order
 
 # %% [markdown]
 # One process does not use a second core well: with two threads the compiled
@@ -331,3 +332,4 @@ ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

@@ -34,7 +34,7 @@
 # of `icdl.studies.icgd_transformer`.
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -48,7 +48,6 @@ overrides = {}
 import pandas as pd
 import torch
 from IPython.display import display
-from myst_nb import glue
 
 from icdl import figures
 from icdl.repro import chapter
@@ -168,4 +167,5 @@ ledger.save()
 ledger.table()[["claim", "criterion"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

@@ -41,7 +41,7 @@
 # (this chapter's profiles, run, judge and result files).
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -245,3 +245,4 @@ ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

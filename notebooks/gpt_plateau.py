@@ -110,3 +110,5 @@ chapter.glue(plateau_on=plateau_on, **plateau.glue_values(pl["summary"], pl["sho
 # hypothesis that the plateau is this cheap shortcut; it does not show that the
 # shortcut is what holds training there.
 
+# %% tags=["remove-cell"]
+chapter.show_glued()

@@ -172,3 +172,4 @@ ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

@@ -29,7 +29,7 @@
 # Lemma 1) and `icdl.studies.gradient` (the numbers behind this chapter's figures).
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -42,7 +42,6 @@ overrides = {}
 # %% tags=["hide-cell"]
 import pandas as pd
 import torch
-from myst_nb import glue
 
 from icdl import figures
 from icdl.networks import Architecture, flatten, gradient_terms, init_weights, unflatten
@@ -235,4 +234,5 @@ ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

@@ -27,7 +27,7 @@
 # weights), `icdl.studies.linear_gd` (tasks, plain GD, and the numbers behind the figures).
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -43,7 +43,6 @@ import time
 import pandas as pd
 import torch
 from IPython.display import display
-from myst_nb import glue
 
 from icdl import figures
 from icdl.constructions.linear import build_linear_gd_layer, linear_gd_layout
@@ -244,4 +243,5 @@ ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

@@ -31,7 +31,7 @@
 # task and the study) and `icdl.studies.icgd_accounting` (the accounting).
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -43,7 +43,6 @@ overrides = {}
 
 # %% tags=["hide-cell"]
 import numpy as np
-from myst_nb import glue
 
 from icdl import figures
 from icdl.networks import Architecture
@@ -369,4 +368,5 @@ ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

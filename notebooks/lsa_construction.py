@@ -30,7 +30,7 @@
 # constructions and the error sweeps).
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -43,7 +43,6 @@ overrides = {}
 # %% tags=["hide-cell"]
 import numpy as np
 import torch
-from myst_nb import glue
 
 from icdl import figures
 from icdl.lsa.constructions import PROFILES as CONSTRUCTION_PROFILES
@@ -128,12 +127,14 @@ table.map(lambda v: f"{v:.1e}")
 at = errs[errs["R"] == 100.0].set_index("N")
 share = at["mean_abs_err"] / (at["u_minus_xbar_over_N"] + at["ybar_over_N"])
 mse50, table1_median = float(at.loc[50, "mse"]), float(PAPER_TABLE1["test_mse"].median())
-glue("lsa_share_lo", f"{share.min():.2f}", display=False)
-glue("lsa_share_hi", f"{share.max():.2f}", display=False)
-glue("lsa_mae50", f"{at.loc[50, 'mean_abs_err']:.3f}", display=False)
-glue("lsa_mse50", f"{mse50:.4f}", display=False)
-glue("lsa_table1_median", f"{table1_median:.5f}", display=False)
-glue("lsa_mse_ratio", f"{mse50 / table1_median:.0f}", display=False)
+chapter.glue(
+    lsa_share_lo=f"{share.min():.2f}",
+    lsa_share_hi=f"{share.max():.2f}",
+    lsa_mae50=f"{at.loc[50, 'mean_abs_err']:.3f}",
+    lsa_mse50=f"{mse50:.4f}",
+    lsa_table1_median=f"{table1_median:.5f}",
+    lsa_mse_ratio=f"{mse50 / table1_median:.0f}",
+)
 
 # %% [markdown]
 # The error falls like $1/N$, and it tracks the neglected terms: at $R = 100$ it
@@ -161,10 +162,12 @@ glue("lsa_mse_ratio", f"{mse50 / table1_median:.0f}", display=False)
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 prec = construction_precision(prompts=cfg["prompts"], seed=cfg["seed"])
 big = prec[prec["RN"] >= 100]
-glue("lsa_f32_lo", f"{big['gap_over_RN_eps32'].min():.1f}", display=False)
-glue("lsa_f32_hi", f"{big['gap_over_RN_eps32'].max():.1f}", display=False)
+chapter.glue(
+    lsa_f32_lo=f"{big['gap_over_RN_eps32'].min():.1f}",
+    lsa_f32_hi=f"{big['gap_over_RN_eps32'].max():.1f}",
+)
 broken = prec[(prec["N"] == 50) & (prec["mse_float32"] > 2 * prec["mse_float64"])]
-glue("lsa_f32_break", f"{broken['RN'].min():.0e}" if len(broken) else "beyond the table", display=False)
+chapter.glue(lsa_f32_break=f"{broken['RN'].min():.0e}" if len(broken) else "beyond the table")
 print("largest |float32 - float64| / (R N eps32) within [0.3, 4] for R N >= 100:",
       bool(big["gap_over_RN_eps32"].between(0.3, 4).all()))
 prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}")
@@ -179,7 +182,7 @@ prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 check = construction_layernorm_check(N=50, R=100.0, prompts=cfg["prompts"], seed=cfg["seed"])
-glue("lsa_ln_gap", f"{100 * check['max_rel_gap']:.0f} %", display=False)
+chapter.glue(lsa_ln_gap=f"{100 * check['max_rel_gap']:.0f} %")
 print(f"median relative gap between sigma_(2, N+1) and V / sqrt(2) below 5 %: {check['median_rel_gap'] < 0.05}")
 print(f"correlation of 1/sigma_(2, N+1) with 1/V above 0.98: {check['corr'] > 0.98}")
 
@@ -224,8 +227,10 @@ fig = figures.plot_lsa_gd_two_steps(gd)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 print("eq. 67 equals two explicit GD steps to 1e-12 for every N:", bool(gd["closed_form_vs_explicit_gd"].max() < 1e-12))
-glue("lsa_gd_gap_lo", f"{gd['two_gd_steps_vs_ls'].min():.2f}", display=False)
-glue("lsa_gd_gap_hi", f"{gd['two_gd_steps_vs_ls'].max():.2f}", display=False)
+chapter.glue(
+    lsa_gd_gap_lo=f"{gd['two_gd_steps_vs_ls'].min():.2f}",
+    lsa_gd_gap_hi=f"{gd['two_gd_steps_vs_ls'].max():.2f}",
+)
 gd.set_index("N")[["tf_vs_closed_form", "two_gd_steps_vs_ls"]].map(lambda v: f"{v:.1e}")
 
 # %% [markdown]
@@ -256,4 +261,5 @@ ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

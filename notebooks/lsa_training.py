@@ -26,7 +26,7 @@
 # `fitted_curves`, `judge`); the long run is `python -m icdl.lsa --profile reference`.
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -39,7 +39,6 @@ overrides = {}
 # %% tags=["hide-cell"]
 import pandas as pd
 import torch
-from myst_nb import glue
 
 from icdl import figures
 from icdl.lsa.study import PAPER_TABLE1, PAPER_TABLE2, PROFILES, judge, result_data
@@ -117,7 +116,7 @@ if ref is not None:
           f"{ref['settings']['epochs']}, complete: {ref['complete']}")
 
 # %% [markdown]
-# ### Table 1: test error and the LayerNorm diagnostic
+# ### LSA Table 1: test error and the LayerNorm diagnostic
 #
 # For each run: the mean squared error against the least-squares estimate on 1000
 # new prompts, and the correlation over those prompts between $1/\sigma_{m,2,51}$
@@ -127,32 +126,36 @@ if ref is not None:
 
 # %%
 data = ref if ref_obj is not None else live
-t1 = pd.DataFrame(data["table1"]).astype({"run": int}).set_index("run")
-table1 = pd.concat({"ours": t1, "paper (LSA Table 1)": PAPER_TABLE1.set_index("run")}, axis=1)
+paper_t1 = PAPER_TABLE1.set_index("run")
+t1 = pd.DataFrame(data["table1"]).astype({"run": int}).set_index("run")[paper_t1.columns]  # the paper's order
+table1 = pd.concat({"ours": t1, "paper (LSA Table 1)": paper_t1}, axis=1)
 table1.round(5)
 
 # %% [markdown]
-# ### Fig. 2: input and output weights of the analysed run
+# ### LSA Fig. 2: input and output weights of the analysed run
 
 # %% mystnb={"figure": {"caption": "Absolute input weights (inputs 1, x, y against the four embeddings) and output weights (embeddings against the 51 tokens), log colour scale, for the analysed run (cf. LSA Fig. 2).", "name": "fig-lsa-weights"}}
 fig = figures.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"run {data['chosen_run']}")
 
 # %% [markdown]
-# ### Table 2: what the dominant cell computes
+# ### LSA Table 2: what the dominant cell computes
 #
 # For the analysed run, the value $z_m$ of the dominant query cell after layer 2
 # is regressed on $1$, $u - \bar x$, $\bar y$ and $(C/V)(u - \bar x)$ (LSA eq. 57),
-# over 1000 new prompts. Standardised coefficients in the `std_` columns.
+# over 1000 new prompts, one row per coefficient. Standardised coefficients in the
+# `std` rows.
 
 # %%
 t2 = pd.DataFrame(data["table2"]).astype({"run": int}).set_index("run").loc[[data["chosen_run"]]]
 cols = ["alpha0", "alpha1", "alpha2", "alpha3", "std_alpha1", "std_alpha2", "std_alpha3", "corr_z_f", "corr_z_ls"]
-table2 = pd.DataFrame([t2.iloc[0][cols].astype(float), pd.Series(PAPER_TABLE2)[cols]],
-                      index=[f"ours (run {data['chosen_run']}, cell {t2.iloc[0]['cell']})", "paper (run 1, cell (3, 51))"])
+coefficient = {"alpha0": "α₀", "alpha1": "α₁", "alpha2": "α₂", "alpha3": "α₃", "std_alpha1": "std α₁",
+               "std_alpha2": "std α₂", "std_alpha3": "std α₃", "corr_z_f": "corr(z, f)", "corr_z_ls": "corr(z, LS)"}
+table2 = pd.DataFrame({f"ours (run {data['chosen_run']}, cell {t2.iloc[0]['cell']})": t2.iloc[0][cols].astype(float),
+                       "paper (run 1, cell (3, 51))": pd.Series(PAPER_TABLE2)[cols]}).rename(index=coefficient)
 table2.round(5)
 
 # %% [markdown]
-# ### Fig. 3: fitted curves
+# ### LSA Fig. 3: fitted curves
 #
 # One set of 50 examples, 100 query points in $[-3, 3]$: the trained model's
 # output, and the output when every output weight but the dominant cell's is set
@@ -166,7 +169,7 @@ fig = figures.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chosen_r
 t1_all = pd.DataFrame(data["table1"])
 corr = t1_all["corr_inv_sigma_inv_V"]
 t2_row = t2.iloc[0]
-for name, value in {
+chapter.glue(**{
     "lsa_source": "the reference run" if ref_obj is not None else f"the live {profile} run (no reference result yet)",
     "lsa_runs": str(len(t1_all)), "lsa_epochs": f"{data['epochs_done']:,}".replace(",", " "),
     "lsa_median_mse": f"{t1_all['test_mse'].median():.5f}",
@@ -179,8 +182,7 @@ for name, value in {
     "lsa_corr_z_ls": f"{float(t2_row['corr_z_ls']):.3f}", "lsa_paper_corr_z_ls": f"{PAPER_TABLE2['corr_z_ls']:.3f}",
     "lsa_cell": str(t2_row["cell"]),
     "lsa_fig3_corr": f"{next(e['value'] for e in judge(data) if e['claim'] == 'lsa-fig3'):.3f}",
-}.items():
-    glue(name, value, display=False)
+})
 
 # %% [markdown]
 # ## What the full protocol shows
@@ -219,4 +221,5 @@ ledger.save()
 ledger.table()[["claim", "criterion"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

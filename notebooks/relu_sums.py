@@ -29,7 +29,7 @@
 # behind the figures).
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -41,7 +41,6 @@ overrides = {}
 
 # %% tags=["hide-cell"]
 import pandas as pd
-from myst_nb import glue
 
 from icdl import figures
 from icdl import relu_sums as rs
@@ -166,4 +165,5 @@ ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

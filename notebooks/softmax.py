@@ -38,7 +38,7 @@
 # `icdl.studies.softmax` (the fitted step).
 
 # %% [markdown]
-# **What this chapter checks, and what we found** (each claim links to its row
+# **What this chapter checks, and what we found** (each claim links to its entry
 # of the {doc}`../book/report`; the code and the evidence follow):
 #
 # ```{glue:} claims_box
@@ -52,7 +52,6 @@ overrides = {}
 import pandas as pd
 import torch
 from IPython.display import display
-from myst_nb import glue
 
 from icdl import figures
 from icdl.constructions import softmax as quantise
@@ -203,10 +202,8 @@ if ref_obj is not None:
     ref_one["relative"] = ref_one["mean_error"] / ref_one["mean_step"]
     ref_trend = softmax_study.width_trend(ref_one)
     display(ref_one.round(4))
-    for name, value in (("ref_slope", ref_trend["slope"]), ("ref_widest", 100 * ref_trend["widest"]),
-                        ("ref_narrowest", 100 * ref_trend["narrowest"])):
-        glue(name, round(value, 2 if name == "ref_slope" else 1), display=False)
-    glue("ref_widest_hidden", ref_trend["widest_hidden"], display=False)
+    chapter.glue(ref_slope=round(ref_trend["slope"], 2), ref_widest=round(100 * ref_trend["widest"], 1),
+                 ref_narrowest=round(100 * ref_trend["narrowest"], 1), ref_widest_hidden=ref_trend["widest_hidden"])
 
 # %% mystnb={"figure": {"caption": "Reference run: fitting curves and the error against the width (as the live figure above; 12 000 steps per width).", "name": "fig-softmax-fit-curves-ref"}}
 if ref_obj is not None and "curves" in ref_obj["data"]:
@@ -281,4 +278,5 @@ ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
-glue("claims_box", ledger.box(), display=False)
+chapter.glue(claims_box=ledger.box())
+chapter.show_glued()

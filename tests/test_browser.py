@@ -4,8 +4,10 @@ Runs on ``_build/html`` (``make test`` builds it first with ``make html``) serve
 must: render every formula (MathJax served from the book itself -- no CDN -- leaves no raw ``\\(``, ``$$``
 or ``\\begin`` in the text, and no MathJax error boxes); load every image; have no broken cross-reference
 (Sphinx marks them ``??`` or leaves a ``{ref}``/``{numref}`` role as text) and no citation key shown raw
-(``{cite}``, ``[Wang24]``-style keys); and fit 1280 px without a horizontal scrollbar (tables and code blocks
-may scroll inside their own box, the page may not).
+(``{cite}``, ``[Wang24]``-style keys); give every image an alt text that says something (not its own file
+name); log no error to the browser's console (a script declared twice, a resource fetched from a CDN that
+an offline reader cannot reach); and fit 1280 px without a horizontal scrollbar (tables and code blocks may
+scroll inside their own box, the page may not).
 
 Chromium and ChromeDriver come from Debian (``make setup`` installs them where missing). Without them the
 test fails with that instruction; it never skips silently.
@@ -56,12 +58,18 @@ function inspect() {
   clone.querySelectorAll("mjx-container, script, style, pre, code, .highlight").forEach(e => e.remove());
   const text = clone.innerText;
   const images = Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src);
+  // an alt text that is empty or the image's own file name tells a reader nothing
+  const noAlt = Array.from(main.querySelectorAll("img")).filter(i => {
+    const alt = (i.getAttribute("alt") || "").trim();
+    return !alt || /\.(svg|png|jpe?g|gif)$/i.test(alt);
+  }).map(i => i.src);
   done({
     mathjax: !!(window.MathJax && window.MathJax.startup),
     formulas: document.querySelectorAll("mjx-container").length,
     errors: document.querySelectorAll("mjx-merror").length,
     raw: (text.match(RAW_TEX) || []).slice(0, 5),
     images: images,
+    noAlt: noAlt,
     text: text,
     overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
   });
@@ -81,8 +89,16 @@ function wait() {
 wait();
 """
 
+#: an image that loads anywhere (the probe's own test pages)
+PIXEL = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='4' height='4'/%3E"
+
 RAW_CITATION = re.compile(r"\{cite[a-z:]*\}|\[[A-Z][A-Za-z]+\d{2}[a-z]?\]")
 BROKEN_REF = re.compile(r"\{(?:ref|numref|eq|doc)\}`|\?\?")
+
+
+def console_errors(driver) -> list[str]:
+    """The errors the browser's console logged since the last call (a page's own scripts, failed fetches)."""
+    return [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
 
 
 def _pages() -> list[Path]:
@@ -126,6 +142,7 @@ def browser():
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage", "--window-size=1280,900"):
         opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "SEVERE"})  # the console's errors, per page
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
     driver.set_script_timeout(90)
     try:
@@ -166,6 +183,10 @@ def test_every_page_reads_offline(browser):
             problems.append(f"{rel}: {seen['errors']} MathJax error box(es)")
         if seen["images"]:
             problems.append(f"{rel}: images that did not load {seen['images'][:3]}")
+        if seen["noAlt"]:
+            problems.append(f"{rel}: {len(seen['noAlt'])} image(s) without an alt text, e.g. {seen['noAlt'][0]}")
+        if errors := console_errors(driver):
+            problems.append(f"{rel}: console error(s): {errors[:2]}")
         if m := RAW_CITATION.search(seen["text"]):
             problems.append(f"{rel}: citation key shown raw: {m.group(0)!r}")
         if m := BROKEN_REF.search(seen["text"]):
@@ -186,6 +207,25 @@ def test_the_probe_sees_raw_math_and_missing_images(browser, tmp_path):
     seen = driver.execute_async_script(PROBE)
     assert seen["raw"] and seen["images"] and RAW_CITATION.search(seen["text"])
     assert not seen["mathjax"]
+    assert seen["noAlt"], "an image without alt text passed"
+
+
+def test_the_probe_sees_console_errors_and_file_name_alt_text(browser, tmp_path):
+    """A script that declares a constant twice (what two copies of Thebe's configuration did on every page)
+    is a console error; an alt text that is the file name is no alt text; a described image passes."""
+    driver, _ = browser
+    console_errors(driver)  # forget what earlier pages logged
+    bad = tmp_path / "twice.html"
+    bad.write_text("<html><body><main><script>const X = 1</script><script>const X = 2</script>"
+                   f"<img alt='../_images/ab12.svg' src=\"{PIXEL}\"></main></body></html>")
+    driver.get(bad.as_uri())
+    seen = driver.execute_async_script(PROBE)
+    assert any("already been declared" in e for e in console_errors(driver)), "a redeclared constant passed"
+    assert seen["noAlt"]
+    good = tmp_path / "described.html"
+    good.write_text(f"<html><body><main><img alt='Figure 1: R2 against layers.' src=\"{PIXEL}\"></main></body></html>")
+    driver.get(good.as_uri())
+    assert not driver.execute_async_script(PROBE)["noAlt"] and not console_errors(driver)
 
 
 def test_the_probe_sees_tex_left_in_the_text(browser, tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -70,7 +71,8 @@ function wait(pred, ms, what) {
   for (let i = 0; i < cells.length; i++) {
     for (const o of (cells.get(i).toJSON().outputs || [])) {
       outputs.push({cell: i, type: o.output_type, name: o.name || "", ename: o.ename || "",
-                    text: (o.text || o.evalue || "").toString().slice(0, 300)});
+                    text: (o.text || o.evalue || "").toString().slice(0, 300),
+                    html: ((o.data && o.data["text/html"]) || "").toString().slice(0, 20000)});
     }
   }
   done({kernel, dirtyOnOpen, markdown, outputs, seconds: (Date.now() - t0) / 1000});
@@ -149,6 +151,12 @@ def test_a_chapter_runs_all_in_jupyterlab_without_errors(tmp_path):
     errors = [o for o in res["outputs"] if o["type"] == "error" or o["name"] == "stderr"]
     assert not errors, f"Run All gave errors or stderr output: {errors}"
     assert sum(o["type"] == "display_data" for o in res["outputs"]) >= 3  # the figures were drawn
+    # what the book pastes into the prose, the page's last cell shows in Lab: the claims box and each glued
+    # value under the name the prose quotes (jupyterlab-myst shows a {glue:text} role as its name)
+    last = [o for o in res["outputs"] if o["html"]][-1]["html"]
+    assert "The numbers this page's prose quotes" in last and 'class="status-' in last, last[:500]
+    names = re.findall(r"<td><code>(\w+)</code></td><td>([^<]+)</td>", last)
+    assert names and all(value.strip() for _, value in names), last[:500]
     assert server.returncode is not None  # the server is stopped
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=0.5).close()

@@ -143,6 +143,47 @@ def test_committed_notebooks_carry_the_outputs_of_the_current_code():
             f"{src.stem}: a figure caption with non-ASCII text (jupytext writes it as \\u escapes)")
 
 
+def svg_text_sizes(svg: str) -> tuple[float, list[float]]:
+    """An SVG figure's width in inches and the font size, in points, of each text it draws (matplotlib writes
+    each glyph run as a path group scaled by ``fontsize / 100``)."""
+    import re
+
+    width_pt = float(re.search(r'<svg[^>]*\swidth="([0-9.]+)pt"', svg).group(1))
+    sizes = [100 * float(m) for m in re.findall(r"scale\(([0-9.]+) -\1\)", svg)]
+    return width_pt / 72, sizes
+
+
+def test_figure_text_is_legible_at_the_books_width():
+    """Every figure of every committed chapter, shown in the book's column: no text under 11 px (ticks,
+    legends and annotations of a figure drawn too wide, or at 6-7 pt, fell to 6-8 px beside 16 px body
+    text)."""
+    from icdl.figures.style import rendered_px
+
+    small = []
+    for src in CHAPTERS:
+        nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
+        for i, c in enumerate(nb.cells):
+            for o in c.get("outputs", []):
+                svg = o.get("data", {}).get("image/svg+xml")
+                if not svg:
+                    continue
+                width, sizes = svg_text_sizes(svg)
+                if sizes and (px := rendered_px(min(sizes), width)) < 11:
+                    small.append(f"{src.stem} cell {i}: {min(sizes):.1f} pt in a {width:.1f} in figure = {px:.1f} px")
+    assert not small, "\n".join(small)
+
+
+def test_the_legibility_check_reads_sizes_and_shrinking():
+    """The check itself: a 7 pt legend is too small at any width; 9 pt is legible in a 7 in figure and not in a
+    12 in one that the column shrinks."""
+    from icdl.figures.style import rendered_px
+
+    svg = '<svg width="504pt" height="200pt"><g transform="translate(1 2) scale(0.07 -0.07)"></g></svg>'
+    width, sizes = svg_text_sizes(svg)
+    assert width == 7.0 and sizes == pytest.approx([7.0]) and rendered_px(7.0, width) < 11
+    assert rendered_px(9.0, 7.0) >= 11 > rendered_px(9.0, 12.0)
+
+
 def test_a_rerun_at_the_default_changes_no_byte():
     """Executing a chapter twice at its default writes the same notebook and leaves its quick result and
     ledger files as they were (icdl.repro.results.save_result(keep_if_same=True)): rerunning the book to look

@@ -479,3 +479,31 @@ def test_a_quick_result_with_the_same_numbers_is_not_rewritten(tmp_path):
     path.write_text("{ damaged")  # a damaged file is replaced, never kept
     save_result(path, {"x": [1.0, 2.0]}, provenance=prov(), keep_if_same=True)
     assert load_result(path)["data"] == {"x": [1.0, 2.0]}
+
+
+def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
+    """What a chapter's DataFrame looks like in the book: no 0, 1, 2 column (the bug: a RangeIndex printed as a
+    column of row numbers), snake_case result fields as words or math (``corr_inv_sigma_inv_V`` -> corr(1/σ,
+    1/V)), a named index as a plain first column, a missing number as a dash (not NaN); an index of row labels
+    and a pivot's header row are kept."""
+    import numpy as np
+    import pandas as pd
+
+    from icdl.repro.chapter import GLUED, frame_html, glued_html
+
+    html = frame_html(pd.DataFrame({"corr_inv_sigma_inv_V": [0.5, np.nan], "start_min": [1, 2], "N": [3, 4]}))
+    assert "<th>corr(1/σ, 1/V)</th>" in html and "<th>start min</th>" not in html and "<th>start (min)</th>" in html
+    assert "<th>0</th>" not in html and "NaN" not in html and "<td>—</td>" in html and "<th>N</th>" in html
+    named = frame_html(pd.DataFrame({"r2": [0.9]}, index=pd.Index([50], name="N")))
+    assert named.count("<tr") == 2 and "<th>N</th>" in named and "<th>R²</th>" in named  # one header row
+    labels = frame_html(pd.DataFrame({"x": [1]}, index=["token 1"]))
+    assert "<th>token 1</th>" in labels
+    pivot = frame_html(pd.DataFrame([[1.0]], index=pd.Index([10], name="N"), columns=pd.Index([100.0], name="R")))
+    assert "<th>R</th>" in pivot and "<th>N</th>" in pivot
+    # what JupyterLab shows in place of glued values: the box and each name with its value
+    GLUED.clear()
+    box = type("Box", (), {"data": '<p class="status-pass">x</p>'})()
+    GLUED.update({"depth_min_gain": "+0.012", "claims_box": box})
+    shown = glued_html()
+    assert '<p class="status-pass">x</p>' in shown and "<td><code>depth_min_gain</code></td><td>+0.012</td>" in shown
+    GLUED.clear()

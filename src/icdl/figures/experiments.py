@@ -18,6 +18,7 @@ from .style import (
     MU,
     PALETTE,
     SINGLE,
+    SMALL,
     STAGE,
     WIDE,
     legend_outside,
@@ -55,7 +56,7 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel(f"R² ({attention} attention)")
-    legend_outside(axes[0, -1], fontsize=7, title="◇: trained MLP", title_fontsize=7)
+    legend_outside(axes[0, -1], fontsize=SMALL, title="◇: trained MLP", title_fontsize=SMALL)
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
@@ -83,7 +84,7 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[(c["depth"] == depth) & c["attention"].isin(ATTENTIONS)]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
-    legend_outside(axes[0, -1], fontsize=7)
+    legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
 
 
@@ -110,7 +111,7 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
-    legend_outside(axes[0, -1], fontsize=7)
+    legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
 
 
@@ -134,8 +135,8 @@ def plot_icl_depth(table: pd.DataFrame, baselines: pd.DataFrame) -> plt.Figure:
                     ax.axhline(float(b["r2"].iloc[0]), ls=BASELINE_STYLE[method], lw=1.0, color=colours[p])
         ax.set(title=f"{att} attention", xlabel="transformer layers", xticks=sorted(g["n_layer"].unique()))
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
-    legend_outside(axes[0, -1], fontsize=7, title="dash-dot: least squares\ndotted: context mean",
-                   title_fontsize=7)
+    legend_outside(axes[0, -1], fontsize=SMALL, title="dash-dot: least squares\ndotted: context mean",
+                   title_fontsize=SMALL)
     return fig
 
 
@@ -153,7 +154,7 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
                        lw=1.1, label=method)
         ax.set(title=fam, xlabel="training step")
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
-    legend_outside(axes[0, -1], fontsize=7)
+    legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
 
 
@@ -178,15 +179,15 @@ def plot_stage_timeline(stages: pd.DataFrame, target_min: float | None = None) -
     for r in stages.itertuples():
         ax.barh(r.worker, r.minutes, left=r.start_min, height=0.7, color=STAGE[r.kind], edgecolor="white")
         ax.text(r.start_min + r.minutes / 2, r.worker, _stage_label(r.stage), ha="center", va="center",
-                fontsize=7 if r.minutes > 0.08 * end else 6, rotation=0 if r.minutes > 0.08 * end else 90)
+                fontsize=SMALL, rotation=0 if r.minutes > 0.08 * end else 90)
     if target_min is not None:
         ax.axvline(target_min, color="0.3", ls="--", lw=1.0)
-        ax.text(target_min, lanes + 0.55, f" {target_min:g} min", fontsize=8, va="center", color="0.3")
+        ax.text(target_min, lanes + 0.55, f" {target_min:g} min", fontsize=SMALL, va="center", color="0.3")
     ax.set(xlabel="minutes since the start", ylabel="worker (one core)", yticks=range(1, lanes + 1),
            ylim=(0.4, lanes + 0.8), xlim=(0, 1.04 * max(end, target_min or 0)))
     ax.invert_yaxis()
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in STAGE.values()]
-    legend_outside(ax, handles=handles, labels=list(STAGE), fontsize=8)
+    legend_outside(ax, handles=handles, labels=list(STAGE), fontsize=SMALL)
     return fig
 
 
@@ -199,8 +200,8 @@ def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
         for att, h in g.groupby("attention"):
             ax.plot(h["step"], h["loss"], styles[att], color=colours[depth], lw=1.2, label=f"{depth} layers, {att}")
     ax.set(xlabel="step", ylabel="training MSE", yscale="log")
-    legend_outside(ax, fontsize=7, title="targets (colour), attention\n(solid: softmax, dashed: ReLU)",
-                   title_fontsize=7)
+    legend_outside(ax, fontsize=SMALL, title="targets (colour), attention\n(solid: softmax, dashed: ReLU)",
+                   title_fontsize=SMALL)
     return fig
 
 
@@ -219,7 +220,7 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figur
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [curves[curves["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
-    legend_outside(axes[0, -1], fontsize=7)
+    legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
 
 
@@ -234,13 +235,13 @@ def plot_dsm_targets(binned: pd.DataFrame, curve: dict) -> plt.Figure:
     ax1.errorbar(binned["x_t"], binned["mean_y"], yerr=2 * binned["se"], fmt="o", ms=3, color=PALETTE[0],
                  label="mean DSM target in bin")
     ax1.set(xlabel=r"$x_t$", ylabel="score")
-    legend_outside(ax1, fontsize=7)
+    legend_outside(ax1, fontsize=SMALL)
     ax2.plot(curve["data_x"], curve["data_y"], ".", ms=3, color="0.7", label="the prompt's DSM targets")
     ax2.plot(curve["x"], curve["score"], color="0.2", lw=1.4, label=r"$\nabla\log p_t$")
     ax2.plot(curve["x"], curve["start"], ":", color=PALETTE[3], label="network at the start")
     ax2.plot(curve["x"], curve["gd"], color=PALETTE[1], label="network after GD")
     ax2.set(xlabel=r"$x_t$", ylabel="score", ylim=(-6, 6))
-    legend_outside(ax2, fontsize=7)
+    legend_outside(ax2, fontsize=SMALL)
     return fig
 
 
@@ -256,7 +257,7 @@ def plot_score_errors(errors: pd.DataFrame) -> plt.Figure:
         ax.plot(g["step"], g["score_error"], ls, color=color, label=label)
     ax.axhline(1.0, color="0.75", lw=0.8)
     ax.set(xlabel="step l", ylabel="relative score error", yscale="log")
-    legend_outside(ax, fontsize=7)
+    legend_outside(ax, fontsize=SMALL)
     return fig
 
 
@@ -294,8 +295,8 @@ def plot_alignment(alignment: pd.DataFrame, mixture: str, measure: str, train_ex
         axes[0, 0].set_yscale("log")
     label = {"pred_diff": "prediction difference\n(share of label spread)", "cosine": "cosine of ∂ŷ/∂x_query"}
     for row in axes:
-        row[0].set_ylabel(label[measure], fontsize=8)
-    legend_outside(fig, *_first_panel_legend(axes), fontsize=7)
+        row[0].set_ylabel(label[measure], fontsize=SMALL)
+    legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
     return fig
 
 
@@ -329,15 +330,15 @@ def plot_gd_scan(gd_scan: pd.DataFrame, chosen: pd.DataFrame) -> plt.Figure:
     for ax, depth, att, best, m in panels:
         im = ax.imshow(np.clip(m.to_numpy(), norm.vmin, norm.vmax), origin="lower", aspect="auto", norm=norm,
                        cmap="viridis_r")
-        ax.set_xticks(range(len(m.columns)), [str(int(v)) for v in m.columns], fontsize=7, rotation=90)
-        ax.set_yticks(range(len(m.index)), [f"{v:g}" for v in m.index], fontsize=7)
+        ax.set_xticks(range(len(m.columns)), [str(int(v)) for v in m.columns], fontsize=SMALL, rotation=90)
+        ax.set_yticks(range(len(m.index)), [f"{v:g}" for v in m.index], fontsize=SMALL)
         ax.plot(list(m.columns).index(best["gd_steps"]), list(m.index).index(best["gd_eta"]), "o", ms=9,
                 mfc="none", mec="white", mew=1.8)
-        ax.set_title(f"depth {depth}, {att} (scale {best['gd_init_scale']:g})", fontsize=8)
+        ax.set_title(f"depth {depth}, {att} (scale {best['gd_init_scale']:g})", fontsize=SMALL)
     for row in axes:
-        row[0].set_ylabel("step size η", fontsize=8)
+        row[0].set_ylabel("step size η", fontsize=SMALL)
     for ax in axes[-1]:
-        ax.set_xlabel("GD steps L", fontsize=8)
+        ax.set_xlabel("GD steps L", fontsize=SMALL)
     fig.colorbar(im, ax=axes, label="prediction difference (scan prompts)", shrink=0.8)
     return fig
 
@@ -366,7 +367,7 @@ def plot_sensitivity_examples(examples: pd.DataFrame, depth: int, attention: str
         ax.axhline(0, color="0.3", lw=0.6)
         ax.set(title=f"test prompt {b + 1}", xlabel="input coordinate i", xticks=sorted(e["coordinate"].unique()))
     axes[0, 0].set_ylabel("∂ŷ/∂x_query,i")
-    legend_outside(fig, *_first_panel_legend(axes), fontsize=7)
+    legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
     return fig
 
 
@@ -408,9 +409,9 @@ def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, to
         axes[-1, c].set_xscale("log", base=2)
         axes[-1, c].xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}×"))
     for r, (_, label) in enumerate(_SCALE_ROWS):
-        axes[r, 0].set_ylabel(label, fontsize=8)
+        axes[r, 0].set_ylabel(label, fontsize=SMALL)
     fig.supxlabel("training, as a multiple of the main study's (its models at 1×)", fontsize=9)
-    legend_outside(fig, *_first_panel_legend(axes), fontsize=7)
+    legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
     return fig
 
 
@@ -452,5 +453,5 @@ def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: floa
         ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {paper_steps:,} steps")
         ax.set(xscale="log", title=f"{att} attention", xlabel="training steps of the model")
     axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
-    legend_outside(axes[0, -1], *_first_panel_legend(axes), fontsize=7)
+    legend_outside(axes[0, -1], *_first_panel_legend(axes), fontsize=SMALL)
     return fig

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from .style import PALETTE, SINGLE, WIDE, legend_outside
+from .style import PALETTE, SINGLE, SMALL, WIDE, legend_outside
 
 # ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------
 
@@ -21,7 +21,7 @@ def plot_lsa_construction_errors(df: pd.DataFrame) -> plt.Figure:
     ax.loglog(g["N"], g["u_minus_xbar_over_N"], "--", color=PALETTE[1], label="mean |u − x̄| / N")
     ax.loglog(g["N"], g["ybar_over_N"], ":", color=PALETTE[3], label="mean |ȳ| / N")
     ax.set(xlabel="number of in-context examples N", ylabel="mean |output − least squares|")
-    legend_outside(ax, fontsize=7)
+    legend_outside(ax, fontsize=SMALL)
     return fig
 
 
@@ -33,7 +33,7 @@ def plot_lsa_gd_two_steps(df: pd.DataFrame) -> plt.Figure:
     ax.loglog(df["N"], df["closed_form_vs_explicit_gd"].clip(lower=1e-17), "^-", ms=3, color="0.5",
               label="eq. 67 vs 2 explicit GD steps")
     ax.set(xlabel="number of in-context examples N", ylabel="mean absolute difference")
-    legend_outside(ax, fontsize=7)
+    legend_outside(ax, fontsize=SMALL)
     return fig
 
 
@@ -72,7 +72,7 @@ def plot_lsa_fitted_curves(curves: dict, title: str = "") -> plt.Figure:
         ax.plot(curves["u"], curves[key], color="k", lw=1.3, label="transformer")
         ax.set(title=lab, xlabel="x")
     axes[0].set_ylabel("prediction")
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=SMALL)
     if title:
         fig.suptitle(title, fontsize=9)
     return fig
@@ -86,5 +86,5 @@ def plot_lsa_validation(history: pd.DataFrame) -> plt.Figure:
         ax.semilogy(g["epoch"], g["val_mse"], color=color, lw=1, label=f"run {int(run) + 1}")
     ax.set(xlabel="epoch", ylabel="validation MSE")
     if history["run"].nunique() <= 10:
-        legend_outside(ax, fontsize=6)
+        legend_outside(ax, fontsize=SMALL)
     return fig

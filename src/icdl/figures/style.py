@@ -7,9 +7,15 @@ import contextlib
 import matplotlib as mpl
 import seaborn as sns
 
-#: sizes in inches: a full-width figure and a single panel
-WIDE = (8.0, 3.2)
-SINGLE = (4.2, 3.2)
+#: sizes in inches: a full-width figure and a single panel. The book's text column is about 671 px wide at a
+#: 1280 px window (:data:`COLUMN_PX`); an SVG figure is drawn at 96 px per inch and shrunk to the column if
+#: wider, so a full-width figure of 7 in is shown at its own size and a point of font is 4/3 px.
+WIDE = (7.0, 3.0)
+SINGLE = (4.2, 3.0)
+COLUMN_PX = 671
+#: the smallest font of any text in a figure (legends, annotations, tick labels of dense axes), in points:
+#: 8.5 pt is 11.3 px at the book's width, against 16 px body text
+SMALL = 8.5
 
 PALETTE = sns.color_palette("colorblind")
 
@@ -90,7 +96,8 @@ RC = {
     "font.size": 10,
     "axes.titlesize": 10,
     "axes.labelsize": 10,
-    "legend.fontsize": 8,
+    "legend.fontsize": SMALL,
+    "legend.title_fontsize": SMALL,
     "legend.frameon": False,
     "xtick.labelsize": 9,
     "ytick.labelsize": 9,
@@ -113,3 +120,10 @@ def style():
     with mpl.rc_context():
         use_style()
         yield
+
+
+def rendered_px(fontsize_pt: float, figure_width_in: float) -> float:
+    """How tall a font of ``fontsize_pt`` points is on screen, in CSS px, in a figure ``figure_width_in`` wide
+    shown in the book's column (shrunk to :data:`COLUMN_PX` if wider, never enlarged)."""
+    natural = figure_width_in * 96
+    return fontsize_pt * 4 / 3 * min(1.0, COLUMN_PX / natural)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .style import CONSTRUCTION, PALETTE, WIDE, legend_outside, width_colour
+from .style import CONSTRUCTION, PALETTE, SMALL, WIDE, legend_outside, width_colour
 
 # ---- icgd_linear: in-context gradient descent on linear regression -----------------------------
 
@@ -34,7 +34,7 @@ def plot_icgd_paths(df: pd.DataFrame) -> plt.Figure:
     ax1.set(xlabel="step l", ylabel="in-context risk $L_n(w^{(l)})$", yscale="log")
     legend_outside(ax1, handles=handles)
     ax2.axhline(2.2e-16, color="0.4", ls=":", lw=1)
-    ax2.text(df["step"].max(), 3e-16, "float64 machine ε", color="0.4", fontsize=8, ha="right")
+    ax2.text(df["step"].max(), 3e-16, "float64 machine ε", color="0.4", fontsize=SMALL, ha="right")
     ax2.set(xlabel="step l", ylabel=r"max $|\hat w^{(l)} - w^{(l)}_{GD}|$", ylim=(1e-18, 1e-10))
     return fig
 
@@ -52,11 +52,11 @@ def plot_layer_weights(layer, labels: list[str] | None = None) -> plt.Figure:
             im = ax.imshow(a.clip(-1, 1), cmap="RdBu_r", vmin=-1, vmax=1)  # entries beyond ±1 saturate
             ax.set_title(f"head {m + 1}: {name}")
             if name == "Q":
-                ax.set_ylabel("output row", fontsize=8)
+                ax.set_ylabel("output row", fontsize=SMALL)
             ax.set_yticks([])
             if labels is not None and m == M - 1:
-                ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
-                ax.set_xlabel("token row read", fontsize=8)
+                ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=SMALL)
+                ax.set_xlabel("token row read", fontsize=SMALL)
             else:
                 ax.set_xticks([])
             ax.grid(False)
@@ -108,7 +108,7 @@ def plot_lemma1_recursion(N: int = 4) -> plt.Figure:
                 bbox=dict(boxstyle="round,pad=0.3", fc="white", ec=c, lw=1.2))
     for y, text in ((3, "forward\n(Def. 1)"), (2, "derivatives\n(Def. 2)"), (1, "backward\n(3.6)"),
                     (0, "gradient blocks\n(3.7)")):
-        ax.text(-0.75, y, text, ha="right", va="center", fontsize=8, color="0.3")
+        ax.text(-0.75, y, text, ha="right", va="center", fontsize=SMALL, color="0.3")
     ax.set(xlim=(-1.9, N + 1.2), ylim=(-0.5, 3.5))
     ax.axis("off")
     return fig
@@ -127,7 +127,7 @@ def plot_layer_gradient_norms(df: pd.DataFrame) -> plt.Figure:
     axes[0].set_ylabel(r"$\|\frac{1}{2n}\sum_i A_i(j)\|$")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside right center", title="weight scale s:\n$N(0, s^2/\\mathrm{fan\\_in})$",
-               title_fontsize=8)
+               title_fontsize=SMALL)
     return fig
 
 
@@ -165,7 +165,7 @@ def plot_relu_sum_errors(df: pd.DataFrame) -> plt.Figure:
     ax1.loglog(Hs, [e0 * (h / H0) ** -2.0 for h in Hs], "k:", lw=1, label="∝ H^(−2)")
     ax1.set(xlabel="number of ReLUs H", ylabel="sup error on $[-R, R]^k$")
     ax2.set(xlabel="number of ReLUs H", ylabel="achieved C = Σ|c_h|", yscale="log")
-    fig.legend(*ax1.get_legend_handles_labels(), loc="outside right center", fontsize=7)
+    fig.legend(*ax1.get_legend_handles_labels(), loc="outside right center", fontsize=SMALL)
     return fig
 
 
@@ -187,10 +187,10 @@ def plot_token_layout(layout) -> plt.Figure:
         ax.add_patch(Rectangle((s.start, 0), s.stop - s.start, 1, fc=PALETTE[groups[name]], ec="white", lw=1))
         label = names[name] + (f"({j})" if name in ("p", "r'", "s") else "")
         ax.text((s.start + s.stop) / 2, 1.12 if name in ("p", "s") else -0.2, label, ha="center",
-                va="bottom" if name in ("p", "s") else "top", fontsize=7, rotation=0)
+                va="bottom" if name in ("p", "s") else "top", fontsize=SMALL, rotation=0)
     for row, lab in ((layout.one, "1"), (layout.t, "t")):
         ax.add_patch(Rectangle((row, 0), 1, 1, fc="0.6", ec="white"))
-        ax.text(row + 0.5, -0.2, lab, ha="center", va="top", fontsize=7)
+        ax.text(row + 0.5, -0.2, lab, ha="center", va="top", fontsize=SMALL)
     ax.set(xlim=(0, layout.D), ylim=(-0.8, 1.6), yticks=[], xlabel=f"row of the token (D = {layout.D})")
     ax.spines["left"].set_visible(False)
     ax.grid(False)
@@ -209,7 +209,7 @@ def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
         ax1.semilogy(g["layer"], g["bound"], "-", color=color, label=f"H = {H}")
         ax1.semilogy(g["layer"], g["error"], "o", color=color, ms=4)
     ax1.set(xlabel="layer j", ylabel="‖p̂(j) − p(j)‖₂  (lines: bound 3.8)", title=f"N = {N}")
-    legend_outside(ax1, fontsize=7)
+    legend_outside(ax1, fontsize=SMALL)
     last = df[df["layer"] == df["N"]]
     cmapN = sns.color_palette("rocket_r", n_colors=last["N"].nunique() + 1)[1:]
     for color, (n, g) in zip(cmapN, last.groupby("N")):
@@ -218,7 +218,7 @@ def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
     ax2.loglog(last.groupby("H")["eps_r"].first(), "k:", lw=1, label="ε_r of the sum")
     ax2.set(xlabel="ReLUs per head group H", ylabel="error of p̂(N)  (lines: bound)", title="last layer")
     ax2.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
-    legend_outside(ax2, fontsize=7)
+    legend_outside(ax2, fontsize=SMALL)
     return fig
 
 
@@ -310,9 +310,9 @@ def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
         ax1.semilogy(g["step"][1:], g["distance"][1:], "-o", ms=3, color=color, label=route)
         ax2.plot(g["step"], g["risk_fitted"], "o", ms=4, mfc="none", color=color, label=route)
     ax1.set(xlabel="step l", ylabel=r"mean $\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
-    legend_outside(ax1, fontsize=7)
+    legend_outside(ax1, fontsize=SMALL)
     ax2.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
-    legend_outside(ax2, fontsize=7)
+    legend_outside(ax2, fontsize=SMALL)
     return fig
 
 
@@ -328,8 +328,8 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
         ax1.loglog(g["step"], g["heldout_relative"], "-", color=colours[h], label=f"width {int(h)}")
         ax1.loglog(g["step"], g["train_relative"], ":", color=colours[h])
     ax1.set(xlabel="training step", ylabel="one-step error / step size")
-    legend_outside(ax1, fontsize=7, title="held-out (dotted: batch)",
-               title_fontsize=7)
+    legend_outside(ax1, fontsize=SMALL, title="held-out (dotted: batch)",
+               title_fontsize=SMALL)
     one = one_step.sort_values("hidden")
     ax2.loglog(one["hidden"], one["relative"], "o", color="0.2", label="held-out, end of training")
     if trend is not None and len(one) >= 3:  # a trend through two points says nothing: not drawn
@@ -345,5 +345,5 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
         ax.yaxis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(mpl.ticker.NullFormatter())
-    legend_outside(ax2, fontsize=7)
+    legend_outside(ax2, fontsize=SMALL)
     return fig

@@ -2,8 +2,9 @@
 
 For each model depth of the profile (``layers``; the paper's 4, 6, 8, 10) a softmax and a ReLU transformer
 are trained on targets of one depth (``target_depth``) by the schedule of :mod:`~icdl.gpt_icl.schedule` at
-the main study's lengths in the reference profile (``steps``, ``warm_steps``, ``relu_steps``), on prompts long enough for the
-paper's evaluation points (``train_examples``: 15, 30 and 45 examples lie inside the training length).
+the main study's lengths in the reference profile (``steps``, ``warm_steps``, ``relu_steps``), on prompts
+long enough for the paper's evaluation points (``train_examples``: 15, 30 and 45 examples lie inside the
+training length).
 Each model is scored on the pretraining mixture with ``examples`` examples before the query (the
 profile's ``examples``), with bootstrap bands, beside the context mean and least squares on the same prompts.
 

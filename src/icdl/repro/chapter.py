@@ -1,6 +1,6 @@
 """What every chapter's code cells share: the first cell's set-up (:func:`start`), the one policy for which
-data a chapter judges (:func:`reference_or_live`), numbers glued into the prose (:func:`glue`), tables
-for people (:func:`table`)."""
+data a chapter judges (:func:`reference_or_live`), numbers glued into the prose (:func:`glue`, and
+:func:`show_glued` for JupyterLab), tables for people (:func:`table`)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,65 @@ from .. import figures
 from .ledger import Ledger
 from .profiles import ProfileError, ProfileSet
 
+#: column names of result tables that are not words, as the book prints them; any other snake_case name is
+#: printed with spaces (``start_min`` -> ``start min``)
+HEADERS = {
+    "corr_inv_sigma_inv_V": "corr(1/σ, 1/V)", "test_mse": "test MSE", "corr_z_f": "corr(z, f)",
+    "corr_z_ls": "corr(z, LS)", "std_alpha1": "std α₁", "std_alpha2": "std α₂", "std_alpha3": "std α₃",
+    "eta_eps": "η ε", "eps_goal": "ε goal", "eps": "ε", "final_distance_to_gd": "final distance to GD",
+    "dsm_risk": "DSM risk", "sm_risk": "score-matching risk", "x_query": "query x", "r2": "R²",
+    "r2_at_train_length": "R² at the training length", "final_r2": "final R²", "max_shortfall": "largest shortfall",
+    "max_drop": "largest drop", "paper_bound": "paper's bound", "flops_icl": "FLOPs (ICL)", "flops_gd": "FLOPs (GD)",
+    "tf_vs_closed_form": "TF − closed form", "two_gd_steps_vs_ls": "two GD steps − LS",
+    "compile_s": "compile (s)", "run_steps_per_s": "steps / s", "epochs_per_s": "epochs / s",
+    "protocol_hours": "whole protocol (h)", "start_min": "start (min)", "median_ms": "median (ms)",
+    "ratio_to_autograd": "÷ autograd", "rel_dev": "relative deviation", "lo": "band low", "hi": "band high",
+}
+
+
+def header(name):
+    """A column or index name as the book prints it (:data:`HEADERS`, else snake_case with spaces)."""
+    import re
+
+    if not isinstance(name, str):
+        return name
+    if name in HEADERS:
+        return HEADERS[name]
+    return name.replace("_", " ") if re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+", name) else name
+
+
+def frame_html(df) -> str:
+    """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (a named or meaningful index is
+    kept), an em dash for a missing number."""
+    import pandas as pd
+
+    shown = df.rename(columns=header)
+    shown.columns.names = [header(n) for n in shown.columns.names]
+    shown.index.names = [header(n) for n in shown.index.names]
+    plain_index = isinstance(df.index, pd.RangeIndex) and df.index.name is None
+    if not plain_index and df.columns.nlevels == 1 and df.columns.name is None and all(df.index.names):
+        shown, plain_index = shown.reset_index(), True  # a named index is a column like the others: one header row
+    return shown.to_html(index=not plain_index, border=0, na_rep="—")
+
 
 def table(df, digits: int = 3):
-    """A DataFrame as the page shows it: rounded, without the 0, 1, 2 index, as HTML whose plain-text
-    fallback is fixed (a Styler's repr carries a memory address that changes on every run)."""
+    """A DataFrame as the page shows it: rounded, then :func:`frame_html`, as HTML whose plain-text fallback
+    is fixed (a Styler's repr carries a memory address that changes on every run)."""
     from IPython.display import HTML
 
-    return HTML(df.round(digits).to_html(index=False, border=0, classes="dataframe"))
+    return HTML(frame_html(df.round(digits)))
+
+
+def _readable_frames() -> None:
+    """Every DataFrame a chapter shows is drawn by :func:`frame_html` (outside IPython nothing to set)."""
+    try:
+        import pandas as pd
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with the notebooks' kernel
+        return
+    ip = get_ipython()
+    if ip is not None:
+        ip.display_formatter.formatters["text/html"].for_type(pd.DataFrame, frame_html)
 
 
 #: how a chapter's figures are written: SVG without the date of the run (with the style's fixed hash salt,
@@ -43,6 +95,8 @@ def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | Non
     chapter's ledger -- named after ``profiles.chapter``, which is the notebook's name."""
     figures.use_style()
     _vector_figures()
+    _readable_frames()
+    GLUED.clear()
     cfg = profiles.resolve(profile, **_overrides(overrides))
     return cfg, Ledger(profiles.chapter, profile, seed=cfg.get("seed"), overrides=cfg["overrides"])
 
@@ -65,12 +119,43 @@ def _overrides(overrides) -> dict:
     return dict(overrides)
 
 
+#: every value glued since the chapter's :func:`start`, by name (what :func:`show_glued` lists)
+GLUED: dict[str, Any] = {}
+
+
 def glue(**values: Any) -> None:
     """Glue each value under its name for ``{glue:text}`` in the prose (not shown where it is computed)."""
     from myst_nb import glue as _glue
 
     for name, value in values.items():
         _glue(name, value, display=False)
+        GLUED[name] = value
+
+
+def glued_html() -> str:
+    """The chapter's claims box (if glued) and a table of every other glued value, by the name the prose
+    quotes, as HTML."""
+    from html import escape
+
+    def shown(value) -> str:
+        return value.data if hasattr(value, "data") and isinstance(value.data, str) else escape(str(value))
+
+    box = shown(GLUED["claims_box"]) if "claims_box" in GLUED else ""
+    rows = "".join(f"<tr><td><code>{escape(k)}</code></td><td>{shown(v)}</td></tr>"
+                   for k, v in GLUED.items() if k != "claims_box")
+    table = (f'<table class="dataframe"><thead><tr><th>name in the prose</th><th>value</th></tr></thead>'
+             f"<tbody>{rows}</tbody></table>") if rows else ""
+    return (f"<div><p><b>The numbers this page's prose quotes</b> (the book pastes them into the text; a "
+            f"notebook front end shows the names):</p>{box}{table}</div>")
+
+
+def show_glued():
+    """The claims box and the glued values, displayed: the last cell of a chapter calls it (hidden in the
+    book, whose prose and box show them in place), so that a reader running the page in JupyterLab, which
+    cannot paste glued values, sees what each ``{glue:text}`` name in the prose stands for."""
+    from IPython.display import HTML
+
+    return HTML(glued_html())
 
 
 def reference_or_live(profiles: ProfileSet, stems: tuple[str, ...], load: Callable[..., Any],

@@ -385,7 +385,7 @@ _SEC5 = ("models trained at d = 5 with 3 layers × 2 heads × width 64, the soft
          "scratch on ReLU targets")
 
 #: Claims whose check runs under a stated change of the paper's setting, registered with the change: a record
-#: that meets its criterion is ``pass (deviation)``, never a plain ``pass``, and its row names the change.
+#: that meets its criterion is ``pass (deviation)``, never a plain ``pass``, and its report entry names the change.
 DEVIATIONS: dict[str, str] = {
     "icdl-lemma19": "a sigmoid network with the targets mapped into (0, 1) and a random start, where the paper "
                     "reduces score matching to in-context GD on a ReLU network (outside Theorem 1: see the errata)",

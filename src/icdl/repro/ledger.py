@@ -160,7 +160,7 @@ class Ledger:
 
     def box(self):
         """The chapter's claims as its first screen shows them: claim, paper, ours, status, and a link to
-        the claim's row of the report (HTML; glued at the end of the chapter, shown at its top)."""
+        the claim's entry in the report (HTML; glued at the end of the chapter, shown at its top)."""
         import html
 
         from IPython.display import HTML
@@ -227,6 +227,17 @@ def report_frame(folder: Path | None = None) -> pd.DataFrame:
 _ORDER = ("fail", "mismatch", PASS_DEVIATION, "pass")  # a claim's status is the worst of its records
 
 
+def chapter_title(chapter: str) -> str:
+    """A chapter's title, its notebook's first heading (the link text a reader can read, not the file id)."""
+    import re
+
+    src = Path(__file__).resolve().parents[3] / "notebooks" / f"{chapter}.py"
+    if src.is_file():
+        if m := re.search(r"^# # (.+)$", src.read_text(encoding="utf-8"), flags=re.M):
+            return m.group(1).strip()
+    return chapter
+
+
 def _deviation(claim: str) -> str:
     """The registered change of the paper's setting under which a claim is checked, as a line of HTML (or '')."""
     return f"<br><small><i>deviation: {_esc(DEVIATIONS[claim])}</i></small>" if claim in DEVIATIONS else ""
@@ -283,15 +294,15 @@ def math_html(text: object) -> str:
 
 def render_report(folder: Path | None = None) -> str:
     """The report as MyST markdown: the counts of claims by status, the failures and the registered
-    mismatches with their reasons first, then one row per claim (anchor ``claim-<id>``, a link to the
-    chapter that checks it, the statuses per profile and the guarding test)."""
+    mismatches with their reasons first, then every claim as a block, grouped by document (anchor
+    ``claim-<id>``, a link to the chapter that checks it, the statuses per profile and the guarding test)."""
     df = claim_frame(folder)
     counts = df["status"].value_counts()
     summary = ", ".join(f"**{counts.get(s, 0)}** {s}" for s in (*STATUSES, "not yet covered"))
     lines = [f"**{len(df)} claims:** {summary}.", ""]
 
     def chapter_link(ch: str) -> str:
-        return f'<a href="../notebooks/{ch}.html">{_esc(ch)}</a>' if ch else "—"
+        return f'<a href="../notebooks/{ch}.html">{math_html(chapter_title(ch))}</a>' if ch else "—"
 
     for status, title in (("fail", "Failures"), ("mismatch", "Registered mismatches"),
                           (PASS_DEVIATION, "Passes under a changed setting of the paper")):
@@ -299,26 +310,45 @@ def render_report(folder: Path | None = None) -> str:
         if len(part):
             lines += [f"## {title}", ""]
             for r in part.itertuples():
-                lines.append(f'* **{r.source}** ({r.chapter or "—"}, <a href="#claim-{r.id}">row</a>): {r.ours}. '
-                             f"*{r.note or 'no registered reason'}*")
+                lines.append(f'* **{r.source}** ({chapter_link(r.chapter)}, <a href="#claim-{r.id}">details</a>): '
+                             f"{r.ours}. *{r.note or 'no registered reason'}*")
             lines.append("")
-    lines += ["## Every claim", "", '<table class="report">',
-              "<thead><tr><th>claim</th><th>paper</th><th>ours</th><th>criterion</th><th>status</th>"
-              "<th>chapter · test</th></tr></thead>", "<tbody>"]
-    for r in df.itertuples():
-        test = f"<code>{_esc(r.test)}</code>" if r.test else "—"
-        lines.append(f'<tr id="claim-{r.id}"><td>{math_html(r.source)}</td><td>{math_html(r.paper)}</td>'
-                     f"<td>{_esc(r.ours)}{_deviation(r.id)}</td><td>{_esc(r.criterion)}</td>"
-                     f'<td class="{status_class(r.status)}"><b>{_esc(r.status)}</b><br>'
-                     f"<small>{_esc(r.profiles)}</small></td><td>{chapter_link(r.chapter)}<br>"
-                     f"<small>{test}</small></td></tr>")
-    lines += ["</tbody>", "</table>", ""]
+    lines += ["## Every claim, by document", ""]
+    df = df.assign(document=df["id"].map(document))
+    for key, title in DOCUMENTS.items():
+        part = df[df["document"] == key]
+        if part.empty:
+            continue
+        lines += [f"### {title}", "", '<div class="claims">']
+        lines += [_claim_block(r) for r in part.itertuples()]
+        lines += ["</div>", ""]
     return "\n".join(lines) + "\n"
+
+
+def _breakable(test: str) -> str:
+    """A test id that may wrap after its path separators and underscores, never inside a word."""
+    return "".join(f"{_esc(ch)}<wbr>" if ch in "/_:" else _esc(ch) for ch in test)
+
+
+def _claim_block(r) -> str:
+    """One claim of the report as a block (anchor ``claim-<id>``): the result and its status first, then what
+    the paper says, ours, the criterion, and the statuses per profile, the chapter and the guarding test."""
+    chapter = (f'<a href="../notebooks/{r.chapter}.html">{math_html(chapter_title(r.chapter))}</a>' if r.chapter
+               else "no chapter yet")
+    test = f"<code>{_breakable(r.test)}</code>" if r.test else "no test yet"
+    return (f'<div class="claim" id="claim-{r.id}">'
+            f'<p class="claim-head"><span class="{status_class(r.status)}"><b>{_esc(r.status)}</b></span> '
+            f"{math_html(r.source)} <small>({_esc(r.id)})</small></p>"
+            f'<dl><dt>paper</dt><dd>{math_html(r.paper)}</dd>'
+            f"<dt>ours</dt><dd>{_esc(r.ours)}{_deviation(r.id)}</dd>"
+            f"<dt>criterion</dt><dd>{_esc(r.criterion)}</dd>"
+            f"<dt>runs</dt><dd>{_esc(r.profiles)} · {chapter} · {test}</dd></dl></div>")
+
 
 
 def render_summary(folder: Path | None = None) -> str:
     """The results at a glance, as MyST markdown (the intro and the report open with it): per source document
-    the number of claims by status, and one line per claim that is not a plain pass, linked to its row of the
+    the number of claims by status, and one line per claim that is not a plain pass, linked to its entry in the
     report."""
     df = claim_frame(folder)
     df["document"] = df["id"].map(document)
@@ -335,6 +365,13 @@ def render_summary(folder: Path | None = None) -> str:
             lines.append(f'* <a href="report.html#claim-{r.id}">{_esc(r.source)}</a> — {_esc(r.paper)}: '
                          f'<span class="{status_class(r.status)}"><b>{_esc(r.status)}</b></span>')
         lines.append("")
+    from .errata import DOCUMENTS as ERRATA_DOCUMENTS
+    from .errata import ERRATA
+
+    per = ", ".join(f"{sum(e.document == k for e in ERRATA)} in {k}" for k in ERRATA_DOCUMENTS
+                    if any(e.document == k for e in ERRATA))
+    lines += [f'**Errata:** <a href="errata.html">{len(ERRATA)} slips</a> in the documents ({per}), each with '
+              "what we execute instead and its evidence.", ""]
     return "\n".join(lines)
 
 

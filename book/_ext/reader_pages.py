@@ -1,0 +1,55 @@
+"""Two fixes to the pages Jupyter Book 1.x renders, for a book that is read, not run (a Sphinx extension,
+loaded through ``_config.yml``'s ``local_extensions``).
+
+* **No Thebe.** Jupyter Book always loads ``sphinx_thebe``, which adds its configuration script to every
+  page once per build phase: the second copy redeclares ``const THEBE_JS_URL`` and every page logs a
+  ``SyntaxError``; the script also names a CDN. The book has no live-code buttons, so both scripts go.
+* **Alt text.** A notebook's figure is an ``<img>`` whose ``alt`` is its own file name; a figure with a
+  caption gets the caption's first sentence instead (what a screen reader or a failed load should say).
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+
+#: the scripts sphinx_thebe adds (by file name, or by the text of an inline script)
+THEBE = ("sphinx-thebe.js", "THEBE_JS_URL")
+
+
+def _is_thebe(script) -> bool:
+    name = str(getattr(script, "filename", "") or "")
+    body = str(getattr(script, "attributes", {}).get("body", ""))
+    return any(mark in name or mark in body for mark in THEBE)
+
+
+def drop_thebe(app, pagename, templatename, context, doctree) -> None:
+    if "script_files" in context:
+        context["script_files"] = [s for s in context["script_files"] if not _is_thebe(s)]
+
+
+def first_sentence(text: str, limit: int = 240) -> str:
+    """The caption's first sentence, on one line (``Figure 3: a. b.`` -> ``Figure 3: a.``), cut at ``limit``."""
+    text = " ".join(text.split())
+    m = re.search(r"(?<=[a-z0-9)\]])\.\s", text)
+    text = text[: m.start() + 1] if m else text
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def caption_alt_text(app, doctree, docname) -> None:
+    for figure in doctree.findall(nodes.figure):
+        captions = [c for c in figure.findall(nodes.caption)]
+        if not captions:
+            continue
+        alt = first_sentence(captions[0].astext())
+        for image in figure.findall(nodes.image):
+            uri = str(image.get("uri", ""))
+            if not image.get("alt") or image["alt"] == uri or image["alt"].endswith(uri.rsplit("/", 1)[-1]):
+                image["alt"] = alt
+
+
+def setup(app):
+    app.connect("html-page-context", drop_thebe)
+    app.connect("doctree-resolved", caption_alt_text)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

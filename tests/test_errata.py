@@ -1,0 +1,67 @@
+"""The errata page: every entry's evidence recomputed, every reference it makes resolvable.
+
+A measured entry *holds* when the printed form disagrees with what the paper states beside it and our
+reading agrees; each measurement fails on the regression it guards (our layer reading the printed form: the
+query and key of Def. 7 swapped, Lemma 2's value reading the constant 1, Lemma 3's layer without its output
+units, a gradient at w = 0 that tanh does not have). An entry resting on a claim needs that claim to hold.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from icdl.repro import claims, errata
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("entry", [e for e in errata.ERRATA if e.measure], ids=lambda e: e.id)
+def test_every_measured_erratum_holds(entry):
+    found = entry.measure()
+    assert found.holds, f"{entry.id}: {found.text}"
+    assert re.search(r"\d", found.text), "the evidence names no number"
+
+
+@pytest.mark.parametrize("entry", [e for e in errata.ERRATA if e.claim], ids=lambda e: e.id)
+def test_an_erratum_resting_on_a_claim_has_that_claim_passing(entry):
+    from icdl.repro.ledger import PASS_DEVIATION, claim_frame
+
+    assert entry.claim in {c.id for c in claims.CLAIMS}, f"{entry.id}: unknown claim {entry.claim!r}"
+    row = claim_frame().set_index("id").loc[entry.claim]
+    assert row["status"] in ("pass", PASS_DEVIATION), (entry.id, row["status"])
+    assert re.search(r"\d", errata.evidence(entry)), "the evidence names no number"
+
+
+def test_every_entry_names_a_chapter_of_the_book_and_a_test_that_exists():
+    toc = (ROOT / "_toc.yml").read_text()
+    ids = [e.id for e in errata.ERRATA]
+    assert len(set(ids)) == len(ids), "two entries share an anchor"
+    for e in errata.ERRATA:
+        # one kind of evidence: a measurement, a claim's record, or (a slip of notation) the paper's definitions
+        assert sum(map(bool, (e.measure, e.claim, e.basis))) == 1, e.id
+        assert e.document in errata.DOCUMENTS, e.id
+        assert f"notebooks/{e.chapter}" in toc, f"{e.id}: chapter {e.chapter!r} is not in _toc.yml"
+        path, _, name = e.test.partition("::")
+        source = ROOT / path
+        assert source.exists(), f"{e.id}: {path} does not exist"
+        defined = {n.name for n in ast.walk(ast.parse(source.read_text())) if isinstance(n, ast.FunctionDef)}
+        assert name in defined, f"{e.id}: {path} defines no {name}"
+
+
+def test_the_page_is_blocks_by_document_not_a_wide_table():
+    """The entries read on a phone: a section per document, a heading and anchor per entry, its evidence
+    inside it; no markdown table (a 4-column table of long cells scrolls sideways at 390 px)."""
+    text = errata.render()
+    assert "|---" not in text
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert [h[3:] for h in heads] == [t for k, t in errata.DOCUMENTS.items()
+                                      if any(e.document == k for e in errata.ERRATA)]
+    for e in errata.ERRATA:
+        block = text.split(f"(erratum-{e.id})=", 1)[1].split("(erratum-", 1)[0]
+        assert block.count("\nAs printed\n: ") == block.count("\nAs executed\n: ") == 1, e.id
+        assert "\nEvidence\n: " in block and e.test in block, e.id
+    assert (ROOT / "book" / "errata.md").read_text().count("generated/errata_entries.md") == 1
