@@ -85,10 +85,17 @@ def test_execute_takes_chapter_ids_of_the_toc_only_and_each_setting_once(capsys)
     with pytest.raises(SystemExit) as exc:
         main(["icgd_linear", "--set", "n=-1", "--set", "n=8"])
     assert exc.value.code == 2 and "given twice" in capsys.readouterr().err
-    # a value or profile that would make the run's notebook name a path is refused before anything runs
-    for args in (["icgd_linear", "--set", "n=../../x"], ["icgd_linear", "--profile", "../quick"]):
-        with pytest.raises(SystemExit, match="must be names and numbers"):
+    # a value or profile that would make the run's notebook name a path is refused before anything runs: by
+    # the chapter's own settings first (in one line naming the setting), by the file-name check behind them
+    for args, named in ((["icgd_linear", "--set", "n=../../x"], "'n'"), (["icgd_linear", "--profile", "../quick"],
+                                                                      "unknown profile '../quick'")):
+        with pytest.raises(SystemExit) as exc:
             main(args)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and named in err and "Traceback" not in err, err
+    for args in (("icgd_linear", "quick", {"n": "../../x"}), ("icgd_linear", "../quick", {})):
+        with pytest.raises(SystemExit, match="must be names and numbers"):
+            execute_chapter(*args, root=ROOT)
     assert not (ROOT / "x.ipynb").exists() and not list((ROOT / "runs").glob("icgd_linear.*/*"))
 
 

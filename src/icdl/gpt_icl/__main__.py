@@ -31,7 +31,7 @@ import sys
 import time
 from contextlib import nullcontext
 
-from ..repro.profiles import ProfileError
+from ..repro.profiles import ProfileError, dry_run
 from ..repro.results import ResultFileError, one_writer
 from . import depth, objectives, plateau
 from .measure import benchmark
@@ -132,9 +132,13 @@ def _main(argv: list[str] | None = None) -> int:
             plateau_cfg = plateau.PROFILES.resolve(args.profile) if "plateau" in parts else None
     except ProfileError as err:
         p.error(str(err))
+    if args.smoke is not None and args.smoke < 1:
+        p.error(f"--smoke must be >= 1 steps, got {args.smoke}")
+    if dry_run(f"python -m icdl.gpt_icl, profile {args.profile}: " + (
+            f"{modes[0]}" if modes else f"parts {', '.join(parts)}" + (f", depths {args.depths}" if args.depths else "")
+            + (f", layers {args.layers}" if args.layers else "")) + f" on {args.device}"):
+        return 0
     if args.smoke is not None:
-        if args.smoke < 1:
-            p.error(f"--smoke must be >= 1 steps, got {args.smoke}")
         res = smoke(cfg, device=args.device, steps=args.smoke)
         print(f"{res['device']}: {res['steps_per_s']:.2f} steps/s, {res['achieved_flops'] / 1e12:.2f} TFLOP/s "
               f"achieved vs {res['matmul_flops'] / 1e12:.2f} TFLOP/s for a large matmul here "

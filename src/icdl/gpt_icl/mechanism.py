@@ -37,7 +37,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ..repro.profiles import ProfileSet
+from ..repro.profiles import ProfileSet, dry_run
 from ..repro.results import ResultFileError, one_writer, save_profile_result
 from . import algorithms as al
 from . import baselines as bl
@@ -417,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--threads must be >= 1, got {args.threads}")
     torch.set_num_threads(args.threads)
     cfg = PROFILES.resolve(args.profile)
+    if dry_run(f"the mechanism study, profile {args.profile}, on {args.threads} thread(s)"):
+        return 0
     t = time.perf_counter()
     target = PROFILES.folder() / f"mechanism.{args.profile}.json"
     try:

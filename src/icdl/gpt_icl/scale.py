@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..repro.profiles import ProfileError, ProfileSet
+from ..repro.profiles import ProfileError, ProfileSet, dry_run
 from ..repro.results import (
     CheckpointError,
     ResultFileError,
@@ -499,6 +499,14 @@ def main(argv: list[str] | None = None) -> int:
         cfg = PROFILES.resolve(args.profile)
         if (args.train or args.score) and args.depth not in cfg["depths"]:
             p.error(f"--depth must be one of the profile's target depths {tuple(cfg['depths'])}, got {args.depth}")
+        if not (args.train or args.score) and args.workers is None:
+            p.error("give --workers N (the whole run), or --train / --score with --depth (one job)")
+        if args.workers is not None and args.workers < 1:
+            p.error(f"--workers must be >= 1, got {args.workers}")
+        job = (f"train {args.train}, target depth {args.depth}" if args.train else
+               f"score target depth {args.depth}" if args.score else f"the whole run on {args.workers} worker(s)")
+        if dry_run(f"the scale study, profile {args.profile}: {job}"):
+            return 0
         if args.train:
             train_model(cfg, args.depth, args.train, where=folder(cfg["profile"]), until=args.until,
                         device=args.device)  # train() holds the checkpoint's one-writer lock
@@ -506,10 +514,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.score:
             print(f"wrote {score_job(cfg, args.depth)}")
             return 0
-        if args.workers is None:
-            p.error("give --workers N (the whole run), or --train / --score with --depth (one job)")
-        if args.workers < 1:
-            p.error(f"--workers must be >= 1, got {args.workers}")
         with one_writer(PROFILES.folder() / f"scale.{cfg['profile']}.json", f"the {cfg['profile']} scale run"):
             return run_all(cfg, args.workers, args.device)
     except (ProfileError, ResultFileError, ValueError) as err:

@@ -6,6 +6,7 @@ import time
 
 import torch
 
+from ..repro.profiles import dry_run
 from ..repro.results import (
     ResultFileError,
     checkpoint_exists,
@@ -68,6 +69,9 @@ def _main(argv: list[str] | None = None) -> int:
         except ValueError:
             ap.error(f"--shard must be I/N with 1 <= N <= runs={cfg['runs']} and 0 <= I < N (e.g. 0/2), "
                      f"got {args.shard!r}")
+    if dry_run(f"LSA training, profile {args.profile}" + (f", shard {args.shard}" if args.shard else "")
+               + (f", {args.epochs_this_call} epochs this call" if args.epochs_this_call else "")):
+        return 0
     if args.threads:
         torch.set_num_threads(args.threads)
     ckpt = PROFILES.folder() / f"checkpoint.{args.profile}.pt"  # small: committed, so runs resume

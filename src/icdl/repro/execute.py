@@ -40,6 +40,29 @@ KERNEL = "python3"
 KERNEL_QUIET = ["--IPKernelApp.log_level=CRITICAL"]
 
 
+#: the module whose ``PROFILES`` holds each chapter's profiles (a :class:`~icdl.repro.profiles.ProfileSet`
+#: named after the chapter), so that a profile or ``--set`` value is checked before a kernel starts
+PROFILE_MODULES = {
+    "icgd_linear": "icdl.studies.linear_gd", "gradient_decomposition": "icdl.studies.gradient",
+    "relu_sums": "icdl.studies.relu_sums", "attention_passes": "icdl.studies.attention_passes",
+    "icgd_transformer": "icdl.studies.icgd_transformer", "softmax": "icdl.studies.softmax",
+    "gpt_icl": "icdl.gpt_icl.objectives", "gpt_depth": "icdl.gpt_icl.depth", "gpt_plateau": "icdl.gpt_icl.plateau",
+    "gpt_scale": "icdl.gpt_icl.scale", "gpt_mechanism": "icdl.gpt_icl.mechanism",
+    "diffusion_score": "icdl.studies.diffusion", "lsa_construction": "icdl.lsa.constructions",
+    "lsa_training": "icdl.lsa.study", "computation": "icdl.studies.computation",
+}
+
+
+def chapter_profiles(name: str):
+    """The :class:`~icdl.repro.profiles.ProfileSet` of chapter ``name`` (:data:`PROFILE_MODULES`)."""
+    import importlib
+
+    profiles = importlib.import_module(PROFILE_MODULES[name]).PROFILES
+    if profiles.chapter != name:  # pragma: no cover - guards edits of the table above
+        raise RuntimeError(f"{PROFILE_MODULES[name]}.PROFILES is chapter {profiles.chapter!r}, not {name!r}")
+    return profiles
+
+
 def chapters(root: Path) -> list[str]:
     """The chapter ids in reading order: the ``notebooks/<id>`` entries of ``_toc.yml`` (the one place
     that orders the book)."""
@@ -143,6 +166,18 @@ def main(argv: list[str] | None = None) -> int:
         overrides[key.strip()] = _parse_value(value.strip())
     root = project_root()
     names = args.chapters or chapters(root)
+    from .profiles import ProfileError, dry_run
+
+    for name in names:  # every chapter id and its settings checked before any kernel starts
+        if name not in chapters(root):
+            parser.error(f"unknown chapter {name!r}; chapters (from _toc.yml): {', '.join(chapters(root))}")
+        try:
+            chapter_profiles(name).resolve(args.profile, **overrides)
+        except ProfileError as err:
+            parser.error(str(err))
+    if dry_run(f"execute {', '.join(names)} at profile {args.profile}"
+               + "".join(f" --set {k}={v}" for k, v in overrides.items())):
+        return 0
     total = 0.0
     for name in names:
         try:

@@ -171,3 +171,20 @@ def _text(value: Any) -> str:
 def is_override_run(cfg: Mapping[str, Any]) -> bool:
     """Whether resolved settings come from a profile with overrides (their files are not the profile's)."""
     return bool(cfg.get("overrides"))
+
+
+#: set (to anything but "" or "0") to make every command of the package stop after checking its arguments
+#: and settings: it says what it would run and exits 0 (``tests/test_documented_commands.py`` runs every
+#: command of the README and of "How every number is produced" this way on a fresh clone)
+DRY_RUN_ENV = "ICDL_DRY_RUN"
+
+
+def dry_run(what: str) -> bool:
+    """True (after printing ``dry run: <what>``) when ``$ICDL_DRY_RUN`` is set: the caller, its arguments and
+    settings checked, returns without running anything."""
+    import os
+
+    if os.environ.get(DRY_RUN_ENV, "") in ("", "0"):
+        return False
+    print(f"dry run: {what}", flush=True)
+    return True

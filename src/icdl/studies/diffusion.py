@@ -37,7 +37,7 @@ import torch
 from tqdm import tqdm
 
 from ..networks import Architecture, forward, projected_gd, risk
-from ..repro.profiles import ProfileSet
+from ..repro.profiles import ProfileSet, dry_run
 from ..repro.results import ResultFileError, frame_to_lists, one_writer, save_profile_result
 from .icgd_transformer import Task, build_model
 
@@ -353,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="reference", choices=PROFILES.names)
     args = ap.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)
+    if dry_run(f"the diffusion-score study, profile {args.profile}"):
+        return 0
     t0 = time.perf_counter()
     target = PROFILES.folder() / f"study.{args.profile}.json"
     try:

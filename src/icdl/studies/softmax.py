@@ -26,7 +26,7 @@ from ..constructions.lemmas import ICGDLayout
 from ..constructions.softmax import build_quantiser, contextual_separation
 from ..layers import FeedForward, SoftmaxAttention, SoftmaxBlock
 from ..networks import Architecture, explicit_gradient, risk
-from ..repro.profiles import ProfileSet
+from ..repro.profiles import ProfileSet, dry_run
 from ..repro.results import ResultFileError, frame_to_lists, one_writer, save_profile_result
 from .icgd_transformer import Task, build_model, prompt_tokens
 
@@ -356,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", default="reference", choices=sorted(PROFILES.profiles))
     args = p.parse_args(argv)
     cfg = PROFILES.resolve(args.profile)
+    if dry_run(f"the softmax fitting study, profile {args.profile}"):
+        return 0
     t = time.perf_counter()
     target = PROFILES.folder() / f"fits.{args.profile}.json"
     try:
