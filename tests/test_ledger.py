@@ -170,7 +170,7 @@ def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatc
         {"claim": "icdl-obj1", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01, "note": "a note"},
     ], judged_on="reference")
     assert [r.status for r in recs] == ["mismatch", "pass (deviation)"]
-    assert recs[0].value == inside and recs[1].note.startswith("a note Deviation: ")
+    assert recs[0].value == inside and recs[1].note.startswith("a note. Deviation: ")
     assert {r.profile for r in recs} == {"reference"}
     other = Ledger("gpt_icl", "quick")
     assert other.record_all([{"claim": "icdl-obj3", "ours": "", "criterion": "c", "passed": False,

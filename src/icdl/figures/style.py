@@ -14,8 +14,9 @@ WIDE = (7.0, 3.0)
 SINGLE = (4.2, 3.0)
 COLUMN_PX = 671
 #: the smallest font of any text in a figure (legends, annotations, tick labels of dense axes), in points:
-#: 8.5 pt is 11.3 px at the book's width, against 16 px body text
-SMALL = 8.5
+#: 9 pt is 12 px at the book's width (11.3 px if a tight bounding box widens the figure to 7.5 in), against
+#: 16 px body text
+SMALL = 9.0
 
 PALETTE = sns.color_palette("colorblind")
 

@@ -134,7 +134,7 @@ class Ledger:
         elif status == "fail" and claim in KNOWN_FAILURES:
             note = f"known failure: {KNOWN_FAILURES[claim]}"
         if covered and claim in DEVIATIONS:  # every status of such a claim says under which change it was judged
-            note = f"{note} Deviation: {DEVIATIONS[claim]}" if note else f"deviation: {DEVIATIONS[claim]}"
+            note = f"{note.rstrip('.')}. Deviation: {DEVIATIONS[claim]}" if note else f"deviation: {DEVIATIONS[claim]}"
         rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, note, value,
                      {k: v for k, v in numbers.items() if k != "value"})
         self.records.append(rec)
@@ -159,8 +159,9 @@ class Ledger:
         return pd.DataFrame(rows)
 
     def box(self):
-        """The chapter's claims as its first screen shows them: claim, paper, ours, status, and a link to
-        the claim's entry in the report (HTML; glued at the end of the chapter, shown at its top)."""
+        """The chapter's claims as its first screen shows them: claim, paper, ours, status, the run the numbers
+        come from, and a link to the claim's entry in the report (HTML; glued at the end of the chapter, shown
+        at its top)."""
         import html
 
         from IPython.display import HTML
@@ -168,11 +169,15 @@ class Ledger:
         rows = []
         for r in self.records:
             c = get_claim(r.claim)
-            rows.append(f'<tr><td><a href="../book/report.html#claim-{r.claim}">{math_html(c.source)}</a></td>'
-                        f"<td>{math_html(c.paper)}</td><td>{html.escape(r.ours)}</td>"
-                        f'<td class="{status_class(r.status)}"><b>{r.status}</b>{_deviation(r.claim)}</td></tr>')
-        return HTML('<table class="report claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
-                    "<th>status</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+            rows.append(f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
+                        f"{math_html(c.source)}</a></td>"
+                        f'<td data-label="paper">{math_html(c.paper)}</td><td data-label="ours">{html.escape(r.ours)}'
+                        f'</td><td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>'
+                        f'{_deviation(r.claim)}</td><td data-label="run">{html.escape(r.profile)}</td></tr>')
+        return HTML('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
+                    "<th>status</th><th>run</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+                    "<p class=\"claims-box-note\"><small>run: the profile whose numbers the row shows (the report "
+                    "lists every profile's status)</small></p>")
 
     def path(self) -> Path:
         if self.overrides:
@@ -370,8 +375,8 @@ def render_summary(folder: Path | None = None) -> str:
 
     per = ", ".join(f"{sum(e.document == k for e in ERRATA)} in {k}" for k in ERRATA_DOCUMENTS
                     if any(e.document == k for e in ERRATA))
-    lines += [f'**Errata:** <a href="errata.html">{len(ERRATA)} slips</a> in the documents ({per}), each with '
-              "what we execute instead and its evidence.", ""]
+    lines += [f'**Errata:** <a href="errata.html">{len(ERRATA)} entries</a> on slips in the documents ({per}), '
+              "each with what we execute instead and its evidence.", ""]
     return "\n".join(lines)
 
 
