@@ -90,8 +90,8 @@ fig = figures.plot_token_layout(layout)
 # Def. 7, delivers $(n+1)/n$ times the intended value. We let the value read the
 # indicator $t_s$ instead, so that exactly the $n$ examples contribute and the
 # factor is 1. With $r$ the ReLU the sum is one exact term, $\sigma(z)$, and the
-# forward pass is exact -- the point of the authors' answer W2 to the reviewers
-# {cite:p}`wu2025icdlreview`. The builder, one layer per network layer:
+# forward pass is exact -- the point the authors make when a reviewer asks
+# whether ReLU networks are covered {cite:p}`wu2025icdlreview`. The builder, one layer per network layer:
 #
 # ```{literalinclude} ../src/icdl/constructions/lemmas.py
 # :pyobject: build_forward_layers

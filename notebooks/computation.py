@@ -86,9 +86,8 @@ if ref is not None:
     display(pd.DataFrame(ref["data"]["benchmark"])[live_bench.columns].round(2))  # the live table's order
 
 # %% [markdown]
-# One process does not use a second core well: with two threads the compiled
-# steps ran slower than with one in our trials. So `--shard I/N` trains the
-# runs in N processes, each a batched model of its share of the runs with
+# Steps this small leave a second thread of the same process little to share,
+# so `--shard I/N` trains the runs in N processes, each a batched model of its share of the runs with
 # exactly the data, initialisation and batches that share gets in the full model
 # (tested: shards and merge equal the full model), and a last call without
 # `--shard` merges them:
@@ -158,9 +157,9 @@ if bench is not None:
 # {glue:text}`mlp_products_roofline_39`× at 39. Within the 2× target that leaves
 # {glue:text}`mlp_left_20`× and {glue:text}`mlp_left_39`× the roofline for
 # everything else, above all Adam's update, which streams every weight and both
-# moments each epoch. So this bound does not rule the target out, but it asks for
-# almost no overhead around products that are themselves slow, and we have not
-# come close to it at 20 or 39 examples. The measured time is
+# moments each epoch. So this bound does not rule the target out, but it leaves
+# almost no room for overhead around products that are themselves slow. The
+# measured time is
 # {glue:text}`mlp_over_products_lo`–{glue:text}`mlp_over_products_hi`× the
 # products alone. Chunks of 16 prompts,
 # whose working set stays in cache, beat one chunk of all prompts. A GPU moves
@@ -268,7 +267,7 @@ if timing is not None:
     chapter.glue(**pipeline.timing_glue(timing["data"]))
     display(chapter.table(stages[["stage", "worker", "start_min", "minutes", "command"]], 1))
 
-# %% mystnb={"figure": {"caption": "The timed reference run of ICDL sec. 5 (chapters gpt_icl, gpt_depth, gpt_plateau) on two cores: one row per worker (a single-threaded process), one bar per job from its start to its end (main N: the softmax and ReLU models of one target depth; L: the two models of one depth-study model depth; eval: a call that evaluates and writes a result file). The dashed line is the 90-minute target.", "name": "fig-stage-timeline"}}
+# %% mystnb={"figure": {"caption": "The timed reference run of ICDL sec. 5 (the trained transformers, the depth study, the plateau study) on two cores: one row per worker (a single-threaded process), one bar per job from its start to its end (main N: the softmax and ReLU models of one target depth; L: the two models of one depth-study model depth; eval: a call that evaluates and writes a result file). The dashed line is the 90-minute target.", "name": "fig-stage-timeline"}}
 if timing is not None:
     from icdl.figures.experiments import plot_stage_timeline
 
@@ -288,10 +287,10 @@ if timing is not None:
 # rest is visible in the figure: the main models' evaluation, with the MLP
 # baselines, could start only after all three main models, and it ran last;
 # ordering the jobs by the longest chain that waits on them, rather than by
-# their own length, would start the main models first. The rerun reproduced
-# every committed model weight, curve and baseline exactly (the files differ
-# only in the recorded times), so the timing describes the run behind the
-# chapter's numbers.
+# their own length, would start the main models first. The timed run reproduces
+# every committed model weight, curve and baseline bit for bit (only the
+# recorded times differ), so these are the times of the run behind the
+# chapters' numbers.
 
 # %% [markdown]
 # ## What in-context learning costs (REB)

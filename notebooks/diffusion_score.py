@@ -24,7 +24,7 @@
 # data. Second (Theorem 1), the transformer runs that gradient descent in its
 # forward pass with the data as the prompt. The authors' answer to the reviewers
 # {cite:p}`wu2025icdlreview` corrects which data: the score at the samples is
-# unknown, so the targets must be the *denoising* score-matching ones
+# unknown, so the targets must be the *denoising* score-matching (DSM) ones
 # {cite:p}`vincent2011connection`, built from clean samples and the noise added
 # to them.
 #

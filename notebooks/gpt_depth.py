@@ -15,7 +15,7 @@
 # %% [markdown]
 # # Deeper transformers (ICDL objective 4)
 #
-# ICDL's objective 4 (Fig. 7) is that a deeper transformer is a better
+# ICDL's objective 4 (ICDL Fig. 7) is that a deeper transformer is a better
 # in-context learner: trained alike, models of 4, 6, 8 and 10 layers should
 # predict a prompt's query better the more layers they have
 # {cite:p}`wu2025icdl`. We train a softmax and a ReLU model of each depth on the

@@ -131,7 +131,7 @@ objectives.verdict_tables(live["curves"], live["baselines"], live["shift"], cfg[
 # %% [markdown]
 # ## The reference run
 #
-# The claims are judged on a longer run on this CPU
+# The claims are judged on a longer run on a two-core CPU
 # (`python -m icdl.gpt_icl --profile reference --workers 2`: every model and
 # evaluation as single-threaded jobs on two cores; its time per stage is in the
 # {doc}`computation` appendix), committed with its provenance -- or on the live
@@ -198,7 +198,7 @@ chapter.glue(judged_on=judged_on, margin=f"{margin}", warm_steps=f"{rcfg['warm_s
 #
 # ## Objective 3: shifted target parameters
 #
-# ICDL's objective 3 (Figs. 5–6) keeps the inputs and changes the targets: the
+# ICDL's objective 3 (ICDL Figs. 5–6) keeps the inputs and changes the targets: the
 # test networks' parameters are drawn from $\mathcal N(\mu, I)$ with
 # $\mu = \pm 0.5$ instead of $\mathcal N(0, I)$. The labels stay on the
 # training scale, so a shift that makes the outputs larger shows up as a harder
@@ -219,7 +219,7 @@ fig = figures.plot_icl_param_shift(data["shift"], train_len)
 # The thresholds are data in `objectives.CRITERIA`, fixed before the reference
 # run; `objectives.judge` applies them with the comparisons below:
 #
-# 1. **ICL about as good as the trained MLP up to the training length**: at every
+# 1. **In-context predictions about as good as the trained MLP up to the training length**: at every
 #    MLP position up to the training length, pretraining mixture, the
 #    transformer's R² is at most `obj1_tolerance` below the MLP's, every model.
 # 2. **R² falls as the test mixture moves away from pretraining**: at the

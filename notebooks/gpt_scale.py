@@ -114,7 +114,7 @@ chapter.glue(scale_on=scale_on, **scale.glue_values(data, rcfg))
 # %% [markdown]
 # ## The trend
 
-# %% mystnb={"figure": {"caption": "The three differences at the training length against training, as a multiple of the main study's ($1\\times$: the models of the gpt_icl chapter; the snapshots from there on, those the fit uses), one column per target depth, 95 % bootstrap bands over the test prompts. Top: shortfall below the MLP with the fitted line (dashed, over the fitted snapshots) and objective 1's tolerance (grey). Middle and bottom: lead over least squares and over 3-NN (above 0: the transformer is better).", "name": "fig-scale-trend"}}
+# %% mystnb={"figure": {"caption": "The three differences at the training length against training, as a multiple of the main study's ($1\\times$: the trained transformers of ICDL sec. 5 in the book; the snapshots from there on, those the fit uses), one column per target depth, 95 % bootstrap bands over the test prompts. Top: shortfall below the MLP with the fitted line (dashed, over the fitted snapshots) and objective 1's tolerance (grey). Middle and bottom: lead over least squares and over 3-NN (above 0: the transformer is better).", "name": "fig-scale-trend"}}
 fig = figures.plot_scale_trend(data["trend"], data["fits"], scale.fit_from(rcfg),
                                objectives.CRITERIA["obj1_tolerance"])
 

@@ -209,8 +209,9 @@ bench = benchmark(**cfg)
 bench.round(2)
 
 # %% [markdown]
-# The target is to stay within $3\times$ autograd's time. Timings depend on the
-# machine and its load, so they are reported here, not asserted in a test.
+# Lemma 1's gradient should cost a small multiple of autograd's at most (the
+# ratio is in the last column). Timings depend on the machine and its load, so
+# they are reported here, not asserted in a test.
 
 # %%
 ratio_explicit = float(bench.set_index("method").loc["explicit (Lemma 1)", "ratio_to_autograd"])

@@ -347,7 +347,7 @@ ledger.record("reb-width",
               criterion="built embedding width ≤ NK² + 3NK + 3K", value=size["D"] - size["reb_width"],
               passed=size["D"] <= size["reb_width"],
               note=f"plus the projection MLP's {size['mlp_hidden']} hidden units (D_w)")
-ledger.record("reb-hjr1-w2",
+ledger.record("reb-sigmoid-constants",
               ours=f"our L_f estimate {b['L_f'].max():.3f} ≤ N(w/4)^(2(N−1)) = {L_f_reb:.3f} (K = {cfg['K']}); "
                    f"our width for K = 32: {int(reb['our D'].max())} ≤ 1024N",
               criterion="the formula bounds our estimated L_f; our K = 32 width is at most 1024 N",
@@ -360,7 +360,7 @@ ledger.record("reb-complexity",
                         "than ε⁻² as the sums refine",
               value=flops["ratio"].min(), values={"flops_slope": flop_slope},
               passed=bool(flops["ratio"].min() > 100 and flop_slope >= -2))
-ledger.record("reb-r2xk",
+ledger.record("reb-layer-counts",
               ours=f"built model: {size['layers']} layers = (2N+4)L; table for N ≤ 8",
               criterion="layer count of the built model equals (2N + 4)L (below N²L once N ≥ 4)",
               value=size["layers"] - size["layers_formula"], passed=size["layers"] == size["layers_formula"])

@@ -71,11 +71,11 @@ cfg, ledger = chapter.start(CONSTRUCTION_PROFILES, profile, overrides)
 # covariance of $x$ and $y$, all with $1/N$ (LSA eqs. 4–8). The ratio $C/V$ is the
 # division.
 #
-# ## The model TF(D, L, K) (LSA sections 2.4–2.5)
+# ## The model TF(D, L, M) (LSA sections 2.4–2.5)
 #
 # In the paper's row convention a layer takes the $(N+1) \times D$ matrix $Q$ and
 # forms, per head, the linear self-attention $(Q W_3)(W_1 Q^\top Q\, W_2)$ (LSA
-# eq. 9); the $K$ heads are summed, the sum is normalised row by row by a
+# eq. 9); the $M$ heads are summed, the sum is normalised row by row by a
 # LayerNorm without scale or shift (eqs. 13–15), and added back to $Q$ (eq. 16).
 # An input map $W_{\rm in}$ embeds the rows (eq. 10) and an output map reads a
 # weighted sum of all $D(N+1)$ cells of the last $Q$ (eq. 17); neither has a bias.
@@ -146,7 +146,7 @@ chapter.glue(
 # At the paper's $N = 50$ the construction's MSE is {glue:text}`lsa_mse50` (its
 # mean absolute error is {glue:text}`lsa_mae50`), about
 # {glue:text}`lsa_mse_ratio` times the median test MSE of the trained runs in
-# Table 1 ({glue:text}`lsa_table1_median`): training finds something more
+# LSA Table 1 ({glue:text}`lsa_table1_median`): training finds something more
 # accurate than this exact mechanism ({doc}`lsa_training`).
 #
 # **Precision.** Everything above runs in float64. The input embedding divides

@@ -69,8 +69,8 @@ dict(cfg)
 #   $\pm 1/\sqrt{\text{fan-in}}$) for every matrix, the attention matrices included;
 # * **LayerNorm's $\epsilon$**: torch's default $10^{-5}$, as the paper used
 #   `torch.nn.LayerNorm`;
-# * **which run is analysed** for Table 2 and Figs. 2–3: the run with the highest
-#   correlation in Table 1 (the paper analyses its run 1, which had the
+# * **which run is analysed** for LSA Table 2 and LSA Figs. 2–3: the run with the
+#   highest correlation in LSA Table 1 (the paper analyses its run 1, which had the
 #   second-highest), and **which cell**: the query-token cell with the largest
 #   output weight (the paper's run had it in embedding 3; embeddings can be
 #   permuted, so the index is not meaningful across runs).
@@ -200,9 +200,9 @@ chapter.glue(**{
 # regression of eq. 57 with correlation {glue:text}`lsa_corr_z_f` (paper
 # {glue:text}`lsa_paper_corr_z_f`) and correlates with the least-squares
 # estimate at {glue:text}`lsa_corr_z_ls` (paper {glue:text}`lsa_paper_corr_z_ls`).
-# Fig. 3 varies only the query within one prompt: there the output through the
+# LSA Fig. 3 varies only the query within one prompt: there the output through the
 # dominant cell alone follows the least-squares line with correlation
-# {glue:text}`lsa_fig3_corr`. Table 2 varies the prompts, and a correlation with
+# {glue:text}`lsa_fig3_corr`. LSA Table 2 varies the prompts, and a correlation with
 # the least-squares estimate far from the paper's says that, across prompts, the
 # estimate is not carried by that one cell; the ledger judges both.
 #

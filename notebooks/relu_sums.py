@@ -119,9 +119,10 @@ slopes.round(1)
 # ## Sizes that reach a given accuracy
 #
 # The smallest $H$ (by doubling and bisection) whose sum reaches each sup error,
-# with the $C$ it achieves. The authors' rebuttal {cite:p}`wu2025icdlreview` (REB
-# W1) says the coefficients for a concrete activation follow from a fitting
-# problem at a given accuracy, e.g. sigmoid at $10^{-5}$; here it is.
+# with the $C$ it achieves. Asked how the coefficients of a sum are found for a
+# concrete activation, the authors answer {cite:p}`wu2025icdlreview` that they
+# follow from a fitting problem at a given accuracy, e.g. sigmoid at $10^{-5}$;
+# here it is.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 acc = relu_sum_study.accuracy_table(R=cfg["R"])
@@ -153,11 +154,11 @@ ledger.record("icdl-lemma7",
               criterion="exact Def. 4 constraints; error falls at least as fast as H^(−1/2); C bounded in H",
               value=worst_slope, values={"c_change": float((C_growth - 1).abs().max())},
               passed=worst_slope <= -0.5 and float((C_growth - 1).abs().max()) < 0.05)
-ledger.record("reb-w1", ours=f"sigmoid on [−{cfg['R']:g}, {cfg['R']:g}]: ε = {sig['eps']:.1e} with H = {int(sig['H'])}, "
+ledger.record("reb-sigmoid-sum", ours=f"sigmoid on [−{cfg['R']:g}, {cfg['R']:g}]: ε = {sig['eps']:.1e} with H = {int(sig['H'])}, "
                              f"C = {sig['C']:.2f}",
               criterion="a deterministic fit reaches ε ≤ 1e-5 for sigmoid", value=sig["eps"], passed=sig["eps"] <= 1e-5)
 p3 = prod.iloc[1]
-ledger.record("reb-tzww-q1", ours=f"t·y on [−{cfg['R']:g}, {cfg['R']:g}]²: ε = {p3['eps']:.1e} with H = {int(p3['H'])}, "
+ledger.record("reb-multiplication-sum", ours=f"t·y on [−{cfg['R']:g}, {cfg['R']:g}]²: ε = {p3['eps']:.1e} with H = {int(p3['H'])}, "
                                   f"C = {p3['C']:.0f}",
               criterion="the product is approximable by a sum of ReLUs to 1e-3 (at a larger size)",
               value=p3["eps"], passed=p3["eps"] <= 1e-3)

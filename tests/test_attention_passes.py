@@ -37,7 +37,7 @@ def _run(arch, r_sum, act, **kw):
 
 @pytest.mark.parametrize("arch", [Architecture(2, 3, 2, 1), Architecture(3, 3, 2, 2), Architecture(4, 2, 3, 2)])
 def test_lemma2_exact_for_relu(arch):
-    """REB W2: with r = ReLU the sum is one exact ReLU and the forward pass is exact."""
+    """REB (the answer on ReLU networks): with r = ReLU the sum is one exact ReLU and the pass is exact."""
     H, out, layout, errs = _run(arch, RELU_EXACT, "relu")
     assert max(errs) < 1e-12
     # nothing but the p̂ slots changed
