@@ -128,9 +128,12 @@ c2 = bound_check(study, lemma=2)
 print(f"{c2['cases']} (N, H, layer) cases; every error within the bound (3.8): {c2['within']}")
 print(f"error / bound between {c2['min_ratio']:.1f} and {c2['max_ratio']:.1f}")
 
+# %% tags=["remove-cell"]
+chapter.glue(lemma2_ratio_lo=f"{c2['min_ratio']:.2f}", lemma2_ratio_hi=f"{c2['max_ratio']:.2f}")
+
 # %% [markdown]
 # The bound holds everywhere and is tight to within a small factor: the measured
-# error is a few tenths of it. Both shrink like the sum's own error $\epsilon_r$,
+# error is {glue:text}`lemma2_ratio_lo` to {glue:text}`lemma2_ratio_hi` of it. Both shrink like the sum's own error $\epsilon_r$,
 # i.e. like $H^{-2}$ with our sums. With $L_r B_v \sqrt K < 1$, as here, the
 # geometric factor of eq. 3.8 stays bounded and depth costs little; for larger
 # weights or activations with larger slopes it grows like $(\sqrt K L_r B_v)^j$.
@@ -152,10 +155,13 @@ c3 = bound_check(study, lemma=3)
 print(f"{c3['cases']} (N, H, j) cases of r_hat'(j); every error within the bound (3.12): {c3['within']}")
 print(f"error / bound between {c3['min_ratio']:.1f} and {c3['max_ratio']:.1f}")
 
+# %% tags=["remove-cell"]
+chapter.glue(lemma3_ratio_lo=f"{c3['min_ratio']:.2f}", lemma3_ratio_hi=f"{c3['max_ratio']:.2f}")
+
 # %% [markdown]
 # This bound is tighter still: most of the error is the sum's own $\epsilon_{r'}$,
-# and the measured error comes within a factor of about two of the bound, up to
-# nine tenths of it.
+# and the measured error is {glue:text}`lemma3_ratio_lo` to
+# {glue:text}`lemma3_ratio_hi` of the bound.
 #
 # ## The loss derivative, one MLP layer (ICDL Lemma 4)
 #

@@ -95,20 +95,18 @@ chapter.table(objectives.assumptions(cfg))
 # seen so far already scores well: its curve, the **context mean**, is drawn on
 # every figure, and only the part above it is learning in context.
 #
-# **Why the two schedules.** Trained on the ReLU targets from the start, our
-# models stay a few hundredths above the context mean for the whole run --
-# whatever the optimiser, the schedule, the batch or a curriculum over the input
-# dimension ({doc}`gpt_plateau` shows it and looks for the reason). Trained first
-# on targets with tanh hidden layers, which they do learn, and then on the ReLU
-# targets, they learn the ReLU targets too -- provided the tanh phase lasts until
-# the model has left the plateau *on the tanh targets* (in {doc}`gpt_plateau`
-# the tanh run leaves it only after several thousand steps; a depth-3 model
-# with a shorter tanh phase stays near the context mean), so the tanh phase of
-# the reference lasts {glue:text}`warm_steps` steps. ReLU attention trained the
-# same way stays on the plateau, so the ReLU model starts from the trained
-# softmax weights and trains on the ReLU targets with its own attention; the
-# curve of those weights under ReLU attention *before* that training shows how
-# much of the softmax model carries over.
+# **Why the two schedules.** Trained on the ReLU targets from the start, the
+# model stays just above the context mean for the whole run ({doc}`gpt_plateau`
+# shows it and looks for the reason). Trained first on targets with tanh hidden
+# layers, which it does learn, and then on the ReLU targets, it learns the ReLU
+# targets too -- provided the tanh phase lasts until the model has left the
+# plateau *on the tanh targets*, which in {doc}`gpt_plateau` takes the tanh run
+# thousands of steps; the tanh phase of the reference lasts
+# {glue:text}`warm_steps` steps. The ReLU-attention model starts from the
+# trained softmax weights and trains on the ReLU targets with its own attention
+# (a deviation from ICDL, which trains each from scratch); the curve of those
+# weights under ReLU attention *before* that training shows how much of the
+# softmax model carries over.
 
 # %% [markdown]
 # ## A live run

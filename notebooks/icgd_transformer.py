@@ -132,8 +132,12 @@ print("every one-step deviation within η ε:", bool(t1["within"].all()))
 t1.assign(step_deviation=t1["step_deviation"].map("{:.1e}".format), eta_eps=t1["eta_eps"].map("{:.1e}".format),
           ratio=t1["ratio"].round(3))
 
+# %% tags=["remove-cell"]
+chapter.glue(thm1_spare=f"{1 / float(t1['ratio'].max()):.0f}")
+
 # %% [markdown]
-# The bound holds with a factor of about 200 to spare, at every $H$: it adds worst
+# The bound holds with a factor of at least {glue:text}`thm1_spare` to spare, at
+# every $H$: it adds worst
 # cases term by term (every row of $w$ at its norm bound, every error aligned).
 #
 # **Corollary 1.1** chains the steps. As printed it bounds the distance after $l$
@@ -152,6 +156,7 @@ t1.assign(step_deviation=t1["step_deviation"].map("{:.1e}".format), eta_eps=t1["
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 b = study["bounds"]
 print("L_f estimate:", f"{b['L_f'].max():.3f}", "; η L_f =", f"{cfg['eta'] * b['L_f'].max():.2f}")
+chapter.glue(eta_Lf=f"{cfg['eta'] * b['L_f'].max():.2f}")
 print("every distance within the induction bound:", bool(corollary["within_induction"].all()))
 print("every distance within the printed bound:", bool(corollary["within_paper"].all()))
 last = corollary[corollary["step"] == cfg["steps"]]
@@ -178,7 +183,7 @@ l6.assign(measured=l6["measured"].map("{:.1e}".format), bound=l6["bound"].map("{
 # %% [markdown]
 # ## Lemma 14: the loss goes down
 #
-# With $\eta \le 1/L_f$ -- here $\eta L_f \approx 0.4$, printed above -- projected GD decreases
+# With $\eta \le 1/L_f$ -- here $\eta L_f =$ {glue:text}`eta_Lf` -- projected GD decreases
 # the risk at every step, and Lemma 14 says the approximate path keeps the
 # guarantee up to the error:
 # $\min_l \|G(\hat w^{(l)})\|^2 \le 8\,(L_n(0) - \inf L_n)/(\eta L) + 10\epsilon^2$
@@ -281,9 +286,13 @@ flops = accounting.flop_comparison(cfg)
 flop_slope = float(np.polyfit(np.log(flops["eps"]), np.log(flops["flops_icl"]), 1)[0])
 flops.assign(eps=flops["eps"].map("{:.1e}".format), ratio=flops["ratio"].round(0))
 
+# %% tags=["remove-cell"]
+chapter.glue(flop_ratio_lo=f"{float(flops['ratio'].min()):,.0f}".replace(",", " "),
+             flop_ratio_hi=f"{float(flops['ratio'].max()):,.0f}".replace(",", " "))
+
 # %% [markdown]
-# Running gradient descent inside the transformer costs four to five orders of
-# magnitude more arithmetic than running it directly, and the gap widens as the
+# Running gradient descent inside the transformer costs {glue:text}`flop_ratio_lo`
+# to {glue:text}`flop_ratio_hi` times the arithmetic of running it directly, and the gap widens as the
 # sums of ReLUs get finer -- here more slowly than $\epsilon^{-2}$, because our sums
 # converge faster than Lemma 7's general rate and the fixed layers (the
 # multiplication layers, the MLPs) still weigh in at these sizes. The

@@ -113,8 +113,9 @@ slopes.round(1)
 # terms, a property of $g$ and $R$, not of $H$. The $H^{-1/2}$ of Lemma 7 is a
 # worst case over dimensions and function classes; in one or two variables and
 # with ridge structure the sums are far more economical than the lemma's count.
-# The product costs most: its $C$ of about 200 at $R = 4$ reflects that $t y$
-# reaches 16 on the square and its curvature is spread over the whole range.
+# The product costs most: its $C$ at $R = 4$, {glue:text}`product_C` at the
+# largest $H$, reflects that $t y$ reaches 16 on the square and its curvature is
+# spread over the whole range.
 #
 # ## Sizes that reach a given accuracy
 #
@@ -137,9 +138,14 @@ acc.assign(eps=acc["eps"].map(lambda v: f"{v:.1e}"), C=acc["C"].round(2)).pivot(
 prod = pd.DataFrame([relu_sum_study.smallest_H("product: t·y", e, cfg["R"]) for e in (1e-2, 1e-3)])
 prod.assign(C=prod["C"].round(1), eps=prod["eps"].map(lambda v: f"{v:.1e}"))
 
+# %% tags=["remove-cell"]
+chapter.glue(product_C=f"{float(curve[curve['target'].str.startswith('product')]['C'].iloc[-1]):.0f}",
+             product_H_1e3=str(int(prod.iloc[1]["H"])), product_C_1e3=f"{float(prod.iloc[1]['C']):.0f}")
+
 # %% [markdown]
-# A product of two numbers in $[-4, 4]$ to within $10^{-3}$ takes a few hundred
-# ReLUs with $C \approx 200$ -- possible, as REB says, but the multiplication layer
+# A product of two numbers in $[-4, 4]$ to within $10^{-3}$ takes
+# {glue:text}`product_H_1e3` ReLUs with $C =$ {glue:text}`product_C_1e3` --
+# possible, as REB says, but the multiplication layer
 # does it exactly with one head, which is why ICDL keeps it.
 #
 # ## Ledger
