@@ -164,6 +164,7 @@ def test_every_page_reads_offline(browser):
         rel = page.relative_to(HTML).as_posix()
         seen = None
         for _ in range(2):  # one retry: a cold browser's first load has stalled once in our runs
+            console_errors(driver)  # what a stalled attempt's script left behind is not this load's
             driver.get(f"{base}/{rel}")
             try:
                 seen = driver.execute_async_script(PROBE)
@@ -246,3 +247,19 @@ def test_the_probe_sees_tex_left_in_the_text(browser, tmp_path):
     good.write_text("<html><body><main><p>costs 5 $ and ε = 0.1, min over l</p></main></body></html>")
     driver.get(good.as_uri())
     assert not driver.execute_async_script(PROBE)["raw"]
+
+
+def test_alt_text_is_the_captions_first_sentence():
+    """The book's own Sphinx extension (book/_ext/reader_pages.py) gives a figure the first sentence of its
+    caption as alt text: an abbreviation's full stop (``cf.``, ``Fig.``, ``eq.``) does not end it early (the
+    bug: alt text "Objective 4 (cf."), a long caption is cut with an ellipsis."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reader_pages", ROOT / "book" / "_ext" / "reader_pages.py")
+    pages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pages)
+    assert pages.first_sentence("Objective 4 (cf. ICDL Fig. 7): R2 against layers. Bands: 95 %.") == (
+        "Objective 4 (cf. ICDL Fig. 7): R2 against layers.")
+    left = "Left: the error (eq. 3.8) per layer."
+    assert pages.first_sentence(left + "\nRight: C.") == left
+    assert pages.first_sentence("x " * 200).endswith("…") and len(pages.first_sentence("x " * 200)) == 240

@@ -87,8 +87,9 @@ def test_execute_takes_chapter_ids_of_the_toc_only_and_each_setting_once(capsys)
     assert exc.value.code == 2 and "given twice" in capsys.readouterr().err
     # a value or profile that would make the run's notebook name a path is refused before anything runs: by
     # the chapter's own settings first (in one line naming the setting), by the file-name check behind them
-    for args, named in ((["icgd_linear", "--set", "n=../../x"], "'n'"), (["icgd_linear", "--profile", "../quick"],
-                                                                      "unknown profile '../quick'")):
+    refused = ((["icgd_linear", "--set", "n=../../x"], "n='../../x'"),
+               (["icgd_linear", "--profile", "../quick"], "unknown profile '../quick'"))
+    for args, named in refused:
         with pytest.raises(SystemExit) as exc:
             main(args)
         err = capsys.readouterr().err

@@ -6,6 +6,8 @@ loaded through ``_config.yml``'s ``local_extensions``).
   ``SyntaxError``; the script also names a CDN. The book has no live-code buttons, so both scripts go.
 * **Alt text.** A notebook's figure is an ``<img>`` whose ``alt`` is its own file name; a figure with a
   caption gets the caption's first sentence instead (what a screen reader or a failed load should say).
+* **A theme mode.** Without ``default_mode`` the theme's script reads an empty mode on a first visit and
+  logs an error to the console; the book starts in ``auto`` (the reader's system setting).
 """
 
 from __future__ import annotations
@@ -29,11 +31,20 @@ def drop_thebe(app, pagename, templatename, context, doctree) -> None:
         context["script_files"] = [s for s in context["script_files"] if not _is_thebe(s)]
 
 
+#: words a full stop follows inside a sentence (``cf. ICDL Fig. 7``)
+ABBREVIATIONS = {"cf", "e.g", "i.e", "vs", "eq", "eqs", "Eq", "Eqs", "Fig", "Figs", "Def", "Defs", "sec", "Sec",
+                 "App", "Thm", "al"}
+
+
 def first_sentence(text: str, limit: int = 240) -> str:
-    """The caption's first sentence, on one line (``Figure 3: a. b.`` -> ``Figure 3: a.``), cut at ``limit``."""
+    """The caption's first sentence, on one line (``A (cf. Fig. 7). B.`` -> ``A (cf. Fig. 7).``), cut at
+    ``limit``: a full stop ends it when a capital follows and the word before it is no abbreviation."""
     text = " ".join(text.split())
-    m = re.search(r"(?<=[a-z0-9)\]])\.\s", text)
-    text = text[: m.start() + 1] if m else text
+    for m in re.finditer(r"\.\s+(?=[A-Z(])", text):
+        word = re.search(r"([\w.]+)$", text[: m.start()])
+        if not (word and word.group(1) in ABBREVIATIONS):
+            text = text[: m.start() + 1]
+            break
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -49,7 +60,13 @@ def caption_alt_text(app, doctree, docname) -> None:
                 image["alt"] = alt
 
 
+def default_theme_mode(app, pagename, templatename, context, doctree) -> None:
+    if not context.get("default_mode"):  # the layout's template variable (the book theme has no option for it)
+        context["default_mode"] = "auto"
+
+
 def setup(app):
+    app.connect("html-page-context", default_theme_mode)
     app.connect("html-page-context", drop_thebe)
     app.connect("doctree-resolved", caption_alt_text)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
