@@ -287,10 +287,11 @@ if timing is not None:
 # rest is visible in the figure: the main models' evaluation, with the MLP
 # baselines, could start only after all three main models, and it ran last;
 # ordering the jobs by the longest chain that waits on them, rather than by
-# their own length, would start the main models first. The timed run reproduces
-# every committed model weight, curve and baseline bit for bit (only the
-# recorded times differ), so these are the times of the run behind the
-# chapters' numbers.
+# their own length, would start the main models first. The timed run wrote the
+# committed results of these chapters and reproduced their model weights,
+# curves and baselines bit for bit (only the recorded times differ), so these
+# are the times of the run behind their numbers, except for what a later run of
+# its own part wrote: {glue:text}`timing_reruns`.
 
 # %% [markdown]
 # ## What in-context learning costs (REB)
