@@ -1,5 +1,6 @@
 """Each chapter's .py source and its committed, executed .ipynb are one notebook."""
 
+import re
 from pathlib import Path
 
 import jupytext
@@ -145,6 +146,9 @@ def test_committed_notebooks_carry_the_outputs_of_the_current_code():
         nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
         kinds = {k for c in nb.cells if c.cell_type == "code" for o in c.outputs for k in o.get("data", {})}
         assert "image/png" not in kinds, f"{src.stem}.ipynb has PNG figures: re-execute it"
+        # a progress bar prints rates and times, so every rerun would change the committed notebook
+        streams = "".join(str(o.get("text", "")) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+        assert not re.search(r"\d+/\d+ \[\d+:\d+", streams), f"{src.stem}.ipynb has a progress bar in its outputs"
         resaved = jupytext.writes(jupytext.read(src), fmt="py:percent")
         assert resaved == src.read_text(encoding="utf-8"), f"{src.name} changes when jupytext saves it"
         assert not any(ord(ch) > 127 for c in nb.cells for ch in str(c.metadata.get("mystnb", ""))), (
