@@ -32,7 +32,7 @@ chapters: $(STAMP)
 
 report: $(STAMP)
 	$(BIN)/python -m icdl.repro.ledger book/generated/ledger_table.md book/generated/summary.md
-	$(BIN)/python -m icdl.repro.errata book/generated/errata_entries.md
+	$(BIN)/python -m icdl.repro.errata book/generated/errata_entries.md book/generated/errata_summary.md
 
 html: $(STAMP) report
 	$(BIN)/jupyter-book build . --all -W --keep-going

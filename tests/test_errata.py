@@ -65,3 +65,10 @@ def test_the_page_is_blocks_by_document_not_a_wide_table():
         assert block.count("\nAs printed\n: ") == block.count("\nAs executed\n: ") == 1, e.id
         assert "\nEvidence\n: " in block and e.test in block, e.id
     assert (ROOT / "book" / "errata.md").read_text().count("generated/errata_entries.md") == 1
+
+
+def test_the_summary_line_counts_the_entries_per_document():
+    line = errata.render_summary()
+    assert f">{len(errata.ERRATA)} entries</a>" in line
+    for doc in errata.DOCUMENTS:
+        assert f"{sum(e.document == doc for e in errata.ERRATA)} in {doc}" in line

@@ -155,8 +155,9 @@ def test_a_chapter_runs_all_in_jupyterlab_without_errors(tmp_path):
     # value under the name the prose quotes (jupyterlab-myst shows a {glue:text} role as its name)
     last = [o for o in res["outputs"] if o["html"]][-1]["html"]
     assert "The numbers this page's prose quotes" in last and 'class="status-' in last, last[:500]
-    names = re.findall(r"<td><code>(\w+)</code></td><td>([^<]+)</td>", last)
-    assert names and all(value.strip() for _, value in names), last[:500]
+    names = dict(re.findall(r"<td><code>(\w+)</code></td><td>([^<]+)</td>", last))
+    quoted = set(re.findall(r"\{glue:text\}`(\w+)", (ROOT / "notebooks" / f"{CHAPTER}.py").read_text()))
+    assert quoted <= set(names) and all(v.strip() for v in names.values()), (quoted - set(names), last[:500])
     assert server.returncode is not None  # the server is stopped
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=0.5).close()

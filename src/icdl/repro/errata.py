@@ -379,18 +379,29 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_summary() -> str:
+    """One line for the results at a glance (intro and report): how many entries, per document, linked."""
+    per = ", ".join(f"{sum(e.document == k for e in ERRATA)} in {k}" for k in DOCUMENTS
+                    if any(e.document == k for e in ERRATA))
+    return (f'**Errata:** <a href="errata.html">{len(ERRATA)} entries</a> on slips in the documents ({per}), '
+            "each with what we execute instead and its evidence.\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icdl.repro.errata OUT.md``: write the errata's entries (``make report`` does)."""
+    """``python -m icdl.repro.errata OUT.md [SUMMARY.md]``: write the errata's entries and, if named, the line
+    for the results at a glance (``make report`` does both)."""
     import sys
 
     from .results import atomic_write_text
 
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m icdl.repro.errata OUT.md", file=sys.stderr)
+    if len(args) not in (1, 2):
+        print("usage: python -m icdl.repro.errata OUT.md [SUMMARY.md]", file=sys.stderr)
         return 2
     torch.set_num_threads(1)
     atomic_write_text(Path(args[0]), render())
+    if len(args) == 2:
+        atomic_write_text(Path(args[1]), render_summary())
     return 0
 
 

@@ -370,13 +370,6 @@ def render_summary(folder: Path | None = None) -> str:
             lines.append(f'* <a href="report.html#claim-{r.id}">{_esc(r.source)}</a> — {_esc(r.paper)}: '
                          f'<span class="{status_class(r.status)}"><b>{_esc(r.status)}</b></span>')
         lines.append("")
-    from .errata import DOCUMENTS as ERRATA_DOCUMENTS
-    from .errata import ERRATA
-
-    per = ", ".join(f"{sum(e.document == k for e in ERRATA)} in {k}" for k in ERRATA_DOCUMENTS
-                    if any(e.document == k for e in ERRATA))
-    lines += [f'**Errata:** <a href="errata.html">{len(ERRATA)} entries</a> on slips in the documents ({per}), '
-              "each with what we execute instead and its evidence.", ""]
     return "\n".join(lines)
 
 
