@@ -63,7 +63,7 @@ def test_the_page_is_blocks_by_document_not_a_wide_table():
     for e in errata.ERRATA:
         block = text.split(f"(erratum-{e.id})=", 1)[1].split("(erratum-", 1)[0]
         assert block.count("\nAs printed\n: ") == block.count("\nAs executed\n: ") == 1, e.id
-        assert "\nEvidence\n: " in block and e.test in block, e.id
+        assert "\nEvidence\n: " in block and e.test in block.replace("<wbr>", ""), e.id
     assert (ROOT / "book" / "errata.md").read_text().count("generated/errata_entries.md") == 1
 
 

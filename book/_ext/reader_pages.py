@@ -45,7 +45,7 @@ def first_sentence(text: str, limit: int = 240) -> str:
         if not (word and word.group(1) in ABBREVIATIONS):
             text = text[: m.start() + 1]
             break
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + " …"
 
 
 def caption_alt_text(app, doctree, docname) -> None:

@@ -362,7 +362,10 @@ def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
 
 
 def render() -> str:
-    """The entries as MyST markdown: a section per document, a block per entry with its anchor."""
+    """The entries as MyST markdown: a section per document, a block per entry with its anchor (the guarding
+    test's id may wrap after its separators, so a phone does not scroll sideways)."""
+    from .ledger import breakable
+
     claims = _claim_rows()
     lines = []
     for doc, title in DOCUMENTS.items():
@@ -375,7 +378,8 @@ def render() -> str:
             lines += [f"(erratum-{e.id})=", f"### {e.where}", "",
                       "As printed", f": {e.printed}", "",
                       "As executed", f": {e.executed}", "",
-                      "Evidence", f": {evidence(e, claims)}. Shown in {chapter}; guarded by `{e.test}`.", ""]
+                      "Evidence", f": {evidence(e, claims)}. Shown in {chapter}; guarded by "
+                                  f"<code>{breakable(e.test)}</code>.", ""]
     return "\n".join(lines) + "\n"
 
 

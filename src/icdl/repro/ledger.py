@@ -173,7 +173,10 @@ class Ledger:
                         f"{math_html(c.source)}</a></td>"
                         f'<td data-label="paper">{math_html(c.paper)}</td><td data-label="ours">{html.escape(r.ours)}'
                         f'</td><td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>'
-                        f'{_deviation(r.claim)}</td><td data-label="run">{html.escape(r.profile)}</td></tr>')
+                        f'</td><td data-label="run">{html.escape(r.profile)}</td></tr>')
+            if r.claim in DEVIATIONS:  # the change of setting on a row of its own, the table's full width
+                rows.append(f'<tr class="deviation"><td colspan="5" data-label="deviation">'
+                            f"<small><i>{html.escape(DEVIATIONS[r.claim])}</i></small></td></tr>")
         return HTML('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
                     "<th>status</th><th>run</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
                     "<p class=\"claims-box-note\"><small>run: the profile whose numbers the row shows (the report "
@@ -316,7 +319,7 @@ def render_report(folder: Path | None = None) -> str:
             lines += [f"## {title}", ""]
             for r in part.itertuples():
                 lines.append(f'* **{r.source}** ({chapter_link(r.chapter)}, <a href="#claim-{r.id}">details</a>): '
-                             f"{r.ours}. *{r.note or 'no registered reason'}*")
+                             f"{r.ours}. *{_commands_as_code(r.note) or 'no registered reason'}*")
             lines.append("")
     lines += ["## Every claim, by document", ""]
     df = df.assign(document=df["id"].map(document))
@@ -330,7 +333,15 @@ def render_report(folder: Path | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _breakable(test: str) -> str:
+def _commands_as_code(text: str) -> str:
+    """``python -m …`` commands inside a note as code, so the page shows them as typed (in prose the
+    typographer would turn their ``--`` into a dash)."""
+    import re
+
+    return re.sub(r"(python -m [\w.]+(?: --?[\w-]+(?: (?!--)[\w./,]+)?)*)", r"`\1`", text)
+
+
+def breakable(test: str) -> str:
     """A test id that may wrap after its path separators and underscores, never inside a word."""
     return "".join(f"{_esc(ch)}<wbr>" if ch in "/_:" else _esc(ch) for ch in test)
 
@@ -340,7 +351,7 @@ def _claim_block(r) -> str:
     the paper says, ours, the criterion, and the statuses per profile, the chapter and the guarding test."""
     chapter = (f'<a href="../notebooks/{r.chapter}.html">{math_html(chapter_title(r.chapter))}</a>' if r.chapter
                else "no chapter yet")
-    test = f"<code>{_breakable(r.test)}</code>" if r.test else "no test yet"
+    test = f"<code>{breakable(r.test)}</code>" if r.test else "no test yet"
     return (f'<div class="claim" id="claim-{r.id}">'
             f'<p class="claim-head"><span class="{status_class(r.status)}"><b>{_esc(r.status)}</b></span> '
             f"{math_html(r.source)} <small>({_esc(r.id)})</small></p>"
