@@ -175,8 +175,8 @@ class Ledger:
                         f'</td><td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>'
                         f'</td><td data-label="run">{html.escape(r.profile)}</td></tr>')
             if r.claim in DEVIATIONS:  # the change of setting on a row of its own, the table's full width
-                rows.append(f'<tr class="deviation"><td colspan="5" data-label="deviation">'
-                            f"<small><i>{html.escape(DEVIATIONS[r.claim])}</i></small></td></tr>")
+                rows.append(f'<tr class="deviation"><td colspan="5">'
+                            f"<small><i>deviation: {html.escape(DEVIATIONS[r.claim])}</i></small></td></tr>")
         return HTML('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
                     "<th>status</th><th>run</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
                     "<p class=\"claims-box-note\"><small>run: the profile whose numbers the row shows (the report "
