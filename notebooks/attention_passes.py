@@ -211,7 +211,7 @@ ledger.record("icdl-lemma2",
               criterion="measured ‖p̂(j) − p(j)‖ ≤ bound (3.8) in every case; exact for r = ReLU",
               values={"bounds_held": float(c2["within"]), "relu_error": max(relu_errs)},
               passed=c2["within"] and max(relu_errs) < 1e-12,
-              note="value reads t_s (see text); B_θ = 1 + K C₁ measured in icgd_transformer")
+              note="value reads $t_s$ (see text); $B_\\theta = 1 + K C_1$ measured in the Theorem 1 chapter")
 ledger.record("icdl-lemma3",
               ours=f"{c3['cases']} cases: error/bound {c3['min_ratio']:.2f}–{c3['max_ratio']:.2f}",
               criterion="measured |r̂'(j)[k] − r'(j)[k]| ≤ bound (3.12) in every case",

@@ -88,7 +88,7 @@ fig = figures.plot_icl_depth(data["table"], data["baselines"])
 
 # %%
 gains = depth.gains(data["table"])
-chapter.table(gains)
+chapter.table(depth.gains_shown(data["table"]))
 
 # %% tags=["remove-cell"]
 by_depth = data["table"].groupby(["attention", "n_layer"])["r2"].mean()
@@ -98,7 +98,7 @@ chapter.glue(depth_on=depth_on, depth_min_gain=f"{gains['gain'].min():+.3f}",
              **{f"depth_weakest_{a}": str(int(by_depth[a].idxmin())) for a in ("relu", "softmax")})
 
 # %% [markdown]
-# `gain` is the deepest model's R² minus the shallowest's at the same number of
+# The gain is the deepest model's R² minus the shallowest's at the same number of
 # examples: {glue:text}`depth_gain_relu` for ReLU attention and
 # {glue:text}`depth_gain_softmax` for softmax. Depth need not help step by step
 # either: the weakest ReLU model has {glue:text}`depth_weakest_relu` layers and

@@ -84,7 +84,7 @@ chapter.table(pl["summary"])
 # alone and together with the shortcut, at a few positions:
 
 # %%
-chapter.table(pl["shortcut"].iloc[[0, 4, 9, 17, -1]])
+chapter.table(plateau.shortcut_shown(pl["shortcut"], [0, 4, 9, 17, -1]))
 
 # %% tags=["remove-cell"]
 chapter.glue(plateau_on=plateau_on, **plateau.glue_values(pl["summary"], pl["shortcut"]))

@@ -108,7 +108,7 @@ pd.DataFrame(rows)
 # (Lemma 4), and the products in $s$ by element-wise multiplication layers
 # (Lemma 5). {numref}`fig-lemma1-recursion` shows which term feeds which.
 
-# %% mystnb={"figure": {"caption": "The terms of ICDL Lemma 1 for N = 4 and the order in which they are computed: the forward pass, the derivatives r'(j) read off it, the backward recursion (3.6) that starts from the loss derivative u, and the gradient blocks (3.7), each formed from one s(j) and one p(j-1).", "name": "fig-lemma1-recursion"}}
+# %% mystnb={"figure": {"caption": "The terms of ICDL Lemma 1 for N = 4 and the order in which they are computed: the forward pass, the derivatives $r'(j)$ read off it, the backward recursion (3.6) that starts from the loss derivative u, and the gradient blocks (3.7), each formed from one $s(j)$ and one $p(j-1)$.", "name": "fig-lemma1-recursion"}}
 fig = figures.plot_lemma1_recursion(N=4)
 
 # %% [markdown]
@@ -164,7 +164,7 @@ print("largest relative deviation below 1e-12:", max_dev < 1e-12)
 # range. {numref}`fig-layer-grad-norms` shows the norm of each layer's block of
 # $\nabla L_n$ for a deep network at several weight scales.
 
-# %% mystnb={"figure": {"caption": "Norm of the layer-j block of the gradient (that is, the average of A_i(j)) for a deep network, per activation and weight scale s (weights N(0, $s^2$/fan-in)); squared loss, random targets. Sigmoid ($r' \\le 1/4$) shrinks the blocks of early layers by orders of magnitude; ReLU networks at s = 2 and s = 4 have blocks that are orders of magnitude larger at every layer; tanh stays moderate here.", "name": "fig-layer-grad-norms"}}
+# %% mystnb={"figure": {"caption": "Norm of the layer-j block of the gradient (that is, the average of $A_i(j)$) for a deep network, per activation and weight scale s (weights N(0, $s^2$/fan-in)); squared loss, random targets. Sigmoid ($r' \\le 1/4$) shrinks the blocks of early layers by orders of magnitude; ReLU networks at s = 2 and s = 4 have blocks that are orders of magnitude larger at every layer; tanh stays moderate here.", "name": "fig-layer-grad-norms"}}
 norms = layer_gradient_norms(**cfg)
 fig = figures.plot_layer_gradient_norms(norms)
 
@@ -222,15 +222,15 @@ print(f"explicit / autograd time: {ratio_explicit:.2f} (target: < 3)")
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ledger.record("icdl-def1", ours="icdl.networks: bias-free, activation on every layer, eq. 3.2 order",
-              criterion="w round-trips through V_1..V_N (here); equals a bias-free torch MLP (test)",
+              criterion="$w$ round-trips through $V_1, \\dots, V_N$ (here); equals a bias-free torch MLP (test)",
               values={"held": float(round_trip)})
-ledger.record("icdl-def2", ours="D_j = counts of the matrices for all tested (N, K, d)",
+ledger.record("icdl-def2", ours="$D_j$ = the counts of the matrices for every tested $(N, K, d)$",
               criterion="exact equality with Def. 2's closed forms", values={"held": float(counts_ok)})
 ledger.record("icdl-lemma1", ours=f"max relative deviation {max_dev:.0e} over {len(grid)} cases",
               criterion="‖Lemma 1 − autograd‖ ≤ 1e-12 ‖autograd‖ (float64)", value=max_dev, passed=max_dev < 1e-12)
 dxdy = float(grid["rel_dev"].max())  # the whole grid has d_x = 5 ≠ d_y = 3
-ledger.record("icdl-lemma15", ours=f"max relative deviation {dxdy:.0e} with d_x = 5, d_y = 3",
-              criterion="same criterion with d_x ≠ d_y", value=dxdy, passed=dxdy < 1e-12)
+ledger.record("icdl-lemma15", ours=f"max relative deviation {dxdy:.0e} with $d_x = 5$, $d_y = 3$",
+              criterion="same criterion with $d_x \\ne d_y$", value=dxdy, passed=dxdy < 1e-12)
 ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 

@@ -112,7 +112,7 @@ arch = Architecture(cfg["N"], cfg["K"], cfg["d"], cfg["d"])
 print(f"N = {cfg['N']}, K = {cfg['K']}, d = {cfg['d']}, n = {cfg['n']}, L = {cfg['steps']} steps, "
       f"η = {cfg['eta']}, B_w = {cfg['B_w']}: {(2 * cfg['N'] + 4) * cfg['steps']} layers")
 
-# %% mystnb={"figure": {"caption": "The transformer of Theorem 1 against projected gradient descent. Left: in-context risk along $\\hat w^{(l)}$ (markers) and along GD (line), mean over prompts, for sums of H ReLUs. Right: the largest distance between the two paths (solid) against Corollary 1.1's bound as printed (dotted) and the bound the induction gives with the step size $\\eta$ (dashed), both with the a-priori $\\varepsilon$ of Theorem 1's proof and the estimated L_f.", "name": "fig-icgd-transformer"}}
+# %% mystnb={"figure": {"caption": "The transformer of Theorem 1 against projected gradient descent. Left: in-context risk along $\\hat w^{(l)}$ (markers) and along GD (line), mean over prompts, for sums of H ReLUs. Right: the largest distance between the two paths (solid) against Corollary 1.1's bound as printed (dotted) and the bound the induction gives with the step size $\\eta$ (dashed), both with the a-priori $\\varepsilon$ of Theorem 1's proof and the estimated $L_f$.", "name": "fig-icgd-transformer"}}
 fig = figures.plot_icgd_transformer_paths(study["steps"], corollary)
 
 # %% [markdown]
@@ -330,7 +330,7 @@ reb[reb["w"] == 2.0][["N", "L_f (REB)", "1024 N", "our D"]].round(4)
 ledger.record("icdl-thm1",
               ours=f"(2N+4)L = {size['layers']} layers built and run (N = {cfg['N']}, K = {cfg['K']}, d = {cfg['d']}, "
                    f"n = {cfg['n']}, L = {cfg['steps']}); one-step deviation / ηε = {t1['ratio'].min():.3f}–"
-                   f"{t1['ratio'].max():.3f}; D = {size['D']}; heads ∝ ε^{heads_eps['slope']:.2f}",
+                   f"{t1['ratio'].max():.3f}; D = {size['D']}; heads $\\propto \\epsilon^{{{heads_eps['slope']:.2f}}}$",
               criterion="every block's deviation from an exact projected GD step ≤ η ε (ε from Lemmas 2–6); "
                         "heads grow no faster than ε⁻²",
               values={"bounds_held": float(t1["within"].all()), "heads_slope": heads_eps["slope"]},
@@ -339,32 +339,34 @@ ledger.record("icdl-thm1",
 ledger.record("icdl-cor1.1",
               ours=f"max distance after {cfg['steps']} steps {last['deviation'].max():.1e}; "
                    f"induction bound {last['induction'].min():.1e}; printed bound {last['paper'].min():.1e}",
-              criterion="‖ŵ^l − w_GD^l‖ within L_f⁻¹(1 + nL_f)^l ε for every l and H (L_f estimated from below)",
+              criterion="$\\lVert \\hat w^{(l)} - w_{\\mathrm{GD}}^{(l)} \\rVert \\le L_f^{-1}(1 + nL_f)^l \\epsilon$ for every $l$ and $H$ "
+                        "($L_f$ estimated from below)",
               values={"held": float(corollary["within_paper"].all() and corollary["within_induction"].all())},
-              note="the induction gives (1 + ηL_f)^l; the printed n in place of η is a weaker bound")
+              note="the induction gives $(1 + \\eta L_f)^l$; the printed $n$ in place of $\\eta$ is a weaker bound")
 ledger.record("icdl-lemma6",
               ours=f"measured/bound {l6['ratio'].min():.2f}–{l6['ratio'].max():.2f} over H and layers",
               criterion="|ŝ(j)[k] − s(j)[k]| ≤ the Lemma 6 recursion evaluated with the sums' errors",
               values={"held": float(l6["within"].all())})
 ledger.record("icdl-lemma14",
               ours=f"risk decreases at every step for all {len(l14)} (H, prompt) pairs; gradient-mapping bound holds",
-              criterion="L_n(ŵ^(l)) non-increasing as for GD (η L_f < 1); min‖G‖² ≤ 8 L_n(0)/(ηL) + 10ε²",
+              criterion="$L_n(\\hat w^{(l)})$ non-increasing as for GD ($\\eta L_f < 1$); "
+                        "$\\min_l \\lVert G \\rVert^2 \\le 8 L_n(0)/(\\eta L) + 10\\epsilon^2$",
               values={"held": float(l14["hat_decreasing"].all() and l14["gd_decreasing"].all()
                                     and l14["within"].all())})
 ledger.record("reb-width",
               ours=f"D = {size['D']} for N = {cfg['N']}, K = {cfg['K']}, d = {cfg['d']}; REB formula {size['reb_width']}",
               criterion="built embedding width ≤ NK² + 3NK + 3K", value=size["D"] - size["reb_width"],
               passed=size["D"] <= size["reb_width"],
-              note=f"plus the projection MLP's {size['mlp_hidden']} hidden units (D_w)")
+              note=f"plus the projection MLP's {size['mlp_hidden']} hidden units ($D_w$)")
 ledger.record("reb-sigmoid-constants",
-              ours=f"our L_f estimate {b['L_f'].max():.3f} ≤ N(w/4)^(2(N−1)) = {L_f_reb:.3f} (K = {cfg['K']}); "
-                   f"our width for K = 32: {int(reb['our D'].max())} ≤ 1024N",
-              criterion="the formula bounds our estimated L_f; our K = 32 width is at most 1024 N",
+              ours=f"our $L_f$ estimate {b['L_f'].max():.3f} ≤ $N(w/4)^{{2(N-1)}}$ = {L_f_reb:.3f} (K = {cfg['K']}); "
+                   f"our width for K = 32: {int(reb['our D'].max())} ≤ 1024 N",
+              criterion="the formula bounds our estimated $L_f$; our K = 32 width is at most 1024 N",
               values={"held": float(L_f_reb >= b["L_f"].max() and (reb["our D"] <= reb["1024 N"]).all())},
               note="evaluated at K = 4, not K = 32 (Hessian of a 1000-weight network not estimated)")
 ledger.record("reb-complexity",
               ours=f"forward pass {flops['ratio'].min():.0f}–{flops['ratio'].max():.0f}× the FLOPs of {cfg['steps']} "
-                   f"direct GD steps; ICL FLOPs ∝ ε^{flop_slope:.2f}",
+                   f"direct GD steps; ICL FLOPs $\\propto \\epsilon^{{{flop_slope:.2f}}}$",
               criterion="ICL costs orders of magnitude more than direct GD (ratio > 100) and grows no faster "
                         "than ε⁻² as the sums refine",
               value=flops["ratio"].min(), values={"flops_slope": flop_slope},

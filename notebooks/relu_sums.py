@@ -98,7 +98,7 @@ print(f"sigmoid with H = {f.H}: max ||a_h||_1 = {float(f.A.abs().sum(1).max()):.
 # the $H^{-1/2}$ rate of Lemma 7. ($u$ for the squared loss is exact with two ReLUs
 # and is not drawn.)
 
-# %% mystnb={"figure": {"caption": "Left: sup error of the sums of ReLUs against the number of ReLUs H on [-R, R]^k, R = 4, for the activations, their derivatives, the loss derivatives u (k = 2) and the product (k = 2); dashed: the H^(-1/2) rate of ICDL Lemma 7, dotted: H^(-2). Right: the achieved C, which settles to a constant as H grows.", "name": "fig-relu-sum-errors"}}
+# %% mystnb={"figure": {"caption": "Left: sup error of the sums of ReLUs against the number of ReLUs H on $[-R, R]^k$, R = 4, for the activations, their derivatives, the loss derivatives u (k = 2) and the product (k = 2); dashed: the $H^{-1/2}$ rate of ICDL Lemma 7, dotted: $H^{-2}$. Right: the achieved C, which settles to a constant as H grows.", "name": "fig-relu-sum-errors"}}
 curve = relu_sum_study.error_curve(R=cfg["R"], H_max=cfg["H_max"])
 fig = figures.plot_relu_sum_errors(curve)
 
@@ -155,9 +155,9 @@ sig = acc[(acc["target"] == "sigmoid") & (acc["eps_goal"] == 1e-5)].iloc[0]
 worst_slope = float(slopes.max())
 C_growth = curve.groupby("target")["C"].agg(lambda c: c.iloc[-1] / c.iloc[-2])
 ledger.record("icdl-lemma7",
-              ours=f"sup error ∝ H^{worst_slope:.1f} or faster for all {len(slopes)} targets; C settles "
+              ours=f"sup error $\\propto H^{{{worst_slope:.1f}}}$ or faster for all {len(slopes)} targets; C settles "
                    f"(last doubling of H changes C by ≤ {100 * float((C_growth - 1).abs().max()):.1f} %)",
-              criterion="exact Def. 4 constraints; error falls at least as fast as H^(−1/2); C bounded in H",
+              criterion="exact Def. 4 constraints; error falls at least as fast as $H^{-1/2}$; C bounded in H",
               value=worst_slope, values={"c_change": float((C_growth - 1).abs().max())},
               passed=worst_slope <= -0.5 and float((C_growth - 1).abs().max()) < 0.05)
 ledger.record("reb-sigmoid-sum", ours=f"sigmoid on [−{cfg['R']:g}, {cfg['R']:g}]: ε = {sig['eps']:.1e} with H = {int(sig['H'])}, "

@@ -156,7 +156,7 @@ sep.assign(min_separation=sep["min_separation"].map("{:.1e}".format))
 # %%
 study = softmax_study.fit_study(cfg)
 one_step, paths = study["one_step"], study["paths"]
-one_step.round(4)
+chapter.table(softmax_study.one_step_shown(one_step), digits=4)
 
 # %% [markdown]
 # Theorem 2 promises any accuracy once the blocks are large enough. Our criterion,
@@ -199,9 +199,9 @@ ref_obj = show_reference(softmax_study.PROFILES, "fits")
 ref_trend = None
 if ref_obj is not None:
     ref_one, ref_paths = pd.DataFrame(ref_obj["data"]["one_step"]), pd.DataFrame(ref_obj["data"]["paths"])
-    ref_one["relative"] = ref_one["mean_error"] / ref_one["mean_step"]
+    ref_one = softmax_study.one_step_shown(ref_one)
     ref_trend = softmax_study.width_trend(ref_one)
-    display(ref_one.round(4))
+    display(chapter.table(ref_one, digits=4))
     chapter.glue(ref_slope=round(ref_trend["slope"], 2), ref_widest=round(100 * ref_trend["widest"], 1),
                  ref_narrowest=round(100 * ref_trend["narrowest"], 1), ref_widest_hidden=ref_trend["widest_hidden"])
 
@@ -249,7 +249,7 @@ ledger.record("icdl-lemma16",
                    f"D = {int(errors['D'].iloc[-1])} ≤ bound {errors['bound'].iloc[-1]:.3f}; error ∝ 1/D",
               criterion="f∘Q within L√(dn)B/D at every D (the proof's step 1 and 2, executed)",
               values={"held": float((errors["max_error"] <= errors["bound"]).all())},
-              note="step 3 (the look-up FF on D^{dn} cells) not built: its size is shown instead")
+              note="step 3 (the look-up FF on $D^{dn}$ cells) not built: its size is shown instead")
 ledger.record("icdl-lemma17",
               ours=f"{int(sep['pairs'].sum())} (context, token) pairs in {len(sep)} grids: all separated; "
                    f"smallest δ {sep['min_separation'].min():.0e}",

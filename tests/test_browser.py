@@ -50,8 +50,11 @@ function finish() {
 const RAW_TEX = new RegExp([String.raw`\\\(`, String.raw`\\\[`, String.raw`\$\$`, String.raw`\\begin\{`,
   String.raw`\\frac`, String.raw`\\mathbb`, String.raw`\$\\[a-zA-Z]+`,
   String.raw`\\(?:epsilon|eta|min|max|sum|hat|mathrm|nabla|sigma|le|ge|cdot|infty)(?![a-zA-Z])`,
-  // pseudo-LaTeX written as text: a subscript or superscript in braces (y_{n+1}, e^{-t/2})
-  String.raw`[A-Za-z0-9)]_\{`, String.raw`[A-Za-z0-9)]\^\{`].join("|"), "g");
+  // pseudo-LaTeX written as text: a subscript or superscript in braces (y_{n+1}, e^{-t/2}), a one-letter name
+  // with an underscore subscript (d_x, L_f, |W_out|), a caret power (H^-1.8, H^(−1/2)); the same pattern as
+  // tests/test_notebooks.py's PSEUDO_MATH for the figures' text
+  String.raw`[A-Za-z0-9)]_\{`, String.raw`[A-Za-z0-9)]\^\{`,
+  String.raw`(?<![\w/.\-])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9({]`, String.raw`[A-Za-z0-9)\]}|]\^[-−+(0-9A-Za-z]`].join("|"), "g");
 function inspect() {
   const main = document.querySelector("main") || document.body;
   const clone = main.cloneNode(true);
@@ -243,8 +246,14 @@ def test_the_probe_sees_tex_left_in_the_text(browser, tmp_path):
     pseudo.write_text("<html><body><main><p>columns y_{n+1} = 0 and e^{-t/2}</p></main></body></html>")
     driver.get(pseudo.as_uri())
     assert len(driver.execute_async_script(PROBE)["raw"]) == 2
+    plain = tmp_path / "plain.html"  # the report's "ours" strings before they were typeset
+    plain.write_text("<html><body><main><p>sup error ∝ H^-1.8; our L_f estimate; heads ∝ ε^-0.49; "
+                     "largest |W_out|</p></main></body></html>")
+    driver.get(plain.as_uri())
+    assert len(driver.execute_async_script(PROBE)["raw"]) == 4
     good = tmp_path / "fine.html"
-    good.write_text("<html><body><main><p>costs 5 $ and ε = 0.1, min over l</p></main></body></html>")
+    good.write_text("<html><body><main><p>costs 5 $ and ε = 0.1, min over l; results/gpt_scale/scale.json, "
+                    "icdl.gpt_icl, ε⁻²</p></main></body></html>")
     driver.get(good.as_uri())
     assert not driver.execute_async_script(PROBE)["raw"]
 

@@ -436,6 +436,32 @@ def test_stage_timeline_numbers(num_regression):
                          default_tolerance={"rtol": 1e-9, "atol": 0}, basename="stage_timeline")
 
 
+def test_the_timeline_labels_fit_their_bars():
+    """Every job's label in the committed timeline sits inside its own bar and overlaps no other label (the
+    bug: "main N=3" and "main N=6" printed across each other on two ten-minute bars)."""
+    from icdl.figures.experiments import plot_stage_timeline
+    from icdl.gpt_icl.pipeline import stage_times
+    from icdl.repro.results import load_result
+
+    st = stage_times(load_result(HERE.parent / "results" / "computation" / "timing.reference.json")["data"])
+    with figures.style():
+        fig = plot_stage_timeline(st, 120)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        labels = [t for t in ax.texts if not t.get_text().strip().endswith("min")]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        bars = [p.get_window_extent(renderer) for p in ax.patches]
+        assert len(labels) == len(st) == len(bars)
+        for t, box in zip(labels, boxes):
+            bar = next(b for b in bars if b.x0 - 1 <= (box.x0 + box.x1) / 2 <= b.x1 + 1
+                       and b.y0 <= (box.y0 + box.y1) / 2 <= b.y1)
+            assert box.x0 >= bar.x0 - 1 and box.x1 <= bar.x1 + 1, t.get_text()
+        for i, a in enumerate(boxes):
+            assert not any(a.overlaps(b) for b in boxes[i + 1:]), labels[i].get_text()
+        plt.close(fig)
+
+
 def test_committed_reference_numbers(num_regression):
     """The numbers behind the reference figures, read from the committed result files: a result replaced
     by a rerun that changed them (on purpose or not) fails here until the baseline is regenerated and the

@@ -32,6 +32,16 @@ def test_judge_depth_both_sides():
     assert "relu @15: -0.050" in loss["ours"]
 
 
+def test_the_gains_table_shows_signed_gains_beside_the_depths_they_compare():
+    """The chapter's table: the gain with its sign (a minus sign, not a hyphen), the R² of the shallowest and
+    the deepest model headed by their layer counts (found from the data: rows come 10, 4, 6)."""
+    shown = depth.gains_shown(_table({"softmax": {10: 0.79, 4: 0.80, 6: 0.85}, "relu": {10: 0.90, 4: 0.80}}))
+    assert list(shown.columns) == ["attention", "examples", "gain", "R², 4 layers", "R², 10 layers"]
+    row = shown.set_index(["attention", "examples"])
+    assert row.loc[("softmax", 15), "gain"] == "−0.010" and row.loc[("relu", 30), "gain"] == "+0.100"
+    assert row.loc[("softmax", 15), "R², 10 layers"] == "0.790" and row.loc[("relu", 15), "R², 4 layers"] == "0.800"
+
+
 def test_depth_results_load_under_one_column_name():
     """A result written when the column was still called ``position`` reads as ``examples`` (the same number:
     examples before the query); a current one is left as it is."""

@@ -50,3 +50,14 @@ def test_benchmark_glue_reads_ranges_and_the_room_a_2x_target_leaves():
     g = measure.benchmark_glue({"cases": [case(5, 1.3, 0.8), case(20, 2.5, 1.5)]})
     assert (g["mlp_over_roofline_lo"], g["mlp_over_roofline_hi"]) == ("1.3", "2.5")
     assert g["mlp_products_roofline_20"] == "1.5" and g["mlp_left_20"] == "0.5" and g["mlp_left_5"] == "1.2"
+    # the verdict the prose quotes, on both sides of the target (2.0 itself is met: "at most")
+    assert g["mlp_target"] == "2" and g["mlp_target_verdict"] == "met at 5 examples; missed at 20 examples"
+    both = measure.benchmark_glue({"cases": [case(39, 2.0, 1.0), case(5, 1.1, 0.5), case(20, 2.01, 1.0)]})
+    assert both["mlp_target_verdict"] == "met at 5 and 39 examples; missed at 20 examples"
+    assert measure.benchmark_glue({"cases": [case(5, 3.0, 1.0)]})["mlp_target_verdict"] == "missed at 5 examples"
+    # the table the appendix shows: one column per case, in the file's order, each measure's values under it
+    # (a transpose that pairs a case with another's numbers, or a case label off by one, moves these)
+    shown = measure.benchmark_shown({"cases": [case(5, 1.3, 0.8), case(20, 2.5, 1.5)]}).set_index("measure")
+    assert list(shown.columns) == ["5 examples × 10 prompts", "20 examples × 10 prompts"]
+    assert shown.loc["over roofline"].tolist() == [1.3, 2.5] and shown.loc["batched s"].tolist() == [1.3, 2.5]
+    assert "examples" not in shown.index and "prompts" not in shown.index

@@ -214,3 +214,17 @@ def test_the_judged_run_starts_from_the_main_studys_committed_models():
         assert later != pytest.approx(ours, abs=1e-6)  # and the longer training did change the model
         checked += 1
     assert checked == 2 * len(cfg["depths"])
+
+
+def test_the_prose_verdicts_are_the_ledgers():
+    """The words the chapter's prose uses for each claim ("holds", "fails") come from the same judge as the
+    ledger, for the committed reference: a prose verdict typed once and left behind by a rerun (or a judge
+    that flipped a sign) would disagree here."""
+    from icdl.repro.results import load_result, project_root
+
+    sc = scale.from_result(load_result(project_root() / "results" / "gpt_scale" / "scale.reference.json"))
+    glue = scale.glue_values(sc, scale.PROFILES.resolve("reference"))
+    judged = scale.judge(sc["fits"], sc["trend"], sc["points"], sc["shift"])
+    assert judged and all(glue[f"scale_verdict_{e['claim'].replace('-', '_')}"] == ("holds" if e["passed"] else "fails")
+                          for e in judged)
+    assert glue["scale_obj1_tolerance"] == f"{objectives.CRITERIA['obj1_tolerance']:g}"

@@ -289,3 +289,23 @@ def test_claim_formulas_are_math_for_mathjax_and_unpaired_dollars_are_refused():
             outside = "".join(text.split("$")[::2])
             math_html(text)
             assert not re.search(r"[A-Za-z0-9)][_^]\{", outside), f"{c.id}: pseudo-LaTeX outside $…$: {text}"
+
+
+def test_every_committed_records_text_writes_its_formulas_as_math():
+    """What the report and the claims boxes show of each stored record (ours, criterion, note) and of each
+    registered deviation, mismatch reason and known failure sets its formulas as $…$ (typeset there), not as
+    ``L_f``, ``H^-1.8`` or ``|W_out|`` in plain characters; and every such text has paired dollars."""
+    from conftest import pseudo_math
+
+    from icdl.repro.claims import DEVIATIONS, KNOWN_FAILURES, MISMATCHES
+    from icdl.repro.ledger import math_html
+
+    texts = [(f"{r.claim} {field}", getattr(r, field)) for r, _ in load_records() for field in ("ours", "criterion", "note")]
+    texts += [(f"deviation {k}", v) for k, v in DEVIATIONS.items()]
+    texts += [(f"known failure {k}", v) for k, v in KNOWN_FAILURES.items()]
+    texts += [(f"mismatch {m.claim}", m.reason) for m in MISMATCHES.values()]
+    bad = []
+    for where, text in texts:
+        math_html(text)  # paired dollars, or this raises naming the text
+        bad += [f"{where}: {hit!r}" for hit in pseudo_math(text)]
+    assert not bad, "\n".join(bad)

@@ -9,6 +9,8 @@ import pytest
 
 from icdl.repro.execute import chapters
 
+from conftest import pseudo_math
+
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = [ROOT / "notebooks" / f"{name}.py" for name in chapters(ROOT)]
 
@@ -163,6 +165,31 @@ def svg_text_sizes(svg: str) -> tuple[float, list[float]]:
     width_pt = float(re.search(r'<svg[^>]*\swidth="([0-9.]+)pt"', svg).group(1))
     sizes = [100 * float(m) for m in re.findall(r"scale\(([0-9.]+) -\1\)", svg)]
     return width_pt / 72, sizes
+
+
+def test_figure_text_has_no_math_as_plain_text():
+    """Every text a committed figure draws (tick labels, axis labels, legends, titles, annotations; matplotlib
+    writes each as a comment beside its glyphs) sets its formulas as mathtext, not as ``H^(−1/2)`` or
+    ``ε_r`` in plain characters."""
+    found = []
+    for src in CHAPTERS:
+        nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
+        for i, c in enumerate(nb.cells):
+            for o in c.get("outputs", []):
+                svg = o.get("data", {}).get("image/svg+xml")
+                for text in re.findall(r"<!-- (.*?) -->", svg or ""):
+                    found += [f"{src.stem} cell {i}: {text!r} ({hit!r})" for hit in pseudo_math(text)]
+    assert not found, "\n".join(found)
+
+
+def test_the_pseudo_math_check_sees_plain_formulas_and_spares_words():
+    """The check itself, on the bugs it was written for and on the text it must leave alone."""
+    for bad in ("Lemma 7 rate ∝ H^(−1/2)", "sup error ∝ H^-1.8", "ε_r of the sum", "max |w_explicit − w|",
+                "L_f estimate", "(1 + nL_f)^l", "y_{n+1}", r"\hat w"):
+        assert pseudo_math(bad), bad
+    for fine in ("$\\propto H^{-1/2}$", "results/gpt_scale/scale.json", "icdl.gpt_icl", "snake_case name",
+                 "R² at k = 40", "$\\mathdefault{10^{-2}}$", "ε⁻²", "x̄ and ȳ"):
+        assert not pseudo_math(fine), fine
 
 
 def test_figure_text_is_legible_at_the_books_width():

@@ -500,6 +500,17 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     assert "<th>token 1</th>" in labels
     pivot = frame_html(pd.DataFrame([[1.0]], index=pd.Index([10], name="N"), columns=pd.Index([100.0], name="R")))
     assert "<th>R</th>" in pivot and "<th>N</th>" in pivot
+    # grouped columns (ours beside the paper's) with a named index: two header rows, not three (the bug: the
+    # index name on a row of its own)
+    part = pd.DataFrame({"test_mse": [0.1]}, index=pd.Index([1], name="run"))
+    grouped = frame_html(pd.concat({"ours": part, "paper": part}, axis=1))
+    assert grouped.split("</thead>")[0].count("<tr") == 2 and "<th>run</th>" in grouped
+    # a formula in a header or cell is typeset; an unpaired dollar is refused, not shown as text
+    maths = frame_html(pd.DataFrame({"D_j (ours)": ["$x < 1$"]}))
+    assert r'<span class="math notranslate nohighlight">\(D_j\)</span> (ours)' in maths
+    assert r"\(x &lt; 1\)" in maths and "$" not in maths
+    with pytest.raises(ValueError, match="unpaired"):
+        frame_html(pd.DataFrame({"a": ["costs $5"]}))
     # what JupyterLab shows in place of glued values: the box and each name with its value
     GLUED.clear()
     box = type("Box", (), {"data": '<p class="status-pass">x</p>'})()
@@ -507,3 +518,28 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     shown = glued_html()
     assert '<p class="status-pass">x</p>' in shown and "<td><code>depth_min_gain</code></td><td>+0.012</td>" in shown
     GLUED.clear()
+
+
+def test_a_provenance_block_fits_the_column_and_pastes_as_the_command():
+    """A long command and hardware line are broken to the book's width (a 90-character line scrolled inside
+    its box, hiding the end of the command), the command broken only before an option and with a backslash,
+    so that the lines pasted into a shell are the command itself (a dropped or doubled option would differ);
+    one thread is "1 torch thread"."""
+    import shlex
+
+    from icdl.repro.results import PROVENANCE_WIDTH, provenance_block
+
+    command = ("python -m icdl.gpt_icl --profile reference --part depth --layers 10 --workers 2 "
+               "--set steps=6500 --set relu_steps=2500")
+    prov = {"command": command, "git_commit": "0123456789abcdef", "profile": "reference", "seed": 7,
+            "hardware": "Linux x86_64, 2 CPUs, 1 torch threads, python 3.11.7, torch 2.13.0+cpu, NVIDIA H200",
+            "wall_time_s": 4000.0, "created": "2026-12-01T00:00:00+00:00"}
+    lines = provenance_block("results/x.json", prov).splitlines()
+    assert max(map(len, lines)) <= PROVENANCE_WIDTH < len(command)
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("  command:"))
+    end = next(i for i in range(start, len(lines)) if not lines[i].endswith("\\"))
+    pasted = " ".join(ln.split("command:", 1)[-1].strip().rstrip("\\") for ln in lines[start:end + 1])
+    assert shlex.split(pasted) == shlex.split(command)
+    text = "\n".join(lines)
+    assert "1 torch thread," in text and "torch threads" not in text and "NVIDIA H200" in text
+    assert "0123456789ab" in text and "(seed 7)" in text and "67 min" in text

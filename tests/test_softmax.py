@@ -121,3 +121,19 @@ def test_width_trend_criterion_both_sides():
     with pytest.raises(ValueError, match="two distinct widths"):
         softmax_study.width_trend(pd.DataFrame({"hidden": [16], "relative": [0.1]}))
 
+
+
+def test_the_live_and_the_reference_one_step_tables_show_one_column_order():
+    """A result file stores the table's columns sorted; the chapter shows the live and the reference table
+    in one order, with the relative error recomputed (the bug: two tables of the same study whose columns
+    came in different orders)."""
+    import pandas as pd
+
+    from icdl.studies import softmax as study
+
+    live = pd.DataFrame({"hidden": [16], "params": [100], "mean_error": [0.2], "max_error": [0.5],
+                         "mean_step": [0.4], "seconds": [1.0]})
+    stored = live[sorted(live.columns)]
+    a, b = study.one_step_shown(live), study.one_step_shown(stored)
+    assert list(a.columns) == list(b.columns) == list(study.ONE_STEP_COLUMNS)
+    assert a["relative"].iloc[0] == pytest.approx(0.5) and a.equals(b)

@@ -6,6 +6,9 @@ loaded through ``_config.yml``'s ``local_extensions``).
   ``SyntaxError``; the script also names a CDN. The book has no live-code buttons, so both scripts go.
 * **Alt text.** A notebook's figure is an ``<img>`` whose ``alt`` is its own file name; a figure with a
   caption gets the caption's first sentence instead (what a screen reader or a failed load should say).
+* **Anchors a reader can copy.** A section with a label of its own (``(erratum-icdl-lemma2-values)=``)
+  links to that label, not to the slug of its heading, which drops the heading's dashes and dots
+  (``Lemmas 2–3`` -> ``#lemmas-23-…``).
 * **A theme mode.** Without ``default_mode`` the theme's script reads an empty mode on a first visit and
   logs an error to the console; the book starts in ``auto`` (the reader's system setting).
 """
@@ -60,6 +63,16 @@ def caption_alt_text(app, doctree, docname) -> None:
                 image["alt"] = alt
 
 
+def labels_first(app, doctree, docname) -> None:
+    """Each section's explicit label as its first id: the one its heading's permalink and the page's
+    table of contents use."""
+    labels = {label_id for doc, label_id, _ in app.env.domaindata["std"]["labels"].values() if doc == docname}
+    for section in doctree.findall(nodes.section):
+        own = [i for i in section["ids"] if i in labels]
+        if own and section["ids"][0] not in own:
+            section["ids"] = own + [i for i in section["ids"] if i not in own]
+
+
 def default_theme_mode(app, pagename, templatename, context, doctree) -> None:
     if not context.get("default_mode"):  # the layout's template variable (the book theme has no option for it)
         context["default_mode"] = "auto"
@@ -69,4 +82,5 @@ def setup(app):
     app.connect("html-page-context", default_theme_mode)
     app.connect("html-page-context", drop_thebe)
     app.connect("doctree-resolved", caption_alt_text)
+    app.connect("doctree-resolved", labels_first)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -158,16 +158,32 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def _stage_label(stage: str) -> str:
-    """A job's name (:func:`icdl.gpt_icl.pipeline.schedule`) short enough for its bar."""
+def _stage_labels(stage: str) -> tuple[str, ...]:
+    """A job's name (:func:`icdl.gpt_icl.pipeline.schedule`) for its bar, longest first: the first that fits
+    the bar is drawn (:func:`plot_stage_timeline`)."""
     words = stage.replace(",", "").split()
     if stage.startswith("train main"):
-        return f"main N={words[-1]}"
+        return f"main N={words[-1]}", f"N={words[-1]}"
     if stage.startswith("train depth"):
-        return f"L={words[-2]}"
+        return (f"L={words[-2]}",)
     if stage.startswith("plateau"):
-        return "plateau"
-    return stage.split(":")[0].replace(" study", "") + " eval"
+        return "plateau", "pl."
+    name = stage.split(":")[0].replace(" study", "")
+    return f"{name} eval", name
+
+
+def _label_bar(ax, x0: float, width: float, lane: float, labels: tuple[str, ...]) -> None:
+    """The first of ``labels`` that fits inside the bar from ``x0`` to ``x0 + width`` on ``lane``, drawn
+    across it; where none fits across, the shortest along it (turned upright), so that labels of
+    neighbouring bars never overprint."""
+    renderer = ax.figure.canvas.get_renderer()
+    (left, _), (right, _) = ax.transData.transform([(x0, lane), (x0 + width, lane)])
+    for text in labels:
+        t = ax.text(x0 + width / 2, lane, text, ha="center", va="center", fontsize=SMALL)
+        if t.get_window_extent(renderer).width <= 0.92 * (right - left):
+            return
+        t.remove()
+    ax.text(x0 + width / 2, lane, labels[-1], ha="center", va="center", fontsize=SMALL, rotation=90)
 
 
 def plot_stage_timeline(stages: pd.DataFrame, target_min: float | None = None) -> plt.Figure:
@@ -178,8 +194,6 @@ def plot_stage_timeline(stages: pd.DataFrame, target_min: float | None = None) -
     fig, ax = plt.subplots(figsize=(WIDE[0], 0.9 + 0.75 * lanes))
     for r in stages.itertuples():
         ax.barh(r.worker, r.minutes, left=r.start_min, height=0.7, color=STAGE[r.kind], edgecolor="white")
-        ax.text(r.start_min + r.minutes / 2, r.worker, _stage_label(r.stage), ha="center", va="center",
-                fontsize=SMALL, rotation=0 if r.minutes > 0.08 * end else 90)
     if target_min is not None:
         ax.axvline(target_min, color="0.3", ls="--", lw=1.0)
         ax.text(target_min, lanes + 0.55, f" {target_min:g} min", fontsize=SMALL, va="center", color="0.3")
@@ -188,6 +202,9 @@ def plot_stage_timeline(stages: pd.DataFrame, target_min: float | None = None) -
     ax.invert_yaxis()
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in STAGE.values()]
     legend_outside(ax, handles=handles, labels=list(STAGE), fontsize=SMALL)
+    fig.canvas.draw()  # the layout is final: each label is fitted to its bar as drawn
+    for r in stages.itertuples():
+        _label_bar(ax, r.start_min, r.minutes, r.worker, _stage_labels(r.stage))
     return fig
 
 
@@ -293,7 +310,7 @@ def plot_alignment(alignment: pd.DataFrame, mixture: str, measure: str, train_ex
             ax.set_xlabel("prompt position k")
     if measure == "pred_diff":
         axes[0, 0].set_yscale("log")
-    label = {"pred_diff": "prediction difference\n(share of label spread)", "cosine": "cosine of ∂ŷ/∂x_query"}
+    label = {"pred_diff": "prediction difference\n(share of label spread)", "cosine": r"cosine of $\partial\hat y / \partial x_{\mathrm{query}}$"}
     for row in axes:
         row[0].set_ylabel(label[measure], fontsize=SMALL)
     legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
@@ -366,7 +383,7 @@ def plot_sensitivity_examples(examples: pd.DataFrame, depth: int, attention: str
                 ax.bar(x, g["sensitivity"], width, color=CANDIDATE[name], label=name)
         ax.axhline(0, color="0.3", lw=0.6)
         ax.set(title=f"test prompt {b + 1}", xlabel="input coordinate i", xticks=sorted(e["coordinate"].unique()))
-    axes[0, 0].set_ylabel("∂ŷ/∂x_query,i")
+    axes[0, 0].set_ylabel(r"$\partial\hat y / \partial x_{\mathrm{query},i}$")
     legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
     return fig
 

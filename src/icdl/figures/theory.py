@@ -34,8 +34,10 @@ def plot_icgd_paths(df: pd.DataFrame) -> plt.Figure:
     ax1.set(xlabel="step l", ylabel="in-context risk $L_n(w^{(l)})$", yscale="log")
     legend_outside(ax1, handles=handles)
     ax2.axhline(2.2e-16, color="0.4", ls=":", lw=1)
-    ax2.text(df["step"].max(), 3e-16, "float64 machine ε", color="0.4", fontsize=SMALL, ha="right")
-    ax2.set(xlabel="step l", ylabel=r"max $|\hat w^{(l)} - w^{(l)}_{GD}|$", ylim=(1e-18, 1e-10))
+    # above the line, clear of the curves (round-off: they stay within a few ε of 0)
+    ax2.text(df["step"].max(), 1.5e-15, "float64 machine ε (dotted)", color="0.4", fontsize=SMALL, ha="right",
+             va="bottom")
+    ax2.set(xlabel="step l", ylabel=r"max $|\hat w^{(l)} - w^{(l)}_{\mathrm{GD}}|$", ylim=(1e-18, 1e-10))
     return fig
 
 
@@ -140,7 +142,7 @@ def plot_train_comparison(df: pd.DataFrame) -> plt.Figure:
     legend_outside(ax1)
     ax2.semilogy(df["step"], df["max_abs_gap"].clip(lower=1e-18), color=PALETTE[2])
     ax2.axhline(2.2e-16, color="0.4", ls=":", lw=1)
-    ax2.set(xlabel="GD step", ylabel="max |w_explicit − w_autograd|", ylim=(1e-18, 1e-10))
+    ax2.set(xlabel="GD step", ylabel=r"max $|w_{\mathrm{explicit}} - w_{\mathrm{autograd}}|$", ylim=(1e-18, 1e-10))
     return fig
 
 
@@ -148,7 +150,7 @@ def plot_train_comparison(df: pd.DataFrame) -> plt.Figure:
 
 
 def plot_relu_sum_errors(df: pd.DataFrame) -> plt.Figure:
-    """Sup error against the number of ReLUs H (log-log) per target, beside the H^{-1/2} rate of
+    """Sup error against the number of ReLUs H (log-log) per target, beside the ``H^(−1/2)`` rate of
     ICDL Lemma 7 (anchored at the first point of each panel); right: the achieved C."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
     targets = [t for t in dict.fromkeys(df["target"]) if df[df["target"] == t]["eps"].max() > 0]
@@ -161,10 +163,10 @@ def plot_relu_sum_errors(df: pd.DataFrame) -> plt.Figure:
     H0 = shown["H"].min()
     e0 = shown[shown["H"] == H0]["eps"].max()
     Hs = sorted(shown["H"].unique())
-    ax1.loglog(Hs, [e0 * (h / H0) ** -0.5 for h in Hs], "k--", lw=1, label="Lemma 7 rate ∝ H^(−1/2)")
-    ax1.loglog(Hs, [e0 * (h / H0) ** -2.0 for h in Hs], "k:", lw=1, label="∝ H^(−2)")
+    ax1.loglog(Hs, [e0 * (h / H0) ** -0.5 for h in Hs], "k--", lw=1, label=r"Lemma 7 rate $\propto H^{-1/2}$")
+    ax1.loglog(Hs, [e0 * (h / H0) ** -2.0 for h in Hs], "k:", lw=1, label=r"$\propto H^{-2}$")
     ax1.set(xlabel="number of ReLUs H", ylabel="sup error on $[-R, R]^k$")
-    ax2.set(xlabel="number of ReLUs H", ylabel="achieved C = Σ|c_h|", yscale="log")
+    ax2.set(xlabel="number of ReLUs H", ylabel=r"achieved $C = \sum_h |c_h|$", yscale="log")
     fig.legend(*ax1.get_legend_handles_labels(), loc="outside right center", fontsize=SMALL)
     return fig
 
@@ -208,15 +210,15 @@ def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
     for color, (H, g) in zip(cmap, deep.groupby("H")):
         ax1.semilogy(g["layer"], g["bound"], "-", color=color, label=f"H = {H}")
         ax1.semilogy(g["layer"], g["error"], "o", color=color, ms=4)
-    ax1.set(xlabel="layer j", ylabel="‖p̂(j) − p(j)‖₂  (lines: bound 3.8)", title=f"N = {N}")
+    ax1.set(xlabel="layer j", ylabel=r"$\|\hat p(j) - p(j)\|_2$  (lines: bound 3.8)", title=f"N = {N}")
     legend_outside(ax1, fontsize=SMALL)
     last = df[df["layer"] == df["N"]]
     cmapN = sns.color_palette("rocket_r", n_colors=last["N"].nunique() + 1)[1:]
     for color, (n, g) in zip(cmapN, last.groupby("N")):
         ax2.loglog(g["H"], g["bound"], "-", color=color, label=f"N = {n}")
         ax2.loglog(g["H"], g["error"], "o", color=color, ms=4)
-    ax2.loglog(last.groupby("H")["eps_r"].first(), "k:", lw=1, label="ε_r of the sum")
-    ax2.set(xlabel="ReLUs per head group H", ylabel="error of p̂(N)  (lines: bound)", title="last layer")
+    ax2.loglog(last.groupby("H")["eps_r"].first(), "k:", lw=1, label=r"$\varepsilon_r$ of the sum")
+    ax2.set(xlabel="ReLUs per head group H", ylabel=r"error of $\hat p(N)$  (lines: bound)", title="last layer")
     ax2.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
     legend_outside(ax2, fontsize=SMALL)
     return fig
@@ -245,7 +247,7 @@ def plot_icgd_transformer_paths(steps: pd.DataFrame, corollary: pd.DataFrame) ->
         ax2.semilogy(g["step"], g["deviation"], "-o", ms=3, color=color)
         ax2.semilogy(g["step"], g["induction"], "--", lw=1, color=color)
         ax2.semilogy(g["step"], g["paper"], ":", lw=1, color=color)
-    ax2.set(xlabel="step l", ylabel=r"$\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
+    ax2.set(xlabel="step l", ylabel=r"$\|\hat w^{(l)} - w_{\mathrm{GD}}^{(l)}\|$")
     legend_outside(ax2, handles=[Line2D([], [], color="0.3", marker="o", ms=3, label="measured"),
                         Line2D([], [], color="0.3", ls="--", lw=1, label=r"$L_f^{-1}((1+\eta L_f)^l - 1)\epsilon$"),
                         Line2D([], [], color="0.3", ls=":", lw=1, label=r"$L_f^{-1}(1+nL_f)^l\epsilon$ (as printed)")])

@@ -121,6 +121,17 @@ def gains(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def gains_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`gains` as the chapter shows it, narrow enough for a phone: the signed gain right after the
+    evaluation point it is at, then the two R² it is the difference of, headed by their depths."""
+    g = gains(table)
+    lo, hi = int(table["n_layer"].min()), int(table["n_layer"].max())
+    return pd.DataFrame({"attention": g["attention"], "examples": g["examples"],
+                         "gain": g["gain"].map(lambda v: f"{v:+.3f}".replace("-", "−")),
+                         f"R², {lo} layers": g["shallowest"].map("{:.3f}".format),
+                         f"R², {hi} layers": g["deepest"].map("{:.3f}".format)})
+
+
 def judge(table: pd.DataFrame) -> list[dict]:
     """The ledger entry of objective 4 for a study's ``table``: the deepest model beats the shallowest at
     every evaluation point, for both attentions."""

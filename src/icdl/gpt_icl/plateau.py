@@ -178,6 +178,17 @@ def shortcut_analysis(model, cfg, family: Family = RELU_2D, *, prompts: int = 40
     return pd.DataFrame(rows)
 
 
+#: the shortcut table's columns in the order the chapter reads them (a result file stores them sorted)
+SHORTCUT_COLUMNS = ("position", "r2 model", "r2 context mean", "r2 shortcut", "model explained by context mean",
+                    "model explained by context mean + shortcut")
+
+
+def shortcut_shown(shortcut: pd.DataFrame, rows: list[int]) -> pd.DataFrame:
+    """The rows ``rows`` (by place) of :func:`shortcut_analysis`'s table, its columns in :data:`SHORTCUT_COLUMNS`
+    order, numbered afresh (no index column)."""
+    return shortcut.iloc[rows][list(SHORTCUT_COLUMNS)].reset_index(drop=True)
+
+
 def summary(history: pd.DataFrame, levels_df: pd.DataFrame, shares: pd.DataFrame) -> pd.DataFrame:
     """One row per family: signal shares, plateau and least-squares levels, final excess, the step it left."""
     return leave_step(history, levels_df).merge(shares, on="family")

@@ -574,7 +574,7 @@ def _forecast_words(models: int, reached: int, ahead: list[float], never: int) -
     forecasts of the others, and how many never reach it on their fitted line."""
     parts = []
     if reached:
-        parts.append(f"{'all' if reached == models else reached} reached")
+        parts.append(f"{'every model' if reached == models else reached} had reached it within the run")
     if ahead:
         parts.append(f"{_rng(ahead, ',.0f')} for {'the other' if reached else 'the'} {len(ahead)}")
     if never:
@@ -586,7 +586,9 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
     """The numbers the chapter's prose quotes, formatted."""
     fits, tr = res["fits"], res["trend"]
     last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
-    verdicts = {e["claim"]: e["value"] for e in judge(fits, tr, res["points"], res["shift"])}
+    judged = judge(fits, tr, res["points"], res["shift"])
+    verdicts = {e["claim"]: e["value"] for e in judged}
+    holds = {e["claim"]: "holds" if e["passed"] else "fails" for e in judged}
     reached = fits["forecast"] <= fits["last"]
     ahead = [v for v, r in zip(fits["forecast"], reached) if not r and not math.isinf(v)]
     return {
@@ -606,6 +608,10 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
                ("lead_knn", last, "lead_knn", "+.3f"))
            if (frame["attention"] == att).any()},
         "scale_obj1": f"{verdicts['icdl-obj1-longer']:.3f}", "scale_obj3": f"{verdicts['icdl-obj3-longer']:.2f}",
+        "scale_obj1_tolerance": f"{objectives.CRITERIA['obj1_tolerance']:g}",
+        "scale_obj3_max_drop": f"{objectives.CRITERIA['obj3_max_drop']:g}",
+        # each claim's verdict as a word, from the same judge as the ledger (the prose cannot contradict it)
+        **{f"scale_verdict_{claim.replace('-', '_')}": word for claim, word in holds.items()},
         "scale_minutes": f"{sum(j['seconds'] for j in res['jobs']) / 60:.0f}" if res["jobs"] else
                          f"{res['seconds'] / 60:.1f}",  # a run in one process: its own time
     }

@@ -24,6 +24,10 @@ HEADERS = {
     "compile_s": "compile (s)", "run_steps_per_s": "steps / s", "epochs_per_s": "epochs / s",
     "protocol_hours": "whole protocol (h)", "start_min": "start (min)", "median_ms": "median (ms)",
     "ratio_to_autograd": "÷ autograd", "rel_dev": "relative deviation", "lo": "band low", "hi": "band high",
+    "r2 model": "R² model", "r2 context mean": "R² context mean", "r2 shortcut": "R² shortcut", "eta": "η",
+    # formulas in column names, typeset (:func:`frame_html`)
+    "D_j (ours)": "$D_j$ (ours)", "D_j (Def. 2)": "$D_j$ (Def. 2)", "L_f (REB)": "$L_f$ (REB)",
+    "max |ŵ − w_GD| over path": r"max $|\hat w - w_{\mathrm{GD}}|$ over path", "−x_t": "$-x_t$", "x_t": "$x_t$",
 }
 
 
@@ -40,16 +44,22 @@ def header(name):
 
 def frame_html(df) -> str:
     """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (a named or meaningful index is
-    kept), an em dash for a missing number."""
+    kept), an em dash for a missing number, and each ``$…$`` in a header or cell typeset as inline math."""
+    import re
+
     import pandas as pd
 
     shown = df.rename(columns=header)
     shown.columns.names = [header(n) for n in shown.columns.names]
     shown.index.names = [header(n) for n in shown.index.names]
     plain_index = isinstance(df.index, pd.RangeIndex) and df.index.name is None
-    if not plain_index and df.columns.nlevels == 1 and df.columns.name is None and all(df.index.names):
-        shown, plain_index = shown.reset_index(), True  # a named index is a column like the others: one header row
-    return shown.to_html(index=not plain_index, border=0, na_rep="—")
+    if not plain_index and all(n is None for n in df.columns.names) and all(df.index.names):
+        # a named index is a column like the others: no header row of its own (above grouped columns too)
+        shown, plain_index = shown.reset_index(col_fill=""), True
+    out = shown.to_html(index=not plain_index, border=0, na_rep="—")
+    if out.count("$") % 2:
+        raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
+    return re.sub(r"\$([^$]+)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', out)
 
 
 def table(df, digits: int = 3):

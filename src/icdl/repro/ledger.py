@@ -171,12 +171,12 @@ class Ledger:
             c = get_claim(r.claim)
             rows.append(f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
                         f"{math_html(c.source)}</a></td>"
-                        f'<td data-label="paper">{math_html(c.paper)}</td><td data-label="ours">{html.escape(r.ours)}'
+                        f'<td data-label="paper">{math_html(c.paper)}</td><td data-label="ours">{math_html(r.ours)}'
                         f'</td><td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>'
                         f'</td><td data-label="run">{html.escape(r.profile)}</td></tr>')
             if r.claim in DEVIATIONS:  # the change of setting on a row of its own, the table's full width
                 rows.append(f'<tr class="deviation"><td colspan="5">'
-                            f"<small><i>deviation: {html.escape(DEVIATIONS[r.claim])}</i></small></td></tr>")
+                            f"<small><i>deviation: {math_html(DEVIATIONS[r.claim])}</i></small></td></tr>")
         return HTML('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
                     "<th>status</th><th>run</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
                     "<p class=\"claims-box-note\"><small>run: the profile whose numbers the row shows (the report "
@@ -248,7 +248,7 @@ def chapter_title(chapter: str) -> str:
 
 def _deviation(claim: str) -> str:
     """The registered change of the paper's setting under which a claim is checked, as a line of HTML (or '')."""
-    return f"<br><small><i>deviation: {_esc(DEVIATIONS[claim])}</i></small>" if claim in DEVIATIONS else ""
+    return f"<br><small><i>deviation: {math_html(DEVIATIONS[claim])}</i></small>" if claim in DEVIATIONS else ""
 
 
 def status_class(status: str) -> str:
@@ -356,8 +356,8 @@ def _claim_block(r) -> str:
             f'<p class="claim-head"><span class="{status_class(r.status)}"><b>{_esc(r.status)}</b></span> '
             f"{math_html(r.source)} <small>({_esc(r.id)})</small></p>"
             f'<dl><dt>paper</dt><dd>{math_html(r.paper)}</dd>'
-            f"<dt>ours</dt><dd>{_esc(r.ours)}{_deviation(r.id)}</dd>"
-            f"<dt>criterion</dt><dd>{_esc(r.criterion)}</dd>"
+            f"<dt>ours</dt><dd>{math_html(r.ours)}{_deviation(r.id)}</dd>"
+            f"<dt>criterion</dt><dd>{math_html(r.criterion)}</dd>"
             f"<dt>runs</dt><dd>{_esc(r.profiles)} · {chapter} · {test}</dd></dl></div>")
 
 

@@ -80,7 +80,8 @@ def hardware() -> str:
     import torch
 
     cpu = platform.processor() or platform.machine()
-    text = f"{platform.system()} {cpu}, {os.cpu_count()} CPUs, {torch.get_num_threads()} torch threads"
+    threads = torch.get_num_threads()
+    text = f"{platform.system()} {cpu}, {os.cpu_count()} CPUs, {threads} torch thread{'s' * (threads != 1)}"
     if torch.cuda.is_available():
         text += f", {torch.cuda.get_device_name(0)}"
     return text + f", python {platform.python_version()}, torch {torch.__version__}"
@@ -400,15 +401,45 @@ def show_reference(profiles, stem: str, profile: str = "reference", *, command: 
     return obj
 
 
+#: the widest line of a provenance block: what the book's column shows of a code block without scrolling
+PROVENANCE_WIDTH = 72
+
+
+def _wrapped(label: str, parts: list[str], joint: str, cont: str = "") -> list[str]:
+    """``label`` and ``parts`` joined by ``joint``, on lines of at most :data:`PROVENANCE_WIDTH` characters,
+    broken between parts (each broken line ending in ``joint.rstrip()`` and ``cont``; the next indented
+    under the first)."""
+    pad, lines, line = " " * len(label), [], label + parts[0]
+    for part in parts[1:]:
+        if len(line) + len(joint) + len(part) + len(cont) > PROVENANCE_WIDTH:
+            lines.append(line + joint.rstrip() + cont)
+            line = pad + part
+        else:
+            line += joint + part
+    return lines + [line]
+
+
+def _options(command: str) -> list[str]:
+    """A command cut before each of its options (``--x value`` stays together)."""
+    import re
+
+    return [p.strip() for p in re.split(r" (?=--?[A-Za-z])", command)]
+
+
 def provenance_block(name, prov: dict) -> str:
-    """A result's provenance as a chapter prints it: the file, then one short line each for the command,
-    the commit, the profile and seed, the hardware, the wall time and the date (a reader at any width sees
-    every field)."""
+    """A result's provenance as a chapter prints it: the file, then the command, the commit, the profile and
+    seed, the hardware, the wall time and the date, each on lines of at most :data:`PROVENANCE_WIDTH`
+    characters (a long command broken before its options, with a ``\\`` so that it pastes as one; the
+    hardware after its commas), so that a reader at the book's width sees every field without scrolling."""
+    import re
+
     wall = float(prov["wall_time_s"])
     took = f"{wall:.0f} s" if wall < 120 else f"{wall / 60:.0f} min" if wall < 7200 else f"{wall / 3600:.1f} h"
-    return "\n".join([f"{name}", f"  command:   {prov['command']}", f"  commit:    {prov['git_commit'][:12]}",
-                      f"  profile:   {prov['profile']} (seed {prov['seed']})", f"  hardware:  {prov['hardware']}",
-                      f"  wall time: {took}", f"  created:   {prov['created']}"])
+    hardware = re.sub(r"\b1 torch threads\b", "1 torch thread", prov["hardware"])  # files written before the fix
+    return "\n".join([f"{name}", *_wrapped("  command:   ", _options(prov["command"]), " ", " \\"),
+                      f"  commit:    {prov['git_commit'][:12]}", f"  profile:   {prov['profile']} (seed {prov['seed']})",
+                      *_wrapped("  hardware:  ", hardware.split(", "), ", "), f"  wall time: {took}",
+                      f"  created:   {prov['created']}"])
 
 
 @contextmanager

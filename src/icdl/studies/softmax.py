@@ -332,6 +332,18 @@ def sizes_comparison(arch: Architecture, steps: int, hidden: int) -> pd.DataFram
     ])
 
 
+#: the one-step table's columns as the chapter shows them, for the live and the reference run alike (a result
+#: file stores them sorted)
+ONE_STEP_COLUMNS = ("hidden", "params", "mean_error", "max_error", "mean_step", "relative", "seconds")
+
+
+def one_step_shown(one: pd.DataFrame) -> pd.DataFrame:
+    """The one-step table of :func:`fit_study` (live, or read back from a result) in :data:`ONE_STEP_COLUMNS`
+    order, with ``relative`` (the held-out error over the mean step) where the file lacks it."""
+    one = one.assign(relative=one["mean_error"] / one["mean_step"])
+    return one[list(ONE_STEP_COLUMNS)]
+
+
 def fit_study(cfg, *, progress: bool = False) -> dict:
     """Every width of the profile: the one-step table and the composed paths (with the ReLU construction)."""
     fits = {h: fit_one_step(cfg, h, progress=progress) for h in widths(cfg)}
