@@ -157,6 +157,7 @@ def test_a_chapter_runs_all_in_jupyterlab_without_errors(tmp_path):
     assert "The numbers this page's prose quotes" in last and 'class="status-' in last, last[:500]
     names = dict(re.findall(r"<td><code>(\w+)</code></td><td>([^<]+)</td>", last))
     quoted = set(re.findall(r"\{glue:text\}`(\w+)", (ROOT / "notebooks" / f"{CHAPTER}.py").read_text()))
+    assert quoted, f"{CHAPTER}'s prose quotes no glued value: the check below would hold vacuously"
     assert quoted <= set(names) and all(v.strip() for v in names.values()), (quoted - set(names), last[:500])
     assert server.returncode is not None  # the server is stopped
     with pytest.raises(OSError):
