@@ -27,7 +27,7 @@ HEADERS = {
     "r2 model": "R² model", "r2 context mean": "R² context mean", "r2 shortcut": "R² shortcut", "eta": "η",
     # formulas in column names, typeset (:func:`frame_html`)
     "D_j (ours)": "$D_j$ (ours)", "D_j (Def. 2)": "$D_j$ (Def. 2)", "L_f (REB)": "$L_f$ (REB)",
-    "max |ŵ − w_GD| over path": r"max $|\hat w - w_{\mathrm{GD}}|$ over path", "−x_t": "$-x_t$", "x_t": "$x_t$",
+    "max |ŵ − w_GD| over path": r"max $|\hat w - w_{\mathrm{GD}}|$ over path", "x_t": "$x_t$",
 }
 
 

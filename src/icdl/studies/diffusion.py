@@ -130,7 +130,7 @@ def dsm_identity(mix: Mixture, t: float, m: int, seed: int = 0) -> pd.DataFrame:
     _, xt, y = dsm_pairs(mix, t, m, g)
     s = mix.score(xt, t)
     funcs = {"zero": torch.zeros_like(s), "the score": s, "half the score": 0.5 * s, "score + 1": s + 1.0,
-             "−x_t": -xt}
+             "$-x_t$": -xt}
     rows = []
     for name, f in funcs.items():
         per = 0.5 * ((f - y) ** 2).sum(1) - 0.5 * ((f - s) ** 2).sum(1)
@@ -312,7 +312,8 @@ def judge(identity: pd.DataFrame, result: dict) -> list[dict]:
     return [
         {"claim": "reb-dsm",
          "ours": f"DSM − score-matching risk over {len(identity)} functions: spread {spread:.4f} "
-                 f"(largest MC s.e. {se:.4f}); largest gap to ½(d/h_t − E‖s‖²) {const_gap:.4f}",
+                 f"(largest MC s.e. {se:.4f}); largest gap to "
+                 f"$\\tfrac12 (d/h_t - \\mathbb{{E}}\\lVert s\\rVert^2)$ {const_gap:.4f}",
          "criterion": "one constant for every f: spread < 6 s.e. and the analytic constant within 6 s.e.",
          "passed": spread < 6 * se and const_gap < 6 * se,
          "values": {"spread_over_se": spread / se, "gap_over_se": const_gap / se}},
