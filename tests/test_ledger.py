@@ -296,11 +296,11 @@ def test_every_committed_records_text_writes_its_formulas_as_math():
     registered deviation, mismatch reason and known failure sets its formulas as $…$ (typeset there), not as
     ``L_f``, ``H^-1.8`` or ``|W_out|`` in plain characters; and every such text has paired dollars."""
     from conftest import pseudo_math
-
     from icdl.repro.claims import DEVIATIONS, KNOWN_FAILURES, MISMATCHES
     from icdl.repro.ledger import math_html
 
-    texts = [(f"{r.claim} {field}", getattr(r, field)) for r, _ in load_records() for field in ("ours", "criterion", "note")]
+    texts = [(f"{r.claim} {field}", getattr(r, field)) for r, _ in load_records()
+             for field in ("ours", "criterion", "note")]
     texts += [(f"deviation {k}", v) for k, v in DEVIATIONS.items()]
     texts += [(f"known failure {k}", v) for k, v in KNOWN_FAILURES.items()]
     texts += [(f"mismatch {m.claim}", m.reason) for m in MISMATCHES.values()]

@@ -7,9 +7,8 @@ import jupytext
 import nbformat
 import pytest
 
-from icdl.repro.execute import chapters
-
 from conftest import pseudo_math
+from icdl.repro.execute import chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = [ROOT / "notebooks" / f"{name}.py" for name in chapters(ROOT)]

@@ -310,7 +310,8 @@ def plot_alignment(alignment: pd.DataFrame, mixture: str, measure: str, train_ex
             ax.set_xlabel("prompt position k")
     if measure == "pred_diff":
         axes[0, 0].set_yscale("log")
-    label = {"pred_diff": "prediction difference\n(share of label spread)", "cosine": r"cosine of $\partial\hat y / \partial x_{\mathrm{query}}$"}
+    label = {"pred_diff": "prediction difference\n(share of label spread)",
+             "cosine": r"cosine of $\partial\hat y / \partial x_{\mathrm{query}}$"}
     for row in axes:
         row[0].set_ylabel(label[measure], fontsize=SMALL)
     legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)

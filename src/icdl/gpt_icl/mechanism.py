@@ -329,7 +329,8 @@ def judge(alignment: pd.DataFrame, train_examples: int) -> list[dict]:
          "criterion": "below 1 for every model: each is nearer GD on the network than to least squares, ridge, "
                       "3-NN and the context mean"},
         {"claim": "mech-sensitivity-gd", "passed": cos >= 0.8, "value": cos,
-         "ours": "mean cosine of $\\partial \\hat y / \\partial x_{\\mathrm{query}}$, model against GD, at the training length: " + listing(pre, "gd_cosine"),
+         "ours": "mean cosine of $\\partial \\hat y / \\partial x_{\\mathrm{query}}$, model against GD, at the "
+                 "training length: " + listing(pre, "gd_cosine"),
          "criterion": "at least 0.8 for every model"},
         {"claim": "mech-shift-gd", "passed": ratio_shift < 1, "value": ratio_shift,
          "ours": f"the same ratio on inputs from the mixture {SHIFTED}: " + listing(shift, "ratio"),

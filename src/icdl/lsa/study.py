@@ -158,7 +158,8 @@ def judge(data: dict) -> list[dict]:
          "criterion": "corr(z, f) > 0.95 and |corr(z, LS)| > 0.95 (paper 0.99479, −0.99396)",
          "passed": row["corr_z_f"] > 0.95 and abs(row["corr_z_ls"]) > 0.95,
          "value": float(min(row["corr_z_f"], abs(row["corr_z_ls"])))},
-        {"claim": "lsa-fig2", "ours": f"largest $|W_{{\\mathrm{{out}}}}|$ at the query token is {dominance:.0f}× the median $|W_{{\\mathrm{{out}}}}|$",
+        {"claim": "lsa-fig2", "ours": f"largest $|W_{{\\mathrm{{out}}}}|$ at the query token is {dominance:.0f}× "
+                                      f"the median $|W_{{\\mathrm{{out}}}}|$",
          "criterion": "one query-token cell dominates the output weights (≥ 10× the median)",
          "passed": dominance >= 10, "value": dominance},
         {"claim": "lsa-fig3", "ours": f"mean |output − LS| on [−3, 3] = {full_gap:.3f}; "

@@ -422,7 +422,8 @@ KNOWN_FAILURES: dict[str, str] = {
     # reference run of python -m icdl.gpt_icl.mechanism --profile reference (commit f8538bf)
     "mech-nearest-gd": "at the training length ridge is the nearest candidate to all six models (prediction "
                        "difference 0.021–0.040 of the label spread); GD on the network is 1.3–5.5 times farther",
-    "mech-sensitivity-gd": "the mean cosine of $\\partial \\hat y / \\partial x_{\\mathrm{query}}$ between model and GD is 0.50–0.75 at the training "
+    "mech-sensitivity-gd": "the mean cosine of $\\partial \\hat y / \\partial x_{\\mathrm{query}}$ between model "
+                           "and GD is 0.50–0.75 at the training "
                            "length, against 0.75–0.86 for ridge and least squares",
     "mech-shift-gd": "on inputs from (.5, .5) the context mean is the nearest candidate to all six models at the "
                      "training length; GD is 1.3–1.9 times farther than it",

@@ -437,7 +437,8 @@ def provenance_block(name, prov: dict) -> str:
     took = f"{wall:.0f} s" if wall < 120 else f"{wall / 60:.0f} min" if wall < 7200 else f"{wall / 3600:.1f} h"
     hardware = re.sub(r"\b1 torch threads\b", "1 torch thread", prov["hardware"])  # files written before the fix
     return "\n".join([f"{name}", *_wrapped("  command:   ", _options(prov["command"]), " ", " \\"),
-                      f"  commit:    {prov['git_commit'][:12]}", f"  profile:   {prov['profile']} (seed {prov['seed']})",
+                      f"  commit:    {prov['git_commit'][:12]}",
+                      f"  profile:   {prov['profile']} (seed {prov['seed']})",
                       *_wrapped("  hardware:  ", hardware.split(", "), ", "), f"  wall time: {took}",
                       f"  created:   {prov['created']}"])
 
