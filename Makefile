@@ -31,7 +31,7 @@ chapters: $(STAMP)
 	$(BIN)/python -m icdl.repro.execute
 
 report: $(STAMP)
-	$(BIN)/python -m icdl.repro.ledger book/generated/ledger_table.md book/generated/summary.md
+	$(BIN)/python -m icdl.repro.report book/generated/ledger_table.md book/generated/summary.md
 	$(BIN)/python -m icdl.repro.errata book/generated/errata_entries.md book/generated/errata_summary.md
 
 html: $(STAMP) report

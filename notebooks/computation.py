@@ -92,7 +92,7 @@ if ref is not None:
 # (tested: shards and merge equal the full model), and a last call without
 # `--shard` merges them:
 #
-# ```
+# ```bash
 # OMP_NUM_THREADS=1 python -m icdl.lsa --profile reference --shard 0/2 --threads 1 &
 # OMP_NUM_THREADS=1 python -m icdl.lsa --profile reference --shard 1/2 --threads 1 &
 # wait; python -m icdl.lsa --profile reference

@@ -149,7 +149,7 @@ fig = figures.plot_scale_forecast(data["trend"], data["fits"], objectives.CRITER
 # curve. What remains open is whether the trend goes on: the `long` profile trains the same models 64
 # times the main study's length with the same snapshots,
 #
-# ```
+# ```bash
 # python -m icdl.gpt_icl.scale --profile long --workers 1 --device cuda
 # ```
 #

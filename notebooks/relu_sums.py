@@ -87,8 +87,8 @@ dict(cfg)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 f = rs.fit("sigmoid", cfg["R"], 16)
-print(f"sigmoid with H = {f.H}: max ||a_h||_1 = {float(f.A.abs().sum(1).max()):.3f}, C = {f.C:.3f}, "
-      f"sup error on [-{cfg['R']:g}, {cfg['R']:g}] = {rs.sup_error(f, rs.TARGETS['sigmoid'], cfg['R']):.2e}")
+print(f"sigmoid with H = {f.H}: max ||a_h||_1 = {float(f.A.abs().sum(1).max()):.3f}, C = {f.C:.3f}")
+print(f"sup error on [-{cfg['R']:g}, {cfg['R']:g}] = {rs.sup_error(f, rs.TARGETS['sigmoid'], cfg['R']):.2e}")
 
 # %% [markdown]
 # ## Error against the number of ReLUs

@@ -54,7 +54,7 @@ const RAW_TEX = new RegExp([String.raw`\\\(`, String.raw`\\\[`, String.raw`\$\$`
   // with an underscore subscript (d_x, L_f, |W_out|), a caret power (H^-1.8, H^(−1/2)); the same pattern as
   // tests/test_notebooks.py's PSEUDO_MATH for the figures' text
   String.raw`[A-Za-z0-9)]_\{`, String.raw`[A-Za-z0-9)]\^\{`,
-  String.raw`(?<![\w/.\-])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9({]`, String.raw`[A-Za-z0-9)\]}|]\^[-−+(0-9A-Za-z]`].join("|"), "g");
+  String.raw`(?<![\w/.\-])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9({]`, String.raw`[A-Za-zα-ωΑ-Ω0-9)\]}|]\^[-−+(0-9A-Za-z]`].join("|"), "g");
 function inspect() {
   const main = document.querySelector("main") || document.body;
   const clone = main.cloneNode(true);
@@ -273,3 +273,9 @@ def test_alt_text_is_the_captions_first_sentence():
     assert pages.first_sentence(left + "\nRight: C.") == left
     cut = pages.first_sentence("word " * 100)
     assert cut.endswith("word …") and len(cut) <= 241  # at a word's end, never inside one
+    # a caption's formulas are read as characters, not as TeX (the bug: alt text "(1\times: the …")
+    from docutils import nodes
+
+    caption = nodes.caption("", "", nodes.Text("Rate "), nodes.math("", r"\propto H^{-1/2}"), nodes.Text(" at "),
+                            nodes.math("", r"1\times"), nodes.Text(" the main length."))
+    assert pages.caption_text(caption) == "Rate ∝ H^(-1/2) at 1× the main length."

@@ -72,3 +72,21 @@ def test_the_summary_line_counts_the_entries_per_document():
     assert f">{len(errata.ERRATA)} entries</a>" in line
     for doc in errata.DOCUMENTS:
         assert f"{sum(e.document == doc for e in errata.ERRATA)} in {doc}" in line
+
+
+def test_each_claim_an_erratum_is_about_links_to_its_entry():
+    """The report's block of a claim that an erratum concerns links to that entry's anchor, as Sphinx writes
+    it (``icdl-cor1.1`` -> ``#erratum-icdl-cor1-1``; the bug: every link went to the page's top), and only
+    those claims get such a link."""
+    from docutils.nodes import make_id
+
+    from icdl.repro.ledger import render_report
+
+    report = render_report(errata=errata.report_links())
+    about = {e.claim: e for e in errata.ERRATA if e.claim}
+    assert about
+    for claim, e in about.items():
+        block = report.split(f'id="claim-{claim}"', 1)[1].split('<div class="claim"', 1)[0]
+        assert f'href="errata.html#{make_id("erratum-" + e.id)}"' in block, claim
+    assert report.count('href="errata.html#') == len(about)
+    assert make_id("erratum-icdl-cor1.1") == "erratum-icdl-cor1-1"

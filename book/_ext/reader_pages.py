@@ -9,6 +9,8 @@ loaded through ``_config.yml``'s ``local_extensions``).
 * **Anchors a reader can copy.** A section with a label of its own (``(erratum-icdl-lemma2-values)=``)
   links to that label, not to the slug of its heading, which drops the heading's dashes and dots
   (``Lemmas 2–3`` -> ``#lemmas-23-…``).
+* **Figures on a phone.** A figure's image sits in a box of its own, which scrolls sideways on a narrow
+  screen (``book.css``), so that the image keeps a legible size and the caption stays in the column.
 * **A theme mode.** Without ``default_mode`` the theme's script reads an empty mode on a first visit and
   logs an error to the console; the book starts in ``auto`` (the reader's system setting).
 """
@@ -51,16 +53,47 @@ def first_sentence(text: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + " …"
 
 
+#: TeX commands of the captions' formulas as the characters a screen reader or a failed image shows
+TEX_WORDS = {"times": "×", "pm": "±", "mp": "∓", "le": "≤", "ge": "≥", "ne": "≠", "propto": "∝", "approx": "≈",
+             "epsilon": "ε", "varepsilon": "ε", "eta": "η", "mu": "μ", "omega": "ω", "sigma": "σ", "nabla": "∇",
+             "infty": "∞", "cdot": "·", "ell": "ℓ", "hat": "", "mathrm": "", "text": "", "log": "log"}
+
+
+def tex_as_text(tex: str) -> str:
+    """A caption's formula as plain characters (``1\\times`` -> ``1×``, ``H^{-1/2}`` -> ``H^(-1/2)``): an alt
+    text is read, not typeset."""
+    tex = re.sub(r"\\([A-Za-z]+)", lambda c: TEX_WORDS.get(c.group(1), c.group(1)), tex)
+    tex = re.sub(r"\^\{([^{}]*)\}", r"^(\1)", tex)
+    tex = re.sub(r"_\{([^{}]*)\}", r"_\1", tex)
+    return re.sub(r"\\[,;! ]", " ", tex).replace("{", "").replace("}", "").replace("\\", "")
+
+
+def caption_text(caption) -> str:
+    """The caption as a reader hears it: its words, each formula through :func:`tex_as_text`."""
+    return "".join(tex_as_text(t.astext()) if isinstance(t.parent, nodes.math) else t.astext()
+                   for t in caption.findall(nodes.Text))
+
+
 def caption_alt_text(app, doctree, docname) -> None:
     for figure in doctree.findall(nodes.figure):
         captions = [c for c in figure.findall(nodes.caption)]
         if not captions:
             continue
-        alt = first_sentence(captions[0].astext())
+        alt = first_sentence(caption_text(captions[0]))
         for image in figure.findall(nodes.image):
             uri = str(image.get("uri", ""))
             if not image.get("alt") or image["alt"] == uri or image["alt"].endswith(uri.rsplit("/", 1)[-1]):
                 image["alt"] = alt
+
+
+def scrollable_figures(app, doctree, docname) -> None:
+    """Each figure's image inside a box of its own (``<div class="figure-scroll">``): on a phone the image keeps
+    its drawn size and scrolls sideways inside that box (book.css) while the caption stays in the column."""
+    for figure in doctree.findall(nodes.figure):
+        for image in [c for c in figure.children if isinstance(c, nodes.image)]:
+            box = nodes.container(classes=["figure-scroll"])
+            figure.replace(image, box)
+            box += image
 
 
 def labels_first(app, doctree, docname) -> None:
@@ -83,4 +116,5 @@ def setup(app):
     app.connect("html-page-context", drop_thebe)
     app.connect("doctree-resolved", caption_alt_text)
     app.connect("doctree-resolved", labels_first)
+    app.connect("doctree-resolved", scrollable_figures)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

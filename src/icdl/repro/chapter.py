@@ -133,11 +133,22 @@ def _overrides(overrides) -> dict:
 GLUED: dict[str, Any] = {}
 
 
+def typeset_minus(text: str) -> str:
+    """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen; exponents
+    (``1e-12``) and options (``--layers``) stay as they are."""
+    import re
+
+    return re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
+
+
 def glue(**values: Any) -> None:
-    """Glue each value under its name for ``{glue:text}`` in the prose (not shown where it is computed)."""
+    """Glue each value under its name for ``{glue:text}`` in the prose (not shown where it is computed); a
+    text's negative numbers with a minus sign (:func:`typeset_minus`)."""
     from myst_nb import glue as _glue
 
     for name, value in values.items():
+        if isinstance(value, str):
+            value = typeset_minus(value)
         _glue(name, value, display=False)
         GLUED[name] = value
 

@@ -391,6 +391,14 @@ def render_summary() -> str:
             "each with what we execute instead and its evidence.\n")
 
 
+def report_links() -> dict[str, tuple[str, str]]:
+    """Per claim that an entry is about: the entry's anchor as Sphinx writes it (``icdl-cor1.1`` ->
+    ``erratum-icdl-cor1-1``) and its title, for the report's link (:func:`icdl.repro.ledger.render_report`)."""
+    from docutils.nodes import make_id
+
+    return {e.claim: (make_id(f"erratum-{e.id}"), e.where) for e in ERRATA if e.claim}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.repro.errata OUT.md [SUMMARY.md]``: write the errata's entries and, if named, the line
     for the results at a glance (``make report`` does both)."""

@@ -300,10 +300,13 @@ def math_html(text: object) -> str:
                    for i, p in enumerate(parts))
 
 
-def render_report(folder: Path | None = None) -> str:
+def render_report(folder: Path | None = None, errata: dict | None = None) -> str:
     """The report as MyST markdown: the counts of claims by status, the failures and the registered
     mismatches with their reasons first, then every claim as a block, grouped by document (anchor
-    ``claim-<id>``, a link to the chapter that checks it, the statuses per profile and the guarding test)."""
+    ``claim-<id>``, a link to the chapter that checks it, the statuses per profile and the guarding test, and
+    a link to the erratum about it: ``errata`` maps a claim to the anchor and title of its entry,
+    :func:`icdl.repro.errata.report_links`)."""
+    errata = errata or {}
     df = claim_frame(folder)
     counts = df["status"].value_counts()
     summary = ", ".join(f"**{counts.get(s, 0)}** {s}" for s in (*STATUSES, "not yet covered"))
@@ -328,7 +331,7 @@ def render_report(folder: Path | None = None) -> str:
         if part.empty:
             continue
         lines += [f"### {title}", "", '<div class="claims">']
-        lines += [_claim_block(r) for r in part.itertuples()]
+        lines += [_claim_block(r, errata.get(r.id)) for r in part.itertuples()]
         lines += ["</div>", ""]
     return "\n".join(lines) + "\n"
 
@@ -346,9 +349,12 @@ def breakable(test: str) -> str:
     return "".join(f"{_esc(ch)}<wbr>" if ch in "/_:" else _esc(ch) for ch in test)
 
 
-def _claim_block(r) -> str:
+def _claim_block(r, erratum: tuple[str, str] | None = None) -> str:
     """One claim of the report as a block (anchor ``claim-<id>``): the result and its status first, then what
-    the paper says, ours, the criterion, and the statuses per profile, the chapter and the guarding test."""
+    the paper says, ours, the criterion, and the statuses per profile, the chapter and the guarding test; with
+    ``erratum`` (the anchor and title of an erratum about this claim), a link to its entry."""
+    slip = (f'<dt>erratum</dt><dd><a href="errata.html#{erratum[0]}">{math_html(erratum[1])}</a></dd>'
+            if erratum is not None else "")
     chapter = (f'<a href="../notebooks/{r.chapter}.html">{math_html(chapter_title(r.chapter))}</a>' if r.chapter
                else "no chapter yet")
     test = f"<code>{breakable(r.test)}</code>" if r.test else "no test yet"
@@ -358,7 +364,7 @@ def _claim_block(r) -> str:
             f'<dl><dt>paper</dt><dd>{math_html(r.paper)}</dd>'
             f"<dt>ours</dt><dd>{math_html(r.ours)}{_deviation(r.id)}</dd>"
             f"<dt>criterion</dt><dd>{math_html(r.criterion)}</dd>"
-            f"<dt>runs</dt><dd>{_esc(r.profiles)} · {chapter} · {test}</dd></dl></div>")
+            f"<dt>runs</dt><dd>{_esc(r.profiles)} · {chapter} · {test}</dd>{slip}</dl></div>")
 
 
 
@@ -382,24 +388,3 @@ def render_summary(folder: Path | None = None) -> str:
                          f'<span class="{status_class(r.status)}"><b>{_esc(r.status)}</b></span>')
         lines.append("")
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m icdl.repro.ledger OUT.md [SUMMARY.md]``: write the report table and, if named, the results
-    at a glance (both used by ``make book``)."""
-    import sys
-
-    from .results import atomic_write_text
-
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) not in (1, 2):
-        print("usage: python -m icdl.repro.ledger OUT.md [SUMMARY.md]", file=sys.stderr)
-        return 2
-    atomic_write_text(Path(args[0]), render_report())
-    if len(args) == 2:
-        atomic_write_text(Path(args[1]), render_summary())
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
