@@ -52,9 +52,9 @@ const RAW_TEX = new RegExp([String.raw`\\\(`, String.raw`\\\[`, String.raw`\$\$`
   String.raw`\\(?:epsilon|eta|min|max|sum|hat|mathrm|nabla|sigma|le|ge|cdot|infty)(?![a-zA-Z])`,
   // pseudo-LaTeX written as text: a subscript or superscript in braces (y_{n+1}, e^{-t/2}), a one-letter name
   // with an underscore subscript (d_x, L_f, |W_out|), a caret power (H^-1.8, H^(−1/2)); the same pattern as
-  // tests/test_notebooks.py's PSEUDO_MATH for the figures' text
-  String.raw`[A-Za-z0-9)]_\{`, String.raw`[A-Za-z0-9)]\^\{`,
-  String.raw`(?<![\w/.\-])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9({]`, String.raw`[A-Za-zα-ωΑ-Ω0-9)\]}|]\^[-−+(0-9A-Za-z]`].join("|"), "g");
+  // tests/conftest.py's PSEUDO_MATH for the figures' text
+  String.raw`[A-Za-z0-9)]_\{`, String.raw`[A-Za-z0-9)]\^\{`, String.raw`(?<![\w/.\-])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9({]`,
+  String.raw`[A-Za-zα-ωΑ-Ω0-9)\]}|]\^[-−+(0-9A-Za-z]`].join("|"), "g");
 function inspect() {
   const main = document.querySelector("main") || document.body;
   const clone = main.cloneNode(true);

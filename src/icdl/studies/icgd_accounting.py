@@ -44,7 +44,8 @@ def layer_table(model: ICGDTransformer, sums: Sums, *, eta: float) -> pd.DataFra
     names = ([("attention", f"Lemma 2 (p̂({j}))", 1 + K * C1) for j in range(1, N + 1)]
              + [("attention", "Lemma 3 (r̂')", 1 + K * (N - 1) * C2), ("MLP", "Lemma 4 (g)", max(sums.R + 1, C3))]
              + [("multiplication", f"Lemma 5 (ŝ({j}))", 1.0) for j in range(N, 0, -1)]
-             + [("attention", "gradient step (C.16)", 1 + 2 * eta * N * K), ("MLP", r"$\mathrm{Proj}_W$ + clean-up", math.nan)])
+             + [("attention", "gradient step (C.16)", 1 + 2 * eta * N * K),
+                ("MLP", r"$\mathrm{Proj}_W$ + clean-up", math.nan)])
     rows = []
     for i, (layer, (kind, role, bound)) in enumerate(zip(model.block, names), start=1):
         params = sum(p.numel() for p in layer.parameters())
