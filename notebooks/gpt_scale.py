@@ -82,8 +82,9 @@ cfg, ledger = chapter.start(scale.PROFILES, profile, overrides)
 # {glue:text}`scale_relu_steps` steps. The training stream is the main
 # study's, seed for seed, so the snapshot at the main study's length is its
 # model exactly (a test checks this on the quick profile, and another that the
-# judged run's scores at that snapshot are those of {doc}`gpt_icl`'s committed
-# reference models), and every later snapshot is the same run continued. Snapshots fall at every half-doubling of the steps. The judged
+# judged run's scores at that snapshot are those of the committed reference
+# models of {doc}`gpt_icl`), and every later snapshot is the same run continued.
+# Snapshots fall at every half-doubling of the steps. The judged
 # run's jobs (training, then scoring, one single-threaded process per core)
 # took {glue:text}`scale_minutes` core-minutes together.
 #

@@ -228,3 +228,12 @@ def test_the_prose_verdicts_are_the_ledgers():
     assert judged and all(glue[f"scale_verdict_{e['claim'].replace('-', '_')}"] == ("holds" if e["passed"] else "fails")
                           for e in judged)
     assert glue["scale_obj1_tolerance"] == f"{objectives.CRITERIA['obj1_tolerance']:g}"
+
+
+def test_ranges_read_as_ranges_in_the_prose():
+    """"from A to B" with ranges for A and B: non-negative ranges take an en dash (the bug: "from 0.031 to 0.052
+    to 0.010 to 0.025" read as four values in a row); signed ones keep "to" (an en dash beside a minus sign
+    reads as a subtraction); equal ends print once."""
+    assert scale._rng([0.052, 0.031], ".3f") == "0.031–0.052"
+    assert scale._rng([-0.0159, -0.0086], "+.4f") == "-0.0159 to -0.0086"
+    assert scale._rng([-0.2, 0.1], ".1f") == "-0.2 to 0.1" and scale._rng([0.5, 0.5001], ".2f") == "0.50"

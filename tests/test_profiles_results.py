@@ -511,6 +511,9 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     assert r"\(x &lt; 1\)" in maths and "$" not in maths
     with pytest.raises(ValueError, match="unpaired"):
         frame_html(pd.DataFrame({"a": ["costs $5"]}))
+    # negative numbers with the prose's minus sign; a formula's own minus and an option's hyphens untouched
+    signs = frame_html(pd.DataFrame({"gain": [-0.012], "rate": ["$H^{-1/2}$"], "cmd": ["--layers 4"]}))
+    assert "<td>−0.012</td>" in signs and r"\(H^{-1/2}\)" in signs and "<td>--layers 4</td>" in signs
     # what JupyterLab shows in place of glued values: the box and each name with its value
     GLUED.clear()
     box = type("Box", (), {"data": '<p class="status-pass">x</p>'})()

@@ -532,8 +532,12 @@ if __name__ == "__main__":
 
 
 def _rng(values, fmt: str) -> str:
+    """The range of ``values``: ``0.031–0.052`` (an en dash where neither end is negative, so that "from A to
+    B" reads as two ranges), ``−0.016 to −0.009`` otherwise, one value where both ends print alike."""
     lo, hi = min(values), max(values)
-    return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}} to {hi:{fmt}}"
+    if f"{lo:{fmt}}" == f"{hi:{fmt}}":
+        return f"{lo:{fmt}}"
+    return f"{lo:{fmt}}–{hi:{fmt}}" if lo >= 0 and "+" not in fmt else f"{lo:{fmt}} to {hi:{fmt}}"
 
 
 def fits_table(fits: pd.DataFrame) -> pd.DataFrame:

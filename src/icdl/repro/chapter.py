@@ -59,6 +59,9 @@ def frame_html(df) -> str:
     out = shown.to_html(index=not plain_index, border=0, na_rep="—")
     if out.count("$") % 2:
         raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
+    # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)
+    parts = re.split(r"(\$[^$]+\$)", out)
+    out = "".join(p if i % 2 else typeset_minus(p) for i, p in enumerate(parts))
     return re.sub(r"\$([^$]+)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', out)
 
 
