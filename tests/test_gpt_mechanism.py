@@ -13,7 +13,7 @@ from icdl.gpt_icl import algorithms as al
 from icdl.gpt_icl import baselines as bl
 from icdl.gpt_icl import mechanism as me
 from icdl.gpt_icl.model import GPTConfig, InContextGPT
-from icdl.gpt_icl.tasks import TaskConfig, apply_networks, output_scale, sample_prompts
+from icdl.gpt_icl.tasks import PRETRAINING, TaskConfig, apply_networks, output_scale, sample_prompts
 from icdl.repro.claims import criterion_holds
 
 TASK = TaskConfig(d=3, depth=3)  # K = 6
@@ -333,3 +333,55 @@ def test_flow_table_reads_the_scan_at_the_same_twice_and_half_the_time():
     assert first["2η, L (twice ηL)"] == pytest.approx(25 + 2 + 1.024)
     assert first["η, L/2 (half ηL)"] == pytest.approx(25 + 1 + 0.512)
     assert math.isnan(t.iloc[1]["2η, L (twice ηL)"]) and t.iloc[1]["chosen"] == pytest.approx(50 + 2 + 1.024)
+
+
+def test_the_longer_judge_both_sides_of_each_threshold():
+    """Hypothesis 4 needs every model's ratio to fall: a tie or a rise at one model fails, however far the other
+    falls (the worst model decides, not the mean); hypothesis 1 on the longer-trained models holds at 0.99 and
+    fails at 1.01; the shifted rows are not read; a study of other models is refused, not compared."""
+    def verdicts(main, longer):
+        out = {e["claim"]: e for e in me.judge_longer(main, longer, 10)}
+        for e in out.values():
+            assert e["passed"] == criterion_holds(e["claim"], {"value": e["value"]})
+        return out
+
+    def with_relu(frame, gd):
+        frame = frame.copy()
+        sel = (frame["attention"] == "relu") & (frame["candidate"] == me.GD_NETWORK) & (frame["position"] == 10) \
+            & (frame["mixture"] == PRETRAINING)
+        frame.loc[sel, "pred_diff"] = gd
+        return frame
+
+    main = _frame(0.2, 0.1, 0.5)  # ratio 2.0 for both models
+    v = verdicts(main, _frame(0.099, 0.1, 0.5, shift_gd_diff=5.0))
+    assert v["mech-longer-toward-gd"]["passed"] and v["mech-longer-toward-gd"]["value"] == pytest.approx(0.99 - 2.0)
+    assert v["mech-longer-nearest-gd"]["passed"] and v["mech-longer-nearest-gd"]["value"] == pytest.approx(0.99)
+    v = verdicts(main, _frame(0.101, 0.1, 0.5))
+    assert v["mech-longer-toward-gd"]["passed"] and not v["mech-longer-nearest-gd"]["passed"]
+    tie = verdicts(main, with_relu(_frame(0.05, 0.1, 0.5), 0.2))
+    assert not tie["mech-longer-toward-gd"]["passed"] and tie["mech-longer-toward-gd"]["value"] == pytest.approx(0.0)
+    rise = verdicts(main, with_relu(_frame(0.05, 0.1, 0.5), 0.25))
+    assert rise["mech-longer-toward-gd"]["value"] == pytest.approx(0.5)
+    assert "depth 3 relu: 2.00 → 2.50" in rise["mech-longer-toward-gd"]["ours"]
+    with pytest.raises(ValueError, match="other models"):
+        me.judge_longer(main, main[main["attention"] == "softmax"], 10)
+
+
+def test_the_longer_profile_asks_the_scale_studys_longest_trained_models():
+    """Profile ``longer`` has the reference study's settings and reads the scale study's finished models from
+    their committed checkpoints: their weights are not the main study's (the bug it guards: the main models
+    measured twice under a new name)."""
+    from icdl.gpt_icl import objectives, scale
+
+    longer, ref = me.PROFILES.resolve("longer"), me.PROFILES.resolve("reference")
+    own = ("profile", "run", "models")
+    assert {k: v for k, v in longer.items() if k not in own} == {k: v for k, v in ref.items() if k not in own}
+    assert (longer["models"], ref["models"]) == ("scale", "main")
+    models = me._models(longer, progress=False)
+    main = objectives.reference_models(objectives.PROFILES.resolve("reference"))
+    assert set(models) == set(main) and len(models) == 2 * len(ref["depths"])
+    sc = scale.PROFILES.resolve("reference")
+    assert scale.long_settings(sc)["steps"] == sc["factor"] * objectives.PROFILES.resolve("reference")["steps"]
+    for key, m in models.items():
+        a, b = m.read_out.weight.detach(), main[key].read_out.weight.detach()
+        assert a.shape == b.shape and not torch.equal(a, b), key

@@ -19,9 +19,12 @@ prompts of :mod:`~icdl.gpt_icl.evaluation`, on the pretraining mixture and on th
 
 ==================  ===================================================================================
 :data:`PROFILES`    ``quick`` (CI: models trained in memory), ``reference`` (the main study's checkpoints:
-                    ``python -m icdl.gpt_icl.mechanism --profile reference``, about 30 minutes on one core)
+                    ``python -m icdl.gpt_icl.mechanism --profile reference``, about 40 minutes on one core),
+                    ``longer`` (the same study of the scale study's longest-trained models,
+                    :func:`icdl.gpt_icl.scale.longest_trained_models`: ``--profile longer``)
 :func:`study`       scan, choose and measure for every model
 :func:`judge`       the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
+:func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
 :func:`write`,      the result file ``mechanism.<profile>.json`` and back
 :func:`load`
 ==================  ===================================================================================
@@ -59,21 +62,24 @@ SHIFTED = "(.5, .5)"
 SEEDS = {"scan": 50_000, "per_depth": 97, "start": 4242}
 
 _OWN = {
-    "quick": {"scan_prompts": 64, "measure_prompts": 128, "positions": (2, 5, 10, 19), "etas": (0.1, 0.3, 1.0),
-              "gd_steps": 64, "init_scales": (0.5,), "lambdas": (0.1, 1.0)},
-    "reference": {"scan_prompts": 256, "measure_prompts": 512, "positions": (2, 5, 10, 20, 30, 39),
+    "quick": {"models": "main", "scan_prompts": 64, "measure_prompts": 128, "positions": (2, 5, 10, 19),
+              "etas": (0.1, 0.3, 1.0), "gd_steps": 64, "init_scales": (0.5,), "lambdas": (0.1, 1.0)},
+    "reference": {"models": "main", "scan_prompts": 256, "measure_prompts": 512, "positions": (2, 5, 10, 20, 30, 39),
                   "etas": (0.1, 0.2, 0.5, 1.0, 2.0), "gd_steps": 1024, "init_scales": (0.25, 0.5, 1.0),
                   "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)},
-    "paper": {"scan_prompts": 512, "measure_prompts": 1024, "positions": (2, 5, 10, 20, 30, 40, 50),
+    "paper": {"models": "main", "scan_prompts": 512, "measure_prompts": 1024, "positions": (2, 5, 10, 20, 30, 40, 50),
               "etas": (0.1, 0.2, 0.5, 1.0, 2.0), "gd_steps": 1024, "init_scales": (0.25, 0.5, 1.0),
               "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)},
 }
+#: ``longer``: the reference study's settings, asked of the models the scale study trained longest
+_OWN["longer"] = {**_OWN["reference"], "models": "scale"}
+_BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper"}
 PROFILES = ProfileSet(
     "gpt_mechanism",
-    profiles={name: {**objectives.PROFILES.profiles[name], **own} for name, own in _OWN.items()},
-    ranges={**objectives.PROFILES.ranges, "scan_prompts": (8, 10**5), "measure_prompts": (8, 10**5),
-            "positions": (1, 199), "etas": (1e-4, 100.0), "gd_steps": (1, 10**5), "init_scales": (1e-3, 10.0),
-            "lambdas": (1e-6, 1e6)},
+    profiles={name: {**objectives.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
+    ranges={**objectives.PROFILES.ranges, "models": {"main", "scale"}, "scan_prompts": (8, 10**5),
+            "measure_prompts": (8, 10**5), "positions": (1, 199), "etas": (1e-4, 100.0), "gd_steps": (1, 10**5),
+            "init_scales": (1e-3, 10.0), "lambdas": (1e-6, 1e6)},
     command="python -m icdl.gpt_icl.mechanism --profile {profile}",
     memory=objectives.memory_estimate,
 )
@@ -227,7 +233,12 @@ def measure(model, cfg, depth: int, mixture: str, chosen: dict, fixed: dict | No
 
 
 def _models(cfg, progress: bool) -> dict:
-    """The main study's trained models: from the reference checkpoints, or (quick) trained here in memory."""
+    """The trained models the profile asks: the main study's, from the reference checkpoints or (quick) trained
+    here in memory; with ``models = "scale"``, the scale study's longest-trained ones (its reference run)."""
+    if cfg["models"] == "scale":
+        from . import scale
+
+        return scale.longest_trained_models(scale.PROFILES.resolve("reference"))
     if cfg["profile"] == "quick":
         out = {}
         for depth in cfg["depths"]:
@@ -336,6 +347,73 @@ def judge(alignment: pd.DataFrame, train_examples: int) -> list[dict]:
          "ours": f"the same ratio on inputs from the mixture {SHIFTED}: " + listing(shift, "ratio"),
          "criterion": "below 1 for every model"},
     ]
+
+
+#: what the two hypotheses about the longer-trained models ask (the criteria are in the registry)
+LONGER_CRITERIA = {"mech-longer-toward-gd": "falls for every model (the largest change below 0)",
+                   "mech-longer-nearest-gd": "below 1 for every model"}
+
+
+def judge_longer(main: pd.DataFrame, longer: pd.DataFrame | None, train_examples: int) -> list[dict]:
+    """The ledger entries of the hypotheses about the longer-trained models (``longer``: their alignment;
+    ``main``: the main study's): every model moves toward GD on the network (GD's ratio to the nearest simple
+    rule at the training length falls: the largest change over the models below 0), and hypothesis 1 on the
+    longer-trained models (the largest ratio below 1). Pretraining mixture. Without ``longer`` (the run has
+    not been made) the entries carry no number and hold nothing."""
+    if longer is None:
+        return [{"claim": claim, "passed": False, "value": float("nan"), "criterion": criterion,
+                 "ours": "not run: python -m icdl.gpt_icl.mechanism --profile longer"}
+                for claim, criterion in LONGER_CRITERIA.items()]
+
+    def ratios(alignment):
+        v = verdict_table(alignment, train_examples)
+        return v[v["mixture"] == PRETRAINING].set_index(["depth", "attention"])["ratio"]
+
+    before, after = ratios(main), ratios(longer)
+    if set(before.index) != set(after.index):
+        raise ValueError(f"the two studies cover other models: {sorted(before.index)} vs {sorted(after.index)}")
+    change = (after - before.loc[after.index]).sort_index()
+    worst, largest = float(change.max()), float(after.max())
+    pairs = "; ".join(f"depth {d} {a}: {before[(d, a)]:.2f} → {after[(d, a)]:.2f}" for d, a in change.index)
+    return [
+        {"claim": "mech-longer-toward-gd", "passed": worst < 0, "value": worst,
+         "ours": "GD's prediction difference over the nearest simple rule's at the training length, main study → "
+                 "four times the training: " + pairs,
+         "criterion": LONGER_CRITERIA["mech-longer-toward-gd"]},
+        {"claim": "mech-longer-nearest-gd", "passed": largest < 1, "value": largest,
+         "ours": f"the same ratio after four times the training: largest {largest:.2f}",
+         "criterion": LONGER_CRITERIA["mech-longer-nearest-gd"]},
+    ]
+
+
+def longer_table(main: pd.DataFrame, longer: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """Per model at the training length (pretraining mixture), the main study's models beside the ones trained
+    four times longer: the nearest simple rule, GD's ratio to it, and the cosine of GD's sensitivity."""
+    def at(alignment):
+        v = verdict_table(alignment, train_examples)
+        return v[v["mixture"] == PRETRAINING].set_index(["depth", "attention"])
+
+    a, b = at(main), at(longer)
+    return pd.DataFrame({
+        "nearest simple rule (main)": a["nearest_simple"], "nearest simple rule (4×)": b["nearest_simple"],
+        "GD / nearest (main)": a["ratio"].map("{:.2f}".format), "GD / nearest (4×)": b["ratio"].map("{:.2f}".format),
+        "GD cosine (main)": a["gd_cosine"].map("{:.2f}".format), "GD cosine (4×)": b["gd_cosine"].map("{:.2f}".format),
+    }).reset_index().rename(columns={"depth": "target depth"})
+
+
+def longer_glue(main: pd.DataFrame, longer: pd.DataFrame | None, train_examples: int) -> dict[str, str]:
+    """The prose's numbers about the longer-trained models: the range of GD's ratio and cosine over them, and
+    which candidate is nearest each (dashes where the run has not been made)."""
+    if longer is None:
+        return {k: "—" for k in ("mech_longer_ratio", "mech_longer_cosine", "mech_longer_nearest")}
+    v = verdict_table(longer, train_examples)
+    pre = v[v["mixture"] == PRETRAINING]
+    near = nearest(longer)
+    near = near[(near["mixture"] == PRETRAINING) & (near["position"] == train_examples)]
+    counts = near["candidate"].value_counts()
+    return {"mech_longer_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
+            "mech_longer_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
+            "mech_longer_nearest": ", ".join(f"{name} ({n} of {len(near)} models)" for name, n in counts.items())}
 
 
 def chosen_table(chosen: pd.DataFrame) -> pd.DataFrame:

@@ -133,6 +133,18 @@ def train_model(cfg, depth: int, attention: str, *, where: Path | None = None, u
                  snapshots=model_snapshots(cfg, attention))
 
 
+def longest_trained_models(cfg) -> dict:
+    """The finished models of a profile's run, from its checkpoints: ``{(depth, attention): model}`` after
+    ``factor`` times the main study's training, each checked to be the model the profile describes
+    (:func:`icdl.gpt_icl.schedule.load_trained`)."""
+    from .schedule import load_trained
+
+    long = long_settings(cfg)
+    return {(depth, att): load_trained(long, folder(cfg["profile"]), depth, att, cfg["n_layer"],
+                                       command=COMMAND.format(profile=cfg["profile"]), tag=TAG)
+            for depth in cfg["depths"] for att in ATTENTIONS}
+
+
 def _steps_done(ckpt: Path | None) -> int:
     if ckpt is None or not checkpoint_exists(ckpt):
         return 0

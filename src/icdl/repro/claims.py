@@ -159,6 +159,14 @@ CLAIMS: tuple[Claim, ...] = (
     _c("mech-shift-gd", "This book: hypothesis 3",
        "not claimed by ICDL: hypothesis 1 still holds on inputs from the mixture (.5, .5)",
        GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_judge_both_sides_of_each_threshold"),
+    _c("mech-longer-toward-gd", "This book: hypothesis 4 (four times the training)",
+       "not claimed by ICDL: with more training every model moves toward GD on the network, away from the "
+       "linear and local rules",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_the_longer_judge_both_sides_of_each_threshold"),
+    _c("mech-longer-nearest-gd", "This book: hypothesis 1 after four times the training",
+       "not claimed by ICDL: a model trained four times longer is nearer GD on the network than any linear or "
+       "local rule",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_the_longer_judge_both_sides_of_each_threshold"),
     # ---- ICDL appendix G, REB data and cost ----------------------------------------------
     _c("icdl-lemma19", "ICDL Lemma 19 (diffusion score ICL)", "score matching reduces to ICGD on a ReLU network",
        DIFFUSION, "tests/test_diffusion.py::test_transformer_learns_the_score_in_context"),
@@ -292,6 +300,11 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "mech-nearest-gd": _all(("value", "<", 1)),
     "mech-sensitivity-gd": _all(("value", ">=", 0.8)),
     "mech-shift-gd": _all(("value", "<", 1)),
+    # registered before the run of python -m icdl.gpt_icl.mechanism --profile longer (judge_longer): the largest
+    # change over the models of that ratio from the main study's models to the four-times-longer-trained ones,
+    # and the largest ratio of the longer-trained models
+    "mech-longer-toward-gd": _all(("value", "<", 0)),
+    "mech-longer-nearest-gd": _all(("value", "<", 1)),
     # registered before the first reference run of chapter gpt_scale (icdl.gpt_icl.scale.judge): the largest
     # change per doubling of the shortfall below the MLP and the largest upper end of its 90 % band; objective
     # 1's and 3's numbers on the longest-trained models; the smallest lead over 3-NN; the largest forecast
