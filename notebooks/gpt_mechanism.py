@@ -34,7 +34,10 @@
 # divided by that of the nearest linear or local rule runs from
 # {glue:text}`mech_ratio` (below 1: GD is the nearer), and the mean cosine
 # between the model's and GD's sensitivities to the query from
-# {glue:text}`mech_cosine`. The box below gives each hypothesis its verdict.
+# {glue:text}`mech_cosine`. After four times the training ({doc}`gpt_scale`'s
+# models) the nearest candidate is {glue:text}`mech_longer_nearest`, and GD's
+# ratio runs from {glue:text}`mech_longer_ratio`. The box below gives each
+# hypothesis its verdict.
 #
 # Code: `icdl.gpt_icl.algorithms` (the candidates and their sensitivities),
 # `icdl.gpt_icl.mechanism` (profiles, scan, measures, judge, result file).
@@ -51,11 +54,13 @@ overrides = {}
 
 # %% tags=["remove-output"]
 import torch
+from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl import mechanism
 from icdl.gpt_icl.tasks import PRETRAINING
 from icdl.repro import chapter
+from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(mechanism.PROFILES, profile, overrides)
@@ -181,6 +186,30 @@ chapter.table(mechanism.flow_table(data["gd_scan"], data["chosen"]), digits=4)
 fig = figures.plot_alignment(data["alignment"], mechanism.SHIFTED, "pred_diff", rcfg["train_examples"])
 
 # %% [markdown]
+# ## After four times the training
+#
+# The scale study ({doc}`gpt_scale`) trains the same models four times longer,
+# from the same start. The same study -- the same prompts, candidates and scans
+# -- asked of those models (`python -m icdl.gpt_icl.mechanism --profile longer`)
+# says whether more training moves them toward GD on the network (hypothesis 4)
+# and whether hypothesis 1 then holds. Both criteria were registered before that
+# run.
+
+# %%
+longer_obj = show_reference(mechanism.PROFILES, "mechanism", "longer")
+longer = mechanism.load(longer_obj)["alignment"] if longer_obj is not None and mech_on == "reference" else None
+if longer is not None:
+    display(chapter.table(mechanism.longer_table(data["alignment"], longer, rcfg["train_examples"])))
+
+# %% tags=["remove-cell"]
+chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_examples"]))
+
+# %% [markdown]
+# GD's ratio to the nearest simple rule after four times the training runs from
+# {glue:text}`mech_longer_ratio` and the cosine of its sensitivity from
+# {glue:text}`mech_longer_cosine`, against {glue:text}`mech_ratio` and
+# {glue:text}`mech_cosine` for the main study's models (the table, per model).
+#
 # ## What this does and does not show
 #
 # - *Nearest* is relative: a model can be nearest to one candidate and still
@@ -202,6 +231,8 @@ fig = figures.plot_alignment(data["alignment"], mechanism.SHIFTED, "pred_diff", 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ledger.record_all(mechanism.judge(data["alignment"], rcfg["train_examples"]), judged_on=mech_on,
                   covered=mech_on == "reference")
+ledger.record_all(mechanism.judge_longer(data["alignment"], longer, rcfg["train_examples"]),
+                  judged_on="longer", covered=longer is not None)
 ledger.save()
 ledger.table()[["claim", "criterion", "status"]]
 
