@@ -149,9 +149,9 @@ def test_trend_signs_shortfall_below_the_mlp_and_leads_over_the_baselines():
 
 def _verdict(slope, slope_hi, obj1, lead, forecast, drop):
     fits = pd.DataFrame([{"depth": 3, "attention": "softmax", "per_doubling": slope, "per_doubling_lo": slope - 0.01,
-                          "per_doubling_hi": slope_hi, "forecast": forecast},
+                          "per_doubling_hi": slope_hi, "forecast": forecast, "last": 800},
                          {"depth": 3, "attention": "relu", "per_doubling": -0.05, "per_doubling_lo": -0.06,
-                          "per_doubling_hi": -0.04, "forecast": 1000.0}])
+                          "per_doubling_hi": -0.04, "forecast": 1000.0, "last": 800}])
     tr = pd.DataFrame([{"depth": 3, "attention": a, "step": s, "lead_knn": (lead if s == 2 else 0.5) if a == "softmax"
                         else 0.3} for a in ("softmax", "relu") for s in (1, 2)])
     points = pd.DataFrame([{"depth": 3, "method": "transformer", "attention": a, "step": s,
@@ -177,6 +177,9 @@ def test_judge_both_sides_of_each_threshold():
         assert not claims.criterion_holds(claim, values), claim
     assert not half["scale-shortfall-falls"]["passed"]
     assert _verdict(-0.01, -0.001, 0.0, 0.1, math.inf, 0.0)["scale-forecast"]["passed"] is False
+    # the claim's text says which models were within the tolerance by their last snapshot, not a forecast
+    text = _verdict(-0.01, -0.001, 0.0, 0.1, 500.0, 0.0)["scale-forecast"]["ours"]
+    assert "depth 3 softmax: within it by the last snapshot (800)" in text and "depth 3 relu: 1,000" in text
 
 
 def test_the_command_line_refuses_bad_input_in_one_line(capsys):
