@@ -405,13 +405,19 @@ def longer_glue(main: pd.DataFrame, longer: pd.DataFrame | None, train_examples:
     """The prose's numbers about the longer-trained models: the range of GD's ratio and cosine over them, and
     which candidate is nearest each (dashes where the run has not been made)."""
     if longer is None:
-        return {k: "—" for k in ("mech_longer_ratio", "mech_longer_cosine", "mech_longer_nearest")}
+        return {k: "—" for k in ("mech_longer_ratio", "mech_longer_cosine", "mech_longer_nearest",
+                                 "mech_longer_rises")}
     v = verdict_table(longer, train_examples)
     pre = v[v["mixture"] == PRETRAINING]
     near = nearest(longer)
     near = near[(near["mixture"] == PRETRAINING) & (near["position"] == train_examples)]
     counts = near["candidate"].value_counts()
-    return {"mech_longer_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
+    change = next(e for e in judge_longer(main, longer, train_examples) if e["claim"] == "mech-longer-toward-gd")
+    before = verdict_table(main, train_examples)
+    before = before[before["mixture"] == PRETRAINING].set_index(["depth", "attention"])["ratio"]
+    rises = int((pre.set_index(["depth", "attention"])["ratio"] > before).sum())
+    return {"mech_longer_rises": f"{rises} of {len(pre)}" if change["value"] == change["value"] else "—",
+            "mech_longer_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
             "mech_longer_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
             "mech_longer_nearest": ", ".join(f"{name} ({n} of {len(near)} models)" for name, n in counts.items())}
 

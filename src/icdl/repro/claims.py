@@ -438,6 +438,14 @@ KNOWN_FAILURES: dict[str, str] = {
     "mech-sensitivity-gd": "the mean cosine of $\\partial \\hat y / \\partial x_{\\mathrm{query}}$ between model "
                            "and GD is 0.50–0.75 at the training "
                            "length, against 0.75–0.86 for ridge and least squares",
+    # hypotheses 4 and 1 on the scale study's longest-trained models, refuted by python -m icdl.gpt_icl.mechanism
+    # --profile longer (commit f2f14e8)
+    "mech-longer-toward-gd": "after four times the training GD's ratio to the nearest simple rule rises for five of "
+                             "the six models (1.30 → 1.84 to 5.54 → 15.04) and falls only for the depth-4 ReLU model "
+                             "(1.81 → 1.75): the models move away from GD on the network",
+    "mech-longer-nearest-gd": "after four times the training GD on the network is 1.43–15.04 times farther from the "
+                              "models than the nearest simple rule; the nearest candidate is ridge for three models "
+                              "and the Adam-trained MLP for the other three",
     "mech-shift-gd": "on inputs from (.5, .5) the context mean is the nearest candidate to all six models at the "
                      "training length; GD is 1.3–1.9 times farther than it",
 }
