@@ -210,9 +210,8 @@ chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_exam
 # {glue:text}`mech_longer_cosine`, against {glue:text}`mech_ratio` and
 # {glue:text}`mech_cosine` for the main study's models (the table, per model);
 # the ratio rises for {glue:text}`mech_longer_rises` models. The nearest
-# candidate is now {glue:text}`mech_longer_nearest` -- the Adam-trained MLP is
-# the network trained on the prompt to convergence, GD on the network the one
-# that plain gradient steps from a fixed start reach.
+# candidate is now {glue:text}`mech_longer_nearest` (the MLP: ICDL's baseline
+# network, trained by Adam on the prompt's examples).
 #
 # ## What this does and does not show
 #
