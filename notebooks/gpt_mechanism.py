@@ -24,7 +24,7 @@
 # models of {doc}`gpt_icl` directly, in the way von Oswald et al. and Akyürek et
 # al. asked linear-regression transformers {cite:p}`vonoswald2023gd,akyurek2023what`:
 # on the same prompts, whose predictions -- and whose sensitivity to the query
-# -- are theirs nearest to? The question and its three hypotheses are this
+# -- are theirs nearest to? The question and its hypotheses are this
 # book's, not the paper's; their criteria were fixed before the run that judges
 # them.
 #
@@ -34,8 +34,8 @@
 # divided by that of the nearest linear or local rule runs from
 # {glue:text}`mech_ratio` (below 1: GD is the nearer), and the mean cosine
 # between the model's and GD's sensitivities to the query from
-# {glue:text}`mech_cosine`. After four times the training ({doc}`gpt_scale`'s
-# models) the nearest candidate is {glue:text}`mech_longer_nearest`, and GD's
+# {glue:text}`mech_cosine`. After four times the training (the models of
+# {doc}`gpt_scale`) the nearest candidate is {glue:text}`mech_longer_nearest`, and GD's
 # ratio runs from {glue:text}`mech_longer_ratio`. The box below gives each
 # hypothesis its verdict.
 #
