@@ -166,18 +166,22 @@ def svg_text_sizes(svg: str) -> tuple[float, list[float]]:
     return width_pt / 72, sizes
 
 
-def test_figure_text_has_no_math_as_plain_text():
-    """Every text a committed figure draws (tick labels, axis labels, legends, titles, annotations; matplotlib
-    writes each as a comment beside its glyphs) sets its formulas as mathtext, not as ``H^(−1/2)`` or
-    ``ε_r`` in plain characters."""
-    found = []
+def committed_figures():
+    """``(chapter, cell index, SVG)`` for every figure of every committed chapter notebook."""
     for src in CHAPTERS:
         nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
         for i, c in enumerate(nb.cells):
             for o in c.get("outputs", []):
-                svg = o.get("data", {}).get("image/svg+xml")
-                for text in re.findall(r"<!-- (.*?) -->", svg or ""):
-                    found += [f"{src.stem} cell {i}: {text!r} ({hit!r})" for hit in pseudo_math(text)]
+                if svg := o.get("data", {}).get("image/svg+xml"):
+                    yield src.stem, i, svg
+
+
+def test_figure_text_has_no_math_as_plain_text():
+    """Every text a committed figure draws (tick labels, axis labels, legends, titles, annotations; matplotlib
+    writes each as a comment beside its glyphs) sets its formulas as mathtext, not as ``H^(−1/2)`` or
+    ``ε_r`` in plain characters."""
+    found = [f"{stem} cell {i}: {text!r} ({hit!r})" for stem, i, svg in committed_figures()
+             for text in re.findall(r"<!-- (.*?) -->", svg) for hit in pseudo_math(text)]
     assert not found, "\n".join(found)
 
 
@@ -198,16 +202,10 @@ def test_figure_text_is_legible_at_the_books_width():
     from icdl.figures.style import rendered_px
 
     small = []
-    for src in CHAPTERS:
-        nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
-        for i, c in enumerate(nb.cells):
-            for o in c.get("outputs", []):
-                svg = o.get("data", {}).get("image/svg+xml")
-                if not svg:
-                    continue
-                width, sizes = svg_text_sizes(svg)
-                if sizes and (px := rendered_px(min(sizes), width)) < 11:
-                    small.append(f"{src.stem} cell {i}: {min(sizes):.1f} pt in a {width:.1f} in figure = {px:.1f} px")
+    for stem, i, svg in committed_figures():
+        width, sizes = svg_text_sizes(svg)
+        if sizes and (px := rendered_px(min(sizes), width)) < 11:
+            small.append(f"{stem} cell {i}: {min(sizes):.1f} pt in a {width:.1f} in figure = {px:.1f} px")
     assert not small, "\n".join(small)
 
 
