@@ -12,7 +12,8 @@ length *is* the main study's model, bit for bit (tested), and the trend starts f
 =========================  ==================================================================================
 :data:`PROFILES`           ``quick`` (CI), ``reference`` (CPU, two cores; the chapter gives its time:
                            ``python -m icdl.gpt_icl.scale --profile reference --workers 2``), ``long`` (the
-                           reference's models 64 times longer, a GPU command), ``paper`` (Appendix F's models)
+                           reference's models 64 times longer, a GPU command), ``paper`` (Appendix F's models),
+                           ``wide`` (the reference's models at twice the width, the main study's steps)
 :func:`snapshot_steps`     the steps at which a model is scored
 :func:`train_model`        train or resume one model of one target depth (resumable, one writer)
 :func:`score_depth`        every snapshot of one target depth against the baselines on the same prompts
@@ -21,6 +22,8 @@ length *is* the main study's model, bit for bit (tested), and the trend starts f
 :func:`fit_trend`          the shortfall's change per doubling of the steps (a line in log steps), its band,
                            and the forecast of the steps at which it would reach the paper's tolerance
 :func:`judge`              the ledger entries of the scale claims (:data:`icdl.repro.claims.CRITERIA`)
+:func:`width_comparison`   the ``wide`` profile's models beside the reference's: at the same steps, and at the
+                           reference's snapshot of the nearest training FLOPs (:func:`judge_wider`)
 :func:`write`, :func:`load` the result file ``results/gpt_scale/scale.<profile>.json``
 =========================  ==================================================================================
 
@@ -67,8 +70,11 @@ _OWN = {
     "reference": {"factor": 4, "per_doubling": 2, "before": 4, "resamples": 200},
     "long": {"factor": 64, "per_doubling": 2, "before": 4, "resamples": 200},
     "paper": {"factor": 1, "per_doubling": 1, "before": 6, "resamples": 200},
+    # the reference's models at twice the width (four heads of the same size): 3.9× the parameters, 3.7× the
+    # FLOPs per step, trained for the main study's steps (:func:`judge_wider`)
+    "wide": {"factor": 1, "per_doubling": 2, "before": 4, "resamples": 200, "n_embd": 128, "n_head": 4},
 }
-_BASE = {"quick": "quick", "reference": "reference", "long": "reference", "paper": "paper"}
+_BASE = {"quick": "quick", "reference": "reference", "long": "reference", "paper": "paper", "wide": "reference"}
 PROFILES = ProfileSet(
     "gpt_scale",
     profiles={name: {**objectives.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
@@ -287,7 +293,12 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
                      "last": int(steps[-1]), "shortfall_first": float(short[0]), "shortfall_last": float(short[-1]),
                      "per_doubling": slope, "per_doubling_lo": float(lo), "per_doubling_hi": float(hi),
                      "forecast": fc, "forecast_lo": float(flo), "forecast_hi": float(fhi)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(FIT_COLUMNS))
+
+
+#: the columns of :func:`fit_trend`'s frame
+FIT_COLUMNS = ("depth", "attention", "snapshots", "first", "last", "shortfall_first", "shortfall_last", "per_doubling",
+               "per_doubling_lo", "per_doubling_hi", "forecast", "forecast_lo", "forecast_hi")
 
 
 def fit_from(cfg) -> dict[str, int]:
@@ -336,7 +347,7 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
     forecast = float(fits["forecast"].max())
     return [
         {"claim": "scale-shortfall-falls", "passed": slope < 0 and slope_hi < 0, "value": slope,
-         "slope_hi": slope_hi,
+         "values": {"slope_hi": slope_hi},
          "ours": "change of the shortfall below the MLP per doubling of the steps (90 % band): "
                  + "; ".join(f"depth {r.depth} {r.attention}: {r.per_doubling:+.4f} ({r.per_doubling_lo:+.4f} to "
                              f"{r.per_doubling_hi:+.4f})" for r in fits.itertuples()),
@@ -363,6 +374,131 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
     ]
 
 
+# ---- the wider models (profile ``wide``) beside the reference's ------------------------------------------
+
+#: the profile of the wider models, and the one they are compared with
+WIDER, NARROWER = "wide", "reference"
+#: a reference snapshot is compute-matched to a wider model when their training FLOPs differ by at most this
+#: factor (half a doubling either way)
+MATCH_WITHIN = 2 ** 0.5
+
+
+def training_flops(cfg, attention: str, step: int) -> float:
+    """FLOPs of training a model of the profile to ``step`` of its own steps (forward and backward,
+    :func:`icdl.gpt_icl.measure.flops_per_step`); a ReLU model that starts from the softmax model at the main
+    study's length counts that model's steps too."""
+    from .measure import flops_per_step
+
+    per_step = flops_per_step(configs(cfg, cfg["depths"][0], attention, cfg["n_layer"])[0], cfg["batch"],
+                              cfg["train_examples"])
+    start = cfg["steps"] if attention == "relu" and cfg["relu_init"] == "softmax" else 0
+    return float(per_step * (start + step))
+
+
+def _shortfall_samples(boot: dict, attention: str, step: int) -> np.ndarray:
+    b = {k: np.asarray(v) for k, v in boot.items()}
+    return b["mlp@mlp"] - b[f"{attention}:{step}@mlp"]
+
+
+def width_comparison(narrow: dict, wide: dict, ncfg, wcfg, q: float = 0.1) -> pd.DataFrame:
+    """Per target depth and attention, the wider models (``wide``: the ``wide`` profile's result) beside the
+    reference's (``narrow``): the shortfall below the MLP of each at the main study's length and the change
+    from the narrow to the wide model (``delta``, below 0: the wider model is closer to the MLP), and the
+    narrow model's snapshot whose training FLOPs are nearest the wide model's (within :data:`MATCH_WITHIN`;
+    none for a model whose narrow run never reaches them) with the change from it (``delta_matched``). The
+    bands (``q/2`` … ``1 − q/2``) are paired: both studies score the same test prompts with the same bootstrap
+    resamples -- refused where their least-squares resamples differ."""
+    rows = []
+    for depth in sorted({int(d) for d in wide["points"]["depth"]}):
+        bn, bw = narrow["boot"][str(depth)], wide["boot"][str(depth)]
+        if not np.allclose(bn["least_squares@mlp"], bw["least_squares@mlp"]):
+            raise ValueError(f"target depth {depth}: the two studies' bootstrap resamples differ, so their "
+                             f"differences cannot be paired; score both with the same prompts and resamples")
+        for attention in ATTENTIONS:
+            step = fit_from(wcfg)[attention]
+            if f"{attention}:{step}@mlp" not in bw:
+                continue
+            wide_s, narrow_s = _shortfall_samples(bw, attention, step), _shortfall_samples(bn, attention, step)
+            mlp_n = narrow["points"][(narrow["points"]["depth"] == depth)
+                                     & (narrow["points"]["method"] == "mlp")]["r2_mlp_prompts"].iloc[0]
+            mlp_w = wide["points"][(wide["points"]["depth"] == depth)
+                                   & (wide["points"]["method"] == "mlp")]["r2_mlp_prompts"].iloc[0]
+
+            def r2(res, st):
+                p = res["points"]
+                return p[(p["depth"] == depth) & (p["attention"] == attention) & (p["step"] == st)]["r2_mlp_prompts"].iloc[0]
+
+            short_w, short_n = mlp_w - r2(wide, step), mlp_n - r2(narrow, step)
+            lo, hi = np.quantile(wide_s - narrow_s, [q / 2, 1 - q / 2])
+            flops = training_flops(wcfg, attention, step)
+            steps = sorted(int(s) for s in narrow["points"].query("depth == @depth and attention == @attention")["step"])
+            ratio = {s: training_flops(ncfg, attention, s) / flops for s in steps}
+            best = min(steps, key=lambda s: abs(math.log(ratio[s])))
+            matched = best if 1 / MATCH_WITHIN <= ratio[best] <= MATCH_WITHIN else None
+            row = {"depth": depth, "attention": attention, "step": step, "width_narrow": ncfg["n_embd"],
+                   "width_wide": wcfg["n_embd"], "shortfall_narrow": short_n,
+                   "shortfall_wide": short_w, "delta": short_w - short_n, "delta_lo": float(lo), "delta_hi": float(hi),
+                   "flops_wide": flops, "matched_step": matched, "flops_ratio": ratio[best] if matched else np.nan,
+                   "shortfall_matched": np.nan, "delta_matched": np.nan, "delta_matched_lo": np.nan,
+                   "delta_matched_hi": np.nan}
+            if matched is not None:
+                short_m = mlp_n - r2(narrow, matched)
+                mlo, mhi = np.quantile(wide_s - _shortfall_samples(bn, attention, matched), [q / 2, 1 - q / 2])
+                row |= {"shortfall_matched": short_m, "delta_matched": short_w - short_m,
+                        "delta_matched_lo": float(mlo), "delta_matched_hi": float(mhi)}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
+    """The ledger entries of the wider models (:data:`icdl.repro.claims.CRITERIA`): twice the width brings every
+    model closer to the MLP at the main study's length (the largest change and the largest upper end of its
+    90 % band below 0); at equal training FLOPs the wider model is closer than the narrow one trained longer
+    (the largest change over the compute-matched models below 0); objectives 1 and 3 on the wider models.
+    Without a result (the run has not been made) the entries carry no number and hold nothing."""
+    tolerance, max_drop = objectives.CRITERIA["obj1_tolerance"], objectives.CRITERIA["obj3_max_drop"]
+    criteria = {"scale-wider-closer": "below 0 for every model, the upper end of the band too",
+                "scale-width-over-steps": "below 0 for every model with a compute-matched reference snapshot",
+                "icdl-obj1-wider": f"at most {tolerance} (objective 1's tolerance)",
+                "icdl-obj3-wider": f"at most {max_drop} (objective 3's bound)"}
+    if cmp is None or wide is None:
+        return [{"claim": c, "passed": False, "value": float("nan"), "criterion": t,
+                 "ours": f"not run: {COMMAND.format(profile=WIDER)}"} for c, t in criteria.items()]
+    tf = wide["points"][wide["points"]["method"] == "transformer"]
+    final = tf.loc[tf.groupby(["depth", "attention"])["step"].idxmax()]
+    objective1 = float(final["obj1"].max())
+    drops = obj3_drop(wide["shift"])
+    objective3 = float(drops["max_drop"].max())
+    matched = cmp.dropna(subset=["delta_matched"])
+    worst_matched = float(matched["delta_matched"].max()) if len(matched) else float("nan")
+
+    def each(t, fmt):
+        return "; ".join(f"depth {r.depth} {r.attention}: {fmt(r)}" for r in t.itertuples())
+
+    return [
+        {"claim": "scale-wider-closer", "passed": bool(cmp["delta"].max() < 0 and cmp["delta_hi"].max() < 0),
+         "value": float(cmp["delta"].max()), "values": {"delta_hi": float(cmp["delta_hi"].max())},
+         "ours": f"change of the shortfall below the MLP from width {cmp['width_narrow'].iloc[0]} to width "
+                 f"{cmp['width_wide'].iloc[0]} at the main study's length (90 % band): " + each(cmp, lambda r: f"{r.delta:+.4f} ({r.delta_lo:+.4f} to {r.delta_hi:+.4f})"),
+         "criterion": criteria["scale-wider-closer"]},
+        {"claim": "scale-width-over-steps", "passed": bool(len(matched) and worst_matched < 0),
+         "value": worst_matched,
+         "ours": ("change of the shortfall from the narrow model at the snapshot of the nearest training FLOPs to "
+                  "the wide model (90 % band): " + each(matched, lambda r: f"{r.delta_matched:+.4f} "
+                  f"({r.delta_matched_lo:+.4f} to {r.delta_matched_hi:+.4f}) against the narrow model at "
+                  f"{int(r.matched_step):,} steps") if len(matched) else "no model has a compute-matched snapshot"),
+         "criterion": criteria["scale-width-over-steps"]},
+        {"claim": "icdl-obj1-wider", "passed": objective1 <= tolerance, "value": objective1,
+         "ours": f"largest shortfall below the MLP at its positions up to the training length, wider models: "
+                 f"{objective1:.3f}",
+         "criterion": criteria["icdl-obj1-wider"]},
+        {"claim": "icdl-obj3-wider", "passed": objective3 <= max_drop, "value": objective3,
+         "ours": "largest fall of R² at the training length when μ moves to ±0.5, wider models: "
+                 + "; ".join(f"depth {r.depth} {r.attention}: {r.max_drop:.3f}" for r in drops.itertuples()),
+         "criterion": criteria["icdl-obj3-wider"]},
+    ]
+
+
 # ---- the whole study: in memory (quick) or as resumable jobs (reference) ----------------------------------
 
 #: result fields (``results/gpt_scale/scale.<profile>.json``)
@@ -375,7 +511,9 @@ def assemble(cfg, scores: list[dict], history: pd.DataFrame, *, jobs: list | Non
     points = pd.concat([s["points"] for s in scores], ignore_index=True)
     boot = {str(int(s["points"]["depth"].iloc[0])): s["boot"] for s in scores}
     tr = trend(points, boot)
-    fits = fit_trend(points, boot, fit_from(cfg), objectives.CRITERIA["obj1_tolerance"])
+    # a line needs snapshots past the main study's length: a profile trained for that length alone has none
+    fits = (fit_trend(points, boot, fit_from(cfg), objectives.CRITERIA["obj1_tolerance"]) if cfg["factor"] > 1
+            else pd.DataFrame(columns=list(FIT_COLUMNS)))
     return {"points": points, "curves": pd.concat([s["curves"] for s in scores], ignore_index=True),
             "shift": pd.concat([s["shift"] for s in scores], ignore_index=True), "boot": boot, "trend": tr,
             "fits": fits, "history": history, "jobs": jobs or [], "complete": True, "seconds": seconds}
