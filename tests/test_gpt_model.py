@@ -66,3 +66,27 @@ def test_bad_model_settings_and_inputs_are_named():
         m(torch.randn(1, 13, 3), torch.randn(1, 13))
     with pytest.raises(ValueError, match="xs"):
         m(torch.randn(1, 4, 2), torch.randn(1, 4))
+
+
+def test_the_gelu_operator_is_torchs_gelu_bit_for_bit_and_survives_compile():
+    """``icdl::gelu`` (kept whole by ``torch.compile``) must be the exact GELU, forward and backward, bit for bit
+    in eager mode -- so the committed checkpoints, trained with ``F.gelu``, are still what the model computes.
+    A tanh-approximate GELU, or a backward that dropped the erf term, would differ here; so would a compiled
+    graph that decomposed it and changed the rounding (the compiled step must call the same kernels)."""
+    from torch.nn import functional as F
+
+    from icdl.gpt_icl.model import gelu
+
+    g = torch.Generator().manual_seed(3)
+    x = (3 * torch.randn(4096, generator=g)).requires_grad_()
+    x2 = x.detach().clone().requires_grad_()
+    w = torch.randn(4096, generator=g)
+    (gelu(x) * w).sum().backward()
+    (F.gelu(x2) * w).sum().backward()
+    assert torch.equal(gelu(x), F.gelu(x2)) and torch.equal(x.grad, x2.grad)
+    assert not torch.equal(gelu(x), F.gelu(x2, approximate="tanh"))
+    compiled = torch.compile(lambda z: gelu(z) * w, dynamic=False)
+    x3 = x.detach().clone().requires_grad_()
+    out = compiled(x3)
+    out.sum().backward()
+    assert torch.equal(out, gelu(x) * w) and torch.equal(x3.grad, x.grad)

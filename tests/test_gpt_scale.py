@@ -186,6 +186,105 @@ def test_judge_both_sides_of_each_threshold():
     assert "depth 3 softmax: within it by the last snapshot (800)" in text and "depth 3 relu: 1,000" in text
 
 
+def _wide_and_narrow(ls_shift: float = 0.0):
+    """A narrow and a wide study of target depth 3 on the quick profile's settings, with planted R²s and
+    bootstrap samples: per resample the wide softmax model's shortfall at the main length is 0.05 + e, the
+    narrow one's 0.08 + e at the same steps and 0.03 + e at the compute-matched snapshot, so the paired
+    differences are exactly −0.03 and +0.02 (unpaired or resorted samples would give a band)."""
+    ncfg = scale.PROFILES.resolve("quick")
+    wcfg = {**ncfg, "n_embd": 2 * ncfg["n_embd"], "n_head": 2 * ncfg["n_head"], "factor": 1}
+    base = scale.fit_from(wcfg)
+    per_step = scale.training_flops(wcfg, "softmax", 1) / scale.training_flops(ncfg, "softmax", 1)
+    matched = round(base["softmax"] * per_step)
+    rng = np.random.default_rng(0)
+    mlp, e = 0.9 + 0.01 * rng.standard_normal(50), 0.01 * rng.standard_normal(50)
+    ls = 0.5 + 0.01 * rng.standard_normal(50)
+
+    def study(rows, samples, ls_samples):
+        points = pd.DataFrame([{"depth": 3, "method": "mlp", "attention": "", "step": 0, "r2_mlp_prompts": 0.9}]
+                              + [{"depth": 3, "method": "transformer", "attention": a, "step": st,
+                                  "r2_mlp_prompts": 0.9 - short} for a, st, short in rows])
+        boot = {"mlp@mlp": mlp.tolist(), "least_squares@mlp": ls_samples.tolist(),
+                **{f"{a}:{st}@mlp": (mlp - short - e).tolist() for a, st, short in rows}}
+        return {"points": points, "boot": {"3": boot}}
+
+    narrow = study([("softmax", base["softmax"], 0.08), ("softmax", matched, 0.03), ("softmax", 4 * matched, 0.0),
+                    ("relu", base["relu"], 0.06), ("relu", 2 * base["relu"], 0.05)], None, ls)
+    wide = study([("softmax", base["softmax"], 0.05), ("relu", base["relu"], 0.07)], None, ls + ls_shift)
+    return narrow, wide, ncfg, wcfg, matched
+
+
+def test_the_width_comparison_pairs_the_models_and_matches_their_compute():
+    """The change from the narrow to the wide model is wide minus narrow (a swapped sign would read +0.03), its
+    band is of the paired differences (exactly −0.03 here: unpaired resamples would spread it), the
+    compute-matched snapshot is the narrow one of the nearest training FLOPs (the ReLU model's narrow run never
+    comes within half a doubling of them, so it has none), and two studies resampled differently are refused."""
+    narrow, wide, ncfg, wcfg, matched = _wide_and_narrow()
+    cmp = scale.width_comparison(narrow, wide, ncfg, wcfg).set_index("attention")
+    sm, relu = cmp.loc["softmax"], cmp.loc["relu"]
+    assert sm["delta"] == pytest.approx(-0.03) and relu["delta"] == pytest.approx(0.01)
+    assert sm["delta_lo"] == pytest.approx(-0.03) and sm["delta_hi"] == pytest.approx(-0.03)
+    assert sm["matched_step"] == matched and sm["delta_matched"] == pytest.approx(0.02)
+    assert sm["delta_matched_lo"] == pytest.approx(0.02) and sm["delta_matched_hi"] == pytest.approx(0.02)
+    assert sm["flops_ratio"] == pytest.approx(1, abs=0.01)
+    assert relu["matched_step"] is None or relu["matched_step"] != relu["matched_step"]
+    assert relu["delta_matched"] != relu["delta_matched"]  # NaN: no compute-matched snapshot
+    # a ReLU model counts the softmax steps it starts from
+    assert scale.training_flops(ncfg, "relu", 0) == scale.training_flops(ncfg, "softmax", ncfg["steps"])
+    with pytest.raises(ValueError, match="cannot be paired"):
+        scale.width_comparison(*_wide_and_narrow(ls_shift=0.01)[:2], ncfg, wcfg)
+
+
+def test_the_flops_of_a_snapshot_grow_with_its_steps_and_count_the_softmax_start():
+    """The figure's x-axis: a snapshot's training FLOPs are its steps times the FLOPs of a step (the ReLU model
+    from the softmax model's, so its first snapshot lies to the right of the softmax model at the main length);
+    a width doubled costs more per step. A ReLU curve that forgot its start would begin left of it."""
+    narrow, wide, ncfg, wcfg, _ = _wide_and_narrow()
+    trend = pd.DataFrame([{"depth": 3, "attention": a, "step": st, "shortfall": 0.0, "shortfall_lo": 0.0,
+                           "shortfall_hi": 0.0} for a, sts in (("softmax", (150, 300)), ("relu", (50, 100)))
+                          for st in sts])
+    curve = scale.flops_curve({"trend": trend}, ncfg).set_index(["attention", "step"])["flops"]
+    assert curve[("softmax", 300)] == pytest.approx(2 * curve[("softmax", 150)])
+    assert curve[("relu", 50)] > curve[("softmax", 300)]
+    assert curve[("relu", 100)] - curve[("relu", 50)] == pytest.approx(curve[("softmax", 300)] / 6)
+    wider = scale.flops_curve({"trend": trend}, wcfg).set_index(["attention", "step"])["flops"]
+    assert wider[("softmax", 300)] > 3 * curve[("softmax", 300)]
+
+
+def _wider_verdict(delta, delta_hi, matched, obj1, drop):
+    cmp = pd.DataFrame([{"depth": 3, "attention": "softmax", "width_narrow": 64, "width_wide": 128, "delta": delta,
+                         "delta_lo": delta - 0.01, "delta_hi": delta_hi, "matched_step": 26000,
+                         "delta_matched": matched, "delta_matched_lo": matched - 0.01, "delta_matched_hi": matched + 0.01},
+                        {"depth": 3, "attention": "relu", "width_narrow": 64, "width_wide": 128, "delta": -0.05,
+                         "delta_lo": -0.06, "delta_hi": -0.04, "matched_step": None, "delta_matched": np.nan,
+                         "delta_matched_lo": np.nan, "delta_matched_hi": np.nan}])
+    points = pd.DataFrame([{"depth": 3, "method": "transformer", "attention": a, "step": st,
+                            "obj1": (obj1 if st == 2 else 0.9) if a == "softmax" else -0.1}
+                           for a in ("softmax", "relu") for st in (1, 2)])
+    shift = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "mu": mu, "r2": 0.9 - (drop if mu == 0.5 else 0)
+                           * (a == "softmax")} for a in ("softmax", "relu") for mu in (0.0, -0.5, 0.5)])
+    return {e["claim"]: e for e in scale.judge_wider(cmp, {"points": points, "shift": shift})}
+
+
+def test_the_wider_judge_both_sides_of_each_threshold():
+    """Each claim of the wider models passes just inside its registered criterion and fails just outside; the
+    judge reads the worst model, the band's upper end, the compute-matched models only (the ReLU row has no
+    match and must not count as a pass or a failure), and the last snapshot; without a run it holds nothing."""
+    ok = _wider_verdict(-0.001, -0.0001, -0.001, 0.049, 0.099)
+    bad = _wider_verdict(0.001, 0.01, 0.001, 0.051, 0.101)
+    for claim in ("scale-wider-closer", "scale-width-over-steps", "icdl-obj1-wider", "icdl-obj3-wider"):
+        assert ok[claim]["passed"] and not bad[claim]["passed"], claim
+        assert claims.criterion_holds(claim, recorded(ok[claim])), claim  # the registry agrees with the judge
+        assert not claims.criterion_holds(claim, recorded(bad[claim])), claim
+    half = _wider_verdict(-0.01, 0.002, -0.01, 0.0, 0.0)  # closer on the whole, but the band reaches above 0
+    assert not half["scale-wider-closer"]["passed"]
+    assert not claims.criterion_holds("scale-wider-closer", recorded(half["scale-wider-closer"]))
+    assert "against the narrow model at 26,000 steps" in ok["scale-width-over-steps"]["ours"]
+    assert "depth 3 relu" not in ok["scale-width-over-steps"]["ours"]
+    for entry in scale.judge_wider(None, None):
+        assert not entry["passed"] and entry["value"] != entry["value"] and "--profile wide" in entry["ours"]
+
+
 def test_the_command_line_refuses_bad_input_in_one_line(capsys):
     assert scale.main(["--profile", "nope", "--workers", "1"]) == 2
     assert "nope" in capsys.readouterr().err

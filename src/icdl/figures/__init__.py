@@ -24,6 +24,7 @@ from .experiments import (
     plot_plateau,
     plot_scale_forecast,
     plot_scale_trend,
+    plot_scale_width,
     plot_score_errors,
     plot_sensitivity_examples,
 )
@@ -60,5 +61,5 @@ __all__ = [
     "plot_icgd_transformer_paths", "plot_layer_gradient_norms", "plot_layer_weights", "plot_lemma1_recursion",
     "plot_lemma2_errors", "plot_quantiser_and_error", "plot_relu_sum_errors", "plot_token_layout",
     "plot_train_comparison", "plot_alignment", "plot_gd_scan", "plot_sensitivity_examples", "plot_scale_trend",
-    "plot_scale_forecast",
+    "plot_scale_forecast", "plot_scale_width",
 ]

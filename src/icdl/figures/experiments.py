@@ -473,3 +473,36 @@ def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: floa
     axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
     legend_outside(axes[0, -1], *_first_panel_legend(axes), fontsize=SMALL)
     return fig
+
+
+#: the line of each width in :func:`plot_scale_width` (the colour stays the attention's)
+_WIDTH_STYLE = ({"ls": "-", "marker": "o"}, {"ls": "--", "marker": "s"})
+
+
+def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: list[float] = ()) -> plt.Figure:
+    """One panel per target depth: the shortfall below the MLP against training FLOPs (log scale) for each width
+    (``curves``: :func:`icdl.gpt_icl.scale.flops_curve` of each study, narrowest first; solid and dashed), one
+    colour per attention, with the 95 % bootstrap bands and objective 1's tolerance. ``warm_ends``: per curve,
+    the FLOPs of its softmax model at the end of the warm phase (a grey vertical in the width's line style:
+    that model's snapshots left of it were trained on tanh targets)."""
+    ds = sorted(curves[0]["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.2), sharey=True, squeeze=False)
+    for ax, depth in zip(axes[0], ds):
+        for curve, style in zip(curves, _WIDTH_STYLE):
+            width = int(curve["width"].iloc[0])
+            for att in [a for a in ATTENTIONS if a in set(curve["attention"])]:
+                g = curve[(curve["depth"] == depth) & (curve["attention"] == att)].sort_values("flops")
+                ax.plot(g["flops"], g["shortfall"], color=ATTENTION[att], ms=3, lw=1.2,
+                        label=f"{att}, width {width}", **style)
+                ax.fill_between(g["flops"], g["shortfall_lo"], g["shortfall_hi"], color=ATTENTION[att], alpha=0.15,
+                                lw=0)
+        ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
+        ax.axhline(0, color="0.6", lw=0.8, ls=":")
+        for end, style in zip(warm_ends, _WIDTH_STYLE):
+            ax.axvline(end, color="0.7", lw=0.9, ls=style["ls"])
+        ax.set(xscale="log", title=f"target depth {depth}")
+        ax.title.set_fontsize(9)
+    axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
+    fig.supxlabel("training FLOPs (forward and backward, from the first step)", fontsize=9)
+    legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
+    return fig

@@ -685,9 +685,16 @@ def _rng(values, fmt: str) -> str:
     """The range of ``values``: ``0.031–0.052`` (an en dash where neither end is negative, so that "from A to
     B" reads as two ranges), ``−0.016 to −0.009`` otherwise, one value where both ends print alike."""
     lo, hi = min(values), max(values)
-    if f"{lo:{fmt}}" == f"{hi:{fmt}}":
-        return f"{lo:{fmt}}"
-    return f"{lo:{fmt}}–{hi:{fmt}}" if lo >= 0 and "+" not in fmt else f"{lo:{fmt}} to {hi:{fmt}}"
+    a, b = _num(lo, fmt), _num(hi, fmt)
+    if a == b:
+        return a
+    return f"{a}–{b}" if lo >= 0 and "+" not in fmt else f"{a} to {b}"
+
+
+def _num(v: float, fmt: str) -> str:
+    """``v`` in ``fmt``, without the sign of a value that rounds to zero (``-0.000`` reads as a fall)."""
+    out = f"{v:{fmt}}"
+    return f"{0.0:{fmt}}" if out.strip("+-0.,") == "" and out.lstrip("+").startswith("-") else out
 
 
 def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
@@ -777,3 +784,78 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
         "scale_minutes": f"{sum(j['seconds'] for j in res['jobs']) / 60:.0f}" if res["jobs"] else
                          f"{res['seconds'] / 60:.1f}",  # a run in one process: its own time
     }
+
+
+# ---- what the chapter shows of the wider models -----------------------------------------------------------
+
+
+def model_size(cfg) -> int:
+    """Parameters of a profile's model (the softmax and the ReLU model have the same)."""
+    return InContextGPT(configs(cfg, cfg["depths"][0], "softmax", cfg["n_layer"])[0]).num_params()
+
+
+def flops_curve(res: dict, cfg) -> pd.DataFrame:
+    """The trend of a study (:func:`trend`) with each snapshot's training FLOPs (:func:`training_flops`),
+    for the figure of shortfall against compute."""
+    tr = res["trend"].copy()
+    per = {a: training_flops(cfg, a, 0) for a in ATTENTIONS}
+    unit = {a: training_flops(cfg, a, 1) - per[a] for a in ATTENTIONS}
+    tr["flops"] = [per[a] + unit[a] * s for a, s in zip(tr["attention"], tr["step"])]
+    tr["width"] = cfg["n_embd"]
+    return tr
+
+
+def width_shown(cmp: pd.DataFrame) -> pd.DataFrame:
+    """:func:`width_comparison` as the chapter shows it: per model the two widths' shortfalls at the main
+    study's length and the change with its 90 % band, then the narrow model's compute-matched snapshot (``—``
+    where there is none), its shortfall and the change from it."""
+    narrow, wide = int(cmp["width_narrow"].iloc[0]), int(cmp["width_wide"].iloc[0])
+
+    def band(v, lo, hi):
+        return "—" if v != v else f"{_num(v, '+.3f')} ({_num(lo, '+.3f')} to {_num(hi, '+.3f')})"
+
+    return pd.DataFrame({
+        "target depth": cmp["depth"], "attention": cmp["attention"],
+        f"shortfall, width {narrow}": cmp["shortfall_narrow"].map("{:.3f}".format),
+        f"shortfall, width {wide}": cmp["shortfall_wide"].map("{:.3f}".format),
+        "change (90 % band)": [band(r.delta, r.delta_lo, r.delta_hi) for r in cmp.itertuples()],
+        f"width {narrow} at the same FLOPs": ["—" if r.matched_step != r.matched_step or r.matched_step is None
+                                              else f"{int(r.matched_step):,} steps: {r.shortfall_matched:.3f}"
+                                              for r in cmp.itertuples()],
+        "change from it (90 % band)": [band(r.delta_matched, r.delta_matched_lo, r.delta_matched_hi)
+                                       for r in cmp.itertuples()],
+    })
+
+
+def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg) -> dict[str, str]:
+    """The numbers the chapter's prose quotes about the wider models (the sizes even where the run has not been
+    made; its results and verdict words from :func:`judge_wider`, the ledger's judge, where it has)."""
+    from .measure import flops_per_step
+
+    def per_step(cfg):
+        return flops_per_step(configs(cfg, cfg["depths"][0], "softmax", cfg["n_layer"])[0], cfg["batch"],
+                              cfg["train_examples"])
+
+    out = {"width_narrow": f"{ncfg['n_embd']}", "width_wide": f"{wcfg['n_embd']}",
+           "width_heads_narrow": f"{ncfg['n_head']}", "width_heads_wide": f"{wcfg['n_head']}",
+           "width_params_narrow": f"{model_size(ncfg):,}", "width_params_wide": f"{model_size(wcfg):,}",
+           "width_params_ratio": f"{model_size(wcfg) / model_size(ncfg):.1f}",
+           "width_flops_ratio": f"{per_step(wcfg) / per_step(ncfg):.2f}", "width_steps": f"{wcfg['steps']:,}",
+           "width_command": COMMAND.format(profile=WIDER)}
+    judged = judge_wider(cmp, wide)
+    out |= {f"width_verdict_{e['claim'].replace('-', '_')}": "is not judged yet" if cmp is None or wide is None
+            else "holds" if e["passed"] else "fails" for e in judged}
+    if cmp is None or wide is None:
+        return out | {k: "not run" for k in ("width_delta", "width_delta_softmax", "width_delta_relu",
+                                              "width_matched", "width_obj1", "width_obj3", "width_minutes")}
+    values = {e["claim"]: e["value"] for e in judged}
+    matched = cmp.dropna(subset=["delta_matched"])
+    out |= {"width_delta": _rng(cmp["delta"], "+.3f"),
+            **{f"width_delta_{a}": _rng(cmp.loc[cmp["attention"] == a, "delta"], "+.3f") for a in ATTENTIONS},
+            "width_matched": (f"{_rng(matched['delta_matched'], '+.3f')} for the {len(matched)} "
+                              f"{'model' if len(matched) == 1 else 'models'} with one" if len(matched)
+                              else "no model has one"),
+            "width_obj1": f"{values['icdl-obj1-wider']:.3f}", "width_obj3": f"{values['icdl-obj3-wider']:.2f}",
+            "width_minutes": f"{sum(j['seconds'] for j in wide['jobs']) / 60:.0f}" if wide.get("jobs") else
+                             f"{wide.get('seconds', 0.0) / 60:.1f}"}  # a run in one process: its own time
+    return out
