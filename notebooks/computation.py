@@ -241,9 +241,13 @@ if sp is not None and "side_by_side" in sp["data"]:
 # {glue:text}`speed_ceiling_1` of the matmul on one thread, a target of
 # {glue:text}`sbs_target_share` leaves almost nothing for the element-wise work
 # and the optimiser. The difference to the HuggingFace design is mostly its
-# tanh-approximate GELU, computed as separate operations; compiling fuses our
-# element-wise work but leaves the products, most of the step, as
-# they were.
+# tanh-approximate GELU, computed as separate operations; ours is one operator
+# that calls ATen's kernels for the exact GELU (`model.gelu`), which
+# `torch.compile` keeps whole, because the erf kernels it generates itself were
+# slower than ATen's on these CPUs. Compiling fuses the rest of our element-wise
+# work (LayerNorm, the residual sums) but leaves the products, most of the
+# step, as they were; what remains beside them is mostly the GELU itself and the
+# attention's small products.
 #
 # ## The GPT reference run, stage by stage
 #

@@ -72,8 +72,7 @@ class CausalSelfAttention(nn.Module):
 
 # GELU (the exact, erf form) as one opaque operator: ATen's own vectorised kernels forward and backward, the
 # very calls autograd makes for ``F.gelu`` (so the same numbers, bit for bit), but kept whole by
-# ``torch.compile``, whose generated erf kernels run at half their speed on these CPUs (the computation
-# appendix measures the step both ways).
+# ``torch.compile``, whose generated erf kernels were slower than ATen's on the CPUs of this book's runs.
 @torch.library.custom_op("icdl::gelu", mutates_args=())
 def gelu(x: Tensor) -> Tensor:
     """``F.gelu(x)`` (exact form), as an operator that ``torch.compile`` does not decompose."""
