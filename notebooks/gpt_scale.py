@@ -208,7 +208,7 @@ chapter.glue(**scale.width_glue(widths, wide, rcfg, wcfg))
 # settings were not tuned for them -- is what this run cannot say: a scan of
 # the learning rate at width {glue:text}`width_wide` would.
 
-# %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 95 % bootstrap bands over the test prompts; grey: objective 1's tolerance. Grey verticals: the end of each width's softmax warm phase (solid: the main study's width, dashed: twice it); that width's softmax snapshots left of its line were trained on tanh targets only.", "name": "fig-scale-width"}}
+# %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 95 % bootstrap bands over the test prompts; grey: objective 1's tolerance. Dark grey verticals: the end of each width's softmax warm phase; that width's softmax snapshots left of its line were trained on tanh targets only.", "name": "fig-scale-width"}}
 curves = [scale.flops_curve(data, rcfg)] + ([scale.flops_curve(wide, wcfg)] if wide is not None else [])
 fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
                                [scale.training_flops(c, "softmax", c["warm_steps"]) for c in (rcfg, wcfg)])

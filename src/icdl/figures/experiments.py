@@ -483,10 +483,10 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
     """One panel per target depth: the shortfall below the MLP against training FLOPs (log scale) for each width
     (``curves``: :func:`icdl.gpt_icl.scale.flops_curve` of each study, narrowest first; solid and dashed), one
     colour per attention, with the 95 % bootstrap bands and objective 1's tolerance. ``warm_ends``: per curve,
-    the FLOPs of its softmax model at the end of the warm phase (a grey vertical in the width's line style:
-    that model's snapshots left of it were trained on tanh targets)."""
+    the FLOPs of its softmax model at the end of the warm phase (a dark grey vertical in the width's line style:
+    that model's snapshots left of it were trained on tanh targets). The legend sits below the panels."""
     ds = sorted(curves[0]["depth"].unique())
-    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.2), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.8), sharey=True, squeeze=False)
     for ax, depth in zip(axes[0], ds):
         for curve, style in zip(curves, _WIDTH_STYLE):
             width = int(curve["width"].iloc[0])
@@ -498,11 +498,13 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
                                 lw=0)
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
         ax.axhline(0, color="0.6", lw=0.8, ls=":")
-        for end, style in zip(warm_ends, _WIDTH_STYLE):
-            ax.axvline(end, color="0.7", lw=0.9, ls=style["ls"])
+        for end, style, curve in zip(warm_ends, _WIDTH_STYLE, curves):
+            ax.axvline(end, color="0.35", lw=0.9, ls=style["ls"],
+                       label=f"end of the warm phase, width {int(curve['width'].iloc[0])}")
         ax.set(xscale="log", title=f"target depth {depth}")
         ax.title.set_fontsize(9)
     axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
-    fig.supxlabel("training FLOPs (forward and backward, from the first step)", fontsize=9)
-    legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
+    axes[0, len(ds) // 2].set_xlabel("training FLOPs (forward and backward, from the first step)")
+    # below the panels, so that three of them keep the column's width
+    fig.legend(*_first_panel_legend(axes), loc="outside lower center", ncol=3, fontsize=SMALL)
     return fig
