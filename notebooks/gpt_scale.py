@@ -68,6 +68,7 @@ overrides = {}
 
 # %% tags=["remove-output"]
 import torch
+from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl import objectives, scale

@@ -254,7 +254,8 @@ def test_the_flops_of_a_snapshot_grow_with_its_steps_and_count_the_softmax_start
 def _wider_verdict(delta, delta_hi, matched, obj1, drop):
     cmp = pd.DataFrame([{"depth": 3, "attention": "softmax", "width_narrow": 64, "width_wide": 128, "delta": delta,
                          "delta_lo": delta - 0.01, "delta_hi": delta_hi, "matched_step": 26000,
-                         "delta_matched": matched, "delta_matched_lo": matched - 0.01, "delta_matched_hi": matched + 0.01},
+                         "delta_matched": matched, "delta_matched_lo": matched - 0.01,
+                         "delta_matched_hi": matched + 0.01},
                         {"depth": 3, "attention": "relu", "width_narrow": 64, "width_wide": 128, "delta": -0.05,
                          "delta_lo": -0.06, "delta_hi": -0.04, "matched_step": None, "delta_matched": np.nan,
                          "delta_matched_lo": np.nan, "delta_matched_hi": np.nan}])

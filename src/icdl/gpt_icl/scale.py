@@ -400,6 +400,12 @@ def _shortfall_samples(boot: dict, attention: str, step: int) -> np.ndarray:
     return b["mlp@mlp"] - b[f"{attention}:{step}@mlp"]
 
 
+def _r2_at(points: pd.DataFrame, depth: int, attention: str, step: int) -> float:
+    """A transformer's R² on the MLP's prompts at one snapshot."""
+    at = points[(points["depth"] == depth) & (points["attention"] == attention) & (points["step"] == step)]
+    return float(at["r2_mlp_prompts"].iloc[0])
+
+
 def width_comparison(narrow: dict, wide: dict, ncfg, wcfg, q: float = 0.1) -> pd.DataFrame:
     """Per target depth and attention, the wider models (``wide``: the ``wide`` profile's result) beside the
     reference's (``narrow``): the shortfall below the MLP of each at the main study's length and the change
@@ -424,14 +430,12 @@ def width_comparison(narrow: dict, wide: dict, ncfg, wcfg, q: float = 0.1) -> pd
             mlp_w = wide["points"][(wide["points"]["depth"] == depth)
                                    & (wide["points"]["method"] == "mlp")]["r2_mlp_prompts"].iloc[0]
 
-            def r2(res, st):
-                p = res["points"]
-                return p[(p["depth"] == depth) & (p["attention"] == attention) & (p["step"] == st)]["r2_mlp_prompts"].iloc[0]
-
-            short_w, short_n = mlp_w - r2(wide, step), mlp_n - r2(narrow, step)
+            short_w = mlp_w - _r2_at(wide["points"], depth, attention, step)
+            short_n = mlp_n - _r2_at(narrow["points"], depth, attention, step)
             lo, hi = np.quantile(wide_s - narrow_s, [q / 2, 1 - q / 2])
             flops = training_flops(wcfg, attention, step)
-            steps = sorted(int(s) for s in narrow["points"].query("depth == @depth and attention == @attention")["step"])
+            mine = narrow["points"][(narrow["points"]["depth"] == depth) & (narrow["points"]["attention"] == attention)]
+            steps = sorted(int(s) for s in mine["step"])
             ratio = {s: training_flops(ncfg, attention, s) / flops for s in steps}
             best = min(steps, key=lambda s: abs(math.log(ratio[s])))
             matched = best if 1 / MATCH_WITHIN <= ratio[best] <= MATCH_WITHIN else None
@@ -442,7 +446,7 @@ def width_comparison(narrow: dict, wide: dict, ncfg, wcfg, q: float = 0.1) -> pd
                    "shortfall_matched": np.nan, "delta_matched": np.nan, "delta_matched_lo": np.nan,
                    "delta_matched_hi": np.nan}
             if matched is not None:
-                short_m = mlp_n - r2(narrow, matched)
+                short_m = mlp_n - _r2_at(narrow["points"], depth, attention, matched)
                 mlo, mhi = np.quantile(wide_s - _shortfall_samples(bn, attention, matched), [q / 2, 1 - q / 2])
                 row |= {"shortfall_matched": short_m, "delta_matched": short_w - short_m,
                         "delta_matched_lo": float(mlo), "delta_matched_hi": float(mhi)}
@@ -479,7 +483,8 @@ def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
         {"claim": "scale-wider-closer", "passed": bool(cmp["delta"].max() < 0 and cmp["delta_hi"].max() < 0),
          "value": float(cmp["delta"].max()), "values": {"delta_hi": float(cmp["delta_hi"].max())},
          "ours": f"change of the shortfall below the MLP from width {cmp['width_narrow'].iloc[0]} to width "
-                 f"{cmp['width_wide'].iloc[0]} at the main study's length (90 % band): " + each(cmp, lambda r: f"{r.delta:+.4f} ({r.delta_lo:+.4f} to {r.delta_hi:+.4f})"),
+                 f"{cmp['width_wide'].iloc[0]} at the main study's length (90 % band): "
+                 + each(cmp, lambda r: f"{r.delta:+.4f} ({r.delta_lo:+.4f} to {r.delta_hi:+.4f})"),
          "criterion": criteria["scale-wider-closer"]},
         {"claim": "scale-width-over-steps", "passed": bool(len(matched) and worst_matched < 0),
          "value": worst_matched,
