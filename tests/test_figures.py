@@ -6,6 +6,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 from icdl import figures
@@ -393,6 +394,7 @@ FIGURE_TESTS = {
     # gpt_scale likewise: the reference when complete, the live run otherwise (test_gpt_scale_numbers)
     "fig-scale-trend": "test_committed_reference_numbers",
     "fig-scale-forecast": "test_committed_reference_numbers",
+    "fig-scale-width": "test_committed_width_numbers",
 }
 
 
@@ -515,6 +517,25 @@ def test_committed_reference_numbers(num_regression):
                           "scale_forecast": np.nan_to_num(np.asarray(sc["fits"]["forecast"], dtype=float),
                                                           posinf=inf_as)},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_scale_fits")
+
+
+def test_committed_width_numbers(num_regression):
+    """Figure 'fig-scale-width' and the width table: every point of both widths' curves (training FLOPs and the
+    shortfall below the MLP, from the committed reference and wide results) and the paired changes between
+    them. A ReLU curve that forgot the softmax steps it starts from, FLOPs counted for the wrong width, or a
+    comparison that swapped the studies moves these."""
+    from icdl.gpt_icl import scale
+
+    rc, wc = scale.PROFILES.resolve("reference"), scale.PROFILES.resolve(scale.WIDER)
+    narrow, wide = scale.load("reference"), scale.load(scale.WIDER)
+    curves = pd.concat([scale.flops_curve(narrow, rc), scale.flops_curve(wide, wc)], ignore_index=True)
+    num_regression.check({"width": curves["width"].to_numpy(dtype=float), "flops": curves["flops"].to_numpy(),
+                          "shortfall": curves["shortfall"].to_numpy()},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_scale_width_curves")
+    cmp = scale.width_comparison(narrow, wide, rc, wc)
+    num_regression.check({c: np.nan_to_num(cmp[c].to_numpy(dtype=float), nan=-1.0)
+                          for c in ("delta", "delta_lo", "delta_hi", "matched_step", "delta_matched")},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_scale_width_changes")
 
 
 def test_a_figure_redrawn_writes_the_same_svg_bytes():
