@@ -35,6 +35,7 @@ every snapshot (the same resample across snapshots, so the fitted slope's band i
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import time
@@ -387,12 +388,17 @@ def training_flops(cfg, attention: str, step: int) -> float:
     """FLOPs of training a model of the profile to ``step`` of its own steps (forward and backward,
     :func:`icdl.gpt_icl.measure.flops_per_step`); a ReLU model that starts from the softmax model at the main
     study's length counts that model's steps too."""
+    model = configs(cfg, cfg["depths"][0], attention, cfg["n_layer"])[0]
+    start = cfg["steps"] if attention == "relu" and cfg["relu_init"] == "softmax" else 0
+    return float(_flops_per_step(model, cfg["batch"], cfg["train_examples"]) * (start + step))
+
+
+@functools.lru_cache(maxsize=32)
+def _flops_per_step(model, batch: int, examples: int) -> int:
+    """:func:`icdl.gpt_icl.measure.flops_per_step`, counted once per model settings (a count runs a step)."""
     from .measure import flops_per_step
 
-    per_step = flops_per_step(configs(cfg, cfg["depths"][0], attention, cfg["n_layer"])[0], cfg["batch"],
-                              cfg["train_examples"])
-    start = cfg["steps"] if attention == "relu" and cfg["relu_init"] == "softmax" else 0
-    return float(per_step * (start + step))
+    return flops_per_step(model, batch, examples)
 
 
 def _shortfall_samples(boot: dict, attention: str, step: int) -> np.ndarray:
@@ -835,11 +841,8 @@ def width_shown(cmp: pd.DataFrame) -> pd.DataFrame:
 def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg) -> dict[str, str]:
     """The numbers the chapter's prose quotes about the wider models (the sizes even where the run has not been
     made; its results and verdict words from :func:`judge_wider`, the ledger's judge, where it has)."""
-    from .measure import flops_per_step
-
     def per_step(cfg):
-        return flops_per_step(configs(cfg, cfg["depths"][0], "softmax", cfg["n_layer"])[0], cfg["batch"],
-                              cfg["train_examples"])
+        return training_flops(cfg, "softmax", 1)
 
     out = {"width_narrow": f"{ncfg['n_embd']}", "width_wide": f"{wcfg['n_embd']}",
            "width_heads_narrow": f"{ncfg['n_head']}", "width_heads_wide": f"{wcfg['n_head']}",
