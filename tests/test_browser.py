@@ -279,3 +279,15 @@ def test_alt_text_is_the_captions_first_sentence():
     caption = nodes.caption("", "", nodes.Text("Rate "), nodes.math("", r"\propto H^{-1/2}"), nodes.Text(" at "),
                             nodes.math("", r"1\times"), nodes.Text(" the main length."))
     assert pages.caption_text(caption) == "Rate ∝ H^(-1/2) at 1× the main length."
+
+
+def test_every_page_names_the_books_icon_the_root_redirect_too():
+    """A page without an icon link makes the browser ask for /favicon.ico, a 404 in the console that the
+    browser check sees only when the request beats the redirect; so every built page, the root index.html
+    that redirects to the first chapter included, must name the icon, and the icon must exist."""
+    if not (HTML / "index.html").is_file():
+        pytest.skip("no built book: run `make html` first")
+    pages = sorted(p for p in HTML.rglob("*.html") if not p.relative_to(HTML).parts[0].startswith("_"))
+    lacking = [str(p.relative_to(HTML)) for p in pages if 'rel="icon"' not in p.read_text(encoding="utf-8")]
+    assert pages and lacking == []
+    assert (HTML / "_static" / "favicon.svg").is_file()

@@ -13,6 +13,10 @@ loaded through ``_config.yml``'s ``local_extensions``).
   screen (``book.css``), so that the image keeps a legible size and the caption stays in the column.
 * **A theme mode.** Without ``default_mode`` the theme's script reads an empty mode on a first visit and
   logs an error to the console; the book starts in ``auto`` (the reader's system setting).
+* **An icon on the root page too.** The ``index.html`` that sends a reader to the first page is written by
+  ``sphinx_external_toc`` without the book's icon, so a browser that opens it asks for a missing
+  ``/favicon.ico`` (a 404 in its console) before the redirect; this extension writes that page first, with
+  the icon, and the other one then leaves it alone.
 """
 
 from __future__ import annotations
@@ -111,7 +115,23 @@ def default_theme_mode(app, pagename, templatename, context, doctree) -> None:
         context["default_mode"] = "auto"
 
 
+def root_index(app, exception) -> None:
+    """``index.html`` at the root of an HTML build: the redirect to the root document, with the book's icon
+    (written before ``sphinx_external_toc``'s own, which skips an existing file)."""
+    from pathlib import Path
+
+    if exception is not None or app.builder.name != "html" or app.config.root_doc == "index":
+        return
+    icon = Path(app.config.html_favicon or "").name
+    link = f'<link rel="icon" href="_static/{icon}" />\n' if icon else ""
+    target = f"{app.config.root_doc}.html"
+    Path(app.outdir, "index.html").write_text(
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8" />\n{link}'
+        f'<meta http-equiv="Refresh" content="0; url={target}" /></head></html>\n', encoding="utf-8")
+
+
 def setup(app):
+    app.connect("build-finished", root_index, priority=400)
     app.connect("html-page-context", default_theme_mode)
     app.connect("html-page-context", drop_thebe)
     app.connect("doctree-resolved", caption_alt_text)
