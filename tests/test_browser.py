@@ -286,7 +286,7 @@ def test_every_page_names_the_books_icon_the_root_redirect_too():
     browser check sees only when the request beats the redirect; so every built page, the root index.html
     that redirects to the first chapter included, must name the icon, and the icon must exist."""
     if not (HTML / "index.html").is_file():
-        pytest.skip("no built book: run `make html` first")
+        pytest.fail(f"{HTML} has no built book: run `make html` first (make test does)")
     pages = sorted(p for p in HTML.rglob("*.html") if not p.relative_to(HTML).parts[0].startswith("_"))
     lacking = [str(p.relative_to(HTML)) for p in pages if 'rel="icon"' not in p.read_text(encoding="utf-8")]
     assert pages and lacking == []
