@@ -64,7 +64,7 @@ print("shown:", plateau_on)
 # %% mystnb={"figure": {"caption": "The same softmax transformer trained from scratch on three target families (the reference when complete): mean validation $R^2$ over positions 10 to the training length against the training step, with the context mean (dotted) and least squares (dash-dot) on the same prompts.", "name": "fig-icl-plateau"}}
 fig = figures.plot_plateau(pl["history"], pl["levels"])
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(pl["summary"])
 
 # %% [markdown]

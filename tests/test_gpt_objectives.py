@@ -1,5 +1,7 @@
 """Objectives 1–3 (icdl.gpt_icl.objectives, .schedule, .evaluation): profiles, schedule, prompts, cache, judge."""
 
+import dataclasses
+
 import pandas as pd
 import pytest
 import torch
@@ -92,10 +94,18 @@ def test_profiles_are_checked_as_a_whole_against_memory(monkeypatch):
     assert objectives.PROFILES.resolve("paper")["test_prompts"] == 6400
 
 
+#: how far a rerun's loss may sit from the committed one, relative: float kernels differ between CPUs (the first
+#: logged loss differed in its 7th digit, 2.6e-7 relative, on an AMD EPYC against the Intel machine that trained
+#: the reference), while an unseeded draw or a changed default moves it by 1e-2 or more (checked below)
+RERUN_RTOL = 1e-5
+
+
 def test_a_rerun_from_scratch_reproduces_the_committed_reference():
     """The first logged steps of the committed reference model (depth-3 softmax, one thread), retrained from
-    scratch here, give the same losses to the last bit: seeds, data stream and arithmetic are pinned (an
-    unseeded draw, a changed default or a kernel chosen at run time would move them)."""
+    scratch here, give the committed losses to ``RERUN_RTOL``: seeds, data stream and schedule are pinned. The
+    same steps under another seed (what an unseeded draw would give) land far outside that tolerance, so the
+    tolerance still catches the bug it is for. Bit-exact equality holds only on the same machine with the same
+    threads (the README says so); across CPUs the kernels' rounding differs."""
     from pathlib import Path
 
     from icdl.repro.results import load_checkpoint
@@ -107,12 +117,17 @@ def test_a_rerun_from_scratch_reproduces_the_committed_reference():
     try:
         rcfg = objectives.PROFILES.resolve("reference")
         mcfg, tcfg, trcfg = schedule.configs(rcfg, 3, "softmax", rcfg["n_layer"])
-        res = train(mcfg, tcfg, trcfg, max_steps_this_call=committed[-1]["step"], progress=False)
+        until = committed[-1]["step"]
+        rerun = train(mcfg, tcfg, trcfg, max_steps_this_call=until, progress=False)["history"].to_dict("records")
+        other = train(mcfg, tcfg, dataclasses.replace(trcfg, seed=trcfg.seed + 1), max_steps_this_call=until,
+                      progress=False)["history"].to_dict("records")
     finally:
         torch.set_num_threads(threads)
-    rerun = res["history"].to_dict("records")
-    assert [r["step"] for r in rerun] == [r["step"] for r in committed]
-    assert [r["loss"] for r in rerun] == [r["loss"] for r in committed]
+    assert [r["step"] for r in rerun] == [r["step"] for r in committed] == [r["step"] for r in other]
+    want = [r["loss"] for r in committed]
+    assert [r["loss"] for r in rerun] == pytest.approx(want, rel=RERUN_RTOL, abs=0)
+    # the control: another seed's losses are not within the tolerance (else it would hide an unseeded draw)
+    assert max(abs(r["loss"] - w) / w for r, w in zip(other, want)) > 100 * RERUN_RTOL
 
 
 # ---- the judge of objectives 1–3 on constructed results whose answer is known ------------------------------

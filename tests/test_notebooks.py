@@ -27,6 +27,12 @@ def test_pair_is_in_sync_and_executed(src):
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
     assert executed.metadata["kernelspec"]["name"] == "python3"
     assert any("parameters" in c.metadata.get("tags", []) for c in code), "no cell tagged 'parameters'"
+    # the tags reach the executed notebook (nbval reads them there), and every chapter pins at least one checked
+    # output: a chapter whose numbers drift with nothing pinned would pass nbval unseen
+    tags = lambda cells: [c.metadata.get("tags", []) for c in cells]  # noqa: E731
+    assert tags(text.cells) == tags(executed.cells), f"{nb_path.name}: cell tags differ from {src.name}; re-execute"
+    checked = [c for c in code if "NBVAL_CHECK_OUTPUT" in c.metadata.get("tags", [])]
+    assert any(c.outputs for c in checked), f"{src.name} pins no checked output (tag a cell NBVAL_CHECK_OUTPUT)"
     # deterministic cell ids: re-executing with the same outputs leaves no diff
     assert [c.get("id") for c in executed.cells] == [f"{src.stem}-{i}" for i in range(len(executed.cells))]
 
