@@ -56,21 +56,84 @@ def test_stored_statuses_are_re_judged_from_their_numbers():
             f"registered mismatch: {MISMATCHES.get(rec.claim)})")
 
 
-def test_a_hand_edited_pass_is_caught(tmp_path, monkeypatch):
-    """The cases a status-only check lets through: fail → pass with the failing value kept, and a reference
-    record of max error 3e-02 stored as pass against a < 1e-13 criterion."""
+def _saved_reference(tmp_path, monkeypatch):
     import json
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("icgd_linear", "reference")
+    ledger.record("icdl-prompt", ours="built", criterion="layout of eq. 2.1", values={"held": 1.0})
     ledger.record("icdl-icgd-one-step", ours="max error 3e-02", criterion="< 1e-13", value=3e-2)
+    ledger.record("icdl-icgd-L-steps", ours="ok", criterion="< 1e-13", value=1e-15, values={"token_spread": 0.0})
     path = ledger.save()
-    obj = json.loads(path.read_text())
-    assert obj["data"]["records"][0]["status"] == "fail"
-    obj["data"]["records"][0]["status"] = "pass"
+    return path, json.loads(path.read_text())
+
+
+def test_a_hand_edited_pass_is_caught(tmp_path, monkeypatch):
+    """The cases a status-only check lets through: fail → pass with the failing value kept, and a reference
+    record of max error 3e-02 stored as pass against a < 1e-13 criterion. Caught twice: by the seal (an edit
+    by hand), and, where the seal is recomputed too, by re-judging the stored numbers."""
+    import json
+
+    from icdl.repro.ledger import LedgerFileError, seal
+
+    path, obj = _saved_reference(tmp_path, monkeypatch)
+    records = obj["data"]["records"]
+    assert records[1]["status"] == "fail"
+    records[1]["status"] = "pass"
     path.write_text(json.dumps(obj))
-    (rec, _), = load_records(tmp_path / "results" / "ledger")
+    with pytest.raises(LedgerFileError, match="changed after the run"):
+        load_records(tmp_path / "results" / "ledger")
+    obj["data"]["seal"] = seal(records)  # a forger who reseals: the numbers still give the status away
+    path.write_text(json.dumps(obj))
+    rec = {r.claim: r for r, _ in load_records(tmp_path / "results" / "ledger")}["icdl-icgd-one-step"]
     assert rec.status == "pass" and rec.rejudged() == "fail"
+
+
+@pytest.mark.parametrize("edit", ["ours", "criterion", "note", "value", "delete", "twice", "foreign", "chapter"])
+def test_an_edit_of_any_shown_field_or_of_the_records_is_refused_naming_the_file(tmp_path, monkeypatch, edit):
+    """What the re-judging of the numbers cannot see, with the value and status left alone: the shown text
+    (``ours`` "3.0e-02 (hand-edited)", a criterion loosened to "< 1e-1", a note), a record deleted or recorded
+    twice, a claim of another chapter, a file of another chapter. Each is refused at load in one line that
+    names the file and the command that rewrites it; the unedited file loads."""
+    import json
+
+    from icdl.repro.ledger import LedgerFileError, seal
+
+    path, obj = _saved_reference(tmp_path, monkeypatch)
+    assert len(load_records(tmp_path / "results" / "ledger")) == 3
+    records = obj["data"]["records"]
+    if edit in ("ours", "criterion", "note"):
+        records[1][edit] = {"ours": "max |Δw| 3.0e-02 (hand-edited)", "criterion": "< 1e-1", "note": "fine"}[edit]
+    elif edit == "value":
+        records[1]["value"] = 1e-14
+    elif edit == "delete":
+        del records[0]
+    elif edit in ("twice", "foreign"):
+        records.append(dict(records[0]) if edit == "twice" else {**records[0], "claim": "icdl-lemma1"})
+        obj["data"]["seal"] = seal(records)  # resealed: the structure alone gives it away
+    else:
+        obj["data"]["chapter"] = "relu_sums"
+    path.write_text(json.dumps(obj))
+    match = {"twice": "more than once", "foreign": "not chapter icgd_linear's",
+             "chapter": "not what its name says"}.get(edit, "changed after the run")
+    with pytest.raises(LedgerFileError, match=match) as err:
+        load_records(tmp_path / "results" / "ledger")
+    assert str(path) in str(err.value) and "python -m icdl.repro.execute icgd_linear --profile reference" in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_every_committed_ledger_file_holds_each_of_its_chapters_claims_once():
+    """Each file under results/ledger/ holds every claim registered for its chapter, exactly once (a reference
+    ledger that lost a record would otherwise show the quick run's status alone)."""
+    from icdl.repro.claims import claims_for
+    from icdl.repro.ledger import _ledger_records
+
+    files = sorted((ROOT / "results" / "ledger").glob("*.json"))
+    assert files
+    for path in files:
+        records, _ = _ledger_records(path)
+        chapter = path.stem.split(".")[0]
+        assert sorted(r.claim for r in records) == sorted(c.id for c in claims_for(chapter)), path.name
 
 
 def test_every_claim_has_a_criterion_and_a_chapter_cannot_contradict_it(tmp_path, monkeypatch):

@@ -35,6 +35,7 @@ import pandas as pd
 
 from .claims import (
     CLAIMS,
+    CLAIMS_BY_ID,
     CRITERIA,
     DEVIATIONS,
     DOCUMENTS,
@@ -44,7 +45,7 @@ from .claims import (
     document,
     get_claim,
 )
-from .results import load_result, project_root, provenance, results_dir, save_result
+from .results import ResultFileError, load_result, project_root, provenance, results_dir, save_result
 
 #: a claim that meets its criterion under a changed setting of the paper (:data:`icdl.repro.claims.DEVIATIONS`)
 PASS_DEVIATION = "pass (deviation)"
@@ -192,21 +193,71 @@ class Ledger:
         prov = provenance(command=_command(self.chapter, self.profile, self.overrides),
                           wall_time_s=time.perf_counter() - self._start,
                           profile=self.profile, seed=self.seed)
-        data = {"chapter": self.chapter, "records": [asdict(r) for r in self.records]}
+        records = [asdict(r) for r in self.records]
+        data = {"chapter": self.chapter, "records": records, "seal": seal(records)}
         return save_result(self.path(), data, provenance=prov, keep_if_same=self.profile == "quick")
 
 
+def seal(records: list[dict]) -> str:
+    """The sha256 of a ledger file's records, every field of every record (the shown text -- ``ours``,
+    ``criterion``, ``note`` -- as much as the numbers and the status), in their order. :meth:`Ledger.save`
+    writes it beside the records and :func:`load_records` refuses a file whose records no longer give it: a
+    record edited by hand, deleted or copied is caught at the next load. It does not stop a deliberate forger
+    (the seal can be recomputed, and the diff then shows it); it stops a quiet edit that leaves the numbers
+    and the status alone, which the re-judging of the numbers cannot see."""
+    import hashlib
+    import json
+
+    text = json.dumps(records, sort_keys=True, ensure_ascii=True, allow_nan=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class LedgerFileError(ResultFileError):
+    """A ledger file whose records were edited after the run that wrote them, or that do not fit its chapter."""
+
+
+def _ledger_records(path: Path) -> tuple[list[Record], dict]:
+    """The records of one ledger file and its provenance, after checking that the file is what
+    :meth:`Ledger.save` wrote: the chapter its name says, its profile, records of the registered form, each of
+    its chapter's claims at most once and no other chapter's, and the :func:`seal` of its records."""
+    obj = load_result(path)
+    data, prov = obj["data"], obj["provenance"]
+    chapter, _, profile = path.stem.partition(".")
+    redo = f"rerun `{_command(chapter, profile)}` to rewrite it"
+    if data.get("chapter") != chapter or prov["profile"] != profile:
+        raise LedgerFileError(f"ledger file {path} holds chapter {data.get('chapter')!r} at profile "
+                              f"{prov['profile']!r}, not what its name says; {redo}")
+    raws = data.get("records")
+    if not isinstance(raws, list) or not all(isinstance(r, dict) for r in raws):
+        raise LedgerFileError(f"ledger file {path}: 'records' must be a list of records; {redo}")
+    if data.get("seal") != seal(raws):
+        raise LedgerFileError(f"ledger file {path} was changed after the run that wrote it (its records no longer "
+                              f"match their seal: a record edited, deleted or added by hand); {redo}")
+    records = []
+    for raw in raws:
+        try:
+            records.append(Record(**raw))
+        except TypeError as err:
+            raise LedgerFileError(f"ledger file {path} has a record that does not fit: {err}; {redo}") from None
+    claims = [r.claim for r in records]
+    if len(set(claims)) != len(claims):
+        raise LedgerFileError(f"ledger file {path} records {sorted({c for c in claims if claims.count(c) > 1})} "
+                              f"more than once; {redo}")
+    foreign = [c for c in claims if c not in CLAIMS_BY_ID or CLAIMS_BY_ID[c].chapter != chapter]
+    if foreign:
+        raise LedgerFileError(f"ledger file {path} records claims that are not chapter {chapter}'s: {foreign}; "
+                              f"{redo}")
+    return records, prov
+
+
 def load_records(folder: Path | None = None) -> list[tuple[Record, dict]]:
-    """Every saved record with the provenance of its file, in file-name order."""
+    """Every saved record with the provenance of its file, in file-name order (each file checked by
+    :func:`_ledger_records`; a file that fails is refused with one line naming it)."""
     folder = folder or results_dir("ledger")
     out = []
     for path in sorted(folder.glob("*.json")):
-        obj = load_result(path)
-        for raw in obj["data"]["records"]:
-            try:
-                out.append((Record(**raw), obj["provenance"]))
-            except TypeError as err:
-                raise ValueError(f"ledger file {path} has a record that does not fit: {err}") from None
+        records, prov = _ledger_records(path)
+        out += [(rec, prov) for rec in records]
     return out
 
 
