@@ -118,7 +118,8 @@ def test_an_edit_of_any_shown_field_or_of_the_records_is_refused_naming_the_file
              "chapter": "not what its name says"}.get(edit, "changed after the run")
     with pytest.raises(LedgerFileError, match=match) as err:
         load_records(tmp_path / "results" / "ledger")
-    assert str(path) in str(err.value) and "python -m icdl.repro.execute icgd_linear --profile reference" in str(err.value)
+    assert str(path) in str(err.value)
+    assert "python -m icdl.repro.execute icgd_linear --profile reference" in str(err.value)
     assert "\n" not in str(err.value)
 
 

@@ -334,9 +334,11 @@ def test_a_second_training_run_on_one_checkpoint_is_refused(tmp_path, monkeypatc
 @pytest.mark.parametrize("edit, message", [
     (lambda o: o["provenance"].update(wall_time_s="fast"), "wrong type: wall_time_s='fast'"),
     (lambda o: o["provenance"].update(seed="0"), "wrong type: seed='0'"),
+    (lambda o: o["provenance"].update(seed=True), "wrong type: seed=True"),  # a bool is not an integer seed
+    (lambda o: o["provenance"].update(wall_time_s=False), "wrong type: wall_time_s=False"),
     (lambda o: o["provenance"].update(command=""), "wrong type: command=''"),
     (lambda o: o.update(data=[]), "no 'data' block"),
-    (lambda o: o["data"].update(complete="no"), "'complete' must be true or false"),
+    (lambda o: o["data"].update(complete="no"), "data.complete must be true or false"),
 ])
 def test_result_files_of_the_wrong_shape_are_refused_naming_the_file(tmp_path, edit, message):
     """A hand-edited or damaged file is refused at load in one message naming it (not a bare ValueError or
@@ -556,3 +558,65 @@ def test_glued_numbers_carry_a_minus_sign_not_a_hyphen():
     assert typeset_minus("-0.012 to -0.005 (-.5)") == "−0.012 to −0.005 (−.5)"
     for kept in ("1e-12", "--layers 4", "-m icdl", "x-1", "N(0, I)-prompts"):
         assert typeset_minus(kept) == kept
+
+
+def _committed_results():
+    import icdl.gpt_icl  # noqa: F401  (each package registers the shapes of its result files)
+    import icdl.lsa  # noqa: F401
+    import icdl.studies  # noqa: F401
+
+    root = Path(__file__).resolve().parents[1] / "results"
+    return sorted(p for p in root.glob("*/*.json") if p.parent.name not in ("ledger", "mutation")
+                  and not p.name.endswith(".pt.json"))
+
+
+def test_every_committed_result_has_a_registered_shape_and_fits_it():
+    """A result kind without a registered shape would be read unchecked: each committed result file has one
+    (icdl.repro.schema) and loads under it."""
+    from icdl.repro import schema
+
+    files = _committed_results()
+    assert len(files) >= 15
+    for p in files:
+        assert schema.shape_of(p) is not None, f"{p}: register its shape with icdl.repro.schema.register"
+        load_result(p)
+
+
+@pytest.mark.parametrize("path", _committed_results(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_field_of_a_committed_result_emptied_or_retyped_is_refused_naming_it(tmp_path, path):
+    """Every field a chapter reads, removed, emptied (a table of no rows: the chapter then failed with
+    ``KeyError: 'attention'``) or given a value of another kind (``method = 5``), is refused at load in one
+    line naming the file and the field -- before a chapter reads it or a command copies it into another
+    result (``python -m icdl.lsa`` copied a damaged benchmark)."""
+    from icdl.repro import schema
+
+    obj = json.loads(path.read_text())
+    shape = schema.shape_of(path)
+    copy = tmp_path / path.parent.name / path.name
+    copy.parent.mkdir()
+    for name, kind in shape.fields.items():
+        emptied = [] if isinstance(kind, (schema.List, schema.Rows)) else {} if not isinstance(kind, schema.Kind) \
+            else None
+        retyped = 5 if kind is not schema.NUMBER and kind is not schema.INTEGER else "5"
+        for bad in ({k: v for k, v in obj["data"].items() if k != name}, {**obj["data"], name: emptied},
+                    {**obj["data"], name: retyped}):
+            if getattr(kind, "min_rows", 1) == 0 and bad.get(name) == {}:
+                continue  # a table that may be empty (a run too short for a trend)
+            copy.write_text(json.dumps({**obj, "data": bad}))
+            with pytest.raises(ResultFileError, match=rf"{re.escape(str(copy))}: data\.{re.escape(name)}") as err:
+                load_result(copy)
+            assert "\n" not in str(err.value)
+        if isinstance(kind, schema.Table):  # a required column dropped, and a text column given numbers
+            for col in (*kind.text, *kind.numbers)[:2]:
+                table = {c: v for c, v in obj["data"][name].items() if c != col}
+                copy.write_text(json.dumps({**obj, "data": {**obj["data"], name: table}}))
+                with pytest.raises(ResultFileError, match=re.escape(col)):
+                    load_result(copy)
+            for col in [c for c in kind.text[:1] if obj["data"][name][c]]:
+                table = {**obj["data"][name], col: [5] * len(obj["data"][name][col])}
+                copy.write_text(json.dumps({**obj, "data": {**obj["data"], name: table}}))
+                message = rf"{re.escape(name)}\.{re.escape(col)}\[0\] must be a string"
+                with pytest.raises(ResultFileError, match=message):
+                    load_result(copy)
+    copy.write_text(path.read_text())
+    load_result(copy)  # and the untouched copy loads

@@ -22,3 +22,5 @@ One module per idea (the README's module map lists them with the chapters that u
 ``__main__``    ``python -m icdl.gpt_icl``: the resumable reference and paper runs
 ==============  ===========================================================================================
 """
+
+from . import shapes  # noqa: F401,E402  (registers the shapes of this package's result files)

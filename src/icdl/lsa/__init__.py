@@ -8,3 +8,5 @@
   (chapter ``lsa_training``);
 * ``python -m icdl.lsa --profile reference`` -- the resumable reference run (:mod:`icdl.lsa.__main__`).
 """
+
+from . import shapes  # noqa: F401,E402  (registers the shapes of this package's result files)

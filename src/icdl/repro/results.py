@@ -148,6 +148,7 @@ def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str,
     if path.suffix != ".json":
         raise ResultFileError(f"result files are JSON: path must end in .json, got {path.name!r}")
     text = json.dumps({"provenance": provenance, "data": data}, indent=1, sort_keys=True, allow_nan=True)
+    _check_shape(path, json.loads(text)["data"])  # a writer's bug is refused before it reaches the file
     if keep_if_same and _same_result(path, text):
         return path
     atomic_write_text(path, text + "\n")
@@ -363,9 +364,20 @@ def load_result(path: str | Path) -> dict[str, Any]:
     if not isinstance(obj.get("data"), dict):
         raise ResultFileError(f"result file {path} has no 'data' block (an object of named fields)")
     if "complete" in obj["data"] and not isinstance(obj["data"]["complete"], bool):
-        raise ResultFileError(f"result file {path}: 'complete' must be true or false, got "
+        raise ResultFileError(f"result file {path}: data.complete must be true or false, got "
                               f"{obj['data']['complete']!r}")
+    _check_shape(path, obj["data"])
     return obj
+
+
+def _check_shape(path: Path, data: dict) -> None:
+    """The data's registered shape (:mod:`icdl.repro.schema`), as a :class:`ResultFileError` naming the file."""
+    from .schema import SchemaError, check
+
+    try:
+        check(path, data)
+    except SchemaError as err:
+        raise ResultFileError(str(err)) from None
 
 
 def _is_number(v) -> bool:

@@ -17,3 +17,5 @@ module                 chapter id                  what it measures
 The trained-transformer study (ICDL sec. 5, chapter ``gpt_icl``) and Hagiwara's study (chapters
 ``lsa_construction`` and ``lsa_training``) are subpackages of their own: :mod:`icdl.gpt_icl`, :mod:`icdl.lsa`.
 """
+
+from . import shapes  # noqa: F401,E402  (registers the shapes of this package's result files)
