@@ -20,3 +20,48 @@ def pseudo_math(text: str) -> list[str]:
 def _deterministic_torch():
     torch.manual_seed(0)
     yield
+
+
+#: every study judge (module, function): each verdict it gives in any test is checked against the registry
+JUDGES = (("icdl.gpt_icl.objectives", "judge"), ("icdl.gpt_icl.depth", "judge"), ("icdl.gpt_icl.cost", "judge"),
+          ("icdl.gpt_icl.scale", "judge"), ("icdl.gpt_icl.scale", "judge_wider"),
+          ("icdl.gpt_icl.mechanism", "judge"), ("icdl.gpt_icl.mechanism", "judge_longer"),
+          ("icdl.lsa.study", "judge"), ("icdl.studies.diffusion", "judge"))
+
+
+def registry_disagreements(entries: list[dict]) -> list[str]:
+    """The entries of a study's judge whose verdict differs from what the registered criterion
+    (:data:`icdl.repro.claims.CRITERIA`) gives on the numbers the entry records."""
+    from icdl.repro.claims import criterion_holds
+
+    out = []
+    for e in entries:
+        numbers = {**(e.get("values") or {}), "value": e.get("value")}
+        numbers = {k: v for k, v in numbers.items() if v is not None}
+        if bool(e["passed"]) != criterion_holds(e["claim"], numbers):
+            out.append(f"{e['claim']}: judge says {bool(e['passed'])}, the registry says "
+                       f"{criterion_holds(e['claim'], numbers)} on {numbers}")
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _judges_agree_with_the_registry(monkeypatch):
+    """Every constructed case any test gives a judge is also checked against the registry: a criterion that
+    lost one of its conditions, or a judge whose verdict and recorded numbers part ways, fails the test that
+    exercises it (the ledger refuses such a disagreement too, but only when a chapter records it)."""
+    import functools
+    import importlib
+
+    for module_name, name in JUDGES:
+        module = importlib.import_module(module_name)
+        judge = getattr(module, name)
+
+        @functools.wraps(judge)
+        def checked(*args, _judge=judge, **kwargs):
+            entries = _judge(*args, **kwargs)
+            wrong = registry_disagreements(entries)
+            assert not wrong, "judge and registry disagree: " + "; ".join(wrong)
+            return entries
+
+        monkeypatch.setattr(module, name, checked)
+    yield
