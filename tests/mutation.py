@@ -248,6 +248,31 @@ MUTANTS: tuple[Mutant, ...] = (
        "if all(raw is not None for raw in raws):", "dropped check", T_PR),
     _m("record-all-drops-value", "repro/ledger.py", 'value=e.get("value"), values=e.get("values")',
        'value=None, values=e.get("values")', "dropped field", T_LEDGER),
+    # -- the kinds an independent set of bugs found unguarded (each killed by its module's own tests)
+    _m("scale-obj1-mean-not-worst", "gpt_icl/scale.py", 'objective1 = float(final["obj1"].max())\n    drops = '
+       'obj3_drop(shift)', 'objective1 = float(final["obj1"].mean())\n    drops = obj3_drop(shift)',
+       "recorded value: mean for worst", T_SCALE),
+    _m("wider-obj3-mean-not-worst", "gpt_icl/scale.py", 'objective3 = float(drops["max_drop"].max())\n    matched',
+       'objective3 = float(drops["max_drop"].mean())\n    matched', "recorded value: mean for worst", T_SCALE),
+    _m("criterion-lost-condition", "repro/claims.py", '"scale-shortfall-falls": _all(("value", "<", 0), '
+       '("slope_hi", "<", 0)),', '"scale-shortfall-falls": _all(("value", "<", 0)),', "registry: dropped condition",
+       T_SCALE),
+    _m("criterion-lost-upper-bound", "repro/claims.py", '_all(("value", ">=", 0.000985 / 3), ("value", "<=", '
+       '3 * 0.000985))', '_all(("value", ">=", 0.000985 / 3))', "registry: dropped condition", T_LSA),
+    _m("seed-takes-a-bool", "repro/results.py", '"seed": lambda v: v is None or (isinstance(v, int) and not '
+       'isinstance(v, bool))', '"seed": lambda v: v is None or isinstance(v, int)', "type check: bool as int", T_PR),
+    _m("lsa-last-not-best", "lsa/training.py", "    final.load_state_dict(best)",
+       "    final.load_state_dict(model.state_dict())", "last for best", T_LSA),
+    _m("b1-row-not-column-sum", "studies/icgd_accounting.py", "return float(M.abs().sum(-2).max())",
+       "return float(M.abs().sum(-1).max())", "axis (induced ℓ∞ for ℓ1)", T_ICGD),
+    _m("ledger-seal-unchecked", "repro/ledger.py", 'if data.get("seal") != seal(raws):',
+       'if "seal" not in data:', "dropped check (a hand edit of shown text)", T_LEDGER),
+    _m("ledger-twice-accepted", "repro/ledger.py", "if len(set(claims)) != len(claims):", "if False:",
+       "dropped check (a claim recorded twice)", T_LEDGER),
+    _m("schema-empty-table", "repro/schema.py", "        if rows < self.min_rows:", "        if rows < 0:",
+       "dropped check (an emptied table)", T_PR),
+    _m("schema-column-kind", "repro/schema.py", '        for names, kind in ((self.text, TEXT), (self.flags, FLAG)):',
+       '        for names, kind in ((self.flags, FLAG),):', "dropped check (a number where text is meant)", T_PR),
 )
 
 

@@ -181,6 +181,13 @@ def test_judge_both_sides_of_each_threshold():
         assert not claims.criterion_holds(claim, recorded(bad[claim])), claim
     assert not half["scale-shortfall-falls"]["passed"]
     assert _verdict(-0.01, -0.001, 0.0, 0.1, math.inf, 0.0)["scale-forecast"]["passed"] is False
+    # the numbers recorded are the worst model's (the mean over the two models, or the other model, would give
+    # -0.03, -0.0205, -0.0255, 0.1505, 250,000 and 0.0495 here): a recorded value the verdict cannot reveal
+    assert recorded(ok["scale-shortfall-falls"]) == {"value": pytest.approx(-0.01), "slope_hi": pytest.approx(-0.001)}
+    assert ok["icdl-obj1-longer"]["value"] == pytest.approx(0.049)
+    assert ok["scale-beats-knn"]["value"] == pytest.approx(0.001)
+    assert ok["scale-forecast"]["value"] == pytest.approx(499_000.0)
+    assert ok["icdl-obj3-longer"]["value"] == pytest.approx(0.099)
     # the claim's text says which models were within the tolerance by their last snapshot, not a forecast
     text = _verdict(-0.01, -0.001, 0.0, 0.1, 500.0, 0.0)["scale-forecast"]["ours"]
     assert "depth 3 softmax: within it by the last snapshot (800)" in text and "depth 3 relu: 1,000" in text
@@ -277,6 +284,12 @@ def test_the_wider_judge_both_sides_of_each_threshold():
         assert ok[claim]["passed"] and not bad[claim]["passed"], claim
         assert claims.criterion_holds(claim, recorded(ok[claim])), claim  # the registry agrees with the judge
         assert not claims.criterion_holds(claim, recorded(bad[claim])), claim
+    # the numbers recorded are the worst model's and the compute-matched ones' (the ReLU row, without a match,
+    # must not pull the value to its -0.05, nor its NaN make the value NaN)
+    assert recorded(ok["scale-wider-closer"]) == {"value": pytest.approx(-0.001), "delta_hi": pytest.approx(-0.0001)}
+    assert ok["scale-width-over-steps"]["value"] == pytest.approx(-0.001)
+    assert ok["icdl-obj1-wider"]["value"] == pytest.approx(0.049)
+    assert ok["icdl-obj3-wider"]["value"] == pytest.approx(0.099)
     half = _wider_verdict(-0.01, 0.002, -0.01, 0.0, 0.0)  # closer on the whole, but the band reaches above 0
     assert not half["scale-wider-closer"]["passed"]
     assert not claims.criterion_holds("scale-wider-closer", recorded(half["scale-wider-closer"]))

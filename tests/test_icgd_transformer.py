@@ -361,3 +361,17 @@ def test_gradient_error_bound_assembled_by_hand():
     expected = 0.5 * math.sqrt(dA1**2 + dA2**2)
     got = bounds.gradient_error_bound(arch, "sigmoid", "squared", sums, B_w=B_w, B_x=B_x, B_y=B_y)
     assert got == pytest.approx(expected, rel=1e-12) and e_p1 > 0
+
+
+def test_parameter_norm_is_eq_b1_with_the_induced_l1_norm():
+    """ICDL eq. B.1's ‖·‖₁ of a matrix is its largest absolute *column* sum (the induced ℓ1 norm): on a matrix
+    whose row and column sums differ, a largest row sum (the induced ℓ∞ norm) or a sum of all entries gives
+    another number. A layer's norm is the largest of its heads' ‖Q‖₁, ‖K‖₁ plus the sum of their ‖V‖₁; an
+    MLP's is ‖W₁‖₁ + ‖W₂‖₁."""
+    M = torch.tensor([[1.0, -2.0, 0.0], [3.0, 0.0, -4.0], [0.0, 0.5, 0.0]], dtype=torch.float64)
+    assert accounting._l1(M) == pytest.approx(4.0)     # columns 4, 2.5, 4; rows 3, 7, 0.5
+    assert accounting._l1(M.T) == pytest.approx(7.0)
+    layer = ReLUAttention(3, heads=2, dtype=torch.float64).requires_grad_(False)
+    layer.Q[0], layer.K[0], layer.V[0] = M, M.T, M          # head 0: max(4, 7) = 7, ‖V‖₁ = 4
+    layer.Q[1], layer.K[1], layer.V[1] = 2 * M, M, M.T      # head 1: max(8, 4) = 8, ‖V‖₁ = 7
+    assert accounting.parameter_norm(layer) == pytest.approx(8.0 + 4.0 + 7.0)

@@ -125,6 +125,31 @@ def test_training_resumes_to_the_same_weights(tmp_path):
         lsa_training.train(dict(cfg, lr=0.001), checkpoint=ck, progress=False)
 
 
+def test_training_returns_each_runs_best_weights_on_validation_not_its_last(monkeypatch):
+    """Short real runs only improve, so their last weights are their best and a bug that returns the last
+    weights passes unseen. Here the validation error is planted: run 0's is best at the second of three
+    validations and rises after it, run 1's is best at the last. The returned model must hold, per run, the
+    weights of that run's best validation (the last weights for run 0, or one epoch for both, would fail)."""
+    cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=6, M=1000, M_val=200, batch=500, val_every=2,
+                                    test_prompts=50))
+    planted = iter([torch.tensor([3.0, 3.0]), torch.tensor([1.0, 2.0]), torch.tensor([2.0, 1.0])])
+    seen = []
+
+    def fake_mse(model, d):
+        seen.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+        return next(planted)
+
+    monkeypatch.setattr(lsa_training, "_mse", fake_mse)
+    res = lsa_training.train(cfg, progress=False, compile=False)
+    assert len(seen) == 3
+    got = res["model"].state_dict()
+    for name in got:
+        torch.testing.assert_close(got[name][0], seen[1][name][0], rtol=0, atol=0)  # run 0: its second
+        torch.testing.assert_close(got[name][1], seen[2][name][1], rtol=0, atol=0)  # run 1: its last
+    assert any(not torch.equal(seen[1][n][0], seen[2][n][0]) for n in got)  # the epochs' weights do differ
+    assert list(res["history"].groupby("run")["val_mse"].idxmin().map(res["history"]["epoch"])) == [4, 6]
+
+
 def test_compiled_training_is_eager_training():
     """torch.compile changes the speed of the training steps, not what they compute."""
     cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
