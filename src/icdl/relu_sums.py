@@ -191,8 +191,19 @@ def fit(target: str, R: float, H: int) -> ReluSum:
     raise ValueError(f"unknown target {target!r}; known targets: {list(TARGETS)}")
 
 
+#: the fewest grid points per axis :func:`sup_error` takes: the two ends of ``[−R, R]`` (where an interpolant
+#: of :func:`interpolate_1d` is exact, so a grid of the ends alone always reports 0) and one point between
+SUP_MIN_POINTS = 3
+
+
 def sup_error(f: ReluSum, g: Callable[[Tensor], Tensor], R: float, points: int | None = None) -> float:
-    """``max |g − f|`` on a dense grid of ``[−R, R]^k`` (20001 points for k = 1, 301² for k = 2)."""
+    """``max |g − f|`` on a dense grid of ``[−R, R]^k`` (``points`` per axis: by default 20001 for k = 1, 301
+    for k = 2; at least :data:`SUP_MIN_POINTS` -- a grid of one or two points is no sup)."""
+    if isinstance(R, bool) or not isinstance(R, (int, float)) or not math.isfinite(R) or not R > 0:
+        raise ValueError(f"R (the half-width of the box) must be a finite number > 0, got {R!r}")
+    if points is not None and (isinstance(points, bool) or not isinstance(points, int) or points < SUP_MIN_POINTS):
+        raise ValueError(f"points (grid points per axis of the sup) must be an integer >= {SUP_MIN_POINTS} "
+                         f"(or None for the default grid), got {points!r}")
     if f.k == 1:
         z = torch.linspace(-R, R, points or 20001, dtype=torch.float64)
         return float((g(z) - f(z)).abs().max())

@@ -28,6 +28,7 @@ leaves each gradient what it would be alone, so the whole grid is one batched pr
 from __future__ import annotations
 
 import math
+import operator
 
 import torch
 from torch import Tensor
@@ -41,17 +42,42 @@ def _prompts(xs: Tensor, ys: Tensor, positions) -> list[int]:
         raise ValueError(f"xs must be (B, k, d) and ys (B, k), got {tuple(xs.shape)} and {tuple(ys.shape)}")
     finite("xs", xs)
     finite("ys", ys)
-    positions = [int(p) for p in positions]
+    positions = [_position(p) for p in positions]
     if not positions or min(positions) < 1 or max(positions) >= xs.shape[1]:
         raise ValueError(f"positions must be query indices in 1..k−1={xs.shape[1] - 1} (the query needs at least "
                          f"one example before it), got {positions}")
     return positions
 
 
+def _position(p) -> int:
+    """A query index as an int: an integer (a Python, NumPy or 0-d torch integer), never a bool or a float --
+    ``int(2.7)`` would silently ask for position 2."""
+    if isinstance(p, bool) or (isinstance(p, Tensor) and (p.dim() != 0 or p.dtype == torch.bool
+                                                          or p.is_floating_point() or p.is_complex())):
+        raise ValueError(f"positions must be integers, got {p!r}")
+    try:
+        return operator.index(p)
+    except TypeError:
+        raise ValueError(f"positions must be integers (query indices), got {p!r} of type "
+                         f"{type(p).__name__}") from None
+
+
+def _number(name: str, v) -> float:
+    """One entry of a grid (``etas``, ``lambdas``) as a float: a real number (a 0-d tensor or NumPy scalar too),
+    never a bool or a string."""
+    if isinstance(v, (bool, str, bytes)) or (isinstance(v, Tensor) and v.dtype == torch.bool):
+        raise ValueError(f"{name} must be a finite number, got {v!r}")
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number, got {v!r}") from None
+
+
 def start_weights(task: TaskConfig, init_scale: float, seed: int) -> list[Tensor]:
     """``w⁽⁰⁾``: one draw of the target family's weights (entries ``N(0, 1)``), times ``init_scale`` -- the
     same start for every prompt, as the construction of Theorem 1 carries one ``w⁽⁰⁾`` in its tokens."""
     finite_number("init_scale", init_scale, low=0.0, open_interval=True)
+    positive_int("seed", seed, minimum=0)
     g = torch.Generator().manual_seed(seed)
     return [init_scale * W[0] for W in sample_networks(TaskConfig(d=task.d, depth=task.depth, width=task.K), 1, g)]
 
@@ -83,7 +109,7 @@ def gd_network(xs: Tensor, ys: Tensor, positions, task: TaskConfig, *, etas, ste
     """Predictions of GD on the target's architecture: ``(len(etas), len(recorded_steps(steps)), B,
     len(positions))`` -- for every step size, every recorded L, every prompt and position."""
     positions = _prompts(xs, ys, positions)
-    etas = [finite_number("eta", float(e), low=0.0, open_interval=True) for e in etas]
+    etas = [finite_number("eta", _number("eta", e), low=0.0, open_interval=True) for e in etas]
     record = recorded_steps(steps)
     B, k, d = xs.shape
     if d != task.d:
@@ -153,7 +179,7 @@ def ridge(xs: Tensor, ys: Tensor, positions, lambdas) -> tuple[Tensor, Tensor]:
     those examples' means): predictions ``(len(lambdas), B, P)`` and slopes -- the sensitivities --
     ``(len(lambdas), B, P, d)``. λ = 0 is least squares with an intercept (min-norm where under-determined)."""
     positions = _prompts(xs, ys, positions)
-    lambdas = [finite_number("lambda", float(v), low=0.0) for v in lambdas]
+    lambdas = [finite_number("lambda", _number("lambda", v), low=0.0) for v in lambdas]
     B, k, d = xs.shape
     preds = torch.empty(len(lambdas), B, len(positions), dtype=torch.float64)
     slopes = torch.empty(len(lambdas), B, len(positions), d, dtype=torch.float64)

@@ -16,6 +16,7 @@ import math
 import pandas as pd
 import torch
 
+from ..checks import finite_number
 from ..repro.profiles import ProfileSet
 from .model import TF, LSAData, _corr, lsa_head, sample_data
 
@@ -27,6 +28,11 @@ PROFILES = ProfileSet(
     profiles={"quick": {"prompts": 2000, "seed": 0}, "reference": {"prompts": 20000, "seed": 0}},
     ranges={"prompts": (10, 1_000_000), "seed": (0, 2**31 - 1)},
 )
+
+
+def _check_N(N) -> None:
+    if isinstance(N, bool) or not isinstance(N, int) or N < 2:
+        raise ValueError(f"N (examples per prompt) must be an integer with N >= 2, got {N!r}")
 
 
 def _e(i: int, j: int, D: int = 4) -> Tensor:
@@ -45,8 +51,8 @@ def construction_tf422(N: int, R: float) -> TF:
     LayerNorm divides by ``V`` (eqs. 41–53); the output weight ``−RN`` on cell
     ``(3, N+1)`` reads the estimate (eqs. 54–56). Heads not used are zero (29).
     """
-    if N < 2 or not R > 0:
-        raise ValueError(f"need N >= 2 and R > 0, got N={N}, R={R}")
+    _check_N(N)
+    finite_number("R", R, low=0.0, open_interval=True)
     m = TF(4, 2, 2, N + 1, runs=1, ln_eps=0.0, dtype=torch.float64)
     m.W.zero_()
     m.W_out.zero_()
@@ -74,8 +80,9 @@ def construction_tf422(N: int, R: float) -> TF:
 def gd_two_steps_tf432(N: int, eta: float, a: float) -> TF:
     """TF(4, 3, 2) without LayerNorm doing two GD steps from θ(0) = a (LSA Appendix B, eqs. 68–108),
     with ``(α₁, α₂, β₂, α₃, β₃) = (√(Nη), a, −1, −2a, 2)`` (108)."""
-    if N < 2 or not eta > 0:
-        raise ValueError(f"need N >= 2 and eta > 0, got N={N}, eta={eta}")
+    _check_N(N)
+    finite_number("eta", eta, low=0.0, open_interval=True)
+    finite_number("a (the start θ(0))", a)
     a1, a2, b2, a3, b3 = math.sqrt(N * eta), a, -1.0, -2 * a, 2.0
     m = TF(4, 3, 2, N + 1, runs=1, layernorm=False, dtype=torch.float64)
     m.W.zero_()
@@ -100,8 +107,21 @@ def gd_two_steps_tf432(N: int, eta: float, a: float) -> TF:
     return m
 
 
+def _gd_args(d: LSAData, N: int, eta: float, a: float) -> None:
+    """``N`` must be the number of examples of ``d``'s prompts (their rows but the query): a larger N would
+    take the query row ``[1, u, 0]`` as an example, a smaller one mix a sum over some examples with the means
+    (x̄, ȳ, V, C) over all of them."""
+    _check_N(N)
+    if N != d.P.shape[-2] - 1:
+        raise ValueError(f"N={N} must equal the number of examples in the prompts of d ({d.P.shape[-2] - 1}; "
+                         "their last row is the query)")
+    finite_number("eta", eta, low=0.0, open_interval=True)
+    finite_number("a (the start θ(0))", a)
+
+
 def gd_two_steps_closed_form(d: LSAData, N: int, eta: float, a: float) -> Tensor:
     """Eqs. 66–67: ``ȳ + θ(2)(u − x̄)`` with θ(2) from two GD steps on S(θ) (61) from θ(0) = a."""
+    _gd_args(d, N, eta, a)
     th2 = (a + 2 * N * eta * d.C - 2 * N * eta * a * d.V - N**2 * eta**2 * d.C * d.V
            + N**2 * eta**2 * a * d.V**2)
     return d.ybar + th2 * (d.u - d.xbar)
@@ -109,6 +129,7 @@ def gd_two_steps_closed_form(d: LSAData, N: int, eta: float, a: float) -> Tensor
 
 def gd_two_steps_explicit(d: LSAData, N: int, eta: float, a: float) -> Tensor:
     """Two explicit GD steps (63) on S(θ) = ½ Σ_n (y_n − ȳ − θ(x_n − x̄))², then eq. 60 at u."""
+    _gd_args(d, N, eta, a)
     x, y = d.P[..., :N, 1], d.P[..., :N, 2]
     dx, dy = x - d.xbar[..., None], y - d.ybar[..., None]
     theta = torch.full_like(d.xbar, a)

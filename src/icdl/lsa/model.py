@@ -69,13 +69,25 @@ def make_prompts(x: Tensor, y: Tensor, u: Tensor) -> LSAData:
     return LSAData(P=rows, u=u, **ls_stats(x, y, u))
 
 
+def float_dtype(name: str, dtype) -> torch.dtype:
+    """``dtype`` if it is a floating torch dtype: data or weights cast to an integer (or bool) dtype would be cut
+    to whole numbers, silently."""
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"{name} must be a floating torch dtype (torch.float32 or torch.float64), got {dtype!r}")
+    return dtype
+
+
 def sample_data(shape: tuple[int, ...], N: int, *, noise_var: float = 0.04, generator: torch.Generator,
                 dtype: torch.dtype = torch.float32) -> LSAData:
     """LSA section 4.1: x, u ~ N(0, 1); θ₀, θ₁ ~ N(0, 1) per prompt; y = θ₀ + θ₁ x + ε, Var ε = noise_var."""
     if isinstance(N, bool) or not isinstance(N, int) or N < 2:
         raise ValueError(f"N (examples per prompt) must be an integer >= 2, got {N!r}")
-    if not (isinstance(noise_var, (int, float)) and math.isfinite(noise_var) and noise_var >= 0):
+    if isinstance(noise_var, bool) or not (isinstance(noise_var, (int, float)) and math.isfinite(noise_var)
+                                           and noise_var >= 0):
         raise ValueError(f"noise_var must be a finite number >= 0, got {noise_var!r}")
+    float_dtype("dtype", dtype)
+    if not isinstance(shape, tuple) or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in shape):
+        raise ValueError(f"shape must be a tuple of integers >= 0 (prompts per axis), got {shape!r}")
     g = generator
     theta = torch.randn(*shape, 2, generator=g, dtype=torch.float64)
     x = torch.randn(*shape, N, generator=g, dtype=torch.float64)
@@ -129,8 +141,11 @@ class TF(torch.nn.Module):
                  generator: torch.Generator | None = None):
         super().__init__()
         for name, v in (("D", D), ("L", L), ("K", K), ("T", T), ("runs", runs)):
-            if not isinstance(v, int) or v < 1:
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        float_dtype("dtype", dtype)
+        if isinstance(ln_eps, bool) or not isinstance(ln_eps, (int, float)) or not math.isfinite(ln_eps) or ln_eps < 0:
+            raise ValueError(f"ln_eps (LayerNorm's epsilon) must be a finite number >= 0, got {ln_eps!r}")
         self.D, self.L, self.K, self.T, self.runs = D, L, K, T, runs
         self.layernorm, self.ln_eps = layernorm, ln_eps
         g = generator or torch.Generator().manual_seed(0)
