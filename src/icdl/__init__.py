@@ -26,7 +26,8 @@ Experiment families with their own training code and command line:
 * :mod:`icdl.lsa` -- Hagiwara's TF(D, L, K): constructions and training study (``python -m icdl.lsa``).
 
 The book's machinery: :mod:`icdl.repro` (profiles, result files with provenance, the claims registry,
-the ledger and report, chapter execution) and :mod:`icdl.figures` (one style, every plot).
+the ledger and report, chapter execution), :mod:`icdl.figures` (one style, every plot) and
+:mod:`icdl.errors` (the base of the package's one-line refusals).
 """
 
 __version__ = "0.1.0"

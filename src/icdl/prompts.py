@@ -22,8 +22,10 @@ from dataclasses import dataclass
 
 import torch
 
+from .errors import OneLineError
 
-class PromptError(ValueError):
+
+class PromptError(OneLineError):
     """A prompt that does not have the shape, dtype or content eq. 2.1 requires."""
 
 

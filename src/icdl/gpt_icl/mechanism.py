@@ -501,7 +501,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads < 1:
         p.error(f"--threads must be >= 1, got {args.threads}")
     torch.set_num_threads(args.threads)
-    cfg = PROFILES.resolve(args.profile)
+    try:  # the profile as a whole checked here, its memory included: one line, no traceback
+        cfg = PROFILES.resolve(args.profile)
+    except ValueError as err:
+        p.exit(2, f"python -m icdl.gpt_icl.mechanism: error: {err}\n")
     if dry_run(f"the mechanism study, profile {args.profile}, on {args.threads} thread(s)"):
         return 0
     t = time.perf_counter()

@@ -137,11 +137,18 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
     try:
         return _schedule_loop(pending, running, records, done, failed, workers, logs, python, env, t0, poll_s, echo)
     finally:
-        for proc, _, fh in running.values():
-            _stop(proc)
-            fh.close()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        # a second Ctrl-C while the jobs are being stopped must not leave one of them running
+        calm = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN) if calm else None
+        try:
+            for proc, _, fh in running.values():
+                _stop(proc)
+                fh.close()
+        finally:
+            if calm:
+                signal.signal(signal.SIGINT, before)
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
 
 def _raise_on_sigterm():
@@ -219,12 +226,18 @@ def run_reference(profile: str, workers: int, seed: int) -> int:
     """``python -m icdl.gpt_icl --profile <profile> --workers N``: every job of :func:`schedule`, then the
     timing file ``results/computation/timing.<profile>.json`` -- only when every job finished: the timing of
     a failed run goes to its log folder (``runs/gpt_icl_<profile>/timing.json``), so it never replaces the
-    timing of a complete run. Returns the exit status (1 when a job failed)."""
+    timing of a complete run. Returns the exit status (1 when a job failed, 130 when interrupted by Ctrl-C:
+    the running jobs stopped, one line said so, no timing written)."""
     from ..repro.results import project_root, provenance, save_result
     from ..studies.computation import PROFILES as COMPUTATION
 
     logs = project_root() / "runs" / f"gpt_icl_{profile}"
-    res = run_jobs(schedule(profile), workers=workers, logs=logs)
+    try:
+        res = run_jobs(schedule(profile), workers=workers, logs=logs)
+    except KeyboardInterrupt:  # Ctrl-C: run_jobs has stopped every running job; one line, no traceback
+        print(f"python -m icdl.gpt_icl: interrupted; every running job was stopped (their logs are in {logs}); "
+              "run the same command again to resume from the checkpoints", file=sys.stderr, flush=True)
+        return 130
     res |= {"workers": workers, "cpus": os.cpu_count()}
     target = COMPUTATION.folder() / f"timing.{profile}.json" if res["complete"] else logs / "timing.json"
     path = save_result(target, res,

@@ -155,7 +155,7 @@ def longest_trained_models(cfg) -> dict:
 def _steps_done(ckpt: Path | None) -> int:
     if ckpt is None or not checkpoint_exists(ckpt):
         return 0
-    return int(load_checkpoint(ckpt)["step"])
+    return int(load_checkpoint(ckpt, kind="gpt_icl")["step"])
 
 
 # ---- scoring --------------------------------------------------------------------------------------------
@@ -561,7 +561,7 @@ def score_job(cfg, depth: int) -> Path:
     models, hists = {}, []
     for attention in ATTENTIONS:
         ckpt = checkpoint_path(where, depth, attention, TAG)
-        state = load_checkpoint(ckpt, command=command) if checkpoint_exists(ckpt) else None
+        state = load_checkpoint(ckpt, command=command, kind="gpt_icl") if checkpoint_exists(ckpt) else None
         steps = configs(long_settings(cfg), depth, attention, cfg["n_layer"])[2].steps
         if state is None or state["step"] < steps:
             raise CheckpointError(f"checkpoint {ckpt} is missing or unfinished; finish it with {command}")

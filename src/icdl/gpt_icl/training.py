@@ -165,7 +165,7 @@ def load_snapshot(checkpoint: Path, step: int, *, command: str = "") -> tuple[In
     if not checkpoint_exists(path):
         raise CheckpointError(f"no snapshot at {path} (step {step}); rebuild it with "
                               f"{command or 'its training command'}")
-    state = load_checkpoint(path, command=command)
+    state = load_checkpoint(path, command=command, kind="gpt_icl")
     if state.get("step") != step:
         raise CheckpointError(f"snapshot {path} holds step {state.get('step')}, not {step}; rebuild it with "
                               f"{command or 'its training command'}")
@@ -224,7 +224,7 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
     kept: dict[int, dict] = {}
     step, seconds = 0, 0.0
     if checkpoint is not None and checkpoint_exists(checkpoint):
-        state = load_checkpoint(checkpoint, map_location=device, command=command)
+        state = load_checkpoint(checkpoint, map_location=device, command=command, kind="gpt_icl")
         if plain(state["settings"]) != plain(settings):
             differ = sorted(f"{part}.{k}" for part in settings for k in settings[part]
                             if plain(state["settings"].get(part, {}).get(k)) != plain(settings[part][k]))
@@ -301,7 +301,7 @@ def load_model(checkpoint: Path, device: str = "cpu", command: str = "") -> tupl
     path = Path(checkpoint)
     if not checkpoint_exists(path):
         raise CheckpointError(f"no checkpoint at {path}; run the training command of the chapter first")
-    state = load_checkpoint(path, map_location=device, command=command)
+    state = load_checkpoint(path, map_location=device, command=command, kind="gpt_icl")
     model = InContextGPT(GPTConfig(**state["settings"]["model"])).to(device)
     model.load_state_dict(state["model"])
     return model.eval(), state

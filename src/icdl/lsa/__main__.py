@@ -16,7 +16,7 @@ from ..repro.results import (
     provenance,
     save_result,
 )
-from .study import PROFILES, result_data
+from .study import PROFILES, load_training, result_data
 from .training import (
     _shard_paths,
     benchmark_batched_vs_loop,
@@ -105,8 +105,10 @@ def _merge_train_write(args, cfg, ckpt, out_path, bench_path) -> int:
             command=f"python -m icdl.lsa --profile {args.profile} (first call)",
             wall_time_s=time.perf_counter() - t0, profile=args.profile, seed=0))
     bench = load_result(bench_path)["data"]
+    rebuild = f"python -m icdl.lsa --profile {args.profile}"
+    before = load_training(out_path, rebuild)["data"] if out_path.is_file() else None  # refused now, not after
     res = train(cfg, checkpoint=ckpt, max_epochs_this_call=0 if shards else args.epochs_this_call)
-    if not shards and out_path.is_file() and res["epochs_done"] == load_result(out_path)["data"]["epochs_done"]:
+    if not shards and before is not None and res["epochs_done"] == before["epochs_done"]:
         print(f"nothing trained (epochs {res['epochs_done']}/{cfg['epochs']}, as in {out_path}); result left as it is",
               file=sys.stderr)
         return 0

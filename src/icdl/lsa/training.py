@@ -125,7 +125,7 @@ def _train(cfg, *, checkpoint: Path | None, checkpoint_every: int, progress: boo
     history: list[dict] = []
     epoch, seconds, segments = 0, 0.0, []
     if checkpoint is not None and checkpoint_exists(checkpoint):
-        state = load_checkpoint(checkpoint, command=_command(cfg))
+        state = load_checkpoint(checkpoint, command=_command(cfg), kind="lsa")
         if state["cfg"] != {k: cfg[k] for k in state["cfg"]}:
             raise ValueError(f"checkpoint {checkpoint} was written with other settings: {state['cfg']}")
         if state.get("runs", list(range(cfg["runs"]))) != idx_runs.tolist():
@@ -195,7 +195,7 @@ def split_checkpoint(checkpoint: Path, n: int, only: int | None = None) -> list[
     """Write the ``n`` shard checkpoints (runs as :func:`shard_runs`) of a checkpoint of all runs -- or only
     shard ``only`` -- so that an unsharded run can continue as ``n`` parallel processes; a shard that exists
     already is never overwritten (it may have trained further). Returns the shard paths."""
-    state = load_checkpoint(checkpoint)
+    state = load_checkpoint(checkpoint, kind="lsa")
     runs = state.get("runs", list(range(state["cfg"]["runs"])))
     paths = _shard_paths(checkpoint, n)
     for i, path in enumerate(paths):
@@ -229,16 +229,16 @@ def merge_shard_checkpoints(checkpoint: Path, n: int, cfg=None) -> None:
 def _merge(checkpoint: Path, paths: list[Path], cfg) -> None:
     present = [p for p in paths if checkpoint_exists(p)]
     if 0 < len(present) < len(paths) and checkpoint_exists(checkpoint):
-        current = load_checkpoint(checkpoint)
+        current = load_checkpoint(checkpoint, kind="lsa")
         whole = sorted(current.get("runs", range(current["cfg"]["runs"]))) == list(range(current["cfg"]["runs"]))
-        if whole and all(load_checkpoint(p)["epoch"] <= current["epoch"] for p in present):
+        if whole and all(load_checkpoint(p, kind="lsa")["epoch"] <= current["epoch"] for p in present):
             for p in present:  # left over from a merge stopped while deleting its shards: already merged
                 remove_checkpoint(p)
             return
     missing = [str(p) for p in paths if not checkpoint_exists(p)]
     if missing:
         raise ValueError(f"cannot merge: shard checkpoints missing: {missing}")
-    parts = [load_checkpoint(p) for p in paths]
+    parts = [load_checkpoint(p, kind="lsa") for p in paths]
     epochs = {p["epoch"] for p in parts}
     if len(epochs) != 1:
         raise ValueError(f"cannot merge shards at different epochs {sorted(epochs)}: train each to the same epoch")
@@ -250,7 +250,7 @@ def _merge(checkpoint: Path, paths: list[Path], cfg) -> None:
     if runs != list(range(settings[0]["runs"])):
         raise ValueError(f"cannot merge: the shards hold runs {runs}, not each of 0..{settings[0]['runs'] - 1} once")
     if checkpoint_exists(checkpoint):
-        current = load_checkpoint(checkpoint)
+        current = load_checkpoint(checkpoint, kind="lsa")
         if current["epoch"] > parts[0]["epoch"]:
             raise ValueError(f"cannot merge: {checkpoint} is at epoch {current['epoch']}, the shards only at "
                              f"{parts[0]['epoch']} (left from another run); delete the shard files "

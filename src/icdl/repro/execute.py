@@ -27,11 +27,13 @@ import argparse
 import ast
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
-from .results import ResultFileError, one_writer, project_root
+from .results import ResultFileError, one_writer, pid_alive, project_root
 
 KERNEL = "python3"
 #: the kernel process's own log (not the cells' output or errors, which come back through the notebook) kept to
@@ -116,15 +118,43 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
             raise SystemExit(f"profile {profile!r} and --set values must be names and numbers (letters, digits, "
                              f"'_', '.', ',', '-'), got {run!r}")
         out = root / "runs" / f"{name}.{run}.ipynb"
-        out.parent.mkdir(exist_ok=True)
         params = {"profile": profile, "overrides": overrides}
     # the work-in-progress file lives under runs/.tmp (ignored by git, never collected by nbval) and is
-    # removed whatever happens; only a finished notebook replaces ``out``
+    # removed whatever happens (SIGTERM included: :func:`main`); only a finished notebook replaces ``out``
     tmp = root / "runs" / ".tmp" / f"{name}.{profile}.{os.getpid()}.ipynb"
-    tmp.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(exist_ok=True)
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise _unwritable(err) from None
+    sweep_stale_notebooks(tmp.parent)
     start = time.perf_counter()
     with one_writer(src, f"chapter {name}"):  # one execution of a chapter at a time, whatever its profile
-        return _run(pm, nb, tmp, out, params, root, name, start)
+        try:
+            return _run(pm, nb, tmp, out, params, root, name, start)
+        except OSError as err:  # the executed notebook cannot be written (a read-only runs/ or notebooks/)
+            raise _unwritable(err) from None
+
+
+def _unwritable(err: OSError) -> ResultFileError:
+    where = err.filename or "its folder"
+    return ResultFileError(f"cannot write {where}: {err.strerror or err}; make it (and runs/, notebooks/) "
+                           "writable, then run again")
+
+
+def sweep_stale_notebooks(folder: Path) -> list[Path]:
+    """Delete the work-in-progress notebooks (``<chapter>.<profile>.<pid>.ipynb``) in ``folder`` whose process
+    is gone -- an execution killed outright (SIGKILL, a crash) -- never a live one's; return them."""
+    swept = []
+    for path in folder.glob("*.*.*.ipynb"):
+        pid = path.name[:-len(".ipynb")].rsplit(".", 1)[-1]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            try:
+                path.unlink()
+                swept.append(path)
+            except OSError:
+                continue
+    return swept
 
 
 def _run(pm, nb, tmp: Path, out: Path, params: dict, root: Path, name: str, start: float) -> tuple[Path, float]:
@@ -179,16 +209,30 @@ def main(argv: list[str] | None = None) -> int:
                + "".join(f" --set {k}={v}" for k, v in overrides.items())):
         return 0
     total = 0.0
-    for name in names:
-        try:
-            out, elapsed = execute_chapter(name, args.profile, overrides, root)
-        except ResultFileError as err:
-            parser.exit(2, f"python -m icdl.repro.execute: error: {err}\n")
-        total += elapsed
-        print(f"executed {name:<28} profile={args.profile:<10} {elapsed:7.1f} s -> {out.relative_to(root)}",
-              flush=True)
+    main_thread = threading.current_thread() is threading.main_thread()
+    # SIGTERM as SystemExit, so that the work-in-progress file is removed
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if main_thread else None
+    try:
+        for name in names:
+            try:
+                out, elapsed = execute_chapter(name, args.profile, overrides, root)
+            except ResultFileError as err:
+                parser.exit(2, f"python -m icdl.repro.execute: error: {err}\n")
+            total += elapsed
+            print(f"executed {name:<28} profile={args.profile:<10} {elapsed:7.1f} s -> {out.relative_to(root)}",
+                  flush=True)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     print(f"all chapters: {total:.1f} s", flush=True)
     return 0
+
+
+def _exit_on_sigterm(signum, frame):
+    """SIGTERM as ``SystemExit`` (exit status 143): the ``finally`` blocks run, so nothing half-written stays."""
+    print("python -m icdl.repro.execute: stopped by SIGTERM; the chapter being executed was not written",
+          file=sys.stderr, flush=True)
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

@@ -29,8 +29,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..errors import OneLineError
 
-class ProfileError(ValueError):
+
+class ProfileError(OneLineError):
     """A profile name or setting that the chapter does not allow."""
 
 

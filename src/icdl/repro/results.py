@@ -24,10 +24,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..errors import OneLineError
+
 PROVENANCE_KEYS = ("command", "git_commit", "hardware", "wall_time_s", "profile", "seed", "created")
 
 
-class ResultFileError(ValueError):
+class ResultFileError(OneLineError):
     """A result file is missing, unreadable, or lacks its provenance."""
 
 
@@ -112,9 +114,57 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
                               "space on its disk), then run again -- the previous file is unchanged") from None
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts: it may be a live writer)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+#: a half-written file of an interrupted atomic write older than this, whose name carries no writer's pid
+#: (written before the pid went into the name), is swept too: no write takes a day
+_STALE_UNNAMED_S = 24 * 3600
+
+
+def sweep_stale_tmp(path: Path) -> list[Path]:
+    """Delete the half-written files an interrupted atomic write of ``path`` left beside it
+    (``.<name>.<pid>.<random>.tmp``) whose writer's process is gone -- never a live writer's -- and return
+    them. ``.gitignore`` promises this: the next save of the same file sweeps them."""
+    import glob
+
+    path = Path(path)
+    swept = []
+    try:
+        leftovers = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:
+        return swept
+    for tmp in leftovers:
+        middle = tmp.name[len(path.name) + 2:-len(".tmp")].split(".")
+        try:
+            if len(middle) == 2 and middle[0].isdigit():
+                stale = not pid_alive(int(middle[0]))
+            elif len(middle) == 1:  # the name of a write from before the pid was in it
+                stale = time.time() - tmp.stat().st_mtime > _STALE_UNNAMED_S
+            else:  # another file's (a longer name that starts with this one)
+                continue
+            if stale:
+                tmp.unlink()
+                swept.append(tmp)
+        except OSError:  # gone already, or not ours to delete: the write itself goes on
+            continue
+    return swept
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    sweep_stale_tmp(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -256,10 +306,41 @@ def save_checkpoint(path: str | Path, state: dict[str, Any], *, command: str = "
     return path
 
 
-def load_checkpoint(path: str | Path, *, map_location: str = "cpu", command: str = "") -> dict[str, Any]:
+#: the kinds of checkpoint, by study: the keys every checkpoint of that kind holds and what writes it
+CHECKPOINT_KINDS = {
+    "lsa": (("cfg", "model"), "an LSA training checkpoint (python -m icdl.lsa)"),
+    "gpt_icl": (("settings", "model"), "a GPT in-context checkpoint (python -m icdl.gpt_icl and its studies)"),
+}
+
+
+def _checkpoint_kind_of(state) -> str | None:
+    """The kind (:data:`CHECKPOINT_KINDS`) of a loaded checkpoint, or ``None`` for none of them."""
+    if isinstance(state, dict):
+        for name, (keys, _) in CHECKPOINT_KINDS.items():
+            if all(k in state for k in keys):
+                return name
+    return None
+
+
+def load_checkpoint(path: str | Path, *, map_location: str = "cpu", command: str = "",
+                    kind: str = "") -> dict[str, Any]:
     """The one checkpoint loader: checks the file against the sha256 of its record, then
     ``torch.load(..., weights_only=True)``. Every failure names the file and what to do; the command it
-    suggests is the caller's ``command`` (from the code), never one read from the file being refused."""
+    suggests is the caller's ``command`` (from the code), never one read from the file being refused. With
+    ``kind`` (a key of :data:`CHECKPOINT_KINDS`) a checkpoint of another study -- or of none -- is refused by
+    name, before the caller reads a key it lacks."""
+    if kind and kind not in CHECKPOINT_KINDS:
+        raise ValueError(f"kind must be one of {sorted(CHECKPOINT_KINDS)}, got {kind!r}")
+    state = _load_checkpoint(path, map_location=map_location, command=command)
+    if kind and _checkpoint_kind_of(state) != kind:
+        found = _checkpoint_kind_of(state)
+        holds = CHECKPOINT_KINDS[found][1] if found else "no checkpoint this package writes"
+        raise CheckpointError(f"checkpoint {path} is not {CHECKPOINT_KINDS[kind][1]}: it holds {holds}; pass "
+                              f"a checkpoint of this study (rebuild one with: {command or 'its training command'})")
+    return state
+
+
+def _load_checkpoint(path: str | Path, *, map_location: str, command: str) -> dict[str, Any]:
     import torch
 
     rebuild = command or "the training command of its chapter"
@@ -455,6 +536,20 @@ def provenance_block(name, prov: dict) -> str:
                       f"  created:   {prov['created']}"])
 
 
+def lock_file(target: str | Path) -> tuple[Path, str]:
+    """The lock file of ``target`` (``runs/locks/<name>.<digest>.lock``) and the name it goes by."""
+    import hashlib
+
+    root = project_root()
+    target = Path(target).resolve()
+    try:
+        name = str(target.relative_to(root))
+    except ValueError:  # outside the project (e.g. a test's temporary folder): the absolute path
+        name = str(target)
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]  # distinct paths, distinct locks
+    return root / "runs" / "locks" / f"{Path(name).name}.{digest}.lock", name
+
+
 @contextmanager
 def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
     """Hold the one-writer lock of ``target`` (a result file, a checkpoint, a chapter) while it is being
@@ -463,23 +558,17 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
     operating system releases a lock when its process ends, however it ends (``fcntl.flock``)."""
     import fcntl
 
-    root = project_root()
-    target = Path(target).resolve()
+    lock, name = lock_file(target)
     try:
-        name = str(target.relative_to(root))
-    except ValueError:  # outside the project (e.g. a test's temporary folder): the absolute path
-        name = str(target)
-    import hashlib
-
-    digest = hashlib.sha256(name.encode()).hexdigest()[:12]  # distinct paths, distinct locks
-    lock = root / "runs" / "locks" / f"{Path(name).name}.{digest}.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(lock, "a+")
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock, "a+")
+    except OSError as err:
+        raise ResultFileError(f"cannot create the lock file {lock}: {err.strerror or err}; make "
+                              f"{lock.parent} writable, then run again") from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "another process"
+        holder = _lock_holder(handle, lock)
         handle.close()
         raise ResultFileError(f"{what or name} is being written by {holder}; wait for it to finish (or stop it), "
                               "then run again") from None
@@ -491,3 +580,27 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
         yield
     finally:
         handle.close()
+
+
+def _lock_holder(handle, lock: Path) -> str:
+    """Who holds the lock of ``handle``: the line its holder wrote (``pid N (command)``) -- read again for a
+    moment while the holder is between taking the lock and writing that line (the file is then empty, or still
+    names the previous, finished holder) -- else the pid the kernel lists for the lock (``/proc/locks``)."""
+    import re
+
+    for _ in range(10):
+        handle.seek(0)
+        text = handle.read().strip()
+        found = re.match(r"pid (\d+)", text)
+        if found and int(found[1]) != os.getpid() and pid_alive(int(found[1])):
+            return text
+        time.sleep(0.05)
+    try:
+        inode = os.fstat(handle.fileno()).st_ino
+        for line in Path("/proc/locks").read_text().splitlines():
+            fields = line.split()
+            if "FLOCK" in fields and fields[-3].rsplit(":", 1)[-1] == str(inode):
+                return f"pid {fields[-4]}"
+    except (OSError, IndexError):
+        pass
+    return f"another process (the lock {lock} names none)"

@@ -1,0 +1,296 @@
+"""Leftovers of interrupted runs are swept (only a dead writer's), a lock refusal names the holder's pid, and
+refusals the commands promise as one line are one line: no traceback, exit status 2 (130 for Ctrl-C)."""
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from icdl.repro.results import (
+    CheckpointError,
+    ResultFileError,
+    load_checkpoint,
+    one_writer,
+    provenance,
+    save_checkpoint,
+    save_result,
+)
+
+DEAD = 999_999_999  # above any pid_max: never a live process
+
+
+def _prov():
+    return provenance(command="python -m icdl.demo", wall_time_s=0.0, profile="quick", seed=0)
+
+
+# ---- leftovers ---------------------------------------------------------------------------------------------
+
+
+def test_the_next_save_sweeps_the_tmp_files_of_dead_writers_only(tmp_path):
+    target = tmp_path / "r.json"
+    dead = tmp_path / f".r.json.{DEAD}.abc123.tmp"
+    live = tmp_path / f".r.json.{os.getpid()}.def456.tmp"
+    old_unnamed, new_unnamed = tmp_path / ".r.json.k3j4h5.tmp", tmp_path / ".r.json.p9q8r7.tmp"
+    other = tmp_path / f".r.json.x.json.{DEAD}.abc123.tmp"  # another file's, whose name starts with this one
+    for p in (dead, live, old_unnamed, new_unnamed, other):
+        p.write_text("half")
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(old_unnamed, (two_days_ago, two_days_ago))
+    save_result(target, {"x": 1}, provenance=_prov())
+    assert not dead.exists() and not old_unnamed.exists()
+    assert live.exists() and new_unnamed.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.glob(".*.tmp")) == sorted(p.name for p in (live, new_unnamed, other))
+
+
+def test_a_write_names_its_tmp_file_after_its_process(tmp_path, monkeypatch):
+    from icdl.repro import results
+
+    seen = []
+    real = os.replace
+    monkeypatch.setattr(results.os, "replace", lambda a, b: (seen.append(Path(a).name), real(a, b)))
+    save_result(tmp_path / "r.json", {"x": 1}, provenance=_prov())
+    assert seen and seen[0].startswith(f".r.json.{os.getpid()}.") and seen[0].endswith(".tmp")
+
+
+def test_the_next_checkpoint_save_sweeps_a_dead_save_s_tmp(tmp_path):
+    stale = tmp_path / f".m.pt.new.{DEAD}.zz11yy.tmp"
+    stale.write_bytes(b"half")
+    save_checkpoint(tmp_path / "m.pt", {"w": torch.zeros(2)})
+    assert not stale.exists()
+
+
+def test_a_lock_refusal_in_the_holder_s_first_moment_names_its_pid(tmp_path, monkeypatch):
+    """The holder has the lock but has not written its line yet (the file is empty, or still names the
+    previous, finished holder): the refusal names the pid the kernel lists, never 'another process'."""
+    from icdl.repro.results import lock_file
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    target = tmp_path / "results" / "demo" / "x.json"
+    lock, _ = lock_file(target)
+    lock.parent.mkdir(parents=True)
+    for leftover in ("", f"pid {DEAD} (python -m an earlier run)"):
+        lock.write_text(leftover)
+        with open(lock, "a+") as holder:
+            fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            with pytest.raises(ResultFileError, match=rf"being written by pid {os.getpid()}\b") as err:
+                with one_writer(target):
+                    pass
+            assert "another process" not in str(err.value) and str(DEAD) not in str(err.value)
+
+
+def test_a_lock_folder_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    (tmp_path / "runs").write_text("not a folder")
+    with pytest.raises(ResultFileError, match="cannot create the lock file"):
+        with one_writer(tmp_path / "results" / "x.json"):
+            pass
+
+
+# ---- chapter execution -------------------------------------------------------------------------------------
+
+
+def _book(root: Path, cell: str) -> None:
+    """A book of one chapter, ``computation`` (a real chapter id, so its profiles resolve), whose cell is
+    ``cell``."""
+    (root / "notebooks").mkdir(parents=True)
+    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n- caption: x\n  chapters:\n"
+                                   "  - file: notebooks/computation\n")
+    (root / "notebooks" / "computation.py").write_text(f"# %%\n{cell}\n")
+
+
+def test_the_next_execution_sweeps_dead_executions_notebooks(tmp_path):
+    from icdl.repro.execute import sweep_stale_notebooks
+
+    dead = tmp_path / f"computation.quick.{DEAD}.ipynb"
+    live = tmp_path / f"computation.reference.{os.getpid()}.ipynb"
+    dead.write_text("{}")
+    live.write_text("{}")
+    assert sweep_stale_notebooks(tmp_path) == [dead]
+    assert live.exists() and not dead.exists()
+
+
+def test_an_unwritable_runs_folder_is_one_line(tmp_path, monkeypatch, capsys):
+    """``runs/`` that cannot be written (here a file in its place: the tests may run as root, which writes
+    through any mode) ends the command with one line naming it, exit status 2."""
+    from icdl.repro import execute
+
+    _book(tmp_path, "x = 1")
+    (tmp_path / "runs").write_text("")
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    with pytest.raises(SystemExit) as stop:
+        execute.main(["computation"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "cannot write" in err and "runs" in err
+
+
+def test_sigterm_to_an_execution_leaves_no_work_in_progress_notebook(tmp_path):
+    """SIGTERM during a chapter's execution: the command ends (143) and ``runs/.tmp`` holds nothing of it."""
+    _book(tmp_path, "import time\ntime.sleep(60)")
+    env = {**os.environ, "ICDL_ROOT": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "icdl.repro.execute", "computation"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wip = tmp_path / "runs" / ".tmp" / f"computation.quick.{proc.pid}.ipynb"
+    deadline = time.time() + 90
+    while not wip.exists():
+        assert time.time() < deadline and proc.poll() is None, proc.stderr.read() if proc.poll() else "too slow"
+        time.sleep(0.1)
+    time.sleep(1.0)  # the kernel runs the cell
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err and "SIGTERM" in err
+    assert list((tmp_path / "runs" / ".tmp").iterdir()) == []
+
+
+# ---- checkpoints of another study --------------------------------------------------------------------------
+
+
+def _lsa_like(path):
+    return save_checkpoint(path, {"cfg": {"runs": 1}, "model": {}, "epoch": 1})
+
+
+def _gpt_like(path):
+    return save_checkpoint(path, {"settings": {"model": {}}, "model": {}, "step": 1})
+
+
+def test_an_lsa_checkpoint_is_refused_where_a_gpt_one_is_read(tmp_path):
+    from icdl.gpt_icl.training import load_model
+
+    path = _lsa_like(tmp_path / "model.pt")
+    with pytest.raises(CheckpointError, match=r"model\.pt is not a GPT in-context checkpoint.*holds an LSA"):
+        load_model(path)
+    with pytest.raises(CheckpointError, match="not a GPT"):
+        load_checkpoint(path, kind="gpt_icl")
+    assert load_checkpoint(path, kind="lsa")["epoch"] == 1
+
+
+def test_a_gpt_checkpoint_is_refused_where_an_lsa_one_is_read(tmp_path, monkeypatch, capsys):
+    """``python -m icdl.lsa`` meeting a GPT checkpoint in place of its own: one line naming the file."""
+    from icdl.lsa.__main__ import main
+    from icdl.lsa.study import PROFILES
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    (tmp_path / "_toc.yml").write_text("")
+    _gpt_like(PROFILES.folder() / "checkpoint.quick.pt")
+    save_result(PROFILES.folder() / "benchmark.quick.json", {"mode": ["batched"]}, provenance=_prov())
+    assert main(["--profile", "quick", "--epochs-this-call", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "checkpoint.quick.pt is not an LSA training checkpoint" in err and "GPT" in err
+
+
+@pytest.mark.parametrize("data, field", [({}, "'settings', 'epochs_done'"), ({"epochs_done": "3"}, "epochs_done='3'"),
+                                         ({"epochs_done": 1, "settings": {}}, "without an integer 'epochs'")])
+def test_a_training_result_without_its_fields_is_one_line(tmp_path, monkeypatch, capsys, data, field):
+    from icdl.lsa.__main__ import main
+    from icdl.lsa.study import PROFILES
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    (tmp_path / "_toc.yml").write_text("")
+    save_result(PROFILES.folder() / "benchmark.quick.json", {"mode": ["batched"]}, provenance=_prov())
+    base = {"settings": {"epochs": 5}, "complete": False, "train_seconds_total": 1.0, "history": {},
+            "table1": {}, "table2": {}, "chosen_run": 1, "W_in_abs": [], "W_out_abs": [], "curves": {}}
+    save_result(PROFILES.folder() / "training.quick.json", {**base, **data} if data else {}, provenance=_prov())
+    assert main(["--profile", "quick", "--epochs-this-call", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "training.quick.json" in err and field in err
+    assert "python -m icdl.lsa --profile quick" in err
+
+
+# ---- the mechanism study's memory check, the report, Ctrl-C ------------------------------------------------
+
+
+def test_the_mechanism_study_s_memory_check_is_one_line(monkeypatch, capsys):
+    from icdl.gpt_icl import mechanism
+    from icdl.repro import profiles
+
+    monkeypatch.setattr(profiles, "machine_memory", lambda: 2.0**30)
+    with pytest.raises(SystemExit) as stop:
+        mechanism.main(["--profile", "paper"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "GiB of memory" in err
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"provenance": {"command": "x", "git', "not valid JSON"),
+    (None, "'records' = 'x'"),
+    (5, "'records' = 5"),
+])
+def test_a_damaged_ledger_file_is_one_line_under_the_report(tmp_path, monkeypatch, capsys, text, message):
+    from icdl.repro import report
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    (tmp_path / "_toc.yml").write_text("")
+    path = tmp_path / "results" / "ledger" / "softmax.quick.json"
+    if isinstance(text, str):
+        path.parent.mkdir(parents=True)
+        path.write_text(text)
+    else:
+        save_result(path, {"chapter": "softmax", "records": "x" if text is None else text}, provenance=_prov())
+    assert report.main([str(tmp_path / "R.md"), str(tmp_path / "S.md")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert message in err and "softmax.quick.json" in err and "icdl.repro.execute softmax" in err
+    assert not (tmp_path / "R.md").exists()
+
+
+def test_ctrl_c_to_the_workers_run_stops_its_jobs_in_one_line(tmp_path):
+    """SIGINT to ``python -m icdl.gpt_icl --workers N`` (here its :func:`run_reference` on a stand-in job that
+    would sleep a minute): the job is stopped, one line says so, exit status 130, no traceback."""
+    pidfile = tmp_path / "job.pid"
+    job = (sys.executable, "-c", f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
+                                 "time.sleep(60)")
+    script = ("import sys\nfrom icdl.gpt_icl import pipeline\n"
+              "pipeline.schedule = lambda profile: [pipeline.Job('long', ())]\n"
+              "real = pipeline.run_jobs\n"
+              f"pipeline.run_jobs = lambda jobs, **kw: real(jobs, **{{**kw, 'python': {job!r}, 'poll_s': 0.05}})\n"
+              "sys.exit(pipeline.run_reference('quick', 2, seed=0))\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "ICDL_ROOT": str(tmp_path)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while not pidfile.exists() or not pidfile.read_text():
+        assert time.time() < deadline and parent.poll() is None, "the job never started"
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    parent.send_signal(signal.SIGINT)
+    _, err = parent.communicate(timeout=30)
+    assert parent.returncode == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "interrupted" in err
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError("the job outlived its interrupted scheduler")
+
+
+# ---- in a notebook -----------------------------------------------------------------------------------------
+
+
+def test_the_package_s_refusals_show_as_one_line_in_ipython(capsys):
+    """What papermill records of a chapter that raises the package's own error: IPython asks the exception
+    for its traceback (``_render_traceback_``) -- one line, not the frames of the package around it."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from icdl.repro.profiles import ProfileError
+
+    assert ResultFileError("file x is damaged")._render_traceback_() == ["ResultFileError: file x is damaged"]
+    assert isinstance(CheckpointError("c"), ValueError) and isinstance(ProfileError("p"), ValueError)
+    shell = InteractiveShell.instance()
+    shell.run_cell("from icdl.repro.results import load_result\nload_result('/nonexistent/x.json')")
+    out = capsys.readouterr().out
+    assert out.strip().splitlines() == [next(line for line in out.splitlines() if line.strip())]
+    assert out.strip().startswith("ResultFileError: result file /nonexistent/x.json does not exist")
