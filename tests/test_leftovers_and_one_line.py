@@ -25,6 +25,11 @@ from icdl.repro.results import (
 DEAD = 999_999_999  # above any pid_max: never a live process
 
 
+#: a benchmark of the shape the LSA command writes (icdl.lsa.shapes), so that the command gets to what is tested
+_BENCHMARK = {"method": ["batched"], "seconds": [1.0], "speedup": [1.0], "threads": [1], "run_steps_per_s": [1.0],
+              "protocol_hours": [1.0]}
+
+
 def _prov():
     return provenance(command="python -m icdl.demo", wall_time_s=0.0, profile="quick", seed=0)
 
@@ -180,30 +185,36 @@ def test_a_gpt_checkpoint_is_refused_where_an_lsa_one_is_read(tmp_path, monkeypa
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     (tmp_path / "_toc.yml").write_text("")
     _gpt_like(PROFILES.folder() / "checkpoint.quick.pt")
-    save_result(PROFILES.folder() / "benchmark.quick.json", {"mode": ["batched"]}, provenance=_prov())
+    save_result(PROFILES.folder() / "benchmark.quick.json", _BENCHMARK, provenance=_prov())
     assert main(["--profile", "quick", "--epochs-this-call", "1"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "checkpoint.quick.pt is not an LSA training checkpoint" in err and "GPT" in err
 
 
-@pytest.mark.parametrize("data, field", [({}, "'settings', 'epochs_done'"), ({"epochs_done": "3"}, "epochs_done='3'"),
-                                         ({"epochs_done": 1, "settings": {}}, "without an integer 'epochs'")])
-def test_a_training_result_without_its_fields_is_one_line(tmp_path, monkeypatch, capsys, data, field):
+@pytest.mark.parametrize("edit, field", [(lambda d: {}, "data.W_in_abs is missing"),
+                                         (lambda d: {**d, "epochs_done": "3"}, "data.epochs_done must be an integer"),
+                                         (lambda d: {**d, "settings": {}}, "data.settings.runs is missing")])
+def test_a_training_result_without_its_fields_is_one_line(tmp_path, monkeypatch, capsys, edit, field):
+    """A training result damaged by hand (emptied, a field of another type, settings without their counts) is
+    refused before any training, in one line naming the file, the field and the command that rebuilds it."""
+    import json
+
     from icdl.lsa.__main__ import main
     from icdl.lsa.study import PROFILES
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     (tmp_path / "_toc.yml").write_text("")
-    save_result(PROFILES.folder() / "benchmark.quick.json", {"mode": ["batched"]}, provenance=_prov())
-    base = {"settings": {"epochs": 5}, "complete": False, "train_seconds_total": 1.0, "history": {},
-            "table1": {}, "table2": {}, "chosen_run": 1, "W_in_abs": [], "W_out_abs": [], "curves": {}}
-    save_result(PROFILES.folder() / "training.quick.json", {**base, **data} if data else {}, provenance=_prov())
+    save_result(PROFILES.folder() / "benchmark.quick.json", _BENCHMARK, provenance=_prov())
+    committed = Path(__file__).resolve().parents[1] / "results/lsa_training/training.reference.json"
+    good = json.loads(committed.read_text())
+    (PROFILES.folder() / "training.quick.json").write_text(json.dumps({**good, "data": edit(good["data"])}))
     assert main(["--profile", "quick", "--epochs-this-call", "1"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "training.quick.json" in err and field in err
     assert "python -m icdl.lsa --profile quick" in err
+    assert not (PROFILES.folder() / "checkpoint.quick.pt").exists()  # refused before any training
 
 
 # ---- the mechanism study's memory check, the report, Ctrl-C ------------------------------------------------

@@ -113,39 +113,14 @@ def result_data(res: dict, cfg, bench: dict | None = None) -> dict:
             "benchmark": bench, "history": frame_to_lists(res["history"]), **analyse(res["model"], cfg)}
 
 
-#: what a training result's data hold (:func:`result_data`), with the type of each
-_RESULT_FIELDS = {"settings": dict, "epochs_done": int, "complete": bool, "train_seconds_total": (int, float),
-                  "history": dict, "table1": dict, "table2": dict, "chosen_run": int, "W_in_abs": list,
-                  "W_out_abs": list, "curves": dict}
-
-
-def check_result_data(data, path, command: str) -> dict:
-    """``data`` of the training result ``path`` if it holds every field of :func:`result_data` with its type
-    (and settings with an integer ``epochs``); else one :class:`~icdl.repro.results.ResultFileError` naming
-    the file, the field and ``command``, which rebuilds it -- never a ``KeyError`` deep in a reader."""
-    def bad(what: str):
-        return ResultFileError(f"result file {path} {what}; it is not a training result this package wrote: "
-                               f"delete it and rebuild it with: {command}")
-
-    missing = [key for key in _RESULT_FIELDS if key not in data]
-    if missing:
-        raise bad(f"lacks the fields {missing}")
-    for key, kind in _RESULT_FIELDS.items():
-        value = data[key]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise bad(f"has {key}={value!r:.60} (of type {type(value).__name__})")
-    epochs = data["settings"].get("epochs")
-    if isinstance(epochs, bool) or not isinstance(epochs, int):
-        raise bad(f"has settings without an integer 'epochs' (got {epochs!r:.60})")
-    return data
-
-
 def load_training(path, command: str) -> dict:
-    """:func:`~icdl.repro.results.load_result` of a training result, its data checked
-    (:func:`check_result_data`)."""
-    obj = load_result(path)
-    check_result_data(obj["data"], path, command)
-    return obj
+    """:func:`~icdl.repro.results.load_result` of a training result -- its data checked against the shape
+    registered in :mod:`icdl.lsa.shapes` -- with ``command``, which rebuilds it, named in a refusal."""
+    try:
+        return load_result(path)
+    except ResultFileError as err:
+        raise ResultFileError(f"{err}; it is not a training result this package wrote: delete it and rebuild it "
+                              f"with: {command}") from None
 
 
 def judge(data: dict) -> list[dict]:
