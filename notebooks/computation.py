@@ -80,7 +80,7 @@ live_bench.round(2)
 # of {doc}`lsa_training` (measured by its first call, on one core, while the
 # other core was busy):
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 ref = show_reference(lsa_study.PROFILES, "training")
 if ref is not None:
     display(pd.DataFrame(ref["data"]["benchmark"])[live_bench.columns].round(2))  # the live table's order
@@ -103,7 +103,7 @@ if ref is not None:
 # at that rate; for two shards side by side, on two cores). Every segment ran at
 # commit {glue:text}`lsa_commits`, from scratch to the last epoch.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 if ref is not None:
     display(segments_table(ref["data"]).round(2))
 
@@ -133,7 +133,7 @@ chapter.glue(lsa_commits=", ".join(sorted({seg["commit"][:7] for seg in ref["dat
 # * the **products alone**: the program's own batched products at their own
 #   shapes, timed with nothing in between (`measure.mlp_products_seconds`).
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 bench = show_reference(PROFILES, "benchmark", command=COMMANDS["benchmark"].format(profile="reference"))
 if bench is not None:
     case = bench["data"]["cases"][0]
@@ -175,7 +175,7 @@ if bench is not None:
 # backward, at the step's own shapes (`measure.matmul_ceiling`) -- which no
 # implementation of this model at this batch can beat.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 sp = show_reference(PROFILES, "speed", command=COMMANDS["speed"].format(profile="reference"))
 if sp is not None:
     display(chapter.table(speed.speed_shown(speed.speed_table(sp["data"])), 2))
@@ -222,7 +222,7 @@ if sp is not None:
 # {glue:text}`sbs_target_hf`× the HuggingFace design's steps per second and
 # {glue:text}`sbs_target_share` of the same-run matmul.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 if sp is not None and "side_by_side" in sp["data"]:
     display(chapter.table(speed.side_by_side_shown(sp["data"]["side_by_side"])))
     chapter.glue(**speed.side_by_side_glue(sp["data"]["side_by_side"]))
@@ -262,7 +262,7 @@ if sp is not None and "side_by_side" in sp["data"]:
 # and no cached MLP baselines on an otherwise idle machine; `pipeline.stage_times`
 # reads it.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 timing = show_reference(PROFILES, "timing", command=COMMANDS["timing"].format(profile="reference"))
 if timing is not None:
     stages = pipeline.stage_times(timing["data"])

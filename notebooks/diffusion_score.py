@@ -144,7 +144,7 @@ result["queries"].round(2)
 # steps, four prompts and H = 64, 256, and writes
 # `results/diffusion_score/study.reference.json` with its provenance:
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 ref = show_reference(diffusion.PROFILES, "study")
 if ref is not None:
     display(pd.DataFrame(ref["data"]["final_errors"]).round(3))

@@ -86,7 +86,7 @@ chapter.glue(**depth.settings_glue(rcfg if depth_on == "reference" else cfg),
 # %% mystnb={"figure": {"caption": "Objective 4 (cf. ICDL Fig. 7): $R^2$ against the number of transformer layers at 15, 30 and 45 examples before the query (the reference when complete; bands: 95 % bootstrap over prompts), with least squares (dash-dot) and the context mean (dotted) on the same prompts.", "name": "fig-icl-depth"}}
 fig = figures.plot_icl_depth(data["table"], data["baselines"])
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 gains = depth.gains(data["table"])
 chapter.table(depth.gains_shown(data["table"]))
 

@@ -84,7 +84,7 @@ rcfg = objectives.PROFILES.resolve("reference")
 # ours, as {ref}`the table below <tab-icl-assumptions>` lists. Every choice is a
 # setting of the profile.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(objectives.assumptions(cfg))
 
 # %% [markdown]
@@ -165,13 +165,13 @@ margin = objectives.CRITERIA["off_plateau_margin"]
 print(f"every model at least {margin} above the context mean at the training length:",
       objectives.off_plateau(at_len))
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(at_len)
 
 # %% mystnb={"figure": {"caption": "The switch from softmax to ReLU attention, pretraining mixture: the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); grey dotted: context mean.", "name": "fig-icl-switch"}}
 fig = figures.plot_icl_switch(data["curves"], data["baselines"], train_len)
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 kept = objectives.switch_table(data["curves"], data["baselines"], train_len)
 chapter.table(kept)
 
@@ -232,7 +232,7 @@ fig = figures.plot_icl_param_shift(data["shift"], train_len)
 # 4. **Objective 3**: R² at the training length drops by at most `obj3_max_drop`
 #    when μ moves to ±0.5, every model.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 tables = objectives.verdict_tables(data["curves"], data["baselines"], data["shift"], train_len)
 chapter.table(tables["obj1"].merge(tables["length"]).merge(tables["param_shift"][["depth", "attention", "max_drop"]]))
 

@@ -127,7 +127,7 @@ fig = figures.plot_alignment(data["alignment"], PRETRAINING, "pred_diff", rcfg["
 # %% [markdown]
 # The nearest candidate at each measured position:
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(mechanism.nearest_table(data["alignment"], PRETRAINING))
 
 # %% [markdown]
@@ -135,7 +135,7 @@ chapter.table(mechanism.nearest_table(data["alignment"], PRETRAINING))
 # linear or local rule and its difference, their ratio (below 1: GD is the
 # nearer) and the cosine of GD's sensitivity with the model's.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(mechanism.verdict_display(mechanism.verdict_table(data["alignment"], rcfg["train_examples"])))
 
 # %% [markdown]
@@ -160,7 +160,7 @@ fig = figures.plot_sensitivity_examples(data["examples"], 3, "softmax")
 # %% mystnb={"figure": {"caption": "GD's prediction difference to each model on the scan prompts over the step size (rows) and the number of steps (columns), at the chosen start scale; ringed: the setting chosen.", "name": "fig-mech-scan"}}
 fig = figures.plot_gd_scan(data["gd_scan"], data["chosen"])
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(mechanism.chosen_table(data["chosen"]))
 
 # %% [markdown]
@@ -173,7 +173,7 @@ chapter.table(mechanism.chosen_table(data["chosen"]))
 # it; where the difference is still falling at the chosen $L$, a longer flow
 # than the grid allows might come nearer the model.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(mechanism.flow_table(data["gd_scan"], data["chosen"]), digits=4)
 
 # %% [markdown]
@@ -195,7 +195,7 @@ fig = figures.plot_alignment(data["alignment"], mechanism.SHIFTED, "pred_diff", 
 # and whether hypothesis 1 then holds. Both criteria were registered before that
 # run.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 longer_obj = show_reference(mechanism.PROFILES, "mechanism", "longer")
 longer = mechanism.load(longer_obj)["alignment"] if longer_obj is not None and mech_on == "reference" else None
 if longer is not None:

@@ -83,7 +83,7 @@ chapter.table(pl["summary"])
 # labels, and how much of the model's own predictions the context mean explains
 # alone and together with the shortcut, at a few positions:
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(plateau.shortcut_shown(pl["shortcut"], [0, 4, 9, 17, -1]))
 
 # %% tags=["remove-cell"]

@@ -128,7 +128,7 @@ fig = figures.plot_scale_trend(data["trend"], data["fits"], scale.fit_from(rcfg)
 # R² at the training length at the main study's length and after the longest
 # training, beside the baselines on the same prompts:
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(scale.end_table(data["points"], rcfg))
 
 # %% [markdown]
@@ -140,7 +140,7 @@ chapter.table(scale.end_table(data["points"], rcfg))
 # tolerance is the forecast. The bands refit the line on each bootstrap
 # resample of the prompts.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(scale.fits_table(data["fits"]))
 
 # %% mystnb={"figure": {"caption": "The shortfall below the MLP against each model's own training steps (log scale) over the fitted snapshots, with the fitted line extended to objective 1's tolerance (grey) or to the paper's training length (dotted). Thick bars on the tolerance line: the forecast's 90 % band over bootstrap resamples of the test prompts, where it is finite.", "name": "fig-scale-forecast"}}
@@ -168,7 +168,7 @@ fig = figures.plot_scale_forecast(data["trend"], data["fits"], objectives.CRITER
 # models whose narrow run reaches those FLOPs within half a doubling);
 # objectives 1 and 3 on the wider models.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 wide_raw = show_reference(scale.PROFILES, "scale", scale.WIDER)
 wcfg = scale.PROFILES.resolve(scale.WIDER)
 wide = scale.from_result(wide_raw, profile=scale.WIDER) if wide_raw is not None and scale_on == "reference" else None

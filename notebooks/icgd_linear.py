@@ -217,7 +217,7 @@ summary[["final risk (GD)", "final risk (transformer)", "least-squares risk"]].r
 # 200 steps) is one command, `python -m icdl.repro.execute icgd_linear --profile reference`,
 # and saves its summary with provenance. The committed result, if present:
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 save_profile_result(PROFILES, "summary", {"summary": frame_to_lists(summary.reset_index()), "settings": dict(cfg)},
                     profile=profile, seed=cfg["seed"], started=t_start, overrides=cfg["overrides"])
 ref = show_reference(PROFILES, "summary")

@@ -283,7 +283,7 @@ print("compact block faster than dense:", timing["speedup"] > 1)
 # $O(nLN^3K^5/\epsilon^2)$ operations against $O(nLNK^2)$ for running GD directly.
 # Counted with torch's FLOP counter on one prompt, for the $L$ steps of this page:
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 flops = accounting.flop_comparison(cfg)
 flop_slope = float(np.polyfit(np.log(flops["eps"]), np.log(flops["flops_icl"]), 1)[0])
 flops.assign(eps=flops["eps"].map("{:.1e}".format), ratio=flops["ratio"].round(0))
@@ -306,7 +306,7 @@ chapter.glue(flop_ratio_lo=f"{float(flops['ratio'].min()):,.0f}".replace(",", " 
 # for the same task, which the answer cites; we print that order with constant 1, since no
 # constant is given.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 counts = accounting.layer_count_table()
 counts.pivot(index="N", columns="L", values=["ICDL (2N+4)L", "Wang et al. N²L"])
 

@@ -124,7 +124,7 @@ if ref is not None:
 # token -- and $1/V_m$. A correlation near 1 says the run divides by $V$ the way
 # the construction does.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 data = ref if ref_obj is not None else live
 paper_t1 = PAPER_TABLE1.set_index("run")
 t1 = pd.DataFrame(data["table1"]).astype({"run": int}).set_index("run")[paper_t1.columns]  # the paper's order
@@ -145,7 +145,7 @@ fig = figures.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"run 
 # over 1000 new prompts, one row per coefficient. Standardised coefficients in the
 # `std` rows.
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 t2 = pd.DataFrame(data["table2"]).astype({"run": int}).set_index("run").loc[[data["chosen_run"]]]
 cols = ["alpha0", "alpha1", "alpha2", "alpha3", "std_alpha1", "std_alpha2", "std_alpha3", "corr_z_f", "corr_z_ls"]
 coefficient = {"alpha0": "α₀", "alpha1": "α₁", "alpha2": "α₂", "alpha3": "α₃", "std_alpha1": "std α₁",

@@ -194,7 +194,7 @@ print(f"distance to GD after {cfg['L']} steps: ReLU construction {relu_d:.0e}, b
 # **The reference run** (more widths, more training, ten steps; its command is in
 # the provenance below):
 
-# %%
+# %% tags=["NBVAL_CHECK_OUTPUT"]
 ref_obj = show_reference(softmax_study.PROFILES, "fits")
 ref_trend = None
 if ref_obj is not None:
