@@ -234,8 +234,8 @@ def test_the_mechanism_study_s_memory_check_is_one_line(monkeypatch, capsys):
 
 @pytest.mark.parametrize("text, message", [
     ('{"provenance": {"command": "x", "git', "not valid JSON"),
-    (None, "'records' = 'x'"),
-    (5, "'records' = 5"),
+    (None, "'records' must be a list of records"),
+    (5, "'records' must be a list of records"),
 ])
 def test_a_damaged_ledger_file_is_one_line_under_the_report(tmp_path, monkeypatch, capsys, text, message):
     from icdl.repro import report

@@ -352,8 +352,9 @@ def test_result_files_of_the_wrong_shape_are_refused_naming_the_file(tmp_path, e
 
 
 def test_the_overrides_parameter_takes_a_dict_or_its_json_text():
-    """``papermill -p overrides '{"n": 64}'`` passes a string: it is read as JSON; a string that is not JSON
-    or a value that is not a mapping (``-p overrides n=3``, ``-p overrides 7``) is one ProfileError."""
+    """``papermill -p overrides '{"n": 64}'`` passes a string: it is read as JSON; a string that is not JSON,
+    a value that is not a mapping (``-p overrides n=3``, ``-p overrides 7``) or a key given twice
+    (``'{"n": 8, "n": 16}'``, which ran with n = 16) is one ProfileError."""
     from icdl.repro.chapter import _overrides
 
     assert _overrides('{"n": 64}') == {"n": 64} and _overrides({"n": 2}) == {"n": 2}
@@ -361,6 +362,17 @@ def test_the_overrides_parameter_takes_a_dict_or_its_json_text():
     for bad in ("n=3", 7, "[1, 2]"):
         with pytest.raises(ProfileError, match="overrides must be a dict"):
             _overrides(bad)
+    # the checks of ``execute --set``: a key given twice is refused, not the last value taken (the README says
+    # so of papermill too); keys are setting names; the run's name is made of names and numbers
+    with pytest.raises(ProfileError, match="gives 'n' twice"):
+        _overrides('{"n": 8, "n": 16}')
+    with pytest.raises(ProfileError, match="must name settings by strings"):
+        _overrides({1: 2})
+    from icdl.repro.profiles import check_run_name
+
+    check_run_name("quick+n=8+etas=0.1,0.5")
+    with pytest.raises(ProfileError, match="must be names and numbers"):
+        check_run_name("quick+name=../x")
     cfg = PROFILES.resolve("quick", n=8)
     assert cfg["run"] == "quick+n=8" and cfg["overrides"] == ("n=8",)
     assert PROFILES.resolve("quick")["overrides"] == () and PROFILES.resolve("quick")["run"] == "quick"

@@ -31,6 +31,7 @@ import sys
 import time
 from contextlib import nullcontext
 
+from ..repro.cli import Parser, at_least_one, cuda_or_refuse, given_twice
 from ..repro.profiles import ProfileError, dry_run
 from ..repro.results import ResultFileError, one_writer
 from . import depth, objectives, plateau
@@ -76,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.gpt_icl",
-                                description=__doc__.split("\n\n")[0])
+def parser() -> argparse.ArgumentParser:
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    p = Parser(prog="python -m icdl.gpt_icl", description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="reference", choices=["reference", "paper"])
     p.add_argument("--part", action="append", choices=PARTS, help="which part(s) to run (default: all)")
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
@@ -93,9 +94,20 @@ def _main(argv: list[str] | None = None) -> int:
                    help="only time training steps of a fresh model of the profile against a same-run matmul")
     p.add_argument("--smoke", type=int, default=None, metavar="STEPS",
                    help="only time STEPS training steps of the profile's model on --device (the GPU smoke test)")
-    args = p.parse_args(argv)
-    modes = [f for f, on in (("--smoke", args.smoke is not None), ("--workers", args.workers is not None),
-                             ("--benchmark", args.benchmark), ("--speed", args.speed)) if on]
+    return p
+
+
+def _modes(args) -> list[str]:
+    """The measuring commands given (``--smoke``, ``--workers``, ``--benchmark``, ``--speed``), as flags."""
+    return [f for f, on in (("--smoke", args.smoke is not None), ("--workers", args.workers is not None),
+                            ("--benchmark", args.benchmark), ("--speed", args.speed)) if on]
+
+
+def _check_combinations(p: argparse.ArgumentParser, args) -> None:
+    """Refuse, in one line, a flag that the chosen command would not use and a count below 1."""
+    at_least_one(p, workers=args.workers, steps_this_call=args.steps_this_call)
+    given_twice(p, "--part", args.part)
+    modes = _modes(args)
     if len(modes) > 1:
         p.error(f"{' and '.join(modes)} are separate commands: give one of them")
     training = [f for f, on in (("--part", args.part), ("--depths", args.depths), ("--layers", args.layers),
@@ -106,19 +118,46 @@ def _main(argv: list[str] | None = None) -> int:
         p.error("--depths trains a subset of the main models: it needs --part main alone")
     if args.layers is not None and args.part != ["depth"]:
         p.error("--layers trains a subset of the depth study's models: it needs --part depth alone")
-    if args.workers is not None and args.workers < 1:
-        p.error(f"--workers must be >= 1, got {args.workers}")
     if args.workers is not None and (args.part or args.depths or args.layers or args.steps_this_call
                                      or args.device != "cpu"):
         p.error("--workers runs the whole CPU reference: it does not combine with --part, --depths, --layers, "
                 "--steps-this-call or --device cuda")
-    if args.steps_this_call is not None and args.steps_this_call < 1:
-        p.error(f"--steps-this-call must be >= 1, got {args.steps_this_call}")
-    if args.device == "cuda":
-        import torch
+    if args.workers is not None and args.profile == "paper":
+        p.error("--workers runs the whole study on CPU cores; the paper profile is for a GPU: use --device cuda "
+                "(or torchrun) without --workers")
+    if (args.benchmark or args.speed) and args.device != "cpu":
+        p.error(f"{modes[0]} times the CPU: it does not take --device {args.device} (--smoke times a device)")
+    if args.part == ["shift"]:
+        unused = [f for f, on in (("--steps-this-call", args.steps_this_call is not None),
+                                  ("--device cuda", args.device != "cpu")) if on]
+        if unused:
+            p.error(f"--part shift evaluates the trained main models on the CPU and trains nothing: it does not "
+                    f"take {', '.join(unused)}")
 
-        if not torch.cuda.is_available():
-            p.error("--device cuda: no CUDA device is available on this machine; use --device cpu")
+
+def _subset(p: argparse.ArgumentParser, flag: str, given, profile_values, profile: str) -> None:
+    """Refuse ``--depths``/``--layers`` values outside the profile's: no result of the profile reads them."""
+    extra = [v for v in given or () if v not in profile_values]
+    if extra:
+        p.error(f"{flag} {','.join(map(str, extra))}: not a model of profile {profile} (its {flag[2:]}: "
+                f"{','.join(map(str, profile_values))}); no result reads it")
+
+
+def _described(args, parts) -> str:
+    """What the dry run says it would run: every flag that acts, with its value."""
+    modes = _modes(args)
+    value = {"--smoke": f" {args.smoke} steps", "--workers": f" {args.workers}"}.get(modes[0], "") if modes else ""
+    what = f"{modes[0]}{value}" if modes else f"parts {', '.join(parts)}" + (
+        f", depths {args.depths}" if args.depths else "") + (f", layers {args.layers}" if args.layers else "") + (
+        f", {args.steps_this_call} steps this call" if args.steps_this_call else "")
+    return f"python -m icdl.gpt_icl, profile {args.profile}: {what} on {args.device}"
+
+
+def _main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    _check_combinations(p, args)
+    cuda_or_refuse(p, args.device)
     try:
         # the smoke test only trains: the memory check of the whole profile's evaluation does not apply
         cfg = objectives.PROFILES.resolve(args.profile, test_prompts=64, mlp_prompts=64) if args.smoke is not None \
@@ -126,17 +165,16 @@ def _main(argv: list[str] | None = None) -> int:
         parts = args.part or list(PARTS)
         measuring = args.smoke is not None or args.workers is not None or args.benchmark or args.speed
         if not measuring:  # each part's settings, checked (memory included) before any work
+            _subset(p, "--depths", args.depths, objectives.PROFILES.profiles[args.profile]["depths"], args.profile)
+            _subset(p, "--layers", args.layers, depth.PROFILES.profiles[args.profile]["layers"], args.profile)
             main_cfg = objectives.PROFILES.resolve(args.profile, **({"depths": args.depths} if args.depths else {}))
             depth_cfg = depth.PROFILES.resolve(args.profile, **({"layers": args.layers} if args.layers else {})) \
                 if "depth" in parts else None
             plateau_cfg = plateau.PROFILES.resolve(args.profile) if "plateau" in parts else None
     except ProfileError as err:
         p.error(str(err))
-    if args.smoke is not None and args.smoke < 1:
-        p.error(f"--smoke must be >= 1 steps, got {args.smoke}")
-    if dry_run(f"python -m icdl.gpt_icl, profile {args.profile}: " + (
-            f"{modes[0]}" if modes else f"parts {', '.join(parts)}" + (f", depths {args.depths}" if args.depths else "")
-            + (f", layers {args.layers}" if args.layers else "")) + f" on {args.device}"):
+    at_least_one(p, smoke=args.smoke)  # after the settings: the smoke test gets past the study's memory check
+    if dry_run(_described(args, parts)):
         return 0
     if args.smoke is not None:
         res = smoke(cfg, device=args.device, steps=args.smoke)

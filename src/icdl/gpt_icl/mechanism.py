@@ -40,6 +40,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
+from ..repro.cli import Parser, at_least_one
 from ..repro.profiles import ProfileSet, dry_run
 from ..repro.results import ResultFileError, one_writer, save_profile_result
 from . import algorithms as al
@@ -488,25 +489,28 @@ def load(raw: dict) -> dict:
                                                           "provenance": raw["provenance"]}
 
 
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    p = Parser(prog="python -m icdl.gpt_icl.mechanism",
+               description="Which algorithm do the trained transformers of ICDL sec. 5 run?")
+    p.add_argument("--profile", default="reference", choices=PROFILES.names)
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1: one core)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.gpt_icl.mechanism --profile reference``: the study on the main study's checkpoints,
     written with provenance to ``results/gpt_mechanism/mechanism.<profile>.json``."""
-    import argparse
-
-    p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.gpt_icl.mechanism",
-                                description="Which algorithm do the trained transformers of ICDL sec. 5 run?")
-    p.add_argument("--profile", default="reference", choices=PROFILES.names)
-    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1: one core)")
+    p = parser()
     args = p.parse_args(argv)
-    if args.threads < 1:
-        p.error(f"--threads must be >= 1, got {args.threads}")
-    torch.set_num_threads(args.threads)
+    at_least_one(p, threads=args.threads)
     try:  # the profile as a whole checked here, its memory included: one line, no traceback
         cfg = PROFILES.resolve(args.profile)
     except ValueError as err:
-        p.exit(2, f"python -m icdl.gpt_icl.mechanism: error: {err}\n")
+        p.error(str(err))
     if dry_run(f"the mechanism study, profile {args.profile}, on {args.threads} thread(s)"):
         return 0
+    torch.set_num_threads(args.threads)
     t = time.perf_counter()
     target = PROFILES.folder() / f"mechanism.{args.profile}.json"
     try:

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ..repro.cli import Parser, at_least_one, cuda_or_refuse
 from ..repro.profiles import ProfileError, ProfileSet, dry_run
 from ..repro.results import (
     CheckpointError,
@@ -554,7 +555,14 @@ def _score_path(cfg, depth: int) -> Path:
 
 def score_job(cfg, depth: int) -> Path:
     """``--score --depth D``: every snapshot of target depth D from its files, scored
-    (``checkpoints/<profile>/score_depth<D>.json``, with the trained models' histories)."""
+    (``checkpoints/<profile>/score_depth<D>.json``, with the trained models' histories), under that file's
+    one-writer lock: a second scoring of the same depth is refused in one line naming the first."""
+    path = _score_path(cfg, depth)
+    with one_writer(path, f"the scores of target depth {depth} ({path.name})"):
+        return _score(cfg, depth)
+
+
+def _score(cfg, depth: int) -> Path:
     t0 = time.perf_counter()
     command = COMMAND.format(profile=cfg["profile"])
     where = folder(cfg["profile"])
@@ -615,7 +623,7 @@ def jobs(cfg, device: str = "cpu") -> list:
     minutes from the reference's speed (about 12 steps per second at its size on one core)."""
     from .pipeline import Job
 
-    base = ("--profile", cfg["profile"]) + (("--device", device) if device != "cpu" else ())
+    base = ("--profile", cfg["profile"]) + (("--device", device) if device != "cpu" else ())  # training jobs
     rate = 12 * 60 * (3 * 64 * 64) / (cfg["n_layer"] * cfg["n_embd"] ** 2)  # steps per minute, scaled by size
     out, scored = [], []
     for d in cfg["depths"]:
@@ -626,7 +634,7 @@ def jobs(cfg, device: str = "cpu") -> list:
                        after=(first,), minutes=(cfg["factor"] - 1) * cfg["steps"] / rate))
         out.append(Job(f"relu, target depth {d}", base + ("--train", "relu", "--depth", str(d)), after=(first,),
                        minutes=cfg["factor"] * cfg["relu_steps"] / rate))
-        out.append(Job(f"score, target depth {d}", base + ("--score", "--depth", str(d)),
+        out.append(Job(f"score, target depth {d}", ("--profile", cfg["profile"], "--score", "--depth", str(d)),
                        after=(out[-2].name, out[-1].name), minutes=3.0))
         scored.append(out[-1].name)
     return out
@@ -648,28 +656,56 @@ def run_all(cfg, workers: int, device: str = "cpu") -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m icdl.gpt_icl.scale", allow_abbrev=False,
-                                description="ICDL sec. 5's main study trained longer, scored at snapshots.")
+def parser() -> argparse.ArgumentParser:
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    p = Parser(prog="python -m icdl.gpt_icl.scale",
+               description="ICDL sec. 5's main study trained longer, scored at snapshots.")
     p.add_argument("--profile", default="reference", help=f"one of {PROFILES.names}")
     p.add_argument("--workers", type=int, help="run every job on this many single-threaded processes")
     p.add_argument("--train", choices=ATTENTIONS, help="train one model (with --depth)")
     p.add_argument("--until", type=int, help="with --train: stop after this many of the model's steps")
     p.add_argument("--score", action="store_true", help="score the snapshots of one target depth (with --depth)")
     p.add_argument("--depth", type=int, help="the target depth of --train or --score")
-    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where --train or --workers trains")
+    return p
+
+
+def _check(p: argparse.ArgumentParser, args, cfg) -> None:
+    """One job per call -- the whole run (``--workers``), one model (``--train``) or one depth's scores
+    (``--score``) -- and only the flags that job uses; anything else refused in one line."""
+    at_least_one(p, workers=args.workers, until=args.until)
+    jobs_given = [f for f, on in (("--workers", args.workers is not None), ("--train", args.train is not None),
+                                  ("--score", args.score)) if on]
+    if not jobs_given:
+        p.error("give --workers N (the whole run), or --train / --score with --depth (one job)")
+    if len(jobs_given) > 1:
+        p.error(f"{' and '.join(jobs_given)} are separate jobs: give one of them (--workers N runs them all)")
+    if args.until is not None and not args.train:
+        p.error("--until stops the training of one model: it needs --train (--workers sets each job's own limit)")
+    if args.depth is not None and args.workers is not None:
+        p.error("--depth picks the model of --train or --score; --workers runs every depth of the profile")
+    if (args.train or args.score) and args.depth not in cfg["depths"]:
+        p.error(f"--depth must be one of the profile's target depths {tuple(cfg['depths'])}, got {args.depth}")
+    if args.score and args.device != "cpu":
+        p.error(f"--score scores the snapshots on the CPU: it does not take --device {args.device}")
+    if args.train and args.until is not None:
+        steps = configs(long_settings(cfg), args.depth, args.train, cfg["n_layer"])[2].steps
+        if args.until > steps:
+            p.error(f"--until {args.until} is past the end of the {args.train} model ({steps} steps): give at most "
+                    f"{steps}, or leave --until out to train to the end")
+    cuda_or_refuse(p, args.device)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
     args = p.parse_args(argv)
     try:
         cfg = PROFILES.resolve(args.profile)
-        if (args.train or args.score) and args.depth not in cfg["depths"]:
-            p.error(f"--depth must be one of the profile's target depths {tuple(cfg['depths'])}, got {args.depth}")
-        if not (args.train or args.score) and args.workers is None:
-            p.error("give --workers N (the whole run), or --train / --score with --depth (one job)")
-        if args.workers is not None and args.workers < 1:
-            p.error(f"--workers must be >= 1, got {args.workers}")
-        job = (f"train {args.train}, target depth {args.depth}" if args.train else
-               f"score target depth {args.depth}" if args.score else f"the whole run on {args.workers} worker(s)")
-        if dry_run(f"the scale study, profile {args.profile}: {job}"):
+        _check(p, args, cfg)
+        job = (f"train {args.train}, target depth {args.depth}" + (f", until step {args.until}" if args.until else "")
+               if args.train else f"score target depth {args.depth}" if args.score
+               else f"the whole run on {args.workers} worker(s)")
+        if dry_run(f"the scale study, profile {args.profile}: {job}, on {args.device}"):
             return 0
         if args.train:
             train_model(cfg, args.depth, args.train, where=folder(cfg["profile"]), until=args.until,

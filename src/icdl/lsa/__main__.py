@@ -6,7 +6,8 @@ import time
 
 import torch
 
-from ..repro.profiles import dry_run
+from ..repro.cli import Parser, at_least_one
+from ..repro.profiles import ProfileError, dry_run
 from ..repro.results import (
     ResultFileError,
     checkpoint_exists,
@@ -39,6 +40,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    ap = Parser(prog="python -m icdl.lsa", description=_main.__doc__)
+    ap.add_argument("--profile", default="reference", choices=PROFILES.names)
+    ap.add_argument("--epochs-this-call", type=int, default=None,
+                    help="train at most this many more epochs, then evaluate and save (resume later)")
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    ap.add_argument("--shard", default=None, metavar="I/N", help="train only shard I (0-based) of N of the runs")
+    return ap
+
+
 def _main(argv: list[str] | None = None) -> int:
     """``python -m icdl.lsa --profile reference [--epochs-this-call K] [--shard I/N]``: train (resuming from
     ``results/lsa_training/checkpoint.<profile>.pt``), evaluate, and write
@@ -47,21 +59,17 @@ def _main(argv: list[str] | None = None) -> int:
     With ``--shard I/N`` only shard I of N of the runs trains (its own checkpoint; started from the
     full checkpoint if there is one), so N processes can use N cores; a later call without ``--shard``
     merges the shards, once all are at the same epoch, and writes the result."""
-    import argparse
     import sys
 
-    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.lsa", description=_main.__doc__)
-    ap.add_argument("--profile", default="reference", choices=PROFILES.names)
-    ap.add_argument("--epochs-this-call", type=int, default=None,
-                    help="train at most this many more epochs, then evaluate and save (resume later)")
-    ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
-    ap.add_argument("--shard", default=None, metavar="I/N", help="train only shard I (0-based) of N of the runs")
+    ap = parser()
     args = ap.parse_args(argv)
     if args.epochs_this_call is not None and args.epochs_this_call < 1:
         ap.error(f"--epochs-this-call must be >= 1 (omit it to train to the end), got {args.epochs_this_call}")
-    if args.threads is not None and args.threads < 1:
-        ap.error(f"--threads must be >= 1, got {args.threads}")
-    cfg = PROFILES.resolve(args.profile)
+    at_least_one(ap, threads=args.threads)
+    try:
+        cfg = PROFILES.resolve(args.profile)
+    except ProfileError as err:
+        ap.error(str(err))
     if args.shard is not None:
         try:
             i, n = (int(v) for v in args.shard.split("/"))
@@ -69,12 +77,16 @@ def _main(argv: list[str] | None = None) -> int:
         except ValueError:
             ap.error(f"--shard must be I/N with 1 <= N <= runs={cfg['runs']} and 0 <= I < N (e.g. 0/2), "
                      f"got {args.shard!r}")
+    ckpt = PROFILES.folder() / f"checkpoint.{args.profile}.pt"  # small: committed, so runs resume
+    if args.shard is None and args.epochs_this_call is not None and _shards(ckpt):
+        ap.error(f"--epochs-this-call: shard checkpoints of profile {args.profile} exist, and this call merges them "
+                 "and trains nothing; run it without --epochs-this-call first (or finish the shards with --shard)")
     if dry_run(f"LSA training, profile {args.profile}" + (f", shard {args.shard}" if args.shard else "")
-               + (f", {args.epochs_this_call} epochs this call" if args.epochs_this_call else "")):
+               + (f", {args.epochs_this_call} epochs this call" if args.epochs_this_call else "")
+               + (f", {args.threads} thread(s)" if args.threads else "")):
         return 0
     if args.threads:
         torch.set_num_threads(args.threads)
-    ckpt = PROFILES.folder() / f"checkpoint.{args.profile}.pt"  # small: committed, so runs resume
     out_path = PROFILES.folder() / f"training.{args.profile}.json"
     bench_path = PROFILES.folder() / f"benchmark.{args.profile}.json"
     if args.shard is not None:
@@ -91,10 +103,15 @@ def _main(argv: list[str] | None = None) -> int:
         return _merge_train_write(args, cfg, ckpt, out_path, bench_path)
 
 
+def _shards(ckpt) -> list:
+    """The shard checkpoints (``checkpoint.<profile>.shardIofN.pt``) beside ``ckpt``, waiting to be merged."""
+    return sorted(ckpt.parent.glob(f"{ckpt.stem}.shard*of*{ckpt.suffix}"))
+
+
 def _merge_train_write(args, cfg, ckpt, out_path, bench_path) -> int:
     import sys
 
-    shards = sorted(ckpt.parent.glob(f"{ckpt.stem}.shard*of*{ckpt.suffix}"))
+    shards = _shards(ckpt)
     if shards:
         n = int(shards[0].stem.rsplit("of", 1)[1])
         merge_shard_checkpoints(ckpt, n, cfg)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import figures
+from .execute import LOCK_ENV, chapter_lock
 from .ledger import Ledger
 from .profiles import ProfileError, ProfileSet
 
@@ -104,32 +105,89 @@ def _vector_figures() -> None:
 
 def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | None = None
           ) -> tuple[Mapping[str, Any], Ledger]:
-    """Apply the book's figure style, resolve (and check) the profile's settings, and open the
-    chapter's ledger -- named after ``profiles.chapter``, which is the notebook's name."""
+    """Resolve (and check) the profile's settings, take the chapter's one-writer lock (:func:`hold_lock`),
+    apply the book's figure style, and open the chapter's ledger -- named after ``profiles.chapter``, which is
+    the notebook's name. However the chapter runs (``python -m icdl.repro.execute``, papermill, nbval,
+    JupyterLab), its parameters get the checks of ``--set`` and it has one writer at a time."""
+    cfg = profiles.resolve(profile, **_overrides(overrides))
+    hold_lock(profiles.chapter)
     figures.use_style()
     _vector_figures()
     _readable_frames()
     GLUED.clear()
-    cfg = profiles.resolve(profile, **_overrides(overrides))
     return cfg, Ledger(profiles.chapter, profile, seed=cfg.get("seed"), overrides=cfg["overrides"])
 
 
 def _overrides(overrides) -> dict:
     """The chapter's ``overrides`` parameter as a dict: a dict, or its JSON text (``papermill -p overrides
-    '{"n": 64}'`` passes a string); anything else is refused in one line naming the parameter."""
+    '{"n": 64}'`` passes a string); anything else, and a key given twice (``'{"n": 8, "n": 16}'``, which
+    ``--set`` refuses too), is refused in one line naming the parameter."""
     import json
 
     if overrides is None or overrides == "":
         return {}
     if isinstance(overrides, str):
         try:
-            overrides = json.loads(overrides)
+            overrides = json.loads(overrides, object_pairs_hook=_once)
         except json.JSONDecodeError:
             raise ProfileError(f"the parameter overrides must be a dict or its JSON text, e.g. "
                                f"'{{\"n\": 64}}'; got {overrides!r}") from None
     if not isinstance(overrides, Mapping):
         raise ProfileError(f"the parameter overrides must be a dict of settings, e.g. {{'n': 64}}; got {overrides!r}")
+    bad = [k for k in overrides if not isinstance(k, str)]
+    if bad:
+        raise ProfileError(f"the parameter overrides must name settings by strings, e.g. {{'n': 64}}; got keys {bad}")
     return dict(overrides)
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object's pairs as a dict, refusing a key given twice (``json.loads`` keeps the last silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ProfileError(f"the parameter overrides gives {key!r} twice; give each setting once")
+        out[key] = value
+    return out
+
+
+#: the chapters whose lock this process holds (a JupyterLab kernel that runs its chapter again keeps it)
+_HELD: dict[str, Any] = {}
+
+
+def hold_lock(chapter: str) -> None:
+    """Take the one-writer lock of ``chapter`` (:func:`icdl.repro.execute.chapter_lock`, the lock ``python -m
+    icdl.repro.execute`` holds) for the rest of this process, unless this process or, through
+    :data:`LOCK_ENV`, one of its ancestors already holds it. A second writer -- papermill run on a notebook
+    that ``execute`` is running, or the reverse -- is refused at once with
+    :class:`~icdl.repro.results.ResultFileError` in one line naming the process that holds the lock."""
+    import os
+
+    if chapter in _HELD:
+        return
+    name, _, pid = os.environ.get(LOCK_ENV, "").partition(":")
+    if name == chapter and pid.isdigit() and _is_ancestor(int(pid)):
+        return
+    lock = chapter_lock(chapter)
+    lock.__enter__()  # released when the process ends (the kernel of a notebook, a script)
+    _HELD[chapter] = lock
+
+
+def _is_ancestor(pid: int) -> bool:
+    """Whether ``pid`` is this process's parent or an ancestor (``/proc``; the parent alone where it is absent)."""
+    import os
+    from pathlib import Path
+
+    current = os.getppid()
+    for _ in range(64):
+        if current == pid:
+            return True
+        if current <= 1:
+            return False
+        try:
+            current = int(Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
 
 
 #: every value glued since the chapter's :func:`start`, by name (what :func:`show_glued` lists)

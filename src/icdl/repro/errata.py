@@ -399,21 +399,32 @@ def report_links() -> dict[str, tuple[str, str]]:
     return {e.claim: (make_id(f"erratum-{e.id}"), e.where) for e in ERRATA if e.claim}
 
 
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table): one or two file names,
+    never a flag."""
+    from .cli import Parser
+
+    p = Parser(prog="python -m icdl.repro.errata", description="The errata's entries and their summary line.")
+    p.add_argument("out", metavar="OUT.md", help="where to write the errata's entries")
+    p.add_argument("summary", metavar="SUMMARY.md", nargs="?", default=None,
+                   help="where to write the line for the results at a glance (optional)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.repro.errata OUT.md [SUMMARY.md]``: write the errata's entries and, if named, the line
     for the results at a glance (``make report`` does both)."""
-    import sys
-
+    from .profiles import dry_run
     from .results import atomic_write_text
 
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) not in (1, 2):
-        print("usage: python -m icdl.repro.errata OUT.md [SUMMARY.md]", file=sys.stderr)
-        return 2
+    args = parser().parse_args(argv)
+    if dry_run(f"write the errata's entries to {args.out}"
+               + (f" and their summary line to {args.summary}" if args.summary else "")):
+        return 0
     torch.set_num_threads(1)
-    atomic_write_text(Path(args[0]), render())
-    if len(args) == 2:
-        atomic_write_text(Path(args[1]), render_summary())
+    atomic_write_text(Path(args.out), render())
+    if args.summary:
+        atomic_write_text(Path(args.summary), render_summary())
     return 0
 
 

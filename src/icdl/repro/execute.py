@@ -23,7 +23,6 @@ A chapter that raises stops the run with the chapter's name and the failing cell
 
 from __future__ import annotations
 
-import argparse
 import ast
 import os
 import re
@@ -33,9 +32,14 @@ import threading
 import time
 from pathlib import Path
 
+from .profiles import RUN_NAME
 from .results import ResultFileError, one_writer, pid_alive, project_root
 
 KERNEL = "python3"
+#: what this command tells the kernel it starts: ``<chapter>:<pid>``, the chapter whose lock the process ``pid``
+#: (the kernel's parent) holds for this run, so that the chapter's own :func:`icdl.repro.chapter.hold_lock`
+#: does not take it again
+LOCK_ENV = "ICDL_CHAPTER_LOCK"
 #: the kernel process's own log (not the cells' output or errors, which come back through the notebook) kept to
 #: critical lines: a successful run would otherwise end with ipykernel's notices about its TCP transport and the
 #: interrupt that stops it
@@ -114,7 +118,7 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
     else:
         run = "+".join((profile, *(f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
                                    for k, v in sorted(overrides.items()))))
-        if not re.fullmatch(r"[A-Za-z0-9_.,=+\-]+", run):  # a file name, never a path ("--set n=../x")
+        if not re.fullmatch(RUN_NAME, run):  # a file name, never a path ("--set n=../x")
             raise SystemExit(f"profile {profile!r} and --set values must be names and numbers (letters, digits, "
                              f"'_', '.', ',', '-'), got {run!r}")
         out = root / "runs" / f"{name}.{run}.ipynb"
@@ -129,7 +133,7 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
         raise _unwritable(err) from None
     sweep_stale_notebooks(tmp.parent)
     start = time.perf_counter()
-    with one_writer(src, f"chapter {name}"):  # one execution of a chapter at a time, whatever its profile
+    with chapter_lock(name, root):  # one execution of a chapter at a time, whatever its profile
         try:
             return _run(pm, nb, tmp, out, params, root, name, start)
         except OSError as err:  # the executed notebook cannot be written (a read-only runs/ or notebooks/)
@@ -157,7 +161,17 @@ def sweep_stale_notebooks(folder: Path) -> list[Path]:
     return swept
 
 
+def chapter_lock(name: str, root: Path | None = None):
+    """The one-writer lock of chapter ``name`` (on ``notebooks/<name>.py``), whatever its profile: held by this
+    command around the chapter's run and by the chapter itself (:func:`icdl.repro.chapter.hold_lock`, so that
+    papermill run directly on the notebook holds it too). A context manager; a second holder is refused with
+    :class:`~icdl.repro.results.ResultFileError` naming the first one's process."""
+    return one_writer((root or project_root()) / "notebooks" / f"{name}.py", f"chapter {name}")
+
+
 def _run(pm, nb, tmp: Path, out: Path, params: dict, root: Path, name: str, start: float) -> tuple[Path, float]:
+    before = os.environ.get(LOCK_ENV)
+    os.environ[LOCK_ENV] = f"{name}:{os.getpid()}"  # the kernel (our child) runs under the lock this process holds
     try:
         executed = pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name=KERNEL,
                                        cwd=str(root / "notebooks"), progress_bar=False,
@@ -174,37 +188,51 @@ def _run(pm, nb, tmp: Path, out: Path, params: dict, root: Path, name: str, star
                          f"{err.exec_count}): {err.ename}: {err.evalue}") from None
     finally:
         tmp.unlink(missing_ok=True)
+        if before is None:
+            os.environ.pop(LOCK_ENV, None)
+        else:
+            os.environ[LOCK_ENV] = before
     return out, elapsed
 
 
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    from .cli import Parser
+
+    p = Parser(prog="python -m icdl.repro.execute", description=__doc__.split("\n")[0])
+    p.add_argument("chapters", nargs="*", help="chapter ids (default: all, in the order of _toc.yml), e.g. icgd_linear")
+    p.add_argument("-p", "--profile", default="quick", help="profile name (default: quick)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one setting of the profile (repeatable)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.repro.execute",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("chapters", nargs="*",
-                        help="chapter ids (default: all, in the order of _toc.yml), e.g. icgd_linear")
-    parser.add_argument("-p", "--profile", default="quick", help="profile name (default: quick)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override one setting of the profile (repeatable)")
-    args = parser.parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
     overrides = {}
     for item in args.set:
         if "=" not in item:
-            parser.error(f"--set expects KEY=VALUE, got {item!r}")
+            p.error(f"--set expects KEY=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         if key.strip() in overrides:
-            parser.error(f"--set {key.strip()} is given twice; give each setting once")
+            p.error(f"--set {key.strip()} is given twice; give each setting once")
         overrides[key.strip()] = _parse_value(value.strip())
     root = project_root()
     names = args.chapters or chapters(root)
+    from .cli import given_twice
     from .profiles import ProfileError, dry_run
 
+    given_twice(p, "chapter", args.chapters)
     for name in names:  # every chapter id and its settings checked before any kernel starts
         if name not in chapters(root):
-            parser.error(f"unknown chapter {name!r}; chapters (from _toc.yml): {', '.join(chapters(root))}")
+            p.error(f"unknown chapter {name!r}; chapters (from _toc.yml): {', '.join(chapters(root))}")
+        if not (root / "notebooks" / f"{name}.py").is_file():
+            p.error(f"chapter {name!r} is in _toc.yml but notebooks/{name}.py is missing; restore it (git checkout)")
         try:
             chapter_profiles(name).resolve(args.profile, **overrides)
         except ProfileError as err:
-            parser.error(str(err))
+            p.error(str(err))
     if dry_run(f"execute {', '.join(names)} at profile {args.profile}"
                + "".join(f" --set {k}={v}" for k, v in overrides.items())):
         return 0
@@ -217,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 out, elapsed = execute_chapter(name, args.profile, overrides, root)
             except ResultFileError as err:
-                parser.exit(2, f"python -m icdl.repro.execute: error: {err}\n")
+                p.exit(2, f"python -m icdl.repro.execute: error: {err}\n")
             total += elapsed
             print(f"executed {name:<28} profile={args.profile:<10} {elapsed:7.1f} s -> {out.relative_to(root)}",
                   flush=True)

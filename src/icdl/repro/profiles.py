@@ -145,6 +145,7 @@ class ProfileSet:
         # land in the profile's own files (:func:`run_folder`, :class:`icdl.repro.ledger.Ledger`)
         settings["overrides"] = tuple(f"{k}={_text(settings[k])}" for k in sorted(overrides))
         settings["run"] = "+".join((profile, *settings["overrides"]))
+        check_run_name(settings["run"], self.chapter)
         if self.memory is not None:
             need, have = float(self.memory(settings)), machine_memory()
             if need > have:
@@ -153,6 +154,21 @@ class ProfileSet:
                                    f"{have / 2**30:,.1f} GiB. Lower the sizes (e.g. test_prompts, batch) or use a "
                                    "larger machine")
         return MappingProxyType(settings)
+
+
+#: what the name of a run (its profile and overrides, ``quick+n=64+steps=50``) may hold: it names files
+#: (``runs/<chapter>.<run>.ipynb``, ``runs/overrides/…``), so never a path
+RUN_NAME = r"[A-Za-z0-9_.,=+\-]+"
+
+
+def check_run_name(run: str, chapter: str = "") -> None:
+    """Refuse a run name that is not made of names and numbers (``--set n=../x``, ``-p overrides
+    '{"s": "a/b"}'``): the command line and papermill's parameters get the same check."""
+    import re
+
+    if not re.fullmatch(RUN_NAME, run):
+        raise ProfileError(f"{chapter + ': ' if chapter else ''}profile and override values must be names and "
+                           f"numbers (letters, digits, '_', '.', ',', '-'), got {run!r}")
 
 
 def machine_memory() -> float:

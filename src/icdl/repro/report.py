@@ -11,38 +11,32 @@ from pathlib import Path
 
 from .errata import report_links
 from .ledger import render_report, render_summary
-from .results import ResultFileError, atomic_write_text, load_result, results_dir
+from .results import atomic_write_text
 
 
-def check_ledger(folder: Path | None = None) -> None:
-    """Every ledger file of ``folder`` (default ``results/ledger/``) loads and holds ``records``, a list of
-    objects; else :class:`ResultFileError` naming the file and what to do -- before the report reads any."""
-    folder = folder or results_dir("ledger")
-    for path in sorted(folder.glob("*.json")):
-        chapter = path.name.split(".")[0]
-        todo = (f"rebuild it by executing its chapter (python -m icdl.repro.execute {chapter}), or restore it "
-                "with git checkout")
-        try:
-            data = load_result(path)["data"]
-        except ResultFileError as err:
-            raise ResultFileError(f"ledger {err}; {todo}") from None
-        records = data.get("records")
-        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-            raise ResultFileError(f"ledger file {path} has 'records' = {records!r:.60}, not a list of records; "
-                                  f"{todo}")
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table): two file names, never a
+    flag (``--profile`` is refused, not written to as a file)."""
+    from .cli import Parser
+
+    p = Parser(prog="python -m icdl.repro.report",
+               description="The reproducibility report and the results at a glance, from the ledger.")
+    p.add_argument("report", metavar="REPORT.md", help="where to write the reproducibility report")
+    p.add_argument("summary", metavar="SUMMARY.md", help="where to write the results at a glance")
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        print("usage: python -m icdl.repro.report REPORT.md SUMMARY.md", file=sys.stderr)
-        return 2
-    try:
-        check_ledger()
+    from .profiles import dry_run
+
+    args = parser().parse_args(argv)
+    if dry_run(f"write the report to {args.report} and the results at a glance to {args.summary}"):
+        return 0
+    try:  # every ledger file is checked as it loads (icdl.repro.ledger.load_records) before anything is written
         report, summary = render_report(errata=report_links()), render_summary()
-        atomic_write_text(Path(args[0]), report)
-        atomic_write_text(Path(args[1]), summary)
-    except ValueError as err:  # ResultFileError, and a record that does not fit (icdl.repro.ledger)
+        atomic_write_text(Path(args.report), report)
+        atomic_write_text(Path(args.summary), summary)
+    except ValueError as err:  # ResultFileError, LedgerFileError: the file, the field and what to do
         print(f"python -m icdl.repro.report: error: {err}", file=sys.stderr)
         return 2
     return 0

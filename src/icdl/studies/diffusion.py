@@ -37,7 +37,8 @@ import torch
 from tqdm import tqdm
 
 from ..networks import Architecture, forward, projected_gd, risk
-from ..repro.profiles import ProfileSet, dry_run
+from ..repro.cli import Parser
+from ..repro.profiles import ProfileError, ProfileSet, dry_run
 from ..repro.results import ResultFileError, frame_to_lists, one_writer, save_profile_result
 from .icgd_transformer import Task, build_model
 
@@ -344,16 +345,24 @@ def result_data(identity: pd.DataFrame, result: dict) -> dict:
             "queries": frame_to_lists(result["queries"])}
 
 
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    p = Parser(prog="python -m icdl.studies.diffusion", description=main.__doc__)
+    p.add_argument("--profile", default="reference", choices=PROFILES.names)
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.studies.diffusion --profile reference``: the chapter's study at a profile, written to
     ``results/diffusion_score/study.<profile>.json`` with provenance."""
-    import argparse
     import time
 
-    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.studies.diffusion", description=main.__doc__)
-    ap.add_argument("--profile", default="reference", choices=PROFILES.names)
+    ap = parser()
     args = ap.parse_args(argv)
-    cfg = PROFILES.resolve(args.profile)
+    try:
+        cfg = PROFILES.resolve(args.profile)
+    except ProfileError as err:
+        ap.error(str(err))
     if dry_run(f"the diffusion-score study, profile {args.profile}"):
         return 0
     t0 = time.perf_counter()

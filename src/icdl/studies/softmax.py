@@ -26,7 +26,8 @@ from ..constructions.lemmas import ICGDLayout
 from ..constructions.softmax import build_quantiser, contextual_separation
 from ..layers import FeedForward, SoftmaxAttention, SoftmaxBlock
 from ..networks import Architecture, explicit_gradient, risk
-from ..repro.profiles import ProfileSet, dry_run
+from ..repro.cli import Parser
+from ..repro.profiles import ProfileError, ProfileSet, dry_run
 from ..repro.results import ResultFileError, frame_to_lists, one_writer, save_profile_result
 from .icgd_transformer import Task, build_model, prompt_tokens
 
@@ -358,16 +359,23 @@ def fit_study(cfg, *, progress: bool = False) -> dict:
     return {"fits": fits, "one_step": one, "paths": paths, "curves": curves}
 
 
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    p = Parser(prog="python -m icdl.studies.softmax",
+               description="Softmax layers fitted to one in-context GD step (ICDL Theorem 2)")
+    p.add_argument("--profile", default="reference", choices=sorted(PROFILES.profiles))
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.studies.softmax --profile reference``: the fitted-step study, written with provenance to
     ``results/softmax/fits.<profile>.json``."""
-    import argparse
-
-    p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m icdl.studies.softmax",
-                                description="Softmax layers fitted to one in-context GD step (ICDL Theorem 2)")
-    p.add_argument("--profile", default="reference", choices=sorted(PROFILES.profiles))
+    p = parser()
     args = p.parse_args(argv)
-    cfg = PROFILES.resolve(args.profile)
+    try:
+        cfg = PROFILES.resolve(args.profile)
+    except ProfileError as err:
+        p.error(str(err))
     if dry_run(f"the softmax fitting study, profile {args.profile}"):
         return 0
     t = time.perf_counter()

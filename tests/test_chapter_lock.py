@@ -1,0 +1,106 @@
+"""One writer of a chapter, however it runs (icdl.repro.chapter.hold_lock, icdl.repro.execute.chapter_lock),
+and of a depth's scores in the scale study (``python -m icdl.gpt_icl.scale --score``).
+
+The bug this catches: ``python -m icdl.repro.execute <chapter>`` held the chapter's lock, but papermill run
+directly on the notebook did not take it, so both wrote the same result and ledger files; ``--score`` took
+no lock at all. Each test holds a lock in one process and starts the second writer in another.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = "icgd_linear"
+#: the chapter's own first code (what papermill, nbval and JupyterLab run): its set-up cell's call
+START = ("from icdl.repro import chapter; from icdl.studies.linear_gd import PROFILES; "
+         "chapter.start(PROFILES, 'quick'); print('started', flush=True)")
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch) -> Path:
+    """A project root of its own (``$ICDL_ROOT``): its ``runs/locks/`` and no other run's."""
+    shutil.copy(ROOT / "_toc.yml", tmp_path / "_toc.yml")
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(ROOT / "notebooks" / f"{CHAPTER}.py", tmp_path / "notebooks" / f"{CHAPTER}.py")
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.delenv("ICDL_CHAPTER_LOCK", raising=False)
+    return tmp_path
+
+
+def holder(code: str) -> tuple[subprocess.Popen, str]:
+    """A process that runs ``code`` (which prints a line once it holds its lock), then waits for its stdin to
+    close; returned, with that line, once it holds the lock."""
+    proc = subprocess.Popen([sys.executable, "-c", f"{code}\nimport sys; sys.stdin.read()"], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert line.strip(), proc.communicate()[1]
+    return proc, line.strip()
+
+
+def release(proc: subprocess.Popen) -> str:
+    return proc.communicate(timeout=60)[0]
+
+
+def python(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def test_a_chapter_running_outside_execute_holds_its_lock(root):
+    """A chapter started as papermill starts it (its first code, no ``execute`` around it) holds the chapter's
+    lock: ``execute`` of the same chapter is refused at once in one line naming its pid, and so is a second
+    start of the chapter elsewhere."""
+    first, _ = holder(START)
+    try:
+        run = python("-m", "icdl.repro.execute", CHAPTER)
+        lines = run.stderr.strip().splitlines()
+        assert run.returncode == 2 and len(lines) == 1 and "Traceback" not in run.stderr, run.stderr
+        assert f"chapter {CHAPTER} is being written by pid {first.pid} " in lines[0], lines
+        second = python("-c", START)
+        assert second.returncode != 0 and "started" not in second.stdout
+        assert f"ResultFileError: chapter {CHAPTER} is being written by pid {first.pid} " in second.stderr
+    finally:
+        release(first)
+
+
+def test_execute_passes_its_lock_to_the_chapter_it_runs_and_to_no_one_else(root):
+    """``execute`` holds the lock and names itself in ``$ICDL_CHAPTER_LOCK`` for the kernel it starts: the
+    chapter run by its child starts; a process that is not its descendant, the same variable set, is refused
+    naming the holder's pid."""
+    code = (f"import os, subprocess, sys; from icdl.repro.execute import LOCK_ENV, chapter_lock\n"
+            f"lock = chapter_lock({CHAPTER!r}); lock.__enter__()\n"
+            f"os.environ[LOCK_ENV] = '{CHAPTER}:' + str(os.getpid())\n"
+            f"child = subprocess.run([sys.executable, '-c', {START!r}], capture_output=True, text=True)\n"
+            f"print('child', child.returncode, child.stdout.strip(), flush=True)")
+    first, line = holder(code)
+    try:
+        assert line == "child 0 started", line
+        outsider = python("-c", START, env={"ICDL_CHAPTER_LOCK": f"{CHAPTER}:{first.pid}"})
+        assert outsider.returncode != 0 and f"is being written by pid {first.pid} " in outsider.stderr
+    finally:
+        release(first)
+
+
+def test_a_second_scoring_of_the_same_depth_is_refused(root, capsys):
+    """``scale --score --depth D`` holds the lock of its score file: a second one is refused in one line (exit
+    status 2) naming the first one's pid, before it reads any checkpoint."""
+    from icdl.gpt_icl import scale
+
+    cfg = scale.PROFILES.resolve("quick")
+    path = scale._score_path(cfg, cfg["depths"][0])
+    first, _ = holder(f"from icdl.repro.results import one_writer\n"
+                   f"lock = one_writer({str(path)!r}); lock.__enter__(); print('held', flush=True)")
+    try:
+        assert scale.main(["--profile", "quick", "--score", "--depth", str(cfg["depths"][0])]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"is being written by pid {first.pid} " in err[0], err
+    finally:
+        release(first)
