@@ -220,10 +220,13 @@ def _ledger_records(path: Path) -> tuple[list[Record], dict]:
     """The records of one ledger file and its provenance, after checking that the file is what
     :meth:`Ledger.save` wrote: the chapter its name says, its profile, records of the registered form, each of
     its chapter's claims at most once and no other chapter's, and the :func:`seal` of its records."""
-    obj = load_result(path)
-    data, prov = obj["data"], obj["provenance"]
     chapter, _, profile = path.stem.partition(".")
     redo = f"rerun `{_command(chapter, profile)}` to rewrite it"
+    try:
+        obj = load_result(path)
+    except ResultFileError as err:
+        raise LedgerFileError(f"ledger {err}; {redo}") from None
+    data, prov = obj["data"], obj["provenance"]
     if data.get("chapter") != chapter or prov["profile"] != profile:
         raise LedgerFileError(f"ledger file {path} holds chapter {data.get('chapter')!r} at profile "
                               f"{prov['profile']!r}, not what its name says; {redo}")
