@@ -69,3 +69,29 @@ def test_bad_profile_values_are_rejected():
     with pytest.raises(ValueError, match="needs one-dimensional"):
         df.binned_targets(df.Mixture(torch.tensor([1.0], dtype=torch.float64),
                                      torch.zeros(1, 2, dtype=torch.float64), 1.0), 1.0, 1000)
+
+
+def test_mixture_density_integrates_to_one():
+    """``log_density`` is a normalised density of p_t (the score test above cannot see its constant, which the
+    gradient drops): on a fine 2-D grid its integral is 1 (a 1/(πv) for 1/(2πv), or d for d/2, gives 2 or ½), and
+    in 1-D too."""
+    mix = df.Mixture(torch.tensor([0.2, 0.5, 0.3], dtype=torch.float64),
+                     torch.tensor([[-1.0, 0.5], [2.0, 0.0], [0.0, -2.0]], dtype=torch.float64), 0.4)
+    g = torch.linspace(-9, 9, 361, dtype=torch.float64)
+    xy = torch.stack(torch.meshgrid(g, g, indexing="ij"), -1).reshape(-1, 2)
+    dens = mix.log_density(xy, 0.7).exp().reshape(361, 361)
+    assert float(torch.trapezoid(torch.trapezoid(dens, g), g)) == pytest.approx(1.0, abs=1e-6)
+    z = torch.linspace(-12, 12, 4801, dtype=torch.float64)
+    one = df.two_bumps(2.0, 0.3, 0.3).log_density(z[:, None], 0.2).exp()
+    assert float(torch.trapezoid(one, z)) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_gd_starts_uniformly_in_the_whole_box():
+    """The starting weights are uniform in the box ``‖w‖_∞ ≤ B_w`` -- all of it, negative entries too: their
+    mean is near 0, their variance B_w²/3 (a start drawn from [0, B_w] has mean B_w/2 and variance B_w²/12)."""
+    cfg = df.PROFILES.resolve("quick", prompts=64, test_points=100)
+    w0 = df.make_task(cfg).w0
+    B = cfg["B_w"]
+    assert w0.shape == (64, 2 * cfg["K"]) and float(w0.abs().max()) <= B
+    assert abs(float(w0.mean())) < 0.1 * B            # s.e. B/√(3·1024) ≈ 0.018 B
+    assert abs(float(w0.var()) / (B * B / 3) - 1) < 0.1

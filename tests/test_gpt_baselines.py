@@ -1,5 +1,7 @@
 """The in-context baselines and R² (icdl.gpt_icl.baselines)."""
 
+import math
+
 import pytest
 import torch
 
@@ -104,3 +106,36 @@ def test_the_mlp_baseline_reports_its_best_epoch_not_its_last():
     r2 = res["r2"]
     assert res["best_epoch"] == int(torch.argmax(r2)) and res["best_r2"] == pytest.approx(float(r2.max()))
     assert res["best_epoch"] < len(r2) - 1 and res["best_r2"] > float(r2[-1]) + 1e-3
+
+
+def test_nearest_neighbours_average_over_the_neighbours_there_are():
+    """The 3-NN prediction is the mean of the ``min(3, i)`` nearest earlier labels: at positions 1 and 2 every
+    earlier example is a neighbour (the mean of 1 and of 2 labels, not a sum over 3), later the mean of the 3
+    nearest by an independent sort of the distances; noisy labels, so no two means coincide by accident."""
+    g = torch.Generator().manual_seed(11)
+    xs = torch.randn(30, 9, 2, generator=g, dtype=torch.float64)
+    ys = xs.sum(-1) + torch.randn(30, 9, generator=g, dtype=torch.float64)
+    out = bl.nearest_neighbours(xs, ys, m=3)
+    assert torch.equal(out[:, 0], torch.zeros(30, dtype=torch.float64))
+    torch.testing.assert_close(out[:, 1], ys[:, 0], rtol=1e-14, atol=1e-14)
+    torch.testing.assert_close(out[:, 2], (ys[:, 0] + ys[:, 1]) / 2, rtol=1e-14, atol=1e-14)
+    for b in (0, 17):
+        for i in (3, 8):
+            d = ((xs[b, :i] - xs[b, i]) ** 2).sum(-1)
+            nearest = sorted(range(i), key=lambda j: float(d[j]))[:3]
+            assert float(out[b, i]) == pytest.approx(sum(float(ys[b, j]) for j in nearest) / 3, rel=1e-12)
+
+
+def test_mlp_initialisation_is_torch_linears():
+    """Each layer's weights and biases are ``U(−1/√fan_in, 1/√fan_in)``, torch.nn.Linear's default (fan-in: the
+    layer's input size; for the first layer d = 3 against 40 outputs, for the last 40 against 1): none
+    beyond the bound, and the largest of many draws close to it, per layer."""
+    params = [p.detach() for p in bl.init_mlps(range(256), 3, 3, 40, seed=2)]
+    for j, fan_in in enumerate((3, 40, 40)):
+        W, b = params[2 * j], params[2 * j + 1]
+        assert W.shape == (256, fan_in, 40 if j < 2 else 1)
+        bound = 1 / math.sqrt(fan_in)
+        for p in (W, b):
+            assert float(p.abs().max()) <= bound
+            assert float(p.abs().max()) > 0.95 * bound
+        assert abs(float(W.var()) * 3 * fan_in - 1) < 0.1  # the variance of U(−a, a) is a²/3

@@ -91,3 +91,15 @@ def test_layer_sizes_must_be_positive_integers(make):
     with pytest.raises(ValueError, match="must be a positive integer"):
         make()
     assert ReLUAttention(6, heads=2).D == 6 and MLPLayer(4, 3).hidden == 3
+
+
+def test_sampled_tasks_have_the_stated_scales():
+    """``w* ~ N(0, I_d/d)`` (so that ``E‖w*‖² = 1`` and the noise-free label has unit variance whatever d) and the
+    label noise has standard deviation ``noise``: a dropped 1/√d multiplies both signal checks by d = 16."""
+    t = sample_tasks(4000, 8, 16, noise=0.3, seed=2)
+    assert abs(float((t.w_star**2).sum(1).mean()) - 1) < 0.05
+    assert abs(float((t.w_star**2).mean()) * 16 - 1) < 0.05
+    clean = torch.einsum("bnd,bd->bn", t.x, t.w_star)
+    assert abs(float(clean.var()) - 1) < 0.1
+    assert abs(float((t.y - clean).std()) - 0.3) < 0.01
+    assert abs(float((t.y_query - (t.x_query * t.w_star).sum(1)).std()) - 0.3) < 0.02

@@ -391,3 +391,30 @@ def test_a_merge_stopped_while_deleting_its_shards_is_finished_not_refused(tmp_p
     assert paths[0].exists() and not paths[1].exists()
     lsa_training.merge_shard_checkpoints(ck, 2, cfg)
     assert not paths[0].exists() and load_checkpoint(ck)["epoch"] == 2
+
+
+def test_sampled_data_have_the_stated_noise_variance():
+    """LSA sec. 4.1: ``Var ε = noise_var``. The least-squares residuals of each prompt estimate it without bias,
+    ``E[RSS/(N − 2)] = noise_var`` -- taking ``noise_var`` as the standard deviation gives 0.0016 for 0.04 -- and
+    noise-free data lie on their line."""
+    d = lsa_model.sample_data((3000,), 20, noise_var=0.04, generator=torch.Generator().manual_seed(1),
+                              dtype=torch.float64)
+    x, y = d.P[:, :20, 1], d.P[:, :20, 2]
+    slope = d.C / d.V
+    rss = ((y - d.ybar[:, None] - slope[:, None] * (x - d.xbar[:, None])) ** 2).sum(-1)
+    assert abs(float(rss.mean()) / 18 / 0.04 - 1) < 0.05   # s.e. of the ratio ≈ √(2/(18·3000)) ≈ 0.6 %
+    d0 = lsa_model.sample_data((50,), 20, noise_var=0.0, generator=torch.Generator().manual_seed(1),
+                               dtype=torch.float64)
+    y0 = d0.ybar[:, None] + (d0.C / d0.V)[:, None] * (d0.P[:, :20, 1] - d0.xbar[:, None])
+    torch.testing.assert_close(d0.P[:, :20, 2], y0, rtol=0, atol=1e-12)
+
+
+def test_tf_initialisation_is_torch_linears_by_fan_in():
+    """Each weight is ``U(−1/√fan_in, 1/√fan_in)`` (torch.nn.Linear's default): W_in maps the 3 prompt columns to
+    D = 4 embeddings (fan-in 3, not 4), each LSA matrix is D × D, W_out reads D·T numbers. None beyond its
+    bound, the largest of many draws close to it."""
+    m = lsa_model.TF(4, 2, 2, 11, runs=400, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    for p, fan_in in ((m.W_in.detach(), 3), (m.W.detach(), 4), (m.W_out.detach(), 4 * 11)):
+        bound = 1 / math.sqrt(fan_in)
+        assert float(p.abs().max()) <= bound
+        assert float(p.abs().max()) > 0.97 * bound

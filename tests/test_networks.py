@@ -210,3 +210,14 @@ def test_non_finite_inputs_are_refused_with_the_argument_named():
                                       (x, y, w.clone().fill_(float("nan")), "w")):
         with pytest.raises(ValueError, match=f"^{name} has non-finite"):
             explicit_gradient(arch, bad_w, bad_x, bad_y)
+
+
+def test_init_weights_variance_is_scale_squared_over_fan_in():
+    """``v_{j,k} ~ N(0, scale²/fan_in)``: on layers whose fan-in and fan-out differ by a factor of 8 to 200, each
+    layer's sample variance times its fan-in is scale² (dividing by √fan_out instead moves it by that factor)."""
+    arch = Architecture(3, 400, 50, 2)  # V_1 (400, 50), V_2 (400, 400), V_3 (2, 400)
+    for scale in (1.0, 2.5):
+        for V, (rows, cols) in zip(unflatten(arch, init_weights(arch, scale=scale, seed=5)), arch.shapes):
+            assert V.shape == (rows, cols)
+            assert abs(float(V.var()) * cols / scale**2 - 1) < 0.2  # 800 entries or more: s.e. of var ≤ 5 %
+            assert abs(float(V.mean())) < 4 * scale / math.sqrt(cols * V.numel())

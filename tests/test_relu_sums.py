@@ -81,3 +81,23 @@ def test_fit_refuses_bad_sizes_naming_the_argument(R, H, kind, match):
     with pytest.raises(kind, match=match):
         rs.fit("sigmoid", R, H)
     assert rs.fit("sigmoid", 4.0, 3).H == 3  # the smallest allowed size still works (range checked from above)
+
+
+def test_sup_error_covers_the_whole_box_on_a_one_sided_target():
+    """The sup runs over all of ``[−R, R]^k``, the negative half too: against the zero sum, ``e^{−z}`` (and
+    ``e^{−z₁−z₂}``) is largest at the corner ``−R``, so the sup is ``e^{R}`` (``e^{2R}``) exactly, while a grid over
+    ``[0, R]`` would report 1 (the interpolants of the symmetric targets above err alike on both halves and
+    cannot tell)."""
+    R = 2.0
+    zero1 = rs.ReluSum(torch.zeros(1, 2, dtype=torch.float64), torch.zeros(1, dtype=torch.float64))
+    zero2 = rs.ReluSum(torch.zeros(1, 3, dtype=torch.float64), torch.zeros(1, dtype=torch.float64))
+    assert rs.sup_error(zero1, lambda z: torch.exp(-z), R) == pytest.approx(math.exp(R), rel=1e-14)
+    assert rs.sup_error(zero1, lambda z: torch.exp(-z), R, points=3) == pytest.approx(math.exp(R), rel=1e-14)
+    assert rs.sup_error(zero2, lambda z: torch.exp(-z.sum(-1)), R) == pytest.approx(math.exp(2 * R), rel=1e-14)
+    assert rs.sup_error(zero2, lambda z: torch.exp(-z.sum(-1)), R, points=3) == pytest.approx(math.exp(2 * R),
+                                                                                               rel=1e-14)
+    # and a real interpolant of a one-sided target: e^{−z}'s error h² max|g''|/8 sits on the negative side
+    f = rs.interpolate_1d(lambda z: torch.exp(-z), R, 9)
+    h = 2 * R / 8
+    err = rs.sup_error(f, lambda z: torch.exp(-z), R)
+    assert h * h * math.exp(R - h) / 8 < err <= h * h * math.exp(R) / 8  # both sides: only the first segment

@@ -1,6 +1,9 @@
 """ICDL sec. 4 / Appendix E: softmax attention (eq. E.1), the quantiser of Lemma 16's proof, the contextual
 mapping of Lemma 17, and softmax layers fitted to one in-context GD step (Theorem 2)."""
 
+import itertools
+import math
+
 import pytest
 import torch
 
@@ -137,3 +140,56 @@ def test_the_live_and_the_reference_one_step_tables_show_one_column_order():
     a, b = study.one_step_shown(live), study.one_step_shown(stored)
     assert list(a.columns) == list(b.columns) == list(study.ONE_STEP_COLUMNS)
     assert a["relative"].iloc[0] == pytest.approx(0.5) and a.equals(b)
+
+
+def test_gd_problems_project_each_input_onto_the_unit_ball():
+    """``‖x‖ ≤ 1`` per input (token), by scaling the inputs outside the ball onto its surface: every input has norm
+    at most 1 and those that were outside (about e^{−1/2} ≈ 61 % of 2-D Gaussians) have norm exactly 1 -- a norm
+    taken over the examples instead of the coordinates leaves no input on the sphere."""
+    arch = Architecture(2, 2, 2, 1)
+    x, y, w = softmax_study.sample_gd_problems(arch, 400, 6, B_w=0.7, generator=torch.Generator().manual_seed(3))
+    norms = x.norm(dim=-1)
+    assert x.shape == (400, 7, 2) and y.shape == (400, 6, 1) and w.shape == (400, arch.size)
+    assert float(norms.max()) <= 1 + 1e-12
+    on_sphere = float(((norms - 1).abs() < 1e-12).double().mean())
+    assert 0.55 < on_sphere < 0.67
+    assert float(w.abs().max()) <= 0.7
+
+
+def test_equivariant_map_written_out():
+    """Token k (a column of Z) goes to ``tanh(z_k) + ½ mean_j sin(z_j)``, the mean over the tokens j: on a 2 × 3
+    input (features ≠ tokens) each entry against the formula, one at a time (a mean over the features instead
+    is still equivariant and passes every other check)."""
+    Z = torch.tensor([[[0.1, -0.7, 1.3], [0.9, 0.2, -0.4]]], dtype=torch.float64)
+    out = softmax_study.equivariant_map(Z)
+    for a in range(2):
+        for k in range(3):
+            expected = math.tanh(Z[0, a, k]) + 0.5 * sum(math.sin(Z[0, a, j]) for j in range(3)) / 3
+            assert float(out[0, a, k]) == pytest.approx(expected, rel=1e-14)
+
+
+def test_contextual_separation_is_the_attention_layers_separation():
+    """The brute force's rank-1 head is :class:`SoftmaxAttention` (checked against eq. E.1 above) with
+    ``Q = scale · u₀ᵀ``, ``K = u₁ᵀ``, ``V = u₂ᵀ``, ``W_O = u₂``: run the layer on every sequence and take the
+    smallest distance between the outputs -- a softmax over the queries instead of the keys differs."""
+    D_grid, d, n, scale = 3, 2, 3, 5.0
+    res = quantise.contextual_separation(D_grid, d, n, scale=scale, seed=4)
+    g = torch.Generator().manual_seed(4)
+    u = [torch.randn(d, generator=g, dtype=torch.float64) for _ in range(3)]
+    u = [v / v.norm() for v in u]
+    layer = layers.SoftmaxAttention(d, heads=1, head_dim=1, dtype=torch.float64)
+    with torch.no_grad():
+        layer.Q.copy_(scale * u[0].reshape(1, 1, d))
+        layer.K.copy_(u[1].reshape(1, 1, d))
+        layer.V.copy_(u[2].reshape(1, 1, d))
+        layer.W_O.copy_(u[2].reshape(1, d, 1))
+    pts = list(itertools.product(quantise.grid_points(D_grid, 1.0).tolist(), repeat=d))
+    seqs = torch.tensor([[pts[i] for i in c] for c in itertools.combinations(range(len(pts)), n)],
+                        dtype=torch.float64).transpose(1, 2)          # (S, d, n)
+    with torch.no_grad():
+        outs = layer(seqs).transpose(1, 2).reshape(-1, d)
+    dist = torch.cdist(outs, outs)
+    dist.fill_diagonal_(math.inf)
+    assert res["pairs"] == len(outs) == math.comb(D_grid**d, n) * n
+    assert res["min_separation"] == pytest.approx(float(dist.min()), rel=1e-9, abs=1e-14)
+    assert res["token_separation"] == pytest.approx(1 / D_grid)
