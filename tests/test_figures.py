@@ -55,8 +55,13 @@ def test_icgd_linear_regression_check_bites(num_regression, tmp_path):
 
 @pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
 def test_icgd_linear_icgd_paths_pixels():
+    """The drawing of Figure 'fig-icgd-paths'. Its right panel's deviations are round-off, a few 1e-16 whose
+    digits depend on the CPU's kernels (an AMD and an Intel machine drew them 5.6 RMS apart): here they are
+    drawn at a floor of 1e-15, which a real deviation would cross; ``test_icgd_linear_icgd_paths_numbers``
+    bounds them (below 1e-13) and pins the panel's risks."""
     figures.use_style()
-    fig = figures.plot_icgd_paths(icgd_experiment(**PROFILES.resolve("quick")))
+    df = icgd_experiment(**PROFILES.resolve("quick"))
+    fig = figures.plot_icgd_paths(df.assign(max_abs_dev=df["max_abs_dev"].clip(lower=1e-15)))
     return fig
 
 
@@ -114,15 +119,18 @@ def test_lsa_gd_two_steps_numbers(num_regression):
 
 
 def test_lsa_training_curve_numbers(num_regression):
-    """A short float32 training (the quick chapter's protocol, fewer epochs): the validation curve.
-    Tolerance 1e-3 relative: float32 with the same thread count is repeatable; a changed learning
-    rate, loss or data moves these numbers by far more. Eager, not compiled: early in training Adam
-    turns rounding differences in near-zero gradients into full-size steps (run 0 here moves by up to 12 %
-    apart between the eager and the compiled arithmetic), so the curve is pinned to one arithmetic."""
-    cfg = dict(lsa_study.PROFILES.resolve("quick", epochs=20, val_every=5))
-    h = lsa_training.train(cfg, progress=False, compile=False)["history"]
+    """A short training (the quick chapter's protocol, four epochs, eager, float64): the validation error after
+    each epoch. The training is chaotic across CPUs: in float32 a run's curve moved by 4-20 % between two x86
+    machines, and in float64 it drifts apart after a few epochs too (Adam turns near-zero gradients' rounding
+    into full steps). Over four float64 epochs ATen's scalar and AVX2/AVX-512 kernels (``ATEN_CPU_CAPABILITY``)
+    agree to 4e-6, while a learning rate changed by 1 % moves the curve by 0.8 %, an ℓ1 strength doubled by
+    1 %: rtol 1e-4 sits between the two."""
+    import torch
+
+    cfg = dict(lsa_study.PROFILES.resolve("quick", epochs=4, val_every=1))
+    h = lsa_training.train(cfg, progress=False, compile=False, dtype=torch.float64)["history"]
     num_regression.check({"epoch": h["epoch"].to_numpy(), "run": h["run"].to_numpy(),
-                          "val_mse": h["val_mse"].to_numpy()}, default_tolerance={"rtol": 1e-3, "atol": 1e-7})
+                          "val_mse": h["val_mse"].to_numpy()}, default_tolerance={"rtol": 1e-4, "atol": 1e-12})
 
 
 # ---- sums of ReLUs ----------------------------------------------------------------------------

@@ -266,8 +266,11 @@ def test_ctrl_c_to_the_workers_run_stops_its_jobs_in_one_line(tmp_path):
               "real = pipeline.run_jobs\n"
               f"pipeline.run_jobs = lambda jobs, **kw: real(jobs, **{{**kw, 'python': {job!r}, 'poll_s': 0.05}})\n"
               "sys.exit(pipeline.run_reference('quick', 2, seed=0))\n")
+    # SIGINT at its default in the scheduler: a suite started in the background by a non-interactive shell
+    # inherits SIGINT ignored (POSIX), and Python then never raises KeyboardInterrupt
     parent = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "ICDL_ROOT": str(tmp_path)},
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 30
     while not pidfile.exists() or not pidfile.read_text():
         assert time.time() < deadline and parent.poll() is None, "the job never started"

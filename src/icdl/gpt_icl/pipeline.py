@@ -162,8 +162,25 @@ def _raise_on_sigterm():
     return signal.signal(signal.SIGTERM, handler)
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Ask Linux to send this process SIGTERM when its parent dies (prctl PR_SET_PDEATHSIG)."""
+def _hold_sigint(hold: bool, held: bool = True) -> bool:
+    """Block SIGINT in the main thread (``hold``), or release it again if it was blocked here (``held``); a
+    Ctrl-C that came in between is delivered on release. Returns whether it blocked."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        return False
+    if hold:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        return True
+    if held:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    return False
+
+
+def _job_setup() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """A job's own start: SIGINT unblocked (the scheduler held it back while starting the job), and on Linux
+    SIGTERM when its parent dies (prctl PR_SET_PDEATHSIG)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if not sys.platform.startswith("linux"):
+        return
     try:
         import ctypes
 
@@ -196,11 +213,17 @@ def _schedule_loop(pending, running, records, done, failed, workers, logs, pytho
             log = logs / f"{len(records) + len(running):02d}.log"
             fh = open(log, "w")
             cmd = python + job.args
-            proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                                    preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
-            rec = JobRecord(job.name, " ".join(("python",) + tuple(python[1:]) + job.args),
-                            start_s=time.perf_counter() - t0, log=str(log))
-            running[job.name] = (proc, rec, fh)
+            # Ctrl-C held back from the start of a job to its entry in ``running``: an interrupt in between
+            # would leave a started job that the scheduler does not know to stop
+            held = _hold_sigint(True)
+            try:
+                proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                        preexec_fn=_job_setup)
+                rec = JobRecord(job.name, " ".join(("python",) + tuple(python[1:]) + job.args),
+                                start_s=time.perf_counter() - t0, log=str(log))
+                running[job.name] = (proc, rec, fh)
+            finally:
+                _hold_sigint(False, held)
             echo(f"[{rec.start_s / 60:5.1f} min] start  {job.name}")
         time.sleep(poll_s)
         for name, (proc, rec, fh) in list(running.items()):

@@ -28,11 +28,11 @@ from .model import TF, LSAData, sample_data, tf_forward
 Tensor = torch.Tensor
 
 
-def _run_data(cfg, split: int) -> LSAData:
+def _run_data(cfg, split: int, dtype: torch.dtype = torch.float32) -> LSAData:
     """Training (split 0), validation (1) or test (2) data: different for every run and split."""
     size = {0: cfg["M"], 1: cfg["M_val"], 2: cfg["test_prompts"]}[split]
     g = torch.Generator().manual_seed(10_000 * cfg["seed"] + 1000 * split + 7)
-    return sample_data((cfg["runs"], size), cfg["N"], generator=g)
+    return sample_data((cfg["runs"], size), cfg["N"], generator=g, dtype=dtype)
 
 
 def _mse(model: TF, d: LSAData) -> Tensor:
@@ -78,17 +78,20 @@ def _select_data(d: LSAData, idx: Tensor) -> LSAData:
 
 def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, progress: bool = True,
           max_epochs_this_call: int | None = None, compile: bool = True, runs: list[int] | None = None,
-          lock: bool = True) -> dict:
+          lock: bool = True, dtype: torch.dtype = torch.float32) -> dict:
     """:func:`_train` with the checkpoint held by one writer at a time
     (:func:`icdl.repro.results.one_writer`): a second run on the same checkpoint is refused at once.
-    ``lock=False`` for a caller that holds the checkpoint's lock already."""
+    ``lock=False`` for a caller that holds the checkpoint's lock already. ``dtype`` is the paper's float32
+    everywhere in the book; float64 serves the regression test, whose numbers must not depend on the CPU (in
+    float32, Adam turns a near-zero gradient's rounding into a full step, and the curve moves by 10 % between
+    two x86 machines)."""
     with one_writer(checkpoint, f"checkpoint {checkpoint}") if checkpoint is not None and lock else nullcontext():
         return _train(cfg, checkpoint=checkpoint, checkpoint_every=checkpoint_every, progress=progress,
-                      max_epochs_this_call=max_epochs_this_call, compile=compile, runs=runs)
+                      max_epochs_this_call=max_epochs_this_call, compile=compile, runs=runs, dtype=dtype)
 
 
 def _train(cfg, *, checkpoint: Path | None, checkpoint_every: int, progress: bool, max_epochs_this_call: int | None,
-           compile: bool, runs: list[int] | None) -> dict:
+           compile: bool, runs: list[int] | None, dtype: torch.dtype = torch.float32) -> dict:
     """Train ``cfg['runs']`` independent TF(4, 2, 2)s as one batched model (LSA sec. 4.1).
 
     Loss per run: MSE to the least-squares target + ``l1 · (‖W_in‖₁ + ‖W_out‖₁)``; the runs' losses
@@ -112,10 +115,10 @@ def _train(cfg, *, checkpoint: Path | None, checkpoint_every: int, progress: boo
     if idx_runs.dim() != 1 or len(idx_runs) == 0 or idx_runs.min() < 0 or idx_runs.max() >= cfg["runs"]:
         raise ValueError(f"runs must be a non-empty list of run indices in 0..{cfg['runs'] - 1}, got {runs!r}")
     R = len(idx_runs)
-    train_d, val_d = _select_data(_run_data(cfg, 0), idx_runs), _select_data(_run_data(cfg, 1), idx_runs)
+    train_d, val_d = (_select_data(_run_data(cfg, split, dtype), idx_runs) for split in (0, 1))
     train_Pt = train_d.P.transpose(-1, -2).contiguous()  # (R, M, 3, T): tokens last, see tf_forward
     forward = _TrainForward(compile)
-    model = TF(4, 2, 2, T, runs=cfg["runs"], generator=torch.Generator().manual_seed(cfg["seed"]))
+    model = TF(4, 2, 2, T, runs=cfg["runs"], generator=torch.Generator().manual_seed(cfg["seed"]), dtype=dtype)
     if runs is not None:
         model = model.select_runs(idx_runs)
     opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
@@ -172,7 +175,7 @@ def _train(cfg, *, checkpoint: Path | None, checkpoint_every: int, progress: boo
                                           "seconds": time.perf_counter() - t0},
                             command=_command(cfg), profile=cfg.get("profile", ""))
     bar.close()
-    final = TF(4, 2, 2, T, runs=R)
+    final = TF(4, 2, 2, T, runs=R, dtype=dtype)
     final.load_state_dict(best)
     return {"model": final, "history": pd.DataFrame(history), "epochs_done": epoch,
             "seconds": time.perf_counter() - t0,
