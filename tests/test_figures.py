@@ -184,8 +184,10 @@ def test_icgd_transformer_numbers(num_regression):
 def test_gpt_icl_numbers(num_regression):
     """The numbers behind the live R² figures of chapter gpt_icl (methods, mixtures, the switch, the shifted
     parameters) on a reduced quick run (one depth, 100 steps, the first 50 on tanh targets; ReLU attention 50
-    steps from the softmax weights). float32 training on CPU: identical on rerun here; across BLAS builds R²
-    may move in the 4th decimal."""
+    steps from the softmax weights). float32 training on CPU: identical on rerun here; across CPUs (ATen's
+    scalar against its AVX kernels) R² moves in the 4th decimal, and a large negative R² (an MLP baseline
+    fitted on five examples, −42) by 4e-4 of itself: atol 2e-3 plus rtol 1e-3, where a changed schedule or seed
+    moves R² by 1e-2 and more."""
     import torch
 
     threads = torch.get_num_threads()
@@ -199,11 +201,11 @@ def test_gpt_icl_numbers(num_regression):
         torch.set_num_threads(threads)
     c, b = res["curves"], res["baselines"]
     num_regression.check({"r2": c["r2"].to_numpy(), "lo": c["lo"].to_numpy(), "hi": c["hi"].to_numpy()},
-                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_curves")
+                         default_tolerance={"atol": 2e-3, "rtol": 1e-3}, basename="gpt_icl_curves")
     num_regression.check({"r2": b["r2"].to_numpy(), "position": b["position"].to_numpy()},
-                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_baselines")
+                         default_tolerance={"atol": 2e-3, "rtol": 1e-3}, basename="gpt_icl_baselines")
     num_regression.check({"r2": shift["r2"].to_numpy(), "mu": shift["mu"].to_numpy()},
-                         default_tolerance={"atol": 2e-3, "rtol": 0}, basename="gpt_icl_param_shift")
+                         default_tolerance={"atol": 2e-3, "rtol": 1e-3}, basename="gpt_icl_param_shift")
 
 
 def test_gpt_depth_numbers(num_regression):
