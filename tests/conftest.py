@@ -65,3 +65,20 @@ def _judges_agree_with_the_registry(monkeypatch):
 
         monkeypatch.setattr(module, name, checked)
     yield
+
+
+def assert_process_ends(pid: int, what: str, seconds: float = 10.0) -> None:
+    """Wait up to ``seconds`` for process ``pid`` to end; else kill it and fail, saying it outlived ``what``."""
+    import os
+    import signal
+    import time
+
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    raise AssertionError(f"the job outlived {what}")

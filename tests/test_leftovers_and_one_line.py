@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from conftest import assert_process_ends
 from icdl.repro.results import (
     CheckpointError,
     ResultFileError,
@@ -280,15 +281,7 @@ def test_ctrl_c_to_the_workers_run_stops_its_jobs_in_one_line(tmp_path):
     _, err = parent.communicate(timeout=30)
     assert parent.returncode == 130, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "interrupted" in err
-    for _ in range(100):
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        os.kill(child, signal.SIGKILL)
-        raise AssertionError("the job outlived its interrupted scheduler")
+    assert_process_ends(child, "its interrupted scheduler")
 
 
 # ---- in a notebook -----------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from conftest import assert_process_ends
 from icdl.gpt_icl import depth, objectives, plateau
 from icdl.gpt_icl.pipeline import Job, check_jobs, run_jobs, schedule
 
@@ -179,7 +180,6 @@ def test_timing_glue_formats_the_summary_and_judges_the_target():
 def test_jobs_stop_with_the_scheduler(tmp_path):
     """SIGTERM to a running scheduler stops its jobs too (a rerun would otherwise meet the old jobs still
     writing the same checkpoints): the job, which would sleep for a minute, is gone within seconds."""
-    import os
     import signal
     import subprocess
 
@@ -196,15 +196,7 @@ def test_jobs_stop_with_the_scheduler(tmp_path):
     child = int(pidfile.read_text())
     parent.send_signal(signal.SIGTERM)
     assert parent.wait(timeout=20) != 0
-    for _ in range(100):
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        os.kill(child, signal.SIGKILL)
-        raise AssertionError("the job outlived its scheduler")
+    assert_process_ends(child, "its scheduler")
 
 
 def test_a_failed_run_never_replaces_the_committed_timing(tmp_path, monkeypatch):
