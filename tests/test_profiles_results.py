@@ -618,6 +618,11 @@ def test_each_field_of_a_committed_result_emptied_or_retyped_is_refused_naming_i
             with pytest.raises(ResultFileError, match=rf"{re.escape(str(copy))}: data\.{re.escape(name)}") as err:
                 load_result(copy)
             assert "\n" not in str(err.value)
+        if isinstance(kind, schema.Table) and kind.min_rows:  # every column kept, every row removed
+            rowless = {c: [] for c in obj["data"][name]}
+            copy.write_text(json.dumps({**obj, "data": {**obj["data"], name: rowless}}))
+            with pytest.raises(ResultFileError, match=rf"data\.{re.escape(name)} has 0 row\(s\)"):
+                load_result(copy)
         if isinstance(kind, schema.Table):  # a required column dropped, and a text column given numbers
             for col in (*kind.text, *kind.numbers)[:2]:
                 table = {c: v for c, v in obj["data"][name].items() if c != col}
