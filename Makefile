@@ -59,7 +59,7 @@ lint: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ip 127.0.0.1 --no-browser --notebook-dir . $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# Mutation testing of the core modules (tests/mutation.py): about 15 minutes; writes
+# Mutation testing of the core modules (tests/mutation.py): about 20 minutes; writes
 # results/mutation/mutation.json and fails below a 90 % score.
 mutation: $(STAMP)
 	$(BIN)/python tests/mutation.py
