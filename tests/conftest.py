@@ -32,15 +32,16 @@ JUDGES = (("icdl.gpt_icl.objectives", "judge"), ("icdl.gpt_icl.depth", "judge"),
 def registry_disagreements(entries: list[dict]) -> list[str]:
     """The entries of a study's judge whose verdict differs from what the registered criterion
     (:data:`icdl.repro.claims.CRITERIA`) gives on the numbers the entry records."""
-    from icdl.repro.claims import criterion_holds
+    from icdl.repro.claims import criterion_verdict
 
     out = []
     for e in entries:
         numbers = {**(e.get("values") or {}), "value": e.get("value")}
         numbers = {k: v for k, v in numbers.items() if v is not None}
-        if bool(e["passed"]) != criterion_holds(e["claim"], numbers):
-            out.append(f"{e['claim']}: judge says {bool(e['passed'])}, the registry says "
-                       f"{criterion_holds(e['claim'], numbers)} on {numbers}")
+        said = None if e["passed"] is None else bool(e["passed"])  # None: the judge's inconclusive
+        if said != criterion_verdict(e["claim"], numbers):
+            out.append(f"{e['claim']}: judge says {said}, the registry says "
+                       f"{criterion_verdict(e['claim'], numbers)} on {numbers}")
     return out
 
 

@@ -1,6 +1,7 @@
 """The ledger is complete and green: every registered claim has a record, none fails."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,8 @@ def test_no_record_fails_and_every_record_names_a_known_claim():
             assert rec.claim in KNOWN_FAILURES, f"unknown failure: {rec.claim} at {rec.profile}: {rec.ours}"
             assert rec.note.startswith("known failure:"), f"{rec.claim}: a shown failure carries what was seen"
         else:
-            assert rec.status in ("pass", "pass (deviation)", "mismatch"), f"{rec.claim} at {rec.profile}: {rec.status}"
+            assert rec.status in ("pass", "pass (deviation)", "mismatch", "inconclusive"), (
+                f"{rec.claim} at {rec.profile}: {rec.status}")
         if rec.status == "mismatch":
             assert rec.note, f"{rec.claim}: a mismatch must say why"
 
@@ -373,3 +375,60 @@ def test_every_committed_records_text_writes_its_formulas_as_math():
         math_html(text)  # paired dollars, or this raises naming the text
         bad += [f"{where}: {hit!r}" for hit in pseudo_math(text)]
     assert not bad, "\n".join(bad)
+
+
+def test_an_interval_decides_pass_fail_or_inconclusive_on_both_sides_of_the_threshold(tmp_path, monkeypatch):
+    """A claim whose number carries an interval (``value_lo``, ``value_hi``: over seeds and prompts) passes only
+    when the whole interval meets the criterion, fails only when none of it does, and is ``inconclusive`` when
+    it straddles the threshold -- whatever the point estimate says; a number without an interval (the theory)
+    is its own one-point interval and never inconclusive. Stored, the status is re-derived from the interval,
+    so a hand-edit of inconclusive to pass is caught."""
+    from icdl.repro.claims import Condition, criterion_verdict
+
+    c = Condition("value", "<=", 0.05)  # icdl-obj1's comparison
+    assert c.verdict({"value": 0.04, "value_lo": 0.03, "value_hi": 0.05}) is True      # the upper end on the line
+    assert c.verdict({"value": 0.04, "value_lo": 0.03, "value_hi": 0.0501}) is None    # a hair across
+    assert c.verdict({"value": 0.06, "value_lo": 0.0501, "value_hi": 0.07}) is False
+    assert c.verdict({"value": 0.06, "value_lo": 0.04, "value_hi": 0.07}) is None      # the point misses, the band not
+    assert c.verdict({"value": 0.06}) is False and c.verdict({"value": 0.04}) is True  # no interval: never None
+    assert c.verdict({"value": 0.04, "value_lo": float("nan"), "value_hi": 0.05}) is False  # no interval to decide on
+    assert c.verdict({"value": 0.04, "value_lo": 0.05, "value_hi": 0.03}) is False          # reversed ends
+    assert Condition("value", ">", 0).verdict({"value": 0.1, "value_lo": -0.01, "value_hi": 0.2}) is None
+    # several conditions: any decided failure fails the claim, else any undecided one makes it inconclusive
+    assert criterion_verdict("scale-shortfall-falls", {"value": -0.01, "slope_hi": 0.001}) is False
+    assert criterion_verdict("scale-shortfall-falls", {"value": -0.01, "value_lo": -0.02, "value_hi": 0.001,
+                                                       "slope_hi": -0.001}) is None
+    assert criterion_verdict("scale-shortfall-falls", {"value": 0.01, "value_lo": -0.02, "value_hi": 0.02,
+                                                       "slope_hi": 0.001}) is False
+    assert judge_status("icdl-obj1", None, 0.06) == "inconclusive"  # never mismatch: the band is for a miss
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ledger = Ledger("gpt_icl", "quick")
+    rec = ledger.record("icdl-obj1", ours="0.040 (0.030 to 0.0501)", criterion="c", value=0.04,
+                        values={"value_lo": 0.03, "value_hi": 0.0501})
+    assert rec.status == "inconclusive" and rec.rejudged() == "inconclusive"
+    with pytest.raises(ValueError, match="disagrees"):  # a chapter cannot call a straddling interval a pass
+        Ledger("gpt_icl", "quick").record("icdl-obj1", ours="", criterion="c", value=0.04, passed=True,
+                                          values={"value_lo": 0.03, "value_hi": 0.0501})
+    import dataclasses
+    assert dataclasses.replace(rec, status="pass").rejudged() == "inconclusive"
+    ledger.save()
+    (loaded, _), = load_records(tmp_path / "results" / "ledger")
+    assert loaded.status == "inconclusive"
+    text = render_report(tmp_path / "results" / "ledger")
+    assert "## Inconclusive" in text and "**1** inconclusive" in text
+
+
+def test_every_status_has_its_colour_in_both_modes():
+    """Each status the ledger can give has a colour of its own in the book's stylesheet, light and dark (a new
+    status without one would show as plain text)."""
+    from icdl.repro.ledger import NOT_COVERED, STATUSES, status_class
+
+    css = (ROOT / "book" / "_static" / "book.css").read_text()
+    colours = {}
+    for status in (*STATUSES, NOT_COVERED):
+        cls = status_class(status)
+        light = re.search(rf"(?<!\] )\.{cls} b \{{ color: (#[0-9a-f]{{3,6}}); \}}", css)
+        dark = re.search(rf'data-theme="dark"\] \.{cls} b \{{ color: (#[0-9a-f]{{3,6}}); \}}', css)
+        assert light and dark, f"{status}: no colour in book/_static/book.css ({cls})"
+        colours[status] = (light.group(1), dark.group(1))
+    assert len(set(colours.values())) == len(colours), "two statuses share a colour"

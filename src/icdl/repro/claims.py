@@ -256,7 +256,13 @@ _OPS = {"<": lambda v, t: v < t, "<=": lambda v, t: v <= t, ">": lambda v, t: v 
 
 @dataclass(frozen=True)
 class Condition:
-    """One comparison of a criterion: the recorded number ``key`` against ``threshold`` by ``op``."""
+    """One comparison of a criterion: the recorded number ``key`` against ``threshold`` by ``op``.
+
+    Where the record also holds an interval for the number (``<key>_lo`` and ``<key>_hi``: over seeds and
+    prompts, say), the comparison is decided by the interval: it holds when the whole interval lies on the
+    passing side, fails when the whole interval lies on the failing side, and is undecided (``None``) when the
+    interval straddles the threshold -- a margin inside the noise decides nothing. A number recorded without an
+    interval (a deterministic check: the theory) is its own interval of one point, never undecided."""
     key: str
     op: str
     threshold: float
@@ -264,6 +270,16 @@ class Condition:
     def holds(self, values: dict) -> bool:
         v = values.get(self.key)
         return v is not None and v == v and bool(_OPS[self.op](float(v), self.threshold))  # NaN never holds
+
+    def verdict(self, values: dict) -> bool | None:
+        """True, False, or None where the recorded interval straddles the threshold (see the class)."""
+        lo, hi = values.get(f"{self.key}_lo"), values.get(f"{self.key}_hi")
+        if lo is None or hi is None or self.op == "==":
+            return self.holds(values)
+        if not (lo == lo and hi == hi and lo <= hi):  # NaN or reversed ends: no interval to decide on
+            return False
+        ends = [self.holds({self.key: lo}), self.holds({self.key: hi})]
+        return True if all(ends) else False if not any(ends) else None
 
 
 def _all(*conditions: tuple[str, str, float]) -> tuple[Condition, ...]:
@@ -353,11 +369,19 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
 }
 
 
-def criterion_holds(claim: str, values: dict) -> bool:
-    """Whether the recorded numbers ``values`` meet the registered criterion of ``claim``."""
+def criterion_verdict(claim: str, values: dict) -> bool | None:
+    """The registered criterion of ``claim`` on the recorded numbers ``values``: False if any condition fails,
+    else None (inconclusive) if any is undecided by its interval (:meth:`Condition.verdict`), else True."""
     if claim not in CRITERIA:
         raise KeyError(f"claim {claim!r} has no registered criterion in icdl.repro.claims.CRITERIA")
-    return all(c.holds(values) for c in CRITERIA[claim])
+    verdicts = [c.verdict(values) for c in CRITERIA[claim]]
+    return False if False in verdicts else None if None in verdicts else True
+
+
+def criterion_holds(claim: str, values: dict) -> bool:
+    """Whether the recorded numbers ``values`` meet the registered criterion of ``claim`` (decidedly: an
+    inconclusive verdict does not hold)."""
+    return criterion_verdict(claim, values) is True
 
 
 # ---- mismatches registered in advance --------------------------------------------------------------

@@ -41,7 +41,7 @@ from .claims import (
     DOCUMENTS,
     KNOWN_FAILURES,
     MISMATCHES,
-    criterion_holds,
+    criterion_verdict,
     document,
     get_claim,
 )
@@ -49,7 +49,9 @@ from .results import ResultFileError, load_result, project_root, provenance, res
 
 #: a claim that meets its criterion under a changed setting of the paper (:data:`icdl.repro.claims.DEVIATIONS`)
 PASS_DEVIATION = "pass (deviation)"
-STATUSES = ("pass", PASS_DEVIATION, "fail", "mismatch")
+#: a claim whose recorded interval (over seeds and prompts) straddles its criterion: neither pass nor fail
+INCONCLUSIVE = "inconclusive"
+STATUSES = ("pass", PASS_DEVIATION, "fail", "mismatch", INCONCLUSIVE)
 #: the status of a claim a chapter could not judge: the result it is judged on (a long reference run) has not
 #: been produced, and a live judgement of the chapter's small run must not stand in for it
 NOT_COVERED = "not yet covered"
@@ -71,7 +73,7 @@ class Record:
         """The status this record's own numbers give under the registered criterion and mismatch bands."""
         if self.status == NOT_COVERED:
             return NOT_COVERED
-        return judge_status(self.claim, criterion_holds(self.claim, {**self.values, "value": self.value}),
+        return judge_status(self.claim, criterion_verdict(self.claim, {**self.values, "value": self.value}),
                             self.value)
 
 
@@ -79,11 +81,14 @@ def _command(chapter: str, profile: str, overrides: tuple[str, ...] = ()) -> str
     return f"python -m icdl.repro.execute {chapter} --profile {profile}" + "".join(f" --set {o}" for o in overrides)
 
 
-def judge_status(claim: str, passed: bool, value: float | None = None) -> str:
+def judge_status(claim: str, passed: bool | None, value: float | None = None) -> str:
     """The one judge of every chapter: ``pass`` if the criterion holds (``pass (deviation)`` if the claim is
-    checked under a changed setting registered in :data:`icdl.repro.claims.DEVIATIONS`); else ``mismatch``
-    if the claim's mismatch is registered in :data:`icdl.repro.claims.MISMATCHES` and ``value`` lies in its
-    band; else ``fail``."""
+    checked under a changed setting registered in :data:`icdl.repro.claims.DEVIATIONS`); ``inconclusive`` if
+    its recorded interval straddles the criterion (``passed`` is None: :func:`icdl.repro.claims.criterion_verdict`);
+    else ``mismatch`` if the claim's mismatch is registered in :data:`icdl.repro.claims.MISMATCHES` and
+    ``value`` lies in its band; else ``fail``."""
+    if passed is None:
+        return INCONCLUSIVE
     if passed:
         return PASS_DEVIATION if claim in DEVIATIONS else "pass"
     m = MISMATCHES.get(claim)
@@ -119,8 +124,8 @@ class Ledger:
         numbers = {k: float(v) for k, v in (values or {}).items()}
         if value is not None:
             numbers["value"] = float(value)
-        holds = criterion_holds(claim, numbers)
-        if passed is not None and bool(passed) != holds:
+        holds = criterion_verdict(claim, numbers)
+        if passed is not None and bool(passed) != holds:  # an inconclusive criterion (None) agrees with no verdict
             raise ValueError(f"{self.chapter}: claim {claim!r}: the chapter's verdict ({bool(passed)}) disagrees "
                              f"with the registered criterion {CRITERIA[claim]} on {numbers}")
         value = numbers.get("value")
@@ -286,7 +291,7 @@ def report_frame(folder: Path | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-_ORDER = ("fail", "mismatch", PASS_DEVIATION, "pass")  # a claim's status is the worst of its records
+_ORDER = ("fail", "mismatch", INCONCLUSIVE, PASS_DEVIATION, "pass")  # a claim's status: the worst of its records
 
 
 def chapter_title(chapter: str) -> str:
@@ -370,6 +375,7 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
         return f'<a href="../notebooks/{ch}.html">{math_html(chapter_title(ch))}</a>' if ch else "—"
 
     for status, title in (("fail", "Failures"), ("mismatch", "Registered mismatches"),
+                          (INCONCLUSIVE, "Inconclusive: the interval straddles the criterion"),
                           (PASS_DEVIATION, "Passes under a changed setting of the paper")):
         part = df[df["status"] == status]
         if len(part):
