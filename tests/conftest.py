@@ -83,3 +83,15 @@ def assert_process_ends(pid: int, what: str, seconds: float = 10.0) -> None:
         time.sleep(0.1)
     os.kill(pid, signal.SIGKILL)
     raise AssertionError(f"the job outlived {what}")
+
+
+def started_job_pid(pidfile, parent, seconds: float = 30.0) -> int:
+    """The pid a stand-in job writes to ``pidfile`` once it runs; fails if ``parent`` (the scheduler) ends first
+    or the job does not start within ``seconds``."""
+    import time
+
+    deadline = time.time() + seconds
+    while not pidfile.exists() or not pidfile.read_text():
+        assert time.time() < deadline and parent.poll() is None, "the job never started"
+        time.sleep(0.05)
+    return int(pidfile.read_text())

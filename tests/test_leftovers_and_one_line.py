@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import assert_process_ends
+from conftest import assert_process_ends, started_job_pid
 from icdl.repro.results import (
     CheckpointError,
     ResultFileError,
@@ -272,11 +272,7 @@ def test_ctrl_c_to_the_workers_run_stops_its_jobs_in_one_line(tmp_path):
     parent = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "ICDL_ROOT": str(tmp_path)},
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.time() + 30
-    while not pidfile.exists() or not pidfile.read_text():
-        assert time.time() < deadline and parent.poll() is None, "the job never started"
-        time.sleep(0.05)
-    child = int(pidfile.read_text())
+    child = started_job_pid(pidfile, parent)
     parent.send_signal(signal.SIGINT)
     _, err = parent.communicate(timeout=30)
     assert parent.returncode == 130, err

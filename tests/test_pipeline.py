@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import assert_process_ends
+from conftest import assert_process_ends, started_job_pid
 from icdl.gpt_icl import depth, objectives, plateau
 from icdl.gpt_icl.pipeline import Job, check_jobs, run_jobs, schedule
 
@@ -189,11 +189,7 @@ def test_jobs_stop_with_the_scheduler(tmp_path):
     script = ("import sys; from pathlib import Path; from icdl.gpt_icl.pipeline import Job, run_jobs; "
               f"run_jobs([Job('long', ())], workers=1, logs=Path({str(tmp_path)!r}), python={job!r}, poll_s=0.05)")
     parent = subprocess.Popen([sys.executable, "-c", script])
-    deadline = time.time() + 30
-    while not pidfile.exists() or not pidfile.read_text():
-        assert time.time() < deadline and parent.poll() is None, "the job never started"
-        time.sleep(0.05)
-    child = int(pidfile.read_text())
+    child = started_job_pid(pidfile, parent)
     parent.send_signal(signal.SIGTERM)
     assert parent.wait(timeout=20) != 0
     assert_process_ends(child, "its scheduler")
