@@ -378,7 +378,7 @@ def test_the_longer_profile_asks_the_scale_studys_longest_trained_models():
     assert {k: v for k, v in longer.items() if k not in own} == {k: v for k, v in ref.items() if k not in own}
     assert (longer["models"], ref["models"]) == ("scale", "main")
     models = me._models(longer, progress=False)
-    main = objectives.reference_models(objectives.PROFILES.resolve("reference"))
+    main = objectives.first_seed_models(objectives.PROFILES.resolve("reference"))
     assert set(models) == set(main) and len(models) == 2 * len(ref["depths"])
     sc = scale.PROFILES.resolve("reference")
     assert scale.long_settings(sc)["steps"] == sc["factor"] * objectives.PROFILES.resolve("reference")["steps"]

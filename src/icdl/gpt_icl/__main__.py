@@ -11,7 +11,7 @@ Four parts, each writing its own result file (all four by default):
 * ``plateau`` -- the context-mean plateau study (chapter ``gpt_plateau``)
   -> ``results/gpt_plateau/plateau.<profile>.json``.
 
-``--depths`` (main) and ``--layers`` (depth) train a subset, to spread the work over processes (one core
+``--depths`` and ``--seeds`` (main) and ``--layers`` (depth) train a subset, to spread the work over processes (one core
 each); they write no result file, and a later plain call assembles it from the checkpoints.
 ``--workers N`` runs the whole reference as single-threaded jobs on N cores and records the wall time of
 every stage (:mod:`icdl.gpt_icl.pipeline`, ``results/computation/timing.<profile>.json``).
@@ -85,6 +85,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--depths", type=_ints, default=None, help="main part: only these target depths, e.g. 6")
+    p.add_argument("--seeds", type=_ints, default=None, help="main part: only these seeds (0, 1, …), e.g. 1,2")
     p.add_argument("--layers", type=_ints, default=None, help="depth part: only these model depths, e.g. 8,10")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="run every part as single-threaded jobs, N at a time, and record each stage's time")
@@ -110,18 +111,20 @@ def _check_combinations(p: argparse.ArgumentParser, args) -> None:
     modes = _modes(args)
     if len(modes) > 1:
         p.error(f"{' and '.join(modes)} are separate commands: give one of them")
-    training = [f for f, on in (("--part", args.part), ("--depths", args.depths), ("--layers", args.layers),
+    training = [f for f, on in (("--part", args.part), ("--depths", args.depths), ("--seeds", args.seeds),
+                                ("--layers", args.layers),
                                 ("--steps-this-call", args.steps_this_call is not None)) if on]
     if modes and modes[0] != "--workers" and training:
         p.error(f"{modes[0]} measures the computation and trains no study: it does not take {', '.join(training)}")
-    if args.depths is not None and args.part != ["main"]:
-        p.error("--depths trains a subset of the main models: it needs --part main alone")
+    for flag, given in (("--depths", args.depths), ("--seeds", args.seeds)):
+        if given is not None and args.part != ["main"]:
+            p.error(f"{flag} trains a subset of the main models: it needs --part main alone")
     if args.layers is not None and args.part != ["depth"]:
         p.error("--layers trains a subset of the depth study's models: it needs --part depth alone")
-    if args.workers is not None and (args.part or args.depths or args.layers or args.steps_this_call
+    if args.workers is not None and (args.part or args.depths or args.seeds or args.layers or args.steps_this_call
                                      or args.device != "cpu"):
-        p.error("--workers runs the whole CPU reference: it does not combine with --part, --depths, --layers, "
-                "--steps-this-call or --device cuda")
+        p.error("--workers runs the whole CPU reference: it does not combine with --part, --depths, --seeds, "
+                "--layers, --steps-this-call or --device cuda")
     if args.workers is not None and args.profile == "paper":
         p.error("--workers runs the whole study on CPU cores; the paper profile is for a GPU: use --device cuda "
                 "(or torchrun) without --workers")
@@ -148,7 +151,8 @@ def _described(args, parts) -> str:
     modes = _modes(args)
     value = {"--smoke": f" {args.smoke} steps", "--workers": f" {args.workers}"}.get(modes[0], "") if modes else ""
     what = f"{modes[0]}{value}" if modes else f"parts {', '.join(parts)}" + (
-        f", depths {args.depths}" if args.depths else "") + (f", layers {args.layers}" if args.layers else "") + (
+        f", depths {args.depths}" if args.depths else "") + (f", seeds {args.seeds}" if args.seeds else "") + (
+        f", layers {args.layers}" if args.layers else "") + (
         f", {args.steps_this_call} steps this call" if args.steps_this_call else "")
     return f"python -m icdl.gpt_icl, profile {args.profile}: {what} on {args.device}"
 
@@ -167,6 +171,8 @@ def _main(argv: list[str] | None = None) -> int:
         if not measuring:  # each part's settings, checked (memory included) before any work
             _subset(p, "--depths", args.depths, objectives.PROFILES.profiles[args.profile]["depths"], args.profile)
             _subset(p, "--layers", args.layers, depth.PROFILES.profiles[args.profile]["layers"], args.profile)
+            _subset(p, "--seeds", args.seeds, tuple(range(objectives.PROFILES.profiles[args.profile]["seeds"])),
+                    args.profile)
             main_cfg = objectives.PROFILES.resolve(args.profile, **({"depths": args.depths} if args.depths else {}))
             depth_cfg = depth.PROFILES.resolve(args.profile, **({"layers": args.layers} if args.layers else {})) \
                 if "depth" in parts else None
@@ -205,9 +211,10 @@ def _main(argv: list[str] | None = None) -> int:
     if "main" in parts:
         t = time.perf_counter()
         folder = objectives.PROFILES.folder("checkpoints", args.profile)
-        if args.depths is not None:
-            objectives.run(main_cfg, folder=folder, device=device_, **{**train, "train_only": True})
-            print(f"target depths {args.depths} trained; run without --depths to write the result file")
+        if args.depths is not None or args.seeds is not None:
+            objectives.run(main_cfg, folder=folder, device=device_, seeds=args.seeds, **{**train, "train_only": True})
+            print(f"target depths {args.depths or 'all'}, seeds {args.seeds or 'all'} trained; run without --depths "
+                  "and --seeds to write the result file")
         else:
             with writer(objectives, "icl"):
                 res = objectives.run(cfg, folder=folder, device=device_, **train)
@@ -217,7 +224,7 @@ def _main(argv: list[str] | None = None) -> int:
     if "shift" in parts and not worker:
         t = time.perf_counter()
         with writer(objectives, "shift"):
-            data = {"curves": objectives.param_shift_curves(objectives.reference_models(cfg), cfg), "complete": True}
+            data = objectives.param_shift(objectives.reference_models(cfg), cfg) | {"complete": True}
             _wrote(objectives.write("shift", data, cfg, f"{base} --part shift", t), data)
     if "depth" in parts:
         t = time.perf_counter()

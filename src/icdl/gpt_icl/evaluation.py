@@ -16,8 +16,9 @@ import torch
 
 from ..repro.results import ResultFileError, frame_to_lists, load_result, provenance, save_result
 from . import baselines as bl
+from .intervals import block_sums, label_sums
 from .schedule import target_task
-from .tasks import MIXTURES, sample_prompts
+from .tasks import MIXTURES, PRETRAINING, sample_prompts
 
 #: test prompts are drawn in blocks of this many with a seed per block, so that the first block is the same
 #: whatever the number of prompts (and the MLP baseline, run on the first ``mlp_prompts``, sees a prefix)
@@ -162,3 +163,79 @@ def cached_baselines(cfg, depth: int, folder: Path | None, progress: bool, *, co
                 provenance=provenance(command=command, wall_time_s=time.perf_counter() - t0,
                                       profile=cfg["profile"], seed=cfg["seed"]))
     return pd.concat([cheap, mlp], ignore_index=True)
+
+
+# ---- the sets the claims are judged on, in blocks for the intervals (icdl.gpt_icl.intervals) ------------
+
+#: the name of the paired set: the MLP's prompts (the first ``mlp_prompts``) at the MLP's positions
+PAIRED = "paired"
+
+
+def judged_sets(cfg, shift: bool = False) -> dict[str, dict]:
+    """The prompt sets on which objectives 1–3 are judged, by name: ``mixture`` (or ``mu`` for objective 3's
+    shifted targets), ``count`` (None: every test prompt; else the first ``count``) and the 1-based query
+    ``positions`` kept. Objectives 1–2: the pretraining mixture from the training length to the last position,
+    each other mixture at the training length, and :data:`PAIRED`; objective 3 (``shift``): each μ at the
+    training length, and the paired set of each μ ≠ 0 (named ``"paired μ=<mu>"``)."""
+    L, T = cfg["train_examples"], cfg["test_examples"]
+    mlp = [p + 1 for p in mlp_positions(cfg)]
+    if shift:
+        sets = {f"μ={mu:g}": {"mu": mu, "count": None, "positions": [L]} for mu in PARAM_SHIFTS}
+        return sets | {f"{PAIRED} μ={mu:g}": {"mu": mu, "count": cfg["mlp_prompts"], "positions": mlp}
+                       for mu in PARAM_SHIFTS if mu != 0}
+    sets = {m: {"mixture": m, "count": None, "positions": list(range(L, T + 1)) if m == PRETRAINING else [L]}
+            for m in MIXTURES}
+    return sets | {PAIRED: {"mixture": PRETRAINING, "count": cfg["mlp_prompts"], "positions": mlp}}
+
+
+def set_prompts(cfg, depth: int, spec: dict) -> tuple[torch.Tensor, torch.Tensor]:
+    """The prompts of one judged set (:func:`judged_sets`)."""
+    xs, ys = shifted_prompts(cfg, depth, spec["mu"]) if "mu" in spec else test_prompts(cfg, depth, spec["mixture"])
+    return (xs, ys) if spec["count"] is None else (xs[:spec["count"]], ys[:spec["count"]])
+
+
+def label_rows(cfg, depth: int, prompts: dict) -> list[dict]:
+    """The label sums per block (:func:`icdl.gpt_icl.intervals.label_sums`) of every judged set, one row per
+    set and position; ``prompts``: ``{set name: (spec, xs, ys)}``."""
+    rows = []
+    for name, (spec, _, ys) in prompts.items():
+        sums = label_sums(ys, spec["positions"])
+        rows += [{"depth": depth, "set": name, "position": p, "n": sums["n"].tolist(), "sy": sums["sy"][i].tolist(),
+                  "syy": sums["syy"][i].tolist()} for i, p in enumerate(spec["positions"])]
+    return rows
+
+
+def block_rows(pred_of, prompts: dict, **keys) -> list[dict]:
+    """One row per judged set and position with the squared error per block of one predictor
+    (``pred_of(xs, ys) -> (B, k)``; sets it returns None for are skipped) and ``keys`` in every row."""
+    rows = []
+    for name, (spec, xs, ys) in prompts.items():
+        pred = pred_of(xs, ys)
+        if pred is None:
+            continue
+        sse = block_sums(pred, ys, spec["positions"])
+        rows += [{**keys, "set": name, "position": p, "sse": sse[i].tolist()} for i, p in enumerate(spec["positions"])]
+    return rows
+
+
+def paired_mlp_rows(cfg, depth: int, prompts: dict, *, progress: bool = False) -> tuple[list[dict], list[dict]]:
+    """The MLP baseline on every paired set (the ones whose ``count`` is the MLP's ``mlp_prompts``): R² per
+    position (rows of :func:`baseline_curves`' shape plus ``mu``) and its squared error per block at its best
+    epoch (the epoch chosen on all the set's prompts, as the paper's "best R² over epochs")."""
+    from tqdm import tqdm
+
+    curves, blocks = [], []
+    method = bl.mlp_method(depth)
+    for name, (spec, xs, ys) in prompts.items():
+        if spec["count"] != cfg["mlp_prompts"] or not name.startswith(PAIRED):
+            continue
+        pred = torch.zeros_like(ys)
+        for p in tqdm(mlp_positions(cfg), desc=f"MLP depth {depth} {name}", disable=not progress):
+            res = bl.trained_mlp(xs, ys, p, depth=depth, width=cfg["mlp_width"], epochs=cfg["mlp_epochs"],
+                                 seed=cfg["seed"])
+            pred[:, p] = res["pred"][res["best_epoch"]]
+            curves.append({"set": name, "method": method, "position": p + 1, "r2": res["best_r2"]})
+        sse = block_sums(pred, ys, spec["positions"])
+        blocks += [{"depth": depth, "model": method, "seed": -1, "set": name, "position": q, "sse": sse[i].tolist()}
+                   for i, q in enumerate(spec["positions"])]
+    return [r | {"depth": depth} for r in curves], blocks

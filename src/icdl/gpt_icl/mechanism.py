@@ -247,7 +247,7 @@ def _models(cfg, progress: bool) -> dict:
                               progress=progress)
             out |= {(depth, att): pair[att]["model"] for att in ATTENTIONS}
         return out
-    return objectives.reference_models(cfg)
+    return objectives.first_seed_models(cfg)
 
 
 def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:

@@ -28,9 +28,20 @@ import pandas as pd
 from ..repro.profiles import ProfileSet
 from ..repro.results import save_profile_result
 from . import baselines as bl
-from .evaluation import cached_baselines, evaluate, evaluate_param_shift
+from . import verdicts
+from .evaluation import (
+    block_rows,
+    cached_baselines,
+    evaluate,
+    evaluate_param_shift,
+    judged_sets,
+    label_rows,
+    paired_mlp_rows,
+    predict,
+    set_prompts,
+)
 from .model import ATTENTIONS
-from .schedule import AT_SWITCH, MODEL_RANGES, MODEL_SETTINGS, load_trained, train_pair
+from .schedule import AT_SWITCH, MODEL_RANGES, MODEL_SETTINGS, SOFTMAX_ON, checkpoint_path, load_trained, train_pair
 from .schedule import memory_estimate as schedule_memory
 from .tasks import MIXTURES, PRETRAINING
 
@@ -43,19 +54,19 @@ def memory_estimate(cfg) -> float:
 _OWN = {
     "quick": {"depths": (3, 6), "n_layer": 2, "steps": 300, "train_examples": 20, "warm_steps": 150,
               "relu_steps": 100, "mlp_prompts": 256, "mlp_width": 32, "mlp_epochs": 30,
-              "mlp_positions": (2, 5, 10, 19)},
+              "mlp_positions": (2, 5, 10, 19), "seeds": 2},
     "reference": {"depths": (3, 4, 6), "n_layer": 3, "steps": 6500, "train_examples": 40, "warm_steps": 5000,
                   "relu_steps": 2500, "mlp_prompts": 512, "mlp_width": 200, "mlp_epochs": 100,
-                  "mlp_positions": (5, 20, 39)},
+                  "mlp_positions": (5, 20, 39), "seeds": 3},
     "paper": {"depths": (3, 4, 6), "n_layer": 12, "steps": 500_000, "train_examples": 51, "warm_steps": 0,
               "relu_steps": 500_000, "mlp_prompts": 6400, "mlp_width": 200, "mlp_epochs": 100,
-              "mlp_positions": tuple(range(1, 76))},
+              "mlp_positions": tuple(range(1, 76)), "seeds": 3},
 }
 PROFILES = ProfileSet(
     "gpt_icl",
     profiles={name: {**MODEL_SETTINGS[name], **own} for name, own in _OWN.items()},
     ranges={**MODEL_RANGES, "depths": (1, 8), "n_layer": (1, 24), "mlp_prompts": (8, 10**5),
-            "mlp_width": (4, 1024), "mlp_epochs": (1, 1000), "mlp_positions": (1, 199)},
+            "mlp_width": (4, 1024), "mlp_epochs": (1, 1000), "mlp_positions": (1, 199), "seeds": (1, 20)},
     command="python -m icdl.gpt_icl --profile {profile} --part main --part shift",
     memory=memory_estimate,
 )
@@ -73,59 +84,129 @@ MAIN_COMMAND = "python -m icdl.gpt_icl --profile {profile} --part main"
 CRITERIA = {"obj1_tolerance": 0.05, "obj3_max_drop": 0.1, "off_plateau_margin": 0.05}
 
 #: result files (``results/gpt_icl/<stem>.<profile>.json``) and the schema of their data
-RESULTS = {"icl": ("curves", "history", "baselines", "complete", "seconds"), "shift": ("curves", "complete")}
+RESULTS = {"icl": ("curves", "history", "baselines", "blocks", "labels", "models", "complete", "seconds"),
+           "shift": ("curves", "baselines", "blocks", "labels", "complete")}
+
+
+#: the models of every target depth and seed: the two attentions and the softmax model's twin of the ReLU model
+MODELS = ATTENTIONS + (SOFTMAX_ON,)
 
 
 def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, progress: bool = True,
-        device: str = "cpu", train_only: bool = False) -> dict | None:
-    """Train (or resume) every model of the profile, evaluate it, and compute the baselines.
+        device: str = "cpu", train_only: bool = False, seeds: tuple[int, ...] | None = None) -> dict | None:
+    """Train (or resume) every model of the profile -- each target depth, each of the profile's ``seeds``
+    (or only ``seeds``, to spread the training over processes), the models of :data:`MODELS` -- evaluate it,
+    and compute the baselines on the same prompts.
 
     With ``folder`` the checkpoints live there and training resumes; without it (the quick profile) the
-    models are trained in memory. Returns ``{"curves", "baselines", "history", "complete", "seconds",
-    "models"}``; ``curves`` has the attention :data:`AT_SWITCH` for the ReLU model before its own training.
-    ``train_only`` (the other ranks of a data-parallel run) trains and returns ``None``."""
+    models are trained in memory. Returns ``{"curves", "baselines", "history", "blocks", "labels", "models",
+    "complete", "seconds", "trained"}``: ``curves`` per seed (the attention :data:`AT_SWITCH` for the ReLU
+    model before its own training), ``blocks`` and ``labels`` the sums per block of prompts of every judged
+    set (:func:`~icdl.gpt_icl.evaluation.judged_sets`, the intervals' input), ``models`` what each trained
+    model is (its seed and steps, and its checkpoint's sha256), ``trained`` the models themselves.
+    ``train_only`` (a subset of seeds, or the other ranks of a data-parallel run) trains and returns None."""
     t0 = time.perf_counter()
-    curves, hists, base, models = [], [], [], {}
-    complete = True
+    curves, hists, base, blocks, labels, records, trained = [], [], [], [], [], [], {}
+    complete, continued = True, cfg["relu_init"] == "softmax"
+    command = MAIN_COMMAND.format(profile=cfg["profile"])
     for depth in cfg["depths"]:
-        pair = train_pair(cfg, depth, cfg["n_layer"], command=MAIN_COMMAND.format(profile=cfg["profile"]),
-                          folder=folder, steps_this_call=steps_this_call, progress=progress, device=device)
-        complete &= pair["complete"]
-        if train_only:
-            continue
-        for attention in ATTENTIONS:
-            if attention not in pair:
+        prompts = None if train_only else {name: (spec, *set_prompts(cfg, depth, spec))
+                                           for name, spec in judged_sets(cfg).items()}
+        depth_complete = True
+        for seed in range(cfg["seeds"]) if seeds is None else seeds:
+            pair = train_pair(cfg, depth, cfg["n_layer"], command=command, folder=folder, replicate=seed,
+                              continued=continued, steps_this_call=steps_this_call, progress=progress, device=device)
+            depth_complete &= pair["complete"]
+            if train_only:
                 continue
-            res = pair[attention]
-            models[(depth, attention)] = res["model"]
-            hists.append(res["history"].assign(depth=depth, attention=attention))
-            curves.append(evaluate(res["model"], cfg, depth).assign(depth=depth, attention=attention,
-                                                                    steps=res["steps_done"]))
-        if pair["switch"] is not None:
-            curves.append(evaluate(pair["switch"], cfg, depth).assign(depth=depth, attention=AT_SWITCH, steps=0))
-        if pair["complete"]:
-            command = MAIN_COMMAND.format(profile=cfg["profile"])
+            for attention in (a for a in MODELS if a in pair):
+                res, keys = pair[attention], {"depth": depth, "attention": attention, "seed": seed}
+                trained[(depth, attention, seed)] = model = res["model"]
+                records.append(keys | {"steps": res["steps_done"], "sha256": _sha(folder, depth, attention, seed)})
+                hists.append(res["history"].assign(**keys))
+                curves.append(evaluate(model, cfg, depth).assign(**keys, steps=res["steps_done"]))
+                blocks += block_rows(lambda xs, ys, m=model: predict(m, xs, ys), prompts,
+                                     depth=depth, model=attention, seed=seed)
+            if pair["switch"] is not None:
+                curves.append(evaluate(pair["switch"], cfg, depth).assign(depth=depth, attention=AT_SWITCH,
+                                                                           seed=seed, steps=0))
+        complete &= depth_complete
+        if depth_complete and not train_only:
             base.append(cached_baselines(cfg, depth, folder, progress, command=command).assign(depth=depth))
+            labels += label_rows(cfg, depth, prompts)
+            blocks += _baseline_blocks(cfg, depth, prompts, progress)
     if train_only:
         return None
-    return {"curves": pd.concat(curves, ignore_index=True), "history": pd.concat(hists, ignore_index=True),
-            "baselines": pd.concat(base, ignore_index=True) if base else pd.DataFrame(),
-            "complete": complete, "seconds": time.perf_counter() - t0, "models": models}
+    return {"curves": _frame(curves), "history": _frame(hists), "baselines": _frame(base),
+            "blocks": blocks, "labels": labels, "models": records, "complete": complete,
+            "seconds": time.perf_counter() - t0, "trained": trained}
 
 
-def reference_models(cfg) -> dict:
-    """The trained models of a long run, from its checkpoints: ``{(depth, attention): model}``, each checked
-    to be the finished model the profile describes (:func:`icdl.gpt_icl.schedule.load_trained`)."""
+def _frame(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _sha(folder: Path | None, depth: int, attention: str, seed: int) -> str:
+    """The sha256 of a model's checkpoint (from its record), or "" for a model trained in memory."""
+    if folder is None:
+        return ""
+    from ..repro.results import checkpoint_record, load_result
+
+    return load_result(checkpoint_record(checkpoint_path(folder, depth, attention, replicate=seed)))["data"]["sha256"]
+
+
+def _baseline_blocks(cfg, depth: int, prompts: dict, progress: bool) -> list[dict]:
+    """The squared error per block of the baselines on the judged sets: context mean and least squares on
+    every set, the MLP on the paired ones (:func:`~icdl.gpt_icl.evaluation.paired_mlp_rows`; its R² per
+    position rides along in the rows' ``r2``)."""
+    rows = []
+    for name, method in ((bl.CONTEXT_MEAN, bl.context_mean), (bl.LEAST_SQUARES, bl.least_squares)):
+        rows += block_rows(method, prompts, depth=depth, model=name, seed=-1)
+    mlp_curves, mlp_blocks = paired_mlp_rows(cfg, depth, prompts, progress=progress)
+    r2 = {(c["set"], c["position"]): c["r2"] for c in mlp_curves}
+    return rows + [b | {"r2": r2[(b["set"], b["position"])]} for b in mlp_blocks]
+
+
+def reference_models(cfg, *, seeds: tuple[int, ...] | None = None, names: tuple[str, ...] | None = None) -> dict:
+    """The trained models of a long run, from its checkpoints: ``{(depth, attention, seed): model}`` for every
+    model of :data:`MODELS` (or ``names``) and seed (or ``seeds``), each checked to be the finished model the
+    profile describes (:func:`icdl.gpt_icl.schedule.load_trained`)."""
     folder = PROFILES.folder("checkpoints", cfg["profile"])
-    return {(depth, att): load_trained(cfg, folder, depth, att, cfg["n_layer"],
-                                       command=MAIN_COMMAND.format(profile=cfg["profile"]))
-            for depth in cfg["depths"] for att in ATTENTIONS}
+    names = names or (MODELS if cfg["relu_init"] == "softmax" else ATTENTIONS)
+    seeds = range(cfg["seeds"]) if seeds is None else seeds
+    return {(depth, att, seed): load_trained(cfg, folder, depth, att, cfg["n_layer"], replicate=seed,
+                                             command=MAIN_COMMAND.format(profile=cfg["profile"]))
+            for depth in cfg["depths"] for att in names for seed in seeds}
 
 
-def param_shift_curves(models: dict, cfg) -> pd.DataFrame:
-    """Objective 3's curves (:func:`~icdl.gpt_icl.evaluation.evaluate_param_shift`) for every model."""
-    return pd.concat([evaluate_param_shift(m, cfg, depth).assign(depth=depth, attention=att)
-                      for (depth, att), m in models.items()], ignore_index=True)
+def first_seed_models(cfg) -> dict:
+    """``{(depth, attention): model}``: the two attentions' models of seed 0 (the studies that read one model
+    per depth and attention: the mechanism study)."""
+    return {(d, a): m for (d, a, _), m in reference_models(cfg, seeds=(0,), names=ATTENTIONS).items()}
+
+
+def param_shift(models: dict, cfg, *, progress: bool = False) -> dict:
+    """Objective 3 for every model ``{(depth, attention, seed): model}``: R² per position on the shifted
+    targets (:func:`~icdl.gpt_icl.evaluation.evaluate_param_shift`, ``curves``), the sums per block of the
+    judged shifted sets for the models and the baselines (``blocks``, ``labels``; the MLP on the paired sets),
+    the baselines' R² there (``baselines``)."""
+    curves, blocks, labels, base = [], [], [], []
+    for depth in sorted({k[0] for k in models}):
+        prompts = {name: (spec, *set_prompts(cfg, depth, spec)) for name, spec in judged_sets(cfg, shift=True).items()}
+        for (d, attention, seed), model in sorted(models.items()):
+            if d != depth:
+                continue
+            keys = {"depth": depth, "attention": attention, "seed": seed}
+            curves.append(evaluate_param_shift(model, cfg, depth).assign(**keys))
+            blocks += block_rows(lambda xs, ys, m=model: predict(m, xs, ys), prompts, depth=depth, model=attention,
+                                 seed=seed)
+        labels += label_rows(cfg, depth, prompts)
+        base_blocks = _baseline_blocks(cfg, depth, prompts, progress)
+        blocks += base_blocks
+        base += [{"depth": depth, "set": b["set"], "method": b["model"], "position": b["position"],
+                  "r2": b["r2"]} for b in base_blocks if "r2" in b]
+    return {"curves": _frame(curves), "blocks": blocks, "labels": labels,
+            "baselines": pd.DataFrame(base, columns=["depth", "set", "method", "position", "r2"])}
 
 
 def _steps(n: int) -> str:
@@ -205,37 +286,23 @@ def off_plateau(levels: pd.DataFrame) -> bool:
 
 
 def judge(data: dict, train_examples: int) -> list[dict]:
-    """The ledger entries of objectives 1–3 (claim, ours, criterion, passed, value) for a result of
-    :func:`load`, or of :func:`run` with its :func:`param_shift_curves` as ``shift`` (``curves``,
-    ``baselines``, ``shift``), by :data:`CRITERIA`. Whether a
-    failure is a registered mismatch is decided by :func:`icdl.repro.ledger.judge_status`, not here."""
-    t = verdict_tables(data["curves"], data["baselines"], data["shift"], train_examples)
-    o1, mix, ps = t["obj1"], t["mixtures"], t["param_shift"]
-    tol, max_drop = CRITERIA["obj1_tolerance"], CRITERIA["obj3_max_drop"]
-    falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0).all(axis=1)
-    drops = t["length"].pivot(index="depth", columns="attention", values="drop_beyond")
-    first, last = list(MIXTURES)[0], list(MIXTURES)[-1]
-    return [
-        {"claim": "icdl-obj1", "passed": bool((o1["max_shortfall"] <= tol).all()),
-         "value": float(o1["max_shortfall"].max()),
-         "ours": f"largest shortfall below the MLP up to the training length: {o1['max_shortfall'].max():.3f} "
-                 f"(tolerance {tol:g})",
-         "criterion": f"transformer R² ≥ MLP R² − {tol} at every MLP position ≤ training length, mixture "
-                      f"{PRETRAINING}, every depth and attention"},
-        {"claim": "icdl-obj2-shift", "passed": bool(falls.all()), "value": float(falls.mean()),
-         "ours": f"R² at the training length, {first} → {last}: " + "; ".join(
-             f"{r.depth}L {r.attention}: {r[first]:.2f}→{r[last]:.2f}" for _, r in mix.iterrows()),
-         "criterion": f"R² decreases monotonically from {first} to {last} for every model"},
-        {"claim": "icdl-obj2-length", "passed": bool((drops["softmax"] < drops["relu"]).all()),
-         "value": float((drops["relu"] - drops["softmax"]).min()),
-         "ours": "drop beyond the training length, softmax vs ReLU: " + "; ".join(
-             f"{d}L {drops.loc[d, 'softmax']:.2f} vs {drops.loc[d, 'relu']:.2f}" for d in drops.index),
-         "criterion": "softmax's mean R² drop beyond the training length exceeds ReLU's at every depth"},
-        {"claim": "icdl-obj3", "passed": bool((ps["max_drop"] <= max_drop).all()), "value": float(ps["max_drop"].max()),
-         "ours": "largest R² drop at the training length for μ = ±0.5: " + "; ".join(
-             f"{r.depth}L {r.attention}: {r.max_drop:.2f}" for r in ps.itertuples()),
-         "criterion": f"R² at the training length drops by at most {max_drop} when μ moves to ±0.5, every model"},
-    ]
+    """The ledger entries of objectives 1–3 for a result of :func:`load` (or of :func:`run` with
+    :func:`param_shift` as ``shift``), each number with its interval over seeds and prompts
+    (:func:`icdl.gpt_icl.verdicts.judge`, by :data:`CRITERIA`). Whether a claim passes, fails or is
+    inconclusive is decided by the registry (:func:`icdl.repro.claims.criterion_verdict`), not here."""
+    test_examples = int(data["curves"]["position"].max())
+    return verdicts.judge(data["sums"], data["shift_sums"], train_examples, test_examples, CRITERIA)
+
+
+def mean_curves(curves: pd.DataFrame) -> pd.DataFrame:
+    """The curves of :func:`run` (one per seed) as one per model: ``r2`` the mean over seeds, ``lo`` and
+    ``hi`` the lowest and highest seed (the seeds' spread, which the figures draw as a band)."""
+    if "seed" not in curves:
+        return curves
+    keys = [c for c in ("depth", "attention", "mixture", "mu", "position") if c in curves]
+    g = curves.groupby(keys, sort=False)
+    out = g.agg(r2=("r2", "mean"), lo=("r2", "min"), hi=("r2", "max"), seeds=("seed", "nunique")).reset_index()
+    return out.assign(steps=g["steps"].first().to_numpy()) if "steps" in curves else out
 
 
 def levels_at(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
@@ -287,9 +354,21 @@ def write(stem: str, data: dict, cfg, command: str, started: float) -> Path:
 
 def load(raw_icl: dict, raw_shift: dict) -> dict:
     """The committed results (the objects of :func:`icdl.repro.results.load_result` of ``icl`` and ``shift``)
-    as one result: the frames of :func:`run` plus ``shift``, ``complete`` (both files) and ``provenance``."""
+    as one result: ``curves`` and ``shift`` the mean over seeds (:func:`mean_curves`), ``seed_curves`` and
+    ``seed_shift`` per seed, ``baselines``, ``shift_baselines``, ``history``, ``models``, the sums per block
+    (``sums``, ``shift_sums``: what the verdicts are computed from), ``complete`` (both files) and
+    ``provenance``."""
     d, s = raw_icl["data"], raw_shift["data"]
-    return {"curves": pd.DataFrame(d["curves"]), "history": pd.DataFrame(d["history"]),
-            "baselines": pd.DataFrame(d["baselines"]), "shift": pd.DataFrame(s["curves"]),
-            "complete": bool(d["complete"] and s["complete"]), "seconds": d["seconds"],
-            "provenance": raw_icl["provenance"]}
+    return from_run(d, s) | {"complete": bool(d["complete"] and s["complete"]), "seconds": d["seconds"],
+                             "provenance": raw_icl["provenance"]}
+
+
+def from_run(icl: dict, shift: dict) -> dict:
+    """:func:`load`'s result from the fields of a run (:func:`run` and :func:`param_shift`, or their files)."""
+    curves, shifted = pd.DataFrame(icl["curves"]), pd.DataFrame(shift["curves"])
+    return {"curves": mean_curves(curves), "seed_curves": curves, "shift": mean_curves(shifted),
+            "seed_shift": shifted, "baselines": pd.DataFrame(icl["baselines"]),
+            "shift_baselines": pd.DataFrame(shift["baselines"]), "history": pd.DataFrame(icl["history"]),
+            "models": pd.DataFrame(icl["models"]),
+            "sums": {"blocks": icl["blocks"], "labels": icl["labels"]},
+            "shift_sums": {"blocks": shift["blocks"], "labels": shift["labels"]}}

@@ -6,7 +6,8 @@
                           target family, the optimiser, the test prompts, the schedule's phases)
 :func:`memory_estimate`   the peak memory of a study's largest step, checked against the machine
 :func:`configs`           model, task and training settings of one model (target depth, attention, layers)
-:func:`train_pair`        the softmax model of a target depth, then the ReLU-attention one
+:func:`train_pair`        the softmax model of a target depth, then the ReLU-attention one (and the
+                          softmax model's twin of it, :data:`SOFTMAX_ON`), for one seed
 :func:`load_trained`      a finished model from its checkpoint, checked to be the one the profile describes
 ========================  ============================================================================
 
@@ -18,6 +19,7 @@ family, starting from the finished softmax weights (a **warm start**). The ``pap
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..repro.results import CheckpointError
@@ -48,8 +50,15 @@ MODEL_RANGES = {"d": (2, 64), "n_head": (1, 16), "n_embd": (8, 1024), "batch": (
 #: softmax weights run with ReLU attention)
 AT_SWITCH = "relu (at switch)"
 
-#: a model's training seed is the profile's ``seed`` plus this many times the target depth
+#: a model's training seed is the profile's ``seed`` plus this many times the target depth, plus
+#: :data:`SEED_PER_REPLICATE` times its replicate (0, 1, … below the profile's ``seeds``)
 SEED_PER_TARGET_DEPTH = 100
+SEED_PER_REPLICATE = 10_000
+
+#: the name (``attention`` column) and checkpoint stem of the softmax model trained on from its finished
+#: weights for the ReLU model's steps, on the ReLU model's prompts: the ReLU model's twin, so that a difference
+#: between the two is the attention's and not the training's (objective 2's length comparison)
+SOFTMAX_ON, SOFTMAX_ON_STEM = "softmax (same steps)", "softmax_on"
 
 
 def memory_estimate(cfg, n_layer: int, mixtures: int = 1) -> float:
@@ -71,10 +80,22 @@ def target_task(cfg, depth: int, **kw) -> TaskConfig:
     return TaskConfig(d=cfg["d"], depth=depth, family=cfg["target_family"], width=cfg["target_width"], **kw)
 
 
-def configs(cfg, depth: int, attention: str, n_layer: int) -> tuple[GPTConfig, TaskConfig, TrainConfig]:
+def configs(cfg, depth: int, attention: str, n_layer: int, replicate: int = 0, *,
+            continued: bool = False) -> tuple[GPTConfig, TaskConfig, TrainConfig]:
     """Model, task and training settings of the model with ``n_layer`` layers and ``attention`` trained on
     targets of ``depth`` layers, on prompts of ``train_examples`` examples, by the schedule of the module
-    docstring; the model has positions for the longer of the training and the test prompts."""
+    docstring; the model has positions for the longer of the training and the test prompts. ``replicate``
+    (0, 1, …) changes the training seed only (:data:`SEED_PER_REPLICATE`); ``continued`` gives the softmax
+    model's twin of the warm-started ReLU model (:data:`SOFTMAX_ON`): softmax attention, the ReLU model's
+    steps, prompts and start."""
+    if continued:
+        if cfg["relu_init"] != "softmax":
+            raise ValueError("the continued softmax model exists only where the ReLU model starts from softmax "
+                             f"weights (relu_init = 'softmax'), not with relu_init = {cfg['relu_init']!r}")
+        model, task, tr = configs(cfg, depth, "relu", n_layer, replicate)
+        return replace(model, attention="softmax"), task, tr
+    if replicate < 0:
+        raise ValueError(f"replicate must be >= 0, got {replicate}")
     examples = cfg["train_examples"]
     model = GPTConfig(d=cfg["d"], n_layer=n_layer, n_head=cfg["n_head"], n_embd=cfg["n_embd"],
                       max_examples=max(cfg["test_examples"], examples), attention=attention)
@@ -85,56 +106,70 @@ def configs(cfg, depth: int, attention: str, n_layer: int) -> tuple[GPTConfig, T
     steps = cfg["relu_steps"] if from_softmax else cfg["steps"]
     tr = TrainConfig(steps=steps, batch=cfg["batch"], lr=cfg["lr"], examples=examples,
                      curriculum_interval=cfg["curriculum_interval"],
-                     seed=cfg["seed"] + SEED_PER_TARGET_DEPTH * depth, log_every=max(1, steps // 100),
+                     seed=cfg["seed"] + SEED_PER_TARGET_DEPTH * depth + SEED_PER_REPLICATE * replicate,
+                     log_every=max(1, steps // 100),
                      warm_steps=0 if from_softmax or not warm else cfg["warm_steps"],
                      warm_task=None if from_softmax else warm_task,
                      init_from=f"softmax model, target depth {depth}, {n_layer} layers" if from_softmax else "")
     return model, target_task(cfg, depth), tr
 
 
-def checkpoint_path(folder: Path, depth: int, attention: str, tag: str = "") -> Path:
-    """Where the checkpoint of one model lives (``tag`` tells the studies' models apart)."""
-    return Path(folder) / f"gpt{tag}_depth{depth}_{attention}.pt"
+def checkpoint_path(folder: Path, depth: int, attention: str, tag: str = "", replicate: int = 0) -> Path:
+    """Where the checkpoint of one model lives (``tag`` tells the studies' models apart, ``replicate`` the
+    seeds of one model: replicate 0 keeps the name it had before there were several)."""
+    stem = SOFTMAX_ON_STEM if attention == SOFTMAX_ON else attention
+    seed = f"_seed{replicate}" if replicate else ""
+    return Path(folder) / f"gpt{tag}{seed}_depth{depth}_{stem}.pt"
 
 
 def train_pair(cfg, depth: int, n_layer: int, *, command: str, folder: Path | None = None, tag: str = "",
-               steps_this_call: int | None = None, progress: bool = True, device: str = "cpu") -> dict:
+               steps_this_call: int | None = None, progress: bool = True, device: str = "cpu",
+               replicate: int = 0, continued: bool = False) -> dict:
     """The softmax and the ReLU model of one target depth and model depth, trained or resumed from
     ``folder`` (in memory without it); with ``relu_init = "softmax"`` the ReLU model starts from the finished
     softmax model, and ``switch`` is that model before any ReLU training (how much of the softmax model
-    survives the switch). ``command`` rebuilds the checkpoints. Returns ``{attention: train result}`` plus
-    ``"switch"`` (a model or None) and ``"complete"``."""
+    survives the switch). With ``continued`` also the softmax model's twin of the ReLU model
+    (:data:`SOFTMAX_ON`). ``replicate`` picks the training seed (:func:`configs`). ``command`` rebuilds the
+    checkpoints. Returns ``{attention: train result}`` plus ``"switch"`` (a model or None) and ``"complete"``."""
     out, complete = {}, True
-    for attention in ATTENTIONS:
-        mcfg, tcfg, trcfg = configs(cfg, depth, attention, n_layer)
-        ckpt = None if folder is None else checkpoint_path(folder, depth, attention, tag)
+    names = ATTENTIONS + ((SOFTMAX_ON,) if continued else ())
+    for attention in names:
+        twin = attention == SOFTMAX_ON
+        mcfg, tcfg, trcfg = configs(cfg, depth, "softmax" if twin else attention, n_layer, replicate,
+                                    continued=twin)
+        ckpt = None if folder is None else checkpoint_path(folder, depth, attention, tag, replicate)
         init = None
         if trcfg.init_from:
-            if not complete:  # the softmax model is not finished: the ReLU model waits for it
+            if not complete:  # the softmax model is not finished: the models that start from it wait
                 break
             init = out["softmax"]["model"].state_dict()
-            switch = InContextGPT(mcfg)
+            switch = InContextGPT(configs(cfg, depth, "relu", n_layer, replicate)[0])
             switch.load_state_dict(init)
-            out["switch"] = switch.eval()
+            out.setdefault("switch", switch.eval())
         res = train(mcfg, tcfg, trcfg, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
                     device=device, init_state=init, command=command)
         complete &= res["steps_done"] >= trcfg.steps
         out[attention] = res
     out.setdefault("switch", None)
-    out["complete"] = complete and all(a in out for a in ATTENTIONS)
+    out["complete"] = complete and all(a in out for a in names)
     return out
 
 
-def load_trained(cfg, folder: Path, depth: int, attention: str, n_layer: int, *, command: str, tag: str = ""):
-    """The finished model of one target depth and attention from its checkpoint, refused (naming the file and
-    ``command``, which rebuilds it) if the checkpoint holds another model than the profile describes -- a
-    file swapped with another model's, or written with other settings -- or is unfinished."""
-    path = checkpoint_path(folder, depth, attention, tag)
+def load_trained(cfg, folder: Path, depth: int, attention: str, n_layer: int, *, command: str, tag: str = "",
+                 replicate: int = 0):
+    """The finished model of one target depth and attention (or :data:`SOFTMAX_ON`) of one replicate from its
+    checkpoint, refused (naming the file and ``command``, which rebuilds it) if the checkpoint holds another
+    model than the profile describes -- a file swapped with another model's, or written with other settings --
+    or is unfinished."""
+    path = checkpoint_path(folder, depth, attention, tag, replicate)
     model, state = load_model(path, command=command)
-    expected = dict(zip(("model", "task", "train"), (c.to_dict() for c in configs(cfg, depth, attention, n_layer))))
+    twin = attention == SOFTMAX_ON
+    made = configs(cfg, depth, "softmax" if twin else attention, n_layer, replicate, continued=twin)
+    expected = dict(zip(("model", "task", "train"), (c.to_dict() for c in made)))
     if plain(state["settings"]) != plain(expected):
         raise CheckpointError(f"checkpoint {path} holds another model than target depth {depth}, {attention} "
-                              f"attention, {n_layer} layers of profile {cfg['profile']!r}; rebuild it with {command}")
+                              f"attention, {n_layer} layers, seed {replicate} of profile {cfg['profile']!r}; "
+                              f"rebuild it with {command}")
     if state["step"] < expected["train"]["steps"]:
         raise CheckpointError(f"checkpoint {path} is unfinished ({state['step']} of {expected['train']['steps']} "
                               f"steps); finish it with {command}")

@@ -3,20 +3,30 @@
 :mod:`icdl.repro.schema` when :mod:`icdl.gpt_icl` is imported: every load and save of such a file checks its
 fields, the columns of its tables and that the tables a chapter reads are not empty."""
 
-from ..repro.schema import FLAG, INTEGER, NUMBER, TEXT, Fields, Keyed, Rows, Table, register
+from ..repro.schema import FLAG, INTEGER, NUMBER, TEXT, Fields, Keyed, List, Rows, Table, register
 
 _MODEL = ("attention",)
 _HISTORY = Table(text=_MODEL, numbers=("dims", "examples", "loss", "step"))
 _JOBS = Rows({"command": TEXT, "log": TEXT, "name": TEXT, "returncode": INTEGER, "seconds": NUMBER,
               "start_s": NUMBER})
 
+#: the sums per block of prompts behind the intervals (icdl.gpt_icl.intervals): a model's (seed >= 0) or a
+#: baseline's (seed -1) squared error per block, and the labels' sums per block, per judged set and position
+_BLOCKS = Rows({"depth": INTEGER, "model": TEXT, "seed": INTEGER, "set": TEXT, "position": INTEGER,
+                "sse": List(NUMBER)})
+_LABELS = Rows({"depth": INTEGER, "set": TEXT, "position": INTEGER, "n": List(NUMBER), "sy": List(NUMBER),
+                "syy": List(NUMBER)})
 register("gpt_icl", "icl", {
     "baselines": Table(text=("method", "mixture"), numbers=("depth", "position", "r2")),
-    "curves": Table(text=("attention", "mixture"), numbers=("depth", "hi", "lo", "position", "r2", "steps")),
-    "history": Table(text=_MODEL, numbers=("depth", "dims", "examples", "loss", "step")),
+    "curves": Table(text=("attention", "mixture"), numbers=("depth", "hi", "lo", "position", "r2", "seed", "steps")),
+    "history": Table(text=_MODEL, numbers=("depth", "dims", "examples", "loss", "seed", "step")),
+    "blocks": _BLOCKS, "labels": _LABELS,
+    "models": Rows({"depth": INTEGER, "attention": TEXT, "seed": INTEGER, "steps": INTEGER, "sha256": TEXT}),
     "complete": FLAG, "seconds": NUMBER})
 register("gpt_icl", "shift", {
-    "curves": Table(text=_MODEL, numbers=("depth", "mu", "position", "r2")), "complete": FLAG})
+    "curves": Table(text=_MODEL, numbers=("depth", "mu", "position", "r2", "seed")),
+    "baselines": Table(text=("method", "set"), numbers=("depth", "position", "r2")),
+    "blocks": _BLOCKS, "labels": _LABELS, "complete": FLAG})
 register("gpt_depth", "depth", {
     "table": Table(text=_MODEL, numbers=("examples", "hi", "lo", "n_layer", "r2")),
     "baselines": Table(text=("method",), numbers=("examples", "r2")),

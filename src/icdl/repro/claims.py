@@ -123,13 +123,17 @@ CLAIMS: tuple[Claim, ...] = (
        SOFTMAX, "tests/test_softmax.py::test_rank_one_attention_separates_small_grids"),
     # ---- ICDL experiments ----------------------------------------------------------------
     _c("icdl-obj1", "ICDL objective 1 (Figs. 2–4)", "ICL R² comparable to the trained MLP baseline up to 50 examples",
-       GPT_ICL, "tests/test_gpt_objectives.py::test_obj1_judge_both_sides_of_the_tolerance"),
+       GPT_ICL, "tests/test_gpt_verdicts.py::test_obj1_both_sides_of_the_tolerance_and_inconclusive_between"),
     _c("icdl-obj2-shift", "ICDL objective 2 (Figs. 2–4)", "R² drops as the test mixture moves away from pretraining",
-       GPT_ICL, "tests/test_gpt_objectives.py::test_obj2_mixture_judge_needs_a_strict_fall_at_every_step"),
+       GPT_ICL, "tests/test_gpt_verdicts.py::test_obj2_mixtures_need_a_fall_at_every_step"),
     _c("icdl-obj2-length", "ICDL objective 2 (Figs. 3–4)", "softmax degrades past the pretraining length, ReLU less",
-       GPT_ICL, "tests/test_gpt_objectives.py::test_obj2_length_judge_reads_the_positions_past_the_training_length"),
-    _c("icdl-obj3", "ICDL objective 3 (Figs. 5–6)", "a shift of the target-parameter distribution hurts little",
-       GPT_ICL, "tests/test_gpt_objectives.py::test_obj3_judge_takes_the_largest_drop_from_mu_0"),
+       GPT_ICL, "tests/test_gpt_verdicts.py::test_obj2_length_compares_relu_with_its_softmax_twin"),
+    _c("icdl-obj3", "ICDL objective 3 (Figs. 5–6)",
+       "with shifted target parameters, ICL stays comparable to the network trained on the prompt",
+       GPT_ICL, "tests/test_gpt_verdicts.py::test_obj3_is_objective_1_on_the_shifted_prompts"),
+    _c("gpt-obj3-drop", "ICDL objective 3 (Figs. 5–6), as an absolute fall (this book's form)",
+       "not claimed by ICDL in this form: R² at the training length falls by at most 0.1 when μ moves to ±0.5",
+       GPT_ICL, "tests/test_gpt_verdicts.py::test_the_shift_drop_is_the_largest_fall_from_mu_0"),
     _c("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)",
        GPT_DEPTH, "tests/test_gpt_depth.py::test_judge_depth_both_sides"),
     # ---- ICDL's experiments with more training: how much of the shortfall is scale? ----------
@@ -319,10 +323,15 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "icdl-thm2-size": _all(("value", "<", -0.15), ("widest", "<=", 0.08)),
     "icdl-lemma16": _all(HELD),
     "icdl-lemma17": _all(("value", ">", 0)),
+    # objectives 1–3 on three seeds, paired prompts and 90 % intervals (icdl.gpt_icl.verdicts; each number
+    # recorded with value_lo and value_hi): the largest shortfall below the MLP on its prompts; the smallest fall
+    # of R² from one mixture to the next; the smallest margin of the ReLU model's change past the training
+    # length over its softmax twin's; objective 1's shortfall on the shifted targets; our absolute form of 3
     "icdl-obj1": _all(("value", "<=", 0.05)),
-    "icdl-obj2-shift": _all(("value", ">=", 1)),
+    "icdl-obj2-shift": _all(("value", ">", 0)),
     "icdl-obj2-length": _all(("value", ">", 0)),
-    "icdl-obj3": _all(("value", "<=", 0.1)),
+    "icdl-obj3": _all(("value", "<=", 0.05)),
+    "gpt-obj3-drop": _all(("value", "<=", 0.1)),
     "icdl-obj4": _all(("value", ">", 0)),
     # registered before the first reference run of chapter gpt_mechanism (icdl.gpt_icl.mechanism.judge): the
     # largest ratio over the models of GD's prediction difference to the nearest simple rule's; the smallest
@@ -405,36 +414,37 @@ class Mismatch:
         return value is not None and self.band[0] <= float(value) <= self.band[1]
 
 
-_MAIN_RUN = "the reference run of python -m icdl.gpt_icl --profile reference --part main --part shift"
-
 MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
     Mismatch("lsa-fig3", "corr(output through the dominant cell alone, LS line)", (-1.0, -0.9),
              "panel (a), the full output, can be reproduced while panel (b) is not: where the dominant cell's "
              "output weight has the opposite sign, the curve through that cell alone falls where the "
              "least-squares line rises and the other cells carry the rest of the output",
              "e12d524", "the reference run of python -m icdl.lsa --profile reference"),
-    Mismatch("icdl-obj1", "largest shortfall of the transformer's R² below the MLP's", (0.02, 0.20),
-             "scale: a 3-layer, width-64 model trained 6500 steps at d = 5 reaches R² of about 0.93–0.96 on these "
-             "targets where the per-prompt MLP fits 0.98–0.99; a model that fell back to the plateau after the "
-             "switch to ReLU attention would sit near the context mean, about 0.15 below the MLP",
-             "f47b8f5", _MAIN_RUN),
-    Mismatch("icdl-obj2-shift", "share of models whose R² falls monotonically over the four mixtures", (0.0, 0.99),
-             "R² across prompts moves with the label variance, which grows with the share of inputs near +2, so "
-             "R² need not fall monotonically over the mixtures even where the squared error grows",
-             "e12d524", _MAIN_RUN),
-    Mismatch("icdl-obj2-length", "smallest margin (ReLU's drop minus softmax's) over target depths", (-0.25, 0.0),
-             "at this scale neither attention generalises past the training length, whose absolute position "
-             "embeddings are never trained; either attention may lose more, by up to about a quarter of R²",
-             "f47b8f5", _MAIN_RUN),
-    Mismatch("icdl-obj3", "largest R² drop at the training length for μ = ±0.5", (0.10, 1.0),
-             "labels stay on the μ = 0 scale, so a parameter mean of ±0.5 inflates the outputs of deep targets "
-             "beyond the range the models were trained on",
-             "e12d524", _MAIN_RUN),
     Mismatch("icdl-obj4", "smallest R² gain from the shallowest to the deepest model", (-0.10, 0.0),
              "every depth gets the main study's 6500-step budget at d = 5, where a 4-layer model already sits near "
              "least squares; deeper models may not use their extra layers in that budget (a hypothesis)",
              "b4ca889", "the reference run of python -m icdl.gpt_icl --profile reference --part depth"),
 )}
+
+
+#: bands that were registered and withdrawn, with the reason: a band registered after a run of its design had
+#: been seen (or one so wide that it contains almost any failure) says little about the run it judges. Their
+#: claims are judged by the criterion alone (pass, fail or inconclusive); the report lists them.
+WITHDRAWN: dict[str, str] = {
+    "icdl-obj1": "the band (0.05, 0.20) was widened to (0.02, 0.20) at f47b8f5 after runs of "
+                 "the same design had been seen; and the design changed (three seeds, paired prompts, intervals)",
+    "icdl-obj2-shift": "the band (0, 0.99) on the share of models (e12d524) contained almost any "
+                       "failure; the claim is now judged on the smallest fall between mixtures, with its interval",
+    "icdl-obj2-length": "the band (−0.10, 0) was widened to (−0.25, 0) at f47b8f5 to contain "
+                        "a failing run; and the comparison changed (the ReLU model against its softmax twin)",
+    "icdl-obj3": "the band (0.10, 1.0) was about the absolute fall of R² (now our claim gpt-obj3-drop); ICDL's claim "
+                 "is now judged against the MLP on the shifted prompts, a design without a band",
+}
+
+#: the commit that registered each claim's criterion as it stands (``git show <commit>:…/claims.py``): a test
+#: (``tests/test_registered.py``) reads every one and fails where a threshold, comparison or band differs today
+#: from what was registered, or where a committed result the claim is judged on was made before it
+REGISTERED: dict[str, str] = {"icdl-obj4": "b4ca889"}
 
 
 # ---- deviations: claims judged under a changed setting of the paper --------------------------------------
@@ -450,6 +460,7 @@ DEVIATIONS: dict[str, str] = {
     "icdl-lemma19": "a sigmoid network with the targets mapped into (0, 1) and a random start, where the paper "
                     "reduces score matching to in-context GD on a ReLU network (outside Theorem 1: see the errata)",
     "icdl-obj1": _SEC5, "icdl-obj2-shift": _SEC5, "icdl-obj2-length": _SEC5, "icdl-obj3": _SEC5,
+    "gpt-obj3-drop": _SEC5,
     "icdl-obj4": _SEC5.replace("models trained", "models of 4–10 layers trained").replace(
         " with 3 layers × 2 heads × width 64", " with 2 heads × width 64"),
     "icdl-obj1-longer": _SEC5.replace("models trained", "models trained four times the main study's steps"),

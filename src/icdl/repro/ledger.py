@@ -41,6 +41,7 @@ from .claims import (
     DOCUMENTS,
     KNOWN_FAILURES,
     MISMATCHES,
+    WITHDRAWN,
     criterion_verdict,
     document,
     get_claim,
@@ -384,6 +385,12 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
                 lines.append(f'* **{r.source}** ({chapter_link(r.chapter)}, <a href="#claim-{r.id}">details</a>): '
                              f"{r.ours}. *{_commands_as_code(r.note) or 'no registered reason'}*")
             lines.append("")
+    if WITHDRAWN:
+        lines += ["## Withdrawn bands", "", "A band registered after a run of its design had been seen cannot tell "
+                  "an expected failure from an unexpected one; these were withdrawn, and their claims are judged "
+                  "by the criterion alone.", ""]
+        lines += [f'* <a href="#claim-{claim}">{_esc(claim)}</a>: {_esc(why)}' for claim, why in WITHDRAWN.items()]
+        lines.append("")
     lines += ["## Every claim, by document", ""]
     df = df.assign(document=df["id"].map(document))
     for key, title in DOCUMENTS.items():
