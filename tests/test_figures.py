@@ -14,6 +14,7 @@ from icdl.constructions.linear import build_linear_gd_layer
 from icdl.gpt_icl import depth as gpt_depth
 from icdl.gpt_icl import objectives
 from icdl.gpt_icl import plateau as gpt_plateau
+from icdl.gpt_icl.schedule import SOFTMAX_ON
 from icdl.lsa import constructions as lsa_constructions
 from icdl.lsa import study as lsa_study
 from icdl.lsa import training as lsa_training
@@ -194,12 +195,15 @@ def test_gpt_icl_numbers(num_regression):
     torch.set_num_threads(1)
     try:
         cfg = objectives.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
-                                          test_prompts=128, mlp_epochs=10, mlp_positions=(5, 19))
+                                          test_prompts=128, mlp_epochs=10, mlp_positions=(5, 19), seeds=1)
         res = objectives.run(cfg, progress=False)
-        shift = objectives.param_shift_curves(res["models"], cfg)
+        shift = objectives.param_shift(res["trained"], cfg)["curves"]
     finally:
         torch.set_num_threads(threads)
-    c, b = res["curves"], res["baselines"]
+    # seed 0's models are the ones trained before there were seeds (their numbers were stored then); the
+    # softmax twin is new, and left out here
+    c, b = res["curves"][res["curves"]["attention"] != SOFTMAX_ON], res["baselines"]
+    shift = shift[shift["attention"] != SOFTMAX_ON]
     num_regression.check({"r2": c["r2"].to_numpy(), "lo": c["lo"].to_numpy(), "hi": c["hi"].to_numpy()},
                          default_tolerance={"atol": 2e-3, "rtol": 1e-3}, basename="gpt_icl_curves")
     num_regression.check({"r2": b["r2"].to_numpy(), "position": b["position"].to_numpy()},

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..gpt_icl.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHBOURS, is_mlp
 from ..gpt_icl.model import ATTENTIONS
-from ..gpt_icl.schedule import AT_SWITCH
+from ..gpt_icl.schedule import AT_SWITCH, SOFTMAX_ON
 from ..gpt_icl.tasks import PRETRAINING
 from .style import (
     ATTENTION,
@@ -108,6 +108,31 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
             ax.plot(cm["position"], cm["r2"], BASELINE_STYLE[CONTEXT_MEAN], color=BASELINE[CONTEXT_MEAN],
                     lw=1.2, label="context mean")
         ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
+    axes[0, 0].set_ylabel("R² (pretraining mixture)")
+    legend_outside(axes[0, -1], fontsize=SMALL)
+    return fig
+
+
+def plot_icl_length(curves: pd.DataFrame, train_examples: int) -> plt.Figure:
+    """Objective 2's length comparison, pretraining mixture, one panel per target depth: the ReLU model, its
+    softmax twin (the same steps from the same weights: dotted) and the softmax model it started from (solid),
+    each the mean over seeds with the seeds' spread as a band."""
+    ds = sorted(curves["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    c = curves[curves["mixture"] == PRETRAINING]
+    styles = {"softmax": (ATTENTION["softmax"], "-", "softmax"),
+              SOFTMAX_ON: (ATTENTION["softmax"], ":", "softmax, trained on\nas long as ReLU"),
+              "relu": (ATTENTION["relu"], "-", "ReLU")}
+    for ax, depth in zip(axes[0], ds):
+        for att, (color, style, label) in styles.items():
+            g = c[(c["depth"] == depth) & (c["attention"] == att)]
+            if len(g):
+                ax.plot(g["position"], g["r2"], style, color=color, lw=1.6, label=label)
+                if "lo" in g:
+                    ax.fill_between(g["position"], g["lo"], g["hi"], color=color, alpha=0.15, lw=0)
+        ax.axvline(train_examples, color="0.3", lw=1.0, ls=(0, (1, 3)))
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
@@ -228,6 +253,7 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figur
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     styles = {"softmax": "-", "relu": "--"}
+    curves = curves[curves["attention"].isin(styles)]  # the two attentions (not the softmax twin)
     for ax, depth in zip(axes[0], ds):
         for mu, g in curves[curves["depth"] == depth].groupby("mu", sort=False):
             for att, h in g.groupby("attention"):

@@ -194,7 +194,7 @@ def set_prompts(cfg, depth: int, spec: dict) -> tuple[torch.Tensor, torch.Tensor
     return (xs, ys) if spec["count"] is None else (xs[:spec["count"]], ys[:spec["count"]])
 
 
-def label_rows(cfg, depth: int, prompts: dict) -> list[dict]:
+def label_rows(depth: int, prompts: dict) -> list[dict]:
     """The label sums per block (:func:`icdl.gpt_icl.intervals.label_sums`) of every judged set, one row per
     set and position; ``prompts``: ``{set name: (spec, xs, ys)}``."""
     rows = []

@@ -133,7 +133,7 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
         complete &= depth_complete
         if depth_complete and not train_only:
             base.append(cached_baselines(cfg, depth, folder, progress, command=command).assign(depth=depth))
-            labels += label_rows(cfg, depth, prompts)
+            labels += label_rows(depth, prompts)
             blocks += _baseline_blocks(cfg, depth, prompts, progress)
     if train_only:
         return None
@@ -200,7 +200,7 @@ def param_shift(models: dict, cfg, *, progress: bool = False) -> dict:
             curves.append(evaluate_param_shift(model, cfg, depth).assign(**keys))
             blocks += block_rows(lambda xs, ys, m=model: predict(m, xs, ys), prompts, depth=depth, model=attention,
                                  seed=seed)
-        labels += label_rows(cfg, depth, prompts)
+        labels += label_rows(depth, prompts)
         base_blocks = _baseline_blocks(cfg, depth, prompts, progress)
         blocks += base_blocks
         base += [{"depth": depth, "set": b["set"], "method": b["model"], "position": b["position"],

@@ -310,7 +310,14 @@ def timing_summary(data: dict, target_min: float = 90.0) -> dict:
 RERUN_AFTER_TIMING = {
     "depth": "the depth study, rerun on the main study's schedule (6500 / 5000 / 2500 steps for every model "
              "depth) where the timed run trained it at 4000 / 2500 / 1500",
+    "icl": "the main study, rerun with three seeds of every model and the ReLU models' softmax twins (each model "
+           "trained by --part main --depths D --seeds S, then --part main), where the timed run trained one seed",
+    "shift": "objective 3, rerun on the three seeds and with the baselines on the shifted prompts",
 }
+
+#: the timed run's jobs that the schedule no longer has, with what replaced them (a full timed rerun empties it)
+REPLACED_AFTER_TIMING = {f"train main, target depth {d}": f"train main, target depth {d}, seed S (S = 0, 1, 2; "
+                         "seed 0 resumes the timed run's models and trains only the softmax twin)" for d in (3, 4, 6)}
 
 
 def timing_glue(data: dict, target_min: float = 90.0) -> dict[str, str]:

@@ -124,9 +124,18 @@ def shift_drops(sums: Sums, train_examples: int, mus=(-0.5, 0.5)) -> dict[tuple,
     return out
 
 
-def _entry(claim: str, stat: np.ndarray, ours: str, criterion: str, fmt: str = ".3f") -> dict:
+def decide(lo: float, hi: float, op: str, threshold: float) -> bool | None:
+    """The judge's own verdict on an interval: True if every point of ``[lo, hi]`` satisfies ``op threshold``
+    (``"<="`` or ``">"``), False if none does, None (inconclusive) if the interval straddles the threshold."""
+    holds = {"<=": lambda v: v <= threshold, ">": lambda v: v > threshold}[op]
+    return True if holds(lo) and holds(hi) else False if not holds(lo) and not holds(hi) else None
+
+
+def _entry(claim: str, stat: np.ndarray, ours: str, criterion: str, op: str, threshold: float,
+           fmt: str = ".3f") -> dict:
     s = summary(stat)
     return {"claim": claim, "value": s["value"], "values": {"value_lo": s["lo"], "value_hi": s["hi"]},
+            "passed": decide(s["lo"], s["hi"], op, threshold),
             "ours": f"{ours}: {s['value']:{fmt}} (90 % interval {s['lo']:{fmt}} to {s['hi']:{fmt}}, over seeds and "
                     "prompts)", "criterion": criterion}
 
@@ -150,20 +159,20 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
     return [
         _entry("icdl-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
                f"transformer R² ≥ MLP R² − {tol:g} at every MLP position ≤ training length on the MLP's prompts, "
-               f"mixture {PRETRAINING}, every depth and attention (the whole interval)"),
+               f"mixture {PRETRAINING}, every depth and attention (the whole interval)", "<=", tol),
         _entry("icdl-obj2-shift", falls, f"smallest fall of R² at the training length from one mixture to the next "
                f"({first} → {last})", "R² falls at every step from one mixture to the next, every model "
-               "(smallest fall > 0, the whole interval)"),
+               "(smallest fall > 0, the whole interval)", ">", 0.0),
         _entry("icdl-obj2-length", margin, "smallest margin over depths of the ReLU model's change past the "
                f"training length over its softmax twin's ({twin_words})",
                "softmax loses more R² past the training length than ReLU at every depth (margin > 0, the whole "
-               "interval)"),
+               "interval)", ">", 0.0),
         _entry("icdl-obj3", obj3, "largest shortfall below the MLP on shifted targets (μ = ±0.5), same prompts",
                f"on targets with μ = ±0.5, transformer R² ≥ MLP R² − {tol:g} at every MLP position ≤ training "
-               "length, every depth and attention (the whole interval)"),
+               "length, every depth and attention (the whole interval)", "<=", tol),
         _entry("gpt-obj3-drop", absolute, "largest R² drop at the training length for μ = ±0.5",
                f"R² at the training length drops by at most {max_drop:g} when μ moves to ±0.5, every model (the "
-               "whole interval)"),
+               "whole interval)", "<=", max_drop),
     ]
 
 
@@ -191,3 +200,43 @@ def interval_table(icl: dict, shift: dict, train_examples: int, test_examples: i
                 row |= {name: s["value"], f"{name}_lo": s["lo"], f"{name}_hi": s["hi"]}
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def r2_at(sums_of: dict, set_names: list[str], position: int) -> pd.DataFrame:
+    """R² on all the data (the mean over seeds for a model) of every model and baseline the sums hold, at one
+    query ``position`` of each named set: one row per target depth, set and model (the chapter's table of
+    objective 3's baselines)."""
+    sums = Sums(sums_of["blocks"], sums_of["labels"])
+    rows = []
+    for (depth, model, name), per_seed in sorted(sums.sse.items()):
+        if name in set_names and position in next(iter(per_seed.values())):
+            rows.append({"depth": depth, "set": name, "model": model,
+                         "r2": float(sums.r2(depth, model, name, [position])[0, 0])})
+    return pd.DataFrame(rows)
+
+
+#: the columns of :func:`interval_table` as the chapter names them
+INTERVAL_COLUMNS = {"obj1_shortfall": "shortfall below the MLP", "mixture_fall": "smallest fall between mixtures",
+                    "length_margin": "length margin (ReLU − softmax twin)",
+                    "obj3_shortfall": "shortfall below the MLP, μ = ±0.5", "shift_drop": "R² drop, μ = ±0.5"}
+
+
+def with_intervals(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """:func:`interval_table` for people: each number with its 90 % interval in one cell, "0.031 (0.020 to
+    0.045)", under the names of :data:`INTERVAL_COLUMNS`."""
+    out = table[["depth", "attention"]].copy()
+    for key, name in INTERVAL_COLUMNS.items():
+        out[name] = [f"{v:.{digits}f} ({lo:.{digits}f} to {hi:.{digits}f})".replace("-", "−")
+                     for v, lo, hi in zip(table[key], table[f"{key}_lo"], table[f"{key}_hi"])]
+    return out
+
+
+def seed_table(seed_curves: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """R² at the training length, pretraining mixture, of every trained model and seed: one row per target depth
+    and model, one column per seed, and the spread (highest minus lowest seed)."""
+    c = seed_curves[(seed_curves["mixture"] == PRETRAINING) & (seed_curves["position"] == train_examples)
+                    & seed_curves["attention"].isin((*ATTENTIONS, SOFTMAX_ON))]
+    wide = c.pivot_table(index=["depth", "attention"], columns="seed", values="r2")
+    wide.columns = [f"seed {int(s)}" for s in wide.columns]
+    wide["spread"] = wide.max(axis=1) - wide.min(axis=1)
+    return wide.reset_index().round(3)

@@ -1,0 +1,99 @@
+"""Criteria and bands that cannot move after their registration (issue 37): for every claim with a registering
+commit (``claims.REGISTERED``, and each band's ``Mismatch.registered``) the registry as it stood at that commit
+(``git show``) is read and must hold today's threshold, comparison and band; a committed result that a claim
+is judged on must have been made at or after that commit. Needs the repository's history (a clone, not an
+export)."""
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from icdl.repro import claims
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: the committed results each registered claim is judged on
+JUDGED_ON = {c: ("results/gpt_icl/icl.reference.json", "results/gpt_icl/shift.reference.json")
+             for c in ("icdl-obj1", "icdl-obj2-shift", "icdl-obj2-length", "icdl-obj3", "gpt-obj3-drop")}
+JUDGED_ON["icdl-obj4"] = ("results/gpt_depth/depth.reference.json",)
+
+
+def _git(*args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode:
+        pytest.fail(f"git {' '.join(args)} failed ({out.stderr.strip()}): the registration check needs the "
+                    "repository's history -- run it in a full clone")
+    return out.stdout
+
+
+def registry_at(commit: str) -> types.ModuleType:
+    """The claims registry as committed at ``commit`` (wherever the package kept it then), as a module."""
+    paths = [p for p in _git("ls-tree", "-r", "--name-only", commit).split() if p.endswith("/claims.py")]
+    for path in paths:
+        source = _git("show", f"{commit}:{path}")
+        if "class Mismatch" in source:
+            module = types.ModuleType(f"claims_at_{commit}")
+            sys.modules[module.__name__] = module  # dataclasses look their module up
+            try:
+                exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
+            finally:
+                del sys.modules[module.__name__]
+            return module
+    pytest.fail(f"no claims registry in commit {commit} (looked at {paths})")
+
+
+def _criterion(module, claim: str) -> list[tuple]:
+    return [(c.key, c.op, float(c.threshold)) for c in module.CRITERIA[claim]]
+
+
+def _registrations() -> list[tuple[str, str, str]]:
+    out = [("criterion", claim, commit) for claim, commit in claims.REGISTERED.items()]
+    out += [("band", m.claim, m.registered) for m in claims.MISMATCHES.values() if m.registered]
+    return out
+
+
+@pytest.mark.parametrize("what, claim, commit", _registrations())
+def test_registered_criteria_and_bands_have_not_moved(what, claim, commit):
+    then = registry_at(commit)
+    if what == "band":
+        assert claim in then.MISMATCHES, f"{claim}: commit {commit} registered no band for it"
+        assert tuple(then.MISMATCHES[claim].band) == tuple(claims.MISMATCHES[claim].band), (
+            f"{claim}: the band moved since its registration at {commit}")
+        if not hasattr(then, "CRITERIA"):  # registered before criteria were data: the band is what was registered
+            return
+    assert _criterion(then, claim) == _criterion(claims, claim), (
+        f"{claim}: the criterion differs from the one registered at {commit}; register the change in a commit "
+        "of its own before any run it judges, and name that commit in claims.REGISTERED")
+
+
+@pytest.mark.parametrize("claim", sorted(c for c in claims.REGISTERED if c in JUDGED_ON))
+def test_judged_results_were_made_after_the_registration(claim):
+    commit = claims.REGISTERED[claim]
+    for path in JUDGED_ON[claim]:
+        made = json.loads((ROOT / path).read_text())["provenance"]["git_commit"]
+        ok = subprocess.run(["git", "merge-base", "--is-ancestor", commit, made], cwd=ROOT).returncode == 0
+        assert ok, f"{path} was made at {made[:9]}, not after {claim}'s criterion was registered at {commit}"
+
+
+def test_withdrawn_bands_are_gone_and_every_registered_claim_exists():
+    assert not set(claims.WITHDRAWN) & set(claims.MISMATCHES)
+    assert set(claims.REGISTERED) <= set(claims.CRITERIA)
+
+
+def test_the_check_catches_a_moved_threshold_and_a_moved_band(monkeypatch):
+    """The positive control: today's registry with one threshold or one band edited fails the check."""
+    claim, commit = "icdl-obj4", claims.REGISTERED["icdl-obj4"]
+    moved = claims.Condition("value", ">", -0.05)
+    monkeypatch.setitem(claims.CRITERIA, claim, (moved,))
+    with pytest.raises(AssertionError, match="criterion differs"):
+        test_registered_criteria_and_bands_have_not_moved("criterion", claim, commit)
+    monkeypatch.undo()
+    m = claims.MISMATCHES[claim]
+    monkeypatch.setitem(claims.MISMATCHES, claim, claims.Mismatch(m.claim, m.quantity, (-0.25, 0.0), m.reason,
+                                                                  m.registered, m.judges))
+    with pytest.raises(AssertionError, match="band moved"):
+        test_registered_criteria_and_bands_have_not_moved("band", claim, m.registered)
