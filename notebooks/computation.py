@@ -295,6 +295,32 @@ if timing is not None:
 # curves and baselines bit for bit (only the recorded times differ), so these
 # are the times of the run behind their numbers, except for what a later run of
 # its own part wrote: {glue:text}`timing_reruns`.
+#
+# **What a seed costs.** The experiments' verdicts rest on three training seeds
+# of every model of the main study. One seed of its models trains in
+# {glue:text}`seed_main_min` core-minutes (the softmax and ReLU models of the
+# three target depths, as their checkpoints record, and the softmax twin of each
+# ReLU model, which trains as long); one seed of the depth study's models takes
+# {glue:text}`seed_depth_min`. With the plateau study and the evaluations of the
+# timed run counted once, three seeds of every model of the whole reference need
+# {glue:text}`seed_whole_core_min` core-minutes: on two cores no schedule can
+# finish in less than {glue:text}`seed_whole_bound_min` minutes. The main
+# study's seeds 1 and 2 and the twins were trained as single-threaded jobs, two
+# at a time (`--part main --depths D --seeds S`); the depth study's further seeds
+# are not trained yet.
+
+# %% tags=["remove-cell"]
+if timing is not None:
+    from icdl.gpt_icl import depth as gpt_depth
+    from icdl.gpt_icl import objectives
+    from icdl.repro.results import load_result
+
+    cost = pipeline.seed_cost(
+        timing["data"], objectives.training_seconds(objectives.PROFILES.resolve("reference")),
+        pd.DataFrame(load_result(gpt_depth.PROFILES.folder() / "depth.reference.json")["data"]["training"]))
+    chapter.glue(seed_main_min=f"{cost['main_min']:.0f}", seed_depth_min=f"{cost['depth_min']:.0f}",
+                 seed_whole_core_min=f"{cost['whole_core_min']:.0f}",
+                 seed_whole_bound_min=f"{cost['lower_bound_min']:.0f}")
 
 # %% [markdown]
 # ## What in-context learning costs (REB)

@@ -4,6 +4,7 @@ that sleep or fail, so that its order, concurrency and failure handling are chec
 import sys
 import time
 
+import pandas as pd
 import pytest
 
 from conftest import assert_process_ends, started_job_pid
@@ -213,3 +214,18 @@ def test_a_failed_run_never_replaces_the_committed_timing(tmp_path, monkeypatch)
     assert pipeline.run_reference("reference", 1, seed=0) == 1
     assert not (tmp_path / "results" / "computation" / "timing.reference.json").exists()
     assert load_result(tmp_path / "runs" / "gpt_icl_reference" / "timing.json")["data"]["complete"] is False
+
+
+def test_seed_cost_counts_the_trained_models_per_seed_and_the_rest_once():
+    """Two training jobs (main, depth study) and an evaluation in the timing; the main study's one seed 600 s of
+    softmax and 120 s of ReLU (its twin counted as another 120 s), the depth study 300 s: 14 core-minutes a
+    seed, the evaluation's 5 once. A twin left out, or the evaluation counted per seed, changes the sums."""
+    from icdl.gpt_icl.pipeline import seed_cost
+
+    data = _timing([("train main, target depth 3, seed 1", 0, 600), ("train depth study, 4 layers", 0, 300),
+                    ("main: evaluate, baselines, write", 600, 900)])
+    main = pd.DataFrame({"attention": ["softmax", "relu"], "seconds": [600.0, 120.0]})
+    depth_training = pd.DataFrame({"seconds": [300.0]})
+    c = seed_cost(data, main, depth_training, seeds=3)
+    assert (c["main_min"], c["depth_min"], c["once_min"]) == (14.0, 5.0, 5.0)
+    assert c["whole_core_min"] == 5.0 + 3 * 19.0 and c["lower_bound_min"] == c["whole_core_min"] / 2

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..repro.profiles import ProfileSet
-from ..repro.results import save_profile_result
+from ..repro.results import load_checkpoint, save_profile_result
 from . import baselines as bl
 from . import verdicts
 from .evaluation import (
@@ -177,6 +177,19 @@ def reference_models(cfg, *, seeds: tuple[int, ...] | None = None, names: tuple[
     return {(depth, att, seed): load_trained(cfg, folder, depth, att, cfg["n_layer"], replicate=seed,
                                              command=MAIN_COMMAND.format(profile=cfg["profile"]))
             for depth in cfg["depths"] for att in names for seed in seeds}
+
+
+def training_seconds(cfg, seed: int = 0) -> pd.DataFrame:
+    """The recorded training time of one seed's softmax and ReLU models (from their checkpoints: the seconds
+    each run trained), one row per target depth and attention -- what one more seed costs."""
+    folder = PROFILES.folder("checkpoints", cfg["profile"])
+    rows = []
+    for depth in cfg["depths"]:
+        for att in ATTENTIONS:
+            state = load_checkpoint(checkpoint_path(folder, depth, att, replicate=seed),
+                                    command=MAIN_COMMAND.format(profile=cfg["profile"]), kind="gpt_icl")
+            rows.append({"depth": depth, "attention": att, "steps": state["step"], "seconds": state["seconds"]})
+    return pd.DataFrame(rows)
 
 
 def first_seed_models(cfg) -> dict:

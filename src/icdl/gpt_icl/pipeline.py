@@ -330,3 +330,21 @@ def timing_glue(data: dict, target_min: float = 90.0) -> dict[str, str]:
             "timing_busy": f"{s['busy']:.0%}", "timing_target_min": f"{s['target_min']:.0f}",
             "timing_bound": f"{s['core_min'] / s['workers']:.0f}", "timing_verdict": verdict,
             "timing_reruns": "; ".join(RERUN_AFTER_TIMING.values()) or "none"}
+
+
+def seed_cost(timing: dict, main_seconds: pd.DataFrame, depth_training: pd.DataFrame, seeds: int = 3) -> dict:
+    """What one more training seed of ICDL sec. 5's models costs, in core-minutes, and the whole reference with
+    ``seeds`` seeds of every model on the timed run's workers. ``main_seconds``: the main study's recorded
+    training seconds of one seed (``attention``, ``seconds``: softmax and ReLU of every target depth; the softmax
+    twin trains as many steps as the ReLU model and is counted at its time); ``depth_training``: the depth
+    study's (its result's ``training`` table). The rest of the timed run (the plateau study, the evaluations)
+    is counted once. ``lower_bound_min`` is the whole shared evenly over the workers: no schedule is shorter."""
+    stages = stage_times(timing)
+    trained_per_seed = stages["stage"].str.startswith(("train main", "train depth study"))
+    once = float(stages.loc[~trained_per_seed, "minutes"].sum())
+    relu = float(main_seconds.loc[main_seconds["attention"] == "relu", "seconds"].sum())
+    main = (float(main_seconds["seconds"].sum()) + relu) / 60
+    depth_min = float(depth_training["seconds"].sum()) / 60
+    whole = once + seeds * (main + depth_min)
+    return {"main_min": main, "depth_min": depth_min, "per_seed_min": main + depth_min, "once_min": once,
+            "whole_core_min": whole, "lower_bound_min": whole / timing["workers"], "seeds": seeds}
