@@ -56,6 +56,24 @@ def test_relu_attention_is_def7_average_over_attended_positions():
     torch.testing.assert_close(attn(h)[0], attn.proj(torch.cat(heads, -1)), rtol=1e-5, atol=1e-6)
 
 
+def test_the_scores_scale_is_a_rescaled_value_map():
+    """ICDL Def. 7 writes σ(qᵀk)/n without the 1/√d_h of our scores. ReLU is positively homogeneous, so
+    σ(qᵀk/√d_h) = σ(qᵀk)/√d_h: our layer is Def. 7's with the value map divided by √d_h -- the same functions,
+    the scale moved into one matrix (and the chapter lists it as a deviation of parametrisation only). A scale
+    inside a non-homogeneous activation (softmax) would not move out; the check that it does for ReLU is here."""
+    m = _model("relu")
+    attn = m.blocks[0].attn
+    h = torch.randn(2, 6, 16, generator=torch.Generator().manual_seed(3))
+    q, k, v = (z.view(2, 6, 2, 8).transpose(1, 2) for z in attn.qkv(h).split(16, dim=2))
+    mask = torch.ones(6, 6).tril()
+    def7 = (torch.relu(q @ k.transpose(-2, -1)) * mask / torch.arange(1, 7.0)[:, None]) @ (v / math.sqrt(8))
+    ours = attn(h)
+    torch.testing.assert_close(ours, attn.proj(def7.transpose(1, 2).reshape(2, 6, 16)), rtol=1e-5, atol=1e-6)
+    unscaled = (torch.relu(q @ k.transpose(-2, -1)) * mask / torch.arange(1, 7.0)[:, None]) @ v
+    size = (ours - attn.proj.bias).abs().max()  # relative to the attention's own output (small at init)
+    assert (attn.proj(unscaled.transpose(1, 2).reshape(2, 6, 16)) - ours).abs().max() > size  # √8 − 1 times it
+
+
 def test_bad_model_settings_and_inputs_are_named():
     with pytest.raises(ValueError, match="attention"):
         GPTConfig(attention="linear")

@@ -235,6 +235,9 @@ def assumptions(cfg) -> pd.DataFrame:
         ("label scale", "y divided by its standard deviation under training draws", "not stated"),
         ("input size d", f"{cfg['d']} (CPU profiles), 20 (paper profile)", "20"),
         ("model", f"{cfg['n_layer']} layers, {cfg['n_head']} heads, width {cfg['n_embd']}", "12, 8, 256"),
+        ("ReLU attention", "σ(qᵀk/√d_h)/nᵢ, nᵢ the positions token i attends to (causal); the 1/√d_h is a "
+                           "rescaled value map, the same functions", "σ(qᵀk)/n (Def. 7)"),
+        ("seeds", f"{cfg['seeds']} per model (initial weights and training prompts)", "not stated"),
         ("optimiser", f"Adam, lr {cfg['lr']}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
          "batch 64, 500k steps, 50 examples + query"),
         ("softmax schedule", f"{_steps(cfg['steps'])} steps, the first {_steps(cfg['warm_steps'])} on "
