@@ -53,6 +53,7 @@ def _judges_agree_with_the_registry(monkeypatch):
     exercises it (the ledger refuses such a disagreement too, but only when a chapter records it)."""
     import functools
     import importlib
+    import sys
 
     for module_name, name in JUDGES:
         module = importlib.import_module(module_name)
@@ -65,7 +66,13 @@ def _judges_agree_with_the_registry(monkeypatch):
             assert not wrong, "judge and registry disagree: " + "; ".join(wrong)
             return entries
 
-        monkeypatch.setattr(module, name, checked)
+        # the module named and every module of the package that holds the same function: the one that defines
+        # it and its neighbours that call it there (``icdl.gpt_icl.scale`` re-exports ``scale_judge.judge``,
+        # which ``scale_show`` calls)
+        holders = [m for key, m in list(sys.modules.items())
+                   if key.startswith("icdl.") and getattr(m, "__dict__", {}).get(name) is judge]
+        for holder in holders or [module]:
+            monkeypatch.setattr(holder, name, checked)
     yield
 
 

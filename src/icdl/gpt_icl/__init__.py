@@ -12,9 +12,13 @@ One module per idea (the README's module map lists them with the chapters that u
 ``objectives``  objectives 1–3 (chapter ``gpt_icl``): profiles, run, judge, result files
 ``depth``       objective 4 (chapter ``gpt_depth``): profiles, study, judge, result file
 ``plateau``     the context-mean plateau (chapter ``gpt_plateau``): profiles, study, result file
-``scale``       the main study trained longer, scored at snapshots; trend, forecast, judge (``gpt_scale``)
+``scale``       the main study trained longer, scored at snapshots; trend, forecast, judge (``gpt_scale``); its
+                parts ``scale_models`` (profiles, training), ``scale_trend`` (scores, trend, forecast),
+                ``scale_judge`` (the ledger's judge, the wider models), ``scale_show`` (the chapter's tables)
 ``algorithms``  candidate in-context algorithms (GD on an N-layer network, ridge, …) and sensitivities
-``mechanism``   which algorithm the trained models run (chapter ``gpt_mechanism``): scan, measures, judge
+``mechanism``   which algorithm the trained models run (chapter ``gpt_mechanism``): scan, measures, judge; its
+                parts ``mechanism_measures`` (candidates, measures, choosing), ``mechanism_judge`` (the nearest
+                candidate, the ledger's judge), ``mechanism_show`` (the chapter's tables)
 ``cost``        REB's cost comparison and its judge (computation appendix)
 ``measure``     FLOP counts, the machine's rates, the MLP baseline against its roofline
 ``speed``       training steps timed against a same-run matmul and the HuggingFace GPT-2 design (``--speed``)

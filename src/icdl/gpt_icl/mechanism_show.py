@@ -1,0 +1,118 @@
+"""What the chapter ``gpt_mechanism`` shows of the mechanism study (:mod:`~icdl.gpt_icl.mechanism`): its
+tables, readable headers, and the numbers its prose quotes, formatted.
+
+=======================  ==============================================================================================
+:func:`nearest_table`    the nearest candidate per model and prompt position on one mixture
+:func:`verdict_display`  :func:`~icdl.gpt_icl.mechanism_judge.verdict_table` with readable headers
+:func:`chosen_table`     the settings chosen per model
+:func:`flow_table`       whether GD's chosen setting is an optimum of the scan or an edge of its grid
+:func:`glue_values`      the numbers of the chapter's prose
+:func:`longer_table`,    the main study's models beside the ones trained four times longer
+:func:`longer_glue`
+=======================  ==============================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import algorithms as al
+from .mechanism_judge import judge_longer, nearest, verdict_table
+from .tasks import PRETRAINING
+
+# ---- what the chapter shows ---------------------------------------------------------------------------------
+
+
+def nearest_table(alignment: pd.DataFrame, mixture: str) -> pd.DataFrame:
+    """The nearest candidate per model (rows) and prompt position (columns) on one mixture."""
+    n = nearest(alignment)
+    n = n[n["mixture"] == mixture]
+    t = n.pivot(index=["depth", "attention"], columns="position", values="candidate")
+    t.columns = [f"k = {c}" for c in t.columns]
+    return t.reset_index().rename(columns={"depth": "target depth"})
+
+
+def longer_table(main: pd.DataFrame, longer: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """Per model at the training length (pretraining mixture), the main study's models beside the ones trained
+    four times longer: the nearest simple rule, GD's ratio to it, and the cosine of GD's sensitivity."""
+    def at(alignment):
+        v = verdict_table(alignment, train_examples)
+        return v[v["mixture"] == PRETRAINING].set_index(["depth", "attention"])
+
+    a, b = at(main), at(longer)
+    return pd.DataFrame({
+        "nearest simple rule (main)": a["nearest_simple"], "nearest simple rule (4×)": b["nearest_simple"],
+        "GD / nearest (main)": a["ratio"].map("{:.2f}".format), "GD / nearest (4×)": b["ratio"].map("{:.2f}".format),
+        "GD cosine (main)": a["gd_cosine"].map("{:.2f}".format), "GD cosine (4×)": b["gd_cosine"].map("{:.2f}".format),
+    }).reset_index().rename(columns={"depth": "target depth"})
+
+
+def longer_glue(main: pd.DataFrame, longer: pd.DataFrame | None, train_examples: int) -> dict[str, str]:
+    """The prose's numbers about the longer-trained models: the range of GD's ratio and cosine over them, and
+    which candidate is nearest each (dashes where the run has not been made)."""
+    if longer is None:
+        return {k: "—" for k in ("mech_longer_ratio", "mech_longer_cosine", "mech_longer_nearest",
+                                 "mech_longer_rises")}
+    v = verdict_table(longer, train_examples)
+    pre = v[v["mixture"] == PRETRAINING]
+    near = nearest(longer)
+    near = near[(near["mixture"] == PRETRAINING) & (near["position"] == train_examples)]
+    counts = near["candidate"].value_counts()
+    change = next(e for e in judge_longer(main, longer, train_examples) if e["claim"] == "mech-longer-toward-gd")
+    before = verdict_table(main, train_examples)
+    before = before[before["mixture"] == PRETRAINING].set_index(["depth", "attention"])["ratio"]
+    rises = int((pre.set_index(["depth", "attention"])["ratio"] > before).sum())
+    return {"mech_longer_rises": f"{rises} of {len(pre)}" if change["value"] == change["value"] else "—",
+            "mech_longer_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
+            "mech_longer_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
+            "mech_longer_nearest": ", ".join(f"{name} ({n} of {len(near)} models)" for name, n in counts.items())}
+
+
+def chosen_table(chosen: pd.DataFrame) -> pd.DataFrame:
+    """The settings chosen per model, as the chapter's table shows them."""
+    return chosen.rename(columns={"depth": "target depth", "gd_init_scale": "GD: start scale", "gd_eta": "GD: η",
+                                  "gd_steps": "GD: L", "gd_pred_diff": "GD: difference (scan)",
+                                  "ridge_lambda": "ridge: λ", "ridge_pred_diff": "ridge: difference (scan)"})
+
+
+def flow_table(gd_scan: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
+    """Whether GD's chosen setting is a real optimum of the scan or an edge of its grid: per model, the scan's
+    difference at the chosen (η, L), at (2η, L/2) -- the same time ηL of gradient flow -- and at (2η, L), twice
+    the time, and at (η, L/2), half of it (NaN where the grid has no such cell). Equal first two and larger
+    last two: the chosen time ηL is an interior optimum, and smaller η with more steps would only repeat it."""
+    rows = []
+    for r in chosen.itertuples():
+        g = gd_scan[(gd_scan["depth"] == r.depth) & (gd_scan["attention"] == r.attention)
+                    & (gd_scan["init_scale"] == r.gd_init_scale)].set_index(["eta", "steps"])["pred_diff"]
+        eta, L = r.gd_eta, r.gd_steps
+        cells = {"chosen": (eta, L), "2η, L/2 (same ηL)": (2 * eta, L // 2), "2η, L (twice ηL)": (2 * eta, L),
+                 "η, L/2 (half ηL)": (eta, L // 2)}
+        rows.append({"target depth": r.depth, "attention": r.attention, "η": eta, "L": L,
+                     **{name: float(g.get(cell, np.nan)) for name, cell in cells.items()}})
+    return pd.DataFrame(rows)
+
+
+def verdict_display(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """:func:`verdict_table` as the chapter shows it: readable headers, the mixture as the inputs' weights."""
+    return verdicts.rename(columns={
+        "depth": "target depth", "mixture": "inputs ω", "position": "k", "gd_pred_diff": "GD: difference",
+        "gd_cosine": "GD: cosine", "nearest_simple": "nearest simple rule", "simple_pred_diff": "its difference",
+        "ratio": "GD / nearest simple"})
+
+
+def glue_values(alignment: pd.DataFrame, cfg) -> dict[str, str]:
+    """The numbers the chapter's prose quotes, as text: which candidate is nearest each model at the training
+    length (pretraining mixture), the range of the ratio and of the cosine over the models, and the sizes."""
+    v = verdict_table(alignment, cfg["train_examples"])
+    pre = v[v["mixture"] == PRETRAINING]
+    near = nearest(alignment)
+    near = near[(near["mixture"] == PRETRAINING) & (near["position"] == cfg["train_examples"])]
+    counts = near["candidate"].value_counts()
+    return {"mech_nearest": ", ".join(f"{name} ({n} of {len(near)} models)" for name, n in counts.items()),
+            "mech_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
+            "mech_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
+            "mech_train": str(cfg["train_examples"]), "mech_scan": str(cfg["scan_prompts"]),
+            "mech_measure": str(cfg["measure_prompts"]), "mech_max_steps": str(cfg["gd_steps"]),
+            "mech_grid": str(len(cfg["etas"]) * len(cfg["init_scales"]) * len(al.recorded_steps(cfg["gd_steps"])))}
+

@@ -1,0 +1,205 @@
+"""What the chapter ``gpt_scale`` shows of the scale study (:mod:`~icdl.gpt_icl.scale`): its tables and the
+numbers its prose quotes, formatted, with each verdict word from the ledger's own judge
+(:mod:`~icdl.gpt_icl.scale_judge`).
+
+====================  ==========================================================================================
+:func:`fits_table`    the fitted trend per model: shortfall, change per doubling, forecast, with their bands
+:func:`end_table`     per model R² at the main study's length and at the end, beside the baselines
+:func:`glue_values`   the numbers of the chapter's prose
+:func:`flops_curve`   a study's trend with each snapshot's training FLOPs (the figure of shortfall against compute)
+:func:`width_shown`   :func:`~icdl.gpt_icl.scale_judge.width_comparison` as the chapter shows it
+:func:`width_glue`    the numbers of the prose about the wider models
+====================  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from . import objectives
+from .model import ATTENTIONS, InContextGPT
+from .scale_judge import WIDER, judge, judge_wider, training_flops
+from .scale_models import COMMAND, model_snapshots
+from .scale_trend import fit_from
+from .schedule import configs
+
+# ---- what the chapter shows -----------------------------------------------------------------------------
+
+
+def _rng(values, fmt: str) -> str:
+    """The range of ``values``: ``0.031–0.052`` (an en dash where neither end is negative, so that "from A to
+    B" reads as two ranges), ``−0.016 to −0.009`` otherwise, one value where both ends print alike."""
+    lo, hi = min(values), max(values)
+    a, b = _num(lo, fmt), _num(hi, fmt)
+    if a == b:
+        return a
+    return f"{a}–{b}" if lo >= 0 and "+" not in fmt else f"{a} to {b}"
+
+
+def _num(v: float, fmt: str) -> str:
+    """``v`` in ``fmt``, without the sign of a value that rounds to zero (``-0.000`` reads as a fall)."""
+    out = f"{v:{fmt}}"
+    return f"{0.0:{fmt}}" if out.strip("+-0.,") == "" and out.lstrip("+").startswith("-") else out
+
+
+def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
+    """The fitted trend per model as the chapter shows it: shortfall at the main study's length and at the end,
+    the change per doubling with its 90 % band, and the forecast with its band (``never`` where the line does
+    not fall, ``reached`` where the shortfall is already within the tolerance)."""
+    def steps(v, last):
+        if math.isinf(v):
+            return "never"
+        return f"reached by {last:,}" if v <= last else f"{v:,.0f}"
+
+    def band(r):
+        if r.forecast_hi <= r.last:  # every resample within the tolerance by the end: no band to give
+            return "—"
+        return f"{steps(r.forecast_lo, r.last)} to {steps(r.forecast_hi, r.last)}"
+
+    return pd.DataFrame({
+        "target depth": fits["depth"], "attention": fits["attention"],
+        "shortfall at 1×": fits["shortfall_first"].map("{:.3f}".format),
+        "shortfall at the end": fits["shortfall_last"].map("{:.3f}".format),
+        "per doubling": [f"{r.per_doubling:+.4f} ({r.per_doubling_lo:+.4f} to {r.per_doubling_hi:+.4f})"
+                         for r in fits.itertuples()],
+        "forecast steps": [steps(r.forecast, r.last) for r in fits.itertuples()],
+        "90 % band": [band(r) for r in fits.itertuples()],
+    })
+
+
+def end_table(points: pd.DataFrame, cfg) -> pd.DataFrame:
+    """Per model: R² at the training length at the main study's length (1×) and after the longest training,
+    beside the MLP (on its own prompts), least squares, 3-NN and the context mean on the same prompts."""
+    tf = points[points["method"] == "transformer"]
+    start = fit_from(cfg)
+    rows = []
+    for (depth, att), g in tf.groupby(["depth", "attention"]):
+        base = points[(points["depth"] == depth) & (points["method"] != "transformer")].set_index("method")
+        r = g.set_index("step")["r2_all"]
+        rows.append({"target depth": depth, "attention": att, "R² at 1×": r[start[att]],
+                     "R² at the end": r[r.index.max()],
+                     "MLP": base.loc["mlp", "r2_mlp_prompts"], "least squares": base.loc["least_squares", "r2_all"],
+                     "3-NN": base.loc["knn", "r2_all"], "context mean": base.loc["context_mean", "r2_all"]})
+    return pd.DataFrame(rows)
+
+
+def _forecast_words(models: int, reached: int, ahead: list[float], never: int) -> str:
+    """The forecast over the models in words: how many had reached the tolerance, the range of the finite
+    forecasts of the others, and how many never reach it on their fitted line."""
+    parts = []
+    if reached:
+        parts.append(f"{'every model' if reached == models else reached} had reached it within the run")
+    if ahead:
+        parts.append(f"{_rng(ahead, ',.0f')} for {'the other' if reached else 'the'} {len(ahead)}")
+    if never:
+        parts.append(f"never for {never} (their lines do not fall)")
+    return "; ".join(parts)
+
+
+def glue_values(res: dict, cfg) -> dict[str, str]:
+    """The numbers the chapter's prose quotes, formatted."""
+    fits, tr = res["fits"], res["trend"]
+    last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
+    judged = judge(fits, tr, res["points"], res["shift"])
+    verdicts = {e["claim"]: e["value"] for e in judged}
+    holds = {e["claim"]: "holds" if e["passed"] else "fails" for e in judged}
+    reached = fits["forecast"] <= fits["last"]
+    ahead = [v for v, r in zip(fits["forecast"], reached) if not r and not math.isinf(v)]
+    return {
+        "scale_factor": f"{cfg['factor']}", "scale_steps": f"{cfg['factor'] * cfg['steps']:,}",
+        "scale_relu_steps": f"{cfg['factor'] * cfg['relu_steps']:,}", "scale_main_steps": f"{cfg['steps']:,}",
+        "scale_snapshots": f"{len(model_snapshots(cfg, 'softmax'))}",
+        "scale_short_first": _rng(fits["shortfall_first"], ".3f"),
+        "scale_short_last": _rng(fits["shortfall_last"], ".3f"),
+        "scale_per_doubling": _rng(fits["per_doubling"], "+.4f"),
+        "scale_lead_knn": _rng(last["lead_knn"], "+.3f"), "scale_lead_ls": _rng(last["lead_ls"], "+.3f"),
+        "scale_forecast": _forecast_words(len(fits), int(reached.sum()), ahead,
+                                          int(sum(math.isinf(v) for v in fits["forecast"]))),
+        **{f"scale_{name}_{att}": _rng(frame.loc[frame["attention"] == att, col], fmt)
+           for att in ATTENTIONS for name, frame, col, fmt in (
+               ("per_doubling", fits, "per_doubling", "+.4f"), ("short_first", fits, "shortfall_first", ".3f"),
+               ("short_last", fits, "shortfall_last", ".3f"), ("lead_ls", last, "lead_ls", "+.3f"),
+               ("lead_knn", last, "lead_knn", "+.3f"))
+           if (frame["attention"] == att).any()},
+        "scale_obj1": f"{verdicts['icdl-obj1-longer']:.3f}", "scale_obj3": f"{verdicts['icdl-obj3-longer']:.2f}",
+        "scale_obj1_tolerance": f"{objectives.CRITERIA['obj1_tolerance']:g}",
+        "scale_obj3_max_drop": f"{objectives.CRITERIA['obj3_max_drop']:g}",
+        # each claim's verdict as a word, from the same judge as the ledger (the prose cannot contradict it)
+        **{f"scale_verdict_{claim.replace('-', '_')}": word for claim, word in holds.items()},
+        "scale_minutes": f"{sum(j['seconds'] for j in res['jobs']) / 60:.0f}" if res["jobs"] else
+                         f"{res['seconds'] / 60:.1f}",  # a run in one process: its own time
+    }
+
+
+# ---- what the chapter shows of the wider models -----------------------------------------------------------
+
+
+def model_size(cfg) -> int:
+    """Parameters of a profile's model (the softmax and the ReLU model have the same)."""
+    return InContextGPT(configs(cfg, cfg["depths"][0], "softmax", cfg["n_layer"])[0]).num_params()
+
+
+def flops_curve(res: dict, cfg) -> pd.DataFrame:
+    """The trend of a study (:func:`trend`) with each snapshot's training FLOPs (:func:`training_flops`),
+    for the figure of shortfall against compute."""
+    tr = res["trend"].copy()
+    per = {a: training_flops(cfg, a, 0) for a in ATTENTIONS}
+    unit = {a: training_flops(cfg, a, 1) - per[a] for a in ATTENTIONS}
+    tr["flops"] = [per[a] + unit[a] * s for a, s in zip(tr["attention"], tr["step"])]
+    tr["width"] = cfg["n_embd"]
+    return tr
+
+
+def width_shown(cmp: pd.DataFrame) -> pd.DataFrame:
+    """:func:`width_comparison` as the chapter shows it: per model the two widths' shortfalls at the main
+    study's length and the change with its 90 % band, then the narrow model's compute-matched snapshot (``—``
+    where there is none), its shortfall and the change from it."""
+    narrow, wide = int(cmp["width_narrow"].iloc[0]), int(cmp["width_wide"].iloc[0])
+
+    def band(v, lo, hi):
+        return "—" if v != v else f"{_num(v, '+.3f')} ({_num(lo, '+.3f')} to {_num(hi, '+.3f')})"
+
+    return pd.DataFrame({
+        "target depth": cmp["depth"], "attention": cmp["attention"],
+        f"shortfall, width {narrow}": cmp["shortfall_narrow"].map("{:.3f}".format),
+        f"shortfall, width {wide}": cmp["shortfall_wide"].map("{:.3f}".format),
+        "change (90 % band)": [band(r.delta, r.delta_lo, r.delta_hi) for r in cmp.itertuples()],
+        f"width {narrow} at the same FLOPs": ["—" if r.matched_step != r.matched_step or r.matched_step is None
+                                              else f"{int(r.matched_step):,} steps: {r.shortfall_matched:.3f}"
+                                              for r in cmp.itertuples()],
+        "change from it (90 % band)": [band(r.delta_matched, r.delta_matched_lo, r.delta_matched_hi)
+                                       for r in cmp.itertuples()],
+    })
+
+
+def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg) -> dict[str, str]:
+    """The numbers the chapter's prose quotes about the wider models (the sizes even where the run has not been
+    made; its results and verdict words from :func:`judge_wider`, the ledger's judge, where it has)."""
+    def per_step(cfg):
+        return training_flops(cfg, "softmax", 1)
+
+    out = {"width_narrow": f"{ncfg['n_embd']}", "width_wide": f"{wcfg['n_embd']}",
+           "width_heads_narrow": f"{ncfg['n_head']}", "width_heads_wide": f"{wcfg['n_head']}",
+           "width_params_narrow": f"{model_size(ncfg):,}", "width_params_wide": f"{model_size(wcfg):,}",
+           "width_params_ratio": f"{model_size(wcfg) / model_size(ncfg):.1f}",
+           "width_flops_ratio": f"{per_step(wcfg) / per_step(ncfg):.2f}", "width_steps": f"{wcfg['steps']:,}",
+           "width_command": COMMAND.format(profile=WIDER)}
+    judged = judge_wider(cmp, wide)
+    out |= {f"width_verdict_{e['claim'].replace('-', '_')}": "is not judged yet" if cmp is None or wide is None
+            else "holds" if e["passed"] else "fails" for e in judged}
+    if cmp is None or wide is None:
+        return out | {k: "not run" for k in ("width_delta", "width_delta_softmax", "width_delta_relu",
+                                              "width_matched", "width_obj1", "width_obj3", "width_minutes")}
+    values = {e["claim"]: e["value"] for e in judged}
+    matched = cmp.dropna(subset=["delta_matched"])
+    out |= {"width_delta": _rng(cmp["delta"], "+.3f"),
+            **{f"width_delta_{a}": _rng(cmp.loc[cmp["attention"] == a, "delta"], "+.3f") for a in ATTENTIONS},
+            "width_matched": (f"{_rng(matched['delta_matched'], '+.3f')} for the {len(matched)} "
+                              f"{'model' if len(matched) == 1 else 'models'} with one" if len(matched)
+                              else "no model has one"),
+            "width_obj1": f"{values['icdl-obj1-wider']:.3f}", "width_obj3": f"{values['icdl-obj3-wider']:.2f}",
+            "width_minutes": f"{sum(j['seconds'] for j in wide['jobs']) / 60:.0f}" if wide.get("jobs") else
+                             f"{wide.get('seconds', 0.0) / 60:.1f}"}  # a run in one process: its own time
+    return out
