@@ -50,6 +50,7 @@ T_BASE, T_TRAIN, T_SPEED = "tests/test_gpt_baselines.py", "tests/test_gpt_traini
 T_OBJ, T_DEPTH, T_PLATEAU = "tests/test_gpt_objectives.py", "tests/test_gpt_depth.py", "tests/test_gpt_plateau.py"
 T_COST, T_MECH = "tests/test_gpt_cost.py", "tests/test_gpt_mechanism.py"
 T_SCALE = "tests/test_gpt_scale.py"
+T_VERD = "tests/test_gpt_verdicts.py"
 T_DIFF, T_TASKS = "tests/test_diffusion.py", "tests/test_gpt_tasks.py"
 
 #: the nearest-neighbour baseline's masking and selection, as one block (its leak mutant edits three lines)
@@ -146,23 +147,23 @@ MUTANTS: tuple[Mutant, ...] = (
        "med = runs.groupby(keys, sort=False)[cols].mean()", "wrong statistic",
        T_SPEED + "::test_speed_table_keeps_two_threads_and_two_processes_apart_and_takes_medians"),
     # -- GPT experiments: the judges and the statistics behind the claims
-    _m("obj1-boundary", "gpt_icl/objectives.py", '"passed": bool((o1["max_shortfall"] <= tol).all())',
-       '"passed": bool((o1["max_shortfall"] < tol).all())', "wrong comparison", T_OBJ),
-    _m("obj1-window", "gpt_icl/objectives.py", 'mlp = mlp[mlp["position"] <= train_examples]',
-       'mlp = mlp[mlp["position"] < train_examples]', "off-by-one window", T_OBJ),
-    _m("obj2-shift-not-strict", "gpt_icl/objectives.py", "falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0)",
-       "falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:] <= 0)", "wrong comparison", T_OBJ),
-    _m("obj2-shift-ends-only", "gpt_icl/objectives.py", "falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:] < 0)",
-       "falls = (mix[list(MIXTURES)].diff(axis=1).iloc[:, 1:2] < 0)", "dropped steps", T_OBJ),
-    _m("obj2-length-window", "gpt_icl/objectives.py", "beyond = tf[tf.index > train_examples]",
-       "beyond = tf[tf.index >= train_examples]", "off-by-one window", T_OBJ),
-    _m("obj2-length-swapped", "gpt_icl/objectives.py", '"passed": bool((drops["softmax"] < drops["relu"]).all())',
-       '"passed": bool((drops["relu"] < drops["softmax"]).all())', "swapped sides", T_OBJ),
-    _m("obj3-mean-not-worst", "gpt_icl/objectives.py",
-       'ps[[m for m in ps.columns if m not in ("depth", "attention", 0.0)]].min(axis=1)',
-       'ps[[m for m in ps.columns if m not in ("depth", "attention", 0.0)]].mean(axis=1)', "wrong statistic", T_OBJ),
-    _m("obj3-boundary", "gpt_icl/objectives.py", '"passed": bool((ps["max_drop"] <= max_drop).all())',
-       '"passed": bool((ps["max_drop"] < max_drop).all())', "wrong comparison", T_OBJ),
+    _m("verdict-boundary", "gpt_icl/verdicts.py", '"<=": lambda v: v <= threshold',
+       '"<=": lambda v: v < threshold', "wrong comparison", T_VERD),
+    _m("obj1-window", "gpt_icl/verdicts.py", "if p <= train_examples)", "if p < train_examples)",
+       "off-by-one window", T_VERD),
+    _m("obj2-shift-ends-only", "gpt_icl/verdicts.py", "(r2[:, :-1] - r2[:, 1:]).min(axis=1)",
+       "(r2[:, :1] - r2[:, -1:]).min(axis=1)", "dropped steps", T_VERD),
+    _m("obj2-length-window", "gpt_icl/verdicts.py", "r2[:, 1:].mean(axis=1) - r2[:, 0]",
+       "r2.mean(axis=1) - r2[:, 0]", "off-by-one window", T_VERD),
+    _m("obj2-length-confounded", "gpt_icl/verdicts.py",
+       'twin = SOFTMAX_ON if all((d, SOFTMAX_ON) in drops for d in main.depths()) else "softmax"',
+       'twin = "softmax"', "wrong selection", T_VERD),
+    _m("obj3-mean-not-worst", "gpt_icl/verdicts.py", "out[(depth, att)] = np.max([base",
+       "out[(depth, att)] = np.mean([base", "wrong statistic", T_VERD),
+    _m("seeds-not-resampled", "gpt_icl/intervals.py", "return picked.mean(1)", "return per_seed.mean(1)",
+       "dropped noise", T_VERD),
+    _m("sst-normaliser", "gpt_icl/intervals.py", "(w @ labels[\"sy\"].T) ** 2 / n[:, None]",
+       "(w @ labels[\"sy\"].T) ** 2 / (n[:, None] - 1)", "off-by-one normaliser", T_VERD),
     _m("switch-judged-as-model", "gpt_icl/objectives.py", 'return curves[curves["attention"].isin(ATTENTIONS)]',
        "return curves", "wrong selection", T_OBJ),
     _m("param-shift-own-scale", "gpt_icl/evaluation.py",
