@@ -328,7 +328,8 @@ def test_the_judged_run_starts_from_the_main_studys_committed_models():
     for (depth, attention), g in pts.groupby(["depth", "attention"]):
         ours = float(g.loc[g["step"] == base[attention], "r2_all"].iloc[0])
         ref = icl[(icl["depth"] == depth) & (icl["attention"] == attention) & (icl["mixture"] == PRETRAINING)
-                  & (icl["position"] == cfg["train_examples"])]["r2"]
+                  & (icl["position"] == cfg["train_examples"]) & (icl["seed"] == 0)]["r2"]  # the scale run's seed
+        assert len(ref) == 1
         assert ours == pytest.approx(float(ref.iloc[0]), abs=1e-6), (depth, attention)
         later = float(g.loc[g["step"] == g["step"].max(), "r2_all"].iloc[0])
         assert later != pytest.approx(ours, abs=1e-6)  # and the longer training did change the model

@@ -34,7 +34,7 @@ def test_unit_weights_give_the_r2_of_all_prompts_at_the_named_positions():
     d = Draws(1, resamples=10)
     got = d.r2(block_sums(pred, ys, positions), label_sums(ys, positions))[0]
     want = bl.r2_across_prompts(pred, ys)[[p - 1 for p in positions]].numpy()
-    assert np.allclose(got, want, atol=1e-12)
+    assert np.allclose(got, want, rtol=0, atol=1e-12)
     wrong = bl.r2_across_prompts(pred, ys)[positions[:2]].numpy()  # an off-by-one position would give these
     assert not np.allclose(got[:2], wrong, atol=1e-3)
 
@@ -48,7 +48,7 @@ def test_a_resample_is_the_r2_of_the_prompts_it_draws():
     for r in range(1, 6):
         idx = torch.cat([torch.arange(b * size, (b + 1) * size).repeat(int(c)) for b, c in enumerate(d.weights[r])])
         want = bl.r2_across_prompts(pred[idx], ys[idx])[[p - 1 for p in positions]].numpy()
-        assert np.allclose(got[r], want, atol=1e-12)
+        assert np.allclose(got[r], want, rtol=0, atol=1e-12)
     assert not np.allclose(got[1], got[0], atol=1e-4)  # a resample is not all the data
 
 
