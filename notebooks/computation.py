@@ -315,12 +315,12 @@ if timing is not None:
     from icdl.gpt_icl import objectives
     from icdl.repro.results import load_result
 
-    cost = pipeline.seed_cost(
+    per_seed = pipeline.seed_cost(
         timing["data"], objectives.training_seconds(objectives.PROFILES.resolve("reference")),
         pd.DataFrame(load_result(gpt_depth.PROFILES.folder() / "depth.reference.json")["data"]["training"]))
-    chapter.glue(seed_main_min=f"{cost['main_min']:.0f}", seed_depth_min=f"{cost['depth_min']:.0f}",
-                 seed_whole_core_min=f"{cost['whole_core_min']:.0f}",
-                 seed_whole_bound_min=f"{cost['lower_bound_min']:.0f}")
+    chapter.glue(seed_main_min=f"{per_seed['main_min']:.0f}", seed_depth_min=f"{per_seed['depth_min']:.0f}",
+                 seed_whole_core_min=f"{per_seed['whole_core_min']:.0f}",
+                 seed_whole_bound_min=f"{per_seed['lower_bound_min']:.0f}")
 
 # %% [markdown]
 # ## What in-context learning costs (REB)
