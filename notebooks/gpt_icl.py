@@ -157,7 +157,7 @@ jcfg = rcfg if judged_on == "reference" else cfg
 train_len = jcfg["train_examples"]
 print("judged on:", judged_on)
 
-# %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers against the baselines, per target depth ($R^2$ across all test prompts, 4096 in the reference; the MLP baseline on the first 512).", "name": "fig-icl-methods-ref"}}
+# %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4096 in the reference; the MLP baseline on the first 512).", "name": "fig-icl-methods-ref"}}
 fig = figures.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
 # %% mystnb={"figure": {"caption": "The judged run, ReLU attention: $R^2$ per prompt position for inputs from the four mixtures $\\omega_1 N(-2, I) + \\omega_2 N(2, I)$ (the mean over seeds; bands: lowest to highest seed; diamonds: the MLP baseline; grey dotted: context mean, pretraining mixture). The y axis shows every curve down to $R^2 = -1$; a panel whose curves go lower says so in its title.", "name": "fig-icl-mixtures-relu-ref"}}
