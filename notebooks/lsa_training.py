@@ -182,6 +182,7 @@ chapter.glue(**{
     "lsa_corr_z_ls": f"{float(t2_row['corr_z_ls']):.3f}", "lsa_paper_corr_z_ls": f"{PAPER_TABLE2['corr_z_ls']:.3f}",
     "lsa_cell": str(t2_row["cell"]),
     "lsa_fig3_corr": f"{next(e['value'] for e in judge(data) if e['claim'] == 'lsa-fig3'):.3f}",
+    "lsa_query_ratio": f"{next(e['value'] for e in judge(data) if e['claim'] == 'lsa-fig2'):.2f}",
 })
 
 # %% [markdown]
@@ -195,7 +196,10 @@ chapter.glue(**{
 # {glue:text}`lsa_paper_corr_hi`), and {glue:text}`lsa_corr_above` run(s) pass
 # 0.9: as in the paper, some runs -- not all -- divide by $V$ through the
 # LayerNorm of layer 2, the mechanism of the construction of
-# {doc}`lsa_construction`. In the analysed run the dominant query cell (cell
+# {doc}`lsa_construction`. LSA Fig. 2 shows one query-token output weight far
+# above the other query-token weights; in the analysed run the largest is only
+# {glue:text}`lsa_query_ratio`× the second, so the query's read-out is shared by
+# two embeddings rather than carried by one cell. Its largest query cell (cell
 # {glue:text}`lsa_cell` here; embeddings can be permuted) is explained by the
 # regression of eq. 57 with correlation {glue:text}`lsa_corr_z_f` (paper
 # {glue:text}`lsa_paper_corr_z_f`) and correlates with the least-squares

@@ -347,6 +347,28 @@ def test_judge_criteria_at_their_boundaries():
     assert not entries(top=2.4, rest=0.25)["lsa-fig2"]["passed"]
 
 
+def test_fig2_is_judged_on_the_query_cells_alone():
+    """Fig. 2's point is one query-token cell far above the other query-token cells: the ratio of the largest to
+    the second-largest weight of the query token's column (token N+1, the last; one weight per embedding). A
+    second query cell nearly as large fails however small the other tokens' weights are (a check against the
+    median of all weights passes it); a large weight at another token (a 0- vs 1-based token) does not count."""
+    def fig2(column: list[float], other: float = 0.0) -> dict:
+        W = [[0.01] * 51 for _ in range(4)]
+        for e, v in enumerate(column):
+            W[e][50] = v
+        W[1][49] = other  # the token before the query
+        res = _fake_result([0.2, 0.95], [float(lsa_study.PAPER_TABLE1["test_mse"].median())] * 2)
+        res["W_out_abs"] = W
+        return {e["claim"]: e for e in lsa_study.judge(res)}["lsa-fig2"]
+
+    split = fig2([0.1, 4.89, 0.1, 4.37])  # run 8's two cells, (1, 51) and (3, 51)
+    assert not split["passed"] and split["value"] == pytest.approx(4.89 / 4.37)
+    assert split["values"]["over_median"] > 10  # what the old criterion read: it passed this
+    alone = fig2([0.1, 0.2, 0.1, 5.0])
+    assert alone["passed"] and alone["value"] == pytest.approx(25.0)
+    assert fig2([0.1, 0.2, 0.1, 5.0], other=50.0)["value"] == pytest.approx(25.0)  # another token's weight
+
+
 def test_stale_shards_never_replace_a_checkpoint_further_along(tmp_path, monkeypatch):
     """Shards left from a shorter run (2 epochs) beside a checkpoint at 4 epochs: the merge is refused and
     every file stays as it was; shards of other settings are refused too."""

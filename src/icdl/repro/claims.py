@@ -210,7 +210,7 @@ CLAIMS: tuple[Claim, ...] = (
        LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
     _c("lsa-fig2", "LSA Fig. 2",
        "$|W_{\\mathrm{in}}|$ and $|W_{\\mathrm{out}}|$ (4×51), log colour: the (3, 51) output weight dominates",
-       LSA_TRAINING, "tests/test_lsa.py::test_judge_reads_the_paper_criteria"),
+       LSA_TRAINING, "tests/test_lsa.py::test_fig2_is_judged_on_the_query_cells_alone"),
     _c("lsa-table2", "LSA Table 2", "corr(z, f) = 0.99479, corr(z, LS) = −0.99396; coefficients as listed",
        LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
     _c("lsa-fig3", "LSA Fig. 3", "fitted curve on [−3, 3], full output and via the (3, 51) cell, close to LS",
@@ -222,8 +222,9 @@ CLAIMS: tuple[Claim, ...] = (
 #: the documents the claims come from, by the prefix of their ids, in the order the summaries list them
 DOCUMENTS = {"icdl": "ICDL (the paper)", "reb": "REB (its review discussion)", "lsa": "LSA (Hagiwara)",
              "book": "This book's own questions"}
-#: claim-id prefixes of this book's own questions (which algorithm the models run; what longer training does)
-_BOOK_PREFIXES = ("mech", "scale")
+#: claim-id prefixes of this book's own questions (which algorithm the models run; what longer training does; our
+#: own forms of the GPT experiments' claims)
+_BOOK_PREFIXES = ("mech", "scale", "gpt")
 
 
 def document(claim_id: str) -> str:
@@ -373,7 +374,9 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "lsa-table1-corr": _all(("value", ">=", 0.3)),
     "lsa-conclusion": _all(("value", ">", 0.9)),
     "lsa-table2": _all(("value", ">", 0.95)),
-    "lsa-fig2": _all(("value", ">=", 10)),
+    # the query token's largest output weight against its second largest (the paper's "extremely large
+    # compared to the other values"), where the median of all weights stood before (issue 40)
+    "lsa-fig2": _all(("query_ratio", ">=", 10)),
     "lsa-fig3": _all(("value", ">", 0.9)),
 }
 
@@ -478,6 +481,9 @@ DEVIATIONS: dict[str, str] = {
 #: on a failure that is already known and shown; a listed claim that stops failing turns CI red until it is
 #: removed from this list (``tests/test_ledger.py``). A failure that is not listed turns CI red.
 KNOWN_FAILURES: dict[str, str] = {
+    "lsa-fig2": "in the analysed run 8 of the reference (10 runs × 20 000 epochs) the query token's read-out is split "
+                "between two embeddings of almost equal output weight, (1, 51) and (3, 51): the largest is 1.12× "
+                "the second (though 65× the median of all output weights)",
     # objectives 1 and 3 on three seeds, paired prompts and 90 % intervals, judged on python -m icdl.gpt_icl
     # --profile reference --part main --part shift (commit bf39a6e, each model trained by --part main --depths D
     # --seeds S at the same commit)
