@@ -220,7 +220,8 @@ judged_on = (f"reference ({ref['epochs_done']}/{ref['settings']['epochs']} epoch
              else profile)
 for entry in judge(data):
     ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"],
-                  value=entry["value"], note=entry["note"], judged_on=judged_on, covered=ref_obj is not None)
+                  value=entry["value"], values=entry.get("values"), note=entry["note"], judged_on=judged_on,
+                  covered=ref_obj is not None)
 ledger.save()
 ledger.table()[["claim", "criterion"]]
 

@@ -386,6 +386,7 @@ FIGURE_TESTS = {
     "fig-icl-methods-live": "test_gpt_icl_numbers",
     "fig-icl-switch": "test_gpt_icl_numbers",
     "fig-icl-methods-ref": "test_committed_reference_numbers",
+    "fig-icl-length": "test_committed_reference_numbers",
     "fig-icl-mixtures-relu-ref": "test_committed_reference_numbers",
     "fig-icl-mixtures-softmax-ref": "test_committed_reference_numbers",
     "fig-icl-param-shift": "test_committed_reference_numbers",

@@ -228,18 +228,19 @@ def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatc
     """A study's judge() entries go into the ledger whole: the value decides mismatch against fail (an entry
     recorded without its value is a fail even inside the band), the note and the judged data are kept."""
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    band = MISMATCHES["icdl-obj3"].band
-    inside, outside = (band[0] + band[1]) / 2, band[1] + 1.0
-    ledger = Ledger("gpt_icl", "quick")
+    band = MISMATCHES["icdl-obj4"].band
+    inside, outside = (band[0] + band[1]) / 2, band[0] - 1.0
+    ledger = Ledger("gpt_depth", "quick")
     recs = ledger.record_all([
-        {"claim": "icdl-obj3", "ours": "in band", "criterion": "c", "passed": False, "value": inside},
+        {"claim": "icdl-obj4", "ours": "in band", "criterion": "c", "passed": False, "value": inside},
+    ], judged_on="reference") + Ledger("gpt_icl", "quick").record_all([
         {"claim": "icdl-obj1", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01, "note": "a note"},
     ], judged_on="reference")
     assert [r.status for r in recs] == ["mismatch", "pass (deviation)"]
     assert recs[0].value == inside and recs[1].note.startswith("a note. Deviation: ")
     assert {r.profile for r in recs} == {"reference"}
-    other = Ledger("gpt_icl", "quick")
-    assert other.record_all([{"claim": "icdl-obj3", "ours": "", "criterion": "c", "passed": False,
+    other = Ledger("gpt_depth", "quick")
+    assert other.record_all([{"claim": "icdl-obj4", "ours": "", "criterion": "c", "passed": False,
                               "value": outside}])[0].status == "fail"
 
 
@@ -300,9 +301,9 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     assert "icdl-obj3" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS
     ledger = Ledger("gpt_icl", "reference")
-    dev = ledger.record("icdl-obj3", ours="drop 0.05", criterion="c", value=0.05)
+    dev = ledger.record("icdl-obj3", ours="short by 0.01", criterion="c", value=0.01)
     assert dev.status == PASS_DEVIATION == dev.rejudged() and dev.note == f"deviation: {DEVIATIONS['icdl-obj3']}"
-    mis = ledger.record("icdl-obj1", ours="short by 0.1", criterion="c", value=0.1)
+    mis = Ledger("gpt_depth", "reference").record("icdl-obj4", ours="a loss of 0.05", criterion="c", value=-0.05)
     assert mis.status == "mismatch" and "Deviation: " in mis.note
     assert "deviation:" in ledger.box().data and 'class="status-pass-deviation"' in ledger.box().data
     ledger.save()

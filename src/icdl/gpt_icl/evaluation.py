@@ -207,12 +207,10 @@ def label_rows(depth: int, prompts: dict) -> list[dict]:
 
 def block_rows(pred_of, prompts: dict, **keys) -> list[dict]:
     """One row per judged set and position with the squared error per block of one predictor
-    (``pred_of(xs, ys) -> (B, k)``; sets it returns None for are skipped) and ``keys`` in every row."""
+    (``pred_of(xs, ys) -> (B, k)``) and ``keys`` in every row."""
     rows = []
     for name, (spec, xs, ys) in prompts.items():
         pred = pred_of(xs, ys)
-        if pred is None:
-            continue
         sse = block_sums(pred, ys, spec["positions"])
         rows += [{**keys, "set": name, "position": p, "sse": sse[i].tolist()} for i, p in enumerate(spec["positions"])]
     return rows
@@ -220,8 +218,8 @@ def block_rows(pred_of, prompts: dict, **keys) -> list[dict]:
 
 def paired_mlp_rows(cfg, depth: int, prompts: dict, *, progress: bool = False) -> tuple[list[dict], list[dict]]:
     """The MLP baseline on every paired set (the ones whose ``count`` is the MLP's ``mlp_prompts``): R² per
-    position (rows of :func:`baseline_curves`' shape plus ``mu``) and its squared error per block at its best
-    epoch (the epoch chosen on all the set's prompts, as the paper's "best R² over epochs")."""
+    position (rows with ``depth``, ``set``, ``method``, ``position``, ``r2``) and its squared error per block
+    at its best epoch (the epoch chosen on all the set's prompts, as the paper's "best R² over epochs")."""
     from tqdm import tqdm
 
     curves, blocks = [], []

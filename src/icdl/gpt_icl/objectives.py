@@ -206,7 +206,7 @@ def param_shift(models: dict, cfg, *, progress: bool = False) -> dict:
     curves, blocks, labels, base = [], [], [], []
     for depth in sorted({k[0] for k in models}):
         prompts = {name: (spec, *set_prompts(cfg, depth, spec)) for name, spec in judged_sets(cfg, shift=True).items()}
-        for (d, attention, seed), model in sorted(models.items()):
+        for (d, attention, seed), model in models.items():  # in the order given (the run's: softmax first)
             if d != depth:
                 continue
             keys = {"depth": depth, "attention": attention, "seed": seed}
@@ -235,7 +235,7 @@ def assumptions(cfg) -> pd.DataFrame:
         ("label scale", "y divided by its standard deviation under training draws", "not stated"),
         ("input size d", f"{cfg['d']} (CPU profiles), 20 (paper profile)", "20"),
         ("model", f"{cfg['n_layer']} layers, {cfg['n_head']} heads, width {cfg['n_embd']}", "12, 8, 256"),
-        ("ReLU attention", "σ(qᵀk/√d_h)/nᵢ, nᵢ the positions token i attends to (causal); the 1/√d_h is a "
+        ("ReLU attention", "σ(qᵀk/√dₕ)/nᵢ, nᵢ the positions token i attends to (causal); the 1/√dₕ is a "
                            "rescaled value map, the same functions", "σ(qᵀk)/n (Def. 7)"),
         ("seeds", f"{cfg['seeds']} per model (initial weights and training prompts)", "not stated"),
         ("optimiser", f"Adam, lr {cfg['lr']}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
