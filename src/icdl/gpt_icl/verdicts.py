@@ -134,10 +134,10 @@ def decide(lo: float, hi: float, op: str, threshold: float) -> bool | None:
 def _entry(claim: str, stat: np.ndarray, ours: str, criterion: str, op: str, threshold: float,
            fmt: str = ".3f") -> dict:
     s = summary(stat)
+    value, lo, hi = (f"{s[k]:{fmt}}".replace("-", "−") for k in ("value", "lo", "hi"))  # a typographic minus
     return {"claim": claim, "value": s["value"], "values": {"value_lo": s["lo"], "value_hi": s["hi"]},
             "passed": decide(s["lo"], s["hi"], op, threshold),
-            "ours": f"{ours}: {s['value']:{fmt}} (90 % interval {s['lo']:{fmt}} to {s['hi']:{fmt}}, over seeds and "
-                    "prompts)", "criterion": criterion}
+            "ours": f"{ours}: {value} (90 % interval {lo} to {hi}, over seeds and prompts)", "criterion": criterion}
 
 
 def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, criteria: dict) -> list[dict]:
