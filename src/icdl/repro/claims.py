@@ -489,7 +489,7 @@ KNOWN_FAILURES: dict[str, str] = {
     # --profile reference --part main --part shift (commit bf39a6e, each model trained by --part main --depths D
     # --seeds S at the same commit)
     "icdl-obj1": "on the MLP's own prompts the largest shortfall below the MLP up to the training length is 0.086 "
-                 "(90 % interval 0.060 to 0.119, over seeds and prompts), from the target-depth-6 ReLU models (R² "
+                 "(90 % interval 0.060 to 0.118, over seeds and prompts), from the target-depth-6 ReLU models (R² "
                  "0.945, 0.923 and 0.900 at the training length for the three seeds); the depth-3 and depth-4 "
                  "models fall short by 0.030 to 0.035",
     "icdl-obj3": "on targets with μ = ±0.5 the per-prompt MLP keeps R² of at least 0.98 and least squares of at least "
