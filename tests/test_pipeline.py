@@ -94,7 +94,8 @@ def test_the_job_list_is_checked_before_anything_runs(tmp_path):
 def test_the_reference_schedule_covers_every_part_once():
     # catches a model depth or target depth of the profile left out of the timed run, and an evaluation
     # job that does not wait for all of its training jobs
-    cfg = {**objectives.PROFILES.resolve("reference"), "depth_layers": depth.PROFILES.resolve("reference")["layers"]}
+    deep = depth.PROFILES.resolve("reference")
+    cfg = {**objectives.PROFILES.resolve("reference"), "depth_layers": deep["layers"]}
     jobs = schedule("reference")
     check_jobs(jobs)
     args = [" ".join(j.args) for j in jobs]
@@ -102,11 +103,12 @@ def test_the_reference_schedule_covers_every_part_once():
         for seed in range(cfg["seeds"]):
             assert f"--profile reference --part main --depths {d} --seeds {seed}" in args
     for n in cfg["depth_layers"]:
-        assert f"--profile reference --part depth --layers {n}" in args
+        for seed in range(deep["seeds"]):
+            assert f"--profile reference --part depth --layers {n} --seeds {seed}" in args
     for part in ("main", "shift", "depth", "plateau"):
         assert f"--profile reference --part {part}" in args
     by = {" ".join(j.args): j for j in jobs}
-    assert len(by["--profile reference --part depth"].after) == len(cfg["depth_layers"])
+    assert len(by["--profile reference --part depth"].after) == len(cfg["depth_layers"]) * deep["seeds"]
     assert len(by["--profile reference --part main"].after) == len(cfg["depths"]) * cfg["seeds"]
     assert len(by["--profile reference --part shift"].after) == len(cfg["depths"]) * cfg["seeds"]
 

@@ -85,7 +85,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--depths", type=_ints, default=None, help="main part: only these target depths, e.g. 6")
-    p.add_argument("--seeds", type=_ints, default=None, help="main part: only these seeds (0, 1, …), e.g. 1,2")
+    p.add_argument("--seeds", type=_ints, default=None, help="main or depth part: only these seeds (0, 1, …), e.g. 1,2")
     p.add_argument("--layers", type=_ints, default=None, help="depth part: only these model depths, e.g. 8,10")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="run every part as single-threaded jobs, N at a time, and record each stage's time")
@@ -116,9 +116,11 @@ def _check_combinations(p: argparse.ArgumentParser, args) -> None:
                                 ("--steps-this-call", args.steps_this_call is not None)) if on]
     if modes and modes[0] != "--workers" and training:
         p.error(f"{modes[0]} measures the computation and trains no study: it does not take {', '.join(training)}")
-    for flag, given in (("--depths", args.depths), ("--seeds", args.seeds)):
-        if given is not None and args.part != ["main"]:
-            p.error(f"{flag} trains a subset of the main models: it needs --part main alone")
+    if args.depths is not None and args.part != ["main"]:
+        p.error("--depths trains a subset of the main models: it needs --part main alone")
+    if args.seeds is not None and args.part not in (["main"], ["depth"]):
+        p.error("--seeds trains a subset of the main or the depth study's models: it needs --part main or "
+                "--part depth alone")
     if args.layers is not None and args.part != ["depth"]:
         p.error("--layers trains a subset of the depth study's models: it needs --part depth alone")
     if args.workers is not None and (args.part or args.depths or args.seeds or args.layers or args.steps_this_call
@@ -171,7 +173,8 @@ def _main(argv: list[str] | None = None) -> int:
         if not measuring:  # each part's settings, checked (memory included) before any work
             _subset(p, "--depths", args.depths, objectives.PROFILES.profiles[args.profile]["depths"], args.profile)
             _subset(p, "--layers", args.layers, depth.PROFILES.profiles[args.profile]["layers"], args.profile)
-            _subset(p, "--seeds", args.seeds, tuple(range(objectives.PROFILES.profiles[args.profile]["seeds"])),
+            study = depth if args.part == ["depth"] else objectives
+            _subset(p, "--seeds", args.seeds, tuple(range(study.PROFILES.profiles[args.profile]["seeds"])),
                     args.profile)
             main_cfg = objectives.PROFILES.resolve(args.profile, **({"depths": args.depths} if args.depths else {}))
             depth_cfg = depth.PROFILES.resolve(args.profile, **({"layers": args.layers} if args.layers else {})) \
@@ -228,11 +231,14 @@ def _main(argv: list[str] | None = None) -> int:
             _wrote(objectives.write("shift", data, cfg, f"{base} --part shift", t), data)
     if "depth" in parts:
         t = time.perf_counter()
-        with writer(depth, "depth") if args.layers is None else nullcontext():
+        subset = args.layers is not None or args.seeds is not None
+        with writer(depth, "depth") if not subset else nullcontext():
             res = depth.depth_study(depth_cfg, folder=depth.PROFILES.folder("checkpoints", args.profile),
-                                    layers=list(args.layers) if args.layers else None, device=device_, **train)
-            if args.layers is not None and not worker:
-                print(f"model depths {args.layers} trained; run without --layers to write the result file")
+                                    layers=list(args.layers) if args.layers else None, seeds=args.seeds,
+                                    device=device_, **({**train, "train_only": True} if subset else train))
+            if subset and not worker:
+                print(f"model depths {args.layers or 'all'}, seeds {args.seeds or 'all'} trained; run without "
+                      "--layers and --seeds to write the result file")
             elif not worker:
                 _wrote(depth.write(res, depth_cfg, f"{base} --part depth{suffix}", t), res)
     if "plateau" in parts:

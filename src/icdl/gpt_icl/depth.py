@@ -42,17 +42,17 @@ def memory_estimate(cfg) -> float:
 
 _OWN = {
     "quick": {"layers": (1, 2), "target_depth": 3, "examples": (5, 10, 15), "train_examples": 16,
-              "steps": 300, "warm_steps": 150, "relu_steps": 100},
+              "steps": 300, "warm_steps": 150, "relu_steps": 100, "seeds": 2},
     # the main study's lengths (``objectives.PROFILES``' reference): the depths are judged on its schedule
     "reference": {"layers": (4, 6, 8, 10), "target_depth": 4, "examples": (15, 30, 45), "train_examples": 46,
-                  "steps": 6500, "warm_steps": 5000, "relu_steps": 2500},
+                  "steps": 6500, "warm_steps": 5000, "relu_steps": 2500, "seeds": 3},
     "paper": {"layers": (4, 6, 8, 10), "target_depth": 4, "examples": (15, 30, 45), "train_examples": 51,
-              "steps": 500_000, "warm_steps": 0, "relu_steps": 500_000},
+              "steps": 500_000, "warm_steps": 0, "relu_steps": 500_000, "seeds": 3},
 }
 PROFILES = ProfileSet(
     "gpt_depth",
     profiles={name: {**MODEL_SETTINGS[name], **own} for name, own in _OWN.items()},
-    ranges={**MODEL_RANGES, "layers": (1, 24), "target_depth": (1, 8), "examples": (1, 199)},
+    ranges={**MODEL_RANGES, "layers": (1, 24), "target_depth": (1, 8), "examples": (1, 199), "seeds": (1, 20)},
     command="python -m icdl.gpt_icl --profile {profile} --part depth",
     memory=memory_estimate,
 )
@@ -70,11 +70,13 @@ def _scores(model, xs, ys, examples) -> list[dict]:
     return [{"examples": p, "r2": float(r2[p]), "lo": float(lo[p]), "hi": float(hi[p])} for p in examples]
 
 
-def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = None, steps_this_call: int | None = None,
+def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = None,
+                seeds: tuple[int, ...] | None = None, steps_this_call: int | None = None,
                 progress: bool = True, device: str = "cpu", train_only: bool = False) -> dict | None:
-    """Train (or resume) and score the models of every model depth in ``layers`` (default: the profile's).
+    """Train (or resume) and score the models of every model depth in ``layers`` (default: the profile's) and
+    every seed in ``seeds`` (default: the profile's ``seeds``, 0, 1, …).
     Returns ``{"table", "baselines", "history", "training", "complete", "seconds"}``: ``table`` and
-    ``baselines`` have one row per model (or baseline) and number of examples before the query
+    ``baselines`` have one row per model (or baseline), seed and number of examples before the query
     (``examples``); ``training`` each model's steps and training seconds, read from its checkpoint (summed
     over the calls that trained it)."""
     t0 = time.perf_counter()
@@ -83,20 +85,21 @@ def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = N
         raise ValueError(f"examples must be < test_examples={cfg['test_examples']}, got {examples}")
     xs, ys = test_prompts(cfg, target, PRETRAINING)
     rows, hists, training, complete = [], [], [], True
-    for n_layer in layers or list(cfg["layers"]):
-        pair = train_pair(cfg, target, n_layer, command=PROFILES.command_for(cfg["profile"]), folder=folder,
-                          tag=tag(n_layer), steps_this_call=steps_this_call, progress=progress, device=device)
-        complete &= pair["complete"]
-        if train_only:
-            continue
-        for attention in ATTENTIONS:
-            if attention in pair:
-                res = pair[attention]
-                training.append({"n_layer": n_layer, "attention": attention, "steps": res["steps_done"],
-                                 "seconds": res["seconds"]})
-                rows += [{"n_layer": n_layer, "attention": attention, **r}
-                         for r in _scores(res["model"], xs, ys, examples)]
-                hists.append(res["history"].assign(n_layer=n_layer, attention=attention))
+    for seed in range(cfg["seeds"]) if seeds is None else seeds:
+        for n_layer in layers or list(cfg["layers"]):
+            pair = train_pair(cfg, target, n_layer, command=PROFILES.command_for(cfg["profile"]), folder=folder,
+                              tag=tag(n_layer), steps_this_call=steps_this_call, progress=progress, device=device,
+                              replicate=seed)
+            complete &= pair["complete"]
+            if train_only:
+                continue
+            for attention in ATTENTIONS:
+                if attention in pair:
+                    res = pair[attention]
+                    key = {"n_layer": n_layer, "attention": attention, "seed": seed}
+                    training.append({**key, "steps": res["steps_done"], "seconds": res["seconds"]})
+                    rows += [{**key, **r} for r in _scores(res["model"], xs, ys, examples)]
+                    hists.append(res["history"].assign(**key))
     if train_only:
         return None
     base = []
@@ -105,7 +108,7 @@ def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = N
         base += [{"method": name, "examples": p, "r2": float(r2[p])} for p in examples]
     return {"table": pd.DataFrame(rows), "baselines": pd.DataFrame(base),
             "history": pd.concat(hists, ignore_index=True) if hists else pd.DataFrame(),
-            "training": pd.DataFrame(training, columns=["n_layer", "attention", "steps", "seconds"]),
+            "training": pd.DataFrame(training, columns=["n_layer", "attention", "seed", "steps", "seconds"]),
             "complete": complete, "seconds": time.perf_counter() - t0}
 
 

@@ -62,8 +62,10 @@ def schedule(profile: str) -> list[Job]:
     jobs = [Job(f"train main, target depth {d}, seed {s}",
                 base + ("--part", "main", "--depths", str(d), "--seeds", str(s)), minutes=3.0 if s == 0 else 14.0)
             for d in main["depths"] for s in range(main["seeds"])]
-    jobs += [Job(f"train depth study, {n} layers", base + ("--part", "depth", "--layers", str(n)),
-                 minutes=3.6 * n) for n in depth.PROFILES.resolve(profile)["layers"]]
+    deep = depth.PROFILES.resolve(profile)
+    jobs += [Job(f"train depth study, {n} layers, seed {s}",
+                 base + ("--part", "depth", "--layers", str(n), "--seeds", str(s)), minutes=4.6 * n)
+             for n in deep["layers"] for s in range(deep["seeds"])]
     jobs.append(Job("plateau study (train and write)", base + ("--part", "plateau"), minutes=22.0))
     mains = tuple(j.name for j in jobs if j.name.startswith("train main"))
     layers = tuple(j.name for j in jobs if j.name.startswith("train depth"))
@@ -309,7 +311,7 @@ def timing_summary(data: dict, target_min: float = 90.0) -> dict:
 #: the timed run did write is stale (``tests/test_pipeline.py``); a full timed rerun empties this.
 RERUN_AFTER_TIMING = {
     "depth": "the depth study, rerun on the main study's schedule (6500 / 5000 / 2500 steps for every model "
-             "depth) where the timed run trained it at 4000 / 2500 / 1500",
+             "depth) where the timed run trained it at 4000 / 2500 / 1500, and with three seeds of every model",
     "icl": "the main study, rerun with three seeds of every model and the ReLU models' softmax twins (each model "
            "trained by --part main --depths D --seeds S, then --part main), where the timed run trained one seed",
     "shift": "objective 3, rerun on the three seeds and with the baselines on the shifted prompts",
@@ -317,7 +319,8 @@ RERUN_AFTER_TIMING = {
 
 #: the timed run's jobs that the schedule no longer has, with what replaced them (a full timed rerun empties it)
 REPLACED_AFTER_TIMING = {f"train main, target depth {d}": f"train main, target depth {d}, seed S (S = 0, 1, 2; "
-                         "seed 0 resumes the timed run's models and trains only the softmax twin)" for d in (3, 4, 6)}
+                         "seed 0 resumes the timed run's models and trains only the softmax twin)" for d in (3, 4, 6)} | {
+    f"train depth study, {n} layers": f"train depth study, {n} layers, seed S (S = 0, 1, 2)" for n in (4, 6, 8, 10)}
 
 
 def timing_glue(data: dict, target_min: float = 90.0) -> dict[str, str]:
