@@ -6,6 +6,7 @@ import torch
 
 from icdl.gpt_icl import baselines as bl
 from icdl.gpt_icl import depth, evaluation
+from icdl.gpt_icl import depth_judge as dj
 from icdl.gpt_icl.tasks import PRETRAINING, TaskConfig, sample_prompts
 
 
@@ -20,22 +21,23 @@ def test_judge_depth_both_sides():
     come 10, 4, 6 here); the claim needs the deepest strictly above the shallowest for every attention and
     point: equal fails (a ``>=`` would pass), a loss at one attention fails the claim with that loss as value."""
     up = {10: 0.90, 4: 0.80, 6: 0.85}
-    g = depth.gains(_table({"softmax": up, "relu": {10: 0.79, 4: 0.80, 6: 0.85}})).set_index(["attention", "examples"])
+    g = dj.gains({"table": _table({"softmax": up, "relu": {10: 0.79, 4: 0.80, 6: 0.85}})}).set_index(
+        ["attention", "examples"])
     assert g.loc[("softmax", 15), "deeper_better"] and g.loc[("softmax", 15), "gain"] == pytest.approx(0.10)
     assert not g.loc[("relu", 30), "deeper_better"] and g.loc[("relu", 30), "shallowest"] == pytest.approx(0.80)
-    ok = depth.judge(_table({"softmax": up, "relu": up}))[0]
+    ok = dj.judge({"table": _table({"softmax": up, "relu": up})})[0]
     assert ok["claim"] == "icdl-obj4" and ok["passed"] and ok["value"] == pytest.approx(0.10)
-    tie = depth.judge(_table({"softmax": up, "relu": {10: 0.80, 4: 0.80}}))[0]
+    tie = dj.judge({"table": _table({"softmax": up, "relu": {10: 0.80, 4: 0.80}})})[0]
     assert not tie["passed"] and tie["value"] == pytest.approx(0.0)
-    loss = depth.judge(_table({"softmax": up, "relu": {10: 0.75, 4: 0.80}}))[0]
+    loss = dj.judge({"table": _table({"softmax": up, "relu": {10: 0.75, 4: 0.80}})})[0]
     assert not loss["passed"] and loss["value"] == pytest.approx(-0.05)
-    assert "relu @15: -0.050" in loss["ours"]
+    assert "relu @15: −0.050" in loss["ours"] and "values" not in loss  # one seed: no interval
 
 
 def test_the_gains_table_shows_signed_gains_beside_the_depths_they_compare():
     """The chapter's table: the gain with its sign (a minus sign, not a hyphen), the R² of the shallowest and
     the deepest model headed by their layer counts (found from the data: rows come 10, 4, 6)."""
-    shown = depth.gains_shown(_table({"softmax": {10: 0.79, 4: 0.80, 6: 0.85}, "relu": {10: 0.90, 4: 0.80}}))
+    shown = dj.gains_shown({"table": _table({"softmax": {10: 0.79, 4: 0.80, 6: 0.85}, "relu": {10: 0.90, 4: 0.80}})})
     assert list(shown.columns) == ["attention", "examples", "gain", "R², 4 layers", "R², 10 layers"]
     row = shown.set_index(["attention", "examples"])
     assert row.loc[("softmax", 15), "gain"] == "−0.010" and row.loc[("relu", 30), "gain"] == "+0.100"
@@ -93,12 +95,29 @@ def test_models_are_scored_at_the_index_of_the_stated_number_of_examples():
 
 
 def test_a_current_depth_result_loads_unchanged():
-    raw = {"data": {"table": {"n_layer": [4], "attention": ["relu"], "examples": [15], "r2": [0.5]},
+    raw = {"data": {"table": {"n_layer": [4], "attention": ["relu"], "examples": [15], "r2": [0.5], "seed": [2]},
                     "baselines": {"method": ["least squares"], "examples": [15], "r2": [0.9]},
+                    "blocks": [{"n_layer": 4, "model": "relu", "seed": 2, "examples": 15, "sse": [1.0]}],
+                    "labels": [{"examples": 15, "n": [1.0], "sy": [0.0], "syy": [1.0]}], "models": [],
                     "history": {}, "training": {}, "complete": False, "seconds": 2.0}, "provenance": {"x": 1}}
     got = depth.load(raw)
     assert got["table"].to_dict("list") == raw["data"]["table"] and got["complete"] is False
+    assert got["blocks"] == raw["data"]["blocks"] and got["labels"] == raw["data"]["labels"]
     assert got["provenance"] == {"x": 1} and got["seconds"] == 2.0
+
+
+def test_a_one_seed_result_from_before_the_seeds_loads_as_seed_0_without_sums():
+    """The runs before the seeds stored one model per depth and no sums per block: they load as seed 0 and are
+    judged on their point value (no interval, so no ``values``)."""
+    raw = {"data": {"table": {"n_layer": [4, 10], "attention": ["relu"] * 2, "examples": [15] * 2, "r2": [0.5, 0.6],
+                              "lo": [0.4, 0.5], "hi": [0.6, 0.7]},
+                    "baselines": {"method": ["least squares"], "examples": [15], "r2": [0.9]},
+                    "history": {}, "training": {}, "complete": True, "seconds": 2.0}, "provenance": {}}
+    got = depth.load(raw)
+    assert list(got["table"]["seed"]) == [0, 0] and got["blocks"] == [] and got["models"] == []
+    entry = dj.judge(got)[0]
+    assert entry["passed"] is True and entry["value"] == pytest.approx(0.1) and "values" not in entry
+    assert dj.r2_table(got)["seeds"].tolist() == [1, 1]
 
 
 def test_settings_glue_quotes_the_given_profile():
@@ -116,3 +135,119 @@ def test_the_reference_depth_study_trains_on_the_main_studys_schedule():
     main, study = objectives.PROFILES.resolve("reference"), depth.PROFILES.resolve("reference")
     for key in ("steps", "warm_steps", "relu_steps", "relu_init", "warm_family", "warm_width", "lr"):
         assert study[key] == main[key], key
+
+
+# ---- the judge on intervals over seeds and prompts (icdl.gpt_icl.depth_judge) --------------------------------------
+
+def _sums_result(deep_scales, shallow_scale=1.0, prompts=1024, examples=(2, 4), seed=0):
+    """A depth result built the way the study stores it (``depth._blocks``, ``label_sums``) from synthetic
+    predictions: every model's error on a prompt is its seed's scale times one heavy-tailed error per prompt,
+    shared by the models (hard prompts are hard for both), so the prompt resampling moves every R² a lot and
+    the gain between two models little -- if, and only if, the two are resampled on the same prompts."""
+    from icdl.gpt_icl.intervals import label_sums
+
+    g = torch.Generator().manual_seed(seed)
+    ys = torch.randn(prompts, max(examples) + 2, generator=g, dtype=torch.float64)
+    err = torch.distributions.StudentT(2.5).sample((prompts, ys.shape[1])).double() * 0.5
+    table, blocks = [], []
+    for n_layer, scales in ((4, [shallow_scale] * len(deep_scales)), (10, deep_scales)):
+        for s, c in enumerate(scales):
+            pred = ys + c * err
+            key = {"n_layer": n_layer, "attention": "softmax", "seed": s}
+            table += [{**key, **r} for r in depth._score_rows(pred.float(), ys.float(), examples)]
+            blocks += depth._blocks(pred, ys, examples, n_layer=n_layer, model="softmax", seed=s)
+    sums = label_sums(ys, depth._positions(examples))
+    labels = [{"examples": p, "n": sums["n"].tolist(), "sy": sums["sy"][i].tolist(), "syy": sums["syy"][i].tolist()}
+              for i, p in enumerate(examples)]
+    return {"table": pd.DataFrame(table), "blocks": blocks, "labels": labels}
+
+
+def test_the_depth_verdict_decides_on_both_sides_and_says_inconclusive_inside_the_noise():
+    """A deeper model clearly better on every seed passes, clearly worse fails (the same judge, both sides of
+    0), and one better on one seed and worse on two -- better on average -- is ``inconclusive``: its interval
+    carries the seeds' spread (the bug: resampling prompts only, which would pass it)."""
+    better = dj.judge(_sums_result([0.7, 0.72, 0.68]))[0]
+    assert better["passed"] is True and better["values"]["value_lo"] > 0
+    worse = dj.judge(_sums_result([1.3, 1.28, 1.32]))[0]
+    assert worse["passed"] is False and worse["values"]["value_hi"] <= 0 and worse["value"] < 0
+    mixed = dj.judge(_sums_result([0.6, 1.05, 1.15]))[0]
+    assert mixed["value"] > 0 and mixed["passed"] is None
+    assert mixed["values"]["value_lo"] < 0 < mixed["values"]["value_hi"]
+    assert "90 % interval" in mixed["ours"]
+
+
+def test_the_depth_gain_is_paired_over_prompts():
+    """A gain far smaller than the prompt noise of each R² is still decided, because both models are scored
+    on the same resampled prompts: the gain's interval is several times narrower than either model's R²
+    interval (the bug: the two R² drawn on different resamples, whose difference carries both noises)."""
+    res = _sums_result([0.9, 0.9, 0.9])
+    g = dj.gains(res).set_index("examples")
+    r2 = dj.r2_table(res).set_index(["n_layer", "examples"])
+    for p in (2, 4):
+        gain_width = g.loc[p, "gain_hi"] - g.loc[p, "gain_lo"]
+        r2_width = r2.loc[(4, p), "hi"] - r2.loc[(4, p), "lo"]
+        assert 0 < gain_width < r2_width / 3
+        assert g.loc[p, "gain_lo"] > 0
+    assert dj.judge(res)[0]["passed"] is True
+
+
+def test_the_intervals_rebuild_the_tables_r2_from_the_stored_sums():
+    """The R² on all the data that the judge computes from the sums per block equals the mean over seeds of the
+    R² the study stores per model (the bugs: sums at the wrong query position, labels of other positions)."""
+    res = _sums_result([0.7, 0.9, 1.1])
+    mean = res["table"].groupby(["n_layer", "examples"])["r2"].mean()
+    got = dj.r2_table(res).set_index(["n_layer", "examples"])["r2"]
+    assert got.to_numpy() == pytest.approx(mean.loc[got.index].to_numpy(), abs=1e-5)
+    assert (dj.r2_table(res)["seeds"] == 3).all()
+
+
+def test_the_seed_table_shows_every_seed_and_its_spread():
+    res = _sums_result([0.7, 0.9, 1.1])
+    t = dj.seed_table(res["table"], 2).set_index("n_layer")
+    assert list(t.columns) == ["attention", "seed 0", "seed 1", "seed 2", "spread"]
+    assert t.loc[10, "seed 0"] > t.loc[10, "seed 2"]
+    assert t.loc[10, "spread"] == pytest.approx(t.loc[10, "seed 0"] - t.loc[10, "seed 2"], abs=2e-3)
+    assert t.loc[4, "spread"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_judge_refuses_a_result_missing_a_seed_of_one_model():
+    res = _sums_result([0.7, 0.9, 1.1])
+    res["blocks"] = [b for b in res["blocks"] if not (b["n_layer"] == 10 and b["seed"] == 2)]
+    with pytest.raises(ValueError, match="every model needs every seed"):
+        dj.judge(res)
+
+
+# ---- units scored into files, read back instead of the models ----------------------------------------------------
+
+def _tiny(**kw):
+    return depth.PROFILES.resolve("quick", **{"layers": (1,), "steps": 4, "warm_steps": 2, "relu_steps": 2,
+                                              "examples": (3,), "test_prompts": 64, "seeds": 1, **kw})
+
+
+def test_scored_units_are_read_back_without_their_models(tmp_path, monkeypatch):
+    """A unit trained and scored by one call is read from its score file by the next, with no model and no
+    training (its checkpoints may be gone: another session, another machine), and gives the same result."""
+    cfg = _tiny()
+    first = depth.depth_study(cfg, folder=tmp_path, progress=False)
+    assert (tmp_path / "score_L1_seed0.json").is_file() and first["complete"]
+    assert all(len(m["sha256"]) == 64 for m in first["models"])
+    for ckpt in tmp_path.glob("*.pt*"):
+        ckpt.unlink()
+    monkeypatch.setattr(depth, "train_pair", lambda *a, **k: pytest.fail("a scored unit was trained again"))
+    again = depth.depth_study(cfg, folder=tmp_path, progress=False)
+    pd.testing.assert_frame_equal(again["table"], first["table"])
+    assert again["blocks"] == first["blocks"] and again["models"] == first["models"]
+
+
+def test_a_score_file_of_another_unit_is_refused_in_one_line(tmp_path):
+    """A score file copied under another unit's name (or written under other settings) is refused, naming the
+    file and the command that rebuilds it -- not read as that unit's scores."""
+    from icdl.repro.results import ResultFileError
+
+    depth.depth_study(_tiny(), folder=tmp_path, progress=False)
+    (tmp_path / "score_L2_seed0.json").write_bytes((tmp_path / "score_L1_seed0.json").read_bytes())
+    with pytest.raises(ResultFileError, match=r"score_L2_seed0\.json holds another model than 2 layers, seed 0.*"
+                                              r"--layers 2 --seeds 0"):
+        depth.depth_study(_tiny(layers=(2,)), folder=tmp_path, progress=False)
+    with pytest.raises(ResultFileError, match="score_L1_seed0.json holds another model"):
+        depth.depth_study(_tiny(test_prompts=128), folder=tmp_path, progress=False)

@@ -33,9 +33,9 @@ def _gpt_icl(ledger):
 
 
 def _gpt_depth(ledger):
-    from icdl.gpt_icl import depth
+    from icdl.gpt_icl import depth, depth_judge
 
-    ledger.record_all(depth.judge(depth.load(_result("gpt_depth", "depth"))["table"]), judged_on="reference")
+    ledger.record_all(depth_judge.judge(depth.load(_result("gpt_depth", "depth"))), judged_on="reference")
 
 
 def _gpt_scale(ledger):
@@ -102,12 +102,16 @@ def test_committed_ledger_is_what_its_judges_say_of_the_committed_results(chapte
 def test_the_rederivation_sees_a_result_that_no_longer_gives_its_record(tmp_path, monkeypatch):
     """The check is not vacuous: a judge given a result whose worst model moved records another value and
     text, and the comparison above would then fail on it."""
-    from icdl.gpt_icl import depth
+    from icdl.gpt_icl import depth, depth_judge
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    table = depth.load(_result("gpt_depth", "depth"))["table"]
-    honest = Ledger("gpt_depth", "quick").record_all(depth.judge(table), judged_on="reference")[0]
-    moved = table.copy()
-    moved.loc[moved["n_layer"] == moved["n_layer"].max(), "r2"] += 0.05
-    edited = Ledger("gpt_depth", "quick").record_all(depth.judge(moved), judged_on="reference")[0]
+    data = depth.load(_result("gpt_depth", "depth"))
+    honest = Ledger("gpt_depth", "quick").record_all(depth_judge.judge(data), judged_on="reference")[0]
+    deepest = data["table"]["n_layer"].max()
+    moved = data["table"].copy()
+    moved.loc[moved["n_layer"] == deepest, "r2"] += 0.05
+    # a result with seeds is judged on its sums per block: the deepest models' squared errors shrink instead
+    blocks = [b | {"sse": [0.8 * v for v in b["sse"]]} if b["n_layer"] == deepest else b for b in data["blocks"]]
+    edited = Ledger("gpt_depth", "quick").record_all(depth_judge.judge({**data, "table": moved, "blocks": blocks}),
+                                                     judged_on="reference")[0]
     assert not _same_number(edited.value, honest.value) and edited.ours != honest.ours

@@ -32,7 +32,12 @@ register("gpt_depth", "depth", {
     "baselines": Table(text=("method",), numbers=("examples", "r2")),
     "history": Table(text=_MODEL, numbers=("dims", "examples", "loss", "n_layer", "step")),
     "training": Table(text=_MODEL, numbers=("n_layer", "seconds", "steps")),
-    "complete": FLAG, "seconds": NUMBER})
+    "complete": FLAG, "seconds": NUMBER}, optional={
+    # a run with seeds (the experiments' protocol) stores its sums per block and the models it scored; the
+    # one-seed runs before it did not, and are judged on their point value alone
+    "blocks": Rows({"n_layer": INTEGER, "model": TEXT, "seed": INTEGER, "examples": INTEGER, "sse": List(NUMBER)}),
+    "labels": Rows({"examples": INTEGER, "n": List(NUMBER), "sy": List(NUMBER), "syy": List(NUMBER)}),
+    "models": Rows({"n_layer": INTEGER, "attention": TEXT, "seed": INTEGER, "steps": INTEGER, "sha256": TEXT})})
 register("gpt_plateau", "plateau", {
     "history": Table(text=("family",), numbers=("dims", "examples", "loss", "step", "val_context_mean", "val_r2")),
     "levels": Table(text=("family",), numbers=("context_mean", "least_squares")),
