@@ -24,7 +24,7 @@ def _deterministic_torch():
 
 #: every study judge (module, function): each verdict it gives in any test is checked against the registry
 JUDGES = (("icdl.gpt_icl.objectives", "judge"), ("icdl.gpt_icl.verdicts", "judge"),
-          ("icdl.gpt_icl.depth_judge", "judge"),
+          ("icdl.gpt_icl.depth_judge", "judge"), ("icdl.gpt_icl.task_content", "judge"),
           ("icdl.gpt_icl.cost", "judge"),
           ("icdl.gpt_icl.scale", "judge"), ("icdl.gpt_icl.scale", "judge_wider"),
           ("icdl.gpt_icl.mechanism", "judge"), ("icdl.gpt_icl.mechanism", "judge_longer"),

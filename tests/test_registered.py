@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 JUDGED_ON = {c: ("results/gpt_icl/icl.reference.json", "results/gpt_icl/shift.reference.json")
              for c in ("icdl-obj1", "icdl-obj2-shift", "icdl-obj2-length", "icdl-obj3", "gpt-obj3-drop")}
 JUDGED_ON["icdl-obj4"] = ("results/gpt_depth/depth.reference.json",)
+# measured in the chapter itself, in every profile alike: judged when the chapter's ledger was written
+JUDGED_ON |= {c: ("results/ledger/gpt_icl.quick.json",) for c in ("gpt-task-linear", "gpt-task-n01")}
 
 
 def _git(*args: str) -> str:

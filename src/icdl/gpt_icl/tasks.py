@@ -1,7 +1,8 @@
 """In-context regression tasks of ICDL sec. 5: random N-layer target networks, inputs from a mixture.
 
 Each prompt draws its own target ``f`` -- an N-layer ReLU network ``R^d → R`` -- and ``k`` inputs
-``x_i ~ ω₁ N(−2, I) + ω₂ N(2, I)``; labels are ``y_i = f(x_i)``. Choices the paper leaves open, stated
+``x_i ~ ω₁ N(−c, I) + ω₂ N(c, I)`` with ``c = 2`` (ICDL's; ``centre = 0`` gives N(0, I), the inputs of REB's
+network baselines); labels are ``y_i = f(x_i)``. Choices the paper leaves open, stated
 here and in the chapter (all are parameters of :class:`TaskConfig`):
 
 * **family**: ``relu`` (the default; ReLU hidden layers, ``K = 2d`` units) or ``tanh`` (tanh hidden layers) --
@@ -12,6 +13,8 @@ here and in the chapter (all are parameters of :class:`TaskConfig`):
 * **parameters** ``~ N(μ, I)`` entrywise (``μ = 0`` for pretraining; ICDL objective 3 shifts μ), each
   layer's output divided by ``√fan_in`` -- without it a 6-layer network of N(0, 1) weights at x ≈ −2
   has outputs of size ~10⁴ and no sensible loss;
+* **what the task asks** (:func:`variance_split`): the label variance split into the part across prompts, the
+  part a linear fit within a prompt explains and the rest -- how much of a prompt needs a deep network;
 * **output scale**: ``y`` divided by a constant per (N, d, K, μ) -- the standard deviation of ``f(x)``
   over pretraining draws, estimated once from a fixed seed -- so that ``y`` has unit variance.
 """
@@ -49,6 +52,7 @@ class TaskConfig:
     omega: tuple[float, float] = (1.0, 0.0)  # mixture weights of N(−2, I) and N(2, I)
     family: str = "relu"      # hidden activation of the target networks: relu or tanh
     width: int = 0            # hidden units per layer; 0 means width_factor · d
+    centre: float = 2.0       # the mixture's components are N(−centre, I) and N(centre, I); 0: N(0, I)
 
     def __post_init__(self) -> None:
         if self.d < 1 or self.depth < 1 or self.width_factor < 1 or self.width < 0:
@@ -64,13 +68,19 @@ class TaskConfig:
         return self.width or self.width_factor * self.d
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The settings as stored with a model; ``centre`` only where it is not ICDL's 2 (the models trained
+        before it existed keep the settings they were saved with)."""
+        out = asdict(self)
+        if out["centre"] == 2.0:
+            del out["centre"]
+        return out
 
 
 def sample_x(cfg: TaskConfig, B: int, k: int, generator: torch.Generator) -> Tensor:
-    """``(B, k, d)`` inputs from ``ω₁ N(−2, I) + ω₂ N(2, I)`` (the component drawn per input)."""
+    """``(B, k, d)`` inputs from ``ω₁ N(−c, I) + ω₂ N(c, I)``, ``c = cfg.centre`` (the component drawn per
+    input)."""
     plus = torch.rand(B, k, 1, generator=generator) < cfg.omega[1]
-    centre = torch.where(plus, 2.0, -2.0)
+    centre = torch.where(plus, cfg.centre, -cfg.centre)
     return centre + torch.randn(B, k, cfg.d, generator=generator)
 
 
@@ -93,10 +103,11 @@ def apply_networks(Ws: list[Tensor], x: Tensor, family: str = "relu") -> Tensor:
 
 
 @functools.lru_cache(maxsize=64)
-def output_scale(d: int, depth: int, width_factor: int, mu: float, family: str = "relu", width: int = 0) -> float:
-    """The standard deviation of ``f(x)`` under pretraining draws (x from N(−2, I)), from 4096 networks
+def output_scale(d: int, depth: int, width_factor: int, mu: float, family: str = "relu", width: int = 0,
+                 centre: float = 2.0) -> float:
+    """The standard deviation of ``f(x)`` under pretraining draws (x from N(−centre, I)), from 4096 networks
     × 16 inputs with a fixed seed: the constant ``y`` is divided by."""
-    cfg = TaskConfig(d=d, depth=depth, width_factor=width_factor, mu=mu, family=family, width=width)
+    cfg = TaskConfig(d=d, depth=depth, width_factor=width_factor, mu=mu, family=family, width=width, centre=centre)
     g = torch.Generator().manual_seed(12345)
     Ws = sample_networks(cfg, 4096, g)
     return float(apply_networks(Ws, sample_x(cfg, 4096, 16, g), family).std())
@@ -115,5 +126,63 @@ def sample_prompts(cfg: TaskConfig, B: int, k: int, generator: torch.Generator,
     if dims is not None and dims < cfg.d:
         xs[..., dims:] = 0.0
     scale = output_scale(cfg.d, cfg.depth, cfg.width_factor, cfg.mu if scale_mu is None else scale_mu,
-                         cfg.family, cfg.width)
+                         cfg.family, cfg.width, cfg.centre)
     return xs, apply_networks(Ws, xs, cfg.family) / scale
+
+
+# ---- what the task asks: the label variance split ---------------------------------------------------------------
+
+#: the parts of :func:`variance_split`, in the order they add up to the label variance
+PARTS = ("offset", "linear", "nonlinear")
+
+
+def prompt_moments(xs: Tensor, ys: Tensor) -> dict[str, Tensor]:
+    """Per prompt (``xs (B, n, d)``, ``ys (B, n)``, float64): the label mean, the label variance within the
+    prompt (``n − 1`` in the denominator) and the variance left by the least-squares fit of an affine function
+    of x within the prompt (``n − d − 1`` in the denominator, so that it estimates the part no affine function
+    explains, not the smaller in-sample residual)."""
+    B, n, d = xs.shape
+    if n <= d + 1:
+        raise ValueError(f"a prompt needs more than d + 1 = {d + 1} inputs to split its variance, got {n}")
+    xs, ys = xs.double(), ys.double()
+    design = torch.cat([torch.ones(B, n, 1, dtype=xs.dtype), xs], dim=2)
+    coef = torch.linalg.lstsq(design, ys.unsqueeze(2)).solution
+    resid = ys - (design @ coef).squeeze(2)
+    return {"mean": ys.mean(1), "within": ys.var(1, correction=1),
+            "residual": (resid ** 2).sum(1) / (n - d - 1), "n": torch.tensor(float(n))}
+
+
+def shares_of(m: dict[str, Tensor], idx: Tensor | None = None) -> dict[str, Tensor]:
+    """The three shares from per-prompt moments (``idx``: a resample of the prompts, ``(R, B)``)."""
+    pick = (lambda v: v) if idx is None else (lambda v: v[idx])
+    mean, within, residual = pick(m["mean"]), pick(m["within"]), pick(m["residual"])
+    # the spread of the prompt means, less the part of it that is within-prompt noise of a mean of n labels
+    between = (mean.var(-1, correction=1) - within.mean(-1) / m["n"]).clamp(min=0.0)
+    total = between + within.mean(-1)
+    nonlinear = residual.mean(-1)
+    return {"offset": between / total, "linear": (within.mean(-1) - nonlinear) / total,
+            "nonlinear": nonlinear / total}
+
+
+def variance_split(xs: Tensor, ys: Tensor, *, resamples: int = 1000, seed: int = 0, level: float = 0.90) -> dict:
+    """The label variance of a set of prompts split into three shares that add up to 1: ``offset`` (the
+    variance of the prompts' own mean labels, i.e. what a constant per prompt explains), ``linear`` (what an
+    affine fit of x within each prompt adds) and ``nonlinear`` (what no such fit explains: the part that needs
+    more than least squares). Each with its ``level`` interval from a bootstrap over prompts
+    (``<part>_lo``, ``<part>_hi``)."""
+    m = prompt_moments(xs, ys)
+    point = shares_of(m)
+    g = torch.Generator().manual_seed(seed)
+    idx = torch.randint(0, xs.shape[0], (resamples, xs.shape[0]), generator=g)
+    boot = shares_of(m, idx)
+    out = {}
+    for part in PARTS:
+        lo, hi = torch.quantile(boot[part], torch.tensor([(1 - level) / 2, (1 + level) / 2], dtype=torch.float64))
+        out |= {part: float(point[part]), f"{part}_lo": float(lo), f"{part}_hi": float(hi)}
+    return out
+
+
+def task_split(cfg: TaskConfig, prompts: int = 2000, inputs: int = 200, seed: int = 0) -> dict:
+    """:func:`variance_split` of ``prompts`` prompts of ``inputs`` inputs each drawn from the family ``cfg``."""
+    xs, ys = sample_prompts(cfg, prompts, inputs, torch.Generator().manual_seed(seed))
+    return variance_split(xs, ys, seed=seed)

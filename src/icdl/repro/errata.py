@@ -236,6 +236,14 @@ def _lsa_eq107_sign() -> Evidence:
                     f"{printed:.3f} with $\\alpha_2 = -a$", printed > 100 * ours)
 
 
+def _reb_baseline_inputs() -> Evidence:
+    """REB's answer on the baselines' inputs: the same targets' nonlinear share at the two input distributions
+    (measured beside the task, :func:`icdl.gpt_icl.task_content.baseline_inputs_evidence`)."""
+    from ..gpt_icl.task_content import baseline_inputs_evidence
+
+    return Evidence(*baseline_inputs_evidence())
+
+
 # ---- the entries -----------------------------------------------------------------------------------------
 
 ERRATA: tuple[Erratum, ...] = (
@@ -284,6 +292,13 @@ ERRATA: tuple[Erratum, ...] = (
             r"152 tokens ($x$ and $y$ are separate tokens); the two factors of about two cancel, so the total "
             r"agrees",
             "computation", "tests/test_gpt_cost.py::test_cost_counts_match_the_formulas", claim="reb-flops"),
+    Erratum("reb-baseline-inputs", "REB", "Answer to reviewer R2xK: the inputs of the network baselines",
+            r"the $N$-layer network baselines of Figs. 2–4 were trained and tested on inputs $x \sim N(0, I)$, "
+            r"drawn beside transformers whose prompts have $x \sim N(-2, I)$ (the figures do not say so)",
+            r"every baseline on the transformers' own prompts ($x \sim N(-2, I)$ and the test mixtures), the "
+            r"same prompts for both; the two input distributions' tasks measured side by side",
+            "gpt_icl", "tests/test_gpt_tasks.py::test_variance_split_on_families_whose_answer_is_known",
+            measure=_reb_baseline_inputs),
     Erratum("lsa-eq34", "LSA", "Sec. 3.2, eq. 34 (the first LayerNorm's output, entry 4)",
             r"$-\sqrt2 + \frac{1}{RN}x_{m,n} + \frac{1}{RN}y_{m,n}$, which changes from token to token",
             r"$-\sqrt2 + \frac{1}{RN}\bar x_m + \frac{1}{RN}\bar y_m$: the row it normalises (eq. 31) is the same "
