@@ -254,3 +254,53 @@ def test_decide_on_both_sides_and_at_the_threshold():
     assert verdicts.decide(0.051, 0.2, "<=", 0.05) is False
     assert verdicts.decide(0.04, 0.06, "<=", 0.05) is None
     assert verdicts.decide(0.0, 0.1, ">", 0.0) is None and verdicts.decide(1e-9, 0.1, ">", 0.0) is True
+
+
+# ---- least squares as the yardstick (icdl.gpt_icl.yardstick) -------------------------------------------------------
+
+def _yard_result(model_factor=0.5, seeds=2, blocks=32):
+    """Sums of one paired set at one position: least squares with a varying error per block, a model whose
+    error is ``model_factor`` times least squares' in every block and seed, and the context mean predicting 0
+    (its squared error is then the labels' sum of squares)."""
+    import numpy as np
+
+    from icdl.gpt_icl import baselines as bl
+    from icdl.gpt_icl.evaluation import PAIRED
+
+    rng = np.random.default_rng(1)
+    ls = rng.uniform(0.5, 3.0, blocks)
+    n, syy = np.full(blocks, 10.0), rng.uniform(20.0, 40.0, blocks)
+    row = {"depth": 3, "set": PAIRED, "position": 6}
+    out = [{**row, "model": bl.LEAST_SQUARES, "seed": -1, "sse": ls.tolist()},
+           {**row, "model": bl.CONTEXT_MEAN, "seed": -1, "sse": syy.tolist()}]
+    out += [{**row, "model": "softmax", "seed": s, "sse": (model_factor * ls).tolist()} for s in range(seeds)]
+    return {"blocks": out, "labels": [{**row, "n": n.tolist(), "sy": rng.normal(0, 5, blocks).tolist(),
+                                       "syy": syy.tolist()}]}
+
+
+def test_the_error_relative_to_least_squares_is_a_paired_share_above_0_when_better():
+    """A model with half of least squares' squared error in every block is 0.5 better, on every resample (the
+    interval is the point: the same prompts for both); the bugs: the ratio inverted (−1.0), the two scored on
+    different resamples (an interval), least squares not at 0."""
+    from icdl.gpt_icl import yardstick
+
+    t = yardstick.yardstick_table(_yard_result(0.5)).set_index("method")
+    assert t.loc["softmax", "vs_ls"] == pytest.approx(0.5)
+    assert t.loc["softmax", "vs_ls_lo"] == pytest.approx(0.5) and t.loc["softmax", "vs_ls_hi"] == pytest.approx(0.5)
+    assert t.loc["least squares", "vs_ls"] == 0.0
+    worse = yardstick.yardstick_table(_yard_result(2.0)).set_index("method")
+    assert worse.loc["softmax", "vs_ls"] == pytest.approx(-1.0)
+    assert int(t.loc["softmax", "examples"]) == 5  # position 6 is the query after 5 examples
+
+
+def test_the_normalised_squared_error_of_predicting_zero_is_one():
+    """Garg et al.'s normalisation: a predictor of 0 scores exactly 1 (the bug: dividing by the labels' variance,
+    which would put it above 1 whenever the labels have a mean)."""
+    from icdl.gpt_icl import yardstick
+
+    t = yardstick.yardstick_table(_yard_result()).set_index("method")
+    assert t.loc["context mean", "nse"] == pytest.approx(1.0)
+    assert t.loc["context mean", "nse_lo"] == pytest.approx(1.0) and t.loc["context mean", "nse_hi"] == pytest.approx(1.0)
+    shown = yardstick.shown(yardstick.yardstick_table(_yard_result()), 5)
+    assert shown.loc[shown["method"] == "least squares", "error relative to least squares"].item() == "0 (the yardstick)"
+    assert shown.loc[shown["method"] == "softmax", "error relative to least squares"].item().startswith("+0.500")

@@ -22,6 +22,7 @@ prompts); a statistic is computed on every resample, and its interval is the cen
 :func:`label_sums`          ``n``, ``Σy``, ``Σy²`` per block and position
 :class:`Draws`              the resamples (seed picks and block weights), shared by every statistic
 :meth:`Draws.r2`            R² per resample of a predictor over its seeds (row 0: all data, every seed)
+:meth:`Draws.mse`           its mean squared error per resample, likewise (and ``mean_square``: the labels')
 :func:`summary`             a statistic's value (row 0) and interval (the resamples' quantiles)
 ==========================  ==========================================================================
 """
@@ -108,6 +109,23 @@ class Draws:
             return per_seed[:, 0]
         picked = np.take_along_axis(per_seed, self.seeds[:, :, None], axis=1)
         return picked.mean(1)
+
+
+    def mse(self, sse: np.ndarray, labels: dict[str, np.ndarray]) -> np.ndarray:
+        """``(resamples + 1, P)``: the mean squared error of one predictor on every resample, averaged over the
+        resample's seeds (shapes as :meth:`r2`)."""
+        sse = np.asarray(sse, dtype=float)
+        if sse.ndim == 2:
+            sse = sse[None]
+        n = self.weights @ labels["n"]                                     # (R,)
+        per_seed = np.einsum("spb,rb->rsp", sse, self.weights) / n[:, None, None]
+        if sse.shape[0] == 1:
+            return per_seed[:, 0]
+        return np.take_along_axis(per_seed, self.seeds[:, :, None], axis=1).mean(1)
+
+    def mean_square(self, labels: dict[str, np.ndarray]) -> np.ndarray:
+        """``(resamples + 1, P)``: the labels' mean square on every resample (the error of predicting 0)."""
+        return (self.weights @ labels["syy"].T) / (self.weights @ labels["n"])[:, None]
 
 
 def summary(stat: np.ndarray, level: float = LEVEL) -> dict[str, float]:

@@ -54,18 +54,27 @@ class Sums:
     def has(self, depth: int, model: str, set_name: str) -> bool:
         return (depth, model, set_name) in self.sse
 
-    def r2(self, depth: int, model: str, set_name: str, positions: list[int]) -> np.ndarray:
-        """``(resamples + 1, len(positions))``: R² of ``model`` (a model, mean over its seeds, or a baseline)."""
+    def _inputs(self, depth: int, model: str, set_name: str, positions: list[int]) -> tuple[np.ndarray, dict]:
         per_seed = self.sse[(depth, model, set_name)]
         seeds = sorted(per_seed)
         if seeds != [-1] and seeds != self.seeds:
             raise ValueError(f"{model} at target depth {depth} on {set_name!r} has seeds {seeds}, the result "
                              f"{self.seeds}")
         sse = np.array([[per_seed[s][p] for p in positions] for s in seeds])
+        return sse, self.label_sums(depth, set_name, positions)
+
+    def label_sums(self, depth: int, set_name: str, positions: list[int]) -> dict[str, np.ndarray]:
         lab = self.labels[(depth, set_name)]
-        labels = {"n": np.array(lab[positions[0]]["n"]), "sy": np.array([lab[p]["sy"] for p in positions]),
-                  "syy": np.array([lab[p]["syy"] for p in positions])}
-        return self.draws.r2(sse, labels)
+        return {"n": np.array(lab[positions[0]]["n"]), "sy": np.array([lab[p]["sy"] for p in positions]),
+                "syy": np.array([lab[p]["syy"] for p in positions])}
+
+    def r2(self, depth: int, model: str, set_name: str, positions: list[int]) -> np.ndarray:
+        """``(resamples + 1, len(positions))``: R² of ``model`` (a model, mean over its seeds, or a baseline)."""
+        return self.draws.r2(*self._inputs(depth, model, set_name, positions))
+
+    def mse(self, depth: int, model: str, set_name: str, positions: list[int]) -> np.ndarray:
+        """``(resamples + 1, len(positions))``: its mean squared error, likewise."""
+        return self.draws.mse(*self._inputs(depth, model, set_name, positions))
 
     def depths(self) -> list[int]:
         return sorted({k[0] for k in self.sse})
