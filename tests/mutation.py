@@ -252,6 +252,28 @@ MUTANTS: tuple[Mutant, ...] = (
        "med = float(t1[\"test_mse\"].mean())", "wrong statistic", T_LSA),
     _m("lsa-spread-boundary", "lsa/study.py", '"passed": float(corrs.max() - corrs.min()) >= 0.3',
        '"passed": float(corrs.max() - corrs.min()) > 0.3', "wrong comparison", T_LSA),
+    # -- LSA: Table 2's cell and run (the issue that checked them: a wrong cell, a wrong stage, a wrong run rule)
+    _m("lsa-cell-zero-based", "lsa/study.py", '"cell": f"({cell + 1}, {T})"', '"cell": f"({cell}, {T})"',
+       "off-by-one", T_LSA),
+    _m("lsa-cell-before-skip", "lsa/study.py", "z = Qs[-1][r, :, T - 1, cell]", "z = Qs[-2][r, :, T - 1, cell]",
+       "wrong stage", T_LSA),
+    _m("lsa-cell-whole-matrix", "lsa/study.py", "cell = int(model.W_out[r, :, T - 1].abs().argmax())",
+       "cell = int(model.W_out[r].abs().argmax()) // T", "wrong selection", T_LSA),
+    _m("lsa-readout-before-skip", "lsa/readout.py", "z = Qs[-1][r, :, T - 1, e].double()",
+       "z = Qs[-2][r, :, T - 1, e].double()", "wrong stage", T_LSA),
+    _m("lsa-run-rule-argmax", "lsa/readout.py", 'above = t[t["corr_inv_sigma_inv_V"] > threshold]',
+       "above = t.iloc[0:0]", "wrong selection", T_LSA),
+    # -- the task's content and least squares as the yardstick (sec. 5)
+    _m("task-split-in-sample", "gpt_icl/tasks.py", '"residual": (resid ** 2).sum(1) / (n - d - 1)',
+       '"residual": (resid ** 2).sum(1) / n', "off-by-one normaliser", T_TASKS),
+    _m("task-offset-raw", "gpt_icl/tasks.py", "between = (mean.var(-1, correction=1) - within.mean(-1) / m[\"n\"])",
+       "between = (mean.var(-1, correction=1) - 0 * within.mean(-1) / m[\"n\"])", "dropped term", T_TASKS),
+    _m("yardstick-inverted", "gpt_icl/yardstick.py", '("vs_ls", 1 - mse[:, i] / ls[:, i])',
+       '("vs_ls", 1 - ls[:, i] / mse[:, i])', "inverted ratio", T_VERD),
+    _m("yardstick-variance", "gpt_icl/intervals.py",
+       'return (self.weights @ labels["syy"].T) / (self.weights @ labels["n"])[:, None]',
+       'return (self.weights @ labels["syy"].T) / (self.weights @ labels["n"])[:, None] - '
+       '((self.weights @ labels["sy"].T) / (self.weights @ labels["n"])[:, None]) ** 2', "wrong normaliser", T_VERD),
     # -- book machinery
     _m("judge-band-ignored", "repro/ledger.py", "return \"mismatch\" if m is not None and m.contains(value) else "
        "\"fail\"", "return \"mismatch\" if m is not None else \"fail\"", "ledger cannot go red", T_LEDGER),

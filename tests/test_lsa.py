@@ -1,5 +1,6 @@
 import math
 
+import pandas as pd
 import pytest
 import torch
 
@@ -440,3 +441,96 @@ def test_tf_initialisation_is_torch_linears_by_fan_in():
         bound = 1 / math.sqrt(fan_in)
         assert float(p.abs().max()) <= bound
         assert float(p.abs().max()) > 0.97 * bound
+
+
+# ---- how a model reads its estimate out: the analysed cell, the run rule (icdl.lsa.readout) ------------------------
+
+def _construction_cfg():
+    from icdl.lsa.study import PROFILES
+
+    return PROFILES.resolve("quick", runs=1, N=50, test_prompts=400)
+
+
+def test_table2_reads_the_constructions_one_output_cell_after_the_skip():
+    """Sec. 3's construction reads its estimate through one output weight, on embedding 3 of token 51: Table 2
+    must name that cell as "(3, 51)" and find it correlated −0.99 or more strongly with least squares (the
+    bugs: a 0-based label "(2, 51)", the cell taken before layer 2's skip connection, where it does not yet hold
+    the estimate)."""
+    from icdl.lsa import readout, study
+    from icdl.lsa.constructions import construction_tf422
+
+    m, cfg = construction_tf422(50, 100.0), _construction_cfg()
+    row = study.evaluate(m, cfg)["table2"].iloc[0]
+    assert row["cell"] == "(3, 51)" and row["corr_z_ls"] < -0.99 and row["corr_z_f"] > 0.99
+    cells = readout.query_cells(m, cfg).set_index("cell")
+    assert cells.loc["(3, 51)", "rank"] == 1 and cells.loc["(3, 51)", "slope_share"] == pytest.approx(1.0)
+    assert cells.loc["(3, 51)", "corr_z_ls"] == pytest.approx(row["corr_z_ls"], abs=1e-9)
+    assert cells.drop("(3, 51)")["corr_z_ls"].abs().max() < 0.9
+
+
+def test_table2_looks_at_the_query_token_only():
+    """A weight larger than every query weight on another token (embedding 2, token 11) does not move the analysed
+    cell (the bugs: the largest weight of the whole output matrix, or token and embedding swapped)."""
+    import torch
+
+    from icdl.lsa import study
+    from icdl.lsa.constructions import construction_tf422
+
+    m = construction_tf422(50, 100.0)
+    with torch.no_grad():
+        m.W_out[0, 1, 10] = 1e6
+    assert study.evaluate(m, _construction_cfg())["table2"].iloc[0]["cell"] == "(3, 51)"
+
+
+def test_the_paper_run_rule():
+    """LSA's rule: among runs whose correlation exceeds 0.9, the smallest test error -- run 2 here, neither the
+    largest correlation (run 1) nor the smallest error overall (run 3); with no run above 0.9, the largest
+    correlation."""
+    from icdl.lsa.readout import paper_run
+
+    t = pd.DataFrame({"run": [1, 2, 3], "corr_inv_sigma_inv_V": [0.97, 0.92, 0.5], "test_mse": [0.002, 0.001, 0.0005]})
+    assert paper_run(t) == 2
+    low = t.assign(corr_inv_sigma_inv_V=[0.3, 0.8, 0.5])
+    assert paper_run(low) == 2
+    assert paper_run(low.assign(corr_inv_sigma_inv_V=[0.85, 0.8, 0.5])) == 1
+
+
+def test_the_split_summary_pairs_the_two_largest_query_cells():
+    cells = pd.DataFrame({"run": [1] * 4, "cell": [f"({e}, 51)" for e in range(1, 5)],
+                          "abs_w": [4.0, 1.0, 5.0, 0.5], "rank": [2, 3, 1, 4],
+                          "slope_share": [0.4, 0.05, 0.5, 0.05], "corr_z_ls": [-0.4, 0.1, 0.9, 0.0]})
+    from icdl.lsa.readout import split_summary
+
+    s = split_summary(cells).iloc[0]
+    assert s["first cell"] == "(3, 51)" and s["second cell"] == "(1, 51)"
+    assert s["weight ratio"] == pytest.approx(1.25) and s["second share"] == pytest.approx(0.4)
+
+
+def test_a_checkpoint_of_another_profile_is_refused_by_the_readout(tmp_path):
+    """The committed reference checkpoint (10 runs) read with the quick profile's settings (2 runs) is refused,
+    naming the file and the command that rebuilds it, instead of loading a model the chapter would misread."""
+    from pathlib import Path
+
+    from icdl.lsa import readout
+    from icdl.lsa.study import PROFILES
+    from icdl.repro.results import CheckpointError
+
+    path = Path(__file__).resolve().parents[1] / "results/lsa_training/checkpoint.reference.pt"
+    with pytest.raises(CheckpointError, match=r"checkpoint.reference.pt holds 10 runs .*python -m icdl.lsa"):
+        readout.trained_model(path, PROFILES.resolve("quick"))
+    assert readout.trained_model(path, PROFILES.resolve("reference")).runs == 10
+
+
+def test_table1_is_shown_as_two_distributions():
+    """Ours and the paper's runs side by side as distributions: order statistics of each column and the count
+    above 0.9 (a table that paired run i with run i would compare two unrelated random draws)."""
+    from icdl.lsa.readout import distributions
+    from icdl.lsa.study import PAPER_TABLE1
+
+    ours = pd.DataFrame({"run": [1, 2, 3], "test_mse": [0.003, 0.001, 0.002],
+                         "corr_inv_sigma_inv_V": [0.95, -0.2, 0.5]})
+    t = distributions(ours, PAPER_TABLE1).set_index("over the runs")
+    assert t.loc["smallest", "test MSE, ours"] == "0.00100" and t.loc["largest", "corr, ours"] == "+0.950"
+    assert t.loc["median", "test MSE, paper"] == f"{PAPER_TABLE1['test_mse'].median():.5f}"
+    assert t.loc["runs with corr > 0.9", "corr, ours"] == "1 of 3"
+    assert t.loc["runs with corr > 0.9", "corr, paper"] == "2 of 10"

@@ -11,6 +11,7 @@ import torch
 from ..repro.profiles import ProfileSet
 from ..repro.results import ResultFileError, frame_to_lists, load_result
 from .model import TF, _corr, make_prompts, sample_data
+from .readout import paper_run
 from .training import _run_data
 
 Tensor = torch.Tensor
@@ -97,7 +98,7 @@ def analyse(model: TF, cfg) -> dict:
     """Everything the chapter shows of a trained set of runs, as plain lists (JSON-ready)."""
     ev = evaluate(model, cfg)
     t1, t2 = ev["table1"], ev["table2"]
-    chosen = int(t1["corr_inv_sigma_inv_V"].idxmax())  # the run the paper would analyse (its run 1)
+    chosen = paper_run(t1) - 1  # the run the paper's rule picks (its run 1), 0-based
     curves = fitted_curves(model, chosen, cfg)
     return {"table1": frame_to_lists(t1), "table2": frame_to_lists(t2), "chosen_run": chosen + 1,
             "W_in_abs": model.W_in[chosen].detach().abs().T.tolist(),   # 3 × D: inputs (1, x, y) × embeddings
