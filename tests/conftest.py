@@ -28,7 +28,7 @@ JUDGES = (("icdl.gpt_icl.objectives", "judge"), ("icdl.gpt_icl.verdicts", "judge
           ("icdl.gpt_icl.cost", "judge"),
           ("icdl.gpt_icl.scale", "judge"), ("icdl.gpt_icl.scale", "judge_wider"),
           ("icdl.gpt_icl.mechanism", "judge"), ("icdl.gpt_icl.mechanism", "judge_longer"),
-          ("icdl.lsa.study", "judge"), ("icdl.studies.diffusion", "judge"))
+          ("icdl.lsa.study", "judge"), ("icdl.lsa.study", "judge_scan"), ("icdl.studies.diffusion", "judge"))
 
 
 def registry_disagreements(entries: list[dict]) -> list[str]:

@@ -534,3 +534,49 @@ def test_table1_is_shown_as_two_distributions():
     assert t.loc["median", "test MSE, paper"] == f"{PAPER_TABLE1['test_mse'].median():.5f}"
     assert t.loc["runs with corr > 0.9", "corr, ours"] == "1 of 3"
     assert t.loc["runs with corr > 0.9", "corr, paper"] == "2 of 10"
+
+
+def _scan_data(ratio, corr, l1):
+    """A training result as the judge reads it, with the analysed run's query weights at ``ratio`` and its Table 2
+    correlations at ``corr``."""
+    W = [[1.0] * 51 for _ in range(4)]
+    W[0][50], W[1][50], W[2][50], W[3][50] = ratio, 1.0, 0.5, 0.1
+    return {"table1": {"run": [1, 2], "test_mse": [0.001, 0.002], "corr_inv_sigma_inv_V": [0.95, 0.3]},
+            "table2": {"run": [1, 2], "cell": ["(1, 51)", "(2, 51)"], "corr_z_f": [corr, 0.5],
+                       "corr_z_ls": [-corr, 0.2]},
+            "chosen_run": 1, "W_out_abs": W, "epochs_done": 20000, "complete": True,
+            "settings": {"runs": 10, "epochs": 20000, "l1": l1},
+            "curves": {"full": [0.0, 1.0, 2.0], "ls": [0.0, 1.0, 2.0], "through_cell": [0.0, 1.0, 2.0]}}
+
+
+def test_the_l1_scan_judge_takes_the_best_strength():
+    """Each claim of the scan is decided on its best strength, on both sides of its threshold: one strength
+    with a dominant cell (12×) passes lsa-l1-dominance although the other has none (a judge of the first or the
+    last strength only would miss it); 9.9× at both fails; a scan with a strength missing is not judged."""
+    from icdl.lsa.study import judge_scan
+
+    got = {e["claim"]: e for e in judge_scan({"l1e-4": _scan_data(1.2, 0.90, 1e-4),
+                                              "l1e-3": _scan_data(12.0, 0.97, 1e-3)})}
+    assert got["lsa-l1-dominance"]["passed"] and got["lsa-l1-dominance"]["value"] == pytest.approx(12.0)
+    assert got["lsa-l1-table2"]["passed"] and got["lsa-l1-table2"]["value"] == pytest.approx(0.97)
+    flipped = {e["claim"]: e for e in judge_scan({"l1e-4": _scan_data(12.0, 0.97, 1e-4),
+                                                  "l1e-3": _scan_data(1.2, 0.90, 1e-3)})}
+    assert flipped["lsa-l1-dominance"]["passed"] and flipped["lsa-l1-table2"]["passed"]
+    short = {e["claim"]: e for e in judge_scan({"l1e-4": _scan_data(9.9, 0.95, 1e-4),
+                                                "l1e-3": _scan_data(9.9, 0.95, 1e-3)})}
+    assert not short["lsa-l1-dominance"]["passed"] and not short["lsa-l1-table2"]["passed"]
+    missing = judge_scan({"l1e-4": _scan_data(12.0, 0.97, 1e-4), "l1e-3": None})
+    assert all(e["value"] is None and not e["passed"] for e in missing)
+
+
+def test_the_scan_profiles_change_only_the_penalty_and_the_runs():
+    """The scan is the reference protocol at another ℓ1 (the bug: a scan profile left behind when the reference's
+    schedule or data seed changes, so that it compares more than the penalty)."""
+    from icdl.lsa.study import L1_SCAN, PROFILES
+
+    ref = PROFILES.resolve("reference")
+    for name, l1 in L1_SCAN.items():
+        cfg = PROFILES.resolve(name)
+        assert cfg["l1"] == l1 > ref["l1"] and cfg["runs"] == 5
+        assert {k: v for k, v in cfg.items() if k not in ("l1", "runs", "profile", "run", "overrides")} == \
+            {k: v for k, v in ref.items() if k not in ("l1", "runs", "profile", "run", "overrides")}

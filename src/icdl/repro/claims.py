@@ -475,7 +475,8 @@ WITHDRAWN: dict[str, str] = {
 #: from what was registered, or where a committed result the claim is judged on was made before it
 REGISTERED: dict[str, str] = {"icdl-obj4": "b4ca889", "icdl-obj1": "bf39a6e", "icdl-obj2-shift": "bf39a6e",
                               "icdl-obj2-length": "bf39a6e", "icdl-obj3": "bf39a6e", "gpt-obj3-drop": "bf39a6e",
-                              "lsa-fig2": "eac7c3b", "gpt-task-linear": "142ad4c", "gpt-task-n01": "142ad4c"}
+                              "lsa-fig2": "eac7c3b", "gpt-task-linear": "142ad4c", "gpt-task-n01": "142ad4c",
+                              "lsa-l1-dominance": "a904e6b", "lsa-l1-table2": "a904e6b"}
 
 
 # ---- deviations: claims judged under a changed setting of the paper --------------------------------------
