@@ -218,7 +218,9 @@ def judge_scan(scan: dict[str, dict | None]) -> list[dict]:
     for claim, key, op, threshold in (("lsa-l1-dominance", "query ratio", ">=", 10.0),
                                       ("lsa-l1-table2", "Table 2 correlation", ">", 0.95)):
         if not done:
-            out.append({"claim": claim, "value": None, "passed": False, "ours": "the ℓ1 scan has not run yet",
+            todo = ", ".join(PROFILES.command_for(n) for n in L1_SCAN if n not in rows or not rows[n]["complete"])
+            out.append({"claim": claim, "value": None, "passed": False,
+                        "ours": f"the ℓ1 scan has not run yet: {todo}",
                         "criterion": f"the best over ℓ1 = 1e-4, 1e-3 of the analysed run's {key} {op} {threshold:g}"})
             continue
         best_name = max(rows, key=lambda n: rows[n][key])
