@@ -436,3 +436,47 @@ def test_every_status_has_its_colour_in_both_modes():
         assert light and dark, f"{status}: no colour in book/_static/book.css ({cls})"
         colours[status] = (light.group(1), dark.group(1))
     assert len(set(colours.values())) == len(colours), "two statuses share a colour"
+
+
+# ---- the bottom line (icdl.repro.glance) --------------------------------------------------------------------------
+
+def test_the_bottom_line_verdicts_read_the_statuses_on_both_sides():
+    """Each verdict word from the statuses it stands for (the bugs: a deviation pass shown as a plain yes, one
+    failure among passes hidden as yes, an inconclusive claim shown as a failure)."""
+    from icdl.repro.glance import verdict
+
+    assert verdict(["pass", "pass"]) == "yes"
+    assert verdict(["pass", "pass (deviation)"]) == "yes, under a changed setting"
+    assert verdict(["pass", "fail"]) == "partly" and verdict(["pass (deviation)", "mismatch"]) == "partly"
+    assert verdict(["fail", "mismatch"]) == "no" and verdict(["fail"]) == "no"
+    assert verdict(["inconclusive", "inconclusive"]) == "undecided" and verdict(["inconclusive", "fail"]) == "no"
+    assert verdict(["not yet covered"]) == "not yet run" and verdict(["pass", "not yet covered"]) == "yes"
+
+
+def test_every_claim_of_the_papers_is_in_exactly_one_row_of_the_bottom_line():
+    """A claim of ICDL, REB or LSA added without a row of the bottom line would be missing from the intro's
+    table; a claim of the book's own questions belongs to the second table, not the first."""
+    from icdl.repro.claims import CLAIMS, document
+    from icdl.repro.glance import RESULTS
+
+    listed = [c for r in RESULTS for c in r.claims]
+    assert len(listed) == len(set(listed)), "a claim in two rows"
+    papers = {c.id for c in CLAIMS if document(c.id) != "book"}
+    assert set(listed) == papers, (sorted(papers - set(listed)), sorted(set(listed) - papers))
+
+
+def test_the_bottom_line_renders_each_verdict_with_its_colour_and_link():
+    from icdl.repro.claims import CLAIMS
+    from icdl.repro.glance import render_glance
+    from icdl.repro.ledger import status_class
+
+    statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj4": "fail", "icdl-obj2-shift": "inconclusive",
+                                                 "icdl-obj2-length": "inconclusive", "scale-forecast": "fail"}
+    html = render_glance(statuses, status_class)
+    row = html.split("ICDL objective 4 (Fig. 7)</a>", 1)[1].split("</tr>", 1)[0]
+    assert 'class="status-fail"><b>no</b>' in row
+    assert 'href="../notebooks/gpt_depth.html"' in html.split("ICDL objective 4", 1)[0].rsplit("<tr>", 1)[1]
+    obj2 = html.split("ICDL objective 2 (Figs. 2–4)</a>", 1)[1].split("</tr>", 1)[0]
+    assert 'class="status-inconclusive"><b>undecided</b>' in obj2 and "0 of 2 claims hold" in obj2
+    question = html.split("The fitted trend reaches", 1)[1].split("</tr>", 1)[0]
+    assert "does not hold" in question

@@ -57,6 +57,20 @@ STATUSES = ("pass", PASS_DEVIATION, "fail", "mismatch", INCONCLUSIVE)
 #: been produced, and a live judgement of the chapter's small run must not stand in for it
 NOT_COVERED = "not yet covered"
 
+#: every status in one plain sentence: the same words in the intro, the report and the chapters' boxes, true to
+#: what CI does with it
+STATUS_SENTENCES = {
+    "pass": "the claim holds by its criterion.",
+    PASS_DEVIATION: "it holds, but only under a setting we changed from the paper's; the report says which.",
+    "fail": "it does not hold. A failure we show and explain (a known failure) leaves CI green; any other "
+            "failure turns CI red.",
+    "mismatch": "it does not hold, but misses by no more than a margin we fixed, with its reason, before the run "
+                "that judged it.",
+    INCONCLUSIVE: "the 90 % interval of its number (over training seeds and test prompts) straddles the line, so "
+                  "the data cannot decide.",
+    NOT_COVERED: "registered, with its criterion, before the run that decides it, which has not been made yet.",
+}
+
 
 @dataclass(frozen=True)
 class Record:
@@ -439,9 +453,15 @@ def render_summary(folder: Path | None = None) -> str:
     """The results at a glance, as MyST markdown (the intro and the report open with it): per source document
     the number of claims by status, and one line per claim that is not a plain pass, linked to its entry in the
     report."""
+    from .glance import render_glance
+
     df = claim_frame(folder)
     df["document"] = df["id"].map(document)
-    lines = []
+    legend = "".join(f'<li><span class="{status_class(k)}"><b>{_esc(k)}</b></span>: {_esc(v)}</li>'
+                     for k, v in STATUS_SENTENCES.items())
+    lines = [render_glance(dict(zip(df["id"], df["status"])), status_class), "",
+             f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>", "",
+             "**Every claim that is not a plain pass**, by document:", ""]
     for key, title in DOCUMENTS.items():
         part = df[df["document"] == key]
         if part.empty:
