@@ -193,8 +193,9 @@ MUTANTS: tuple[Mutant, ...] = (
        "gain = sums.r2(depths[-1], att, examples) - (lambda s: np.vstack([s[:1], np.roll(s[1:], 1, axis=0)]))("
        "sums.r2(depths[0], att, examples))",
        "unpaired comparison", T_DEPTH),
-    _m("depth-prompts-only", "gpt_icl/intervals.py", "picked = np.take_along_axis(per_seed, self.seeds[:, :, None], axis=1)",
-       "picked = per_seed", "seed noise dropped", T_DEPTH),
+    _m("depth-prompts-only", "gpt_icl/intervals.py",
+       "picked = np.take_along_axis(per_seed, self.seeds[:, :, None], axis=1)", "picked = per_seed",
+       "seed noise dropped", T_DEPTH),
     _m("mlp-last-not-best", "gpt_icl/baselines.py", "best = int(torch.argmax(r2))", "best = len(r2) - 1",
        "last for best", T_BASE),
     _m("validation-window", "gpt_icl/training.py", "sl = slice(first - 1, None)", "sl = slice(first - 2, None)",

@@ -32,16 +32,22 @@ import pandas as pd
 import torch
 
 from ..repro.profiles import ProfileSet
-from ..repro.results import (ResultFileError, checkpoint_record, load_result, provenance, save_profile_result,
-                             save_result)
+from ..repro.results import (
+    ResultFileError,
+    checkpoint_record,
+    load_result,
+    provenance,
+    save_profile_result,
+    save_result,
+)
 from . import baselines as bl
 from .evaluation import predict, test_prompts
 from .intervals import block_sums, label_sums
 from .model import ATTENTIONS
 from .schedule import MODEL_RANGES, MODEL_SETTINGS, checkpoint_path, configs, train_pair
-from .training import plain
 from .schedule import memory_estimate as schedule_memory
 from .tasks import PRETRAINING
+from .training import plain
 
 
 def memory_estimate(cfg) -> float:

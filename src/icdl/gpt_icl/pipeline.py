@@ -319,8 +319,10 @@ RERUN_AFTER_TIMING = {
 
 #: the timed run's jobs that the schedule no longer has, with what replaced them (a full timed rerun empties it)
 REPLACED_AFTER_TIMING = {f"train main, target depth {d}": f"train main, target depth {d}, seed S (S = 0, 1, 2; "
-                         "seed 0 resumes the timed run's models and trains only the softmax twin)" for d in (3, 4, 6)} | {
-    f"train depth study, {n} layers": f"train depth study, {n} layers, seed S (S = 0, 1, 2)" for n in (4, 6, 8, 10)}
+                         "seed 0 resumes the timed run's models and trains only the softmax twin)"
+                         for d in (3, 4, 6)} | {
+    f"train depth study, {n} layers": f"train depth study, {n} layers, seed S (S = 0, 1, 2)"
+    for n in (4, 6, 8, 10)}
 
 
 def timing_glue(data: dict, target_min: float = 90.0) -> dict[str, str]:

@@ -96,7 +96,7 @@ def judge(stats: dict[tuple, dict[str, np.ndarray]], level: float = 0.90) -> lis
                                                                      "smallest")):
         stat = _extreme(stats, centre, pick)
         lo, hi = (float(v) for v in np.quantile(stat[1:], q))
-        holds = (lambda v: v < threshold) if op == "<" else (lambda v: v >= threshold)
+        holds = (lambda v, t=threshold: v < t) if op == "<" else (lambda v, t=threshold: v >= t)
         out.append({"claim": claim, "value": float(stat[0]), "values": {"value_lo": lo, "value_hi": hi},
                     "passed": True if holds(lo) and holds(hi) else False if not holds(lo) and not holds(hi)
                     else None,
