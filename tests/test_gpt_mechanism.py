@@ -385,3 +385,36 @@ def test_the_longer_profile_asks_the_scale_studys_longest_trained_models():
     for key, m in models.items():
         a, b = m.read_out.weight.detach(), main[key].read_out.weight.detach()
         assert a.shape == b.shape and not torch.equal(a, b), key
+
+
+def test_the_verdict_table_sets_gd_and_the_models_accuracy_beside_the_ratio():
+    """GD's own R² and the model's, from their own rows at the training length (the bugs: another candidate's
+    R², another position's); where GD is the less accurate, the judge says the ratio cannot refute."""
+    rows = []
+    for cand, pd_, r2 in ((me.GD_NETWORK, 0.2, 0.70), (bl.LEAST_SQUARES, 0.05, 0.98), ("ridge", 0.04, 0.97),
+                          ("model", 0.0, 0.94)):
+        for pos, shift in ((40, 0.0), (20, 0.1)):
+            for mixture in ("(1, 0)", me.SHIFTED):
+                rows.append({"depth": 3, "attention": "softmax", "mixture": mixture, "position": pos,
+                             "candidate": cand, "pred_diff": pd_ + shift, "cosine": 0.5, "r2_candidate": r2 - shift})
+    table = pd.DataFrame(rows)
+    v = me.verdict_table(table, 40).set_index("mixture").loc["(1, 0)"]
+    assert v["gd_r2"] == pytest.approx(0.70) and v["model_r2"] == pytest.approx(0.94)
+    assert v["ratio"] == pytest.approx(0.2 / 0.04) and v["nearest_simple"] == "ridge"
+    entry = {e["claim"]: e for e in me.judge(table, 40)}["mech-nearest-gd"]
+    assert "below the model's for 1 of 1 models" in entry["ours"] and not entry["passed"]
+
+
+def test_the_fairness_glue_counts_corner_choices_and_weaker_gd():
+    """A chosen GD member at the smallest step and the most steps counts as a corner choice (and one at an
+    interior step does not); GD's R² below the model's counts as weaker."""
+    cfg = {"train_examples": 40, "etas": (0.1, 0.5, 1.0), "gd_steps": 64}
+    rows = []
+    for depth, gd_r2 in ((3, 0.7), (4, 0.99)):
+        for cand, r2 in ((me.GD_NETWORK, gd_r2), ("ridge", 0.97), ("model", 0.94)):
+            rows.append({"depth": depth, "attention": "relu", "mixture": "(1, 0)", "position": 40, "candidate": cand,
+                         "pred_diff": 0.1, "cosine": 0.5, "r2_candidate": r2})
+    chosen = pd.DataFrame({"depth": [3, 4], "attention": ["relu"] * 2, "gd_eta": [0.1, 0.5], "gd_steps": [64, 64]})
+    g = me.fairness_glue(pd.DataFrame(rows), chosen, cfg)
+    assert g["mech_corner"] == "1 of 2" and g["mech_gd_weaker"] == "1 of 2"
+    assert g["mech_gd_r2"] == "0.70 to 0.99" and g["mech_model_r2"] == "0.94 to 0.94"

@@ -128,3 +128,14 @@ def test_the_task_content_judge_on_both_sides_and_inconclusive():
     table = tc.task_content_table(stats(0.03, 0.20))
     assert len(table) == 12 and set(table["inputs"]) == {"N(−2, I)", "N(0, I)"}
     assert list(tc.shown(table).columns)[-1] == "nonlinear (90 % interval)"
+
+
+def test_a_warm_task_is_stored_in_the_tasks_own_form():
+    """The training settings store a warm task as the task itself does (its default centre left out), so that
+    checkpoints saved before the centre existed still match (the bug: a nested dataclass dumped whole)."""
+    from icdl.gpt_icl.training import TrainConfig
+
+    tr = TrainConfig(steps=2, warm_steps=1, warm_task=TaskConfig(d=3, family="tanh", width=7))
+    assert "centre" not in tr.to_dict()["warm_task"]
+    far = TrainConfig(steps=2, warm_steps=1, warm_task=TaskConfig(d=3, centre=0.0))
+    assert far.to_dict()["warm_task"]["centre"] == 0.0

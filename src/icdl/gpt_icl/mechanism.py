@@ -73,6 +73,7 @@ from .mechanism_measures import (  # noqa: F401  (re-exported: mechanism.alignme
 )
 from .mechanism_show import (  # noqa: F401  (re-exported: what the chapter shows)
     chosen_table,
+    fairness_glue,
     flow_table,
     glue_values,
     longer_glue,

@@ -98,7 +98,7 @@ def verdict_display(verdicts: pd.DataFrame) -> pd.DataFrame:
     return verdicts.rename(columns={
         "depth": "target depth", "mixture": "inputs ω", "position": "k", "gd_pred_diff": "GD: difference",
         "gd_cosine": "GD: cosine", "nearest_simple": "nearest simple rule", "simple_pred_diff": "its difference",
-        "ratio": "GD / nearest simple"})
+        "ratio": "GD / nearest simple", "gd_r2": "GD: R²", "model_r2": "model: R²"})
 
 
 def glue_values(alignment: pd.DataFrame, cfg) -> dict[str, str]:
@@ -116,3 +116,16 @@ def glue_values(alignment: pd.DataFrame, cfg) -> dict[str, str]:
             "mech_measure": str(cfg["measure_prompts"]), "mech_max_steps": str(cfg["gd_steps"]),
             "mech_grid": str(len(cfg["etas"]) * len(cfg["init_scales"]) * len(al.recorded_steps(cfg["gd_steps"])))}
 
+
+
+def fairness_glue(alignment: pd.DataFrame, chosen: pd.DataFrame, cfg) -> dict[str, str]:
+    """Whether GD had a fair chance, as the chapter's prose quotes it: how many models' chosen GD member sits in
+    the grid's corner (its smallest step size and its largest number of steps), and GD's own R² at the training
+    length against the models' (pretraining mixture)."""
+    v = verdict_table(alignment, cfg["train_examples"])
+    pre = v[v["mixture"] == PRETRAINING]
+    corner = int(((chosen["gd_eta"] == min(cfg["etas"])) & (chosen["gd_steps"] == cfg["gd_steps"])).sum())
+    return {"mech_corner": f"{corner} of {len(chosen)}",
+            "mech_gd_r2": f"{pre['gd_r2'].min():.2f} to {pre['gd_r2'].max():.2f}",
+            "mech_model_r2": f"{pre['model_r2'].min():.2f} to {pre['model_r2'].max():.2f}",
+            "mech_gd_weaker": f"{int((pre['gd_r2'] < pre['model_r2']).sum())} of {len(pre)}"}

@@ -88,6 +88,8 @@ class TrainConfig:
         out = asdict(self)
         if not out["fast"]:
             del out["fast"]
+        if self.warm_task is not None:  # the task's own form (its defaults left out as it leaves them)
+            out["warm_task"] = self.warm_task.to_dict()
         return out
 
 
