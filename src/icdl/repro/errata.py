@@ -54,6 +54,11 @@ class Erratum:
     measure: Callable[[], Evidence] | None = None
     claim: str = ""
     basis: str = ""  # for a slip of notation: the paper's own definitions that decide it (no number to compute)
+    about: tuple[str, ...] = ()  # the claims the slip concerns, beyond ``claim`` (linked both ways)
+
+    def claims(self) -> tuple[str, ...]:
+        """Every claim the entry concerns: its evidence's ``claim`` and those it is ``about``."""
+        return tuple(dict.fromkeys(((self.claim,) if self.claim else ()) + self.about))
 
 
 # ---- measurements ----------------------------------------------------------------------------------------
@@ -252,20 +257,20 @@ ERRATA: tuple[Erratum, ...] = (
             r"over $s$, query and key swapped",
             r"the vector form every proof uses: token $i$ queries all keys, $\sigma(\langle Qh_i, Kh_s\rangle)$",
             "attention_passes", "tests/test_linear_gd.py::test_relu_attention_is_def7_vector_form",
-            measure=_def7_matrix_form),
+            measure=_def7_matrix_form, about=("icdl-icgd-one-step",)),
     Erratum("icdl-lemma2-values", "ICDL", "Lemmas 2–3, the value rows of the heads",
             r"the value reads the constant 1 of every token; with Def. 7's $1/n$ over $n+1$ tokens this "
             r"delivers $(n+1)/n$ times the intended value",
             r"the value reads the example indicator $t_s$, so exactly the $n$ examples contribute",
             "attention_passes", "tests/test_attention_passes.py::test_lemma2_exact_for_relu",
-            measure=_lemma2_value_rows),
+            measure=_lemma2_value_rows, about=("icdl-lemma2", "icdl-lemma3")),
     Erratum("icdl-lemma3-norm", "ICDL", "Lemmas 3 and 5, the parameter norms",
             r"Lemma 3: $B_\theta \le 1 + K(N-1)C_2$; Lemma 5: $B_\theta \le 1$",
             r"Lemma 3's layer writes $r'$ for all $(N-1)K + d$ units, output units included: "
             r"$1 + ((N-1)K + d)\,C_2$; eq. B.1 sums the value norms over heads, and each multiplication head "
             r"selects one weight (norm 1), so a Lemma 5 layer with $M$ heads has norm $1 + M$",
             "icgd_transformer", "tests/test_icgd_transformer.py::test_parameter_norms_against_the_lemmas",
-            measure=_lemma_norms),
+            measure=_lemma_norms, about=("icdl-lemma3", "icdl-lemma5")),
     Erratum("icdl-cor1.1", "ICDL", "Corollary 1.1",
             r"$\lVert\hat w^{(l)} - w_{GD}^{(l)}\rVert \le L_f^{-1}(1 + nL_f)^l\epsilon$",
             r"the induction of Lemma 14 gives $L_f^{-1}\big((1 + \eta L_f)^l - 1\big)\epsilon$: the number of "
@@ -298,7 +303,7 @@ ERRATA: tuple[Erratum, ...] = (
             r"every baseline on the transformers' own prompts ($x \sim N(-2, I)$ and the test mixtures), the "
             r"same prompts for both; the two input distributions' tasks measured side by side",
             "gpt_icl", "tests/test_gpt_tasks.py::test_variance_split_on_families_whose_answer_is_known",
-            measure=_reb_baseline_inputs),
+            measure=_reb_baseline_inputs, about=("gpt-task-n01", "icdl-obj1")),
     Erratum("lsa-eq34", "LSA", "Sec. 3.2, eq. 34 (the first LayerNorm's output, entry 4)",
             r"$-\sqrt2 + \frac{1}{RN}x_{m,n} + \frac{1}{RN}y_{m,n}$, which changes from token to token",
             r"$-\sqrt2 + \frac{1}{RN}\bar x_m + \frac{1}{RN}\bar y_m$: the row it normalises (eq. 31) is the same "
@@ -371,9 +376,10 @@ def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     if entry.basis:
         return entry.basis
     row = (claims if claims is not None else _claim_rows()).get(entry.claim)
+    link = f'<a href="report.html#claim-{entry.claim}"><code>{entry.claim}</code></a>'
     if row is None or row["status"] == "not yet covered":
-        return f"claim `{entry.claim}` has no record yet"
-    return f"{row['ours']} (claim `{entry.claim}`: {row['status']})"
+        return f"claim {link} has no record yet"
+    return f"{row['ours']} (claim {link}: {row['status']})"
 
 
 def render() -> str:
@@ -390,11 +396,14 @@ def render() -> str:
         lines += [f"## {title}", ""]
         for e in entries:
             chapter = f"{{doc}}`../notebooks/{e.chapter}`" if e.chapter else "—"
+            about = ", ".join(f'<a href="report.html#claim-{c}">{c}</a>' for c in e.claims())
             lines += [f"(erratum-{e.id})=", f"### {e.where}", "",
                       "As printed", f": {e.printed}", "",
                       "As executed", f": {e.executed}", "",
                       "Evidence", f": {evidence(e, claims)}. Shown in {chapter}; guarded by "
                                   f"<code>{breakable(e.test)}</code>.", ""]
+            if about:
+                lines += ["Claims it concerns", f": {about}", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -411,7 +420,11 @@ def report_links() -> dict[str, tuple[str, str]]:
     ``erratum-icdl-cor1-1``) and its title, for the report's link (:func:`icdl.repro.ledger.render_report`)."""
     from docutils.nodes import make_id
 
-    return {e.claim: (make_id(f"erratum-{e.id}"), e.where) for e in ERRATA if e.claim}
+    out: dict[str, tuple[str, str]] = {}
+    for e in ERRATA:  # a claim two entries concern links to the first (in the page's order)
+        for c in e.claims():
+            out.setdefault(c, (make_id(f"erratum-{e.id}"), e.where))
+    return out
 
 
 def parser():
