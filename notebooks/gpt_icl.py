@@ -156,11 +156,11 @@ far = task_table[task_table["inputs"] == task_content.INPUTS[2.0]]
 near = task_table[task_table["inputs"] == task_content.INPUTS[0.0]]
 chapter.glue(task_prompts=f"{task_content.PROMPTS:,}".replace(",", " "),
              task_inputs=str(task_content.INPUTS_PER_PROMPT),
-             task_offset_min=f"{far['offset'].min():.0%}", task_offset_max=f"{far['offset'].max():.0%}",
-             task_nonlinear_max=f"{task_judged['gpt-task-linear']['value']:.1%}",
-             task_nonlinear_min_far=f"{far['nonlinear'].min():.1%}",
-             task_n01_min=f"{task_judged['gpt-task-n01']['value']:.1%}",
-             task_n01_max=f"{near['nonlinear'].max():.1%}")
+             task_offset_min=f"{100 * far['offset'].min():.0f} %", task_offset_max=f"{100 * far['offset'].max():.0f} %",
+             task_nonlinear_max=f"{100 * task_judged['gpt-task-linear']['value']:.1f} %",
+             task_nonlinear_min_far=f"{100 * far['nonlinear'].min():.1f} %",
+             task_n01_min=f"{100 * task_judged['gpt-task-n01']['value']:.1f} %",
+             task_n01_max=f"{100 * near['nonlinear'].max():.1f} %")
 
 # %% [markdown]
 # At ICDL's inputs {glue:text}`task_offset_min` to {glue:text}`task_offset_max`
