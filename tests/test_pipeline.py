@@ -231,3 +231,6 @@ def test_seed_cost_counts_the_trained_models_per_seed_and_the_rest_once():
     c = seed_cost(data, main, depth_training, seeds=3)
     assert (c["main_min"], c["depth_min"], c["once_min"]) == (14.0, 5.0, 5.0)
     assert c["whole_core_min"] == 5.0 + 3 * 19.0 and c["lower_bound_min"] == c["whole_core_min"] / 2
+    # a depth result with three seeds: one seed's share (the bug: every seed counted as one seed's cost)
+    three = pd.DataFrame({"seed": [0, 1, 2], "seconds": [280.0, 300.0, 320.0]})
+    assert seed_cost(data, main, three, seeds=3)["depth_min"] == 5.0
