@@ -311,7 +311,7 @@ def timing_summary(data: dict, target_min: float = 90.0) -> dict:
 #: the timed run did write is stale (``tests/test_pipeline.py``); a full timed rerun empties this.
 RERUN_AFTER_TIMING = {
     "depth": "the depth study, rerun on the main study's schedule (6500 / 5000 / 2500 steps for every model "
-             "depth) where the timed run trained it at 4000 / 2500 / 1500, and with three seeds of every model",
+             "depth) where the timed run trained it at 4000 / 2500 / 1500",
     "icl": "the main study, rerun with three seeds of every model and the ReLU models' softmax twins (each model "
            "trained by --part main --depths D --seeds S, then --part main), where the timed run trained one seed",
     "shift": "objective 3, rerun on the three seeds and with the baselines on the shifted prompts",
