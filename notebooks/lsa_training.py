@@ -125,7 +125,7 @@ if ref is not None:
 # -- one over the standard deviation LayerNorm divides by in layer 2 at the query
 # token -- and $1/V_m$. A correlation near 1 says the run divides by $V$ the way
 # the construction does.
-
+#
 # Our runs and the paper's are different random draws, so run $i$ here has
 # nothing to do with the paper's run $i$: the table sets the two *distributions*
 # side by side (each run's own numbers follow it).

@@ -342,8 +342,9 @@ def seed_cost(timing: dict, main_seconds: pd.DataFrame, depth_training: pd.DataF
     ``seeds`` seeds of every model on the timed run's workers. ``main_seconds``: the main study's recorded
     training seconds of one seed (``attention``, ``seconds``: softmax and ReLU of every target depth; the softmax
     twin trains as many steps as the ReLU model and is counted at its time); ``depth_training``: the depth
-    study's (its result's ``training`` table; with several seeds, their mean per seed). The rest of the timed run (the plateau study, the evaluations)
-    is counted once. ``lower_bound_min`` is the whole shared evenly over the workers: no schedule is shorter."""
+    study's (its result's ``training`` table; with several seeds, their mean per seed). The rest of the timed
+    run (the plateau study, the evaluations) is counted once. ``lower_bound_min`` is the whole shared evenly
+    over the workers: no schedule is shorter."""
     stages = stage_times(timing)
     trained_per_seed = stages["stage"].str.startswith(("train main", "train depth study"))
     once = float(stages.loc[~trained_per_seed, "minutes"].sum())

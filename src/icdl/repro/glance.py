@@ -117,16 +117,15 @@ VERDICT_STATUS = {"yes": "pass", "yes, under a changed setting": "pass (deviatio
                   "no": "fail", "undecided": "inconclusive", "not yet run": "not yet covered"}
 
 
-def _link(chapter: str, text: str) -> str:
-    from .ledger import math_html  # formulas in a claim's words go to MathJax, as in the report
-
-    return f'<a href="../notebooks/{chapter}.html">{math_html(text)}</a>'
+def _link(chapter: str, text: str, to_html) -> str:
+    return f'<a href="../notebooks/{chapter}.html">{to_html(text)}</a>'
 
 
-def render_glance(statuses: dict[str, str], status_class) -> str:
+def render_glance(statuses: dict[str, str], status_class, to_html=escape) -> str:
     """The two tables as MyST markdown: the papers' results (``statuses``: claim id -> status, from the
     ledger) and this book's own questions, each linked to its chapter; ``status_class`` gives a status its CSS
-    class."""
+    class and ``to_html`` turns a claim's words into a cell (the ledger's ``math_html`` hands its formulas to
+    MathJax; the ledger passes both, so this module needs no import of it)."""
     missing = sorted({c for r in RESULTS for c in r.claims} - set(CLAIMS_BY_ID))
     if missing:
         raise KeyError(f"the glance names claims the registry does not have: {missing}")
@@ -136,7 +135,7 @@ def render_glance(statuses: dict[str, str], status_class) -> str:
         word = verdict(got)
         held = sum(s in _PASSED for s in got)
         counted = f"{held} of {len(got)} claims hold" if len(got) > 1 else ""
-        rows.append(f"<tr><td>{_link(r.chapter, r.label)}</td>"
+        rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td>"
                     f'<td><span class="{status_class(VERDICT_STATUS[word])}"><b>{escape(word)}</b></span>'
                     f"{'<br><small>' + counted + '</small>' if counted else ''}</td>"
                     f"<td>{escape(r.scale)}</td><td>{escape(r.checks)}</td></tr>")
@@ -149,7 +148,7 @@ def render_glance(statuses: dict[str, str], status_class) -> str:
         answer = {"pass": "holds", "pass (deviation)": "holds, under a changed setting", "fail": "does not hold",
                   "mismatch": "does not hold", "inconclusive": "undecided", "not yet covered": "not yet run"}[s]
         question = c.paper.removeprefix("not claimed by ICDL: ").removeprefix("not claimed by ICDL in this form: ")
-        qrows.append(f"<tr><td>{_link(c.chapter, question[:1].upper() + question[1:])}</td>"
+        qrows.append(f"<tr><td>{_link(c.chapter, question[:1].upper() + question[1:], to_html)}</td>"
                      f'<td><span class="{status_class(s)}"><b>{escape(answer)}</b></span></td></tr>')
     questions = ("<table class=\"glance\"><thead><tr><th>This book's question</th><th>Finding</th></tr></thead>"
                  "<tbody>" + "".join(qrows) + "</tbody></table>")

@@ -459,7 +459,7 @@ def render_summary(folder: Path | None = None) -> str:
     df["document"] = df["id"].map(document)
     legend = "".join(f'<li><span class="{status_class(k)}"><b>{_esc(k)}</b></span>: {_esc(v)}</li>'
                      for k, v in STATUS_SENTENCES.items())
-    lines = [render_glance(dict(zip(df["id"], df["status"])), status_class), "",
+    lines = [render_glance(dict(zip(df["id"], df["status"])), status_class, math_html), "",
              f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>", "",
              "**Every claim that is not a plain pass**, by document:", ""]
     for key, title in DOCUMENTS.items():
