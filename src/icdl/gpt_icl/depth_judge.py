@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .intervals import Draws, summary
+from .verdicts import decide
 
 
 def _minus(text: str) -> str:
@@ -163,7 +164,7 @@ def judge(res: dict) -> list[dict]:
     smallest = summary(np.min(list(_gain_stats(res).values()), axis=0))
     lo, hi = smallest["lo"], smallest["hi"]
     return [{"claim": "icdl-obj4", "value": smallest["value"], "values": {"value_lo": lo, "value_hi": hi},
-             "passed": True if lo > 0 else False if hi <= 0 else None,
+             "passed": decide(lo, hi, ">", 0.0),
              "ours": _minus(f"smallest R² gain from the shallowest to the deepest model: {smallest['value']:+.3f} "
                             f"(90 % interval {lo:+.3f} to {hi:+.3f}, over seeds and prompts); per attention and "
                             f"point: {each}"),

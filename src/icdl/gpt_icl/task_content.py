@@ -23,6 +23,7 @@ import pandas as pd
 import torch
 
 from .tasks import PARTS, TaskConfig, prompt_moments, sample_prompts, shares_of
+from .verdicts import decide
 
 #: the families measured (ICDL's targets: bias-free ReLU networks of width 2d with N(0, 1) weights): the
 #: paper's dimension and ours, the main study's target depths, and the two input distributions by their centre
@@ -96,10 +97,8 @@ def judge(stats: dict[tuple, dict[str, np.ndarray]], level: float = 0.90) -> lis
                                                                      "smallest")):
         stat = _extreme(stats, centre, pick)
         lo, hi = (float(v) for v in np.quantile(stat[1:], q))
-        holds = (lambda v, t=threshold: v < t) if op == "<" else (lambda v, t=threshold: v >= t)
         out.append({"claim": claim, "value": float(stat[0]), "values": {"value_lo": lo, "value_hi": hi},
-                    "passed": True if holds(lo) and holds(hi) else False if not holds(lo) and not holds(hi)
-                    else None,
+                    "passed": decide(lo, hi, op, threshold),
                     "ours": f"{words} nonlinear share of the label variance at x ~ {INPUTS[centre]} over d = 5, 20 "
                             f"and target depths 3, 4, 6: {100 * stat[0]:.1f} % (90 % interval {100 * lo:.1f} to "
                             f"{100 * hi:.1f} %, over prompts)",

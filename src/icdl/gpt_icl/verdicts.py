@@ -135,8 +135,10 @@ def shift_drops(sums: Sums, train_examples: int, mus=(-0.5, 0.5)) -> dict[tuple,
 
 def decide(lo: float, hi: float, op: str, threshold: float) -> bool | None:
     """The judge's own verdict on an interval: True if every point of ``[lo, hi]`` satisfies ``op threshold``
-    (``"<="`` or ``">"``), False if none does, None (inconclusive) if the interval straddles the threshold."""
-    holds = {"<=": lambda v: v <= threshold, ">": lambda v: v > threshold}[op]
+    (``"<"``, ``"<="``, ``">"`` or ``">="``), False if none does, None (inconclusive) if the interval straddles
+    the threshold. Every judge of an interval in sec. 5 decides through this one function."""
+    holds = {"<": lambda v: v < threshold, "<=": lambda v: v <= threshold, ">": lambda v: v > threshold,
+             ">=": lambda v: v >= threshold}[op]
     return True if holds(lo) and holds(hi) else False if not holds(lo) and not holds(hi) else None
 
 
