@@ -19,14 +19,14 @@ from icdl.repro import claims, errata
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("entry", [e for e in errata.ERRATA if e.measure], ids=lambda e: e.id)
+@pytest.mark.parametrize("entry", [e for e in errata.entries() if e.measure], ids=lambda e: e.id)
 def test_every_measured_erratum_holds(entry):
     found = entry.measure()
     assert found.holds, f"{entry.id}: {found.text}"
     assert re.search(r"\d", found.text), "the evidence names no number"
 
 
-@pytest.mark.parametrize("entry", [e for e in errata.ERRATA if e.claim], ids=lambda e: e.id)
+@pytest.mark.parametrize("entry", [e for e in errata.entries() if e.claim], ids=lambda e: e.id)
 def test_an_erratum_resting_on_a_claim_has_that_claim_passing(entry):
     from icdl.repro.ledger import PASS_DEVIATION, claim_frame
 
@@ -38,9 +38,9 @@ def test_an_erratum_resting_on_a_claim_has_that_claim_passing(entry):
 
 def test_every_entry_names_a_chapter_of_the_book_and_a_test_that_exists():
     toc = (ROOT / "_toc.yml").read_text()
-    ids = [e.id for e in errata.ERRATA]
+    ids = [e.id for e in errata.entries()]
     assert len(set(ids)) == len(ids), "two entries share an anchor"
-    for e in errata.ERRATA:
+    for e in errata.entries():
         # one kind of evidence: a measurement, a claim's record, or (a slip of notation) the paper's definitions
         assert sum(map(bool, (e.measure, e.claim, e.basis))) == 1, e.id
         assert e.document in errata.DOCUMENTS, e.id
@@ -59,8 +59,8 @@ def test_the_page_is_blocks_by_document_not_a_wide_table():
     assert "|---" not in text
     heads = [line for line in text.splitlines() if line.startswith("## ")]
     assert [h[3:] for h in heads] == [t for k, t in errata.DOCUMENTS.items()
-                                      if any(e.document == k for e in errata.ERRATA)]
-    for e in errata.ERRATA:
+                                      if any(e.document == k for e in errata.entries())]
+    for e in errata.entries():
         block = text.split(f"(erratum-{e.id})=", 1)[1].split("(erratum-", 1)[0]
         assert block.count("\nAs printed\n: ") == block.count("\nAs executed\n: ") == 1, e.id
         assert "\nEvidence\n: " in block and e.test in block.replace("<wbr>", ""), e.id
@@ -69,9 +69,9 @@ def test_the_page_is_blocks_by_document_not_a_wide_table():
 
 def test_the_summary_line_counts_the_entries_per_document():
     line = errata.render_summary()
-    assert f">{len(errata.ERRATA)} entries</a>" in line
+    assert f">{len(errata.entries())} entries</a>" in line
     for doc in errata.DOCUMENTS:
-        assert f"{sum(e.document == doc for e in errata.ERRATA)} in {doc}" in line
+        assert f"{sum(e.document == doc for e in errata.entries())} in {doc}" in line
 
 
 def test_each_claim_an_erratum_is_about_links_to_its_entry():
@@ -84,7 +84,7 @@ def test_each_claim_an_erratum_is_about_links_to_its_entry():
 
     report = render_report(errata=errata.report_links())
     about: dict = {}
-    for e in errata.ERRATA:  # the first entry about a claim is the one its block links to
+    for e in errata.entries():  # the first entry about a claim is the one its block links to
         for claim in e.claims():
             about.setdefault(claim, e)
     assert {"icdl-lemma3", "icdl-lemma5"} <= set(about)  # the norms' erratum concerns two passing lemmas

@@ -70,3 +70,17 @@ def test_the_graph_sees_relative_and_nested_imports():
 def test_no_import_cycle_in_the_package():
     cycle = find_cycle(import_graph())
     assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+#: what the machinery (icdl.repro) may import from the rest of the package: errors and the figures' style
+MACHINERY_MAY_IMPORT = ("icdl.repro", "icdl.errors", "icdl.figures")
+
+
+def test_the_machinery_imports_no_study():
+    """``icdl.repro`` renders, judges and records; the studies register with it (their claims are data, their
+    errata entry points), never the other way round: an import of a study from ``icdl.repro`` -- even inside a
+    function, as the errata page once had -- fails here."""
+    graph = import_graph()
+    leaks = {m: sorted(t for t in targets if not t.startswith(MACHINERY_MAY_IMPORT))
+             for m, targets in graph.items() if m.startswith("icdl.repro")}
+    assert {m: t for m, t in leaks.items() if t} == {}

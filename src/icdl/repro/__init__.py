@@ -6,8 +6,11 @@
   :func:`~icdl.repro.results.show_reference`, the one way a chapter shows a committed result;
 * :mod:`~icdl.repro.claims` -- the registry of every claim the book checks;
 * :mod:`~icdl.repro.ledger` -- the records a chapter writes and the reproducibility report;
-* :mod:`~icdl.repro.errata` -- the slips found in the documents, each with its evidence;
+* :mod:`~icdl.repro.errata` -- renders the slips found in the documents; the entries and their evidence live
+  beside the code they measure and register under the entry-point group ``icdl.errata`` (this package
+  imports no study);
 * :mod:`~icdl.repro.report` -- writes the report (linked to the errata) and the results at a glance;
 * :mod:`~icdl.repro.chapter` -- what a chapter's first code cell does;
-* :mod:`~icdl.repro.execute` -- executes the chapters with papermill in the order of ``_toc.yml``.
+* :mod:`~icdl.repro.execute` -- executes the chapters with papermill in the order of ``_toc.yml``;
+* :mod:`~icdl.repro.source` -- the archive of the repository that the built book carries.
 """

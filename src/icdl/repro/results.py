@@ -57,11 +57,29 @@ def results_dir(*parts: str) -> Path:
 GENERATED = ("results", "runs", "notebooks/*.ipynb", "book/generated", "_build")
 
 
+#: in a tree unpacked from the book's source archive (:mod:`icdl.repro.source`): the file naming its commit
+COMMIT_FILE = "SOURCE_COMMIT"
+
+
+def archived_commit(root: Path) -> str | None:
+    """The commit named by an unpacked archive's :data:`COMMIT_FILE`, or ``None`` (no such file, or not a hash)."""
+    try:
+        text = (Path(root) / COMMIT_FILE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return text if len(text) == 40 and all(c in "0123456789abcdef" for c in text) else None
+
+
 def git_commit() -> str:
     """The current commit, with ``+dirty`` when tracked files other than generated outputs
-    (:data:`GENERATED`: results, executed notebooks) differ from it, or ``unknown``."""
+    (:data:`GENERATED`: results, executed notebooks) differ from it; in a tree unpacked from the book's source
+    archive (no git), the archive's commit with ``+archive`` (its files may have been edited since:
+    :mod:`icdl.repro.source`); else ``unknown``."""
+    root = project_root()
+    archived = archived_commit(root)  # a clone has no such file; an archive unpacked inside another repository does
+    if archived:
+        return archived + "+archive"
     try:
-        root = project_root()
         sha = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
         ).stdout.strip()
