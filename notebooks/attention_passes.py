@@ -42,7 +42,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -202,9 +202,9 @@ print("largest |s_hat(j)[k] - s(j)[k]| by number of ReLUs H:")
 s_err.map(lambda v: f"{v:.0e}")
 
 # %% [markdown]
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record("icdl-lemma2",
               ours=f"{len(study)} cases (N ≤ {cfg['N_max']}, K = {cfg['K']}, H ≤ {cfg['H_max']}): error/bound "
                    f"{c2['min_ratio']:.2f}–{c2['max_ratio']:.2f}; ReLU exact ({max(relu_errs):.0e})",

@@ -33,7 +33,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -352,9 +352,9 @@ chapter.glue(cost_params=f"{reb['gpt_params'] / 1e6:.1f} M", cost_tokens=str(reb
 # across machines; what carries over is the order: one forward pass costs less
 # than training the baseline.
 #
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(cost.judge(reb))
 ledger.save()
 ledger.table()[["claim", "criterion", "status"]]

@@ -40,7 +40,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -169,9 +169,9 @@ else:
 # $\eta\epsilon$: on these prompts, score matching in context is gradient descent in context.
 # What remains outside the check is the ReLU network of Lemma 19 itself.
 #
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 for entry in diffusion.judge(identity, result):
     ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"],
                   value=entry.get("value"), values=entry.get("values"))

@@ -38,7 +38,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -125,9 +125,9 @@ chapter.glue(depth_min_gain=f"{gains['gain'].min():+.3f}".replace("-", "−"),
 chapter.table(depth_judge.seed_table(data["table"], int(data["table"]["examples"].max())))
 
 # %% [markdown]
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(depth_judge.judge(data), judged_on=depth_on, covered=depth_on == "reference")
 ledger.save()
 ledger.table()[["claim", "criterion", "status"]]

@@ -45,7 +45,7 @@
 # **{glue:text}`status_icdl_obj3`** (our absolute form of it:
 # **{glue:text}`status_gpt_obj3_drop`**). Because the schedules change the
 # paper's setting, every claim is a result under a deviation; the box, the
-# ledger at the end and the {doc}`../book/report` say why each came out so.
+# table of claims at the end and the {doc}`../book/report` say why each came out so.
 #
 # **The task itself**, measured: at ICDL's inputs, $x \sim \mathcal N(-2, I)$,
 # at most {glue:text}`task_nonlinear_max` of the label variance is left once a
@@ -68,7 +68,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -408,9 +408,9 @@ chapter.glue(obj1_tolerance=f"{objectives.CRITERIA['obj1_tolerance']:g}",
              obj1_hi=f"{judged['icdl-obj1']['values']['value_hi']:.3f}")
 
 # %% [markdown]
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(list(judged.values()), judged_on=judged_on, covered=judged_on == "reference")
 ledger.record_all(list(task_judged.values()))  # measured here, in every profile alike
 ledger.save()

@@ -48,7 +48,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -236,9 +236,9 @@ chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_exam
 #   on the target's own architecture is what such a transformer would run if it
 #   were built for this task.
 #
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(mechanism.judge(data["alignment"], rcfg["train_examples"]), judged_on=mech_on,
                   covered=mech_on == "reference")
 ledger.record_all(mechanism.judge_longer(data["alignment"], longer, rcfg["train_examples"]),

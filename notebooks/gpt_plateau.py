@@ -30,9 +30,9 @@
 # shortcut; it does not show that the shortcut is what holds training there.
 #
 # Code: `icdl.gpt_icl.plateau` (profiles, study, result file). There is no
-# paper claim to judge, so the chapter records nothing in the ledger.
+# paper claim to judge, so the chapter judges no claim.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 

@@ -62,7 +62,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -234,9 +234,9 @@ fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
 # more training (here it {glue:text}`scale_verdict_icdl_obj3_longer`). The `paper` profile
 # scores Appendix F's larger models along their 500 k steps the same way.
 #
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data["shift"]), judged_on=scale_on,
                   covered=scale_on == "reference")
 ledger.record_all(scale.judge_wider(widths, wide), judged_on=scale.WIDER, covered=widths is not None)

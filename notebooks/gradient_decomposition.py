@@ -35,7 +35,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -222,9 +222,9 @@ ratio_explicit = float(bench.set_index("method").loc["explicit (Lemma 1)", "rati
 print(f"explicit / autograd time: {ratio_explicit:.2f} (target: < 3)")
 
 # %% [markdown]
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record("icdl-def1", ours="icdl.networks: bias-free, activation on every layer, eq. 3.2 order",
               criterion="$w$ round-trips through $V_1, \\dots, V_N$ (here); equals a bias-free torch MLP (test)",
               values={"held": float(round_trip)})

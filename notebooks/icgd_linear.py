@@ -33,7 +33,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -225,11 +225,11 @@ if ref is not None:
     display(pd.DataFrame(ref["data"]["summary"]).set_index("eta").round(6))
 
 # %% [markdown]
-# ## Ledger
+# ## The claims, judged
 #
 # What this chapter checks, as it appears in the {doc}`../book/report`:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record("icdl-prompt", ours="built and validated by icdl.prompts (shape, 1-row, t-row, the query's label 0)",
               criterion="layout of eq. 2.1; bad input rejected", values={"held": 1.0})
 ledger.record("icdl-icgd-one-step", ours=f"max error {one_step_err:.0e}" if one_step_err else "0 (bit-exact)",

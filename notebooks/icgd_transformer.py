@@ -37,7 +37,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -326,9 +326,9 @@ print(f"formula above estimate: {L_f_reb >= b['L_f'].max()}")
 reb[reb["w"] == 2.0][["N", "L_f (REB)", "1024 N", "our D"]].round(4)
 
 # %% [markdown]
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record("icdl-thm1",
               ours=f"(2N+4)L = {size['layers']} layers built and run (N = {cfg['N']}, K = {cfg['K']}, d = {cfg['d']}, "
                    f"n = {cfg['n']}, L = {cfg['steps']}); one-step deviation / ηε = {t1['ratio'].min():.2e}–"

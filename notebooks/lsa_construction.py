@@ -36,7 +36,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -243,9 +243,9 @@ gd.set_index("N")[["tf_vs_closed_form", "two_gd_steps_vs_ls"]].map(lambda v: f"{
 # close as $N$ grows -- three linear-attention layers can hold only so many steps,
 # while the LayerNorm route reaches the closed form in two layers.
 #
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 e = errs[errs["R"] == 100.0].set_index("N")["mean_abs_err"]
 slope = float(np.polyfit(np.log(e.index.values), np.log(e.values), 1)[0])
 ledger.record("lsa-construction",

@@ -32,7 +32,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -284,7 +284,7 @@ chapter.glue(**{
 # dominant cell alone follows the least-squares line with correlation
 # {glue:text}`lsa_fig3_corr`. LSA Table 2 varies the prompts, and a correlation with
 # the least-squares estimate far from the paper's says that, across prompts, the
-# estimate is not carried by that one cell; the ledger judges both.
+# estimate is not carried by that one cell; the claims at the end judge both.
 #
 # ## The $\ell_1$ strength
 #
@@ -310,13 +310,13 @@ else:
           + "; ".join(f"python -m icdl.lsa --profile {n}" for n, d in scan_results.items() if d is None))
 
 # %% [markdown]
-# ## Ledger
+# ## The claims, judged
 #
 # Each claim of LSA section 4 is judged on the reference result when it exists
 # (on the live run otherwise), by the criterion shown; the scan's claims on the
 # scan's results once every strength has one.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 judged_on = (f"reference ({ref['epochs_done']}/{ref['settings']['epochs']} epochs)" if ref_obj is not None
              else profile)
 for entry in judge(data):

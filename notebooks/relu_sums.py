@@ -35,7 +35,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -148,9 +148,9 @@ chapter.glue(product_C=f"{float(curve[curve['target'].str.startswith('product')]
 # possible, as REB says, but the multiplication layer
 # does it exactly with one head, which is why ICDL keeps it.
 #
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 sig = acc[(acc["target"] == "sigmoid") & (acc["eps_goal"] == 1e-5)].iloc[0]
 worst_slope = float(slopes.max())
 C_growth = curve.groupby("target")["C"].agg(lambda c: c.iloc[-1] / c.iloc[-2])

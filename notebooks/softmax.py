@@ -44,7 +44,7 @@
 # ```{glue:} claims_box
 # ```
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "quick"
 overrides = {}
 
@@ -241,9 +241,9 @@ softmax_study.sizes_comparison(Architecture(cfg["N"], cfg["K"], cfg["d"], cfg["d
                             int(best["hidden"]))
 
 # %% [markdown]
-# ## Ledger
+# ## The claims, judged
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record("icdl-lemma16",
               ours=f"hand-set FF quantiser exact on the grid; look-up error {errors['max_error'].iloc[-1]:.3f} at "
                    f"D = {int(errors['D'].iloc[-1])} ≤ bound {errors['bound'].iloc[-1]:.3f}; error ∝ 1/D",

@@ -37,6 +37,21 @@ def test_pair_is_in_sync_and_executed(src):
     assert [c.get("id") for c in executed.cells] == [f"{src.stem}-{i}" for i in range(len(executed.cells))]
 
 
+
+@pytest.mark.parametrize("src", CHAPTERS, ids=lambda p: p.stem)
+def test_the_bookkeeping_cells_are_hidden_in_the_book(src):
+    """The parameters cell (``profile = "quick"``) is removed from the rendered page and the cells that record
+    the claims show their table without their code: a chapter that dropped the tag would open on a line of
+    bookkeeping and close on a cell of escaped LaTeX."""
+    code = [c for c in jupytext.read(src).cells if c.cell_type == "code"]
+    for c in code:
+        tags = c.metadata.get("tags", [])
+        if "parameters" in tags:
+            assert "remove-cell" in tags, f"{src.name}: the parameters cell is not tagged remove-cell"
+        elif "ledger.record" in c.source or "ledger.save()" in c.source:
+            assert {"remove-cell", "remove-input"} & set(tags), (
+                f"{src.name}: a cell recording claims shows its code (tag it remove-input)")
+
 #: the tables a chapter shows whose printed numbers nbval cannot pin, with what pins them instead: a live timing
 #: of the machine, or digits that round-off or a live training decides differently on another CPU
 UNPINNED_TABLES = {
