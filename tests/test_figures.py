@@ -1,6 +1,7 @@
 """The numbers behind every figure, against committed baselines (pytest-regressions),
 and a few pixel checks (pytest-mpl, run with --mpl)."""
 
+import importlib
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pandas as pd
 import pytest
 
 from icdl import figures
+fig_style = importlib.import_module("icdl.figures.style")  # the package exports a function of that name
 from icdl.constructions.linear import build_linear_gd_layer
 from icdl.gpt_icl import depth as gpt_depth
 from icdl.gpt_icl import objectives
@@ -607,3 +609,61 @@ def test_a_width_keeps_its_colour_whichever_widths_are_drawn():
         relu = "ReLU construction, H = 256"
         assert colour_of(live, relu) == colour_of(ref, relu) != colour_of(ref, label)
         plt.close("all")
+
+
+def _lab(colour) -> np.ndarray:
+    """CIE L*a*b* (D65) of a matplotlib colour: distances in it are roughly what an eye sees."""
+    import matplotlib.colors as mcolors
+
+    rgb = np.array(mcolors.to_rgb(colour))
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ lin
+    t = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+#: the colour maps of the experiments' meanings: a name in two maps is one meaning and must keep its colour
+MEANINGS = {"attention": fig_style.ATTENTION, "baseline": fig_style.BASELINE, "candidate": fig_style.CANDIDATE}
+
+
+def test_one_colour_per_meaning_and_no_two_meanings_alike():
+    """The same name has the same colour in every map (least squares, the MLP, 3-NN, the context mean), and two
+    different meanings are at least 30 ΔE apart: the palette's vermillion is 26 from its orange (the
+    ReLU transformer's) and reads as the same colour; a GD drawn in the ReLU orange would be 0 apart."""
+    import matplotlib.colors as mcolors
+
+    by_name: dict[str, str] = {}
+    for kind, mapping in MEANINGS.items():
+        for name, colour in mapping.items():
+            key = {"MLP (Adam, last epoch)": "MLP"}.get(name, name)
+            hexed = mcolors.to_hex(colour)
+            assert by_name.setdefault(key, hexed) == hexed, f"{name!r} ({kind}) changes colour between maps"
+    names = sorted(by_name)
+    close = [(a, b, round(float(np.linalg.norm(_lab(by_name[a]) - _lab(by_name[b]))), 1))
+             for i, a in enumerate(names) for b in names[i + 1:]
+             if np.linalg.norm(_lab(by_name[a]) - _lab(by_name[b])) < 30]
+    assert close == [], f"meanings drawn in colours too alike: {close}"
+    assert mcolors.to_hex(fig_style.GD) == by_name["GD, N-layer network"]
+
+
+#: the chapters whose figures draw the ReLU transformer in its colour; the others of sec. 5 and the diffusion
+#: chapter must not use that colour for anything else (GD was drawn in it in gpt_mechanism and diffusion_score)
+RELU_CHAPTERS = {"gpt_icl", "gpt_scale", "gpt_depth", "gpt_plateau"}
+
+
+@pytest.mark.parametrize("chapter", ["gpt_icl", "gpt_scale", "gpt_depth", "gpt_plateau", "gpt_mechanism",
+                                     "diffusion_score"])
+def test_the_committed_figures_keep_the_colours_of_their_meanings(chapter):
+    """Over the SVGs a chapter's committed notebook shows: the ReLU transformer's orange only in the chapters
+    that draw the ReLU transformer, GD's colour only where GD is drawn (gpt_mechanism, diffusion_score)."""
+    import matplotlib.colors as mcolors
+    import nbformat
+
+    nb = nbformat.read(HERE.parent / "notebooks" / f"{chapter}.ipynb", as_version=4)
+    svgs = " ".join(o.get("data", {}).get("image/svg+xml", "") for c in nb.cells if c.cell_type == "code"
+                    for o in c.get("outputs", [])).lower()
+    assert "<svg" in svgs, f"{chapter} shows no SVG figure"
+    relu, gd = (mcolors.to_hex(c) for c in (fig_style.ATTENTION["relu"], fig_style.GD))
+    assert (relu in svgs) <= (chapter in RELU_CHAPTERS), f"{chapter} draws something in the ReLU orange"
+    assert (gd in svgs) == (chapter in {"gpt_mechanism", "diffusion_score"}), f"{chapter}: GD's colour"

@@ -14,6 +14,7 @@ from .style import (
     ATTENTION,
     BASELINE,
     BASELINE_STYLE,
+    GD,
     MIXTURE_PALETTE,
     MU,
     PALETTE,
@@ -281,8 +282,8 @@ def plot_dsm_targets(binned: pd.DataFrame, curve: dict) -> plt.Figure:
     legend_outside(ax1, fontsize=SMALL)
     ax2.plot(curve["data_x"], curve["data_y"], ".", ms=3, color="0.7", label="the prompt's DSM targets")
     ax2.plot(curve["x"], curve["score"], color="0.2", lw=1.4, label=r"$\nabla\log p_t$")
-    ax2.plot(curve["x"], curve["start"], ":", color=PALETTE[3], label="network at the start")
-    ax2.plot(curve["x"], curve["gd"], color=PALETTE[1], label="network after GD")
+    ax2.plot(curve["x"], curve["start"], ":", color="0.5", label="network at the start")
+    ax2.plot(curve["x"], curve["gd"], color=GD, label="network after GD")
     ax2.set(xlabel=r"$x_t$", ylabel="score", ylim=(-6, 6))
     legend_outside(ax2, fontsize=SMALL)
     return fig
@@ -293,9 +294,10 @@ def plot_score_errors(errors: pd.DataFrame) -> plt.Figure:
     start, GD from w = 0, and the transformer for each H."""
     fig, ax = plt.subplots(figsize=SINGLE)
     mean = errors.groupby(["method", "H", "step"], sort=False)["score_error"].mean().reset_index()
-    styles = {"GD": ("-", "0.2"), "GD from w = 0": (":", "0.5")}
-    for i, ((method, H), g) in enumerate(mean.groupby(["method", "H"], sort=False)):
-        ls, color = styles.get(method, ("--", PALETTE[i % len(PALETTE)]))
+    styles = {"GD": ("-", GD), "GD from w = 0": (":", GD)}
+    sizes = ordered_colours(sorted(mean.loc[mean["method"] == "transformer", "H"].unique()))  # darker = more H
+    for (method, H), g in mean.groupby(["method", "H"], sort=False):
+        ls, color = styles.get(method, ("--", sizes.get(H)))
         label = method if method != "transformer" else f"transformer, H = {H}"
         ax.plot(g["step"], g["score_error"], ls, color=color, label=label)
     ax.axhline(1.0, color="0.75", lw=0.8)

@@ -29,7 +29,11 @@ BASELINE = {"least squares": "0.1", "context mean": "0.45", "3-NN": PALETTE[5], 
 BASELINE_STYLE = {"least squares": "-.", "context mean": ":", "3-NN": "--"}
 #: candidate in-context algorithms held against a trained model (chapter gpt_mechanism): the baselines keep
 #: their colours and line styles; GD on the N-layer network (the hypothesis) and ridge have their own
-CANDIDATE = {"GD, N-layer network": PALETTE[3], "MLP (Adam, last epoch)": PALETTE[2], "least squares": "0.1",
+#: gradient descent on an N-layer network, wherever it is drawn (gpt_mechanism's candidate, the diffusion chapter's
+#: fitted score): a wine red that no attention, baseline or other candidate comes near (the palette's vermillion
+#: reads as the ReLU transformer's orange)
+GD = "#AA3377"
+CANDIDATE = {"GD, N-layer network": GD, "MLP (Adam, last epoch)": PALETTE[2], "least squares": "0.1",
              "ridge": "#6A3D9A", "3-NN": PALETTE[5], "context mean": "0.45"}
 CANDIDATE_STYLE = {"GD, N-layer network": "-", "MLP (Adam, last epoch)": "-", "ridge": "-", **BASELINE_STYLE}
 #: test mixtures of inputs, from the pretraining mixture (1, 0) to (.5, .5): a sequential palette of its own

@@ -310,8 +310,9 @@ def timing_summary(data: dict, target_min: float = 90.0) -> dict:
 #: later commit, with what changed: the timing describes the run of the other files only. An entry whose file
 #: the timed run did write is stale (``tests/test_pipeline.py``); a full timed rerun empties this.
 RERUN_AFTER_TIMING = {
-    "depth": "the depth study, rerun on the main study's schedule (6500 / 5000 / 2500 steps for every model "
-             "depth) where the timed run trained it at 4000 / 2500 / 1500",
+    "depth": "the depth study, three seeds of every model depth on the main study's schedule (6500 / 5000 / 2500 "
+             "steps; each unit trained by --part depth --layers L --seeds S), where the timed run trained one seed "
+             "at 4000 / 2500 / 1500",
     "icl": "the main study, rerun with three seeds of every model and the ReLU models' softmax twins (each model "
            "trained by --part main --depths D --seeds S, then --part main), where the timed run trained one seed",
     "shift": "objective 3, rerun on the three seeds and with the baselines on the shifted prompts",

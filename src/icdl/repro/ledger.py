@@ -150,8 +150,10 @@ class Ledger:
                     f"{self.profile} run exists){'; ' + note if note else ''}")
         if status == "mismatch":
             m = MISMATCHES[claim]
-            note = (f"registered mismatch: {m.reason} [{m.quantity} = {value:.3g}, expected in {list(m.band)}; "
-                    f"band registered at commit {m.registered or '?'} for {m.judges or 'this run'}]")
+            # the commit and the run the band was registered for are data of the claim (claims.MISMATCHES,
+            # checked by tests/test_registered.py); the reader's note says what the band is and that it came first
+            note = (f"registered mismatch: {m.reason} [{m.quantity} = {value:.3g}, expected in {list(m.band)}, "
+                    f"a band fixed before the run it judges]")
         elif status == "fail" and claim in KNOWN_FAILURES:
             note = f"known failure: {KNOWN_FAILURES[claim]}"
         if covered and claim in DEVIATIONS:  # every status of such a claim says under which change it was judged
