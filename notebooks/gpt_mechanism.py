@@ -127,7 +127,7 @@ chapter.glue(mech_on=mech_on, **mechanism.glue_values(data["alignment"], rcfg),
 # %% [markdown]
 # ## Whose predictions are nearest?
 
-# %% mystnb={"figure": {"caption": "Prediction difference between each trained model (rows: attention; columns: target depth) and each candidate, per prompt position, on held-out prompts of the pretraining mixture (log scale; 0 would be identical predictions). Dashed vertical line: the training length. GD on the N-layer network is the thick line; its settings and ridge's were chosen per model on separate scan prompts.", "name": "fig-mech-alignment"}}
+# %% mystnb={"figure": {"caption": "Prediction difference between each trained model (rows: attention; columns: target depth) and each candidate, per prompt position, on held-out prompts of the pretraining mixture (log scale; 0 would be identical predictions). Shaded: beyond the training length. Least squares' difference peaks where it has about as many examples as parameters (d + 1). GD on the N-layer network is the thick line; its settings and ridge's were chosen per model on separate scan prompts.", "name": "fig-mech-alignment"}}
 fig = figures.plot_alignment(data["alignment"], PRETRAINING, "pred_diff", rcfg["train_examples"])
 
 # %% [markdown]

@@ -168,7 +168,7 @@ chapter.table(softmax_study.one_step_shown(one_step), digits=4)
 # throughout (fresh problems at every step), so the fits underfit rather than
 # overfit.
 
-# %% mystnb={"figure": {"caption": "Live run: fitting the softmax blocks. Left: one-step error relative to the step against the training step, held-out (solid) and on the training batch (dotted), per width (darker is wider). Right: the final held-out relative error against the width, with the least-squares trend.", "name": "fig-softmax-fit-curves"}}
+# %% mystnb={"figure": {"caption": "Live run: fitting the softmax blocks. Left: one-step error relative to the step against the training step, held-out (solid) and on the training batch (dotted), per width (darker is wider). Right: the final held-out relative error against the width, on the left panel's scale, with the least-squares trend where there are three widths or more (this run fits two).", "name": "fig-softmax-fit-curves"}}
 trend = softmax_study.width_trend(one_step)
 fig = figures.plot_fit_curves(study["curves"], one_step, trend)
 

@@ -23,6 +23,8 @@ from .style import (
     STAGE,
     WIDE,
     legend_outside,
+    log_ticks_125,
+    mark_training_length,
     ordered_colours,
     r2_limits,
 )
@@ -53,7 +55,7 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
                            & (baselines["method"] == CONTEXT_MEAN)]
             ax.plot(cm["position"], cm["r2"], BASELINE_STYLE[CONTEXT_MEAN], color=BASELINE[CONTEXT_MEAN],
                     lw=1.2, label=f"context mean, {PRETRAINING}")
-        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel(f"R² ({attention} attention)")
@@ -81,7 +83,7 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
                         label=method)
             g = b[(b["depth"] == depth) & is_mlp(b["method"])]
             ax.plot(g["position"], g["r2"], "D", ms=4, color=BASELINE["MLP"], label="trained MLP")
-        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[(c["depth"] == depth) & c["attention"].isin(ATTENTIONS)]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
@@ -108,7 +110,7 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
                            & (baselines["method"] == CONTEXT_MEAN)]
             ax.plot(cm["position"], cm["r2"], BASELINE_STYLE[CONTEXT_MEAN], color=BASELINE[CONTEXT_MEAN],
                     lw=1.2, label="context mean")
-        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
@@ -133,7 +135,7 @@ def plot_icl_length(curves: pd.DataFrame, train_examples: int) -> plt.Figure:
                 ax.plot(g["position"], g["r2"], style, color=color, lw=1.6, label=label)
                 if "lo" in g:
                     ax.fill_between(g["position"], g["lo"], g["hi"], color=color, alpha=0.15, lw=0)
-        ax.axvline(train_examples, color="0.3", lw=1.0, ls=(0, (1, 3)))
+        mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
@@ -260,7 +262,7 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figur
             for att, h in g.groupby("attention"):
                 ax.plot(h["position"], h["r2"], styles[att], color=MU.get(float(mu), "0.5"), lw=1.3,
                         label=f"μ = {mu:g}, {att}")
-        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [curves[curves["depth"] == depth]["r2"] for depth in ds])
     axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
@@ -332,12 +334,13 @@ def plot_alignment(alignment: pd.DataFrame, mixture: str, measure: str, train_ex
             if len(g):
                 ax.plot(g["position"], g[measure], marker="o", ms=3, ls=CANDIDATE_STYLE[name], color=colour,
                         label=name, lw=2.4 if name.startswith("GD") else 1.3)
-        ax.axvline(train_examples, color="0.6", lw=0.8, ls="--")
+        mark_training_length(ax, train_examples)
         ax.set_title(f"depth {depth}, {att}", fontsize=9)
         if r == len(axes) - 1:
             ax.set_xlabel("prompt position k")
     if measure == "pred_diff":
         axes[0, 0].set_yscale("log")
+        log_ticks_125(axes[0, 0].yaxis)  # shared y: one call labels every panel
     label = {"pred_diff": "prediction difference\n(share of label spread)",
              "cosine": r"cosine of $\partial\hat y / \partial x_{\mathrm{query}}$"}
     for row in axes:
@@ -380,7 +383,7 @@ def plot_gd_scan(gd_scan: pd.DataFrame, chosen: pd.DataFrame) -> plt.Figure:
         ax.set_yticks(range(len(m.index)), [f"{v:g}" for v in m.index], fontsize=SMALL)
         ax.plot(list(m.columns).index(best["gd_steps"]), list(m.index).index(best["gd_eta"]), "o", ms=9,
                 mfc="none", mec="white", mew=1.8)
-        ax.set_title(f"depth {depth}, {att} (scale {best['gd_init_scale']:g})", fontsize=SMALL)
+        ax.set_title(f"depth {depth}, {att}\nstart scale {best['gd_init_scale']:g}", fontsize=SMALL)
     for row in axes:
         row[0].set_ylabel("step size η", fontsize=SMALL)
     for ax in axes[-1]:
@@ -497,9 +500,10 @@ def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: floa
                         solid_capstyle="butt")
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
         ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {paper_steps:,} steps")
-        ax.set(xscale="log", title=f"{att} attention", xlabel="training steps of the model")
+        ax.set(xscale="log", title=f"{att} attention")
     axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
-    legend_outside(axes[0, -1], *_first_panel_legend(axes), fontsize=SMALL)
+    fig.supxlabel("training steps of the model", fontsize=10)  # one label for both panels: two abut
+    fig.legend(*_first_panel_legend(axes), loc="outside lower center", ncol=3, fontsize=SMALL)
     return fig
 
 

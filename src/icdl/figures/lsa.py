@@ -11,15 +11,27 @@ from .style import PALETTE, SINGLE, SMALL, WIDE, legend_outside
 # ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------
 
 
-def plot_lsa_construction_errors(df: pd.DataFrame) -> plt.Figure:
-    """Mean |TF(4,2,2) − ŷ_LS| against N for several R, beside the terms the construction neglects."""
+def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = 0.01) -> plt.Figure:
+    """Mean |TF(4,2,2) − ŷ_LS| against N for several R, beside the terms the construction neglects. The values
+    of R whose curves agree with the largest R's within ``rtol`` at every N are drawn as one curve with one
+    legend entry (five coinciding curves under five entries hide all but the last); the two neglected terms
+    (nearly equal) are drawn in two greys, the dotted one wider and on top."""
+    import numpy as np
+
+    curves = {R: g.sort_values("N") for R, g in df.groupby("R")}
+    top = max(curves)
+    same = [R for R, g in curves.items()
+            if np.allclose(g["mean_abs_err"].to_numpy(), curves[top]["mean_abs_err"].to_numpy(), rtol=rtol, atol=0)]
+    groups = [[R] for R in curves if R not in same] + [same]
     fig, ax = plt.subplots(figsize=SINGLE)
-    cmap = sns.color_palette("mako_r", n_colors=df["R"].nunique() + 1)[1:]
-    for color, (R, g) in zip(cmap, df.groupby("R")):
-        ax.loglog(g["N"], g["mean_abs_err"], "o-", ms=3, color=color, label=f"R = {R:g}")
-    g = df[df["R"] == df["R"].max()]
-    ax.loglog(g["N"], g["u_minus_xbar_over_N"], "--", color=PALETTE[1], label="mean |u − x̄| / N")
-    ax.loglog(g["N"], g["ybar_over_N"], ":", color=PALETTE[3], label="mean |ȳ| / N")
+    cmap = sns.color_palette("mako_r", n_colors=len(groups) + 1)[1:]
+    for color, Rs in zip(cmap, groups):
+        g = curves[Rs[-1]]
+        label = f"R = {Rs[0]:g}" if len(Rs) == 1 else f"R = {', '.join(f'{R:g}' for R in Rs)}\n(within {rtol:.0%})"
+        ax.loglog(g["N"], g["mean_abs_err"], "o-", ms=3, color=color, label=label)
+    g = curves[top]
+    ax.loglog(g["N"], g["u_minus_xbar_over_N"], "--", color="0.3", lw=1.2, label="mean |u − x̄| / N")
+    ax.loglog(g["N"], g["ybar_over_N"], ":", color="0.6", lw=2.4, label="mean |ȳ| / N", zorder=3)
     ax.set(xlabel="number of in-context examples N", ylabel="mean |output − least squares|")
     legend_outside(ax, fontsize=SMALL)
     return fig

@@ -74,6 +74,45 @@ def legend_outside(where, *handles_labels, **kw):
     return where.legend(*handles_labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
 
 
+def legend_below(ax, *handles_labels, ncol: int = 1, **kw):
+    """The legend under an axes' x label, centred, in ``ncol`` columns: for panels side by side, where a legend
+    to the right of each would take the width the data need."""
+    return ax.legend(*handles_labels, loc="upper center", bbox_to_anchor=(0.5, -0.3), borderaxespad=0.0,
+                     ncol=ncol, **kw)
+
+
+#: the label of the shaded region past the training length, in every figure over prompt positions
+BEYOND_TRAINING = "beyond the training length"
+
+
+def mark_training_length(ax, train_examples: int) -> None:
+    """Shade the prompt positions past ``train_examples`` (call after plotting): a band behind the data that no
+    one reads as a grid line, labelled :data:`BEYOND_TRAINING` for the legend."""
+    left, right = ax.get_xlim()
+    ax.axvspan(train_examples, right, color="0.9", lw=0, zorder=0, label=BEYOND_TRAINING)
+    ax.set_xlim(left, right)
+
+
+def integer_steps(*axes) -> None:
+    """Ticks at whole numbers only, for axes that count steps (no tick at 2.5 of an integer count)."""
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in axes:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def log_ticks_125(*axes) -> None:
+    """Label a log axis (``ax.xaxis`` or ``ax.yaxis``) at 1, 2 and 5 × 10^k only, as plain numbers: on a range of
+    a decade or two matplotlib labels the minor ticks too, and their labels (2×10⁻², 3×10⁻², …) overprint one
+    another at the book's width."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for axis in axes:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())
+
+
 def r2_limits(axes, values, floor: float = -1.0) -> None:
     """Shared y-limits for panels of R² curves (``axes`` a list, ``values`` one array per panel) that show
     every curve down to ``floor``; below it the axis is cut, and each panel whose curves go lower says so in

@@ -9,7 +9,17 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .style import CONSTRUCTION, PALETTE, SMALL, WIDE, legend_outside, width_colour
+from .style import (
+    CONSTRUCTION,
+    PALETTE,
+    SMALL,
+    WIDE,
+    integer_steps,
+    legend_below,
+    legend_outside,
+    log_ticks_125,
+    width_colour,
+)
 
 # ---- icgd_linear: in-context gradient descent on linear regression -----------------------------
 
@@ -242,13 +252,14 @@ def plot_icgd_transformer_paths(steps: pd.DataFrame, corollary: pd.DataFrame) ->
         ax1.plot(g["step"], g["loss_hat"], "o", ms=4, mfc="none", color=color)
         handles.append(Line2D([], [], color=color, marker="o", mfc="none", ls="", label=f"transformer, H = {H}"))
     ax1.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
-    legend_outside(ax1, handles=handles)
+    legend_below(ax1, handles=handles)
     for color, (_, g) in zip(PALETTE, corollary[corollary["step"] > 0].groupby("H")):
         ax2.semilogy(g["step"], g["deviation"], "-o", ms=3, color=color)
         ax2.semilogy(g["step"], g["induction"], "--", lw=1, color=color)
         ax2.semilogy(g["step"], g["paper"], ":", lw=1, color=color)
     ax2.set(xlabel="step l", ylabel=r"$\|\hat w^{(l)} - w_{\mathrm{GD}}^{(l)}\|$")
-    legend_outside(ax2, handles=[Line2D([], [], color="0.3", marker="o", ms=3, label="measured"),
+    integer_steps(ax1, ax2)
+    legend_below(ax2, handles=[Line2D([], [], color="0.3", marker="o", ms=3, label="measured"),
                         Line2D([], [], color="0.3", ls="--", lw=1, label=r"$L_f^{-1}((1+\eta L_f)^l - 1)\epsilon$"),
                         Line2D([], [], color="0.3", ls=":", lw=1, label=r"$L_f^{-1}(1+nL_f)^l\epsilon$ (as printed)")])
     return fig
@@ -330,8 +341,7 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
         ax1.loglog(g["step"], g["heldout_relative"], "-", color=colours[h], label=f"width {int(h)}")
         ax1.loglog(g["step"], g["train_relative"], ":", color=colours[h])
     ax1.set(xlabel="training step", ylabel="one-step error / step size")
-    legend_outside(ax1, fontsize=SMALL, title="held-out (dotted: batch)",
-               title_fontsize=SMALL)
+    legend_below(ax1, fontsize=SMALL, title="held-out (dotted: batch)", title_fontsize=SMALL, ncol=2)
     one = one_step.sort_values("hidden")
     ax2.loglog(one["hidden"], one["relative"], "o", color="0.2", label="held-out, end of training")
     if trend is not None and len(one) >= 3:  # a trend through two points says nothing: not drawn
@@ -343,9 +353,7 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
     ax2.set(xlabel="hidden width of the blocks", ylabel="one-step error / step size")
     ax2.set_xticks(one["hidden"], [str(int(v)) for v in one["hidden"]])
     ax2.xaxis.set_minor_locator(mpl.ticker.NullLocator())
-    for ax in (ax1, ax2):  # labels at 1, 2, 5 × 10^k only: minor labels on a short log range overprint
-        ax.yaxis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.yaxis.set_minor_formatter(mpl.ticker.NullFormatter())
-    legend_outside(ax2, fontsize=SMALL)
+    ax2.set_ylim(ax1.get_ylim())  # one scale for both panels: the widths' gap is read against the curves
+    log_ticks_125(ax1.xaxis, ax1.yaxis, ax2.yaxis)
+    legend_below(ax2, fontsize=SMALL)
     return fig
