@@ -201,6 +201,42 @@ def test_every_page_reads_offline(browser):
     assert formulas > 100, f"only {formulas} rendered formulas in the whole book: is MathJax loading?"
 
 
+#: what a phone shows of each figure: its image's width against the page's, and the link around it
+PHONE_PROBE = r"""
+const done = arguments[arguments.length - 1];
+const imgs = Array.from(document.querySelectorAll("div.figure-scroll img"));
+Promise.all(imgs.map(i => { i.loading = "eager"; return i.complete ? null : new Promise(r => {
+  i.addEventListener("load", r); i.addEventListener("error", r); setTimeout(r, 20000); }); })).then(() => {
+  const column = document.querySelector("main").getBoundingClientRect().width;
+  done({column: column, page: document.documentElement.clientWidth, figures: imgs.map(i => ({
+    src: i.src, width: i.getBoundingClientRect().width, natural: i.naturalWidth,
+    link: i.parentElement.tagName === "A" ? i.parentElement.href : null,
+    wraps: getComputedStyle(i.parentElement.closest("div.figure-scroll")).overflowX}))});
+});
+"""
+
+
+def test_a_figure_fits_a_phone_and_opens_full_size_on_a_tap(browser):
+    """At 390 px (a phone) every figure of the experiments' main chapter and of a theory chapter fits the
+    column, nothing of it hidden in a sideways scroll, and is a link to its own image file (opened full size on
+    a tap); at 1280 px the same figures keep their drawn size (7 in = 672 px fits the column)."""
+    driver, base = browser
+    try:
+        for width in (390, 1280):
+            driver.set_window_size(width, 900)
+            for page in ("notebooks/gpt_icl.html", "notebooks/icgd_transformer.html"):
+                driver.get(f"{base}/{page}")
+                seen = driver.execute_async_script(PHONE_PROBE)
+                assert len(seen["figures"]) >= 2, f"{page}: no figures found in their boxes"
+                for f in seen["figures"]:
+                    assert f["link"] == f["src"], f"{page}: {f['src']} is not a link to itself"
+                    assert f["width"] <= seen["column"] + 1, f"{page} at {width} px: {f} wider than the column"
+                    if width == 1280:  # not shrunk where the column holds it
+                        assert f["width"] >= min(f["natural"], seen["column"]) - 2, (page, f)
+    finally:
+        driver.set_window_size(1280, 900)
+
+
 def test_the_probe_sees_raw_math_and_missing_images(browser, tmp_path):
     """The probe itself can fail: a page with a formula MathJax never saw (no MathJax on it), a missing image
     and a raw citation key is reported on each count."""

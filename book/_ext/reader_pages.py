@@ -9,8 +9,9 @@ loaded through ``_config.yml``'s ``local_extensions``).
 * **Anchors a reader can copy.** A section with a label of its own (``(erratum-icdl-lemma2-values)=``)
   links to that label, not to the slug of its heading, which drops the heading's dashes and dots
   (``Lemmas 2–3`` -> ``#lemmas-23-…``).
-* **Figures on a phone.** A figure's image sits in a box of its own, which scrolls sideways on a narrow
-  screen (``book.css``), so that the image keeps a legible size and the caption stays in the column.
+* **Figures on a phone.** A figure's image sits in a box of its own and is a link to itself: on a narrow
+  screen it is shrunk to the column (``book.css``), nothing scrolls sideways, and a tap opens the SVG at the
+  size it was drawn for, where its text is legible.
 * **A theme mode.** Without ``default_mode`` the theme's script reads an empty mode on a first visit and
   logs an error to the console; the book starts in ``auto`` (the reader's system setting).
 * **An icon on the root page too.** The ``index.html`` that sends a reader to the first page is written by
@@ -91,13 +92,25 @@ def caption_alt_text(app, doctree, docname) -> None:
 
 
 def scrollable_figures(app, doctree, docname) -> None:
-    """Each figure's image inside a box of its own (``<div class="figure-scroll">``): on a phone the image keeps
-    its drawn size and scrolls sideways inside that box (book.css) while the caption stays in the column."""
+    """Each figure's image inside a box of its own (``<div class="figure-scroll">``), which book.css fits to the
+    column on a phone and :func:`linked_figures` makes a link to the full-size image."""
     for figure in doctree.findall(nodes.figure):
         for image in [c for c in figure.children if isinstance(c, nodes.image)]:
             box = nodes.container(classes=["figure-scroll"])
             figure.replace(image, box)
             box += image
+
+
+#: a figure's image as Sphinx writes it inside its box: the box's opening tag, then the ``<img>`` with its src
+FIGURE_IMAGE = re.compile(r'(<div class="figure-scroll[^"]*">\s*)(<img\b[^>]*?\bsrc="([^"]+)"[^>]*>)')
+
+
+def linked_figures(app, pagename, templatename, context, doctree) -> None:
+    """Each figure's image wrapped in a link to the image file itself (``<a class="figure-full">``), once the
+    builder has written the image's final path: a tap on a phone opens the figure at its drawn size."""
+    if "body" in context:
+        context["body"] = FIGURE_IMAGE.sub(
+            r'\1<a class="figure-full" href="\3" title="The figure at full size">\2</a>', context["body"])
 
 
 def labels_first(app, doctree, docname) -> None:
@@ -134,6 +147,7 @@ def setup(app):
     app.connect("build-finished", root_index, priority=400)
     app.connect("html-page-context", default_theme_mode)
     app.connect("html-page-context", drop_thebe)
+    app.connect("html-page-context", linked_figures)
     app.connect("doctree-resolved", caption_alt_text)
     app.connect("doctree-resolved", labels_first)
     app.connect("doctree-resolved", scrollable_figures)
