@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from icdl import figures
+
 fig_style = importlib.import_module("icdl.figures.style")  # the package exports a function of that name
 from icdl.constructions.linear import build_linear_gd_layer
 from icdl.gpt_icl import depth as gpt_depth
