@@ -12,7 +12,6 @@ import pytest
 
 from icdl import figures
 
-fig_style = importlib.import_module("icdl.figures.style")  # the package exports a function of that name
 from icdl.constructions.linear import build_linear_gd_layer
 from icdl.gpt_icl import depth as gpt_depth
 from icdl.gpt_icl import objectives
@@ -29,6 +28,7 @@ from icdl.studies import softmax as softmax_study
 from icdl.studies.linear_gd import ETAS, PROFILES, icgd_experiment
 
 HERE = Path(__file__).parent
+fig_style = importlib.import_module("icdl.figures.style")  # the package exports a function of that name
 # float64 in closed form: differences across BLAS builds are ~1e-15; a 0.1 % change of a
 # step size moves the risks by ~1e-4 relative.
 RISK_TOL = {"rtol": 1e-7, "atol": 1e-12}
