@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from icdl import figures
-
 from icdl.constructions.linear import build_linear_gd_layer
 from icdl.gpt_icl import depth as gpt_depth
 from icdl.gpt_icl import objectives
