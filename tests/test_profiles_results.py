@@ -528,6 +528,13 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     # negative numbers with the prose's minus sign; a formula's own minus and an option's hyphens untouched
     signs = frame_html(pd.DataFrame({"gain": [-0.012], "rate": ["$H^{-1/2}$"], "cmd": ["--layers 4"]}))
     assert "<td>−0.012</td>" in signs and r"\(H^{-1/2}\)" in signs and "<td>--layers 4</td>" in signs
+    # cells for readers: yes / no for a truth value, a whole-number float column as integers, no signed zero
+    # (the bugs: "True", a step count printed "3600.0", a rounded −0.0004 printed "−0.0"); other floats untouched
+    cells = frame_html(pd.DataFrame({"held": [True, False], "steps": [3600.0, np.nan], "gain": [-0.0, 0.25],
+                                     "r2": [0.5, 1.0]}))
+    assert "<td>yes</td>" in cells and "<td>no</td>" in cells and "True" not in cells
+    assert "<td>3600</td>" in cells and "3600.0" not in cells and "<td>—</td>" in cells
+    assert "<td>0.00</td>" in cells and "−0" not in cells and "<td>0.25</td>" in cells and "<td>0.5</td>" in cells
     # what JupyterLab shows in place of glued values: the box and each name with its value
     GLUED.clear()
     box = type("Box", (), {"data": '<p class="status-pass">x</p>'})()

@@ -43,14 +43,38 @@ def header(name):
     return name.replace("_", " ") if re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+", name) else name
 
 
+def _readable_cells(df):
+    """Cells as a reader reads them: a truth value as yes / no (not Python's ``True``), a float column whose
+    numbers are all whole (a step count stored as 3600.0) as integers, and a zero without a sign (a rounded
+    −0.0004 is 0, not −0)."""
+    import numpy as np
+    import pandas as pd
+
+    out = df.copy()
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        if col.dtype == bool or (col.dtype == object and col.map(lambda v: isinstance(v, (bool, np.bool_))).all()
+                                 and len(col)):
+            out.isetitem(i, col.map(lambda v: "yes" if v else "no"))
+        elif pd.api.types.is_float_dtype(col):
+            finite = col[np.isfinite(col)]
+            if len(finite) and (finite == finite.round()).all() and (finite.abs() < 1e15).all():
+                out.isetitem(i, pd.Series([int(round(v)) if np.isfinite(v) else np.nan for v in col],
+                                          index=col.index, dtype=object))  # None: the table's dash
+            else:
+                out.isetitem(i, col.where(col != 0, 0.0))  # -0.0 == 0: replaced by an unsigned zero
+    return out
+
+
 def frame_html(df) -> str:
     """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (a named or meaningful index is
-    kept), an em dash for a missing number, and each ``$…$`` in a header or cell typeset as inline math."""
+    kept), readable cells (:func:`_readable_cells`), an em dash for a missing number, and each ``$…$`` in a
+    header or cell typeset as inline math."""
     import re
 
     import pandas as pd
 
-    shown = df.rename(columns=header)
+    shown = _readable_cells(df).rename(columns=header)
     shown.columns.names = [header(n) for n in shown.columns.names]
     shown.index.names = [header(n) for n in shown.index.names]
     plain_index = isinstance(df.index, pd.RangeIndex) and df.index.name is None
