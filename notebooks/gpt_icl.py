@@ -255,9 +255,9 @@ chapter.glue(judged_on=judged_on, margin=f"{margin}", seeds=f"{jcfg['seeds']}", 
              **{f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in lo_hi.items() for end in ("min", "max")})
 
 # %% [markdown]
-# `kept_at_switch` is the share of the softmax model's lead over the context
+# *Kept at the switch* is the share of the softmax model's lead over the context
 # mean that the same weights keep under ReLU attention before any ReLU
-# training; `relu_over_softmax` is the ReLU model's lead after its own
+# training; *ReLU ÷ softmax lead* is the ReLU model's lead after its own
 # training, as a share of the softmax model's.
 #
 # **What the run shows.** At the training length the models reach R² between

@@ -68,10 +68,10 @@ fig = figures.plot_plateau(pl["history"], pl["levels"])
 chapter.table(pl["summary"])
 
 # %% [markdown]
-# `within_share` is the part of the label variance that lies within prompts --
-# all that the context mean cannot explain -- and `linear_share_of_within` how
-# much of it a least-squares fit on the prompt's own examples explains.
-# `left_at_step` is empty for a run that never left the plateau.
+# *Share within prompts* is the part of the label variance that lies within prompts --
+# all that the context mean cannot explain -- and *linear share of it* how
+# much of that a least-squares fit on the prompt's own examples explains.
+# *Left the plateau at step* is empty for a run that never left it.
 #
 # **A shortcut on the plateau?** A bias-free ReLU network is positively
 # homogeneous: $f(tx) = t f(x)$ for $t > 0$. The inputs cluster around

@@ -99,8 +99,10 @@ cfg, ledger = chapter.start(scale.PROFILES, profile, overrides)
 #
 # - the **shortfall below the MLP**, $R^2_{\text{MLP}} - R^2_{\text{model}}$,
 #   on the prompts on which the MLP is trained (it trains one network per
-#   prompt, so it sees only the first of them); objective 1 asks it to be at
-#   most {glue:text}`scale_obj1_tolerance`;
+#   prompt, so it sees only the first of them), here at the training length;
+#   objective 1 asks it to be at most {glue:text}`scale_obj1_tolerance`, and
+#   {doc}`gpt_icl` judges it at the largest shortfall over the positions at
+#   which the MLP is scored, so the two chapters' numbers for one model differ;
 # - the **lead over least squares** and **over 3-NN**,
 #   $R^2_{\text{model}} - R^2_{\text{baseline}}$, on all test prompts.
 #

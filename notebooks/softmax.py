@@ -162,8 +162,8 @@ chapter.table(softmax_study.one_step_shown(one_step), digits=4)
 # Theorem 2 promises any accuracy once the blocks are large enough. Our criterion,
 # fixed in `icdl.studies.softmax` before the reference run: the held-out error
 # relative to the step falls with the width (least-squares slope of log error
-# against log width below `WIDTH_SLOPE_MAX` = −0.15) and the widest block ends
-# within `WIDEST_MAX` = 8 % of the step. The training curves show whether a fit
+# against log width below −0.15) and the widest block ends
+# within 8 % of the step. The training curves show whether a fit
 # has reached its optimiser's floor; the held-out and training-batch errors agree
 # throughout (fresh problems at every step), so the fits underfit rather than
 # overfit.

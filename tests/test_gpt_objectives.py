@@ -249,3 +249,23 @@ def test_the_softmax_twin_differs_from_the_relu_model_in_its_attention_alone():
     assert pair[schedule.SOFTMAX_ON]["steps_done"] == pair["relu"]["steps_done"] == 6
     with pytest.raises(ValueError, match="relu_init"):
         schedule.configs(dict(cfg, relu_init="scratch"), 3, "softmax", n, continued=True)
+
+
+def test_the_intros_scale_sentence_states_the_profiles():
+    """The first page's comparison of our GPT runs with ICDL's (task dimension, layers × heads × width, steps)
+    is typed prose: it must say what the reference and paper profiles hold (the bug: a profile changed, the
+    intro still quoting the old size)."""
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text().split())
+    ref, paper = (objectives.PROFILES.profiles[p] for p in ("reference", "paper"))
+
+    def n(v: int) -> str:  # the book's thin-space thousands: 6 500, 500 000
+        return f"{v:,}".replace(",", " ")
+
+    ours = (f"a {ref['d']}-dimensional task, {ref['n_layer']} layers × {ref['n_head']} heads × width "
+            f"{ref['n_embd']}, {n(ref['steps'])} steps on two CPU cores")
+    theirs = (f"a {paper['d']}-dimensional task with {paper['n_layer']} × {paper['n_head']} × {paper['n_embd']} "
+              f"for {n(paper['steps'])} steps")
+    for expected in (ours, theirs):
+        assert expected in text, f"book/intro.md should say {expected!r}"

@@ -29,6 +29,10 @@ HEADERS = {
     # formulas in column names, typeset (:func:`frame_html`)
     "D_j (ours)": "$D_j$ (ours)", "D_j (Def. 2)": "$D_j$ (Def. 2)", "L_f (REB)": "$L_f$ (REB)",
     "max |ŵ − w_GD| over path": r"max $|\hat w - w_{\mathrm{GD}}|$ over path", "x_t": "$x_t$",
+    # result fields the prose names in words (gpt_icl, gpt_plateau)
+    "kept_at_switch": "kept at the switch", "relu_over_softmax": "ReLU ÷ softmax lead",
+    "within_share": "share within prompts", "linear_share_of_within": "linear share of it",
+    "left_at_step": "left the plateau at step",
 }
 
 
