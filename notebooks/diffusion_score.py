@@ -125,9 +125,7 @@ fig = figures.plot_score_errors(result["errors"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 errors = result["errors"]
-last = errors[errors["step"] == cfg["steps"]].groupby(["method", "H"])["score_error"].mean()
-print("relative score error after", cfg["steps"], "steps (mean over prompts):")
-print(last.round(2).to_string())
+display(chapter.table(diffusion.final_errors(errors, cfg["steps"]), 2))
 result["theorem1"].round(4)
 
 # %% [markdown]

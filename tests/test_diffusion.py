@@ -95,3 +95,16 @@ def test_gd_starts_uniformly_in_the_whole_box():
     assert w0.shape == (64, 2 * cfg["K"]) and float(w0.abs().max()) <= B
     assert abs(float(w0.mean())) < 0.1 * B            # s.e. B/√(3·1024) ≈ 0.018 B
     assert abs(float(w0.var()) / (B * B / 3) - 1) < 0.1
+
+
+def test_the_final_errors_name_each_method_once_and_give_gd_no_width():
+    """The table after the last step: GD and GD from w = 0 without a width (the bug: GD rows printed as
+    ``H = 0``), one row per transformer width, the mean over prompts of the last step only (not of step 0)."""
+    import pandas as pd
+
+    errors = pd.DataFrame({"method": ["GD", "GD", "GD", "transformer", "transformer", "GD from w = 0"],
+                           "H": [0, 0, 0, 64, 64, 0], "prompt": [0, 1, 0, 0, 1, 0], "step": [3, 3, 0, 3, 3, 3],
+                           "score_error": [0.2, 0.4, 9.0, 0.5, 0.7, 1.0]})
+    table = df.final_errors(errors, 3)
+    assert list(table["method"]) == ["GD", "transformer, H = 64", "GD from w = 0"]
+    assert table.iloc[:, 1].tolist() == pytest.approx([0.3, 0.6, 1.0])

@@ -513,7 +513,8 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     labels = frame_html(pd.DataFrame({"x": [1]}, index=["token 1"]))
     assert "<th>token 1</th>" in labels
     pivot = frame_html(pd.DataFrame([[1.0]], index=pd.Index([10], name="N"), columns=pd.Index([100.0], name="R")))
-    assert "<th>R</th>" in pivot and "<th>N</th>" in pivot
+    # a pivot: one header row, each column naming its value of R (the bug: an empty row under R for N)
+    assert "<th>R = 100</th>" in pivot and "<th>N</th>" in pivot and pivot.split("</thead>")[0].count("<tr") == 1
     # grouped columns (ours beside the paper's) with a named index: two header rows, not three (the bug: the
     # index name on a row of its own)
     part = pd.DataFrame({"test_mse": [0.1]}, index=pd.Index([1], name="run"))

@@ -82,7 +82,11 @@ def frame_html(df) -> str:
     shown.columns.names = [header(n) for n in shown.columns.names]
     shown.index.names = [header(n) for n in shown.index.names]
     plain_index = isinstance(df.index, pd.RangeIndex) and df.index.name is None
-    if not plain_index and all(n is None for n in df.columns.names) and all(df.index.names):
+    if df.columns.nlevels == 1 and df.columns.name is not None and df.index.nlevels == 1 and df.index.name:
+        # a pivot (rows N, columns R): each column says its value of R, so that no header row is left empty
+        name = header(df.columns.name)
+        shown.columns = [f"{name} = {v:g}" if isinstance(v, float) else f"{name} = {v}" for v in df.columns]
+    if not plain_index and all(n is None for n in shown.columns.names) and all(df.index.names):
         # a named index is a column like the others: no header row of its own (above grouped columns too)
         shown, plain_index = shown.reset_index(col_fill=""), True
     out = shown.to_html(index=not plain_index, border=0, na_rep="—")

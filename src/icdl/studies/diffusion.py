@@ -281,6 +281,15 @@ def study(cfg, *, progress: bool = True) -> dict:
     return {"errors": pd.DataFrame(rows), "theorem1": theorem1, "queries": pd.DataFrame(queries), "task": st}
 
 
+def final_errors(errors: pd.DataFrame, steps: int) -> pd.DataFrame:
+    """The relative score error after ``steps`` steps, mean over prompts, one row per method as a reader names
+    it: GD, GD from w = 0, and the transformer per width H (GD has no H: its rows are not labelled with one)."""
+    last = (errors[errors["step"] == steps].groupby(["method", "H"], sort=False)["score_error"].mean()
+            .reset_index())
+    names = [f"transformer, H = {int(h)}" if m == "transformer" else m for m, h in zip(last["method"], last["H"])]
+    return pd.DataFrame({"method": names, f"relative score error after {steps} steps": last["score_error"]})
+
+
 def learned_curve(result: dict, cfg, b: int = 0, points: int = 200) -> dict:
     """For prompt ``b``: the true score on a grid of ``x_t``, the score of GD's last weights, the prompt's
     data (``x_t`` and the DSM targets ``y``), for the chapter's figure."""
