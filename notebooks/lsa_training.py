@@ -326,7 +326,7 @@ for entry in judge(data):
 scan_done = all(d is not None and d["complete"] for d in scan_results.values())
 ledger.record_all(judge_scan(scan_results), judged_on="the ℓ1 scan (l1e-4, l1e-3)", covered=scan_done)
 ledger.save()
-ledger.table()[["claim", "criterion"]]
+ledger.table()[["claim", "criterion", "status"]]
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -70,17 +70,24 @@ def cost_comparison(*, examples: int = 75, depth: int = 6, d: int = 20, width: i
             "icl_seconds_cpu": icl_s, "train_seconds_cpu": train_s, "threads": torch.get_num_threads()}
 
 
+def sci(v: float) -> str:
+    """A count of any size in one form, as inline math with three significant digits: $2.2 \\times 10^{7}$,
+    $1.68 \\times 10^{5}$ (a column that mixed 2.2e+07, 168,000 and 9.52e+06 made its sizes hard to compare)."""
+    mantissa, exponent = f"{float(v):.2e}".split("e")
+    return f"${float(mantissa):.3g} \\times 10^{{{int(exponent)}}}$"
+
+
 def cost_table(cost: dict) -> pd.DataFrame:
-    """REB's values and ours side by side, as text (a table for people)."""
+    """REB's values and ours side by side, as text (a table for people), every count in :func:`sci`'s form."""
     reb = REB_COST
     return pd.DataFrame([
-        ("parameters of the transformer", f"{reb['icl_params']:.3g}", f"{cost['gpt_params']:.3g}"),
+        ("parameters of the transformer", sci(reb["icl_params"]), sci(cost["gpt_params"])),
         ("tokens for 75 examples and a query", str(reb["icl_tokens"]), str(cost["tokens"])),
-        ("FLOPs of one forward pass", f"{reb['icl_flops']:.3g}",
-         f"{cost['icl_flops']:.3g} ($2 N_p N_t$ = {cost['icl_formula']:.3g})"),
-        ("parameters of the 6-layer MLP", f"{reb['train_params']:,}", f"{cost['mlp_params']:,}"),
-        ("FLOPs of 100 epochs on 75 samples", f"{reb['train_flops']:.3g}",
-         f"{cost['train_flops']:.3g} ($6 N_p n E$ = {cost['train_formula']:.3g})"),
+        ("FLOPs of one forward pass", sci(reb["icl_flops"]),
+         f"{sci(cost['icl_flops'])} ($2 N_p N_t$ = {sci(cost['icl_formula'])})"),
+        ("parameters of the 6-layer MLP", sci(reb["train_params"]), sci(cost["mlp_params"])),
+        ("FLOPs of 100 epochs on 75 samples", sci(reb["train_flops"]),
+         f"{sci(cost['train_flops'])} ($6 N_p n E$ = {sci(cost['train_formula'])})"),
         ("time: one forward pass", f"{reb['a100_forward_s']} s (A100)", f"{cost['icl_seconds_cpu']:.2f} s (CPU)"),
         ("time: 100 training steps", f"{100 * reb['a100_step_s']:.0f} s (A100)",
          f"{cost['train_seconds_cpu']:.2f} s (CPU)"),

@@ -55,7 +55,7 @@ def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
 
     def band(r):
         if r.forecast_hi <= r.last:  # every resample within the tolerance by the end: no band to give
-            return "—"
+            return "every resample within by the end"
         return f"{steps(r.forecast_lo, r.last)} to {steps(r.forecast_hi, r.last)}"
 
     return pd.DataFrame({

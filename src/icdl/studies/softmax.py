@@ -342,6 +342,8 @@ def one_step_shown(one: pd.DataFrame) -> pd.DataFrame:
     """The one-step table of :func:`fit_study` (live, or read back from a result) in :data:`ONE_STEP_COLUMNS`
     order, with ``relative`` (the held-out error over the mean step) where the file lacks it."""
     one = one.assign(relative=one["mean_error"] / one["mean_step"])
+    if "seconds" in one:  # a wall time to the tenth of a second: its fourth decimal is noise
+        one = one.assign(seconds=one["seconds"].round(1))
     return one[list(ONE_STEP_COLUMNS)]
 
 
