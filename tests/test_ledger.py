@@ -309,6 +309,14 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     mis = Ledger("gpt_depth", "reference").record("icdl-obj4", ours="a loss of 0.05", criterion="c", value=-0.05)
     assert mis.status == "mismatch" and "Deviation: " in mis.note
     assert "deviation:" in ledger.box().data and 'class="status-pass-deviation"' in ledger.box().data
+    # a change of setting is written once under the box however many of its rows it concerns, each row marked
+    two = Ledger("gpt_icl", "reference")  # not saved: the report below reads the saved ones
+    two.record("icdl-obj3", ours="short by 0.01", criterion="c", value=0.01)
+    two.record("icdl-obj2-length", ours="x", criterion="c", value=0.01)
+    same = DEVIATIONS["icdl-obj3"] == DEVIATIONS["icdl-obj2-length"]
+    box = two.box().data
+    assert box.count("deviation: ") == (1 if same else 2) and box.count("<sup>a</sup>") == (3 if same else 2)
+    assert "on the reference run" in box and ">reference<" not in box  # the run in words, not the profile id
     ledger.save()
     plain = Ledger("icgd_linear", "reference")
     assert plain.record("icdl-prompt", ours="ok", criterion="c", values={"held": 1}).status == "pass"

@@ -182,28 +182,30 @@ class Ledger:
         return pd.DataFrame(rows)
 
     def box(self):
-        """The chapter's claims as its first screen shows them: claim, paper, ours, status, the run the numbers
-        come from, and a link to the claim's entry in the report (HTML; glued at the end of the chapter, shown
-        at its top)."""
+        """The chapter's claims as its first screen shows them: claim, paper, ours, status with the run the
+        numbers come from in plain words, and a link to the claim's entry in the report (HTML; glued at the end
+        of the chapter, shown at its top). A change of the paper's setting is written once under the table and
+        marked (a, b, …) on each row it concerns: rows under the same change do not repeat it."""
         import html
 
         from IPython.display import HTML
 
-        rows = []
+        rows, marks = [], {}
         for r in self.records:
             c = get_claim(r.claim)
+            mark = ""
+            if r.claim in DEVIATIONS:
+                mark = marks.setdefault(DEVIATIONS[r.claim], "abcdefghijklmnopqrstuvwxyz"[len(marks) % 26])
+                mark = f"<sup>{mark}</sup>"
             rows.append(f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
                         f"{math_html(c.source)}</a></td>"
                         f'<td data-label="paper">{math_html(c.paper)}</td><td data-label="ours">{math_html(r.ours)}'
-                        f'</td><td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>'
-                        f'</td><td data-label="run">{html.escape(r.profile)}</td></tr>')
-            if r.claim in DEVIATIONS:  # the change of setting on a row of its own, the table's full width
-                rows.append(f'<tr class="deviation"><td colspan="5">'
-                            f"<small><i>deviation: {math_html(DEVIATIONS[r.claim])}</i></small></td></tr>")
+                        f'</td><td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}'
+                        f"<br><small>{html.escape(run_words(r.profile))}</small></td></tr>")
+        notes = "".join(f'<tr class="deviation"><td colspan="4"><small><i><sup>{m}</sup> deviation: '
+                        f"{math_html(text)}</i></small></td></tr>" for text, m in marks.items())
         return HTML('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
-                    "<th>status</th><th>run</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
-                    "<p class=\"claims-box-note\"><small>run: the profile whose numbers the row shows (the report "
-                    "lists every profile's status)</small></p>")
+                    "<th>status</th></tr></thead><tbody>" + "".join(rows) + notes + "</tbody></table>")
 
     def path(self) -> Path:
         if self.overrides:
@@ -218,6 +220,20 @@ class Ledger:
         records = [asdict(r) for r in self.records]
         data = {"chapter": self.chapter, "records": records, "seal": seal(records)}
         return save_result(self.path(), data, provenance=prov, keep_if_same=self.profile == "quick")
+
+
+#: the runs a status can be judged on, in a reader's words (any other label is shown as it is)
+RUN_WORDS = {"reference": "on the reference run", "quick": "on this page's quick run",
+             "paper": "on the paper's settings", "longer": "on the models trained longer",
+             "wide": "on the twice-as-wide models"}
+
+
+def run_words(run: str) -> str:
+    """The run a record was judged on as the claims box says it: ``reference`` -> "on the reference run"; a
+    label of the chapter's own (``the ℓ1 scan (l1e-4, l1e-3)``, ``longer``) prefixed with "on"."""
+    if run in RUN_WORDS:
+        return RUN_WORDS[run]
+    return run if run.startswith("on ") else f"on {run}"
 
 
 def seal(records: list[dict]) -> str:
