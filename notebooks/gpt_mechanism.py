@@ -105,7 +105,9 @@ cfg, ledger = chapter.start(mechanism.PROFILES, profile, overrides)
 #
 # $$
 # \text{difference} = \frac{\sum_b (\hat y^{\text{model}}_b - \hat y^{\text{alg}}_b)^2}{\sum_b (y_b - \bar y)^2},
-# \qquad
+# $$
+#
+# $$
 # \cos = \frac{1}{B}\sum_b \frac{\langle s^{\text{model}}_b, s^{\text{alg}}_b\rangle}{\lVert s^{\text{model}}_b\rVert\,\lVert s^{\text{alg}}_b\rVert},
 # \qquad s = \frac{\partial \hat y}{\partial x_k}.
 # $$

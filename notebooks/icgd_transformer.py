@@ -145,8 +145,13 @@ chapter.glue(thm1_spare=f"{1 / float(t1['ratio'].max()):.0f}")
 # $\nabla L_n$ on $\mathcal W$. The induction behind it (Lemma 14, Lemma G.1 of
 # {cite:t}`bai2023statisticians`) is: a projected GD step with step size $\eta$ is
 # $(1 + \eta L_f)$-Lipschitz, and each block adds at most $\eta\epsilon$, so the
-# distance after $l$ steps is at most $\sum_{i<l}(1+\eta L_f)^i\,\eta\epsilon
-# = L_f^{-1}((1 + \eta L_f)^l - 1)\epsilon$. The printed form has the number of
+# distance after $l$ steps is at most
+#
+# $$
+# \sum_{i<l}(1+\eta L_f)^i\,\eta\epsilon = L_f^{-1}\big((1 + \eta L_f)^l - 1\big)\epsilon .
+# $$
+#
+# The printed form has the number of
 # examples $n$ where the step size $\eta$ belongs; since $n \ge \eta$ here it is
 # still a valid bound, only a much weaker one (dotted lines in the figure). $L_f$
 # itself cannot be computed over all of $\mathcal W$; we use the largest Hessian
