@@ -53,7 +53,10 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
     "icdl.gpt_icl": ("icdl.gpt_icl.__main__", {
         "--profile": [acts(["--profile", "reference", "--benchmark"], "profile reference: --benchmark"),
                       refused(["--profile", "paper", "--workers", "2"], "the paper profile is for a GPU"),
-                      refused(["--profile", "small", "--speed"], "invalid choice: 'small'")],
+                      refused(["--profile", "small", "--speed"], "invalid choice: 'small'"),
+                      acts(["--profile", "n01", "--part", "main"], "profile n01: parts main"),
+                      refused(["--profile", "n01"], "--profile n01 is the main study with x ~ N(0, I)"),
+                      refused(["--profile", "n01", "--part", "depth"], "runs --part main and --part shift only")],
         "--part": [acts(["--part", "shift"], "parts shift on cpu"),
                    acts(["--part", "main", "--part", "plateau"], "parts main, plateau"),
                    refused(["--part", "main", "--part", "main"], "--part main is given twice")],

@@ -36,6 +36,8 @@ from ..repro.profiles import ProfileError, dry_run
 from ..repro.results import ResultFileError, one_writer
 from . import depth, objectives, plateau
 from .measure import benchmark
+from .n01 import COMMAND as N01_COMMAND
+from .n01 import PROFILE as N01
 from .pipeline import run_reference
 from .speed import run_speed, save_measurement, smoke
 
@@ -80,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> argparse.ArgumentParser:
     """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
     p = Parser(prog="python -m icdl.gpt_icl", description=__doc__.split("\n\n")[0])
-    p.add_argument("--profile", default="reference", choices=["reference", "paper"])
+    p.add_argument("--profile", default="reference", choices=["reference", "paper", N01],
+                   help=f"{N01}: the main study with x ~ N(0, I) (--part main and --part shift only)")
     p.add_argument("--part", action="append", choices=PARTS, help="which part(s) to run (default: all)")
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
@@ -130,6 +133,9 @@ def _check_combinations(p: argparse.ArgumentParser, args) -> None:
     if args.workers is not None and args.profile == "paper":
         p.error("--workers runs the whole study on CPU cores; the paper profile is for a GPU: use --device cuda "
                 "(or torchrun) without --workers")
+    if args.profile == N01 and (not args.part or set(args.part) - {"main", "shift"} or _modes(args)):
+        p.error(f"--profile {N01} is the main study with x ~ N(0, I): it runs --part main and --part shift "
+                f"only, each given (e.g. {N01_COMMAND})")
     if (args.benchmark or args.speed) and args.device != "cpu":
         p.error(f"{modes[0]} times the CPU: it does not take --device {args.device} (--smoke times a device)")
     if args.part == ["shift"]:
@@ -172,7 +178,8 @@ def _main(argv: list[str] | None = None) -> int:
         measuring = args.smoke is not None or args.workers is not None or args.benchmark or args.speed
         if not measuring:  # each part's settings, checked (memory included) before any work
             _subset(p, "--depths", args.depths, objectives.PROFILES.profiles[args.profile]["depths"], args.profile)
-            _subset(p, "--layers", args.layers, depth.PROFILES.profiles[args.profile]["layers"], args.profile)
+            if "depth" in parts:
+                _subset(p, "--layers", args.layers, depth.PROFILES.profiles[args.profile]["layers"], args.profile)
             study = depth if args.part == ["depth"] else objectives
             _subset(p, "--seeds", args.seeds, tuple(range(study.PROFILES.profiles[args.profile]["seeds"])),
                     args.profile)

@@ -8,7 +8,8 @@ parameters (objective 3), beside the baselines on the same prompts.
 
 ==================  ======================================================================================
 :data:`PROFILES`    ``quick`` (CI), ``reference`` (CPU: ``python -m icdl.gpt_icl --profile reference``),
-                    ``paper`` (Appendix F's settings, a command for a GPU)
+                    ``paper`` (Appendix F's settings, a command for a GPU), ``n01`` (the reference with
+                    x ~ N(0, I): :mod:`~icdl.gpt_icl.n01`)
 :data:`CRITERIA`    the claims' thresholds, fixed before the reference run that judges them
 :func:`run`         train or resume every model, evaluate it, compute the baselines
 :func:`judge`       the ledger entries of objectives 1–3 from a result (:func:`verdict_tables` behind them)
@@ -62,11 +63,17 @@ _OWN = {
               "relu_steps": 500_000, "mlp_prompts": 6400, "mlp_width": 200, "mlp_epochs": 100,
               "mlp_positions": tuple(range(1, 76)), "seeds": 3},
 }
+#: the inputs' centre c of every profile (x ~ N(−c, I) in training, ICDL's c = 2); profile ``n01`` is the
+#: reference with x ~ N(0, I) in training and test, where the targets are far from linear (icdl.gpt_icl.n01)
+_CENTRE = {"quick": 2.0, "reference": 2.0, "paper": 2.0, "n01": 0.0}
+_OWN["n01"] = _OWN["reference"]
 PROFILES = ProfileSet(
     "gpt_icl",
-    profiles={name: {**MODEL_SETTINGS[name], **own} for name, own in _OWN.items()},
+    profiles={name: {**MODEL_SETTINGS["reference" if name == "n01" else name], **own, "centre": _CENTRE[name]}
+              for name, own in _OWN.items()},
     ranges={**MODEL_RANGES, "depths": (1, 8), "n_layer": (1, 24), "mlp_prompts": (8, 10**5),
-            "mlp_width": (4, 1024), "mlp_epochs": (1, 1000), "mlp_positions": (1, 199), "seeds": (1, 20)},
+            "mlp_width": (4, 1024), "mlp_epochs": (1, 1000), "mlp_positions": (1, 199), "seeds": (1, 20),
+            "centre": (0.0, 10.0)},
     command="python -m icdl.gpt_icl --profile {profile} --part main --part shift",
     memory=memory_estimate,
 )

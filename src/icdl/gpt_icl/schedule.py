@@ -76,8 +76,10 @@ def memory_estimate(cfg, n_layer: int, mixtures: int = 1) -> float:
 
 
 def target_task(cfg, depth: int, **kw) -> TaskConfig:
-    """The target family of the profile at one depth (``kw`` overrides, e.g. ``omega`` or ``mu``)."""
-    return TaskConfig(d=cfg["d"], depth=depth, family=cfg["target_family"], width=cfg["target_width"], **kw)
+    """The target family of the profile at one depth, on the profile's inputs (``centre``: ICDL's 2 where the
+    profile has none; ``kw`` overrides, e.g. ``omega`` or ``mu``)."""
+    return TaskConfig(d=cfg["d"], depth=depth, family=cfg["target_family"], width=cfg["target_width"],
+                      centre=cfg.get("centre", 2.0), **kw)
 
 
 def configs(cfg, depth: int, attention: str, n_layer: int, replicate: int = 0, *,
@@ -100,8 +102,8 @@ def configs(cfg, depth: int, attention: str, n_layer: int, replicate: int = 0, *
     model = GPTConfig(d=cfg["d"], n_layer=n_layer, n_head=cfg["n_head"], n_embd=cfg["n_embd"],
                       max_examples=max(cfg["test_examples"], examples), attention=attention)
     warm = cfg["warm_family"] != "none" and cfg["warm_steps"] > 0
-    warm_task = TaskConfig(d=cfg["d"], depth=depth, family=cfg["warm_family"], width=cfg["warm_width"]) \
-        if warm else None
+    warm_task = TaskConfig(d=cfg["d"], depth=depth, family=cfg["warm_family"], width=cfg["warm_width"],
+                           centre=cfg.get("centre", 2.0)) if warm else None
     from_softmax = attention == "relu" and cfg["relu_init"] == "softmax"
     steps = cfg["relu_steps"] if from_softmax else cfg["steps"]
     tr = TrainConfig(steps=steps, batch=cfg["batch"], lr=cfg["lr"], examples=examples,

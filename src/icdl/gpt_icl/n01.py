@@ -1,0 +1,133 @@
+"""ICDL's questions asked again where the task needs a deep network (chapter ``gpt_icl``, profile ``n01``).
+
+At ICDL's inputs, x ~ N(−2, I), a linear fit within a prompt leaves a few per cent of the label variance
+(:mod:`~icdl.gpt_icl.task_content`): least squares is then hard to beat, and "comparable to the trained network"
+says little about learning a deep network. With x ~ N(0, I) -- the inputs of REB's network baselines -- the
+same targets leave 15–20 % to the part no linear fit explains. Profile ``n01`` of
+:data:`icdl.gpt_icl.objectives.PROFILES` is the main study's models, schedule, seeds and evaluation with
+``centre = 0`` (training and test prompts alike), and this module judges it on the claims registered before
+its run, each on the paired prompts (the MLP's own) over every seed, with its 90 % interval:
+
+=======================  ==============================================================================
+``gpt-n01-beats-ls``     the smallest error relative to least squares, (MSE_LS − MSE)/MSE_LS, over target
+                         depths and attentions, at the MLP's last position up to the training length (> 0)
+``gpt-n01-obj1``         objective 1's number: the largest shortfall of a model's R² below the MLP's, at
+                         the MLP's positions up to the training length (≤ the tolerance)
+``gpt-n01-depth-gap``    the smaller over the attentions of the shortfall at the deepest target depth minus
+                         that at the shallowest, at that last position (> 0: the gap grows with depth)
+=======================  ==============================================================================
+
+:func:`side_by_side` puts the two tasks' numbers in one table for the chapter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import baselines as bl
+from .evaluation import PAIRED
+from .intervals import summary
+from .model import ATTENTIONS
+from .verdicts import Sums, _entry, _paired_positions, shortfalls
+
+#: the profile of chapter gpt_icl that asks the questions at x ~ N(0, I), and the command that produces it
+PROFILE = "n01"
+COMMAND = "python -m icdl.gpt_icl --profile n01 --part main --part shift"
+
+
+def last_position(sums: Sums, depth: int, train_examples: int) -> int:
+    """The MLP's last query position up to the training length on the paired prompts: where the claims that
+    compare at one position compare."""
+    return _paired_positions(sums, depth, PAIRED, train_examples)[-1]
+
+
+def versus_least_squares(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (resamples + 1,)}``: the error relative to least squares,
+    ``(MSE_LS − MSE)/MSE_LS``, at :func:`last_position` on the paired prompts (above 0: better than the affine
+    fit of the prompt's examples)."""
+    out = {}
+    for depth in sums.depths():
+        pos = [last_position(sums, depth, train_examples)]
+        ls = sums.mse(depth, bl.LEAST_SQUARES, PAIRED, pos)[:, 0]
+        for att in ATTENTIONS:
+            out[(depth, att)] = 1 - sums.mse(depth, att, PAIRED, pos)[:, 0] / ls
+    return out
+
+
+def shortfall_at_last(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (resamples + 1,)}``: the MLP's R² minus the model's at :func:`last_position`."""
+    out = {}
+    for depth in sums.depths():
+        pos = [last_position(sums, depth, train_examples)]
+        mlp = sums.r2(depth, bl.mlp_method(depth), PAIRED, pos)[:, 0]
+        for att in ATTENTIONS:
+            out[(depth, att)] = mlp - sums.r2(depth, att, PAIRED, pos)[:, 0]
+    return out
+
+
+def _criteria(tolerance: float, deep: int = 6, shallow: int = 3) -> dict[str, str]:
+    """Each claim's criterion in words, the same whether it is judged or still waits for its run."""
+    return {
+        "gpt-n01-beats-ls": "(MSE_LS − MSE)/MSE_LS > 0 at the MLP's last position up to the training length, every "
+                            "depth and attention (the whole interval)",
+        "gpt-n01-obj1": f"transformer R² ≥ MLP R² − {tolerance:g} at every MLP position ≤ training length on the "
+                        "MLP's prompts, every depth and attention (the whole interval)",
+        "gpt-n01-depth-gap": f"the shortfall below the MLP at target depth {deep} exceeds that at depth {shallow} "
+                             "for both attentions (the whole interval)",
+    }
+
+
+def pending(tolerance: float) -> list[dict]:
+    """The three claims while profile ``n01`` has no complete result: nothing judged, the command named (the
+    ledger records them as not yet covered)."""
+    return [{"claim": claim, "value": None, "passed": False, "criterion": text,
+             "ours": f"not run yet: {COMMAND}"} for claim, text in _criteria(tolerance).items()]
+
+
+def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
+    """The ledger entries of the three registered claims from the ``blocks`` and ``labels`` of an ``n01``
+    result (verdicts pass, fail or inconclusive on the whole 90 % interval)."""
+    sums = Sums(icl["blocks"], icl["labels"])
+    depths = sums.depths()
+    if len(depths) < 2:
+        raise ValueError(f"the depth gap needs two target depths; the result has {depths}")
+    vs_ls = np.min(list(versus_least_squares(sums, train_examples).values()), axis=0)
+    obj1 = np.max(list(shortfalls(sums, [PAIRED], train_examples).values()), axis=0)
+    last = shortfall_at_last(sums, train_examples)
+    gap = np.min([last[(depths[-1], att)] - last[(depths[0], att)] for att in ATTENTIONS], axis=0)
+    text = _criteria(tolerance, depths[-1], depths[0])
+    return [
+        _entry("gpt-n01-beats-ls", vs_ls, "smallest error relative to least squares over depths and attentions, "
+               "same prompts", text["gpt-n01-beats-ls"], ">", 0.0),
+        _entry("gpt-n01-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
+               text["gpt-n01-obj1"], "<=", tolerance),
+        _entry("gpt-n01-depth-gap", gap, f"smaller over the attentions of the shortfall at target depth "
+               f"{depths[-1]} minus depth {depths[0]}", text["gpt-n01-depth-gap"], ">", 0.0),
+    ]
+
+
+#: the columns of :func:`side_by_side`, as the chapter shows them
+SIDE_COLUMNS = {"r2": "R²", "vs_ls": "error relative to least squares", "shortfall": "shortfall below the MLP"}
+
+
+def side_by_side(results: dict[str, dict], train_examples: int) -> pd.DataFrame:
+    """One row per task (``results``: a name, e.g. the inputs' distribution, to a result's ``blocks`` and
+    ``labels``), target depth and attention: R², the error relative to least squares and the shortfall below
+    the MLP at the MLP's last position up to the training length, each "value (lo to hi)"."""
+    def cell(stat, sign=""):
+        s = summary(stat)
+        return f"{s['value']:{sign}.3f} ({s['lo']:{sign}.3f} to {s['hi']:{sign}.3f})".replace("-", "−")
+
+    rows = []
+    for task, icl in results.items():
+        sums = Sums(icl["blocks"], icl["labels"])
+        vs_ls, short = versus_least_squares(sums, train_examples), shortfall_at_last(sums, train_examples)
+        for depth in sums.depths():
+            pos = [last_position(sums, depth, train_examples)]
+            for att in ATTENTIONS:
+                rows.append({"inputs": task, "target depth": depth, "attention": att,
+                             SIDE_COLUMNS["r2"]: cell(sums.r2(depth, att, PAIRED, pos)[:, 0]),
+                             SIDE_COLUMNS["vs_ls"]: cell(vs_ls[(depth, att)], "+"),
+                             SIDE_COLUMNS["shortfall"]: cell(short[(depth, att)], "+")})
+    return pd.DataFrame(rows)

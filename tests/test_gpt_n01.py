@@ -1,0 +1,127 @@
+"""The judge of ICDL's questions at x ~ N(0, I) (icdl.gpt_icl.n01), on constructed predictions whose answer is
+known: on labels of variance 1, a predictor with error variance s² has R² about 1 − s² and MSE about s², so
+its error relative to least squares (error variance s²_LS) is about 1 − s²/s²_LS."""
+
+import numpy as np
+import pytest
+import torch
+
+from icdl.gpt_icl import baselines as bl
+from icdl.gpt_icl import evaluation, n01
+from icdl.gpt_icl.evaluation import PAIRED
+from icdl.gpt_icl.intervals import summary
+from icdl.repro.claims import criterion_verdict
+
+L, B = 6, 4096  # training length, prompts
+POSITIONS = [3, 6, 8]  # the MLP's positions: 8 lies past the training length and must be ignored
+
+
+def _noisy(ys: torch.Tensor, variance: float, seed: int) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return ys + variance ** 0.5 * torch.randn(ys.shape, generator=g, dtype=torch.float64)
+
+
+def _icl(var: dict, ls: float = 0.3, mlp: float = 0.05, seeds: int = 3, depths=(3, 6), late: float = 0.0) -> dict:
+    """Blocks and labels of an n01 result: per target depth, least squares with error variance ``ls``, the MLP
+    ``mlp``, and each attention ``var[(depth, attention)]`` (one value, or one per seed). ``late`` is added to
+    every model's error variance at position 8, past the training length (a judge that reads it moves)."""
+    blocks, labels = [], []
+    for k, depth in enumerate(depths):
+        ys = torch.randn(B, POSITIONS[-1], generator=torch.Generator().manual_seed(10 + k), dtype=torch.float64)
+        prompts = {PAIRED: ({"positions": POSITIONS}, None, ys)}
+        labels += evaluation.label_rows(depth, prompts)
+        blocks += evaluation.block_rows(lambda xs, y: _noisy(y, ls, 1), prompts, depth=depth,
+                                        model=bl.LEAST_SQUARES, seed=-1)
+        blocks += evaluation.block_rows(lambda xs, y: _noisy(y, mlp, 2), prompts, depth=depth,
+                                        model=bl.mlp_method(depth), seed=-1)
+        for att in ("softmax", "relu"):
+            v = var[(depth, att)]
+            for s in range(seeds):
+                vs = v[s] if isinstance(v, tuple) else v
+
+                def pred(xs, y, vs=vs, s=s, k=k, att=att):
+                    scale = torch.full((POSITIONS[-1],), vs, dtype=torch.float64)
+                    scale[-1] += late
+                    g = torch.Generator().manual_seed(100 * s + k + (7 if att == "relu" else 0))
+                    return y + scale.sqrt() * torch.randn(y.shape, generator=g, dtype=torch.float64)
+                blocks += evaluation.block_rows(pred, prompts, depth=depth, model=att, seed=s)
+    return {"blocks": blocks, "labels": labels}
+
+
+def _judged(icl: dict) -> dict:
+    return {e["claim"]: e for e in n01.judge(icl, L, 0.05)}
+
+
+def _verdict(entry: dict):
+    return criterion_verdict(entry["claim"], {"value": entry["value"], **entry["values"]})
+
+
+def test_each_claim_both_sides_of_its_line_and_inconclusive_between():
+    """Each claim passes, fails and is inconclusive on predictions built to do so, and the ledger's registry
+    gives the judge's verdict (the criterion is the registered one, not a copy)."""
+    good = _judged(_icl({(3, "softmax"): 0.055, (3, "relu"): 0.055, (6, "softmax"): 0.085, (6, "relu"): 0.085}))
+    assert [good[c]["passed"] for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")] == [True] * 3
+    assert all(_verdict(e) is e["passed"] for e in good.values())
+    # worse than least squares at depth 6, far below the MLP, and deeper targets no harder than shallow ones
+    bad = _judged(_icl({(3, "softmax"): 0.45, (3, "relu"): 0.45, (6, "softmax"): 0.40, (6, "relu"): 0.40}))
+    assert [bad[c]["passed"] for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")] == [False] * 3
+    assert all(_verdict(e) is e["passed"] for e in bad.values())
+    # seeds that disagree around each line: least squares' error (0.3), the tolerance (MLP 0.05 + 0.05), no gap
+    spread = (0.02, 0.10, 0.18)
+    near_ls = _judged(_icl({(3, "softmax"): (0.1, 0.3, 0.5), (3, "relu"): 0.1, (6, "softmax"): 0.1,
+                            (6, "relu"): 0.1}))["gpt-n01-beats-ls"]
+    near_tol = _judged(_icl({(3, "softmax"): 0.06, (3, "relu"): 0.06, (6, "softmax"): spread,
+                             (6, "relu"): 0.06}))["gpt-n01-obj1"]
+    no_gap = _judged(_icl({(3, "softmax"): 0.1, (3, "relu"): 0.1, (6, "softmax"): spread,
+                           (6, "relu"): 0.2}))["gpt-n01-depth-gap"]
+    for entry in (near_ls, near_tol, no_gap):
+        assert entry["passed"] is None and _verdict(entry) is None, entry
+
+
+def test_the_numbers_have_the_right_sign_and_size():
+    """Relative to least squares: 1 − s²/s²_LS (a model as good as least squares is 0, a swapped ratio or sign
+    shows); the gap is deep minus shallow (a reversed difference turns it negative)."""
+    icl = _icl({(3, "softmax"): 0.15, (3, "relu"): 0.15, (6, "softmax"): 0.25, (6, "relu"): 0.30})
+    e = _judged(icl)
+    assert e["gpt-n01-beats-ls"]["value"] == pytest.approx(1 - 0.30 / 0.30, abs=0.03)  # the worst model: relu 6
+    assert e["gpt-n01-obj1"]["value"] == pytest.approx(0.30 - 0.05, abs=0.03)
+    assert e["gpt-n01-depth-gap"]["value"] == pytest.approx(0.25 - 0.15, abs=0.03)  # the smaller: softmax
+    vs = n01.versus_least_squares(__import__("icdl.gpt_icl.verdicts", fromlist=["Sums"]).Sums(
+        icl["blocks"], icl["labels"]), L)
+    assert summary(vs[(3, "softmax")])["value"] == pytest.approx(0.5, abs=0.03)
+
+
+def test_positions_past_the_training_length_do_not_count():
+    """The MLP scores position 8, past the training length: a model much worse there alone changes no claim
+    (the bug: the last MLP position taken instead of the last one up to the training length)."""
+    var = {(3, "softmax"): 0.07, (3, "relu"): 0.07, (6, "softmax"): 0.12, (6, "relu"): 0.12}
+    calm, late = _judged(_icl(var)), _judged(_icl(var, late=0.8))
+    for claim in calm:
+        assert late[claim]["value"] == pytest.approx(calm[claim]["value"], abs=1e-9), claim
+
+
+def test_one_target_depth_is_refused_in_one_line():
+    one = _icl({(3, "softmax"): 0.1, (3, "relu"): 0.1}, depths=(3,))
+    with pytest.raises(ValueError, match="two target depths"):
+        n01.judge(one, L, 0.05)
+
+
+def test_the_side_by_side_table_names_each_task_and_model():
+    var = {(3, "softmax"): 0.07, (3, "relu"): 0.07, (6, "softmax"): 0.12, (6, "relu"): 0.12}
+    table = n01.side_by_side({"N(−2, I)": _icl(var, ls=0.05), "N(0, I)": _icl(var)}, L)
+    assert len(table) == 8 and list(table["inputs"].unique()) == ["N(−2, I)", "N(0, I)"]
+    first = table.iloc[0]
+    assert first["target depth"] == 3 and first["attention"] == "softmax"
+    # on the near-linear task least squares (0.05) beats the model (0.07): a negative relative error
+    assert first[n01.SIDE_COLUMNS["vs_ls"]].startswith("−")
+    assert table.iloc[4][n01.SIDE_COLUMNS["vs_ls"]].startswith("+")
+    assert np.all(table[n01.SIDE_COLUMNS["r2"]].str.match(r"0\.\d{3} \("))
+
+
+def test_waiting_for_its_run_each_claim_names_the_command_and_judges_nothing():
+    entries = n01.pending(0.05)
+    assert [e["claim"] for e in entries] == ["gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap"]
+    assert all(e["value"] is None and n01.COMMAND in e["ours"] for e in entries)
+    # the same criterion words as once it is judged
+    judged = n01.judge(_icl({(3, "softmax"): 0.1, (3, "relu"): 0.1, (6, "softmax"): 0.1, (6, "relu"): 0.1}), L, 0.05)
+    assert [e["criterion"] for e in entries] == [e["criterion"] for e in judged]
