@@ -500,7 +500,8 @@ WITHDRAWN: dict[str, str] = {
 REGISTERED: dict[str, str] = {"icdl-obj4": "b4ca889", "icdl-obj1": "bf39a6e", "icdl-obj2-shift": "bf39a6e",
                               "icdl-obj2-length": "bf39a6e", "icdl-obj3": "bf39a6e", "gpt-obj3-drop": "bf39a6e",
                               "lsa-fig2": "eac7c3b", "gpt-task-linear": "142ad4c", "gpt-task-n01": "142ad4c",
-                              "lsa-l1-dominance": "a904e6b", "lsa-l1-table2": "a904e6b"}
+                              "lsa-l1-dominance": "a904e6b", "lsa-l1-table2": "a904e6b",
+                              "gpt-n01-beats-ls": "ae6f39a", "gpt-n01-obj1": "ae6f39a", "gpt-n01-depth-gap": "ae6f39a"}
 
 
 # ---- deviations: claims judged under a changed setting of the paper --------------------------------------
