@@ -21,18 +21,22 @@ def _noisy(ys: torch.Tensor, variance: float, seed: int) -> torch.Tensor:
     return ys + variance ** 0.5 * torch.randn(ys.shape, generator=g, dtype=torch.float64)
 
 
-def _icl(var: dict, ls: float = 0.3, mlp: float = 0.05, seeds: int = 3, depths=(3, 6), late: float = 0.0) -> dict:
+def _icl(var: dict, ls=0.3, mlp=0.05, seeds: int = 3, depths=(3, 6), late: float = 0.0,
+         early: float = 0.0) -> dict:
     """Blocks and labels of an n01 result: per target depth, least squares with error variance ``ls``, the MLP
-    ``mlp``, and each attention ``var[(depth, attention)]`` (one value, or one per seed). ``late`` is added to
-    every model's error variance at position 8, past the training length (a judge that reads it moves)."""
+    ``mlp`` (each one number, or one per depth as a dict), and each attention ``var[(depth, attention)]`` (one
+    value, or one per seed). ``late`` is added to every model's error variance at position 8, past the training
+    length (a judge that reads it moves); ``early`` to the transformers' at position 3 only (a judge that reads
+    only the last position misses it)."""
     blocks, labels = [], []
     for k, depth in enumerate(depths):
+        ls_d, mlp_d = (v[depth] if isinstance(v, dict) else v for v in (ls, mlp))
         ys = torch.randn(B, POSITIONS[-1], generator=torch.Generator().manual_seed(10 + k), dtype=torch.float64)
         prompts = {PAIRED: ({"positions": POSITIONS}, None, ys)}
         labels += evaluation.label_rows(depth, prompts)
-        blocks += evaluation.block_rows(lambda xs, y: _noisy(y, ls, 1), prompts, depth=depth,
+        blocks += evaluation.block_rows(lambda xs, y, v=ls_d: _noisy(y, v, 1), prompts, depth=depth,
                                         model=bl.LEAST_SQUARES, seed=-1)
-        blocks += evaluation.block_rows(lambda xs, y: _noisy(y, mlp, 2), prompts, depth=depth,
+        blocks += evaluation.block_rows(lambda xs, y, v=mlp_d: _noisy(y, v, 2), prompts, depth=depth,
                                         model=bl.mlp_method(depth), seed=-1)
         for att in ("softmax", "relu"):
             v = var[(depth, att)]
@@ -42,6 +46,7 @@ def _icl(var: dict, ls: float = 0.3, mlp: float = 0.05, seeds: int = 3, depths=(
                 def pred(xs, y, vs=vs, s=s, k=k, att=att):
                     scale = torch.full((POSITIONS[-1],), vs, dtype=torch.float64)
                     scale[-1] += late
+                    scale[POSITIONS[0] - 1] += early
                     g = torch.Generator().manual_seed(100 * s + k + (7 if att == "relu" else 0))
                     return y + scale.sqrt() * torch.randn(y.shape, generator=g, dtype=torch.float64)
                 blocks += evaluation.block_rows(pred, prompts, depth=depth, model=att, seed=s)
@@ -85,7 +90,8 @@ def test_the_numbers_have_the_right_sign_and_size():
     e = _judged(icl)
     assert e["gpt-n01-beats-ls"]["value"] == pytest.approx(1 - 0.30 / 0.30, abs=0.03)  # the worst model: relu 6
     assert e["gpt-n01-obj1"]["value"] == pytest.approx(0.30 - 0.05, abs=0.03)
-    assert e["gpt-n01-depth-gap"]["value"] == pytest.approx(0.25 - 0.15, abs=0.03)  # the smaller: softmax
+    # (MSE − MSE_MLP)/MSE_MLP: softmax 0.25/0.05 − 1 = 4 at depth 6 against 0.15/0.05 − 1 = 2 at depth 3
+    assert e["gpt-n01-depth-gap"]["value"] == pytest.approx(4 - 2, abs=0.3)  # the smaller: softmax (relu: 3)
     vs = n01.versus_least_squares(__import__("icdl.gpt_icl.verdicts", fromlist=["Sums"]).Sums(
         icl["blocks"], icl["labels"]), L)
     assert summary(vs[(3, "softmax")])["value"] == pytest.approx(0.5, abs=0.03)
@@ -125,3 +131,51 @@ def test_waiting_for_its_run_each_claim_names_the_command_and_judges_nothing():
     # the same criterion words as once it is judged
     judged = n01.judge(_icl({(3, "softmax"): 0.1, (3, "relu"): 0.1, (6, "softmax"): 0.1, (6, "relu"): 0.1}), L, 0.05)
     assert [e["criterion"] for e in entries] == [e["criterion"] for e in judged]
+
+
+def test_each_depth_is_measured_against_its_own_mlp_and_least_squares():
+    """The MLP and least squares are better at depth 3 than at 6: a model that keeps the same share of its
+    MLP's error at both depths has no depth gap, and one as good as depth 6's least squares does not beat it
+    (the bugs: depth 3's MLP or least squares used for every depth, the gap as a raw difference of errors)."""
+    ls, mlp = {3: 0.2, 6: 0.4}, {3: 0.04, 6: 0.08}
+    icl = _icl({(3, "softmax"): 0.08, (3, "relu"): 0.08, (6, "softmax"): 0.16, (6, "relu"): 0.16}, ls=ls, mlp=mlp)
+    e = _judged(icl)
+    assert e["gpt-n01-depth-gap"]["value"] == pytest.approx(0.0, abs=0.15)  # both twice their MLP's error
+    assert e["gpt-n01-beats-ls"]["value"] == pytest.approx(1 - 0.08 / 0.2, abs=0.05)  # depth 6: 1 − 0.16/0.4
+    assert e["gpt-n01-obj1"]["value"] == pytest.approx(0.08, abs=0.02)  # R² shortfall 0.16 − 0.08 at depth 6
+
+
+def test_objective_1_takes_the_worst_position_up_to_the_training_length():
+    """A transformer much worse at the MLP's first position only: objective 1 (the largest shortfall over the
+    positions) sees it; the claims compared at the last position do not (the bug: objective 1 read at one
+    position, or averaged over positions)."""
+    var = {(3, "softmax"): 0.07, (3, "relu"): 0.07, (6, "softmax"): 0.07, (6, "relu"): 0.07}
+    calm, early = _judged(_icl(var)), _judged(_icl(var, early=0.3))
+    assert early["gpt-n01-obj1"]["value"] == pytest.approx(calm["gpt-n01-obj1"]["value"] + 0.3, abs=0.03)
+    assert early["gpt-n01-beats-ls"]["value"] == pytest.approx(calm["gpt-n01-beats-ls"]["value"], abs=1e-9)
+
+
+def test_the_n01_profile_trains_and_tests_on_inputs_centred_at_zero():
+    """Profile n01 is the reference with x ~ N(0, I) everywhere the main study draws inputs: the target task of
+    every model (its training batches and validation prompts), the tanh warm phase, the test mixtures and the
+    shifted-parameter prompts; the reference keeps ICDL's N(−2, I) (the bug: a task built without the profile's
+    centre falls back to 2)."""
+    from icdl.gpt_icl import objectives, schedule
+    from icdl.gpt_icl.evaluation import shifted_prompts, test_prompts
+    from icdl.gpt_icl.tasks import MIXTURES
+
+    n, ref = objectives.PROFILES.resolve("n01"), objectives.PROFILES.resolve("reference")
+    assert n["centre"] == 0.0 and ref["centre"] == 2.0
+    assert {k: v for k, v in n.items() if k not in ("centre", "profile", "run")} == \
+        {k: v for k, v in ref.items() if k not in ("centre", "profile", "run")}
+    for att in ("softmax", "relu"):
+        _, task, train = schedule.configs(n, 3, att, n["n_layer"])
+        assert task.centre == 0.0 and (train.warm_task is None or train.warm_task.centre == 0.0)
+    _, _, warm = schedule.configs(n, 3, "softmax", n["n_layer"])
+    assert warm.warm_task is not None and warm.warm_task.centre == 0.0
+    small = dict(n) | {"test_prompts": 64}
+    for mixture in MIXTURES:
+        xs, _ = test_prompts(small, 3, mixture)
+        assert abs(float(xs.mean())) < 0.1, mixture  # N(−2, I) would give −2
+    xs, _ = shifted_prompts(small, 3, 0.5)
+    assert abs(float(xs.mean())) < 0.1
