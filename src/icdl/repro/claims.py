@@ -378,7 +378,7 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # MLP at its positions up to the training length); the smaller over the attentions of the excess error over
     # the MLP, (MSE − MSE_MLP)/MSE_MLP, at target depth 6 minus that at depth 3, at that last position (a ratio
     # of errors, not a difference of R², whose denominator's offset share grows with depth). Each model's MSE is
-    # pooled over its seeds. Re-registered at the commit named in REGISTERED, still before any run: the first
+    # pooled over its seeds. Registered again at 21aab27 (REGISTERED), still before any run: the first
     # registration (ae6f39a) judged the depth gap on the R² shortfall
     "gpt-n01-beats-ls": _all(("value", ">", 0)),
     "gpt-n01-obj1": _all(("value", "<=", 0.05)),
@@ -505,7 +505,7 @@ REGISTERED: dict[str, str] = {"icdl-obj4": "b4ca889", "icdl-obj1": "bf39a6e", "i
                               "icdl-obj2-length": "bf39a6e", "icdl-obj3": "bf39a6e", "gpt-obj3-drop": "bf39a6e",
                               "lsa-fig2": "eac7c3b", "gpt-task-linear": "142ad4c", "gpt-task-n01": "142ad4c",
                               "lsa-l1-dominance": "a904e6b", "lsa-l1-table2": "a904e6b",
-                              "gpt-n01-beats-ls": "ae6f39a", "gpt-n01-obj1": "ae6f39a", "gpt-n01-depth-gap": "ae6f39a"}
+                              "gpt-n01-beats-ls": "21aab27", "gpt-n01-obj1": "21aab27", "gpt-n01-depth-gap": "21aab27"}
 
 
 # ---- deviations: claims judged under a changed setting of the paper --------------------------------------
