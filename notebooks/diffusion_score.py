@@ -145,7 +145,8 @@ result["queries"].round(2)
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ref = show_reference(diffusion.PROFILES, "study")
 if ref is not None:
-    display(pd.DataFrame(ref["data"]["final_errors"]).round(3))
+    ref_steps = diffusion.PROFILES.resolve("reference")["steps"]
+    display(chapter.table(diffusion.final_errors_shown(pd.DataFrame(ref["data"]["final_errors"]), ref_steps), 3))
     display(pd.DataFrame(ref["data"]["theorem1"]).round(4))
 
 # %% tags=["remove-cell"]

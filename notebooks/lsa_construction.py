@@ -121,7 +121,7 @@ fig = figures.plot_lsa_construction_errors(errs)
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 table = errs.pivot_table(index="N", columns="R", values="mean_abs_err")
 print("mean |TF(4,2,2) - least squares|, rows N, columns R:")
-table.map(lambda v: f"{v:.1e}").rename(columns="{:,.0f}".format)
+table.map(lambda v: f"{v:.1e}")
 
 # %% tags=["remove-cell"]
 at = errs[errs["R"] == 100.0].set_index("N")
@@ -174,7 +174,7 @@ broken = prec[(prec["N"] == 50) & (prec["mse_float32"] > 2 * prec["mse_float64"]
 chapter.glue(lsa_f32_break=f"{broken['RN'].min():.0e}" if len(broken) else "beyond the table")
 print("largest |float32 - float64| / (R N eps32) within [0.3, 4] for R N >= 100:",
       bool(big["gap_over_RN_eps32"].between(0.3, 4).all()))
-prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}").rename(columns="{:,.0f}".format)
+prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}")
 
 #
 # The mechanism itself can be seen directly: the standard deviation that

@@ -294,7 +294,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "            pass", "a table cell shows Python's True", T_PR),
     _m("box-deviation-per-row", "repro/ledger.py",
        '                mark = marks.setdefault(DEVIATIONS[r.claim], "abcdefghijklmnopqrstuvwxyz"[len(marks) % 26])',
-       '                mark = marks.setdefault(DEVIATIONS[r.claim] + r.claim, "abcdefghijklmnopqrstuvwxyz"[len(marks) % 26])',
+       '                mark = marks.setdefault(DEVIATIONS[r.claim] + r.claim, '
+       '"abcdefghijklmnopqrstuvwxyz"[len(marks) % 26])',
        "a deviation repeated on every row of the claims box", T_LEDGER),
     _m("archive-counts-outputs", "repro/source.py", '"--untracked-files=no", "--", ".", *outputs)',
        '"--untracked-files=no")', "the book's own outputs count as a changed source", "tests/test_source.py"),

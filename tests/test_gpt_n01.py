@@ -179,3 +179,19 @@ def test_the_n01_profile_trains_and_tests_on_inputs_centred_at_zero():
         assert abs(float(xs.mean())) < 0.1, mixture  # N(−2, I) would give −2
     xs, _ = shifted_prompts(small, 3, 0.5)
     assert abs(float(xs.mean())) < 0.1
+
+
+def test_the_chapter_refuses_to_execute_at_the_command_only_profile():
+    """``python -m icdl.repro.execute gpt_icl --profile n01`` would judge ICDL's claims on the N(0, I) models and
+    write a ledger file the report shows: refused in one line that names the command that runs n01."""
+    from icdl.gpt_icl import objectives
+    from icdl.repro.execute import main
+    from icdl.repro.profiles import ProfileError
+
+    with pytest.raises(ProfileError, match="run by its command, not by the chapter") as err:
+        objectives.PROFILES.check_chapter_profile("n01")
+    assert n01.COMMAND in str(err.value)
+    objectives.PROFILES.check_chapter_profile("reference")  # the chapter's own profiles pass
+    with pytest.raises(SystemExit) as stop:
+        main(["gpt_icl", "--profile", "n01"])
+    assert stop.value.code == 2

@@ -536,6 +536,15 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     assert "<td>yes</td>" in cells and "<td>no</td>" in cells and "True" not in cells
     assert "<td>3600</td>" in cells and "3600.0" not in cells and "<td>—</td>" in cells
     assert "<td>0.00</td>" in cells and "−0" not in cells and "<td>0.25</td>" in cells and "<td>0.5</td>" in cells
+    # whole numbers decided before rounding (0.9996 is not an exact 1), an infinity kept, nullable floats read,
+    # a small negative rounded to zero shown without its sign
+    edge = frame_html(pd.DataFrame({"near": [0.9996, 2.0001], "inf": [np.inf, 2.0], "gap": [-0.0004, 0.5],
+                                    "nullable": pd.array([1.5, None], dtype="Float64")}), 2)
+    assert "<td>1.0</td>" in edge and "<td>1</td>" not in edge and "<td>inf</td>" in edge and "−0" not in edge
+    assert "<td>1.5</td>" in edge
+    # a frame with named axes whose columns are not numbers is not taken for a pivot
+    named = pd.DataFrame([[1.0]], index=pd.Index(["a"], name="row"), columns=pd.Index(["x"], name="kind"))
+    assert "kind = x" not in frame_html(named)
     # what JupyterLab shows in place of glued values: the box and each name with its value
     GLUED.clear()
     box = type("Box", (), {"data": '<p class="status-pass">x</p>'})()

@@ -121,3 +121,26 @@ def test_the_built_book_holds_the_source_of_its_commit():
     chapters = sorted((HTML / "notebooks").glob("*.html"))
     lacking = [p.name for p in chapters if link not in p.read_text(encoding="utf-8")]
     assert chapters and lacking == []
+
+
+def test_a_clone_names_its_own_commit_whatever_file_is_copied_into_it(repo, tmp_path, monkeypatch):
+    """A stray ``SOURCE_COMMIT`` in a clone (copied from an unpacked archive) names nothing: the records and the
+    archive keep the clone's own commit (the bug: every record of that clone named the stray commit)."""
+    sha = _git(repo, "rev-parse", "HEAD")
+    (repo / COMMIT_FILE).write_text("0" * 40 + "\n")
+    monkeypatch.setattr(results, "project_root", lambda: repo)
+    assert results.git_commit() == sha
+    source = write_archive(repo, tmp_path / ARCHIVE)
+    assert source.commit == sha and source.from_git
+
+
+def test_the_file_list_is_the_commits_not_the_staging_areas(repo, tmp_path):
+    """A file staged but not committed is neither in the archive nor in its list (the bug: ``git ls-files``
+    listed it, and a repack from the unpacked archive then reported a changed tree)."""
+    (repo / "staged.py").write_text("y = 2\n")
+    _git(repo, "add", "staged.py")
+    write_archive(repo, tmp_path / ARCHIVE)
+    members = _members(tmp_path / ARCHIVE)
+    listed = next(v for k, v in members.items() if k.endswith("/" + FILES_FILE)).decode().split()
+    assert "staged.py" not in listed and not any(k.endswith("/staged.py") for k in members)
+    assert set(listed) == {"Makefile", "src/code.py"}

@@ -10,20 +10,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sphinx.errors import ExtensionError
+from sphinx.util import logging
 
 from icdl.repro.source import ARCHIVE, render, write_archive
+
+logger = logging.getLogger(__name__)
 
 #: where the archive and its paragraph are written, relative to the book's root (ignored by git)
 GENERATED = Path("book") / "generated"
 
 
 def pack(app) -> None:
+    """Write the archive and the first page's paragraph; a tree that is neither a clone nor an unpacked archive
+    (a download without git history) still builds, and the paragraph says that this build carries no source."""
     root = Path(app.srcdir)
+    (root / GENERATED).mkdir(parents=True, exist_ok=True)
     try:
         source = write_archive(root, root / GENERATED / ARCHIVE)
     except RuntimeError as error:
-        raise ExtensionError(str(error)) from None
+        (root / GENERATED / ARCHIVE).unlink(missing_ok=True)  # never an archive of another build
+        logger.info(f"source_archive: no archive ({error})")
+        (root / GENERATED / "source.md").write_text(
+            f"This build carries no source archive: {error}.\n", encoding="utf-8")
+        return
     # the paragraph is included by book/intro.md: its link is relative to that page
     (root / GENERATED / "source.md").write_text(render(source, f"generated/{ARCHIVE}"), encoding="utf-8")
 

@@ -20,8 +20,9 @@ def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = 0.01) -> plt.Fi
 
     curves = {R: g.sort_values("N") for R, g in df.groupby("R")}
     top = max(curves)
-    same = [R for R, g in curves.items()
-            if np.allclose(g["mean_abs_err"].to_numpy(), curves[top]["mean_abs_err"].to_numpy(), rtol=rtol, atol=0)]
+    wide = df.pivot_table(index="N", columns="R", values="mean_abs_err")  # R's curves side by side, on one N
+    same = [R for R in curves if wide[R].notna().equals(wide[top].notna())
+            and np.allclose(wide[R].dropna(), wide[top].dropna(), rtol=rtol, atol=0)]
     groups = [[R] for R in curves if R not in same] + [same]
     fig, ax = plt.subplots(figsize=SINGLE)
     cmap = sns.color_palette("mako_r", n_colors=len(groups) + 1)[1:]

@@ -89,6 +89,8 @@ def mark_training_length(ax, train_examples: int) -> None:
     """Shade the prompt positions past ``train_examples`` (call after plotting): a band behind the data that no
     one reads as a grid line, labelled :data:`BEYOND_TRAINING` for the legend."""
     left, right = ax.get_xlim()
+    if train_examples >= right:  # no position past the training length is drawn: no band, no legend entry
+        return
     ax.axvspan(train_examples, right, color="0.9", lw=0, zorder=0, label=BEYOND_TRAINING)
     ax.set_xlim(left, right)
 

@@ -9,6 +9,7 @@ times. :func:`cost_comparison` counts both with torch's FLOP counter and times b
 
 from __future__ import annotations
 
+import math
 import time
 
 import pandas as pd
@@ -73,6 +74,8 @@ def cost_comparison(*, examples: int = 75, depth: int = 6, d: int = 20, width: i
 def sci(v: float) -> str:
     """A count of any size in one form, as inline math with three significant digits: $2.2 \\times 10^{7}$,
     $1.68 \\times 10^{5}$ (a column that mixed 2.2e+07, 168,000 and 9.52e+06 made its sizes hard to compare)."""
+    if not math.isfinite(float(v)):
+        return "—"
     mantissa, exponent = f"{float(v):.2e}".split("e")
     return f"${float(mantissa):.3g} \\times 10^{{{int(exponent)}}}$"
 

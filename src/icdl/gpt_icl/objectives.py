@@ -76,6 +76,7 @@ PROFILES = ProfileSet(
             "centre": (0.0, 10.0)},
     command="python -m icdl.gpt_icl --profile {profile} --part main --part shift",
     memory=memory_estimate,
+    command_only=("n01",),
 )
 #: the command that trains the main models and fills the MLP cache (recorded beside both)
 MAIN_COMMAND = "python -m icdl.gpt_icl --profile {profile} --part main"

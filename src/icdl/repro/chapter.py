@@ -47,42 +47,51 @@ def header(name):
     return name.replace("_", " ") if re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+", name) else name
 
 
-def _readable_cells(df):
+def _readable_cells(df, digits: int | None = None):
     """Cells as a reader reads them: a truth value as yes / no (not Python's ``True``), a float column whose
-    numbers are all whole (a step count stored as 3600.0) as integers, and a zero without a sign (a rounded
-    −0.0004 is 0, not −0)."""
+    numbers are all whole (a step count stored as 3600.0) as integers -- decided on the unrounded numbers, so
+    0.9996 is not shown as an exact 1 -- other float columns rounded to ``digits``, and a zero without a sign
+    (a −0.0004 rounded to two digits is 0.00, not −0.00)."""
     import numpy as np
     import pandas as pd
 
     out = df.copy()
     for i in range(out.shape[1]):
         col = out.iloc[:, i]
-        if col.dtype == bool or (col.dtype == object and col.map(lambda v: isinstance(v, (bool, np.bool_))).all()
-                                 and len(col)):
+        if col.dtype == bool or (col.dtype == object and len(col)
+                                 and col.map(lambda v: isinstance(v, (bool, np.bool_))).all()):
             out.isetitem(i, col.map(lambda v: "yes" if v else "no"))
         elif pd.api.types.is_float_dtype(col):
-            finite = col[np.isfinite(col)]
-            if len(finite) and (finite == finite.round()).all() and (finite.abs() < 1e15).all():
-                out.isetitem(i, pd.Series([int(round(v)) if np.isfinite(v) else np.nan for v in col],
-                                          index=col.index, dtype=object))  # None: the table's dash
-            else:
-                out.isetitem(i, col.where(col != 0, 0.0))  # -0.0 == 0: replaced by an unsigned zero
+            vals = col.to_numpy(dtype=float, na_value=np.nan)  # nullable Float64 too
+            finite = vals[np.isfinite(vals)]
+            whole = (len(finite) and not np.isinf(vals).any() and (finite == np.round(finite)).all()
+                     and (np.abs(finite) < 1e15).all())
+            if whole:
+                out.isetitem(i, pd.Series([int(v) if np.isfinite(v) else np.nan for v in vals], index=col.index,
+                                          dtype=object))  # NaN: the table's dash
+                continue
+            if digits is not None:
+                vals = np.round(vals, digits)
+            out.isetitem(i, pd.Series(np.where(vals == 0, 0.0, vals), index=col.index))  # -0.0 == 0: unsigned
     return out
 
 
-def frame_html(df) -> str:
+def frame_html(df, digits: int | None = None) -> str:
     """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (a named or meaningful index is
     kept), readable cells (:func:`_readable_cells`), an em dash for a missing number, and each ``$…$`` in a
     header or cell typeset as inline math."""
     import re
 
+    import numpy as np
     import pandas as pd
 
-    shown = _readable_cells(df).rename(columns=header)
+    shown = _readable_cells(df, digits).rename(columns=header)
     shown.columns.names = [header(n) for n in shown.columns.names]
     shown.index.names = [header(n) for n in shown.index.names]
     plain_index = isinstance(df.index, pd.RangeIndex) and df.index.name is None
-    if df.columns.nlevels == 1 and df.columns.name is not None and df.index.nlevels == 1 and df.index.name:
+    numeric = len(df.columns) and all(isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool)
+                                      for c in df.columns)
+    if numeric and df.columns.name is not None and df.index.nlevels == 1 and df.index.name:
         # a pivot (rows N, columns R): each column says its value of R, so that no header row is left empty
         name = header(df.columns.name)
         shown.columns = [f"{name} = {v:g}" if isinstance(v, float) else f"{name} = {v}" for v in df.columns]
@@ -103,7 +112,7 @@ def table(df, digits: int = 3):
     is fixed (a Styler's repr carries a memory address that changes on every run)."""
     from IPython.display import HTML
 
-    return HTML(frame_html(df.round(digits)))
+    return HTML(frame_html(df, digits))
 
 
 def _readable_frames() -> None:
@@ -141,6 +150,7 @@ def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | Non
     apply the book's figure style, and open the chapter's ledger -- named after ``profiles.chapter``, which is
     the notebook's name. However the chapter runs (``python -m icdl.repro.execute``, papermill, nbval,
     JupyterLab), its parameters get the checks of ``--set`` and it has one writer at a time."""
+    profiles.check_chapter_profile(profile)
     cfg = profiles.resolve(profile, **_overrides(overrides))
     hold_lock(profiles.chapter)
     figures.use_style()

@@ -230,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (root / "notebooks" / f"{name}.py").is_file():
             p.error(f"chapter {name!r} is in _toc.yml but notebooks/{name}.py is missing; restore it (git checkout)")
         try:
+            chapter_profiles(name).check_chapter_profile(args.profile)
             chapter_profiles(name).resolve(args.profile, **overrides)
         except ProfileError as err:
             p.error(str(err))

@@ -50,10 +50,16 @@ class ProfileSet:
     #: the peak memory (bytes) a resolved profile needs, estimated from its settings; checked as a whole
     #: against this machine's memory by :meth:`resolve` (settings each in range can together be impossible)
     memory: Callable[[Mapping[str, Any]], float] | None = None
+    #: profiles only the command runs: the chapter does not execute at them (its claims are another run's, e.g.
+    #: gpt_icl's ``n01``, whose result the chapter judges beside the reference on claims of its own)
+    command_only: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if "quick" not in self.profiles:
             raise ProfileError(f"{self.chapter}: every chapter needs a 'quick' profile")
+        if set(self.command_only) - set(self.profiles) or "quick" in self.command_only:
+            raise ProfileError(f"{self.chapter}: command_only {self.command_only} must name profiles other than "
+                               "'quick'")
         keys = set(self.profiles["quick"])
         for name, settings in self.profiles.items():
             if set(settings) != keys:
@@ -67,6 +73,12 @@ class ProfileSet:
     @property
     def names(self) -> list[str]:
         return list(self.profiles)
+
+    def check_chapter_profile(self, profile: str) -> None:
+        """Refuse, in one line, executing the chapter at a profile that only its command runs."""
+        if profile in self.command_only:
+            raise ProfileError(f"{self.chapter}: profile {profile!r} is run by its command, not by the chapter: "
+                               f"{self.command_for(profile)} (the chapter shows its result at quick or reference)")
 
     def _check(self, key: str, value: Any, where: str) -> None:
         allowed = self.ranges.get(key)

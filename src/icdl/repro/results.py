@@ -70,13 +70,26 @@ def archived_commit(root: Path) -> str | None:
     return text if len(text) == 40 and all(c in "0123456789abcdef" for c in text) else None
 
 
+def is_git_root(root: Path) -> bool:
+    """Whether ``root`` is the top folder of a git work tree: a clone, not an archive unpacked inside some other
+    repository (whose ``git rev-parse HEAD`` would name that repository's commit)."""
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return bool(top) and Path(top).resolve() == Path(root).resolve()
+
+
 def git_commit() -> str:
     """The current commit, with ``+dirty`` when tracked files other than generated outputs
     (:data:`GENERATED`: results, executed notebooks) differ from it; in a tree unpacked from the book's source
     archive (no git), the archive's commit with ``+archive`` (its files may have been edited since:
     :mod:`icdl.repro.source`); else ``unknown``."""
     root = project_root()
-    archived = archived_commit(root)  # a clone has no such file; an archive unpacked inside another repository does
+    # git first where this is a clone (a stray COMMIT_FILE copied into it changes nothing); an unpacked archive,
+    # even inside another repository, names its own commit
+    archived = None if is_git_root(root) else archived_commit(root)
     if archived:
         return archived + "+archive"
     try:

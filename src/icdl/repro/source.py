@@ -25,7 +25,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .results import COMMIT_FILE, GENERATED, archived_commit
+from .results import COMMIT_FILE, GENERATED, archived_commit, is_git_root
 
 ARCHIVE = "icdl-source.tar.gz"
 FILES_FILE = "SOURCE_FILES"
@@ -67,9 +67,9 @@ def write_archive(root: Path, dest: Path) -> Source:
     root, dest = Path(root), Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.tmp")
-    sha = "" if archived_commit(root) else (_git(root, "rev-parse", "HEAD") or "").strip()
+    sha = (_git(root, "rev-parse", "HEAD") or "").strip() if is_git_root(root) or not archived_commit(root) else ""
     if len(sha) == 40:
-        files = (_git(root, "ls-files", "-z") or "").split("\0")
+        files = (_git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD") or "").split("\0")  # what the archive holds
         files = [f for f in files if f]
         outputs = [f":(exclude,glob){g}" + ("" if "*" in g else "/**") for g in GENERATED]
         changed = bool((_git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", *outputs) or "").strip())

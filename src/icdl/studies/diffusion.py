@@ -286,6 +286,12 @@ def final_errors(errors: pd.DataFrame, steps: int) -> pd.DataFrame:
     it: GD, GD from w = 0, and the transformer per width H (GD has no H: its rows are not labelled with one)."""
     last = (errors[errors["step"] == steps].groupby(["method", "H"], sort=False)["score_error"].mean()
             .reset_index())
+    return final_errors_shown(last, steps)
+
+
+def final_errors_shown(last: pd.DataFrame, steps: int) -> pd.DataFrame:
+    """The per-method mean errors (``method``, ``H``, ``score_error``: a result file's ``final_errors``) as the
+    chapter shows them: one row per method as a reader names it, GD without a width."""
     names = [f"transformer, H = {int(h)}" if m == "transformer" else m for m, h in zip(last["method"], last["H"])]
     return pd.DataFrame({"method": names, f"relative score error after {steps} steps": last["score_error"]})
 
