@@ -30,6 +30,7 @@ from .experiments import (
     plot_sensitivity_examples,
 )
 from .lsa import (
+    plot_l1_scan,
     plot_lsa_construction_errors,
     plot_lsa_fitted_curves,
     plot_lsa_gd_two_steps,
@@ -57,8 +58,9 @@ __all__ = [
     "PALETTE", "RC", "SINGLE", "WIDE", "style", "use_style", "plot_icl_depth", "plot_icl_switch", "plot_plateau",
     "plot_dsm_targets", "plot_icl_methods",
     "plot_icl_mixtures", "plot_icl_length", "plot_icl_param_shift", "plot_icl_training", "plot_score_errors",
-    "plot_lsa_construction_errors", "plot_lsa_fitted_curves", "plot_lsa_gd_two_steps", "plot_lsa_validation",
-    "plot_lsa_weights", "plot_fit_curves", "plot_fitted_steps", "plot_icgd_paths", "plot_icgd_predictions",
+    "plot_l1_scan", "plot_lsa_construction_errors", "plot_lsa_fitted_curves", "plot_lsa_gd_two_steps",
+    "plot_lsa_validation", "plot_lsa_weights", "plot_fit_curves", "plot_fitted_steps", "plot_icgd_paths",
+    "plot_icgd_predictions",
     "plot_icgd_transformer_paths", "plot_layer_gradient_norms", "plot_layer_weights", "plot_lemma1_recursion",
     "plot_lemma2_errors", "plot_quantiser_and_error", "plot_relu_sum_errors", "plot_token_layout",
     "plot_train_comparison", "plot_alignment", "plot_gd_scan", "plot_sensitivity_examples", "plot_scale_trend",

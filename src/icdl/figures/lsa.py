@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from .style import PALETTE, SINGLE, SMALL, WIDE, legend_outside
+from .style import PALETTE, SINGLE, SMALL, WIDE, legend_below, legend_outside
 
 # ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------
 
@@ -100,4 +100,24 @@ def plot_lsa_validation(history: pd.DataFrame) -> plt.Figure:
     ax.set(xlabel="epoch", ylabel="validation MSE")
     if history["run"].nunique() <= 10:
         legend_outside(ax, fontsize=SMALL)
+    return fig
+
+
+def plot_l1_scan(rows: pd.DataFrame, ratio_line: float = 10.0, corr_line: float = 0.95) -> plt.Figure:
+    """The ℓ1 scan (:func:`icdl.lsa.study.scan_row`, one row per strength): left, the analysed run's largest
+    query-token output weight over the second (log scale) against ℓ1, with the dominance the claim asks for;
+    right, Table 2's smaller |correlation| of the read-out cell (with the output and with least squares), and 0.95."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    r = rows.sort_values("l1")
+    ax1.loglog(r["l1"], r["query ratio"], "o-", color=PALETTE[0])
+    ax1.axhline(ratio_line, color="0.45", lw=1.0, ls="--", label=f"{ratio_line:g}× (the claim's line)")
+    ax1.set(xlabel="ℓ1 coefficient", ylabel="largest / second query weight")
+    legend_below(ax1, fontsize=SMALL)
+    ax2.semilogx(r["l1"], r["Table 2 correlation"], "o-", color=PALETTE[0])
+    ax2.axhline(corr_line, color="0.45", lw=1.0, ls="--", label=f"{corr_line:g} (the paper's Table 2)")
+    ax2.set(xlabel="ℓ1 coefficient", ylabel="Table 2: smaller |correlation|", ylim=(0, 1.02))
+    legend_below(ax2, fontsize=SMALL)
+    for ax in (ax1, ax2):
+        ax.set_xticks(list(r["l1"]), [f"{v:g}" for v in r["l1"]])
+        ax.xaxis.set_minor_locator(plt.NullLocator())
     return fig

@@ -207,6 +207,22 @@ def scan_row(data: dict) -> dict:
             "Fig. 3(b) correlation": claims["lsa-fig3"]["value"], "complete": bool(data["complete"])}
 
 
+def scan_glue(rows: pd.DataFrame) -> dict[str, str]:
+    """The numbers the chapter's prose quotes from the scan (:func:`scan_row` of the reference and each
+    strength): the strength with the highest Table 2 correlation, the weakest (the reference's) and the
+    strongest, each with its query ratio and correlation; dashes while the scan has not run."""
+    keys = ("best", "weak", "strong")
+    if len(rows) < 2:
+        return {f"lsa_scan_{k}_{v}": "—" for k in keys for v in ("l1", "ratio", "corr")}
+    r = rows.sort_values("l1").reset_index(drop=True)
+    picks = {"best": r.loc[r["Table 2 correlation"].idxmax()], "weak": r.iloc[0], "strong": r.iloc[-1]}
+    out = {}
+    for k, row in picks.items():
+        out |= {f"lsa_scan_{k}_l1": f"{row['l1']:g}", f"lsa_scan_{k}_ratio": f"{row['query ratio']:.3g}",
+                f"lsa_scan_{k}_corr": f"{row['Table 2 correlation']:.3f}"}
+    return out
+
+
 def judge_scan(scan: dict[str, dict | None]) -> list[dict]:
     """The ledger entries of the ℓ1 scan from its results by profile (None where a strength has no result):
     ``lsa-l1-dominance``, the best over the strengths of the analysed run's query ratio (≥ 10 passes), and
