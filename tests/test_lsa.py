@@ -604,3 +604,4 @@ def test_the_l1_scan_numbers_behind_its_figure_and_prose():
     picked = (glue["lsa_scan_best_l1"], glue["lsa_scan_weak_l1"], glue["lsa_scan_strong_l1"])
     assert picked == ("0.0001", "1e-05", "0.001")
     assert glue["lsa_scan_best_corr"] == "0.993" and scan_glue(rows.iloc[:1])["lsa_scan_best_l1"] == "—"
+    assert glue["lsa_scan_best_ratio"] == "6 116" and glue["lsa_scan_strong_ratio"] == "1.51"

@@ -218,7 +218,9 @@ def scan_glue(rows: pd.DataFrame) -> dict[str, str]:
     picks = {"best": r.loc[r["Table 2 correlation"].idxmax()], "weak": r.iloc[0], "strong": r.iloc[-1]}
     out = {}
     for k, row in picks.items():
-        out |= {f"lsa_scan_{k}_l1": f"{row['l1']:g}", f"lsa_scan_{k}_ratio": f"{row['query ratio']:.3g}",
+        ratio = row["query ratio"]  # thousands with the book's space: 6 116, not 6.12e+03
+        out |= {f"lsa_scan_{k}_l1": f"{row['l1']:g}",
+                f"lsa_scan_{k}_ratio": f"{ratio:,.0f}".replace(",", " ") if ratio >= 100 else f"{ratio:.3g}",
                 f"lsa_scan_{k}_corr": f"{row['Table 2 correlation']:.3f}"}
     return out
 
