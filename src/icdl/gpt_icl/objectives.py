@@ -66,7 +66,7 @@ _OWN = {
 #: the inputs' centre c of every profile (x ~ N(−c, I) in training, ICDL's c = 2); profile ``n01`` is the
 #: reference with x ~ N(0, I) in training and test, where the targets are far from linear (icdl.gpt_icl.n01)
 _CENTRE = {"quick": 2.0, "reference": 2.0, "paper": 2.0, "n01": 0.0}
-_OWN["n01"] = _OWN["reference"]
+_OWN["n01"] = dict(_OWN["reference"])
 PROFILES = ProfileSet(
     "gpt_icl",
     profiles={name: {**MODEL_SETTINGS["reference" if name == "n01" else name], **own, "centre": _CENTRE[name]}
