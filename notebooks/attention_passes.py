@@ -196,7 +196,7 @@ print(f"error / bound between {c4['min_ratio']:.1f} and {c4['max_ratio']:.1f}")
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 l5 = study[study["lemma"] == 5]
-print("EWML layers reproduce the recursion (3.6) on their inputs to 1e-14:", bool(l5["recursion_dev"].max() < 1e-14))
+print("EWML layers reproduce the recursion (3.6) on their inputs to 1e-14:", "yes" if l5["recursion_dev"].max() < 1e-14 else "no")
 s_err = l5.groupby("H")["error"].max()
 print("largest |s_hat(j)[k] - s(j)[k]| by number of ReLUs H:")
 s_err.map(lambda v: f"{v:.0e}")

@@ -28,7 +28,7 @@
 # book's, not the paper's; their criteria were fixed before the run that judges
 # them.
 #
-# **What we find** (judged on: {glue:text}`mech_on`): at the training length
+# **What we find** (on the {glue:text}`mech_on` run): at the training length
 # the candidate whose predictions are nearest a model's is
 # {glue:text}`mech_nearest`. Over the models, GD's prediction difference
 # divided by that of the nearest linear or local rule runs from

@@ -128,7 +128,7 @@ fig = figures.plot_icgd_transformer_paths(study["steps"], corollary)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 t1 = icgd.theorem1_check(study)
-print("every one-step deviation within η ε:", bool(t1["within"].all()))
+print("every one-step deviation within η ε:", "yes" if t1["within"].all() else "no")
 t1.assign(step_deviation=t1["step_deviation"].map("{:.1e}".format), eta_eps=t1["eta_eps"].map("{:.1e}".format),
           ratio=t1["ratio"].round(3))
 
@@ -162,8 +162,8 @@ chapter.glue(thm1_spare=f"{1 / float(t1['ratio'].max()):.0f}")
 b = study["bounds"]
 print("L_f estimate:", f"{b['L_f'].max():.3f}", "; η L_f =", f"{cfg['eta'] * b['L_f'].max():.2f}")
 chapter.glue(eta_Lf=f"{cfg['eta'] * b['L_f'].max():.2f}")
-print("every distance within the induction bound:", bool(corollary["within_induction"].all()))
-print("every distance within the printed bound:", bool(corollary["within_paper"].all()))
+print("every distance within the induction bound:", "yes" if corollary["within_induction"].all() else "no")
+print("every distance within the printed bound:", "yes" if corollary["within_paper"].all() else "no")
 last = corollary[corollary["step"] == cfg["steps"]]
 last[["H", "deviation", "induction", "paper"]].set_index("H").map("{:.1e}".format)
 
@@ -181,7 +181,7 @@ last[["H", "deviation", "induction", "paper"]].set_index("H").map("{:.1e}".forma
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 l6 = icgd.lemma6_table(cfg)
-print("measured |s_hat - s| within Lemma 6's bound for every H and layer:", bool(l6["within"].all()))
+print("measured |s_hat - s| within Lemma 6's bound for every H and layer:", "yes" if l6["within"].all() else "no")
 l6.assign(measured=l6["measured"].map("{:.1e}".format), bound=l6["bound"].map("{:.1e}".format),
           ratio=l6["ratio"].round(2))
 
@@ -199,9 +199,9 @@ l6.assign(measured=l6["measured"].map("{:.1e}".format), bound=l6["bound"].map("{
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 l14 = icgd.lemma14_check(study, cfg["steps"])
 print("risk along the transformer's path decreases (every step, prompt and H):",
-      bool(l14["hat_decreasing"].all()))
-print("... and along GD:", bool(l14["gd_decreasing"].all()))
-print("gradient-mapping inequality of Lemma 14 holds:", bool(l14["within"].all()))
+      "yes" if l14["hat_decreasing"].all() else "no")
+print("... and along GD:", "yes" if l14["gd_decreasing"].all() else "no")
+print("gradient-mapping inequality of Lemma 14 holds:", "yes" if l14["within"].all() else "no")
 
 # %% [markdown]
 # ## The prediction for the query
@@ -219,7 +219,7 @@ fig = figures.plot_icgd_predictions(study["predictions"])
 p = study["predictions"]
 gap = (p["transformer"] - p["gd"]).abs().groupby(p["H"]).max()
 print("largest gap at the query, by H:", {int(h): f"{g:.0e}" for h, g in gap.items()})
-print("gap shrinks as H grows:", bool(gap.is_monotonic_decreasing))
+print("gap shrinks as H grows:", "yes" if gap.is_monotonic_decreasing else "no")
 
 # %% [markdown]
 # ## What it costs: layers, heads, width, norms

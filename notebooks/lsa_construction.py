@@ -208,7 +208,7 @@ g = torch.Generator().manual_seed(1)
 a, b = torch.randn(6, generator=g, dtype=torch.float64), torch.randn(6, generator=g, dtype=torch.float64)
 out1, out2 = appendix_a_pair(a, b)
 same_output = bool(torch.allclose(out1, out2, rtol=0, atol=1e-12))
-print("inputs differ:", bool((a + b != b).any()), "| outputs equal to 1e-12:", same_output)
+print("inputs differ:", "yes" if (a + b != b).any() else "no", "| outputs equal to 1e-12:", "yes" if same_output else "no")
 print("every row is [0, sum a, sum b]:",
       bool(torch.allclose(out1, torch.stack([torch.zeros(()), a.sum(), b.sum()]).expand(6, 3).double())))
 
@@ -230,7 +230,7 @@ gd = gd_two_steps_errors(prompts=cfg["prompts"], seed=cfg["seed"])
 fig = figures.plot_lsa_gd_two_steps(gd)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-print("eq. 67 equals two explicit GD steps to 1e-12 for every N:", bool(gd["closed_form_vs_explicit_gd"].max() < 1e-12))
+print("eq. 67 equals two explicit GD steps to 1e-12 for every N:", "yes" if gd["closed_form_vs_explicit_gd"].max() < 1e-12 else "no")
 chapter.glue(
     lsa_gd_gap_lo=f"{gd['two_gd_steps_vs_ls'].min():.2f}",
     lsa_gd_gap_hi=f"{gd['two_gd_steps_vs_ls'].max():.2f}",

@@ -102,7 +102,7 @@ errors = softmax_study.piecewise_constant_error(D_grids=tuple(2**k for k in rang
 fig = figures.plot_quantiser_and_error(quantise.build_quantiser(8, 1.0, 1), 8, 1.0, errors)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-print("error within the bound L√(dn)B/D at every D:", bool((errors["max_error"] <= errors["bound"]).all()))
+print("error within the bound L√(dn)B/D at every D:", "yes" if (errors["max_error"] <= errors["bound"]).all() else "no")
 print("error halves when D doubles (max over inputs, ratio per doubling):",
       (errors["max_error"].iloc[:-1].to_numpy() / errors["max_error"].iloc[1:].to_numpy()).round(1).tolist())
 errors[["D", "max_error", "bound", "cells"]].assign(max_error=errors["max_error"].round(4),
@@ -127,7 +127,7 @@ errors[["D", "max_error", "bound", "cells"]].assign(max_error=errors["max_error"
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 sep = softmax_study.separation_table(grid_max=cfg["grid_max"])
-print("every brute-forced case separates all (context, token) pairs:", bool((sep["min_separation"] > 0).all()))
+print("every brute-forced case separates all (context, token) pairs:", "yes" if (sep["min_separation"] > 0).all() else "no")
 sep.assign(min_separation=sep["min_separation"].map("{:.1e}".format))
 
 # %% [markdown]

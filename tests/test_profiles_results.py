@@ -543,6 +543,8 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     assert "<td>1.0</td>" in edge and "<td>1</td>" not in edge and "<td>inf</td>" in edge and "−0" not in edge
     assert "<td>1.5</td>" in edge
     # a frame with named axes whose columns are not numbers is not taken for a pivot
+    reset = pd.DataFrame({"depth": [3], "softmax": [0.9]}).rename_axis(columns="model")  # a pivot, reset
+    assert "<th>model</th>" not in frame_html(reset) and frame_html(reset).split("</thead>")[0].count("<tr") == 1
     named = pd.DataFrame([[1.0]], index=pd.Index(["a"], name="row"), columns=pd.Index(["x"], name="kind"))
     assert "kind = x" not in frame_html(named)
     # what JupyterLab shows in place of glued values: the box and each name with its value

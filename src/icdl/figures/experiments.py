@@ -503,7 +503,7 @@ def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: floa
         ax.set(xscale="log", title=f"{att} attention")
     axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
     fig.supxlabel("training steps of the model", fontsize=10)  # one label for both panels: two abut
-    fig.legend(*_first_panel_legend(axes), loc="outside lower center", ncol=3, fontsize=SMALL)
+    legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)  # right of the panels, clear of the label
     return fig
 
 

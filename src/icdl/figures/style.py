@@ -41,7 +41,7 @@ MIXTURE_PALETTE = "flare"
 #: depths (of targets or of models) and other ordered sizes: darker = larger
 DEPTH_PALETTE = "crest"
 #: the mean μ of shifted target parameters
-MU = {0.0: "0.2", -0.5: PALETTE[4], 0.5: PALETTE[6]}
+MU = {0.0: "0.2", -0.5: "#332288", 0.5: "#CC6677"}  # indigo and rose: far apart (two pinks read as one)
 #: kinds of job in a timed run (computation appendix)
 STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
 
@@ -130,7 +130,7 @@ def r2_limits(axes, values, floor: float = -1.0) -> None:
     for ax, low in zip(axes, lows):
         ax.set_ylim(bottom, 1.02)
         if low < floor:
-            ax.set_title(f"{ax.get_title()}\n(cut at {floor:g}; lowest {low:.1f})", fontsize=9)
+            ax.set_title(f"{ax.get_title()}\n(down to {low:.1f})".replace("-", "−"), fontsize=9)
 
 
 #: pinned rcParams (on top of seaborn's theme) so pixel baselines do not drift with defaults

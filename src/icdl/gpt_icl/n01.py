@@ -88,12 +88,15 @@ def shortfall_at_last(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray
 def _criteria(tolerance: float, deep: int = 6, shallow: int = 3) -> dict[str, str]:
     """Each claim's criterion in words, the same whether it is judged or still waits for its run."""
     return {
-        "gpt-n01-beats-ls": "(MSE_LS − MSE)/MSE_LS > 0 at the MLP's last position up to the training length, every "
-                            "depth and attention (the whole interval)",
+        "gpt-n01-beats-ls": r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/\mathrm{MSE}_{\mathrm{LS}}$"
+                            " > 0 at the MLP's last position up to the training length, every depth and attention "
+                            "(the whole interval)",
         "gpt-n01-obj1": f"transformer R² ≥ MLP R² − {tolerance:g} at every MLP position ≤ training length on the "
                         "MLP's prompts, every depth and attention (the whole interval)",
-        "gpt-n01-depth-gap": f"the excess error over the MLP, (MSE − MSE_MLP)/MSE_MLP, at target depth {deep} "
-                             f"exceeds that at depth {shallow} for both attentions (the whole interval)",
+        "gpt-n01-depth-gap": r"the excess error over the MLP, "
+                             r"$(\mathrm{MSE} - \mathrm{MSE}_{\mathrm{MLP}})/\mathrm{MSE}_{\mathrm{MLP}}$,"
+                             f" at target depth {deep} exceeds that at depth {shallow} for both attentions (the "
+                             "whole interval)",
     }
 
 

@@ -95,6 +95,8 @@ def frame_html(df, digits: int | None = None) -> str:
         # a pivot (rows N, columns R): each column says its value of R, so that no header row is left empty
         name = header(df.columns.name)
         shown.columns = [f"{name} = {v:g}" if isinstance(v, float) else f"{name} = {v}" for v in df.columns]
+    if plain_index and shown.columns.nlevels == 1:  # a pivot reset to columns: its label names no column
+        shown.columns.name = None
     if not plain_index and all(n is None for n in shown.columns.names) and all(df.index.names):
         # a named index is a column like the others: no header row of its own (above grouped columns too)
         shown, plain_index = shown.reset_index(col_fill=""), True

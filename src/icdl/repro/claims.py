@@ -154,7 +154,8 @@ CLAIMS: tuple[Claim, ...] = (
        "the targets are far from linear",
        GPT_ICL, "tests/test_gpt_n01.py::test_each_claim_both_sides_of_its_line_and_inconclusive_between"),
     _c("gpt-n01-depth-gap", "ICDL sec. 5 at x ~ N(0, I) (this book's question)",
-       "not claimed by ICDL: the transformer's excess error over the MLP, (MSE − MSE_MLP)/MSE_MLP, grows with "
+       "not claimed by ICDL: the transformer's excess error over the MLP, "
+       r"$(\mathrm{MSE} - \mathrm{MSE}_{\mathrm{MLP}})/\mathrm{MSE}_{\mathrm{MLP}}$, grows with "
        "the depth of the target networks (6 layers against 3)",
        GPT_ICL, "tests/test_gpt_n01.py::test_each_claim_both_sides_of_its_line_and_inconclusive_between"),
     _c("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)",
