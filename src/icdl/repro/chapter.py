@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import figures
 from .execute import LOCK_ENV, chapter_lock
-from .ledger import Ledger
+from .ledger import Ledger, typeset_minus
 from .profiles import ProfileError, ProfileSet
 
 #: column names of result tables that are not words, as the book prints them; any other snake_case name is
@@ -236,14 +236,6 @@ def _is_ancestor(pid: int) -> bool:
 
 #: every value glued since the chapter's :func:`start`, by name (what :func:`show_glued` lists)
 GLUED: dict[str, Any] = {}
-
-
-def typeset_minus(text: str) -> str:
-    """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen; exponents
-    (``1e-12``) and options (``--layers``) stay as they are."""
-    import re
-
-    return re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
 
 
 def glue(**values: Any) -> None:

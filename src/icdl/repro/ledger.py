@@ -381,6 +381,14 @@ def _esc(text: object) -> str:
     return html.escape(str(text)).replace("\n", " ")
 
 
+def typeset_minus(text: str) -> str:
+    """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen; exponents
+    (``1e-12``) and options (``--layers``) stay as they are."""
+    import re
+
+    return re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
+
+
 def math_html(text: object) -> str:
     """``text`` for an HTML table cell: escaped, with each ``$…$`` span (the claims' formulas, written as
     MyST math) handed to MathJax as inline math (``<span class="math">\\(…\\)</span>``, which the book's
@@ -388,7 +396,8 @@ def math_html(text: object) -> str:
     parts = str(text).split("$")
     if len(parts) % 2 == 0:
         raise ValueError(f"unpaired $ in {text!r}: write each formula as $…$")
-    return "".join(_esc(p) if i % 2 == 0 else f'<span class="math notranslate nohighlight">\\({_esc(p)}\\)</span>'
+    return "".join(_esc(typeset_minus(p)) if i % 2 == 0  # a number's sign as the tables' minus sign
+                   else f'<span class="math notranslate nohighlight">\\({_esc(p)}\\)</span>'
                    for i, p in enumerate(parts))
 
 
