@@ -401,6 +401,7 @@ FIGURE_TESTS = {
     "fig-lsa-val-live": "test_lsa_training_curve_numbers",
     "fig-lsa-weights": "test_committed_reference_numbers",
     "fig-lsa-curves": "test_committed_reference_numbers",
+    "fig-lsa-l1-scan": "test_lsa_l1_scan_numbers",
     # gpt_mechanism draws the reference when it is complete (pinned there), the live run otherwise (pinned on a
     # reduced quick run)
     "fig-mech-alignment": "test_committed_reference_numbers",
@@ -667,3 +668,27 @@ def test_the_committed_figures_keep_the_colours_of_their_meanings(chapter):
     relu, gd = (mcolors.to_hex(c) for c in (fig_style.ATTENTION["relu"], fig_style.GD))
     assert (relu in svgs) <= (chapter in RELU_CHAPTERS), f"{chapter} draws something in the ReLU orange"
     assert (gd in svgs) == (chapter in {"gpt_mechanism", "diffusion_score"}), f"{chapter}: GD's colour"
+
+
+def test_lsa_l1_scan_numbers():
+    """The committed scan's numbers as scan_row reads them, and the glue that quotes them: at 1e-4 one query
+    cell carries the read-out (ratio in the thousands, Table 2 above 0.99), at 1e-3 and at the reference's 1e-5
+    it does not. The bugs: the ratio taken over all embeddings rather than the query token's (the 65x-median
+    figure), the smaller correlation swapped for the larger, the strongest strength quoted as the best."""
+    from icdl.lsa.study import scan_glue, scan_row
+    from icdl.repro.results import load_result
+
+    folder = HERE.parent / "results" / "lsa_training"
+    rows = pd.DataFrame([scan_row(load_result(folder / f"training.{p}.json")["data"])
+                         for p in ("reference", "l1e-4", "l1e-3")])
+    got = rows.set_index("l1")[["query ratio", "Table 2 correlation"]]
+    assert got.loc[1e-4, "query ratio"] == pytest.approx(6116.34, rel=1e-4)
+    assert got.loc[1e-4, "Table 2 correlation"] == pytest.approx(0.99314, abs=1e-4)
+    assert got.loc[1e-3, "query ratio"] == pytest.approx(1.5130, rel=1e-4)
+    assert got.loc[1e-3, "Table 2 correlation"] == pytest.approx(0.50939, abs=1e-4)
+    assert got.loc[1e-5, "query ratio"] < 2 and got.loc[1e-5, "Table 2 correlation"] < 0.95
+    glue = scan_glue(rows)
+    picked = (glue["lsa_scan_best_l1"], glue["lsa_scan_weak_l1"], glue["lsa_scan_strong_l1"])
+    assert picked == ("0.0001", "1e-05", "0.001")
+    assert glue["lsa_scan_best_corr"] == "0.993" and scan_glue(rows.iloc[:1])["lsa_scan_best_l1"] == "—"
+    assert glue["lsa_scan_best_ratio"] == "6 116" and glue["lsa_scan_strong_ratio"] == "1.51"
