@@ -121,6 +121,11 @@ def _link(chapter: str, text: str, to_html) -> str:
     return f'<a href="../notebooks/{chapter}.html">{to_html(text)}</a>'
 
 
+#: a claim's status in the words of the tables (the questions' column; a result's column reads them together)
+ANSWER = {"pass": "holds", "pass (deviation)": "holds, under a changed setting", "fail": "does not hold",
+          "mismatch": "does not hold", "inconclusive": "undecided", "not yet covered": "not yet run"}
+
+
 def render_glance(statuses: dict[str, str], status_class, to_html=escape) -> str:
     """The two tables as MyST markdown: the papers' results (``statuses``: claim id -> status, from the
     ledger) and this book's own questions, each linked to its chapter; ``status_class`` gives a status its CSS
@@ -145,15 +150,22 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape) -> str
     qrows = []
     for c in own:
         s = statuses.get(c.id, "not yet covered")
-        answer = {"pass": "holds", "pass (deviation)": "holds, under a changed setting", "fail": "does not hold",
-                  "mismatch": "does not hold", "inconclusive": "undecided", "not yet covered": "not yet run"}[s]
-        question = c.paper.removeprefix("not claimed by ICDL: ").removeprefix("not claimed by ICDL in this form: ")
+        answer = ANSWER[s]
+        question = c.paper
+        for prefix in ("not claimed by ICDL: ", "not claimed by ICDL in this form: ",
+                       "not claimed by ICDL on this task: "):
+            question = question.removeprefix(prefix)
         qrows.append(f"<tr><td>{_link(c.chapter, question[:1].upper() + question[1:], to_html)}</td>"
                      f'<td><span class="{status_class(s)}"><b>{escape(answer)}</b></span></td></tr>')
     questions = ("<table class=\"glance\"><thead><tr><th>This book's question</th><th>Finding</th></tr></thead>"
                  "<tbody>" + "".join(qrows) + "</tbody></table>")
     scales = "; ".join(f"*{k}*: {v}" for k, v in SCALE_WORDS.items())
+    key = ("The words of both tables are read off the claims' statuses: "
+           + "; ".join(f"*{w}* ({', '.join(x for x, st in ANSWER.items() if st == w)})"
+                       for w in dict.fromkeys(ANSWER.values()))
+           + ". A result is *yes* when all its claims hold, *partly* when some hold and some do not, *no* when "
+           "none holds.")
     return (f"{papers}\n\nScales: {scales}.\n\n**Questions of our own**, asked where the papers leave a doubt "
-            f"(the verdict says whether our statement held):\n\n{questions}\n")
+            f"(the verdict says whether our statement held):\n\n{questions}\n\n{key}\n")
 
 
