@@ -692,3 +692,15 @@ def test_lsa_l1_scan_numbers():
     assert picked == ("0.0001", "1e-05", "0.001")
     assert glue["lsa_scan_best_corr"] == "0.993" and scan_glue(rows.iloc[:1])["lsa_scan_best_l1"] == "—"
     assert glue["lsa_scan_best_ratio"] == "6 116" and glue["lsa_scan_strong_ratio"] == "1.51"
+
+
+def test_ordered_colours_are_told_apart():
+    """Neighbouring values of an ordered quantity (four test mixtures, three target depths) at least 25 ΔE
+    apart, darker for larger: seaborn's default sampling of the mixtures' palette put two pairs 21-27 apart,
+    read as one colour each."""
+    for palette, n in ((fig_style.MIXTURE_PALETTE, 4), (fig_style.DEPTH_PALETTE, 3), (fig_style.DEPTH_PALETTE, 4)):
+        colours = list(fig_style.ordered_colours(range(n), palette).values())
+        gaps = [float(np.linalg.norm(_lab(a) - _lab(b))) for a, b in zip(colours, colours[1:])]
+        assert min(gaps) >= 25, (palette, n, gaps)
+        lightness = [_lab(c)[0] for c in colours]
+        assert lightness == sorted(lightness, reverse=True), (palette, lightness)

@@ -60,9 +60,15 @@ def width_colour(width: float):
 
 
 def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:
-    """A colour per value of an ordered quantity (depth, width, mixture), light to dark."""
+    """A colour per value of an ordered quantity (depth, width, mixture), light to dark, spread over the whole
+    colour map (from 10 % of it): seaborn's own sampling keeps to the middle, where four mixtures came out as
+    two near-identical pairs."""
+    import numpy as np
+
     values = list(values)
-    return dict(zip(values, sns.color_palette(palette, len(values))))
+    cmap = sns.color_palette(palette, as_cmap=True)
+    where = np.linspace(0.1, 1.0, len(values)) if len(values) > 1 else [0.6]
+    return {v: tuple(cmap(float(x))[:3]) for v, x in zip(values, where)}
 
 
 def legend_outside(where, *handles_labels, **kw):
