@@ -229,7 +229,7 @@ ledger.record("icdl-lemma5",
               passed=bool(l5["recursion_dev"].max() < 1e-14 and s_err.is_monotonic_decreasing),
               note="Lemma 6 bound checked in icgd_transformer; B_θ = 1 + heads under eq. B.1, not 1 (ibid.)")
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -344,7 +344,7 @@ chapter.glue(cost_params=f"{reb['gpt_params'] / 1e6:.1f} M", cost_tokens=str(reb
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(cost.judge(reb))
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -175,7 +175,7 @@ for entry in diffusion.judge(identity, result):
     ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"],
                   value=entry.get("value"), values=entry.get("values"))
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

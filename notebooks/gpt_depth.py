@@ -130,7 +130,7 @@ chapter.table(depth_judge.seed_table(data["table"], int(data["table"]["examples"
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(depth_judge.judge(data), judged_on=depth_on, covered=depth_on == "reference")
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box(), status_icdl_obj4=ledger.records[0].status)

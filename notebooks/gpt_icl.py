@@ -159,7 +159,7 @@ chapter.table(task_content.shown(task_table))
 task_judged = {e["claim"]: e for e in task_content.judge(task_stats)}
 far = task_table[task_table["inputs"] == task_content.INPUTS[2.0]]
 near = task_table[task_table["inputs"] == task_content.INPUTS[0.0]]
-chapter.glue(task_prompts=f"{task_content.PROMPTS:,}".replace(",", " "),
+chapter.glue(task_prompts=chapter.count(task_content.PROMPTS),
              task_inputs=str(task_content.INPUTS_PER_PROMPT),
              task_offset_min=f"{100 * far['offset'].min():.0f} %", task_offset_max=f"{100 * far['offset'].max():.0f} %",
              task_nonlinear_max=f"{100 * task_judged['gpt-task-linear']['value']:.1f} %",
@@ -256,7 +256,7 @@ chapter.table(kept)
 lo_hi = {"lead": at_len["above_context_mean"], "r2": at_len["r2"], "ls": at_len["least_squares"],
          "behind_ls": at_len["least_squares"] - at_len["r2"],
          "switch": kept["lead_at_switch"], "relu_lead": kept["relu_lead"]}
-chapter.glue(judged_on=judged_on, margin=f"{margin}", seeds=f"{jcfg['seeds']}", warm_steps=f"{rcfg['warm_steps']:,}".replace(",", " "),
+chapter.glue(judged_on=judged_on, margin=f"{margin}", seeds=f"{jcfg['seeds']}", warm_steps=chapter.count(rcfg['warm_steps']),
              **{f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in lo_hi.items() for end in ("min", "max")})
 
 # %% [markdown]
@@ -410,7 +410,7 @@ chapter.table(verdicts.seed_table(data["seed_curves"], train_len))
 judged = {e["claim"]: e for e in objectives.judge(data, train_len)}
 chapter.glue(obj1_tolerance=f"{objectives.CRITERIA['obj1_tolerance']:g}",
              obj3_max_drop=f"{objectives.CRITERIA['obj3_max_drop']:g}",
-             relu_steps=f"{jcfg['relu_steps']:,}".replace(",", " "), mlp_prompts=f"{jcfg['mlp_prompts']}",
+             relu_steps=chapter.count(jcfg['relu_steps']), mlp_prompts=f"{jcfg['mlp_prompts']}",
              obj1_shortfall=f"{judged['icdl-obj1']['value']:.3f}",
              obj1_lo=f"{judged['icdl-obj1']['values']['value_lo']:.3f}",
              obj1_hi=f"{judged['icdl-obj1']['values']['value_hi']:.3f}")
@@ -452,7 +452,7 @@ ledger.record_all(list(judged.values()), judged_on=judged_on, covered=judged_on 
 ledger.record_all(list(task_judged.values()))  # measured here, in every profile alike
 ledger.record_all(n01_entries, judged_on=n01.PROFILE, covered=n01_done)
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box(), **{f"status_{r.claim.replace('-', '_')}": r.status for r in ledger.records})

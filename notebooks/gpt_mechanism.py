@@ -246,7 +246,7 @@ ledger.record_all(mechanism.judge(data["alignment"], rcfg["train_examples"]), ju
 ledger.record_all(mechanism.judge_longer(data["alignment"], longer, rcfg["train_examples"]),
                   judged_on="longer", covered=longer is not None)
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -200,7 +200,7 @@ chapter.glue(**scale.width_glue(widths, wide, rcfg, wcfg))
 # settings were not tuned for them -- is what this run cannot say: a scan of
 # the learning rate at width {glue:text}`width_wide` would.
 
-# %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 95 % bootstrap bands over the test prompts; grey: objective 1's tolerance. Dark grey verticals: the end of each width's softmax warm phase; that width's softmax snapshots left of its line were trained on tanh targets only.", "name": "fig-scale-width"}}
+# %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 95 % bootstrap bands over the test prompts; grey: objective 1's tolerance. Triangles on each panel's top edge (filled: the main width, open: twice it): the end of that width's softmax warm phase; its softmax snapshots left of the triangle were trained on tanh targets only.", "name": "fig-scale-width"}}
 curves = [scale.flops_curve(data, rcfg)] + ([scale.flops_curve(wide, wcfg)] if wide is not None else [])
 fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
                                [scale.training_flops(c, "softmax", c["warm_steps"]) for c in (rcfg, wcfg)])
@@ -232,7 +232,7 @@ ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data[
                   covered=scale_on == "reference")
 ledger.record_all(scale.judge_wider(widths, wide), judged_on=scale.WIDER, covered=widths is not None)
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -236,7 +236,7 @@ dxdy = float(grid["rel_dev"].max())  # the whole grid has d_x = 5 ≠ d_y = 3
 ledger.record("icdl-lemma15", ours=f"max relative deviation {dxdy:.0e} with $d_x = 5$, $d_y = 3$",
               criterion="same criterion with $d_x \\ne d_y$", value=dxdy, passed=dxdy < 1e-12)
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

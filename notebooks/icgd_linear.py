@@ -240,7 +240,7 @@ ledger.record("icdl-icgd-L-steps",
               criterion="every step and token within 1e-13 of GD", value=summary["max |ŵ − w_GD| over path"].max(),
               values={"token_spread": summary["max token spread"].max()}, passed=path_exact and tokens_agree)
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -131,7 +131,7 @@ mse50, table1_median = float(at.loc[50, "mse"]), float(PAPER_TABLE1["test_mse"].
 change = (table.div(table.iloc[:, -1], axis=0) - 1).abs()
 flat_from = min(R for R in table.columns if (change.loc[:, R:] < 0.02).all().all())
 chapter.glue(
-    lsa_r_flat=f"{flat_from:,.0f}",
+    lsa_r_flat=chapter.count(flat_from),
     lsa_share_lo=f"{share.min():.2f}",
     lsa_share_hi=f"{share.max():.2f}",
     lsa_mae50=f"{at.loc[50, 'mean_abs_err']:.3f}",
@@ -171,7 +171,7 @@ chapter.glue(
     lsa_f32_hi=f"{big['gap_over_RN_eps32'].max():.1f}",
 )
 broken = prec[(prec["N"] == 50) & (prec["mse_float32"] > 2 * prec["mse_float64"])]
-chapter.glue(lsa_f32_break=f"{broken['RN'].min():.0e}" if len(broken) else "beyond the table")
+chapter.glue(lsa_f32_break=chapter.sci(broken['RN'].min(), 0) if len(broken) else "beyond the table")
 print("largest |float32 - float64| / (R N eps32) within [0.3, 4] for R N >= 100:",
       bool(big["gap_over_RN_eps32"].between(0.3, 4).all()))
 prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}")
@@ -262,7 +262,7 @@ ledger.record("lsa-appendix-b",
               value=gd_big.loc[1000, "tf_vs_closed_form"], values={"closed_form_vs_gd": gd["closed_form_vs_explicit_gd"].max()},
               passed=gd["closed_form_vs_explicit_gd"].max() < 1e-12 and gd_big.loc[1000, "tf_vs_closed_form"] < 2e-3)
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -269,7 +269,7 @@ corr = t1_all["corr_inv_sigma_inv_V"]
 t2_row = t2.iloc[0]
 chapter.glue(**{
     "lsa_source": "the reference run" if ref_obj is not None else f"the live {profile} run (no reference result yet)",
-    "lsa_runs": str(len(t1_all)), "lsa_epochs": f"{data['epochs_done']:,}".replace(",", " "),
+    "lsa_runs": str(len(t1_all)), "lsa_epochs": chapter.count(data['epochs_done']),
     "lsa_median_mse": f"{t1_all['test_mse'].median():.5f}",
     "lsa_paper_median_mse": f"{PAPER_TABLE1['test_mse'].median():.5f}",
     "lsa_corr_lo": f"{corr.min():.2f}", "lsa_corr_hi": f"{corr.max():.2f}",
@@ -367,7 +367,7 @@ for entry in judge(data):
 scan_done = all(d is not None and d["complete"] for d in scan_results.values())
 ledger.record_all(judge_scan(scan_results), judged_on="the ℓ1 scan (ℓ1 = 1e-4 and 1e-3)", covered=scan_done)
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box(), **{f"status_{r.claim.replace('-', '_')}": r.status for r in ledger.records})

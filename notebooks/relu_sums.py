@@ -169,7 +169,7 @@ ledger.record("reb-multiplication-sum", ours=f"t·y on [−{cfg['R']:g}, {cfg['R
               criterion="the product is approximable by a sum of ReLUs to 1e-3 (at a larger size)",
               value=p3["eps"], passed=p3["eps"] <= 1e-3)
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

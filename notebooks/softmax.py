@@ -275,7 +275,7 @@ ledger.record("icdl-thm2-size",
               value=size_trend["slope"], values={"widest": size_trend["widest"]}, passed=size_trend["passed"],
               judged_on=size_on, covered=size_on == "reference")
 ledger.save()
-ledger.table()[["claim", "criterion", "status"]]
+ledger.judged()
 
 # %% tags=["remove-cell"]
 chapter.glue(claims_box=ledger.box())

@@ -201,6 +201,42 @@ def test_every_page_reads_offline(browser):
     assert formulas > 100, f"only {formulas} rendered formulas in the whole book: is MathJax loading?"
 
 
+#: what sticks out of a page at a phone's width: the page's overflow and the first elements past its right edge
+#: (a box that scrolls its own content sideways, a table or a code block, is allowed to)
+PHONE_OVERFLOW = r"""
+const W = document.documentElement.clientWidth, out = [];
+for (const e of document.querySelectorAll("main *")) {
+  const b = e.getBoundingClientRect();
+  if (b.width === 0 || b.right <= W + 1) continue;
+  let inBox = false;
+  for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (["auto", "scroll", "hidden"].includes(getComputedStyle(a).overflowX)) { inBox = true; break; }
+  }
+  if (!inBox) out.push(`${e.tagName}.${e.className}: ${Math.round(b.right - W)} px, "${e.textContent.slice(0, 60)}"`);
+}
+return {overflow: document.documentElement.scrollWidth - W, culprits: out.slice(0, 3)};
+"""
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser):
+    """At 390 px no page of the book is wider than the screen (the bug: diffusion_score 22 px too wide, a long
+    result path in inline code that did not wrap)."""
+    driver, base = browser
+    problems = []
+    try:
+        driver.set_window_size(390, 900)
+        for page in _pages():
+            rel = page.relative_to(HTML).as_posix()
+            driver.get(f"{base}/{rel}")
+            driver.execute_async_script(PROBE)  # MathJax typeset, images loaded: the page as it settles
+            seen = driver.execute_script(PHONE_OVERFLOW)
+            if seen["overflow"] > 1:
+                problems.append(f"{rel}: {seen['overflow']} px wider than a 390 px screen: {seen['culprits']}")
+    finally:
+        driver.set_window_size(1280, 900)
+    assert not problems, "\n".join(problems)
+
+
 #: what a phone shows of each figure: its image's width against the page's, and the link around it
 PHONE_PROBE = r"""
 const done = arguments[arguments.length - 1];

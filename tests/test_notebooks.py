@@ -299,3 +299,79 @@ def test_a_rerun_at_the_default_changes_no_byte():
     finally:
         for f, data in saved.items():
             f.write_bytes(data)
+
+
+def html_tables(html: str):
+    """Each ``<table class="dataframe">`` (a DataFrame the book shows) in ``html`` as (headers of its last
+    header row, body rows as lists of cell texts)."""
+    for table in re.findall(r'<table[^>]*class="dataframe".*?</table>', html, re.S):
+        head = table.split("</thead>")[0] if "</thead>" in table else ""
+        head_rows = re.findall(r"<tr.*?</tr>", head, re.S)
+        headers = re.findall(r"<th[^>]*>(.*?)</th>", head_rows[-1], re.S) if head_rows else []
+        body = table.split("<tbody>")[-1]
+        rows = [[re.sub(r"<.*?>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr, re.S)]
+                for tr in re.findall(r"<tr.*?</tr>", body, re.S)]
+        yield [re.sub(r"<.*?>", "", h).strip() for h in headers], rows
+
+
+def one_value_columns(headers, rows, least: int = 3):
+    """The headers of the columns that hold one value in every row (at least ``least`` rows), a pivot's
+    columns (``k = 11``: each one a result) apart."""
+    if len(rows) < least or len({len(r) for r in rows}) != 1:
+        return []
+    return [headers[j] if j < len(headers) else str(j) for j in range(len(rows[0]))
+            if len({r[j] for r in rows}) == 1 and not (j < len(headers) and " = " in headers[j])]
+
+
+def test_no_table_holds_a_column_of_one_value():
+    """A column that reads "yes" (or one constant) in every row is said once under the table
+    (``chapter._one_value_columns``); the bug: icgd_transformer's "within" column and the softmax reference's
+    "mean step", a cell repeated down a whole table."""
+    found = []
+    for src in CHAPTERS:
+        nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
+        for i, c in enumerate(nb.cells):
+            if c.cell_type != "code" or "remove-cell" in c.metadata.get("tags", []):
+                continue
+            for o in c.outputs:
+                for headers, rows in html_tables(str(o.get("data", {}).get("text/html", ""))):
+                    if len(rows[0]) > 1 if rows else False:
+                        found += [f"{src.stem} cell {i}: {h!r}" for h in one_value_columns(headers, rows)]
+    assert not found, "\n".join(found)
+
+
+def test_the_one_value_check_sees_a_constant_column_and_spares_pivots():
+    headers, rows = next(html_tables('<table class="dataframe"><thead><tr><th>H</th><th>within</th><th>k = 11</th>'
+                                     "</tr></thead><tbody>" + "<tr><td>1</td><td>yes</td><td>ridge</td></tr>"
+                                     "<tr><td>2</td><td>yes</td><td>ridge</td></tr>"
+                                     "<tr><td>4</td><td>yes</td><td>ridge</td></tr></tbody></table>"))
+    assert one_value_columns(headers, rows) == ["within"]
+    assert one_value_columns(headers, rows[:2]) == []  # two rows: a coincidence, not a column of one value
+
+
+#: a count with commas (10,000), a power of ten of zero (4.0e+00) or a positive one in e-notation (5e+06)
+BAD_NUMBER = r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d.])|\d(?:\.\d+)?e[+-]?0*0(?!\d)|\de\+\d+"
+
+
+def test_numbers_in_the_text_use_the_books_formats():
+    """Counts with a space between thousands and plain numbers where they are plain (``chapter.count``,
+    ``chapter.sci``): the bugs, "10,000" steps in gpt_scale's claims box and a bound of "4.0e+00" in
+    icgd_transformer's, where the prose says 10 000 and 4.0. Code listings and figures are not text."""
+    found = []
+    for src in CHAPTERS:
+        nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
+        for i, c in enumerate(nb.cells):
+            if c.cell_type != "code" or "remove-cell" in c.metadata.get("tags", []):
+                continue
+            for o in c.outputs:
+                html = str(o.get("data", {}).get("text/html", ""))
+                text = re.sub(r"<code>.*?</code>|<pre>.*?</pre>", "", html, flags=re.S)
+                found += [f"{src.stem} cell {i}: {m.group(0)!r}" for m in re.finditer(BAD_NUMBER, text)]
+    assert not found, "\n".join(found)
+
+
+def test_the_number_format_check_sees_commas_and_e_notation_and_spares_the_rest():
+    for bad in ("10,000 steps", "bound 4.0e+00", "5e+06", "(26,000)"):
+        assert re.search(BAD_NUMBER, bad), bad
+    for fine in ("10 000 steps", "ε = 1.0e-05", "(3, 9, 17)", "0.5, 1.0", "2.1 × 10⁻³", "x1,234"):
+        assert not re.search(BAD_NUMBER, fine), fine

@@ -547,6 +547,17 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     assert "<th>model</th>" not in frame_html(reset) and frame_html(reset).split("</thead>")[0].count("<tr") == 1
     named = pd.DataFrame([[1.0]], index=pd.Index(["a"], name="row"), columns=pd.Index(["x"], name="kind"))
     assert "kind = x" not in frame_html(named)
+    # a column of one value (the bug: a "within" column reading yes in every row) is said once under the
+    # table; a pivot's columns, a two-row table and a table of constants only are left as they are
+    same = frame_html(pd.DataFrame({"H": [1, 2, 4], "within": [True] * 3, "step": [0.0602] * 3,
+                                    "err": [1.5, 2.5, 3.5]}))
+    assert "<th>within</th>" not in same and "<th>step</th>" not in same and "<th>err</th>" in same
+    assert 'In every row: within = yes; step = 0.0602.' in same
+    assert "<th>within</th>" in frame_html(pd.DataFrame({"H": [1, 2], "within": [True] * 2}))
+    assert "<th>a</th>" in frame_html(pd.DataFrame({"a": [1] * 3, "b": [2] * 3}))
+    wide = frame_html(pd.DataFrame([["ridge", "ridge"]] * 3, index=pd.Index([3, 4, 6], name="depth"),
+                                   columns=pd.Index([11, 40], name="k")))
+    assert "<th>k = 11</th>" in wide and "In every row" not in wide
     # what JupyterLab shows in place of glued values: the box and each name with its value
     GLUED.clear()
     box = type("Box", (), {"data": '<p class="status-pass">x</p>'})()
@@ -656,3 +667,15 @@ def test_each_field_of_a_committed_result_emptied_or_retyped_is_refused_naming_i
                     load_result(copy)
     copy.write_text(path.read_text())
     load_result(copy)  # and the untouched copy loads
+
+
+def test_counts_and_powers_of_ten_as_the_prose_writes_them():
+    """``count``: a space between thousands (the bug: "10,000" beside "6 500"), a float step count whole;
+    ``sci``: plain between 0.1 and 10 000 (the bug: "4.0e+00"), otherwise a power of ten with a minus sign,
+    on both sides of each edge."""
+    from icdl.repro.ledger import count, sci
+
+    assert count(10000) == "10 000" and count(3600.0) == "3 600" and count(999) == "999" and count(158209) == "158 209"
+    assert sci(4.0) == "4.0" and sci(0.1) == "0.1" and sci(9999.0, 0) == "9999"
+    assert sci(0.0999) == "1.0 × 10⁻¹" and sci(2.1e-3) == "2.1 × 10⁻³" and sci(1e4, 0) == "1 × 10⁴"
+    assert sci(-2.12e-5, 2) == "−2.12 × 10⁻⁵" and sci(-4.0) == "−4.0" and sci(0.0) == "0"

@@ -10,6 +10,7 @@ from ..gpt_icl.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHBOURS,
 from ..gpt_icl.model import ATTENTIONS
 from ..gpt_icl.schedule import AT_SWITCH, SOFTMAX_ON
 from ..gpt_icl.tasks import PRETRAINING
+from ..repro.ledger import count
 from .style import (
     ATTENTION,
     BASELINE,
@@ -499,7 +500,7 @@ def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: floa
                 ax.plot([f["forecast_lo"], hi], [tolerance, tolerance], lw=4, alpha=0.5, color=colour,
                         solid_capstyle="butt")
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
-        ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {paper_steps:,} steps")
+        ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {count(paper_steps)} steps")
         ax.set(xscale="log", title=f"{att} attention")
     axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
     fig.supxlabel("training steps of the model", fontsize=10)  # one label for both panels: two abut
@@ -515,8 +516,8 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
     """One panel per target depth: the shortfall below the MLP against training FLOPs (log scale) for each width
     (``curves``: :func:`icdl.gpt_icl.scale.flops_curve` of each study, narrowest first; solid and dashed), one
     colour per attention, with the 95 % bootstrap bands and objective 1's tolerance. ``warm_ends``: per curve,
-    the FLOPs of its softmax model at the end of the warm phase (a dark grey vertical in the width's line style:
-    that model's snapshots left of it were trained on tanh targets). The legend sits below the panels."""
+    the FLOPs of its softmax model at the end of the warm phase (a dark grey triangle on the panel's top edge, filled
+    for the first width and open for the second: that model's snapshots left of it were trained on tanh targets). The legend sits below the panels."""
     ds = sorted(curves[0]["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.8), sharey=True, squeeze=False)
     for ax, depth in zip(axes[0], ds):
@@ -530,9 +531,11 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
                                 lw=0)
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
         ax.axhline(0, color="0.6", lw=0.8, ls=":")
-        for end, style, curve in zip(warm_ends, _WIDTH_STYLE, curves):
-            ax.axvline(end, color="0.35", lw=0.9, ls=style["ls"],
-                       label=f"end of the warm phase, width {int(curve['width'].iloc[0])}")
+        for end, filled, curve in zip(warm_ends, (True, False), curves):
+            # a mark on the top edge, not a vertical line: a thin line across the panel reads as a grid line
+            ax.plot([end], [1.0], transform=ax.get_xaxis_transform(), clip_on=False, ls="none", marker="v", ms=7,
+                    color="0.25", mfc="0.25" if filled else "white", mew=1.2,
+                    label=f"end of the warm phase, width {int(curve['width'].iloc[0])}")
         ax.set(xscale="log", title=f"target depth {depth}")
         ax.title.set_fontsize(9)
     axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")

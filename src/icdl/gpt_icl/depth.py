@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from ..repro.ledger import count
 from ..repro.profiles import ProfileSet
 from ..repro.results import (
     ResultFileError,
@@ -234,9 +235,7 @@ def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = N
 
 def settings_glue(cfg) -> dict[str, str]:
     """A profile's settings as the chapter's prose quotes them (thousands spaced)."""
-    def spaced(n: int) -> str:
-        return f"{n:,}".replace(",", " ")
-
+    spaced = count
     return {"depth_target": str(cfg["target_depth"]), "depth_train": str(cfg["train_examples"]),
             "depth_steps": spaced(cfg["steps"]), "depth_warm": spaced(cfg["warm_steps"]),
             "depth_relu": spaced(cfg["relu_steps"]), "depth_prompts": spaced(cfg["test_prompts"])}

@@ -24,6 +24,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
+from ..repro.ledger import count
 from .baselines import init_mlps, mlp_forward, trained_mlp
 from .model import GPTConfig, InContextGPT
 from .tasks import TaskConfig, layer_sizes, sample_prompts
@@ -275,7 +276,7 @@ def benchmark_shown(data: dict) -> pd.DataFrame:
     row per measure, so that thirteen measures read down the page instead of across it."""
     table = benchmark_table(data)
     shown = table.drop(columns=["examples", "prompts"]).T
-    shown.columns = [f"{int(r.examples)} examples × {int(r.prompts):,} prompts" for r in table.itertuples()]
+    shown.columns = [f"{int(r.examples)} examples × {count(r.prompts)} prompts" for r in table.itertuples()]
     return shown.rename_axis("measure").reset_index()
 
 

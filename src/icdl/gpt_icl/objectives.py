@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..repro.ledger import count
 from ..repro.profiles import ProfileSet
 from ..repro.results import load_checkpoint, save_profile_result
 from . import baselines as bl
@@ -230,8 +231,7 @@ def param_shift(models: dict, cfg, *, progress: bool = False) -> dict:
             "baselines": pd.DataFrame(base, columns=["depth", "set", "method", "position", "r2"])}
 
 
-def _steps(n: int) -> str:
-    return f"{n:,}".replace(",", " ")  # thousands as the prose writes them
+_steps = count  # thousands as the prose writes them
 
 
 def assumptions(cfg) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..repro.ledger import count
 from . import objectives
 from .model import ATTENTIONS
 from .scale_models import COMMAND
@@ -80,10 +81,10 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
         {"claim": "scale-forecast", "passed": forecast <= PAPER_STEPS, "value": forecast,
          "ours": "steps at which the fitted line reaches objective 1's tolerance: " + "; ".join(
              f"depth {r.depth} {r.attention}: " + ("never (not falling)" if math.isinf(r.forecast) else
-                                                   f"within it by the last snapshot ({r.last:,})"
-                                                   if r.forecast <= r.last else f"{r.forecast:,.0f}")
+                                                   f"within it by the last snapshot ({count(r.last)})"
+                                                   if r.forecast <= r.last else count(r.forecast))
              for r in fits.itertuples()),
-         "criterion": f"at most the paper's {PAPER_STEPS:,} steps for every model"},
+         "criterion": f"at most the paper's {count(PAPER_STEPS)} steps for every model"},
         {"claim": "icdl-obj3-longer", "passed": objective3 <= max_drop, "value": objective3,
          "ours": "largest fall of R² at the training length when μ moves to ±0.5, longest-trained models: "
                  + listing(drops, "max_drop", lambda v: f"{v:.3f}"),
@@ -213,7 +214,7 @@ def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
          "ours": ("change of the shortfall from the narrow model at the snapshot of the nearest training FLOPs to "
                   "the wide model (90 % band): " + each(matched, lambda r: f"{r.delta_matched:+.4f} "
                   f"({r.delta_matched_lo:+.4f} to {r.delta_matched_hi:+.4f}) against the narrow model at "
-                  f"{int(r.matched_step):,} steps") if len(matched) else "no model has a compute-matched snapshot"),
+                  f"{count(r.matched_step)} steps") if len(matched) else "no model has a compute-matched snapshot"),
          "criterion": criteria["scale-width-over-steps"]},
         {"claim": "icdl-obj1-wider", "passed": objective1 <= tolerance, "value": objective1,
          "ours": f"largest shortfall below the MLP at its positions up to the training length, wider models: "

@@ -18,6 +18,7 @@ import math
 
 import pandas as pd
 
+from ..repro.ledger import count
 from . import objectives
 from .model import ATTENTIONS, InContextGPT
 from .scale_judge import WIDER, judge, judge_wider, training_flops
@@ -51,7 +52,7 @@ def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
     def steps(v, last):
         if math.isinf(v):
             return "never"
-        return f"reached by {last:,}" if v <= last else f"{v:,.0f}"
+        return f"reached by {count(last)}" if v <= last else count(v)
 
     def band(r):
         if r.forecast_hi <= r.last:  # every resample within the tolerance by the end: no band to give
@@ -108,8 +109,8 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
     reached = fits["forecast"] <= fits["last"]
     ahead = [v for v, r in zip(fits["forecast"], reached) if not r and not math.isinf(v)]
     return {
-        "scale_factor": f"{cfg['factor']}", "scale_steps": f"{cfg['factor'] * cfg['steps']:,}",
-        "scale_relu_steps": f"{cfg['factor'] * cfg['relu_steps']:,}", "scale_main_steps": f"{cfg['steps']:,}",
+        "scale_factor": f"{cfg['factor']}", "scale_steps": count(cfg['factor'] * cfg['steps']),
+        "scale_relu_steps": count(cfg['factor'] * cfg['relu_steps']), "scale_main_steps": count(cfg['steps']),
         "scale_snapshots": f"{len(model_snapshots(cfg, 'softmax'))}",
         "scale_short_first": _rng(fits["shortfall_first"], ".3f"),
         "scale_short_last": _rng(fits["shortfall_last"], ".3f"),
@@ -167,7 +168,7 @@ def width_shown(cmp: pd.DataFrame) -> pd.DataFrame:
         f"shortfall, width {wide}": cmp["shortfall_wide"].map("{:.3f}".format),
         "change (90 % band)": [band(r.delta, r.delta_lo, r.delta_hi) for r in cmp.itertuples()],
         f"width {narrow} at the same FLOPs": ["—" if r.matched_step != r.matched_step or r.matched_step is None
-                                              else f"{int(r.matched_step):,} steps: {r.shortfall_matched:.3f}"
+                                              else f"{count(r.matched_step)} steps: {r.shortfall_matched:.3f}"
                                               for r in cmp.itertuples()],
         "change from it (90 % band)": [band(r.delta_matched, r.delta_matched_lo, r.delta_matched_hi)
                                        for r in cmp.itertuples()],
@@ -182,9 +183,9 @@ def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg) -> dict[
 
     out = {"width_narrow": f"{ncfg['n_embd']}", "width_wide": f"{wcfg['n_embd']}",
            "width_heads_narrow": f"{ncfg['n_head']}", "width_heads_wide": f"{wcfg['n_head']}",
-           "width_params_narrow": f"{model_size(ncfg):,}", "width_params_wide": f"{model_size(wcfg):,}",
+           "width_params_narrow": count(model_size(ncfg)), "width_params_wide": count(model_size(wcfg)),
            "width_params_ratio": f"{model_size(wcfg) / model_size(ncfg):.1f}",
-           "width_flops_ratio": f"{per_step(wcfg) / per_step(ncfg):.2f}", "width_steps": f"{wcfg['steps']:,}",
+           "width_flops_ratio": f"{per_step(wcfg) / per_step(ncfg):.2f}", "width_steps": count(wcfg['steps']),
            "width_command": COMMAND.format(profile=WIDER)}
     judged = judge_wider(cmp, wide)
     out |= {f"width_verdict_{e['claim'].replace('-', '_')}": "is not judged yet" if cmp is None or wide is None

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from ..repro.ledger import count
 from ..repro.results import save_profile_result
 from .measure import flops_per_step, matmul_ceiling, matmul_flops_per_second
 from .model import InContextGPT
@@ -349,7 +350,7 @@ def side_by_side_shown(data: dict) -> pd.DataFrame:
     (median and range)."""
     t = side_by_side_table(data)
     return pd.DataFrame({
-        "training step": t["variant"], "parameters": t["params"].map("{:,}".format),
+        "training step": t["variant"], "parameters": t["params"].map(count),
         "steps/s (median)": t["steps_per_s"].map("{:.1f}".format),
         "× HuggingFace (range)": [f"{r.over_hf:.2f} ({r.over_hf_lo:.2f}–{r.over_hf_hi:.2f})" for r in t.itertuples()],
         "share of the matmul (range)": [f"{r.share:.0%} ({r.share_lo:.0%}–{r.share_hi:.0%})" for r in t.itertuples()],

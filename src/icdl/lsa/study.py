@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ..repro.ledger import count
 from ..repro.profiles import ProfileSet
 from ..repro.results import ResultFileError, frame_to_lists, load_result
 from .model import TF, _corr, make_prompts, sample_data
@@ -220,7 +221,7 @@ def scan_glue(rows: pd.DataFrame) -> dict[str, str]:
     for k, row in picks.items():
         ratio = row["query ratio"]  # thousands with the book's space: 6 116, not 6.12e+03
         out |= {f"lsa_scan_{k}_l1": f"{row['l1']:g}",
-                f"lsa_scan_{k}_ratio": f"{ratio:,.0f}".replace(",", " ") if ratio >= 100 else f"{ratio:.3g}",
+                f"lsa_scan_{k}_ratio": count(ratio) if ratio >= 100 else f"{ratio:.3g}",
                 f"lsa_scan_{k}_corr": f"{row['Table 2 correlation']:.3f}"}
     return out
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import figures
 from .execute import LOCK_ENV, chapter_lock
-from .ledger import Ledger, typeset_minus
+from .ledger import Ledger, count, sci, typeset_minus  # noqa: F401 (count, sci: for the chapters)
 from .profiles import ProfileError, ProfileSet
 
 #: column names of result tables that are not words, as the book prints them; any other snake_case name is
@@ -76,6 +76,29 @@ def _readable_cells(df, digits: int | None = None):
     return out
 
 
+#: the fewest rows at which a column holding one value is said once under the table instead
+ONE_VALUE_ROWS = 3
+
+
+def _one_value_columns(shown, pivot: bool):
+    """``shown`` without its columns that hold one value in every row, and those columns as (header, value
+    as the table would print it) -- a column of "yes" or of one constant tells the reader nothing a sentence
+    under the table does not. Kept: a pivot's columns (each is a result), grouped columns, a table of fewer
+    than :data:`ONE_VALUE_ROWS` rows, and a table whose every column is constant (its rows are its content)."""
+    import re
+
+    if pivot or shown.columns.nlevels > 1 or len(shown) < ONE_VALUE_ROWS:
+        return shown, []
+    constant = [c for c in shown.columns if shown[c].map(repr).nunique(dropna=False) == 1]
+    if not constant or len(constant) == shown.shape[1]:
+        return shown, []
+    same = []
+    for c in constant:
+        cell = re.search(r"<td>(.*?)</td>", shown[[c]].head(1).to_html(index=False, border=0, na_rep="—"), re.S)
+        same.append((c, cell.group(1).strip()))
+    return shown.drop(columns=constant), same
+
+
 def frame_html(df, digits: int | None = None) -> str:
     """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (a named or meaningful index is
     kept), readable cells (:func:`_readable_cells`), an em dash for a missing number, and each ``$…$`` in a
@@ -100,7 +123,10 @@ def frame_html(df, digits: int | None = None) -> str:
     if not plain_index and all(n is None for n in shown.columns.names) and all(df.index.names):
         # a named index is a column like the others: no header row of its own (above grouped columns too)
         shown, plain_index = shown.reset_index(col_fill=""), True
+    shown, same = _one_value_columns(shown, pivot=bool(numeric) or df.columns.name is not None)
     out = shown.to_html(index=not plain_index, border=0, na_rep="—")
+    if same:  # said once under the table, not repeated in a column
+        out += '<p class="table-note">In every row: ' + "; ".join(f"{k} = {v}" for k, v in same) + ".</p>"
     if out.count("$") % 2:
         raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
     # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)

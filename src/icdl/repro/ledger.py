@@ -170,16 +170,20 @@ class Ledger:
                             value=e.get("value"), values=e.get("values"), note=e.get("note", ""),
                             judged_on=judged_on, covered=covered) for e in entries]
 
-    def table(self) -> pd.DataFrame:
-        """The records so far, with the paper's side from the registry (for the chapter page; its ``claim``
-        column is the id, plain text, where ``source`` and ``paper`` carry the formulas that only the
-        claims box and the report typeset)."""
-        rows = []
-        for r in self.records:
-            c = get_claim(r.claim)
-            rows.append({"claim": r.claim, "source": c.source, "paper": c.paper, "ours": r.ours,
-                         "criterion": r.criterion, "status": r.status})
-        return pd.DataFrame(rows)
+    def judged(self):
+        """The records so far as the chapter's closing table shows them: each claim by its title (a link to its
+        entry in the report; the id stays in the anchor, not in the reader's text), the criterion it was judged
+        by and its status (HTML)."""
+        from IPython.display import HTML
+
+        rows = "".join(
+            f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
+            f"{math_html(get_claim(r.claim).source)}</a></td>"
+            f'<td data-label="criterion">{math_html(r.criterion)}</td>'
+            f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b></td></tr>'
+            for r in self.records)
+        return HTML('<table class="claims-box claims-judged"><thead><tr><th>claim</th><th>criterion</th><th>status</th>'
+                    "</tr></thead><tbody>" + rows + "</tbody></table>")
 
     def box(self):
         """The chapter's claims as its first screen shows them: claim, paper, ours, status with the run the
@@ -379,6 +383,27 @@ def _esc(text: object) -> str:
     import html
 
     return html.escape(str(text)).replace("\n", " ")
+
+
+def count(n) -> str:
+    """A count as the book writes it, in prose, tables and claims boxes alike: thousands set apart by a space
+    (6 500, 158 209), never a comma (10,000) or a float (3600.0); a float is rounded to a whole number."""
+    return f"{round(n):,}".replace(",", " ")
+
+
+def sci(x: float, digits: int = 1) -> str:
+    """A number as the prose writes it: plainly between 0.1 and 10 000 (``4.0``, not ``4.0e+00``), otherwise as
+    a power of ten with the prose's signs (``2.1 × 10⁻³``, ``5 × 10⁶``: not ``2.1e-03``); ``digits`` after the
+    point in either form."""
+    import math
+
+    if x == 0 or not math.isfinite(x):
+        return typeset_minus(f"{x:g}")
+    if 0.1 <= abs(x) < 1e4:
+        return typeset_minus(f"{x:.{digits}f}")
+    mantissa, exponent = f"{x:.{digits}e}".split("e")
+    power = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return typeset_minus(f"{mantissa} × 10{power}")
 
 
 def typeset_minus(text: str) -> str:
