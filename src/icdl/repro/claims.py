@@ -209,6 +209,10 @@ CLAIMS: tuple[Claim, ...] = (
        "not claimed by ICDL: a model trained four times longer is nearer GD on the network than any linear or "
        "local rule",
        GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_the_longer_judge_both_sides_of_each_threshold"),
+    _c("mech-control-linear", "This book: the positive control (a transformer trained on linear targets)",
+       "not claimed by ICDL: the measures find a linear fit (least squares, ridge, or GD or the Adam-trained MLP on "
+       "a one-layer network) nearest a transformer trained on linear regression, not a local rule",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_the_control_judge_both_sides_of_each_threshold"),
     # ---- ICDL appendix G, REB data and cost ----------------------------------------------
     _c("icdl-lemma19", "ICDL Lemma 19 (diffusion score ICL)", "score matching reduces to ICGD on a ReLU network",
        DIFFUSION, "tests/test_diffusion.py::test_transformer_learns_the_score_in_context"),
@@ -390,6 +394,14 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "mech-nearest-gd": _all(("value", "<", 1)),
     "mech-sensitivity-gd": _all(("value", ">=", 0.8)),
     "mech-shift-gd": _all(("value", "<", 1)),
+    # registered before any run of python -m icdl.gpt_icl.mechanism --profile control (judge_control): the main
+    # study's architecture and schedule trained on depth-1 (linear) targets, measured at the training length on
+    # the pretraining mixture. value: the largest over the two attentions of the nearest linear fit's prediction
+    # difference over the nearest local rule's (3-NN, context mean); sens: the largest of the nearest linear
+    # fit's sensitivity L2 difference; cosine: the smallest of the largest mean cosine with a linear fit. Linear
+    # fits: least squares, ridge, GD and the Adam-trained MLP (both on a one-layer network there). Each number
+    # with its 90 % interval over blocks of the test prompts (one seed: prompt noise only)
+    "mech-control-linear": _all(("value", "<", 1), ("sens", "<", 0.25), ("cosine", ">=", 0.9)),
     # registered before the run of python -m icdl.gpt_icl.mechanism --profile longer (judge_longer): the largest
     # change over the models of that ratio from the main study's models to the four-times-longer-trained ones,
     # and the largest ratio of the longer-trained models
