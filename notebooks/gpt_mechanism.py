@@ -221,6 +221,43 @@ chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_exam
 # candidate is now {glue:text}`mech_longer_nearest` (the MLP: ICDL's baseline
 # network, trained by Adam on the prompt's examples).
 #
+# ## A positive control: a model whose answer is known
+#
+# A measure that never finds what it looks for proves nothing when it does not
+# find it here. So the same pipeline -- the same scan, candidates, prompts and
+# measures -- is run on transformers whose algorithm the literature knows: the
+# main study's architecture and schedule trained on *linear* targets (depth-1
+# networks, inputs from $N(-2, I)$), where trained transformers come close to a
+# least-squares fit {cite:p}`garg2022what,akyurek2023what`
+# (`python -m icdl.gpt_icl.mechanism --profile control`). There the linear fits
+# -- least squares, ridge, and GD and the Adam-trained MLP, which fit a
+# one-layer, linear network -- should be nearer the model than the local rules by
+# prediction difference, and their sensitivity should be the model's (difference
+# below 0.25, cosine at least 0.9), each on its whole 90 % interval over the
+# test prompts; the criterion was registered before the control's run.
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+control_obj = show_reference(mechanism.PROFILES, "mechanism", "control")
+control_data = mechanism.load(control_obj) if control_obj is not None and mech_on == "reference" else None
+if control_data is not None:
+    display(chapter.table(mechanism.control_table(control_data["alignment"], rcfg["train_examples"])))
+
+# %% tags=["remove-cell"]
+control_blocks = None if control_data is None else control_data["blocks"]
+chapter.glue(**mechanism.control_glue(control_blocks, rcfg["train_examples"]))
+
+# %% [markdown]
+# Over the two control models, the nearest linear fit's prediction difference
+# over the nearest local rule's is at most {glue:text}`mech_control_ratio`,
+# the nearest fit's sensitivity difference at most
+# {glue:text}`mech_control_sens`, and the cosine with a linear fit at least
+# {glue:text}`mech_control_cosine`; the fit nearest each model:
+# {glue:text}`mech_control_fits`. The control says whether the measures can
+# tell a model that fits a linear function from one that averages locally; with
+# labels that are exactly linear, least squares, ridge and a converged GD
+# predict almost alike past $d + 1$ examples, so it cannot say that they tell
+# GD from ridge.
+#
 # ## What this does and does not show
 #
 # - *Nearest* is relative: a model can be nearest to one candidate and still
@@ -245,6 +282,8 @@ ledger.record_all(mechanism.judge(data["alignment"], rcfg["train_examples"]), ju
                   covered=mech_on == "reference")
 ledger.record_all(mechanism.judge_longer(data["alignment"], longer, rcfg["train_examples"]),
                   judged_on="longer", covered=longer is not None)
+ledger.record_all(mechanism.judge_control(control_blocks, rcfg["train_examples"]), judged_on="control",
+                  covered=control_blocks is not None)
 ledger.save()
 ledger.judged()
 

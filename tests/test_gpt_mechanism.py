@@ -157,7 +157,7 @@ def test_a_model_that_is_gd_is_found_with_its_step_size():
     ch = me.choose(cfg, TASK.depth, pm, xs, ys)
     assert (ch["gd"]["eta"], ch["gd"]["steps"], ch["gd"]["init_scale"]) == (0.3, 8, 0.5)
     assert ch["gd"]["pred_diff"] < 1e-8
-    table, _ = me.measure(model, cfg, TASK.depth, "(1, 0)", ch)
+    table, _, _ = me.measure(model, cfg, TASK.depth, "(1, 0)", ch)
     gd = table[table["candidate"] == me.GD_NETWORK]
     assert (gd["pred_diff"] < 1e-8).all() and (gd["cosine"] > 1 - 1e-5).all() and (gd["sens_diff"] < 1e-8).all()
     ls = table[table["candidate"] == bl.LEAST_SQUARES]
@@ -173,7 +173,7 @@ def test_a_model_that_is_least_squares_is_found_nearest_to_least_squares():
     with torch.no_grad():
         pm = model(xs, ys)[:, list(cfg["positions"])]
     ch = me.choose(cfg, TASK.depth, pm, xs, ys)
-    table, _ = me.measure(model, cfg, TASK.depth, "(1, 0)", ch)
+    table, _, _ = me.measure(model, cfg, TASK.depth, "(1, 0)", ch)
     table = table.assign(depth=TASK.depth, attention="softmax")
     near = me.nearest(table)
     assert (near["candidate"] == bl.LEAST_SQUARES).all() and (near["pred_diff"] < 1e-8).all()
@@ -418,3 +418,62 @@ def test_the_fairness_glue_counts_corner_choices_and_weaker_gd():
     g = me.fairness_glue(pd.DataFrame(rows), chosen, cfg)
     assert g["mech_corner"] == "1 of 2" and g["mech_gd_weaker"] == "1 of 2"
     assert g["mech_gd_r2"] == "0.70 to 0.99" and g["mech_model_r2"] == "0.94 to 0.94"
+
+
+def _control_blocks(ratio, sens, cosine, spread=0.0, blocks=32, position=40):
+    """Sums per block for two control models whose nearest linear fit (ridge) has, on all prompts, prediction
+    difference ``ratio`` times the nearest local rule's, sensitivity difference ``sens`` and cosine
+    ``cosine``; ``spread`` makes the blocks uneven (an interval of that width around the same totals)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for att in ("softmax", "relu"):
+        tilt = 1 + spread * rng.standard_normal(blocks)
+        tilt /= tilt.mean()
+        for name, pred, s, c in ((bl.LEAST_SQUARES, 2.0, 0.9, 0.5), (me.RIDGE, ratio, sens, cosine),
+                                 (me.GD_NETWORK, 3.0, 0.9, 0.5), (me.ADAM_MLP, 5.0, 0.9, 0.5),
+                                 (bl.NEAREST_NEIGHBOURS, 1.0, 1.0, float("nan")),
+                                 (bl.CONTEXT_MEAN, 1.5, 1.0, float("nan"))):
+            for b in range(blocks):
+                # the fit's numbers tilt block by block (the local rules' do not): resamples move its ratio
+                t = tilt[b] if name == me.RIDGE else 1.0
+                rows.append({"depth": 1, "attention": att, "mixture": PRETRAINING, "candidate": name,
+                             "position": position, "block": b, "n": 16, "pred": pred * t / blocks,
+                             "sens": s * t / blocks, "own": 1 / blocks, "cos": c * 16 * (t if c == c else 1)})
+        rows.append({**rows[-1], "position": position - 10, "pred": 100.0})  # not the training length: unread
+    return pd.DataFrame(rows)
+
+
+def test_the_control_judge_both_sides_of_each_threshold():
+    """The positive control passes only if the nearest linear fit beats the nearest local rule (ratio 0.99 passes,
+    1.01 fails), its sensitivity difference is under 0.25 (0.24 / 0.26) and its cosine at least 0.9 (0.901 /
+    0.899); a spread of the blocks that puts an interval across a threshold is inconclusive; every verdict
+    agrees with the registry; only the training length on the pretraining mixture is read (the bugs: a
+    ratio the wrong way up, the mean over models instead of the worst, a sensitivity not divided by the
+    model's own, a cosine summed instead of averaged)."""
+    from icdl.gpt_icl import mechanism_judge as mj
+    from icdl.repro.claims import criterion_verdict
+
+    def entry(frame):
+        (e,) = mj.judge_control(frame, 40)
+        assert e["passed"] == criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})
+        return e
+
+    ok = entry(_control_blocks(0.99, 0.24, 0.901))
+    assert ok["passed"] is True and ok["value"] == pytest.approx(0.99) and ok["values"]["sens"] == pytest.approx(0.24)
+    assert ok["values"]["cosine"] == pytest.approx(0.901)
+    for bad in (_control_blocks(1.01, 0.24, 0.95), _control_blocks(0.99, 0.26, 0.95),
+                _control_blocks(0.99, 0.24, 0.899)):
+        assert entry(bad)["passed"] is False
+    wide = entry(_control_blocks(0.99, 0.1, 0.95, spread=0.5))
+    assert wide["values"]["value_lo"] < 1 < wide["values"]["value_hi"] and wide["passed"] is None
+    # the worst model decides: one model at ratio 1.2 fails the control even though the other is at 0.5
+    mixed = _control_blocks(0.5, 0.1, 0.95)
+    sel = (mixed["attention"] == "relu") & (mixed["candidate"] == me.RIDGE)
+    mixed.loc[sel, "pred"] *= 1.2 / 0.5
+    assert entry(mixed)["passed"] is False and entry(mixed)["value"] == pytest.approx(1.2)
+    assert mj.control(_control_blocks(0.99, 0.24, 0.95), 40)["models"][(1, "relu")]["fit"] == me.RIDGE
+    with pytest.raises(ValueError, match="training length"):
+        mj.judge_control(_control_blocks(0.99, 0.24, 0.95), 39)
+    assert mj.judge_control(None, 40)[0]["ours"].startswith("not run")

@@ -24,6 +24,8 @@ JUDGED_ON["icdl-obj4"] = ("results/gpt_depth/depth.reference.json",)
 JUDGED_ON |= {c: ("results/ledger/gpt_icl.quick.json",) for c in ("gpt-task-linear", "gpt-task-n01")}
 # ICDL's questions at x ~ N(0, I): profile n01 of chapter gpt_icl (python -m icdl.gpt_icl --profile n01 ...)
 JUDGED_ON |= {c: ("results/gpt_icl/icl.n01.json",) for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")}
+# the mechanism study's positive control (python -m icdl.gpt_icl.mechanism --profile control)
+JUDGED_ON["mech-control-linear"] = ("results/gpt_mechanism/mechanism.control.json",)
 
 
 def _git(*args: str) -> str:

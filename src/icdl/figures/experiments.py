@@ -516,8 +516,9 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
     """One panel per target depth: the shortfall below the MLP against training FLOPs (log scale) for each width
     (``curves``: :func:`icdl.gpt_icl.scale.flops_curve` of each study, narrowest first; solid and dashed), one
     colour per attention, with the 95 % bootstrap bands and objective 1's tolerance. ``warm_ends``: per curve,
-    the FLOPs of its softmax model at the end of the warm phase (a dark grey triangle on the panel's top edge, filled
-    for the first width and open for the second: that model's snapshots left of it were trained on tanh targets). The legend sits below the panels."""
+    the FLOPs of its softmax model at the end of the warm phase (a dark grey triangle on the panel's top edge,
+    filled for the first width and open for the second: that model's snapshots left of it were trained on tanh
+    targets). The legend sits below the panels."""
     ds = sorted(curves[0]["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.8), sharey=True, squeeze=False)
     for ax, depth in zip(axes[0], ds):

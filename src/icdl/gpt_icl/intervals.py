@@ -44,7 +44,7 @@ LEVEL = 0.90
 RESAMPLES, DRAW_SEED = 2000, 2024
 
 
-def _blocks(count: int, blocks: int) -> list[slice]:
+def prompt_blocks(count: int, blocks: int) -> list[slice]:
     if count < blocks:
         raise ValueError(f"{count} prompts cannot make {blocks} blocks of at least one prompt")
     edges = np.linspace(0, count, blocks + 1).round().astype(int)
@@ -59,14 +59,14 @@ def block_sums(pred: torch.Tensor, ys: torch.Tensor, positions: list[int], block
                          f"{tuple(ys.shape)}")
     cols = [p - 1 for p in positions]
     err = ((pred[:, cols] - ys[:, cols]) ** 2).double()
-    return np.stack([err[sl].sum(0).numpy() for sl in _blocks(len(ys), blocks)], axis=1)
+    return np.stack([err[sl].sum(0).numpy() for sl in prompt_blocks(len(ys), blocks)], axis=1)
 
 
 def label_sums(ys: torch.Tensor, positions: list[int], blocks: int = BLOCKS) -> dict[str, np.ndarray]:
     """``{"n": (blocks,), "sy": (P, blocks), "syy": (P, blocks)}``: the prompts per block and the sums of the
     labels and of their squares per block at the 1-based query ``positions``."""
     y = ys[:, [p - 1 for p in positions]].double()
-    parts = _blocks(len(ys), blocks)
+    parts = prompt_blocks(len(ys), blocks)
     return {"n": np.array([sl.stop - sl.start for sl in parts], dtype=float),
             "sy": np.stack([y[sl].sum(0).numpy() for sl in parts], axis=1),
             "syy": np.stack([(y[sl] ** 2).sum(0).numpy() for sl in parts], axis=1)}

@@ -31,10 +31,14 @@ this module                                the profiles, the study over every mo
 :data:`PROFILES`    ``quick`` (CI: models trained in memory), ``reference`` (the main study's checkpoints:
                     ``python -m icdl.gpt_icl.mechanism --profile reference``, about 40 minutes on one core),
                     ``longer`` (the same study of the scale study's longest-trained models,
-                    :func:`icdl.gpt_icl.scale.longest_trained_models`: ``--profile longer``)
+                    :func:`icdl.gpt_icl.scale.longest_trained_models`: ``--profile longer``),
+                    ``control`` (the positive control: the same architecture and schedule trained on linear,
+                    depth-1 targets, checkpoints local: ``--profile control``, about 20 minutes on one core)
 :func:`study`       scan, choose and measure for every model
 :func:`judge`       the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
 :func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
+:func:`judge_control` the entry of the positive control (``--profile control``: the main study's models
+                    trained on linear targets)
 :func:`write`,      the result file ``mechanism.<profile>.json`` and back
 :func:`load`
 ==================  ===================================================================================
@@ -52,7 +56,14 @@ from ..repro.cli import Parser, at_least_one
 from ..repro.profiles import ProfileSet, dry_run
 from ..repro.results import ResultFileError, one_writer, save_profile_result
 from . import objectives
-from .mechanism_judge import LONGER_CRITERIA, judge, judge_longer, nearest, verdict_table  # noqa: F401
+from .mechanism_judge import (  # noqa: F401
+    LONGER_CRITERIA,
+    judge,
+    judge_control,
+    judge_longer,
+    nearest,
+    verdict_table,
+)
 from .mechanism_measures import (  # noqa: F401  (re-exported: mechanism.alignment, mechanism.GD_NETWORK, …)
     ADAM_MLP,
     CANDIDATES,
@@ -73,6 +84,8 @@ from .mechanism_measures import (  # noqa: F401  (re-exported: mechanism.alignme
 )
 from .mechanism_show import (  # noqa: F401  (re-exported: what the chapter shows)
     chosen_table,
+    control_glue,
+    control_table,
     fairness_glue,
     flow_table,
     glue_values,
@@ -97,16 +110,23 @@ _OWN = {
 }
 #: ``longer``: the reference study's settings, asked of the models the scale study trained longest
 _OWN["longer"] = {**_OWN["reference"], "models": "scale"}
-_BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper"}
+#: ``control``: the positive control -- the main study's architecture and schedule trained here on depth-1
+#: (linear) targets, where the literature finds a trained transformer close to a least-squares fit
+_OWN["control"] = {**_OWN["reference"], "models": "control", "depths": (1,)}
+_BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper", "control": "reference"}
 PROFILES = ProfileSet(
     "gpt_mechanism",
     profiles={name: {**objectives.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
-    ranges={**objectives.PROFILES.ranges, "models": {"main", "scale"}, "scan_prompts": (8, 10**5),
+    ranges={**objectives.PROFILES.ranges, "models": {"main", "scale", "control"}, "scan_prompts": (8, 10**5),
             "measure_prompts": (8, 10**5), "positions": (1, 199), "etas": (1e-4, 100.0), "gd_steps": (1, 10**5),
             "init_scales": (1e-3, 10.0), "lambdas": (1e-6, 1e6)},
     command="python -m icdl.gpt_icl.mechanism --profile {profile}",
     memory=objectives.memory_estimate,
+    command_only=("control",),  # the chapter reads its result; only the command trains its models
 )
+
+#: where the control's models are checkpointed (local: the result file records what the judge reads)
+CONTROL_FOLDER = ("checkpoints", "control")
 
 
 def _check(cfg) -> None:
@@ -123,6 +143,15 @@ def _models(cfg, progress: bool) -> dict:
         from . import scale
 
         return scale.longest_trained_models(scale.PROFILES.resolve("reference"))
+    if cfg["models"] == "control":  # trained (or resumed) from checkpoints of their own
+        out = {}
+        for depth in cfg["depths"]:
+            pair = train_pair(cfg, depth, cfg["n_layer"], command=PROFILES.command.format(profile=cfg["profile"]),
+                              folder=PROFILES.folder(*CONTROL_FOLDER), progress=progress)
+            if not pair["complete"]:
+                raise ValueError(f"the control's models at depth {depth} did not finish training")
+            out |= {(depth, att): pair[att]["model"] for att in ATTENTIONS}
+        return out
     if cfg["profile"] == "quick":
         out = {}
         for depth in cfg["depths"]:
@@ -135,14 +164,15 @@ def _models(cfg, progress: bool) -> dict:
 
 def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
     """Scan, choose and measure for every trained model (``models``: ``{(depth, attention): model}``, default
-    the profile's). Returns ``{"alignment", "chosen", "gd_scan", "examples", "complete", "seconds"}``."""
+    the profile's). Returns ``{"alignment", "chosen", "gd_scan", "examples", "blocks", "complete", "seconds"}``
+    (``blocks``: the measures' sums per block of prompts, :func:`~icdl.gpt_icl.mechanism_measures.measure`)."""
     from tqdm import tqdm
 
     _check(cfg)
     t0 = time.perf_counter()
     models = _models(cfg, progress) if models is None else models
     pos = list(cfg["positions"])
-    rows, chosen_rows, scans, examples = [], [], [], []
+    rows, chosen_rows, scans, examples, sums = [], [], [], [], []
     for depth in sorted({d for d, _ in models}):
         xs, ys = scan_prompts(cfg, depth)
         grid = gd_grid(cfg, depth, xs, ys)  # the same for every model of this depth, as are:
@@ -158,30 +188,34 @@ def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
                                 "ridge_lambda": ch["ridge"]["lambda"], "ridge_pred_diff": ch["ridge"]["pred_diff"]})
             scans.append(ch["gd_scan"].assign(depth=depth, attention=att))
             for mixture in (PRETRAINING, SHIFTED):
-                table, ex = measure(model, cfg, depth, mixture, ch, fixed[mixture])
+                table, ex, blocks = measure(model, cfg, depth, mixture, ch, fixed[mixture])
                 rows.append(table.assign(depth=depth, attention=att))
                 examples.append(ex.assign(depth=depth, attention=att))
+                sums.append(blocks.assign(depth=depth, attention=att))
     return {"alignment": pd.concat(rows, ignore_index=True), "chosen": pd.DataFrame(chosen_rows),
             "gd_scan": pd.concat(scans, ignore_index=True), "examples": pd.concat(examples, ignore_index=True),
-            "complete": True, "seconds": time.perf_counter() - t0}
+            "blocks": pd.concat(sums, ignore_index=True), "complete": True, "seconds": time.perf_counter() - t0}
 
 
 # ---- result file ------------------------------------------------------------------------------------------
 
 FIELDS = ("alignment", "chosen", "gd_scan", "examples", "complete", "seconds")
+#: written by the runs since the positive control; the reference and longer runs before it lack them
+OPTIONAL_FIELDS = ("blocks",)
 
 
 def write(res: dict, cfg, started: float, command: str | None = None, overrides: tuple[str, ...] = ()) -> Path:
     """``results/gpt_mechanism/mechanism.<profile>.json`` from a :func:`study` result."""
-    return save_profile_result(PROFILES, "mechanism", {k: res[k] for k in FIELDS}, profile=cfg["profile"],
-                               seed=cfg["seed"], started=started, command=command, overrides=overrides)
+    data = {k: res[k] for k in FIELDS + OPTIONAL_FIELDS if k in res}
+    return save_profile_result(PROFILES, "mechanism", data, profile=cfg["profile"], seed=cfg["seed"],
+                               started=started, command=command, overrides=overrides)
 
 
 def load(raw: dict) -> dict:
     """A committed result (an object of :func:`icdl.repro.results.load_result`) as frames."""
     d = raw["data"]
-    return {k: pd.DataFrame(d[k]) for k in FIELDS[:4]} | {"complete": bool(d["complete"]), "seconds": d["seconds"],
-                                                          "provenance": raw["provenance"]}
+    return ({k: pd.DataFrame(d[k]) for k in FIELDS[:4] + tuple(f for f in OPTIONAL_FIELDS if f in d)}
+            | {"complete": bool(d["complete"]), "seconds": d["seconds"], "provenance": raw["provenance"]})
 
 
 def parser():

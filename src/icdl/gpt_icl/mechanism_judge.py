@@ -7,15 +7,21 @@ the hypotheses.
 :func:`verdict_table`  per model and mixture at the training length: GD beside the nearest simple rule, their ratio
 :func:`judge`          the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
 :func:`judge_longer`   the entries of the hypotheses about the longer-trained models against the main ones
+:func:`control`        the positive control's three numbers per model and over both, each on every resample of prompts
+:func:`judge_control`  its ledger entry (``mech-control-linear``)
 =====================  ================================================================================================
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from .mechanism_measures import GD_NETWORK, SHIFTED, SIMPLE_RULES
+from . import baselines as bl
+from .intervals import Draws, summary
+from .mechanism_measures import ADAM_MLP, GD_NETWORK, RIDGE, SHIFTED, SIMPLE_RULES
 from .tasks import PRETRAINING
+from .verdicts import decide
 
 # ---- the findings and their judge ------------------------------------------------------------------------
 
@@ -123,3 +129,88 @@ def judge_longer(main: pd.DataFrame, longer: pd.DataFrame | None, train_examples
          "criterion": LONGER_CRITERIA["mech-longer-nearest-gd"]},
     ]
 
+
+
+# ---- the positive control ----------------------------------------------------------------------------------
+
+#: the control's answer: on linear targets the rules that fit a linear function to the examples (GD and the
+#: Adam-trained MLP are fits of a one-layer, linear network there) ...
+LINEAR_FITS = (bl.LEAST_SQUARES, RIDGE, GD_NETWORK, ADAM_MLP)
+#: ... against the rules that fit nothing: a local average and the prompt's mean label
+LOCAL_RULES = (bl.NEAREST_NEIGHBOURS, bl.CONTEXT_MEAN)
+#: the control's registered thresholds (icdl.repro.claims.CRITERIA["mech-control-linear"]), for the words
+CONTROL_CRITERION = ("at the training length, for both attentions: the nearest linear fit's prediction difference "
+                     "below the nearest local rule's (ratio < 1), its sensitivity L2 difference below 0.25, and a "
+                     "mean cosine of at least 0.9 with a linear fit; each on its whole 90 % interval over the "
+                     "test prompts")
+
+
+def control(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
+    """The positive control's numbers at the training length on the pretraining mixture, from the measures'
+    sums per block (``blocks`` of :func:`icdl.gpt_icl.mechanism.study`), on every resample of one
+    :class:`~icdl.gpt_icl.intervals.Draws` (row 0: all prompts; the same resampled prompts for every model and
+    candidate: paired). Per model ``(depth, attention)``: ``ratio`` (the nearest linear fit's prediction
+    difference over the nearest local rule's), ``sens`` (the nearest linear fit's sensitivity L2 difference),
+    ``cosine`` (the largest mean cosine with a linear fit), ``fit`` (the linear fit nearest by prediction
+    difference on all prompts); and over the models ``value`` (the largest ratio), ``sens`` (the largest) and
+    ``cosine`` (the smallest), each ``(resamples + 1,)``."""
+    at = blocks[(blocks["mixture"] == PRETRAINING) & (blocks["position"] == train_examples)]
+    if at.empty:
+        raise ValueError(f"the result holds no sums per block at the training length (position {train_examples}) "
+                         "on the pretraining mixture: rerun the control (python -m icdl.gpt_icl.mechanism --profile "
+                         "control)")
+    per_model = {}
+    for key, g in at.groupby(["depth", "attention"]):
+        g = g.sort_values("block")
+        missing = set(LINEAR_FITS + LOCAL_RULES) - set(g["candidate"])
+        if missing:
+            raise ValueError(f"the control's sums lack the candidates {sorted(missing)} for model {key}")
+        w = (draws or Draws(1, blocks=int(g["block"].nunique()))).weights          # (R, blocks)
+        col = {c: {k: part[k].to_numpy(dtype=float) for k in ("pred", "sens", "cos", "own", "n")}
+               for c, part in g.groupby("candidate")}
+
+        def over(c, k, w=w, col=col):  # the resamples' sums of one candidate's column
+            return w @ col[c][k]
+
+        pred = {c: over(c, "pred") for c in LINEAR_FITS + LOCAL_RULES}
+        own, n = over(LINEAR_FITS[0], "own"), over(LINEAR_FITS[0], "n")
+        fits = np.stack([pred[c] for c in LINEAR_FITS])
+        per_model[key] = {
+            "ratio": fits.min(0) / np.stack([pred[c] for c in LOCAL_RULES]).min(0),
+            "sens": np.stack([over(c, "sens") / own for c in LINEAR_FITS]).min(0),
+            "cosine": np.stack([over(c, "cos") / n for c in LINEAR_FITS]).max(0),
+            "fit": LINEAR_FITS[int(fits[:, 0].argmin())]}
+    return {"models": per_model,
+            "value": np.max([m["ratio"] for m in per_model.values()], axis=0),
+            "sens": np.max([m["sens"] for m in per_model.values()], axis=0),
+            "cosine": np.min([m["cosine"] for m in per_model.values()], axis=0)}
+
+
+def judge_control(blocks: pd.DataFrame | None, train_examples: int) -> list[dict]:
+    """The ledger entry of the positive control (``mech-control-linear``): its three numbers with their 90 %
+    intervals over the test prompts, and the registry's verdict on them (pass only if every interval lies on
+    the passing side; inconclusive if one straddles). Without ``blocks`` (the run has not been made) the entry
+    carries no number."""
+    if blocks is None:
+        return [{"claim": "mech-control-linear", "passed": False, "value": float("nan"),
+                 "criterion": CONTROL_CRITERION,
+                 "ours": "not run: python -m icdl.gpt_icl.mechanism --profile control"}]
+    c = control(blocks, train_examples)
+    s = {k: summary(c[k]) for k in ("value", "sens", "cosine")}
+    verdicts = [decide(s[k]["lo"], s[k]["hi"], op, t) for k, op, t in (("value", "<", 1.0), ("sens", "<", 0.25),
+                                                                          ("cosine", ">=", 0.9))]
+    passed = False if False in verdicts else None if None in verdicts else True
+    each = "; ".join(f"{att}: nearest fit {m['fit']}, ratio {m['ratio'][0]:.3f}, sensitivity {m['sens'][0]:.3f}, "
+                     f"cosine {m['cosine'][0]:.3f}" for (_, att), m in c["models"].items())
+
+    def shown(k, fmt=".3f"):
+        return f"{s[k]['value']:{fmt}} ({s[k]['lo']:{fmt}} to {s[k]['hi']:{fmt}})"
+
+    return [{"claim": "mech-control-linear", "passed": passed, "value": s["value"]["value"],
+             "values": {"value_lo": s["value"]["lo"], "value_hi": s["value"]["hi"],
+                        **{f"{k}{e}": s[k][v] for k in ("sens", "cosine")
+                           for e, v in (("", "value"), ("_lo", "lo"), ("_hi", "hi"))}},
+             "ours": f"transformers trained on linear targets, at the training length (90 % intervals over the test "
+                     f"prompts): largest ratio {shown('value')}, largest sensitivity difference {shown('sens')}, "
+                     f"smallest cosine {shown('cosine')}; {each}",
+             "criterion": CONTROL_CRITERION}]

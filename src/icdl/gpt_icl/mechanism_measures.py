@@ -26,6 +26,7 @@ from torch import Tensor
 from . import algorithms as al
 from . import baselines as bl
 from .evaluation import test_prompts
+from .intervals import BLOCKS, prompt_blocks
 from .schedule import target_task
 from .tasks import MIXTURES, PRETRAINING, sample_prompts
 
@@ -142,19 +143,45 @@ def measure_prompts(cfg, depth: int, mixture: str) -> tuple[Tensor, Tensor]:
     return test_prompts(cfg, depth, mixture, count=cfg["measure_prompts"])
 
 
+def block_measures(pred_model: Tensor, sens_model: Tensor, pred_alg: Tensor, sens_alg: Tensor | None,
+                   blocks: int = BLOCKS) -> dict[str, np.ndarray]:
+    """The sums behind :func:`alignment`'s measures per block of prompts, ``(P, blocks)`` each: ``pred`` (the
+    squared prediction difference), ``sens`` (the squared sensitivity difference; for a candidate without
+    sensitivities the model's own, so that ``sens / own`` is 1), ``cos`` (the cosines; NaN without
+    sensitivities) and ``own`` (the model's squared sensitivity) -- what a resample of the prompts
+    (:class:`icdl.gpt_icl.intervals.Draws`) needs to recompute every measure and every ratio of two, paired."""
+    parts = prompt_blocks(len(pred_model), blocks)
+
+    def per_block(x):  # (B, P) -> (P, blocks)
+        return np.stack([x[sl].double().sum(0).numpy() for sl in parts], axis=1)
+
+    own = (sens_model ** 2).sum(2)
+    out = {"pred": per_block((pred_model - pred_alg) ** 2), "own": per_block(own)}
+    if sens_alg is None:
+        out["sens"], out["cos"] = out["own"].copy(), np.full_like(out["own"], np.nan)
+    else:
+        out["sens"] = per_block(((sens_model - sens_alg) ** 2).sum(2))
+        out["cos"] = per_block(torch.nn.functional.cosine_similarity(sens_model, sens_alg, dim=2, eps=1e-12))
+    return out
+
+
 def measure(model, cfg, depth: int, mixture: str, chosen: dict, fixed: dict | None = None
-            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+            ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """One row per candidate and position with the three measures, on the measure prompts of ``mixture``
-    (plus the model's own R² and each candidate's, for reference); and the sensitivities of the model and
+    (plus the model's own R² and each candidate's, for reference); the sensitivities of the model and
     every candidate on the first :data:`EXAMPLE_PROMPTS` prompts at the last position, one row per prompt,
-    candidate and input coordinate. ``fixed``: :func:`fixed_candidates` on these prompts, if already known."""
+    candidate and input coordinate; and the sums of :func:`block_measures` per candidate, position and block
+    of prompts (with the block's prompt count ``n``), for intervals. ``fixed``: :func:`fixed_candidates` on
+    these prompts, if already known."""
     pos = list(cfg["positions"])
     xs, ys = measure_prompts(cfg, depth, mixture)
     fixed = fixed_candidates(cfg, depth, xs, ys) if fixed is None else fixed
     every = fixed | chosen_candidates(cfg, depth, xs, ys, chosen)
     pm, sm = al.model_sensitivity(model, xs, ys, pos)
     y = ys[:, pos]
-    rows, examples = [], []
+    rows, examples, sums = [], [], []
+    blocks = min(BLOCKS, len(ys))  # a small test set (quick) makes blocks of one prompt
+    sizes = [sl.stop - sl.start for sl in prompt_blocks(len(ys), blocks)]
 
     def example(name, sens):
         examples.extend({"mixture": mixture, "candidate": name, "prompt": b, "coordinate": i + 1,
@@ -172,10 +199,13 @@ def measure(model, cfg, depth: int, mixture: str, chosen: dict, fixed: dict | No
             continue
         m = alignment(pm[:, keep], sm[:, keep], pa[:, keep], None if sa is None else sa[:, keep], y[:, keep])
         r2_alg = bl.r2_across_prompts(pa[:, keep], y[:, keep]).numpy()
+        parts = block_measures(pm[:, keep], sm[:, keep], pa[:, keep], None if sa is None else sa[:, keep], blocks)
+        sums += [{"mixture": mixture, "candidate": name, "position": pos[j] + 1, "block": b, "n": sizes[b],
+                  **{k: float(v[i, b]) for k, v in parts.items()}} for i, j in enumerate(keep) for b in range(blocks)]
         for i, j in enumerate(keep):
             rows.append({"mixture": mixture, "candidate": name, "position": pos[j] + 1,
                          **{k: float(v[i]) for k, v in m.items()}, "r2_candidate": float(r2_alg[i])})
     r2_model = bl.r2_across_prompts(pm, y).numpy()
     rows += [{"mixture": mixture, "candidate": "model", "position": p + 1, "pred_diff": 0.0, "sens_diff": 0.0,
               "cosine": 1.0, "r2_candidate": float(r2_model[j])} for j, p in enumerate(pos)]
-    return pd.DataFrame(rows), pd.DataFrame(examples)
+    return pd.DataFrame(rows), pd.DataFrame(examples), pd.DataFrame(sums)

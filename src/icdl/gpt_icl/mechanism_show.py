@@ -9,6 +9,8 @@ tables, readable headers, and the numbers its prose quotes, formatted.
 :func:`glue_values`      the numbers of the chapter's prose
 :func:`longer_table`,    the main study's models beside the ones trained four times longer
 :func:`longer_glue`
+:func:`control_table`,   the positive control: every candidate's three measures at the training length, and the
+:func:`control_glue`     numbers the prose quotes
 =======================  ==============================================================================================
 """
 
@@ -18,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import algorithms as al
-from .mechanism_judge import judge_longer, nearest, verdict_table
+from .mechanism_judge import LINEAR_FITS, LOCAL_RULES, control, judge_longer, nearest, verdict_table
 from .tasks import PRETRAINING
 
 # ---- what the chapter shows ---------------------------------------------------------------------------------
@@ -129,3 +131,42 @@ def fairness_glue(alignment: pd.DataFrame, chosen: pd.DataFrame, cfg) -> dict[st
             "mech_gd_r2": f"{pre['gd_r2'].min():.2f} to {pre['gd_r2'].max():.2f}",
             "mech_model_r2": f"{pre['model_r2'].min():.2f} to {pre['model_r2'].max():.2f}",
             "mech_gd_weaker": f"{int((pre['gd_r2'] < pre['model_r2']).sum())} of {len(pre)}"}
+
+
+# ---- the positive control ----------------------------------------------------------------------------------
+
+
+def control_table(alignment: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """The positive control's models at the training length (pretraining mixture): per model and candidate, the
+    three measures and the candidate's own R², linear fits first, the model's own R² in its own row."""
+    at = alignment[(alignment["mixture"] == PRETRAINING) & (alignment["position"] == train_examples)]
+    order = {c: i for i, c in enumerate(("model",) + LINEAR_FITS + LOCAL_RULES)}
+    at = at.assign(order=at["candidate"].map(order)).sort_values(["attention", "order"], ascending=[False, True])
+    out = pd.DataFrame({
+        "model": at["attention"], "candidate": at["candidate"].where(at["candidate"] != "model", "the model itself"),
+        "kind": at["candidate"].map(lambda c: "linear fit" if c in LINEAR_FITS else "local rule" if c in LOCAL_RULES
+                                    else "—"),
+        "prediction difference": at["pred_diff"].where(at["candidate"] != "model"),
+        "sensitivity difference": at["sens_diff"].where(at["candidate"] != "model"),
+        "cosine": at["cosine"].where(at["candidate"] != "model"), "R²": at["r2_candidate"]})
+    return out.reset_index(drop=True)
+
+
+def control_glue(blocks: pd.DataFrame | None, train_examples: int) -> dict[str, str]:
+    """The prose's numbers of the positive control: the largest ratio, the largest sensitivity difference and
+    the smallest cosine over its models, each with its 90 % interval, and the linear fit nearest each model
+    (dashes where the run has not been made)."""
+    keys = ("mech_control_ratio", "mech_control_sens", "mech_control_cosine", "mech_control_fits")
+    if blocks is None:
+        return {k: "—" for k in keys}
+    from .intervals import summary
+
+    c = control(blocks, train_examples)
+
+    def shown(k):
+        s = summary(c[k])
+        return f"{s['value']:.3f} (90 % interval {s['lo']:.3f} to {s['hi']:.3f})"
+
+    fits = "; ".join(f"{att}: {m['fit']}" for (_, att), m in sorted(c["models"].items(), key=lambda kv: kv[0][1],
+                                                                        reverse=True))
+    return dict(zip(keys, (shown("value"), shown("sens"), shown("cosine"), fits)))

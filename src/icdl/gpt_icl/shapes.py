@@ -69,7 +69,11 @@ register("gpt_mechanism", "mechanism", {
     "examples": Table(text=("attention", "candidate", "mixture"),
                       numbers=("coordinate", "depth", "prompt", "sensitivity")),
     "gd_scan": Table(text=_MODEL, numbers=("depth", "eta", "init_scale", "pred_diff", "steps")),
-    "complete": FLAG, "seconds": NUMBER})
+    "complete": FLAG, "seconds": NUMBER}, optional={
+    # the measures' sums per block of prompts (mechanism_measures.block_measures), for intervals: written since
+    # the positive control (the control's run); cos is empty for a candidate without sensitivities
+    "blocks": Table(text=("attention", "candidate", "mixture"),
+                    numbers=("block", "cos", "depth", "n", "own", "position", "pred", "sens"), nullable=("cos",))})
 register("computation", "timing", {
     "jobs": Rows({"command": TEXT, "name": TEXT, "returncode": INTEGER, "seconds": NUMBER, "start_s": NUMBER}),
     "complete": FLAG, "cpus": INTEGER, "wall_s": NUMBER, "workers": INTEGER})

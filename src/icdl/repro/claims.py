@@ -518,7 +518,8 @@ REGISTERED: dict[str, str] = {"icdl-obj4": "b4ca889", "icdl-obj1": "bf39a6e", "i
                               "icdl-obj2-length": "bf39a6e", "icdl-obj3": "bf39a6e", "gpt-obj3-drop": "bf39a6e",
                               "lsa-fig2": "eac7c3b", "gpt-task-linear": "142ad4c", "gpt-task-n01": "142ad4c",
                               "lsa-l1-dominance": "a904e6b", "lsa-l1-table2": "a904e6b",
-                              "gpt-n01-beats-ls": "21aab27", "gpt-n01-obj1": "21aab27", "gpt-n01-depth-gap": "21aab27"}
+                              "gpt-n01-beats-ls": "21aab27", "gpt-n01-obj1": "21aab27", "gpt-n01-depth-gap": "21aab27",
+                              "mech-control-linear": "cb77cf4"}
 
 
 # ---- deviations: claims judged under a changed setting of the paper --------------------------------------
