@@ -108,13 +108,20 @@ cfg, ledger = chapter.start(mechanism.PROFILES, profile, overrides)
 # $$
 #
 # $$
-# \cos = \frac{1}{B}\sum_b \frac{\langle s^{\text{model}}_b, s^{\text{alg}}_b\rangle}{\lVert s^{\text{model}}_b\rVert\,\lVert s^{\text{alg}}_b\rVert},
-# \qquad s = \frac{\partial \hat y}{\partial x_k}.
+# \text{sensitivity difference} = \frac{\sum_b \lVert s^{\text{model}}_b - s^{\text{alg}}_b\rVert^2}{\sum_b \lVert s^{\text{model}}_b\rVert^2},
+# \qquad s = \frac{\partial \hat y}{\partial x_k},
+# $$
+#
+# $$
+# \cos = \frac{1}{B}\sum_b \frac{\langle s^{\text{model}}_b, s^{\text{alg}}_b\rangle}{\lVert s^{\text{model}}_b\rVert\,\lVert s^{\text{alg}}_b\rVert}.
 # $$
 #
 # The difference is on the scale of R²'s denominator: 0 means the same
-# predictions, 1 as far apart as the labels spread. The sensitivity of 3-NN and
-# of the context mean is zero almost everywhere, so they have no cosine.
+# predictions, 1 as far apart as the labels spread. The sensitivity difference
+# is von Oswald et al.'s second measure: 0 for the same sensitivity, 1 for a
+# candidate with none. The sensitivity of 3-NN and of the context mean is zero
+# almost everywhere, so their sensitivity difference is 1 and they have no
+# cosine.
 
 # %%
 data, mech_on = chapter.reference_or_live(mechanism.PROFILES, ("mechanism",), mechanism.load,
@@ -155,6 +162,25 @@ chapter.table(mechanism.verdict_display(mechanism.verdict_table(data["alignment"
 
 # %% mystnb={"figure": {"caption": "Mean cosine between the model's sensitivity to the query and each candidate's, per prompt position (pretraining mixture; same panels as the figure above). 3-NN and the context mean have no sensitivity almost everywhere and are not drawn.", "name": "fig-mech-cosine"}}
 fig = figures.plot_alignment(data["alignment"], PRETRAINING, "cosine", rcfg["train_examples"])
+
+# %% [markdown]
+# The two sensitivity measures at the training length, GD beside least squares
+# and ridge (the two rules that have a sensitivity):
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+chapter.table(mechanism.sensitivity_table(data["alignment"], rcfg["train_examples"]))
+
+# %% [markdown]
+# By the L2 difference GD's sensitivity is the nearest of the three for
+# {glue:text}`mech_sens_l2_gd` models; by the cosine, for
+# {glue:text}`mech_sens_cos_gd`. The two measures need not agree: the cosine
+# reads the direction alone, the L2 difference also the size, and GD's
+# sensitivity can point elsewhere and still be closer in size.
+
+# %% tags=["remove-cell"]
+sens = mechanism.sensitivity_table(data["alignment"], rcfg["train_examples"])
+chapter.glue(mech_sens_l2_gd=f"{int((sens['nearest by L2'] == 'GD').sum())} of {len(sens)}",
+             mech_sens_cos_gd=f"{int((sens['nearest by cosine'] == 'GD').sum())} of {len(sens)}")
 
 # %% mystnb={"figure": {"caption": "The sensitivities themselves on the first three test prompts at the last position, for the depth-3 softmax model and every candidate that has one (pretraining mixture).", "name": "fig-mech-sensitivity-examples"}}
 fig = figures.plot_sensitivity_examples(data["examples"], 3, "softmax")

@@ -477,3 +477,19 @@ def test_the_control_judge_both_sides_of_each_threshold():
     with pytest.raises(ValueError, match="training length"):
         mj.judge_control(_control_blocks(0.99, 0.24, 0.95), 39)
     assert mj.judge_control(None, 40)[0]["ours"].startswith("not run")
+
+
+def test_the_sensitivity_table_reads_both_measures_of_gd_least_squares_and_ridge():
+    """Each model's row holds GD's, least squares' and ridge's own sensitivity difference and cosine at the
+    training length on the pretraining mixture, and the nearest by each measure is the smallest difference and
+    the largest cosine (the bugs: the nearest taken as the largest difference, another position's numbers)."""
+    rows = []
+    for cand, l2, cos in ((me.GD_NETWORK, 0.3, 0.5), (bl.LEAST_SQUARES, 0.6, 0.8), (me.RIDGE, 0.4, 0.9),
+                          (bl.CONTEXT_MEAN, 1.0, float("nan"))):
+        for pos, mixture, off in ((40, "(1, 0)", 0.0), (20, "(1, 0)", 0.05), (40, me.SHIFTED, 0.1)):
+            rows.append({"depth": 4, "attention": "relu", "mixture": mixture, "position": pos, "candidate": cand,
+                         "pred_diff": 0.1, "sens_diff": l2 + off, "cosine": cos - off, "r2_candidate": 0.9})
+    t = me.sensitivity_table(pd.DataFrame(rows), 40).iloc[0]
+    assert (t["L2: GD"], t["L2: LS"], t["L2: ridge"]) == pytest.approx((0.3, 0.6, 0.4))
+    assert (t["cos: GD"], t["cos: LS"], t["cos: ridge"]) == pytest.approx((0.5, 0.8, 0.9))
+    assert t["nearest by L2"] == "GD" and t["nearest by cosine"] == "ridge"

@@ -92,6 +92,7 @@ from .mechanism_show import (  # noqa: F401  (re-exported: what the chapter show
     longer_glue,
     longer_table,
     nearest_table,
+    sensitivity_table,
     verdict_display,
 )
 from .model import ATTENTIONS

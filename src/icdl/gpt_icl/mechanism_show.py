@@ -4,6 +4,7 @@ tables, readable headers, and the numbers its prose quotes, formatted.
 =======================  ==============================================================================================
 :func:`nearest_table`    the nearest candidate per model and prompt position on one mixture
 :func:`verdict_display`  :func:`~icdl.gpt_icl.mechanism_judge.verdict_table` with readable headers
+:func:`sensitivity_table` per model, GD's sensitivity difference and cosine beside least squares' and ridge's
 :func:`chosen_table`     the settings chosen per model
 :func:`flow_table`       whether GD's chosen setting is an optimum of the scan or an edge of its grid
 :func:`glue_values`      the numbers of the chapter's prose
@@ -20,7 +21,9 @@ import numpy as np
 import pandas as pd
 
 from . import algorithms as al
+from . import baselines as bl
 from .mechanism_judge import LINEAR_FITS, LOCAL_RULES, control, judge_longer, nearest, verdict_table
+from .mechanism_measures import GD_NETWORK, RIDGE
 from .tasks import PRETRAINING
 
 # ---- what the chapter shows ---------------------------------------------------------------------------------
@@ -101,6 +104,23 @@ def verdict_display(verdicts: pd.DataFrame) -> pd.DataFrame:
         "depth": "target depth", "mixture": "inputs ω", "position": "k", "gd_pred_diff": "GD: difference",
         "gd_cosine": "GD: cosine", "nearest_simple": "nearest simple rule", "simple_pred_diff": "its difference",
         "ratio": "GD / nearest simple", "gd_r2": "GD: R²", "model_r2": "model: R²"})
+
+
+def sensitivity_table(alignment: pd.DataFrame, train_examples: int, mixture: str = PRETRAINING) -> pd.DataFrame:
+    """Per model at the training length on one mixture: the two sensitivity measures -- the L2 difference
+    ``sens_diff`` (0: the same sensitivity; 1: as far as a candidate with none) and the mean cosine -- for GD
+    on the network beside least squares and ridge (3-NN and the context mean have no sensitivity), and which of
+    the three is nearest by each measure."""
+    at = alignment[(alignment["mixture"] == mixture) & (alignment["position"] == train_examples)]
+    names = {GD_NETWORK: "GD", bl.LEAST_SQUARES: "LS", RIDGE: "ridge"}
+    rows = []
+    for (depth, att), g in at.groupby(["depth", "attention"]):
+        g = g.set_index("candidate").loc[list(names)]
+        rows.append({"target depth": depth, "attention": att,
+                     **{f"L2: {short}": g.loc[c, "sens_diff"] for c, short in names.items()},
+                     **{f"cos: {short}": g.loc[c, "cosine"] for c, short in names.items()},
+                     "nearest by L2": names[g["sens_diff"].idxmin()], "nearest by cosine": names[g["cosine"].idxmax()]})
+    return pd.DataFrame(rows)
 
 
 def glue_values(alignment: pd.DataFrame, cfg) -> dict[str, str]:
