@@ -80,7 +80,7 @@ import torch
 from IPython.display import display
 
 from icdl import figures
-from icdl.gpt_icl import n01, objectives, task_content, verdicts, yardstick
+from icdl.gpt_icl import evaluation, n01, objectives, task_content, verdicts, yardstick
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
 
@@ -224,7 +224,7 @@ print("judged on:", judged_on)
 # %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4096 in the reference; the MLP baseline on the first 512). Shaded and least squares as in the live figure above.", "name": "fig-icl-methods-ref"}}
 fig = figures.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
-# %% mystnb={"figure": {"caption": "The judged run, ReLU attention: $R^2$ per prompt position for inputs from the four mixtures $\\omega_1 N(-2, I) + \\omega_2 N(2, I)$ (the mean over seeds; bands: lowest to highest seed; diamonds: the MLP baseline; grey dotted: context mean, pretraining mixture). The y axis shows every curve down to $R^2 = -1$; a panel whose curves go lower says so in its title. Shaded: beyond the training length.", "name": "fig-icl-mixtures-relu-ref"}}
+# %% mystnb={"figure": {"caption": "The judged run, ReLU attention: $R^2$ per prompt position for inputs from the four mixtures $\\omega_1 N(-2, I) + \\omega_2 N(2, I)$ (the mean over seeds; bands: lowest to highest seed; diamonds: the MLP baseline; dash-dot: least squares and grey dotted: context mean, pretraining mixture). The y axis shows every curve down to $R^2 = -1$; a panel whose curves go lower says so in its title. Shaded: beyond the training length.", "name": "fig-icl-mixtures-relu-ref"}}
 fig = figures.plot_icl_mixtures(data["curves"], data["baselines"], "relu", train_len)
 
 # %% mystnb={"figure": {"caption": "The judged run, softmax attention: the same panels.", "name": "fig-icl-mixtures-softmax-ref"}}
@@ -245,7 +245,7 @@ print(f"every model at least {margin} above the context mean at the training len
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(at_len)
 
-# %% mystnb={"figure": {"caption": "The switch from softmax to ReLU attention, pretraining mixture: the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); grey dotted: context mean; shaded: beyond the training length.", "name": "fig-icl-switch"}}
+# %% mystnb={"figure": {"caption": "The switch from softmax to ReLU attention, pretraining mixture: the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); dash-dot: least squares; grey dotted: context mean; shaded: beyond the training length.", "name": "fig-icl-switch"}}
 fig = figures.plot_icl_switch(data["curves"], data["baselines"], train_len)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
@@ -323,8 +323,9 @@ chapter.glue(yard_examples=str(yard_at),
 # training scale, so a shift that makes the outputs larger shows up as a harder
 # task (`--part shift` evaluates the reference checkpoints).
 
-# %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention); shaded: beyond the training length.", "name": "fig-icl-param-shift"}}
-fig = figures.plot_icl_param_shift(data["shift"], train_len)
+# %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length.", "name": "fig-icl-param-shift"}}
+fig = figures.plot_icl_param_shift(data["shift"], train_len,
+                                   evaluation.least_squares_param_shift(jcfg, sorted(data["shift"]["depth"].unique())))
 
 # %% [markdown]
 # ICDL's claim is not that R² stays put but that in-context learning stays
@@ -365,8 +366,8 @@ chapter.glue(shift_mlp_min=f"{by['MLP'].min():.2f}", shift_ls_min=f"{by['least s
 # softmax weights trained on for the same steps, on the same prompts, with
 # softmax attention. Objective 2's length comparison is between the twins.
 
-# %% mystnb={"figure": {"caption": "Past the training length (shaded), pretraining mixture: the ReLU model (orange), its softmax twin trained on as long from the same weights (blue dotted) and the softmax model both started from (blue solid); mean over seeds, bands from the lowest to the highest seed.", "name": "fig-icl-length"}}
-fig = figures.plot_icl_length(data["curves"], train_len)
+# %% mystnb={"figure": {"caption": "Past the training length (shaded), pretraining mixture: the ReLU model (orange), its softmax twin trained on as long from the same weights (blue dotted) and the softmax model both started from (blue solid); mean over seeds, bands from the lowest to the highest seed; dash-dot: least squares.", "name": "fig-icl-length"}}
+fig = figures.plot_icl_length(data["curves"], train_len, data["baselines"])
 
 # %% [markdown]
 # ## How the claims are decided

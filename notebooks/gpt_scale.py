@@ -134,9 +134,9 @@ chapter.table(scale.end_table(data["points"], rcfg))
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(scale.fits_table(data["fits"]))
 
-# %% mystnb={"figure": {"caption": "The shortfall below the MLP against each model's own training steps (log scale) over the fitted snapshots, with the fitted line extended to objective 1's tolerance (grey) or to the paper's training length (dotted). Thick bars on the tolerance line: the forecast's 90 % band over bootstrap resamples of the test prompts, where it is finite.", "name": "fig-scale-forecast"}}
+# %% mystnb={"figure": {"caption": "The shortfall below the MLP against each model's own training steps (log scale) over the fitted snapshots, with the fitted line extended to objective 1's tolerance (grey) or to the paper's training length (dotted). Thick bars on the tolerance line: the forecast's 90 % band over bootstrap resamples of the test prompts, where it is finite. Thin dash-dot lines: least squares' own shortfall below the MLP at each target depth, in that depth's colour.", "name": "fig-scale-forecast"}}
 fig = figures.plot_scale_forecast(data["trend"], data["fits"], objectives.CRITERIA["obj1_tolerance"],
-                                  scale.PAPER_STEPS)
+                                  scale.PAPER_STEPS, scale.least_squares_shortfall(data["points"]))
 
 # %% [markdown]
 # ## Twice the width
@@ -200,10 +200,11 @@ chapter.glue(**scale.width_glue(widths, wide, rcfg, wcfg))
 # settings were not tuned for them -- is what this run cannot say: a scan of
 # the learning rate at width {glue:text}`width_wide` would.
 
-# %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 95 % bootstrap bands over the test prompts; grey: objective 1's tolerance. Triangles on each panel's top edge (filled: the main width, open: twice it): the end of that width's softmax warm phase; its softmax snapshots left of the triangle were trained on tanh targets only.", "name": "fig-scale-width"}}
+# %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 95 % bootstrap bands over the test prompts; grey: objective 1's tolerance; dash-dot: least squares' own shortfall. Triangles on each panel's top edge (filled: the main width, open: twice it): the end of that width's softmax warm phase; its softmax snapshots left of the triangle were trained on tanh targets only.", "name": "fig-scale-width"}}
 curves = [scale.flops_curve(data, rcfg)] + ([scale.flops_curve(wide, wcfg)] if wide is not None else [])
 fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
-                               [scale.training_flops(c, "softmax", c["warm_steps"]) for c in (rcfg, wcfg)])
+                               [scale.training_flops(c, "softmax", c["warm_steps"]) for c in (rcfg, wcfg)],
+                               scale.least_squares_shortfall(data["points"]))
 
 # %% [markdown]
 # ## What a longer run would have to show

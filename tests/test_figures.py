@@ -704,3 +704,23 @@ def test_ordered_colours_are_told_apart():
         assert min(gaps) >= 25, (palette, n, gaps)
         lightness = [_lab(c)[0] for c in colours]
         assert lightness == sorted(lightness, reverse=True), (palette, lightness)
+
+
+def test_least_squares_yardsticks_of_the_sec5_figures(num_regression):
+    """Least squares beside every sec.-5 figure: its own shortfall below the MLP per target depth, read from
+    the committed scale result (R²_MLP − R²_LS on the MLP's prompts: the bugs, the sign the other way or
+    R² over all prompts, would give −0.0085 or 0.0224 at depth 6), and its R² on objective 3's shifted
+    prompts (computed from the seeds: pinned, and at μ = 0 at the training length between 3-NN-like 0.95 and
+    a perfect fit)."""
+    from icdl.gpt_icl import evaluation, objectives, scale
+    from icdl.repro.results import load_result
+
+    sc = load_result(HERE.parent / "results" / "gpt_scale" / "scale.reference.json")["data"]
+    ls = scale.least_squares_shortfall(pd.DataFrame(sc["points"]))
+    assert ls == pytest.approx({3: 0.988579 - 0.980070, 4: 0.992640 - 0.976900, 6: 0.995556 - 0.981481}, abs=2e-6)
+    cfg = objectives.PROFILES.resolve("reference")
+    shift = evaluation.least_squares_param_shift(cfg, [3])
+    at = shift[(shift["position"] == cfg["train_examples"]) & (shift["mu"] == 0.0)]["r2"].item()
+    assert 0.95 < at < 0.995
+    num_regression.check({"ls_shift_r2": shift["r2"].to_numpy()[::7]},
+                         default_tolerance={"rtol": 1e-6, "atol": 1e-9}, basename="reference_ls_shift")

@@ -33,11 +33,25 @@ from .style import (
 # ---- gpt_icl: GPT-2-style in-context learning of deep networks -------------------------------
 
 
+def _reference_lines(ax, baselines: pd.DataFrame, depth: int, methods=(LEAST_SQUARES, CONTEXT_MEAN),
+                     suffix: str = "") -> None:
+    """The pretraining mixture's least squares (dash-dot) and context mean (dotted) in one panel: the yardsticks
+    every sec.-5 figure of R² is read against (least squares' R² dips below the axis where a prompt has about
+    as many examples as parameters, d + 1, and is clipped there by :func:`r2_limits`)."""
+    if not len(baselines):
+        return
+    for method in methods:
+        g = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == PRETRAINING)
+                      & (baselines["method"] == method)]
+        ax.plot(g["position"], g["r2"], BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
+                label=method + suffix)
+
+
 def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: str, train_examples: int,
                       title: str = "") -> plt.Figure:
     """One panel per target depth: the transformer's R² per prompt position for each test mixture (line and
-    bootstrap band), the MLP baseline at its positions (markers, same colour), the context mean for the
-    pretraining mixture (grey dotted) and the training length (vertical line)."""
+    bootstrap band), the MLP baseline at its positions (markers, same colour), least squares (dash-dot) and
+    the context mean (dotted) for the pretraining mixture, and the positions past the training length (shaded)."""
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["attention"] == attention]
@@ -51,11 +65,7 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
                 b = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == mixture)
                               & is_mlp(baselines["method"])]
                 ax.plot(b["position"], b["r2"], "D", ms=4, mfc="none", color=color)
-        if len(baselines):
-            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == PRETRAINING)
-                           & (baselines["method"] == CONTEXT_MEAN)]
-            ax.plot(cm["position"], cm["r2"], BASELINE_STYLE[CONTEXT_MEAN], color=BASELINE[CONTEXT_MEAN],
-                    lw=1.2, label=f"context mean, {PRETRAINING}")
+        _reference_lines(ax, baselines, depth, suffix=f", {PRETRAINING}")
         mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
@@ -95,7 +105,7 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
 def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> plt.Figure:
     """Pretraining mixture, one panel per target depth: the softmax model, the same weights run with ReLU
     attention before any ReLU training ("at switch", dashed) and the ReLU model after its own training, with
-    the context mean (grey dotted)."""
+    least squares (dash-dot) and the context mean (dotted)."""
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["mixture"] == PRETRAINING]
@@ -106,11 +116,7 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
             g = c[(c["depth"] == depth) & (c["attention"] == att)]
             if len(g):
                 ax.plot(g["position"], g["r2"], style, color=color, label=att)
-        if len(baselines):
-            cm = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == PRETRAINING)
-                           & (baselines["method"] == CONTEXT_MEAN)]
-            ax.plot(cm["position"], cm["r2"], BASELINE_STYLE[CONTEXT_MEAN], color=BASELINE[CONTEXT_MEAN],
-                    lw=1.2, label="context mean")
+        _reference_lines(ax, baselines, depth)
         mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
@@ -119,10 +125,10 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
     return fig
 
 
-def plot_icl_length(curves: pd.DataFrame, train_examples: int) -> plt.Figure:
+def plot_icl_length(curves: pd.DataFrame, train_examples: int, baselines: pd.DataFrame | None = None) -> plt.Figure:
     """Objective 2's length comparison, pretraining mixture, one panel per target depth: the ReLU model, its
     softmax twin (the same steps from the same weights: dotted) and the softmax model it started from (solid),
-    each the mean over seeds with the seeds' spread as a band."""
+    each the mean over seeds with the seeds' spread as a band; least squares (dash-dot) from ``baselines``."""
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["mixture"] == PRETRAINING]
@@ -136,6 +142,7 @@ def plot_icl_length(curves: pd.DataFrame, train_examples: int) -> plt.Figure:
                 ax.plot(g["position"], g["r2"], style, color=color, lw=1.6, label=label)
                 if "lo" in g:
                     ax.fill_between(g["position"], g["lo"], g["hi"], color=color, alpha=0.15, lw=0)
+        _reference_lines(ax, pd.DataFrame() if baselines is None else baselines, depth, methods=(LEAST_SQUARES,))
         mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
@@ -251,9 +258,11 @@ def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figure:
+def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
+                         least_squares: pd.DataFrame | None = None) -> plt.Figure:
     """ICDL objective 3: R² per position for target parameters from N(μ, I), one panel per target depth;
-    colour: μ, solid: softmax, dashed: ReLU attention."""
+    colour: μ, solid: softmax, dashed: ReLU attention, dash-dot (thin): least squares on the same prompts
+    (``least_squares``: :func:`icdl.gpt_icl.evaluation.least_squares_param_shift`)."""
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     styles = {"softmax": "-", "relu": "--"}
@@ -263,6 +272,10 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int) -> plt.Figur
             for att, h in g.groupby("attention"):
                 ax.plot(h["position"], h["r2"], styles[att], color=MU.get(float(mu), "0.5"), lw=1.3,
                         label=f"μ = {mu:g}, {att}")
+            if least_squares is not None:
+                ls = least_squares[(least_squares["depth"] == depth) & (least_squares["mu"] == mu)]
+                ax.plot(ls["position"], ls["r2"], BASELINE_STYLE[LEAST_SQUARES], color=MU.get(float(mu), "0.5"),
+                        lw=0.9, label=f"μ = {mu:g}, least squares")
         mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [curves[curves["depth"] == depth]["r2"] for depth in ds])
@@ -475,11 +488,13 @@ def _fitted(g: pd.DataFrame, f, xs: pd.Series):
     return a + b * np.log2(xs.to_numpy())
 
 
-def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: float, paper_steps: int) -> plt.Figure:
+def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: float, paper_steps: int,
+                        least_squares: dict[int, float] | None = None) -> plt.Figure:
     """One panel per attention: the shortfall below the MLP against training steps (log scale, the model's
     own steps), one colour per target depth; the fitted line extended to where it meets objective 1's
-    tolerance (or to the paper's steps), the forecast's 90 % band as a bar on the tolerance line, and the
-    paper's training length."""
+    tolerance (or to the paper's steps), the forecast's 90 % band as a bar on the tolerance line, the
+    paper's training length, and least squares' own shortfall per depth (dash-dot, thin:
+    :func:`icdl.gpt_icl.scale_trend.least_squares_shortfall`)."""
     import numpy as np
 
     atts = [a for a in ATTENTIONS if a in set(trend["attention"])]
@@ -499,6 +514,9 @@ def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: floa
                 hi = min(f["forecast_hi"], 4 * paper_steps)
                 ax.plot([f["forecast_lo"], hi], [tolerance, tolerance], lw=4, alpha=0.5, color=colour,
                         solid_capstyle="butt")
+            if least_squares is not None and depth in least_squares:
+                ax.axhline(least_squares[depth], color=colour, lw=0.9, ls=BASELINE_STYLE[LEAST_SQUARES],
+                           label=f"least squares, depth {depth}")
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
         ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {count(paper_steps)} steps")
         ax.set(xscale="log", title=f"{att} attention")
@@ -512,13 +530,14 @@ def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: floa
 _WIDTH_STYLE = ({"ls": "-", "marker": "o"}, {"ls": "--", "marker": "s"})
 
 
-def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: list[float] = ()) -> plt.Figure:
+def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: list[float] = (),
+                     least_squares: dict[int, float] | None = None) -> plt.Figure:
     """One panel per target depth: the shortfall below the MLP against training FLOPs (log scale) for each width
     (``curves``: :func:`icdl.gpt_icl.scale.flops_curve` of each study, narrowest first; solid and dashed), one
     colour per attention, with the 95 % bootstrap bands and objective 1's tolerance. ``warm_ends``: per curve,
     the FLOPs of its softmax model at the end of the warm phase (a dark grey triangle on the panel's top edge,
     filled for the first width and open for the second: that model's snapshots left of it were trained on tanh
-    targets). The legend sits below the panels."""
+    targets). ``least_squares``: its shortfall per target depth (dash-dot). The legend sits below the panels."""
     ds = sorted(curves[0]["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.8), sharey=True, squeeze=False)
     for ax, depth in zip(axes[0], ds):
@@ -532,6 +551,9 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
                                 lw=0)
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
         ax.axhline(0, color="0.6", lw=0.8, ls=":")
+        if least_squares is not None and depth in least_squares:
+            ax.axhline(least_squares[depth], color=BASELINE[LEAST_SQUARES], lw=1.0, ls=BASELINE_STYLE[LEAST_SQUARES],
+                       label="least squares")
         for end, filled, curve in zip(warm_ends, (True, False), curves):
             # a mark on the top edge, not a vertical line: a thin line across the panel reads as a grid line
             ax.plot([end], [1.0], transform=ax.get_xaxis_transform(), clip_on=False, ls="none", marker="v", ms=7,

@@ -85,6 +85,17 @@ def evaluate_param_shift(model, cfg, depth: int, mus=PARAM_SHIFTS) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+def least_squares_param_shift(cfg, depths, mus=PARAM_SHIFTS) -> pd.DataFrame:
+    """Least squares' R² per position on objective 3's test prompts (:func:`shifted_prompts`, every μ and
+    target depth): the yardstick beside the models' curves of :func:`evaluate_param_shift`."""
+    rows = []
+    for depth in depths:
+        for mu in mus:
+            xs, ys = shifted_prompts(cfg, depth, mu)
+            rows += r2_rows(bl.least_squares(xs, ys), ys, depth=depth, mu=mu)
+    return pd.DataFrame(rows)
+
+
 def shifted_prompts(cfg, depth: int, mu: float) -> tuple[torch.Tensor, torch.Tensor]:
     """The test prompts of objective 3 at one μ: targets with parameters from ``N(μ, I)``, inputs from the
     pretraining mixture, labels divided by the output scale of the *pretraining* targets (μ = 0), so that a

@@ -104,6 +104,7 @@ from .scale_trend import (  # noqa: F401  (re-exported: scale.forecast_steps, sc
     fit_from,
     fit_trend,
     forecast_steps,
+    least_squares_shortfall,
     score_depth,
     trend,
 )

@@ -120,6 +120,14 @@ def trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], q: float = 0.0
     return pd.DataFrame(rows).sort_values(["depth", "attention", "step"], ignore_index=True)
 
 
+def least_squares_shortfall(points: pd.DataFrame) -> dict[int, float]:
+    """Per target depth, least squares' shortfall below the MLP on the MLP's prompts (R²_MLP − R²_LS): the
+    yardstick beside every model's shortfall -- a model above it does worse than a linear fit."""
+    base = points[points["method"].isin(["mlp", "least_squares"])]
+    wide = base.pivot_table(index="depth", columns="method", values="r2_mlp_prompts")
+    return {int(d): float(r["mlp"] - r["least_squares"]) for d, r in wide.iterrows()}
+
+
 def _line(log_steps: np.ndarray, values: np.ndarray) -> tuple[float, float]:
     """Least-squares line ``values ≈ a + b · log2(steps)``: ``(a, b)``."""
     b, a = np.polyfit(log_steps, values, 1)
