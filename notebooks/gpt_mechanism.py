@@ -36,7 +36,11 @@
 # between the model's and GD's sensitivities to the query from
 # {glue:text}`mech_cosine`. After four times the training (the models of
 # {doc}`gpt_scale`) the nearest candidate is {glue:text}`mech_longer_nearest`, and GD's
-# ratio runs from {glue:text}`mech_longer_ratio`. The box below gives each
+# ratio runs from {glue:text}`mech_longer_ratio`. The positive control -- the
+# same pipeline asked of transformers trained on linear targets, where the
+# answer is known -- is **{glue:text}`status_mech_control_linear`**: the
+# nearest linear fit's prediction difference over the nearest local rule's is
+# at most {glue:text}`mech_control_ratio`. The box below gives each
 # hypothesis its verdict.
 #
 # Code: `icdl.gpt_icl.algorithms` (the candidates and their sensitivities),
@@ -314,5 +318,5 @@ ledger.save()
 ledger.judged()
 
 # %% tags=["remove-cell"]
-chapter.glue(claims_box=ledger.box())
+chapter.glue(claims_box=ledger.box(), **{f"status_{r.claim.replace('-', '_')}": r.status for r in ledger.records})
 chapter.show_glued()
