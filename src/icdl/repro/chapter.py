@@ -103,6 +103,7 @@ def frame_html(df, digits: int | None = None) -> str:
     """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (a named or meaningful index is
     kept), readable cells (:func:`_readable_cells`), an em dash for a missing number, and each ``$…$`` in a
     header or cell typeset as inline math."""
+    import html
     import re
 
     import numpy as np
@@ -126,7 +127,8 @@ def frame_html(df, digits: int | None = None) -> str:
     shown, same = _one_value_columns(shown, pivot=bool(numeric) or df.columns.name is not None)
     out = shown.to_html(index=not plain_index, border=0, na_rep="—")
     if same:  # said once under the table, not repeated in a column
-        out += '<p class="table-note">In every row: ' + "; ".join(f"{k} = {v}" for k, v in same) + ".</p>"
+        out += ('<p class="table-note">In every row: '
+                + "; ".join(f"{html.escape(str(k), quote=False)} = {v}" for k, v in same) + ".</p>")
     if out.count("$") % 2:
         raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
     # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)
