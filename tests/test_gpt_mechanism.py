@@ -493,3 +493,28 @@ def test_the_sensitivity_table_reads_both_measures_of_gd_least_squares_and_ridge
     assert (t["L2: GD"], t["L2: LS"], t["L2: ridge"]) == pytest.approx((0.3, 0.6, 0.4))
     assert (t["cos: GD"], t["cos: LS"], t["cos: ridge"]) == pytest.approx((0.5, 0.8, 0.9))
     assert t["nearest by L2"] == "GD" and t["nearest by cosine"] == "ridge"
+
+
+def test_the_committed_control_is_judged_from_its_sums_and_its_table_is_pinned(num_regression):
+    """The positive control's committed result (``--profile control``): the judge re-derives its verdict from
+    the sums per block, the chapter's table reads the same file (pinned: a rerun that moved a number fails
+    here until the baseline is regenerated and the diff reviewed), and the prose's numbers come from the
+    judge's own resamples (the bug: a glue computed another way than the verdict)."""
+    import numpy as np
+
+    from icdl.gpt_icl import mechanism_judge as mj
+    from icdl.repro.results import load_result
+
+    data = me.load(load_result(me.PROFILES.folder() / "mechanism.control.json"))
+    (entry,) = me.judge_control(data["blocks"], 40)
+    assert entry["passed"] is (entry["values"]["value_hi"] < 1 and entry["values"]["sens_hi"] < 0.25
+                               and entry["values"]["cosine_lo"] >= 0.9)
+    glue = me.control_glue(data, 40)
+    lo = entry["values"]["value_lo"]
+    assert glue["mech_control_ratio"].startswith(f"{entry['value']:.3f} (90 % interval {lo:.3f}")
+    assert set(mj.control(data["blocks"], 40)["models"]) == {(1, "softmax"), (1, "relu")}
+    t = me.control_table(data["alignment"], 40)
+    num_regression.check({c: t[c].to_numpy(dtype=float) for c in ("prediction difference", "sensitivity difference",
+                                                                   "cosine", "R²")},
+                         default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="committed_control")
+    assert np.isfinite(t["R²"]).all()

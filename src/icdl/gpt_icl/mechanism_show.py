@@ -23,7 +23,7 @@ import pandas as pd
 from . import algorithms as al
 from . import baselines as bl
 from .mechanism_judge import LINEAR_FITS, LOCAL_RULES, control, judge_longer, nearest, verdict_table
-from .mechanism_measures import GD_NETWORK, RIDGE
+from .mechanism_measures import ADAM_MLP, GD_NETWORK, RIDGE
 from .tasks import PRETRAINING
 
 # ---- what the chapter shows ---------------------------------------------------------------------------------
@@ -172,13 +172,18 @@ def control_table(alignment: pd.DataFrame, train_examples: int) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def control_glue(blocks: pd.DataFrame | None, train_examples: int) -> dict[str, str]:
-    """The prose's numbers of the positive control: the largest ratio, the largest sensitivity difference and
-    the smallest cosine over its models, each with its 90 % interval, and the linear fit nearest each model
-    (dashes where the run has not been made)."""
-    keys = ("mech_control_ratio", "mech_control_sens", "mech_control_cosine", "mech_control_fits")
-    if blocks is None:
+def control_glue(control_data: dict | None, train_examples: int) -> dict[str, str]:
+    """The prose's numbers of the positive control (``control_data``: its result, :func:`~icdl.gpt_icl.mechanism.load`):
+    the largest ratio, the largest sensitivity difference and the smallest cosine over its models, each with
+    its 90 % interval, the linear fit nearest each model, the models' own R² and the Adam-trained MLP's at the
+    training length (dashes where the run has not been made)."""
+    keys = ("mech_control_ratio", "mech_control_sens", "mech_control_cosine", "mech_control_fits",
+            "mech_control_model_r2", "mech_control_mlp_r2")
+    if control_data is None:
         return {k: "—" for k in keys}
+    blocks, a = control_data["blocks"], control_data["alignment"]
+    at = a[(a["mixture"] == PRETRAINING) & (a["position"] == train_examples)]
+    model_r2 = at[at["candidate"] == "model"]["r2_candidate"]
     from .intervals import summary
 
     c = control(blocks, train_examples)
@@ -189,4 +194,6 @@ def control_glue(blocks: pd.DataFrame | None, train_examples: int) -> dict[str, 
 
     fits = "; ".join(f"{att}: {m['fit']}" for (_, att), m in sorted(c["models"].items(), key=lambda kv: kv[0][1],
                                                                         reverse=True))
-    return dict(zip(keys, (shown("value"), shown("sens"), shown("cosine"), fits)))
+    mlp_r2 = float(at[at["candidate"] == ADAM_MLP]["r2_candidate"].max())
+    return dict(zip(keys, (shown("value"), shown("sens"), shown("cosine"), fits,
+                           f"{model_r2.min():.3f} to {model_r2.max():.3f}", f"{mlp_r2:.3f}")))
