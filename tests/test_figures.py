@@ -722,5 +722,8 @@ def test_least_squares_yardsticks_of_the_sec5_figures(num_regression):
     shift = evaluation.least_squares_param_shift(cfg, [3])
     at = shift[(shift["position"] == cfg["train_examples"]) & (shift["mu"] == 0.0)]["r2"].item()
     assert 0.95 < at < 0.995
-    num_regression.check({"ls_shift_r2": shift["r2"].to_numpy()[::7]},
-                         default_tolerance={"rtol": 1e-6, "atol": 1e-9}, basename="reference_ls_shift")
+    # pinned where a prompt has well over d + 1 examples: below that least squares is ill-conditioned and its
+    # R² (down to −491) moves in the fourth digit with another CPU's kernels
+    conditioned = shift[shift["position"] >= 12]
+    num_regression.check({"ls_shift_r2": conditioned["r2"].to_numpy()[::7]},
+                         default_tolerance={"rtol": 1e-5, "atol": 1e-7}, basename="reference_ls_shift")

@@ -190,7 +190,7 @@ def test_judge_both_sides_of_each_threshold():
     assert ok["icdl-obj3-longer"]["value"] == pytest.approx(0.099)
     # the claim's text says which models were within the tolerance by their last snapshot, not a forecast
     text = _verdict(-0.01, -0.001, 0.0, 0.1, 500.0, 0.0)["scale-forecast"]["ours"]
-    assert "depth 3 softmax: within it by the last snapshot (800)" in text and "depth 3 relu: 1,000" in text
+    assert "depth 3 softmax: within it by the last snapshot (800)" in text and "depth 3 relu: 1 000" in text
 
 
 def _wide_and_narrow(ls_shift: float = 0.0):
@@ -293,7 +293,7 @@ def test_the_wider_judge_both_sides_of_each_threshold():
     half = _wider_verdict(-0.01, 0.002, -0.01, 0.0, 0.0)  # closer on the whole, but the band reaches above 0
     assert not half["scale-wider-closer"]["passed"]
     assert not claims.criterion_holds("scale-wider-closer", recorded(half["scale-wider-closer"]))
-    assert "against the narrow model at 26,000 steps" in ok["scale-width-over-steps"]["ours"]
+    assert "against the narrow model at 26 000 steps" in ok["scale-width-over-steps"]["ours"]
     assert "depth 3 relu" not in ok["scale-width-over-steps"]["ours"]
     for entry in scale.judge_wider(None, None):
         assert not entry["passed"] and entry["value"] != entry["value"] and "--profile wide" in entry["ours"]

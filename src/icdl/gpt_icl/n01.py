@@ -157,3 +157,27 @@ def side_by_side(results: dict[str, dict], train_examples: int) -> pd.DataFrame:
                              SIDE_COLUMNS["shortfall"]: cell(short[(depth, att)], "+"),
                              SIDE_COLUMNS["excess"]: cell(excess[(depth, att)], "+")})
     return pd.DataFrame(rows)
+
+
+def glue_values(entries: list[dict]) -> dict[str, str]:
+    """The prose's numbers of the three claims, each "value (90 % interval lo to hi)" from the judge's own
+    entries (dashes while the run waits)."""
+    names = {"gpt-n01-beats-ls": "n01_vs_ls", "gpt-n01-obj1": "n01_obj1", "gpt-n01-depth-gap": "n01_gap"}
+    out = {}
+    for e in entries:
+        v, values = e.get("value"), e.get("values") or {}
+        if v is None or "value_lo" not in values:
+            out[names[e["claim"]]] = "—"
+            continue
+        sign = "" if e["claim"] == "gpt-n01-obj1" else "+"
+        out[names[e["claim"]]] = (f"{v:{sign}.3f} (90 % interval {values['value_lo']:{sign}.3f} to "
+                                  f"{values['value_hi']:{sign}.3f})").replace("-", "−")
+    return out
+
+
+def figure_data(icl: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The curves (the mean over seeds, :func:`~icdl.gpt_icl.objectives.mean_curves`) and the baselines of an
+    ``n01`` result, as :func:`icdl.figures.plot_icl_methods` draws them."""
+    from .objectives import mean_curves
+
+    return mean_curves(pd.DataFrame(icl["curves"])), pd.DataFrame(icl["baselines"])
