@@ -253,18 +253,21 @@ chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_exam
 #
 # ## A positive control: a model whose answer is known
 #
-# A measure that never finds what it looks for proves nothing when it does not
-# find it here. So the same pipeline -- the same scan, candidates, prompts and
-# measures -- is run on transformers whose algorithm the literature knows: the
-# main study's architecture and schedule trained on *linear* targets (depth-1
-# networks, inputs from $N(-2, I)$), where trained transformers come close to a
-# least-squares fit {cite:p}`garg2022what,akyurek2023what`
-# (`python -m icdl.gpt_icl.mechanism --profile control`). There the linear fits
-# -- least squares, ridge, and GD and the Adam-trained MLP, which fit a
-# one-layer, linear network -- should be nearer the model than the local rules by
-# prediction difference, and their sensitivity should be the model's (difference
-# below 0.25, cosine at least 0.9), each on its whole 90 % interval over the
-# test prompts; the criterion was registered before the control's run.
+# Before the measures' "no" for GD can mean anything, they must be seen to say
+# "yes" where the answer is known. So the same pipeline -- the same scan,
+# candidates, prompts and measures -- is run on transformers of the main
+# study's architecture and schedule trained on *linear* targets (depth-1
+# networks, inputs from $N(-2, I)$; `python -m icdl.gpt_icl.mechanism --profile
+# control`), the task on which trained transformers are known to come close to
+# least squares {cite:p}`garg2022what,akyurek2023what` -- though those studies
+# separate the algorithms mostly with at most $d$ examples, noisy labels or
+# inputs from $N(0, I)$, none of which holds at our training length. The
+# registered criterion: the linear fit nearest the model by prediction
+# difference (least squares, ridge, or GD or the Adam-trained MLP on the
+# one-layer, linear network) is nearer than the nearest local rule, its
+# sensitivity L2 difference is below 0.25, and the model's sensitivity has a
+# mean cosine of at least 0.9 with some linear fit's, each on its whole 90 %
+# interval over the test prompts.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 control_obj = show_reference(mechanism.PROFILES, "mechanism", "control")
@@ -280,18 +283,38 @@ chapter.glue(**mechanism.control_glue(control_data, rcfg["train_examples"]))
 # The control models reach R² {glue:text}`mech_control_model_r2` at the
 # training length. Over the two of them, the nearest linear fit's prediction
 # difference over the nearest local rule's is at most
-# {glue:text}`mech_control_ratio`, the nearest fit's sensitivity difference at
-# most {glue:text}`mech_control_sens`, and the cosine with a linear fit at
-# least {glue:text}`mech_control_cosine`; the fit nearest each model:
-# {glue:text}`mech_control_fits`. So the pipeline does find a linear learner
-# where there is one. What the control cannot show: with labels that are exactly
-# linear, least squares, ridge and GD on the linear network predict almost alike
-# once a prompt has more than $d + 1$ examples, so it does not test whether the
-# measures can tell GD from ridge -- the distinction the hypotheses above turn
-# on. One candidate fails at depth 1: ICDL's MLP baseline, 100 full-batch Adam
-# steps at learning rate $10^{-3}$ from PyTorch's default start, barely moves a
-# one-layer network (R² {glue:text}`mech_control_mlp_r2`); it is a linear fit in
-# name only here, and the control's verdict never rests on it.
+# {glue:text}`mech_control_ratio`, that fit's sensitivity difference at most
+# {glue:text}`mech_control_sens` and the best cosine at least
+# {glue:text}`mech_control_cosine`; the fit nearest each model:
+# {glue:text}`mech_control_fits`. The control passes.
+#
+# What it shows, and what it does not. With 39 noise-free examples in 5
+# dimensions least squares recovers each target exactly, so a model's
+# prediction difference to it *is* the model's $1 - R^2$, and its sensitivity
+# difference measures how far the model's slope is from the true one. The
+# control therefore shows that the measures rank an accurate model with the
+# right slope nearer the linear fits than the local rules; a nonlinear learner
+# as accurate would pass it too, and the local rules, with no sensitivity, can
+# never pass its sensitivity parts. It does not test GD on a *nonlinear*
+# network against the linear rules -- the question of the hypotheses above --
+# nor the shifted inputs, nor seeds (one model per attention). The measures do
+# tell the linear fits apart here: GD's prediction difference over least
+# squares' is {glue:text}`mech_control_gd_ls`, over ridge's
+# {glue:text}`mech_control_gd_ridge`, so the early-stopped GD, with its three
+# settings chosen for closeness to each model, comes nearest -- the same
+# advantage of a family with more free settings as in the main study. Where a
+# prompt has fewer examples than parameters the nearest fit is least squares
+# (the table below), the regime in which the literature tells the algorithms
+# apart. One candidate fails at depth 1: ICDL's MLP baseline, 100 full-batch
+# Adam steps at learning rate $10^{-3}$ from PyTorch's default start, barely
+# moves a one-layer network (R² {glue:text}`mech_control_mlp_r2`); it is a
+# linear fit in name only here, and the control's verdict never rests on it.
+# The main hypotheses' verdicts above are not yet conditioned on the control in
+# the ledger: it passes, so they stand as judged.
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+if control_data is not None:
+    display(chapter.table(mechanism.nearest_table(control_data["alignment"], PRETRAINING)))
 #
 # ## What this does and does not show
 #

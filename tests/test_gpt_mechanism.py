@@ -473,6 +473,12 @@ def test_the_control_judge_both_sides_of_each_threshold():
     sel = (mixed["attention"] == "relu") & (mixed["candidate"] == me.RIDGE)
     mixed.loc[sel, "pred"] *= 1.2 / 0.5
     assert entry(mixed)["passed"] is False and entry(mixed)["value"] == pytest.approx(1.2)
+    # the sensitivity measures are the prediction-nearest fit's, as registered, not the best of any fit (the
+    # bug: least squares' better sensitivity passing a control whose nearest fit, ridge, fails it)
+    other = _control_blocks(0.5, 0.3, 0.95)
+    sel = other["candidate"] == bl.LEAST_SQUARES
+    other.loc[sel, "sens"] = 0.05 / 32
+    assert entry(other)["passed"] is False and entry(other)["values"]["sens"] == pytest.approx(0.3)
     assert mj.control(_control_blocks(0.99, 0.24, 0.95), 40)["models"][(1, "relu")]["fit"] == me.RIDGE
     with pytest.raises(ValueError, match="training length"):
         mj.judge_control(_control_blocks(0.99, 0.24, 0.95), 39)
@@ -513,6 +519,15 @@ def test_the_committed_control_is_judged_from_its_sums_and_its_table_is_pinned(n
     lo = entry["values"]["value_lo"]
     assert glue["mech_control_ratio"].startswith(f"{entry['value']:.3f} (90 % interval {lo:.3f}")
     assert set(mj.control(data["blocks"], 40)["models"]) == {(1, "softmax"), (1, "relu")}
+    # row 0 (all prompts) of the judge's resamples is the alignment table's own number
+    at = data["alignment"][(data["alignment"]["position"] == 40) & (data["alignment"]["mixture"] == PRETRAINING)]
+    for (depth, att), m in mj.control(data["blocks"], 40)["models"].items():
+        row = at[(at["attention"] == att) & (at["candidate"] == m["fit"])].iloc[0]
+        assert m["sens"][0] == pytest.approx(row["sens_diff"], rel=1e-5)  # float32 measures, float64 sums
+        fits = at[(at["attention"] == att) & at["candidate"].isin(mj.LINEAR_FITS)]
+        assert m["cosine"][0] == pytest.approx(fits["cosine"].max(), rel=1e-5)
+        local = at[(at["attention"] == att) & at["candidate"].isin(mj.LOCAL_RULES)]["pred_diff"].min()
+        assert m["ratio"][0] == pytest.approx(row["pred_diff"] / local, rel=1e-5)
     t = me.control_table(data["alignment"], 40)
     num_regression.check({c: t[c].to_numpy(dtype=float) for c in ("prediction difference", "sensitivity difference",
                                                                    "cosine", "R²")},

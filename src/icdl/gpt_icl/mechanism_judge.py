@@ -150,10 +150,13 @@ def control(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = Non
     sums per block (``blocks`` of :func:`icdl.gpt_icl.mechanism.study`), on every resample of one
     :class:`~icdl.gpt_icl.intervals.Draws` (row 0: all prompts; the same resampled prompts for every model and
     candidate: paired). Per model ``(depth, attention)``: ``ratio`` (the nearest linear fit's prediction
-    difference over the nearest local rule's), ``sens`` (the nearest linear fit's sensitivity L2 difference),
-    ``cosine`` (the largest mean cosine with a linear fit), ``fit`` (the linear fit nearest by prediction
-    difference on all prompts); and over the models ``value`` (the largest ratio), ``sens`` (the largest) and
-    ``cosine`` (the smallest), each ``(resamples + 1,)``."""
+    difference over the nearest local rule's), ``sens`` (that same fit's sensitivity L2 difference: the fit
+    nearest by prediction difference on each resample), ``cosine`` (the largest mean cosine with any linear
+    fit) -- each as registered with the claim (icdl.repro.claims, ``mech-control-linear``) --
+    ``fit`` (the linear fit nearest by prediction difference on all prompts) and ``versus`` (GD's prediction
+    difference over least squares' and over ridge's: whether the measures tell the linear fits apart); and
+    over the models ``value`` (the largest ratio), ``sens`` (the largest) and ``cosine`` (the smallest), each
+    ``(resamples + 1,)``."""
     at = blocks[(blocks["mixture"] == PRETRAINING) & (blocks["position"] == train_examples)]
     if at.empty:
         raise ValueError(f"the result holds no sums per block at the training length (position {train_examples}) "
@@ -174,12 +177,15 @@ def control(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = Non
 
         pred = {c: over(c, "pred") for c in LINEAR_FITS + LOCAL_RULES}
         own, n = over(LINEAR_FITS[0], "own"), over(LINEAR_FITS[0], "n")
-        fits = np.stack([pred[c] for c in LINEAR_FITS])
+        fits = np.stack([pred[c] for c in LINEAR_FITS])                       # (fits, R)
+        nearest_fit = fits.argmin(0)                                            # per resample
+        pick = np.arange(fits.shape[1])
         per_model[key] = {
             "ratio": fits.min(0) / np.stack([pred[c] for c in LOCAL_RULES]).min(0),
-            "sens": np.stack([over(c, "sens") / own for c in LINEAR_FITS]).min(0),
+            "sens": np.stack([over(c, "sens") / own for c in LINEAR_FITS])[nearest_fit, pick],
             "cosine": np.stack([over(c, "cos") / n for c in LINEAR_FITS]).max(0),
-            "fit": LINEAR_FITS[int(fits[:, 0].argmin())]}
+            "fit": LINEAR_FITS[int(nearest_fit[0])],
+            "versus": {other: pred[GD_NETWORK] / pred[other] for other in (bl.LEAST_SQUARES, RIDGE)}}
     return {"models": per_model,
             "value": np.max([m["ratio"] for m in per_model.values()], axis=0),
             "sens": np.max([m["sens"] for m in per_model.values()], axis=0),

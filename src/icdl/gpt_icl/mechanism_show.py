@@ -178,7 +178,7 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
     its 90 % interval, the linear fit nearest each model, the models' own R² and the Adam-trained MLP's at the
     training length (dashes where the run has not been made)."""
     keys = ("mech_control_ratio", "mech_control_sens", "mech_control_cosine", "mech_control_fits",
-            "mech_control_model_r2", "mech_control_mlp_r2")
+            "mech_control_model_r2", "mech_control_mlp_r2", "mech_control_gd_ls", "mech_control_gd_ridge")
     if control_data is None:
         return {k: "—" for k in keys}
     blocks, a = control_data["blocks"], control_data["alignment"]
@@ -195,5 +195,12 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
     fits = "; ".join(f"{att}: {m['fit']}" for (_, att), m in sorted(c["models"].items(), key=lambda kv: kv[0][1],
                                                                         reverse=True))
     mlp_r2 = float(at[at["candidate"] == ADAM_MLP]["r2_candidate"].max())
+
+    def versus(other):  # GD's prediction difference over another fit's, per model, with its interval
+        return "; ".join(f"{att}: {s['value']:.2f} ({s['lo']:.2f} to {s['hi']:.2f})" for (_, att), m in
+                         sorted(c["models"].items(), key=lambda kv: kv[0][1], reverse=True)
+                         for s in [summary(m["versus"][other])])
+
     return dict(zip(keys, (shown("value"), shown("sens"), shown("cosine"), fits,
-                           f"{model_r2.min():.3f} to {model_r2.max():.3f}", f"{mlp_r2:.3f}")))
+                           f"{model_r2.min():.3f} to {model_r2.max():.3f}", f"{mlp_r2:.3f}",
+                           versus(bl.LEAST_SQUARES), versus(RIDGE))))
