@@ -521,7 +521,7 @@ def test_the_committed_control_is_judged_from_its_sums_and_its_table_is_pinned(n
     assert set(mj.control(data["blocks"], 40)["models"]) == {(1, "softmax"), (1, "relu")}
     # row 0 (all prompts) of the judge's resamples is the alignment table's own number
     at = data["alignment"][(data["alignment"]["position"] == 40) & (data["alignment"]["mixture"] == PRETRAINING)]
-    for (depth, att), m in mj.control(data["blocks"], 40)["models"].items():
+    for (_, att), m in mj.control(data["blocks"], 40)["models"].items():
         row = at[(at["attention"] == att) & (at["candidate"] == m["fit"])].iloc[0]
         assert m["sens"][0] == pytest.approx(row["sens_diff"], rel=1e-5)  # float32 measures, float64 sums
         fits = at[(at["attention"] == att) & at["candidate"].isin(mj.LINEAR_FITS)]
