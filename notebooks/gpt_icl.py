@@ -445,6 +445,23 @@ if n01_done:
 n01_entries = (n01.judge(n01_obj["data"], n01_len, objectives.CRITERIA["obj1_tolerance"])
                if n01_done else n01.pending(objectives.CRITERIA["obj1_tolerance"]))
 
+# %% tags=["remove-cell"]
+chapter.glue(**n01.glue_values(n01_entries))
+
+# %% [markdown]
+# On this task every transformer's error relative to least squares is at least
+# {glue:text}`n01_vs_ls` (**{glue:text}`status_gpt_n01_beats_ls`**: above 0
+# means better than least squares on the same prompts); the largest shortfall
+# below the MLP is {glue:text}`n01_obj1` against objective 1's tolerance
+# (**{glue:text}`status_gpt_n01_obj1`**); and the excess error over the MLP
+# grows from target depth 3 to depth 6 by at least {glue:text}`n01_gap`
+# (**{glue:text}`status_gpt_n01_depth_gap`**). The figure puts the models
+# beside the baselines on this task.
+
+# %% mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length.", "name": "fig-icl-methods-n01"}}
+if n01_done:
+    fig = figures.plot_icl_methods(*n01.figure_data(n01_obj["data"]), n01_len)
+
 # %% [markdown]
 # ## The claims, judged
 

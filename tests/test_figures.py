@@ -394,6 +394,7 @@ FIGURE_TESTS = {
     "fig-icl-param-shift": "test_committed_reference_numbers",
     "fig-icl-depth": "test_committed_reference_numbers",
     "fig-icl-plateau": "test_committed_reference_numbers",
+    "fig-icl-methods-n01": "test_committed_n01_numbers",
     "fig-dsm-targets": "test_diffusion_numbers",
     "fig-score-errors": "test_diffusion_numbers",
     "fig-lsa-construction": "test_lsa_construction_error_numbers",
@@ -727,3 +728,22 @@ def test_least_squares_yardsticks_of_the_sec5_figures(num_regression):
     conditioned = shift[shift["position"] >= 12]
     num_regression.check({"ls_shift_r2": conditioned["r2"].to_numpy()[::7]},
                          default_tolerance={"rtol": 1e-5, "atol": 1e-7}, basename="reference_ls_shift")
+
+
+def test_committed_n01_numbers(num_regression):
+    """Figure 'fig-icl-methods-n01' and the n01 section's numbers, from the committed run with x ~ N(0, I)
+    (``python -m icdl.gpt_icl --profile n01 ...``): the transformers' R² (mean over seeds) and the baselines'
+    per position, and the three judged numbers with their intervals (pinned: a rerun that moved them fails
+    here until the baseline is regenerated and the diff reviewed)."""
+    from icdl.gpt_icl import n01, objectives
+    from icdl.repro.results import load_result
+
+    icl = load_result(HERE.parent / "results" / "gpt_icl" / "icl.n01.json")["data"]
+    curves, baselines = n01.figure_data(icl)
+    assert set(curves["seeds"]) == {3}  # every point of the figure is the mean of the three seeds
+    entries = n01.judge(icl, objectives.PROFILES.resolve("n01")["train_examples"],
+                        objectives.CRITERIA["obj1_tolerance"])
+    judged = np.array([[e["value"], e["values"]["value_lo"], e["values"]["value_hi"]] for e in entries])
+    num_regression.check({"n01_r2": curves["r2"].to_numpy()[::5], "n01_baselines": baselines["r2"].to_numpy()[::5],
+                          "n01_judged": judged.ravel()},
+                         default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="reference_n01")
