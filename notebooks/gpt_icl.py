@@ -325,7 +325,7 @@ chapter.glue(yard_examples=str(yard_at),
 
 # %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length.", "name": "fig-icl-param-shift"}}
 fig = figures.plot_icl_param_shift(data["shift"], train_len,
-                                   evaluation.least_squares_param_shift(jcfg, sorted(data["shift"]["depth"].unique())))
+                                   evaluation.least_squares_param_shift(jcfg, sorted(int(d) for d in data["shift"]["depth"].unique())))
 
 # %% [markdown]
 # ICDL's claim is not that R² stays put but that in-context learning stays
