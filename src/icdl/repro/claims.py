@@ -209,6 +209,18 @@ CLAIMS: tuple[Claim, ...] = (
        "not claimed by ICDL: a model trained four times longer is nearer GD on the network than any linear or "
        "local rule",
        GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_the_longer_judge_both_sides_of_each_threshold"),
+    _c("mech-fair-nearest-gd", "This book: hypothesis 1 with GD given a fair chance",
+       "not claimed by ICDL: with GD's step size, steps and start tuned on a grid whose chosen member is interior, "
+       "every model is nearer GD on an N-layer network than any linear or local rule, by prediction difference",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_the_fair_judge_both_sides_of_each_threshold"),
+    _c("mech-fair-sens-gd", "This book: GD nearest by the sensitivities, given a fair chance",
+       "not claimed by ICDL: every model's $\\partial \\hat y / \\partial x_{\\mathrm{query}}$ is nearer GD's "
+       "than any linear or local rule's in L2 (von Oswald et al.'s second measure)",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_the_fair_judge_both_sides_of_each_threshold"),
+    _c("mech-fair-cosine-gd", "This book: hypothesis 2 with GD given a fair chance",
+       "not claimed by ICDL: every model's $\\partial \\hat y / \\partial x_{\\mathrm{query}}$ points where "
+       "the fairly tuned GD's does (mean cosine ≥ 0.8)",
+       GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_the_fair_judge_both_sides_of_each_threshold"),
     _c("mech-control-linear", "This book: the positive control (a transformer trained on linear targets)",
        "not claimed by ICDL: the measures find a linear fit (least squares, ridge, or GD or the Adam-trained MLP on "
        "a one-layer network) nearest a transformer trained on linear regression, not a local rule",
@@ -291,7 +303,7 @@ def claims_for(chapter: str) -> list[Claim]:
 
 
 _OPS = {"<": lambda v, t: v < t, "<=": lambda v, t: v <= t, ">": lambda v, t: v > t, ">=": lambda v, t: v >= t,
-        "==": lambda v, t: v == t}
+        "==": lambda v, t: v == t, "gate": lambda v, t: v >= t}
 
 
 @dataclass(frozen=True)
@@ -302,7 +314,11 @@ class Condition:
     prompts, say), the comparison is decided by the interval: it holds when the whole interval lies on the
     passing side, fails when the whole interval lies on the failing side, and is undecided (``None``) when the
     interval straddles the threshold -- a margin inside the noise decides nothing. A number recorded without an
-    interval (a deterministic check: the theory) is its own interval of one point, never undecided."""
+    interval (a deterministic check: the theory) is its own interval of one point, never undecided.
+
+    ``op = "gate"``: a condition on the design, not on the finding (``key`` at least ``threshold``: a positive
+    control passed, a candidate given a fair chance). Unmet, it leaves the whole claim undecided, whatever
+    the other conditions say (:func:`criterion_verdict`): a verdict counts only where its gates are met."""
     key: str
     op: str
     threshold: float
@@ -313,6 +329,8 @@ class Condition:
 
     def verdict(self, values: dict) -> bool | None:
         """True, False, or None where the recorded interval straddles the threshold (see the class)."""
+        if self.op == "gate":
+            return True if self.holds(values) else None
         lo, hi = values.get(f"{self.key}_lo"), values.get(f"{self.key}_hi")
         if lo is None or hi is None or self.op == "==":
             return self.holds(values)
@@ -402,6 +420,19 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # fits: least squares, ridge, GD and the Adam-trained MLP (both on a one-layer network there). Each number
     # with its 90 % interval over blocks of the test prompts (one seed: prompt noise only)
     "mech-control-linear": _all(("value", "<", 1), ("sens", "<", 0.25), ("cosine", ">=", 0.9)),
+    # registered before any run of python -m icdl.gpt_icl.mechanism --profile fair (judge_fair): hypotheses 1
+    # and 2 asked again with GD given a fair chance -- a grid of (η, L, start scale) wide enough that the member
+    # nearest each model is interior in η and in the start scale, and at the largest L only where the scan is
+    # flat there (its prediction difference changes by less than 5 % over the last doubling of L); ridge's λ
+    # likewise interior. On the main study's six models at the training length, pretraining mixture, each
+    # number with its 90 % interval over blocks of the test prompts (paired: the same resampled prompts for
+    # every candidate). value: the largest over the models of GD's prediction difference over the nearest simple
+    # rule's; of GD's sensitivity L2 difference over the smallest among the simple rules; the smallest mean
+    # cosine with GD. Gates, each 1 or 0: ``control`` (mech-control-linear passed) and ``fair`` (every model's
+    # GD and ridge members meet the conditions above); a gate not met leaves the claim inconclusive
+    "mech-fair-nearest-gd": _all(("value", "<", 1), ("control", "gate", 1), ("fair", "gate", 1)),
+    "mech-fair-sens-gd": _all(("value", "<", 1), ("control", "gate", 1), ("fair", "gate", 1)),
+    "mech-fair-cosine-gd": _all(("value", ">=", 0.8), ("control", "gate", 1), ("fair", "gate", 1)),
     # registered before the run of python -m icdl.gpt_icl.mechanism --profile longer (judge_longer): the largest
     # change over the models of that ratio from the main study's models to the four-times-longer-trained ones,
     # and the largest ratio of the longer-trained models
@@ -449,10 +480,13 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
 
 
 def criterion_verdict(claim: str, values: dict) -> bool | None:
-    """The registered criterion of ``claim`` on the recorded numbers ``values``: False if any condition fails,
-    else None (inconclusive) if any is undecided by its interval (:meth:`Condition.verdict`), else True."""
+    """The registered criterion of ``claim`` on the recorded numbers ``values``: None (inconclusive) if a gate
+    of its design is not met; else False if any condition fails, else None if any is undecided by its interval
+    (:meth:`Condition.verdict`), else True."""
     if claim not in CRITERIA:
         raise KeyError(f"claim {claim!r} has no registered criterion in icdl.repro.claims.CRITERIA")
+    if any(c.op == "gate" and c.verdict(values) is None for c in CRITERIA[claim]):
+        return None  # a gate not met: the design cannot decide this claim
     verdicts = [c.verdict(values) for c in CRITERIA[claim]]
     return False if False in verdicts else None if None in verdicts else True
 
