@@ -105,9 +105,12 @@ def recorded_steps(steps: int) -> list[int]:
 
 
 def gd_network(xs: Tensor, ys: Tensor, positions, task: TaskConfig, *, etas, steps: int, init_scale: float,
-               seed: int) -> Tensor:
+               seed: int, fit: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """Predictions of GD on the target's architecture: ``(len(etas), len(recorded_steps(steps)), B,
-    len(positions))`` -- for every step size, every recorded L, every prompt and position."""
+    len(positions))`` -- for every step size, every recorded L, every prompt and position. With ``fit``, also
+    GD's own objective at each recorded L -- each network's half mean squared error on the examples before its
+    query, the loss it descends -- averaged over the prompts: ``(len(etas), len(recorded_steps(steps)),
+    len(positions))``, to show whether its fit has converged."""
     positions = _prompts(xs, ys, positions)
     etas = [finite_number("eta", _number("eta", e), low=0.0, open_interval=True) for e in etas]
     record = recorded_steps(steps)
@@ -132,10 +135,14 @@ def gd_network(xs: Tensor, ys: Tensor, positions, task: TaskConfig, *, etas, ste
     eta = torch.tensor(etas, dtype=dt)[:, None].expand(E, B * P).reshape(M)
     Ws = [W.to(dt)[None].repeat(M, 1, 1).requires_grad_(True) for W in start_weights(task, init_scale, seed)]
     out = torch.empty(E, len(record), B, P, dtype=dt)
+    losses = torch.empty(E, len(record), P, dtype=dt)
     for step in range(steps + 1):
         if step in record:
             with torch.no_grad():
                 out[:, record.index(step)] = network(Ws, Xq, scale).view(E, B, P)
+                if fit:  # each network's own loss (M,), then the mean over prompts
+                    per = (((network(Ws, X, scale) - Y) ** 2) * mask).sum(1)
+                    losses[:, record.index(step)] = per.view(E, B, P).mean(1)
         if step == steps:
             break
         loss = (((network(Ws, X, scale) - Y) ** 2) * mask).sum()
@@ -143,7 +150,7 @@ def gd_network(xs: Tensor, ys: Tensor, positions, task: TaskConfig, *, etas, ste
         with torch.no_grad():
             for W, G in zip(Ws, grads):
                 W -= eta[:, None, None] * G
-    return out
+    return (out, losses) if fit else out
 
 
 def gd_network_sensitivity(xs: Tensor, ys: Tensor, positions, task: TaskConfig, *, eta: float, steps: int,

@@ -33,7 +33,9 @@ this module                                the profiles, the study over every mo
                     ``longer`` (the same study of the scale study's longest-trained models,
                     :func:`icdl.gpt_icl.scale.longest_trained_models`: ``--profile longer``),
                     ``control`` (the positive control: the same architecture and schedule trained on linear,
-                    depth-1 targets, checkpoints local: ``--profile control``, about 20 minutes on one core)
+                    depth-1 targets, checkpoints local: ``--profile control``, about 20 minutes on one core),
+                    ``fair`` (the reference study with GD and ridge given a grid whose chosen members are interior:
+                    ``--profile fair``, about 90 minutes on one core)
 :func:`study`       scan, choose and measure for every model
 :func:`judge`       the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
 :func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
@@ -114,7 +116,14 @@ _OWN["longer"] = {**_OWN["reference"], "models": "scale"}
 #: ``control``: the positive control -- the main study's architecture and schedule trained here on depth-1
 #: (linear) targets, where the literature finds a trained transformer close to a least-squares fit
 _OWN["control"] = {**_OWN["reference"], "models": "control", "depths": (1,)}
-_BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper", "control": "reference"}
+#: ``fair``: GD given a fair chance -- the reference study's models, prompts and candidates, with a grid wide
+#: enough that the member nearest each model is interior (the reference grid chose η = 0.1, its smallest, and
+#: L = 1024, its largest, for every model; η ≥ 0.5 diverged or stayed far, so the grid moves down in η and out
+#: in L and in the start scale), and ridge's λ likewise
+_OWN["fair"] = {**_OWN["reference"], "etas": (0.025, 0.05, 0.1, 0.2), "gd_steps": 4096,
+                "init_scales": (0.125, 0.25, 0.5, 1.0), "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)}
+_BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper", "control": "reference",
+         "fair": "reference"}
 PROFILES = ProfileSet(
     "gpt_mechanism",
     profiles={name: {**objectives.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
@@ -123,7 +132,7 @@ PROFILES = ProfileSet(
             "init_scales": (1e-3, 10.0), "lambdas": (1e-6, 1e6)},
     command="python -m icdl.gpt_icl.mechanism --profile {profile}",
     memory=objectives.memory_estimate,
-    command_only=("control",),  # the chapter reads its result; only the command trains its models
+    command_only=("control", "fair"),  # the chapter reads their results; only the command makes them
 )
 
 #: where the control's models are checkpointed (local: the result file records what the judge reads)
@@ -165,18 +174,21 @@ def _models(cfg, progress: bool) -> dict:
 
 def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
     """Scan, choose and measure for every trained model (``models``: ``{(depth, attention): model}``, default
-    the profile's). Returns ``{"alignment", "chosen", "gd_scan", "examples", "blocks", "complete", "seconds"}``
-    (``blocks``: the measures' sums per block of prompts, :func:`~icdl.gpt_icl.mechanism_measures.measure`)."""
+    the profile's). Returns ``{"alignment", "chosen", "gd_scan", "examples", "blocks", "gd_fit", "complete",
+    "seconds"}`` (``blocks``: the measures' sums per block of prompts,
+    :func:`~icdl.gpt_icl.mechanism_measures.measure`; ``gd_fit``: GD's own loss and R² over its grid per depth,
+    :func:`~icdl.gpt_icl.mechanism_measures.gd_grid`)."""
     from tqdm import tqdm
 
     _check(cfg)
     t0 = time.perf_counter()
     models = _models(cfg, progress) if models is None else models
     pos = list(cfg["positions"])
-    rows, chosen_rows, scans, examples, sums = [], [], [], [], []
+    rows, chosen_rows, scans, examples, sums, fits = [], [], [], [], [], []
     for depth in sorted({d for d, _ in models}):
         xs, ys = scan_prompts(cfg, depth)
-        grid = gd_grid(cfg, depth, xs, ys)  # the same for every model of this depth, as are:
+        grid, fit = gd_grid(cfg, depth, xs, ys, fit=True)  # the same for every model of this depth, as are:
+        fits.append(fit.assign(depth=depth))
         fixed = {m: fixed_candidates(cfg, depth, *measure_prompts(cfg, depth, m)) for m in (PRETRAINING, SHIFTED)}
         for att in tqdm(ATTENTIONS, desc=f"mechanism depth {depth}", disable=not progress):
             if (depth, att) not in models:
@@ -195,14 +207,16 @@ def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
                 sums.append(blocks.assign(depth=depth, attention=att))
     return {"alignment": pd.concat(rows, ignore_index=True), "chosen": pd.DataFrame(chosen_rows),
             "gd_scan": pd.concat(scans, ignore_index=True), "examples": pd.concat(examples, ignore_index=True),
-            "blocks": pd.concat(sums, ignore_index=True), "complete": True, "seconds": time.perf_counter() - t0}
+            "blocks": pd.concat(sums, ignore_index=True), "gd_fit": pd.concat(fits, ignore_index=True),
+            "complete": True, "seconds": time.perf_counter() - t0}
 
 
 # ---- result file ------------------------------------------------------------------------------------------
 
 FIELDS = ("alignment", "chosen", "gd_scan", "examples", "complete", "seconds")
-#: written by the runs since the positive control; the reference and longer runs before it lack them
-OPTIONAL_FIELDS = ("blocks",)
+#: written by the runs since the positive control (``blocks``) and since profile fair (``gd_fit``); the runs
+#: before lack them
+OPTIONAL_FIELDS = ("blocks", "gd_fit")
 
 
 def write(res: dict, cfg, started: float, command: str | None = None, overrides: tuple[str, ...] = ()) -> Path:

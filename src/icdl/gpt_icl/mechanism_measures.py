@@ -75,11 +75,25 @@ def scan_prompts(cfg, depth: int) -> tuple[Tensor, Tensor]:
 # ---- choosing each family's member nearest the model ------------------------------------------------------
 
 
-def gd_grid(cfg, depth: int, xs: Tensor, ys: Tensor) -> Tensor:
-    """GD's predictions on prompts for the whole grid: ``(scales, etas, recorded L, B, P)``."""
+def gd_grid(cfg, depth: int, xs: Tensor, ys: Tensor, fit: bool = False) -> Tensor | tuple[Tensor, pd.DataFrame]:
+    """GD's predictions on prompts for the whole grid: ``(scales, etas, recorded L, B, P)``. With ``fit``, also
+    one row per member of the grid with GD's own objective on the examples (``fit_loss``, the mean over prompts
+    and positions of :func:`~icdl.gpt_icl.algorithms.gd_network`'s) and GD's own R² across the prompts
+    (``r2``, the mean over positions): whether each member's fit has converged, and how accurate it is."""
     task = target_task(cfg, depth)
-    return torch.stack([al.gd_network(xs, ys, cfg["positions"], task, etas=cfg["etas"], steps=cfg["gd_steps"],
-                                      init_scale=s, seed=SEEDS["start"]) for s in cfg["init_scales"]])
+    runs = [al.gd_network(xs, ys, cfg["positions"], task, etas=cfg["etas"], steps=cfg["gd_steps"], init_scale=s,
+                          seed=SEEDS["start"], fit=True) for s in cfg["init_scales"]]
+    grid = torch.stack([pred for pred, _ in runs])
+    if not fit:
+        return grid
+    y = ys[:, list(cfg["positions"])]
+    spread = ((y - y.mean(0)) ** 2).sum(0)
+    r2 = 1 - torch.nan_to_num(((grid - y) ** 2).sum(-2), nan=np.inf) / spread      # (scales, etas, L, P): a
+    rows = [{"init_scale": s, "eta": e, "steps": L, "fit_loss": float(loss[j, k].mean()),  # diverged GD: −inf
+             "r2": float(r2[i, j, k].mean())}
+            for i, (s, (_, loss)) in enumerate(zip(cfg["init_scales"], runs)) for j, e in enumerate(cfg["etas"])
+            for k, L in enumerate(al.recorded_steps(cfg["gd_steps"]))]
+    return grid, pd.DataFrame(rows)
 
 
 def choose(cfg, depth: int, pred_model_scan: Tensor, xs: Tensor, ys: Tensor, grid: Tensor | None = None) -> dict:
