@@ -147,8 +147,8 @@ def _check(cfg) -> None:
 
 
 def _models(cfg, progress: bool) -> dict:
-    """The trained models the profile asks: the main study's, from the reference checkpoints or (quick) trained
-    here in memory; with ``models = "scale"``, the scale study's longest-trained ones (its reference run)."""
+    """The trained models the profile asks: the main study's, from the reference checkpoints (reference, fair)
+    or (quick) trained here in memory; with ``models = "scale"``, the scale study's longest-trained ones (its reference run)."""
     if cfg["models"] == "scale":
         from . import scale
 
@@ -169,7 +169,8 @@ def _models(cfg, progress: bool) -> dict:
                               progress=progress)
             out |= {(depth, att): pair[att]["model"] for att in ATTENTIONS}
         return out
-    return objectives.first_seed_models(cfg)
+    # the main study's checkpoints, of the profile this one's training settings come from (fair: reference)
+    return objectives.first_seed_models({**cfg, "profile": _BASE[cfg["profile"]]})
 
 
 def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
