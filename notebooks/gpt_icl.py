@@ -52,10 +52,11 @@
 # learning a *deep* network; at $x \sim \mathcal N(0, I)$, the inputs of the
 # paper's network baselines, at least {glue:text}`task_n01_min` is
 # (**{glue:text}`status_gpt_task_n01`**). Asked again on that task, with the
-# same models and schedule, whether every transformer beats least squares is
-# **{glue:text}`status_gpt_n01_beats_ls`**, objective 1
-# **{glue:text}`status_gpt_n01_obj1`**, and whether its gap to the MLP grows
-# with the targets' depth **{glue:text}`status_gpt_n01_depth_gap`**.
+# same models and schedule, the transformers do worse than least squares on the
+# same prompts (**{glue:text}`status_gpt_n01_beats_ls`**) and far worse than the
+# MLP (objective 1: **{glue:text}`status_gpt_n01_obj1`**); whether their gap to
+# the MLP grows with the targets' depth stays open
+# (**{glue:text}`status_gpt_n01_depth_gap`**).
 #
 # Code: `icdl.gpt_icl` -- `model`, `tasks`, `training`, `schedule` (the two
 # schedules), `evaluation` (test prompts, R²), `baselines`, and `objectives`
@@ -446,17 +447,23 @@ n01_entries = (n01.judge(n01_obj["data"], n01_len, objectives.CRITERIA["obj1_tol
                if n01_done else n01.pending(objectives.CRITERIA["obj1_tolerance"]))
 
 # %% tags=["remove-cell"]
-chapter.glue(**n01.glue_values(n01_entries))
+chapter.glue(**n01.glue_values(n01_entries), **n01.per_model_glue(n01_obj["data"] if n01_done else None, n01_len))
 
 # %% [markdown]
-# On this task every transformer's error relative to least squares is at least
-# {glue:text}`n01_vs_ls` (**{glue:text}`status_gpt_n01_beats_ls`**: above 0
-# means better than least squares on the same prompts); the largest shortfall
-# below the MLP is {glue:text}`n01_obj1` against objective 1's tolerance
-# (**{glue:text}`status_gpt_n01_obj1`**); and the excess error over the MLP
-# grows from target depth 3 to depth 6 by at least {glue:text}`n01_gap`
-# (**{glue:text}`status_gpt_n01_depth_gap`**). The figure puts the models
-# beside the baselines on this task.
+# On this task no transformer predicts better than least squares on the same
+# prompts: the error relative to least squares (above 0: better than least
+# squares) is below 0 for every model, from {glue:text}`n01_vs_ls_best` down to
+# {glue:text}`n01_vs_ls`, and below 0 on its whole interval for
+# {glue:text}`n01_vs_ls_below` models (**{glue:text}`status_gpt_n01_beats_ls`**).
+# The largest shortfall below the MLP is {glue:text}`n01_obj1`, against
+# objective 1's tolerance of {glue:text}`obj1_tolerance`
+# (**{glue:text}`status_gpt_n01_obj1`**). The excess error over the MLP does
+# not grow with the target depth: from depth 3 to depth 6 it changes by
+# {glue:text}`n01_gap` (the smaller change over the two attentions; the
+# interval is wide because the MLP's own error at depth 6 is small and noisy),
+# so the question stays open (**{glue:text}`status_gpt_n01_depth_gap`**). With
+# the main study's schedule the models learn less than a linear fit on this
+# task; the figure puts them beside the baselines.
 
 # %% mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length.", "name": "fig-icl-methods-n01"}}
 if n01_done:

@@ -195,3 +195,15 @@ def test_the_chapter_refuses_to_execute_at_the_command_only_profile():
     with pytest.raises(SystemExit) as stop:
         main(["gpt_icl", "--profile", "n01"])
     assert stop.value.code == 2
+
+
+def test_the_prose_quotes_the_best_model_and_counts_the_intervals_below_zero():
+    """The best model's error relative to least squares (a min for the max would quote the worst one) and the
+    models whose whole interval lies below 0 (counting by the lower end would count the one that straddles)."""
+    # least squares at 0.30: the depth-3 models at 0.15 (+0.5), depth-6 softmax at 0.45 (−0.5), depth-6 relu at
+    # 0.31 (−0.03: its interval straddles 0)
+    icl = _icl({(3, "softmax"): 0.15, (3, "relu"): 0.15, (6, "softmax"): 0.45, (6, "relu"): 0.31})
+    g = n01.per_model_glue(icl, L)
+    assert float(g["n01_vs_ls_best"].replace("−", "-")) == pytest.approx(1 - 0.15 / 0.30, abs=0.03)
+    assert g["n01_vs_ls_below"] == "1 of 4"
+    assert n01.per_model_glue(None, L) == {"n01_vs_ls_best": "—", "n01_vs_ls_below": "—"}

@@ -175,6 +175,18 @@ def glue_values(entries: list[dict]) -> dict[str, str]:
     return out
 
 
+def per_model_glue(icl: dict | None, train_examples: int) -> dict[str, str]:
+    """The per-model ends the prose quotes beside the claims' extremes: the largest error relative to least
+    squares over the models (``n01_vs_ls_best``: the model nearest to beating it) and the number of models whose
+    whole interval lies below 0 (``n01_vs_ls_below``, "k of n"); dashes while the run waits."""
+    if icl is None:
+        return {"n01_vs_ls_best": "—", "n01_vs_ls_below": "—"}
+    stats = versus_least_squares(Sums(icl["blocks"], icl["labels"]), train_examples)
+    best = max(float(v[0]) for v in stats.values())
+    below = sum(summary(v)["hi"] < 0 for v in stats.values())
+    return {"n01_vs_ls_best": f"{best:+.3f}".replace("-", "−"), "n01_vs_ls_below": f"{below} of {len(stats)}"}
+
+
 def figure_data(icl: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The curves (the mean over seeds, :func:`~icdl.gpt_icl.objectives.mean_curves`) and the baselines of an
     ``n01`` result, as :func:`icdl.figures.plot_icl_methods` draws them."""
