@@ -105,7 +105,7 @@ relu = rs.ReluSum(torch.tensor([[1.0, 0.0]], dtype=torch.float64), torch.ones(1,
 relu_errs = lemma2_errors(Architecture(4, cfg["K"], 2, 2), relu, "relu", seed=cfg["seed"])
 heads = [layer.heads for layer in build_forward_layers(ICGDLayout(Architecture(4, cfg["K"], 2, 2)), relu)]
 print("ReLU network, N = 4: heads per layer", heads)
-print("max ||p_hat(j) - p(j)|| over layers below 1e-12:", max(relu_errs) < 1e-12)
+print("max ||p_hat(j) - p(j)|| over layers below 1e-12:", "yes" if max(relu_errs) < 1e-12 else "no")
 
 # %% [markdown]
 # ## Error against the bound of Lemma 2
@@ -125,7 +125,7 @@ fig = figures.plot_lemma2_errors(study)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 c2 = bound_check(study, lemma=2)
-print(f"{c2['cases']} (N, H, layer) cases; every error within the bound (3.8): {c2['within']}")
+print(f"{c2['cases']} (N, H, layer) cases; every error within the bound (3.8): {'yes' if c2['within'] else 'no'}")
 print(f"error / bound between {c2['min_ratio']:.1f} and {c2['max_ratio']:.1f}")
 
 # %% tags=["remove-cell"]
@@ -152,7 +152,7 @@ chapter.glue(lemma2_ratio_lo=f"{c2['min_ratio']:.2f}", lemma2_ratio_hi=f"{c2['ma
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 c3 = bound_check(study, lemma=3)
-print(f"{c3['cases']} (N, H, j) cases of r_hat'(j); every error within the bound (3.12): {c3['within']}")
+print(f"{c3['cases']} (N, H, j) cases of r_hat'(j); every error within the bound (3.12): {'yes' if c3['within'] else 'no'}")
 print(f"error / bound between {c3['min_ratio']:.1f} and {c3['max_ratio']:.1f}")
 
 # %% tags=["remove-cell"]
@@ -175,7 +175,7 @@ chapter.glue(lemma3_ratio_lo=f"{c3['min_ratio']:.2f}", lemma3_ratio_hi=f"{c3['ma
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 c4 = bound_check(study, lemma=4)
-print(f"{c4['cases']} (N, H) cases of g; every error within the bound (3.14): {c4['within']}")
+print(f"{c4['cases']} (N, H) cases of g; every error within the bound (3.14): {'yes' if c4['within'] else 'no'}")
 print(f"error / bound between {c4['min_ratio']:.1f} and {c4['max_ratio']:.1f}")
 
 # %% [markdown]

@@ -79,8 +79,8 @@ for N, K, d in [(2, 3, 2), (4, 5, 3), (6, 64, 20)]:
     rows.append({"N": N, "K": K, "d": d, "D_j (ours)": arch.counts[1:],
                  "D_j (Def. 2)": arch.def2_counts()[1:], "weights counted": true[1:]})
 counts_ok = all(r["D_j (ours)"] == r["D_j (Def. 2)"] == r["weights counted"] for r in rows)
-print("D_j agrees with Def. 2 and with the matrices:", counts_ok)
-print("w -> (V_1, ..., V_N) -> w is the identity:", round_trip)
+print("D_j agrees with Def. 2 and with the matrices:", "yes" if counts_ok else "no")
+print("w -> (V_1, ..., V_N) -> w is the identity:", "yes" if round_trip else "no")
 pd.DataFrame(rows)
 
 # %% [markdown]
@@ -148,7 +148,7 @@ worst.map(lambda v: f"{v:.1e}")
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 max_dev = float(grid["rel_dev"].max())
 print(f"{len(grid)} cases (5 activations x 3 losses x N = 2..6), d_x = 5 != d_y = 3")
-print("largest relative deviation below 1e-12:", max_dev < 1e-12)
+print("largest relative deviation below 1e-12:", "yes" if max_dev < 1e-12 else "no")
 
 # %% tags=["remove-cell"]
 chapter.glue(lemma1_max_dev=f"{max_dev:.1e}", lemma1_max_dev_eps=f"{max_dev / 2.0 ** -52:.1f}")
@@ -198,7 +198,7 @@ fig = figures.plot_train_comparison(train)
 train_gap = float(train["max_abs_gap"].max())
 print(f"risk: {train['risk_explicit'].iloc[0]:.4f} -> {train['risk_explicit'].iloc[-1]:.5f} "
       f"after {cfg['train_steps']} steps")
-print("iterates agree with autograd's to 1e-12 at every step:", train_gap < 1e-12)
+print("iterates agree with autograd's to 1e-12 at every step:", "yes" if train_gap < 1e-12 else "no")
 
 # %% [markdown]
 # ## Speed

@@ -168,8 +168,8 @@ one_step_err = float((H1[:, w_rows, :] - w1_exact[:, :, None]).abs().max())
 untouched = bool(torch.equal(torch.cat([H1[:, :w_rows.start], H1[:, w_rows.stop:]], 1),
                              torch.cat([H[:, :w_rows.start], H[:, w_rows.stop:]], 1)))
 print(f"max |layer(H) - (w - η∇L_n(w))| over {cfg['prompts']} prompts and all tokens < 1e-13: "
-      f"{one_step_err < 1e-13}")
-print("rows other than w unchanged:", untouched)
+      f"{'yes' if one_step_err < 1e-13 else 'no'}")
+print("rows other than w unchanged:", "yes" if untouched else "no")
 
 # %%
 print(f"measured: {one_step_err:.2e}")
@@ -182,7 +182,7 @@ print(f"measured: {one_step_err:.2e}")
 for bound in (1e4, 1.0, 0.01):
     Hb = build_linear_gd_layer(cfg["d"], eta, bound=bound)(H)
     err = float((Hb[:, w_rows, :] - w1_exact[:, :, None]).abs().max())
-    print(f"B = {bound:>8g}: exact step (error < 1e-13): {err < 1e-13}")
+    print(f"B = {bound:>8g}: exact step (error < 1e-13): {'yes' if err < 1e-13 else 'no'}")
 
 # %% [markdown]
 # ## Stacking layers: $L$ steps of gradient descent
@@ -200,8 +200,8 @@ fig = figures.plot_icgd_paths(df)
 summary = summarize(df)
 path_exact = bool(summary["max |ŵ − w_GD| over path"].max() < 1e-13)
 tokens_agree = bool(summary["max token spread"].max() < 1e-13)
-print("stacked layers follow GD to < 1e-13 at every step:", path_exact)
-print("every token holds the same ŵ^(l) (< 1e-13):", tokens_agree)
+print("stacked layers follow GD to < 1e-13 at every step:", "yes" if path_exact else "no")
+print("every token holds the same ŵ^(l) (< 1e-13):", "yes" if tokens_agree else "no")
 summary[["final risk (GD)", "final risk (transformer)", "least-squares risk"]].round(5)
 
 # %% [markdown]

@@ -173,7 +173,7 @@ chapter.glue(
 broken = prec[(prec["N"] == 50) & (prec["mse_float32"] > 2 * prec["mse_float64"])]
 chapter.glue(lsa_f32_break=chapter.sci(broken['RN'].min(), 0) if len(broken) else "beyond the table")
 print("largest |float32 - float64| / (R N eps32) within [0.3, 4] for R N >= 100:",
-      bool(big["gap_over_RN_eps32"].between(0.3, 4).all()))
+      "yes" if big["gap_over_RN_eps32"].between(0.3, 4).all() else "no")
 prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}")
 
 #
@@ -187,8 +187,8 @@ prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 check = construction_layernorm_check(N=50, R=100.0, prompts=cfg["prompts"], seed=cfg["seed"])
 chapter.glue(lsa_ln_gap=f"{100 * check['max_rel_gap']:.0f} %")
-print(f"median relative gap between sigma_(2, N+1) and V / sqrt(2) below 5 %: {check['median_rel_gap'] < 0.05}")
-print(f"correlation of 1/sigma_(2, N+1) with 1/V above 0.98: {check['corr'] > 0.98}")
+print(f"median relative gap between sigma_(2, N+1) and V / sqrt(2) below 5 %: {'yes' if check['median_rel_gap'] < 0.05 else 'no'}")
+print(f"correlation of 1/sigma_(2, N+1) with 1/V above 0.98: {'yes' if check['corr'] > 0.98 else 'no'}")
 
 # %% [markdown]
 # This is the diagnostic the paper applies to trained models (LSA Table 1): a
@@ -210,7 +210,7 @@ out1, out2 = appendix_a_pair(a, b)
 same_output = bool(torch.allclose(out1, out2, rtol=0, atol=1e-12))
 print("inputs differ:", "yes" if (a + b != b).any() else "no", "| outputs equal to 1e-12:", "yes" if same_output else "no")
 print("every row is [0, sum a, sum b]:",
-      bool(torch.allclose(out1, torch.stack([torch.zeros(()), a.sum(), b.sum()]).expand(6, 3).double())))
+      "yes" if torch.allclose(out1, torch.stack([torch.zeros(()), a.sum(), b.sum()]).expand(6, 3).double()) else "no")
 
 # %% [markdown]
 # ## Appendix B: two gradient steps in three layers

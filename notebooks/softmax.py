@@ -76,7 +76,8 @@ dict(cfg)
 # out token by token:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-print("SoftmaxAttention equals eq. E.1 evaluated token by token:", softmax_study.check_attention_formula())
+print("SoftmaxAttention equals eq. E.1 evaluated token by token:",
+      "yes" if softmax_study.check_attention_formula() else "no")
 
 # %% [markdown]
 # ## Step 1: quantise (ICDL E.4, eqs. E.5–E.6)
@@ -185,7 +186,7 @@ best = one_step.loc[one_step["mean_error"].idxmin()]
 print(f"best fitted step: mean error {best['mean_error']:.3f} against a mean step of {best['mean_step']:.3f} "
       f"({100 * (1 - best['relative']):.0f} % of the step captured)")
 print("risk after L steps lower than at the start, every route:",
-      bool((last["risk_fitted"] < paths[paths["step"] == 0]["risk_fitted"].iloc[0]).all()))
+      "yes" if (last["risk_fitted"] < paths[paths["step"] == 0]["risk_fitted"].iloc[0]).all() else "no")
 relu_d = last.loc["ReLU construction, H = 256", "distance"]
 soft_d = last.drop("ReLU construction, H = 256")["distance"].min()
 print(f"distance to GD after {cfg['L']} steps: ReLU construction {relu_d:.0e}, best fitted softmax {soft_d:.0e}")

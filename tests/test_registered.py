@@ -26,6 +26,9 @@ JUDGED_ON |= {c: ("results/ledger/gpt_icl.quick.json",) for c in ("gpt-task-line
 JUDGED_ON |= {c: ("results/gpt_icl/icl.n01.json",) for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")}
 # the mechanism study's positive control (python -m icdl.gpt_icl.mechanism --profile control)
 JUDGED_ON["mech-control-linear"] = ("results/gpt_mechanism/mechanism.control.json",)
+# hypotheses 1 and 2 with GD given a fair chance (python -m icdl.gpt_icl.mechanism --profile fair)
+JUDGED_ON |= {c: ("results/gpt_mechanism/mechanism.fair.json",)
+              for c in ("mech-fair-nearest-gd", "mech-fair-sens-gd", "mech-fair-cosine-gd")}
 
 
 def _git(*args: str) -> str:

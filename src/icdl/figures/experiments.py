@@ -33,6 +33,11 @@ from .style import (
 # ---- gpt_icl: GPT-2-style in-context learning of deep networks -------------------------------
 
 
+def _signed(x: float) -> str:
+    """A number in a label with a minus sign, not a hyphen (μ = −0.5)."""
+    return f"{x:g}".replace("-", "−")
+
+
 def _reference_lines(ax, baselines: pd.DataFrame, depth: int, methods=(LEAST_SQUARES, CONTEXT_MEAN),
                      suffix: str = "") -> None:
     """The pretraining mixture's least squares (dash-dot) and context mean (dotted) in one panel: the yardsticks
@@ -271,11 +276,11 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
         for mu, g in curves[curves["depth"] == depth].groupby("mu", sort=False):
             for att, h in g.groupby("attention"):
                 ax.plot(h["position"], h["r2"], styles[att], color=MU.get(float(mu), "0.5"), lw=1.3,
-                        label=f"μ = {mu:g}, {att}")
+                        label=f"μ = {_signed(mu)}, {att}")
             if least_squares is not None:
                 ls = least_squares[(least_squares["depth"] == depth) & (least_squares["mu"] == mu)]
                 ax.plot(ls["position"], ls["r2"], BASELINE_STYLE[LEAST_SQUARES], color=MU.get(float(mu), "0.5"),
-                        lw=0.9, label=f"μ = {mu:g}, least squares")
+                        lw=0.9, label=f"μ = {_signed(mu)}, least squares")
         mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [curves[curves["depth"] == depth]["r2"] for depth in ds])
@@ -559,8 +564,8 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
             ax.plot([end], [1.0], transform=ax.get_xaxis_transform(), clip_on=False, ls="none", marker="v", ms=7,
                     color="0.25", mfc="0.25" if filled else "white", mew=1.2,
                     label=f"end of the warm phase, width {int(curve['width'].iloc[0])}")
-        ax.set(xscale="log", title=f"target depth {depth}")
-        ax.title.set_fontsize(9)
+        ax.set(xscale="log")
+        ax.set_title(f"target depth {depth}", fontsize=9, pad=10)  # clear of the triangles on the top edge
     axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
     axes[0, len(ds) // 2].set_xlabel("training FLOPs (forward and backward, from the first step)")
     # below the panels, so that three of them keep the column's width

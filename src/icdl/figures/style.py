@@ -136,7 +136,8 @@ def r2_limits(axes, values, floor: float = -1.0) -> None:
     for ax, low in zip(axes, lows):
         ax.set_ylim(bottom, 1.02)
         if low < floor:
-            ax.set_title(f"{ax.get_title()}\n(down to {low:.1f})".replace("-", "−"), fontsize=9)
+            low_text = f"{low:.1f}".replace("-", "−")  # the number's sign, not the title's hyphens (3-layer)
+            ax.set_title(f"{ax.get_title()}\n(down to {low_text})", fontsize=9)
 
 
 #: pinned rcParams (on top of seaborn's theme) so pixel baselines do not drift with defaults

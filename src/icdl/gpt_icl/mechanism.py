@@ -17,12 +17,13 @@ model on held-out *scan* prompts (their own seeds), as the member of the family 
 smallest mean ``pred_diff`` over positions); every number the claims read is then measured on the test
 prompts of :mod:`~icdl.gpt_icl.evaluation`, on the pretraining mixture and on the farthest shifted one.
 
-The study is this module and three beside it, one idea each; every name of theirs that a chapter, a test or
+The study is this module and four beside it, one idea each; every name of theirs that a chapter, a test or
 another study uses is re-exported here (``mechanism.judge`` is :func:`icdl.gpt_icl.mechanism_judge.judge`):
 
 =========================================  ============================================================================
 :mod:`~icdl.gpt_icl.mechanism_measures`    the candidates, the three measures, the member of each family nearest a model
 :mod:`~icdl.gpt_icl.mechanism_judge`       the nearest candidate, GD against the nearest simple rule, the ledger's judge
+:mod:`~icdl.gpt_icl.mechanism_fair`        GD given a fair chance: the grid's edges, the measures' intervals, its judge
 :mod:`~icdl.gpt_icl.mechanism_show`        what the chapter shows: tables, the prose's numbers
 this module                                the profiles, the study over every model, its result file, the command
 =========================================  ============================================================================
@@ -58,6 +59,7 @@ from ..repro.cli import Parser, at_least_one
 from ..repro.profiles import ProfileSet, dry_run
 from ..repro.results import ResultFileError, one_writer, save_profile_result
 from . import objectives
+from .mechanism_fair import fair_glue, fair_table, fit_table, grid_edges, judge_fair, paired_measures  # noqa: F401
 from .mechanism_judge import (  # noqa: F401
     LONGER_CRITERIA,
     judge,
@@ -148,7 +150,8 @@ def _check(cfg) -> None:
 
 def _models(cfg, progress: bool) -> dict:
     """The trained models the profile asks: the main study's, from the reference checkpoints (reference, fair)
-    or (quick) trained here in memory; with ``models = "scale"``, the scale study's longest-trained ones (its reference run)."""
+    or (quick) trained here in memory; with ``models = "scale"``, the scale study's longest-trained ones (its
+    reference run)."""
     if cfg["models"] == "scale":
         from . import scale
 

@@ -50,8 +50,9 @@ def header(name):
 def _readable_cells(df, digits: int | None = None):
     """Cells as a reader reads them: a truth value as yes / no (not Python's ``True``), a float column whose
     numbers are all whole (a step count stored as 3600.0) as integers -- decided on the unrounded numbers, so
-    0.9996 is not shown as an exact 1 -- other float columns rounded to ``digits``, and a zero without a sign
-    (a −0.0004 rounded to two digits is 0.00, not −0.00)."""
+    0.9996 is not shown as an exact 1 -- and as the book's counts (:func:`~icdl.repro.ledger.count`:
+    232 741 080) where the column reaches 10 000; other float columns rounded to ``digits``, and a zero
+    without a sign (a −0.0004 rounded to two digits is 0.00, not −0.00)."""
     import numpy as np
     import pandas as pd
 
@@ -61,14 +62,17 @@ def _readable_cells(df, digits: int | None = None):
         if col.dtype == bool or (col.dtype == object and len(col)
                                  and col.map(lambda v: isinstance(v, (bool, np.bool_))).all()):
             out.isetitem(i, col.map(lambda v: "yes" if v else "no"))
+        elif pd.api.types.is_integer_dtype(col) and len(col) and (col.abs() >= 10_000).any():
+            out.isetitem(i, col.map(count))  # 232 741 080, not 232741080
         elif pd.api.types.is_float_dtype(col):
             vals = col.to_numpy(dtype=float, na_value=np.nan)  # nullable Float64 too
             finite = vals[np.isfinite(vals)]
             whole = (len(finite) and not np.isinf(vals).any() and (finite == np.round(finite)).all()
                      and (np.abs(finite) < 1e15).all())
             if whole:
-                out.isetitem(i, pd.Series([int(v) if np.isfinite(v) else np.nan for v in vals], index=col.index,
-                                          dtype=object))  # NaN: the table's dash
+                big = (np.abs(finite) >= 10_000).any()  # a column with a count of 10 000 or more: all as counts
+                out.isetitem(i, pd.Series([(count(v) if big else int(v)) if np.isfinite(v) else np.nan for v in vals],
+                                          index=col.index, dtype=object))  # NaN: the table's dash
                 continue
             if digits is not None:
                 vals = np.round(vals, digits)
@@ -77,7 +81,7 @@ def _readable_cells(df, digits: int | None = None):
 
 
 #: the fewest rows at which a column holding one value is said once under the table instead
-ONE_VALUE_ROWS = 3
+ONE_VALUE_ROWS = 2
 
 
 def _one_value_columns(shown, pivot: bool):

@@ -91,6 +91,14 @@ def _claim_rows() -> dict[str, dict]:
     return {r["id"]: r for r in claim_frame().to_dict("records")}
 
 
+def _title(claim: str) -> str:
+    """A claim as the reader meets it: its title in the report (its id is only the link's anchor)."""
+    from .claims import get_claim
+    from .ledger import math_html
+
+    return math_html(get_claim(claim).source)
+
+
 def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     """The entry's evidence as one sentence: the measurement, or the ledger's value and status for its claim."""
     if entry.measure is not None:
@@ -98,7 +106,7 @@ def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     if entry.basis:
         return entry.basis
     row = (claims if claims is not None else _claim_rows()).get(entry.claim)
-    link = f'<a href="report.html#claim-{entry.claim}"><code>{entry.claim}</code></a>'
+    link = f'<a href="report.html#claim-{entry.claim}">{_title(entry.claim)}</a>'
     if row is None or row["status"] == "not yet covered":
         return f"claim {link} has no record yet"
     return f"{row['ours']} (claim {link}: {row['status']})"
@@ -118,7 +126,7 @@ def render() -> str:
         lines += [f"## {title}", ""]
         for e in listed:
             chapter = f"{{doc}}`../notebooks/{e.chapter}`" if e.chapter else "—"
-            about = ", ".join(f'<a href="report.html#claim-{c}">{c}</a>' for c in e.claims())
+            about = "; ".join(f'<a href="report.html#claim-{c}">{_title(c)}</a>' for c in e.claims())
             lines += [f"(erratum-{e.id})=", f"### {e.where}", "",
                       "As printed", f": {e.printed}", "",
                       "As executed", f": {e.executed}", "",

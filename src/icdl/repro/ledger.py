@@ -408,11 +408,13 @@ def sci(x: float, digits: int = 1) -> str:
 
 
 def typeset_minus(text: str) -> str:
-    """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen; exponents
-    (``1e-12``) and options (``--layers``) stay as they are."""
+    """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen; a zero
+    rounded from a small negative number without one (``-0.000`` -> ``0.000``); exponents (``1e-12``) and
+    options (``--layers``) stay as they are."""
     import re
 
-    return re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
+    text = re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
+    return re.sub(r"(?<![\w.])−(0(?:\.0+)?)(?![\d.])", r"\1", text)
 
 
 def math_html(text: object) -> str:
@@ -456,7 +458,8 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
         lines += ["## Withdrawn bands", "", "A band registered after a run of its design had been seen cannot tell "
                   "an expected failure from an unexpected one; these were withdrawn, and their claims are judged "
                   "by the criterion alone.", ""]
-        lines += [f'* <a href="#claim-{claim}">{_esc(claim)}</a>: {_esc(why)}' for claim, why in WITHDRAWN.items()]
+        lines += [f'* <a href="#claim-{claim}">{math_html(get_claim(claim).source)}</a>: {_esc(why)}'
+                  for claim, why in WITHDRAWN.items()]
         lines.append("")
     lines += ["## Every claim, by document", ""]
     df = df.assign(document=df["id"].map(document))

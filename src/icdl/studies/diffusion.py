@@ -334,7 +334,7 @@ def judge(identity: pd.DataFrame, result: dict) -> list[dict]:
          "passed": spread < 6 * se and const_gap < 6 * se,
          "values": {"spread_over_se": spread / se, "gap_over_se": const_gap / se}},
         {"claim": "icdl-lemma19",
-         "ours": f"transformer one-step deviation ≤ η ε for all H: {bool(thm['within'].all())}; "
+         "ours": f"transformer one-step deviation ≤ η ε for every H: {'yes' if thm['within'].all() else 'no'}; "
                  f"relative score error {tf_start:.2f} → {tf_final:.2f} in {int(err['step'].max())} steps "
                  f"(GD from w = 0: {zero_final:.2f}); sigmoid network, not ReLU",
          "criterion": "on DSM prompts the Theorem 1 transformer follows GD (deviation ≤ η ε) and its learned "

@@ -1,0 +1,131 @@
+"""GD given a fair chance (``icdl.gpt_icl.mechanism_fair``): the grid's edges, the paired measures and the
+judge of the hypotheses asked on profile ``fair``, on sums whose answer is known."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icdl.gpt_icl import baselines as bl
+from icdl.gpt_icl import mechanism_fair as mf
+from icdl.gpt_icl.mechanism_measures import GD_NETWORK, RIDGE
+from icdl.gpt_icl.tasks import PRETRAINING
+from icdl.repro.claims import criterion_verdict
+
+CFG = {"etas": (0.05, 0.1, 0.2), "init_scales": (0.25, 0.5, 1.0), "lambdas": (0.1, 1.0, 10.0), "gd_steps": 64}
+MODELS = ((3, "softmax"), (3, "relu"))
+STEPS = (0, 1, 2, 4, 8, 16, 32, 64)
+
+
+def _blocks(pred, sens, cosine, spread=0.0, blocks=32, position=40):
+    """Sums per block for two models: the nearest simple rule (ridge) at prediction difference 1 and
+    sensitivity difference 0.5 (least squares 2 and 0.6, the local rules 3 and 4 with no slope), GD at ``pred``
+    and ``sens`` times ridge's and cosine ``cosine``; ``pred`` etc. may be a dict per model. ``spread`` makes
+    GD's blocks uneven (an interval around the same totals)."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for key in MODELS:
+        tilt = 1 + spread * rng.standard_normal(blocks)
+        tilt /= tilt.mean()
+        p, s, c = (v[key] if isinstance(v, dict) else v for v in (pred, sens, cosine))
+        for name, pd_, sd, cs in ((bl.LEAST_SQUARES, 2.0, 0.6, 0.7), (RIDGE, 1.0, 0.5, 0.8),
+                                  (bl.NEAREST_NEIGHBOURS, 3.0, 1.0, np.nan), (bl.CONTEXT_MEAN, 4.0, 1.0, np.nan),
+                                  (GD_NETWORK, p, 0.5 * s, c)):
+            for b in range(blocks):
+                t = tilt[b] if name == GD_NETWORK else 1.0
+                rows.append({"depth": key[0], "attention": key[1], "mixture": PRETRAINING, "candidate": name,
+                             "position": position, "block": b, "n": 16, "pred": pd_ * t / blocks,
+                             "sens": sd * t / blocks, "own": 1 / blocks, "cos": cs * 16 * t})
+        rows.append({**rows[-1], "position": position - 10, "pred": 100.0})  # not the training length: unread
+    return pd.DataFrame(rows)
+
+
+def _result(pred=0.5, sens=0.5, cosine=0.9, spread=0.0, eta=0.1, scale=0.5, steps=32, lam=1.0, change=0.0):
+    """A fair-profile result: the chosen member (``eta``, ``steps``, ``scale``, ridge's ``lam``) and a scan whose
+    prediction difference changes by ``change`` over its last doubling of L."""
+    chosen = pd.DataFrame([{"depth": d, "attention": a, "gd_eta": eta, "gd_init_scale": scale, "gd_steps": steps,
+                            "gd_pred_diff": 0.1, "ridge_lambda": lam, "ridge_pred_diff": 0.1} for d, a in MODELS])
+    scan = pd.DataFrame([{"depth": d, "attention": a, "eta": e, "init_scale": s, "steps": L,
+                          "pred_diff": 0.1 * (1 + change) if L == 64 else 0.1}
+                         for d, a in MODELS for e in CFG["etas"] for s in CFG["init_scales"] for L in STEPS])
+    alignment = pd.DataFrame([{"depth": d, "attention": a, "mixture": PRETRAINING, "position": 40, "candidate": c,
+                               "r2_candidate": r} for d, a in MODELS for c, r in ((GD_NETWORK, 0.9), ("model", 0.95))])
+    return {"blocks": _blocks(pred, sens, cosine, spread), "chosen": chosen, "gd_scan": scan, "alignment": alignment}
+
+
+def _entries(result, control=True):
+    out = {e["claim"]: e for e in mf.judge_fair(result, CFG, 40, control)}
+    for e in out.values():
+        assert e["passed"] is None or e["passed"] == criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})
+    return {c: criterion_verdict(c, {"value": e["value"], **e["values"]}) for c, e in out.items()}, out
+
+
+def test_the_fair_judge_both_sides_of_each_threshold():
+    """Each hypothesis passes just inside its line and fails just outside it (ratios 0.99 / 1.01 of GD over the
+    nearest simple rule; cosine 0.801 / 0.799), on the worst model; the bugs: a ratio the wrong way up, the mean
+    over models instead of the worst, the sensitivity ratio against the local rules' 1 instead of ridge's 0.5,
+    the cosine summed instead of averaged."""
+    verdicts, e = _entries(_result(pred=0.99, sens=0.99, cosine=0.801))
+    assert verdicts == {"mech-fair-nearest-gd": True, "mech-fair-sens-gd": True, "mech-fair-cosine-gd": True}
+    assert e["mech-fair-nearest-gd"]["value"] == pytest.approx(0.99)
+    assert e["mech-fair-sens-gd"]["value"] == pytest.approx(0.99)
+    assert e["mech-fair-cosine-gd"]["value"] == pytest.approx(0.801)
+    verdicts, _ = _entries(_result(pred=1.01, sens=1.01, cosine=0.799))
+    assert set(verdicts.values()) == {False}
+    # the worst model decides: one at 1.2, the other at 0.5
+    verdicts, e = _entries(_result(pred={MODELS[0]: 0.5, MODELS[1]: 1.2}, sens=0.5,
+                                   cosine={MODELS[0]: 0.95, MODELS[1]: 0.6}))
+    assert e["mech-fair-nearest-gd"]["value"] == pytest.approx(1.2) and verdicts["mech-fair-nearest-gd"] is False
+    assert e["mech-fair-cosine-gd"]["value"] == pytest.approx(0.6) and verdicts["mech-fair-sens-gd"] is True
+
+
+def test_a_margin_inside_the_prompt_noise_is_inconclusive():
+    verdicts, e = _entries(_result(pred=0.99, sens=0.5, cosine=0.95, spread=0.5))
+    v = e["mech-fair-nearest-gd"]["values"]
+    assert v["value_lo"] < 1 < v["value_hi"] and verdicts["mech-fair-nearest-gd"] is None
+
+
+@pytest.mark.parametrize("setting, fair", [
+    ({}, True), ({"eta": 0.05}, False), ({"eta": 0.2}, False), ({"scale": 0.25}, False), ({"scale": 1.0}, False),
+    ({"lam": 10.0}, False), ({"lam": 0.1}, False),
+    ({"steps": 64, "change": 0.10}, False),   # the largest L, the scan still falling: GD held back
+    ({"steps": 64, "change": 0.01}, True),    # the largest L, the scan flat there: the edge does not matter
+    ({"steps": 32, "change": 0.50}, True)])    # below the largest L: the scan beyond it is not asked
+def test_a_chosen_member_at_an_edge_that_matters_leaves_every_verdict_open(setting, fair):
+    """GD failing at the edge of its grid is not GD failing (the bug this profile fixes: η = 0.1, the smallest,
+    and L = 1024, the largest, chosen for every model); a gate not met leaves even a clear miss inconclusive."""
+    res = _result(pred=2.0, sens=2.0, cosine=0.2, **setting)
+    assert bool(mf.grid_edges(res["chosen"], res["gd_scan"], CFG)["fair"].all()) is fair
+    verdicts, e = _entries(res)
+    assert e["mech-fair-nearest-gd"]["values"]["fair"] == float(fair)
+    assert set(verdicts.values()) == ({False} if fair else {None})
+
+
+def test_without_a_passed_control_nothing_is_decided():
+    verdicts, e = _entries(_result(pred=2.0, sens=2.0, cosine=0.2), control=False)
+    assert set(verdicts.values()) == {None} and "control not passed" in e["mech-fair-nearest-gd"]["ours"]
+    verdicts, _ = _entries(_result(pred=0.5, sens=0.5, cosine=0.95), control=False)
+    assert set(verdicts.values()) == {None}  # a pass needs the control too
+
+
+def test_waiting_for_its_run_each_claim_names_the_command():
+    for e in mf.judge_fair(None, CFG, 40, True):
+        assert "--profile fair" in e["ours"] and e["value"] != e["value"]
+
+
+def test_the_fit_table_reads_the_chosen_member_and_the_most_accurate_one():
+    fit = pd.DataFrame([{"depth": 3, "eta": e, "init_scale": s, "steps": L, "fit_loss": 1.0 / (1 + L),
+                         "r2": 0.5 + (0.3 if (e, s, L) == (0.2, 1.0, 64) else 0.0)}
+                        for e in CFG["etas"] for s in CFG["init_scales"] for L in STEPS])
+    t = mf.fit_table(fit, _result()["chosen"], CFG).iloc[0]
+    assert t["fit loss at L"] == pytest.approx(1 / 33) and t["fit loss at L/2"] == pytest.approx(1 / 17)
+    assert t["GD's R² (chosen)"] == pytest.approx(0.5) and t["GD's best R²"] == pytest.approx(0.8)
+    assert t["best member"] == "η = 0.2, L = 64, scale 1"
+
+
+def test_the_reader_s_table_names_the_edges_and_the_r2s():
+    t = mf.fair_table(_result(eta=0.05, lam=10.0), CFG, 40)
+    assert list(t["at an edge"]) == ["η, ridge's λ"] * 2
+    assert t["prediction ratio"].iloc[0].startswith("0.500 (") and t["GD's R²"].iloc[0] == pytest.approx(0.9)
+    assert list(mf.fair_table(_result(), CFG, 40)["at an edge"]) == ["none"] * 2
