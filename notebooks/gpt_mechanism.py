@@ -220,7 +220,7 @@ chapter.table(mechanism.flow_table(data["gd_scan"], data["chosen"]), digits=4)
 # The same measures on the mixture farthest from training, $\omega = (.5, .5)$:
 # half the inputs now come from $N(2, I)$, where no training prompt had any.
 
-# %% mystnb={"figure": {"caption": "As the first figure, on test prompts whose inputs come half from N(2, I), the mixture (.5, .5).", "name": "fig-mech-alignment-shift"}}
+# %% mystnb={"figure": {"caption": "The prediction differences of the chapter's first figure, on test prompts whose inputs come half from N(2, I), the mixture (.5, .5).", "name": "fig-mech-alignment-shift"}}
 fig = figures.plot_alignment(data["alignment"], mechanism.SHIFTED, "pred_diff", rcfg["train_examples"])
 
 # %% [markdown]
@@ -267,7 +267,9 @@ chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_exam
 # one-layer, linear network) is nearer than the nearest local rule, its
 # sensitivity L2 difference is below 0.25, and the model's sensitivity has a
 # mean cosine of at least 0.9 with some linear fit's, each on its whole 90 %
-# interval over the test prompts.
+# interval over the test prompts. In the table, 3-NN and the context mean have
+# no slope: their sensitivity difference is 1 by definition, and they have no
+# cosine.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 control_obj = show_reference(mechanism.PROFILES, "mechanism", "control")

@@ -181,7 +181,7 @@ def test_a_model_that_is_least_squares_is_found_nearest_to_least_squares():
     assert list(t.columns) == ["target depth", "attention", "k = 4", "k = 7", "k = 10"]
     assert (t[["k = 4", "k = 7", "k = 10"]] == bl.LEAST_SQUARES).all().all()
     glue = me.glue_values(table, cfg)
-    assert glue["mech_nearest"] == "least squares (1 of 1 models)" and float(glue["mech_ratio"].split()[0]) > 1e3
+    assert glue["mech_nearest"] == "least squares for 1 of 1 models" and float(glue["mech_ratio"].split()[0]) > 1e3
     ls = table[table["candidate"] == bl.LEAST_SQUARES]
     assert (ls["cosine"] > 1 - 1e-5).all()
     v = me.verdict_table(table, cfg["train_examples"])
@@ -533,3 +533,20 @@ def test_the_committed_control_is_judged_from_its_sums_and_its_table_is_pinned(n
                                                                    "cosine", "R²")},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="committed_control")
     assert np.isfinite(t["R²"]).all()
+
+
+def test_the_nearest_candidates_read_as_prose_without_doubled_parentheses():
+    """The bug: "MLP (Adam, last epoch) (3 of 6 models)"."""
+    from icdl.gpt_icl.mechanism_show import _counted
+
+    assert _counted({me.RIDGE: 3, me.ADAM_MLP: 3}, 6) == "ridge for 3 of 6 models, MLP (Adam, last epoch) for 3"
+    assert ") (" not in _counted({me.ADAM_MLP: 6}, 6)
+
+
+def test_at_depth_one_the_network_candidates_are_named_linear():
+    """The positive control's targets are depth-1 networks: "GD, N-layer network" would misname a linear fit."""
+    from icdl.gpt_icl.mechanism_show import _named_at_depth
+
+    f = pd.DataFrame({"depth": [1, 1, 3], "candidate": [me.GD_NETWORK, me.ADAM_MLP, me.GD_NETWORK]})
+    assert list(_named_at_depth(f)["candidate"]) == ["GD, one-layer (linear) network",
+                                                     "Adam, one-layer (linear) network", me.GD_NETWORK]

@@ -111,7 +111,7 @@ def test_without_a_passed_control_nothing_is_decided():
 
 def test_waiting_for_its_run_each_claim_names_the_command():
     for e in mf.judge_fair(None, CFG, 40, True):
-        assert "--profile fair" in e["ours"] and e["value"] != e["value"]
+        assert "--profile fair" in e["ours"] and e["value"] is None and e["passed"] is None
 
 
 def test_the_fit_table_reads_the_chosen_member_and_the_most_accurate_one():

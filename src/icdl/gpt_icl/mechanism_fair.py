@@ -157,7 +157,7 @@ def judge_fair(result: dict | None, cfg, train_examples: int, control_passed: bo
     criteria = {c: f"{'below' if op == '<' else 'at least'} {t:g} for every model on the whole 90 % interval, with "
                    "GD's grid interior and the positive control passed" for c, (op, t) in THRESHOLDS.items()}
     if result is None:
-        return [{"claim": c, "passed": None, "value": float("nan"), "criterion": criteria[c],  # nothing decided
+        return [{"claim": c, "passed": None, "value": None, "criterion": criteria[c],  # nothing decided
                  "ours": "not run: python -m icdl.gpt_icl.mechanism --profile fair"} for c in names]
     edges = grid_edges(result["chosen"], result["gd_scan"], cfg)
     fair = bool(edges["fair"].all())

@@ -29,9 +29,26 @@ from .tasks import PRETRAINING
 # ---- what the chapter shows ---------------------------------------------------------------------------------
 
 
+def _counted(counts, total: int) -> str:
+    """Candidates with the number of models each is nearest, as prose: "ridge for 3 of 6 models, the MLP (Adam,
+    last epoch) for 3" -- a name that holds parentheses of its own is not followed by a second pair."""
+    parts = [f"{name} for {n} of {total} models" if i == 0 else f"{name} for {n}"
+             for i, (name, n) in enumerate(counts.items())]
+    return ", ".join(parts)
+
+
+def _named_at_depth(frame: pd.DataFrame, column: str = "candidate") -> pd.DataFrame:
+    """Candidate names as the reader should read them: at target depth 1 (the positive control) the N-layer
+    network GD and the MLP train is a one-layer, linear network, and says so."""
+    one = {GD_NETWORK: "GD, one-layer (linear) network", ADAM_MLP: "Adam, one-layer (linear) network"}
+    if "depth" not in frame or not (frame["depth"] == 1).any():
+        return frame
+    return frame.assign(**{column: frame[column].where(frame["depth"] != 1, frame[column].replace(one))})
+
+
 def nearest_table(alignment: pd.DataFrame, mixture: str) -> pd.DataFrame:
     """The nearest candidate per model (rows) and prompt position (columns) on one mixture."""
-    n = nearest(alignment)
+    n = _named_at_depth(nearest(alignment))
     n = n[n["mixture"] == mixture]
     t = n.pivot(index=["depth", "attention"], columns="position", values="candidate")
     t.columns = [f"k = {c}" for c in t.columns]
@@ -71,7 +88,7 @@ def longer_glue(main: pd.DataFrame, longer: pd.DataFrame | None, train_examples:
     return {"mech_longer_rises": f"{rises} of {len(pre)}" if change["value"] == change["value"] else "—",
             "mech_longer_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
             "mech_longer_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
-            "mech_longer_nearest": ", ".join(f"{name} ({n} of {len(near)} models)" for name, n in counts.items())}
+            "mech_longer_nearest": _counted(counts, len(near))}
 
 
 def chosen_table(chosen: pd.DataFrame) -> pd.DataFrame:
@@ -131,7 +148,7 @@ def glue_values(alignment: pd.DataFrame, cfg) -> dict[str, str]:
     near = nearest(alignment)
     near = near[(near["mixture"] == PRETRAINING) & (near["position"] == cfg["train_examples"])]
     counts = near["candidate"].value_counts()
-    return {"mech_nearest": ", ".join(f"{name} ({n} of {len(near)} models)" for name, n in counts.items()),
+    return {"mech_nearest": _counted(counts, len(near)),
             "mech_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
             "mech_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
             "mech_train": str(cfg["train_examples"]), "mech_scan": str(cfg["scan_prompts"]),
@@ -162,8 +179,9 @@ def control_table(alignment: pd.DataFrame, train_examples: int) -> pd.DataFrame:
     at = alignment[(alignment["mixture"] == PRETRAINING) & (alignment["position"] == train_examples)]
     order = {c: i for i, c in enumerate(("model",) + LINEAR_FITS + LOCAL_RULES)}
     at = at.assign(order=at["candidate"].map(order)).sort_values(["attention", "order"], ascending=[False, True])
+    named = _named_at_depth(at)["candidate"]
     out = pd.DataFrame({
-        "model": at["attention"], "candidate": at["candidate"].where(at["candidate"] != "model", "the model itself"),
+        "model": at["attention"], "candidate": named.where(at["candidate"] != "model", "the model itself"),
         "kind": at["candidate"].map(lambda c: "linear fit" if c in LINEAR_FITS else "local rule" if c in LOCAL_RULES
                                     else "—"),
         "prediction difference": at["pred_diff"].where(at["candidate"] != "model"),

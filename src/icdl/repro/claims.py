@@ -191,7 +191,7 @@ CLAIMS: tuple[Claim, ...] = (
        "a shift of the target-parameter distribution hurts little",
        GPT_SCALE, "tests/test_gpt_scale.py::test_the_wider_judge_both_sides_of_each_threshold"),
     # ---- this book's own question: which algorithm do the trained models run? --------------
-    _c("mech-nearest-gd", "This book: hypothesis 1 (REB's first weakness asks it)",
+    _c("mech-nearest-gd", "This book: hypothesis 1 (the review's first weakness asks it)",
        "not claimed by ICDL: a trained model is nearer GD on an N-layer network than any linear or local rule",
        GPT_MECHANISM, "tests/test_gpt_mechanism.py::test_judge_both_sides_of_each_threshold"),
     _c("mech-sensitivity-gd", "This book: hypothesis 2",
