@@ -38,7 +38,7 @@
 # {doc}`gpt_scale`) the nearest candidate is {glue:text}`mech_longer_nearest`, and GD's
 # ratio runs from {glue:text}`mech_longer_ratio`. The positive control -- the
 # same pipeline asked of transformers trained on linear targets, where the
-# answer is known -- is **{glue:text}`status_mech_control_linear`**: the
+# answer is known -- gives the verdict **{glue:text}`status_mech_control_linear`**: the
 # nearest linear fit's prediction difference over the nearest local rule's is
 # at most {glue:text}`mech_control_ratio`. The box below gives each
 # hypothesis its verdict.

@@ -16,8 +16,8 @@
 # # How much of the gap is training? The main study trained longer
 #
 # The models of {doc}`gpt_icl` are far smaller and far shorter-trained than
-# ICDL's {cite:p}`wu2025icdl`, and most of ICDL's experimental claims are
-# mismatches there. This chapter asks how much of the shortfall below the MLP
+# ICDL's {cite:p}`wu2025icdl`, and there most of ICDL's experimental claims
+# fail or stay undecided. This chapter asks how much of the shortfall below the MLP
 # trained on the prompt is a matter of *training*: the same models, prompts,
 # baselines and evaluation, trained {glue:text}`scale_factor` times longer,
 # and scored at {glue:text}`scale_snapshots` snapshots per model along the

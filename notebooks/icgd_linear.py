@@ -182,7 +182,8 @@ print(f"measured: {one_step_err:.2e}")
 for bound in (1e4, 1.0, 0.01):
     Hb = build_linear_gd_layer(cfg["d"], eta, bound=bound)(H)
     err = float((Hb[:, w_rows, :] - w1_exact[:, :, None]).abs().max())
-    print(f"B = {bound:>8g}: exact step (error < 1e-13): {'yes' if err < 1e-13 else 'no'}")
+    shown = chapter.count(bound) if bound >= 1000 else f"{bound:g}"
+    print(f"B = {shown:>8}: exact step (error < 1e-13): {'yes' if err < 1e-13 else 'no'}")
 
 # %% [markdown]
 # ## Stacking layers: $L$ steps of gradient descent

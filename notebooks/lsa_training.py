@@ -358,7 +358,8 @@ if len(scan_rows) > 1:
 # scan's results once every strength has one.
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
-judged_on = (f"reference ({ref['epochs_done']}/{ref['settings']['epochs']} epochs)" if ref_obj is not None
+judged_on = (f"reference ({chapter.count(ref['epochs_done'])} of {chapter.count(ref['settings']['epochs'])} epochs)"
+             if ref_obj is not None
              else profile)
 for entry in judge(data):
     ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"],

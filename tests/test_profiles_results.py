@@ -553,7 +553,9 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
                                     "err": [1.5, 2.5, 3.5]}))
     assert "<th>within</th>" not in same and "<th>step</th>" not in same and "<th>err</th>" in same
     assert 'In every row: within = yes; step = 0.0602.' in same
-    assert "<th>within</th>" in frame_html(pd.DataFrame({"H": [1, 2], "within": [True] * 2}))
+    two = frame_html(pd.DataFrame({"H": [1, 2], "within": [True] * 2}))  # two rows alike: said once too
+    assert "<th>within</th>" not in two and "In every row: within = yes." in two
+    assert "<th>within</th>" in frame_html(pd.DataFrame({"H": [1], "within": [True]}))  # one row: its content
     assert "<th>a</th>" in frame_html(pd.DataFrame({"a": [1] * 3, "b": [2] * 3}))
     wide = frame_html(pd.DataFrame([["ridge", "ridge"]] * 3, index=pd.Index([3, 4, 6], name="depth"),
                                    columns=pd.Index([11, 40], name="k")))
@@ -601,7 +603,7 @@ def test_glued_numbers_carry_a_minus_sign_not_a_hyphen():
     for kept in ("1e-12", "--layers 4", "-m icdl", "x-1", "N(0, I)-prompts"):
         assert typeset_minus(kept) == kept
     # a small negative number rounded to zero is a zero, not "−0.000" (an interval's end read as below 0)
-    assert typeset_minus("(-0.000 to +0.004), -0.00, -0") == "(0.000 to +0.004), 0.00, 0"
+    assert typeset_minus("(-0.000 to +0.004), -0.00, -0, +0.000") == "(0.000 to +0.004), 0.00, 0, 0.000"
     assert typeset_minus("-0.001 and -0.0001") == "−0.001 and −0.0001"  # not a zero: its sign stays
 
 
@@ -682,3 +684,20 @@ def test_counts_and_powers_of_ten_as_the_prose_writes_them():
     assert sci(4.0) == "4.0" and sci(0.1) == "0.1" and sci(9999.0, 0) == "9999"
     assert sci(0.0999) == "1.0 × 10⁻¹" and sci(2.1e-3) == "2.1 × 10⁻³" and sci(1e4, 0) == "1 × 10⁴"
     assert sci(-2.12e-5, 2) == "−2.12 × 10⁻⁵" and sci(-4.0) == "−4.0" and sci(0.0) == "0"
+
+
+def test_large_counts_in_tables_are_set_apart_as_in_the_prose():
+    """A column of whole numbers reaching 10 000 reads 232 741 080, as ledger.count writes it in the prose (the
+    bug: "232741080" in the FLOPs table beside "26 000" in the text); smaller counts and fractions are left as
+    they were, and a pivot's header reads "R = 100 000"."""
+    import pandas as pd
+
+    from icdl.repro.chapter import frame_html
+
+    t = frame_html(pd.DataFrame({"eps": [0.1, 0.01], "flops": [232741080, 5000], "steps": [26000.0, 6500.0],
+                                 "small": [12, 13], "x": [0.5, 1.25]}))
+    assert "<td>232 741 080</td>" in t and "<td>5 000</td>" in t and "<td>26 000</td>" in t
+    assert "<td>12</td>" in t and "<td>1.25</td>" in t
+    pivot = frame_html(pd.DataFrame([[1.0, 2.0]], index=pd.Index([50], name="N"),
+                                    columns=pd.Index([100.0, 100000.0], name="R")))
+    assert "<th>R = 100</th>" in pivot and "<th>R = 100 000</th>" in pivot

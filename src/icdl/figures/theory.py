@@ -349,7 +349,7 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
         # the least-squares line: through the geometric means, with the fitted slope
         lh, lr = np.log(h), np.log(np.asarray(one["relative"], dtype=float))
         fit = np.exp(lr.mean() + trend["slope"] * (lh - lh.mean()))
-        ax2.loglog(h, fit, "--", color="0.5", label=f"trend: slope {trend['slope']:.2f}")
+        ax2.loglog(h, fit, "--", color="0.5", label=f"trend: slope {trend['slope']:.2f}".replace("-", "−"))
     ax2.set(xlabel="hidden width of the blocks", ylabel="one-step error / step size")
     ax2.set_xticks(one["hidden"], [str(int(v)) for v in one["hidden"]])
     ax2.xaxis.set_minor_locator(mpl.ticker.NullLocator())

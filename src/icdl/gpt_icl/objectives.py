@@ -258,7 +258,7 @@ def assumptions(cfg) -> pd.DataFrame:
         ("MLP baseline", f"depth of the target, width {cfg['mlp_width']}, Adam lr 1e-3, full batch, "
                          f"{cfg['mlp_epochs']} epochs, best epoch; first {cfg['mlp_prompts']} test prompts",
          "width 200, MSE, 100 epochs, best R² over epochs"),
-], columns=["choice", "ours (this run's profile)", "ICDL"])
+], columns=["choice", f"ours ({cfg['profile']} run)", "ICDL"])
 
 
 # ---- the tables behind the claims, and the judge --------------------------------------------------------

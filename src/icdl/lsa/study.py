@@ -140,7 +140,7 @@ def judge(data: dict) -> list[dict]:
     t2 = pd.DataFrame(data["table2"]).set_index("run")
     chosen = data["chosen_run"]
     row = t2.loc[float(chosen)] if float(chosen) in t2.index else t2.loc[chosen]
-    epochs = f"{data['epochs_done']} of {data['settings']['epochs']} epochs"
+    epochs = f"{count(data['epochs_done'])} of {count(data['settings']['epochs'])} epochs"
     settings = data["settings"]
     if not data["complete"]:
         caveat = f"training incomplete ({epochs}); the run resumes from its checkpoint"

@@ -32,7 +32,7 @@ HEADERS = {
     # result fields the prose names in words (gpt_icl, gpt_plateau)
     "kept_at_switch": "kept at the switch", "relu_over_softmax": "ReLU ÷ softmax lead",
     "within_share": "share within prompts", "linear_share_of_within": "linear share of it",
-    "left_at_step": "left the plateau at step",
+    "left_at_step": "left the plateau at step", "n_layer": "layers",
 }
 
 
@@ -103,6 +103,14 @@ def _one_value_columns(shown, pivot: bool):
     return shown.drop(columns=constant), same
 
 
+def _header_number(v) -> str:
+    """A pivot's column value in its header: a whole number of 10 000 or more as the book's count
+    (``R = 100 000``, not ``R = 100000``), any other as ``:g`` writes it."""
+    if float(v) == round(float(v)) and abs(float(v)) >= 10_000:
+        return count(v)
+    return f"{v:g}" if isinstance(v, float) else f"{v}"
+
+
 def frame_html(df, digits: int | None = None) -> str:
     """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (a named or meaningful index is
     kept), readable cells (:func:`_readable_cells`), an em dash for a missing number, and each ``$…$`` in a
@@ -122,7 +130,7 @@ def frame_html(df, digits: int | None = None) -> str:
     if numeric and df.columns.name is not None and df.index.nlevels == 1 and df.index.name:
         # a pivot (rows N, columns R): each column says its value of R, so that no header row is left empty
         name = header(df.columns.name)
-        shown.columns = [f"{name} = {v:g}" if isinstance(v, float) else f"{name} = {v}" for v in df.columns]
+        shown.columns = [f"{name} = {_header_number(v)}" for v in df.columns]
     if plain_index and shown.columns.nlevels == 1:  # a pivot reset to columns: its label names no column
         shown.columns.name = None
     if not plain_index and all(n is None for n in shown.columns.names) and all(df.index.names):

@@ -96,20 +96,23 @@ def _title(claim: str) -> str:
     from .claims import get_claim
     from .ledger import math_html
 
-    return math_html(get_claim(claim).source)
+    # in the page's markdown a backslash escapes the next character: doubled, MathJax still sees \( … \)
+    return math_html(get_claim(claim).source).replace("\\", "\\\\")
 
 
 def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     """The entry's evidence as one sentence: the measurement, or the ledger's value and status for its claim."""
+    from .ledger import typeset_minus
+
     if entry.measure is not None:
-        return entry.measure().text
+        return typeset_minus(entry.measure().text)
     if entry.basis:
         return entry.basis
     row = (claims if claims is not None else _claim_rows()).get(entry.claim)
     link = f'<a href="report.html#claim-{entry.claim}">{_title(entry.claim)}</a>'
     if row is None or row["status"] == "not yet covered":
         return f"claim {link} has no record yet"
-    return f"{row['ours']} (claim {link}: {row['status']})"
+    return f"{typeset_minus(row['ours'])} (claim {link}: {row['status']})"
 
 
 def render() -> str:

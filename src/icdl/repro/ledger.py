@@ -230,7 +230,8 @@ class Ledger:
 RUN_WORDS = {"reference": "on the reference run", "quick": "on this page's quick run",
              "paper": "on the paper's settings", "longer": "on the models trained longer",
              "wide": "on the twice-as-wide models", "n01": "on the run with x ~ N(0, I)",
-             "control": "on the models trained on linear targets"}
+             "control": "on the models trained on linear targets",
+             "fair": "on the rerun with GD's grid widened"}
 
 
 def run_words(run: str) -> str:
@@ -409,12 +410,12 @@ def sci(x: float, digits: int = 1) -> str:
 
 def typeset_minus(text: str) -> str:
     """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen; a zero
-    rounded from a small negative number without one (``-0.000`` -> ``0.000``); exponents (``1e-12``) and
-    options (``--layers``) stay as they are."""
+    rounded from a small number without a sign (``-0.000``, ``+0.000`` -> ``0.000``); exponents (``1e-12``)
+    and options (``--layers``) stay as they are."""
     import re
 
     text = re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
-    return re.sub(r"(?<![\w.])−(0(?:\.0+)?)(?![\d.])", r"\1", text)
+    return re.sub(r"(?<![\w.])[−+](0(?:\.0+)?)(?![\d.])", r"\1", text)
 
 
 def math_html(text: object) -> str:
@@ -452,7 +453,8 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
             lines += [f"## {title}", ""]
             for r in part.itertuples():
                 lines.append(f'* **{r.source}** ({chapter_link(r.chapter)}, <a href="#claim-{r.id}">details</a>): '
-                             f"{r.ours}. *{_commands_as_code(r.note) or 'no registered reason'}*")
+                             f"{typeset_minus(r.ours)}. "
+                             f"*{typeset_minus(_commands_as_code(r.note)) or 'no registered reason'}*")
             lines.append("")
     if WITHDRAWN:
         lines += ["## Withdrawn bands", "", "A band registered after a run of its design had been seen cannot tell "
