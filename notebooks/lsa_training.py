@@ -61,6 +61,7 @@ from icdl.lsa.study import (
     PROFILES,
     judge,
     judge_scan,
+    judged_on,
     result_data,
     scan_glue,
     scan_row,
@@ -358,12 +359,10 @@ if len(scan_rows) > 1:
 # scan's results once every strength has one.
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
-judged_on = (f"reference ({chapter.count(ref['epochs_done'])} of {chapter.count(ref['settings']['epochs'])} epochs)"
-             if ref_obj is not None
-             else profile)
+run_judged = judged_on(ref) if ref_obj is not None else profile
 for entry in judge(data):
     ledger.record(entry["claim"], ours=entry["ours"], criterion=entry["criterion"], passed=entry["passed"],
-                  value=entry["value"], values=entry.get("values"), note=entry["note"], judged_on=judged_on,
+                  value=entry["value"], values=entry.get("values"), note=entry["note"], judged_on=run_judged,
                   covered=ref_obj is not None)
 scan_done = all(d is not None and d["complete"] for d in scan_results.values())
 ledger.record_all(judge_scan(scan_results), judged_on="the ℓ1 scan (ℓ1 = 1e-4 and 1e-3)", covered=scan_done)

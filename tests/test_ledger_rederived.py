@@ -59,11 +59,10 @@ def _gpt_mechanism(ledger):
 
 
 def _lsa_training(ledger):
-    from icdl.lsa.study import judge
+    from icdl.lsa.study import judge, judged_on
 
     ref = _result("lsa_training", "training")["data"]
-    judged_on = f"reference ({ref['epochs_done']}/{ref['settings']['epochs']} epochs)"
-    ledger.record_all(judge(ref), judged_on=judged_on)
+    ledger.record_all(judge(ref), judged_on=judged_on(ref))
 
 
 #: chapter -> its ledger cell on the committed reference results

@@ -130,6 +130,11 @@ def load_training(path, command: str) -> dict:
                               f"with: {command}") from None
 
 
+def judged_on(data: dict) -> str:
+    """The run a reference record is judged on, as its ledger names it: "reference (20 000 of 20 000 epochs)"."""
+    return f"reference ({count(data['epochs_done'])} of {count(data['settings']['epochs'])} epochs)"
+
+
 def judge(data: dict) -> list[dict]:
     """The ledger entries of LSA section 4 for one training result (the ``data`` of
     ``results/lsa_training/training.<profile>.json``): claim id, our value as text and as the number the
