@@ -229,7 +229,8 @@ fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
 # ## The claims, judged
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
-ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data["shift"]), judged_on=scale_on,
+ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data["shift"], data["boot"]),
+                  judged_on=scale_on,
                   covered=scale_on == "reference")
 ledger.record_all(scale.judge_wider(widths, wide), judged_on=scale.WIDER, covered=widths is not None)
 ledger.save()

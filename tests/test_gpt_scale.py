@@ -358,3 +358,35 @@ def test_ranges_read_as_ranges_in_the_prose():
     assert scale._rng([0.052, 0.031], ".3f") == "0.031–0.052"
     assert scale._rng([-0.0159, -0.0086], "+.4f") == "-0.0159 to -0.0086"
     assert scale._rng([-0.2, 0.1], ".1f") == "-0.2 to 0.1" and scale._rng([0.5, 0.5001], ".2f") == "0.50"
+
+
+def test_the_lead_over_3nn_is_decided_on_its_interval():
+    """One standard for the chapter: the lead over 3-NN, like the shortfall, counts only where its whole 90 %
+    interval lies above 0 (the bug: +0.003 with a band reaching −0.004 recorded as a pass). The interval is that
+    of the smallest lead over the models, resample by resample (the bug it would catch: the interval of the
+    model with the smallest point lead, or one model's band for all)."""
+    rng = np.random.default_rng(0)
+    knn = 0.5 + 0.01 * rng.standard_normal(1000)
+
+    def judged(lead_softmax, noise):
+        points = pd.DataFrame([{"depth": 3, "method": "transformer", "attention": a, "step": 2, "r2_all": 0.0,
+                                "obj1": 0.0} for a in ("softmax", "relu")])
+        boot = {"3": {"knn@all": knn.tolist(),
+                      "softmax:2@all": (knn + lead_softmax + noise * rng.standard_normal(1000)).tolist(),
+                      "relu:2@all": (knn + 0.2).tolist()}}
+        fits = pd.DataFrame([{"depth": 3, "attention": a, "per_doubling": -0.01, "per_doubling_lo": -0.02,
+                              "per_doubling_hi": -0.001,
+                              "forecast": 1.0, "last": 2} for a in ("softmax", "relu")])
+        tr = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "lead_knn": lead_softmax if a == "softmax"
+                            else 0.2} for a in ("softmax", "relu")])
+        shift = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "mu": mu, "r2": 0.9}
+                              for a in ("softmax", "relu") for mu in (0.0, 0.5)])
+        e = {x["claim"]: x for x in scale.judge(fits, tr, points, shift, boot)}["scale-beats-knn"]
+        assert e["passed"] == claims.criterion_verdict("scale-beats-knn", recorded(e))  # the registry agrees
+        return e
+
+    assert judged(0.05, 0.001)["passed"] is True
+    assert judged(-0.05, 0.001)["passed"] is False
+    straddles = judged(0.003, 0.005)
+    assert straddles["passed"] is None and straddles["values"]["value_lo"] < 0 < straddles["values"]["value_hi"]
+    assert "90 % interval" in straddles["ours"]

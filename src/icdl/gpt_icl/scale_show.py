@@ -103,7 +103,7 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
     """The numbers the chapter's prose quotes, formatted."""
     fits, tr = res["fits"], res["trend"]
     last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
-    judged = judge(fits, tr, res["points"], res["shift"])
+    judged = judge(fits, tr, res["points"], res["shift"], res.get("boot"))
     verdicts = {e["claim"]: e["value"] for e in judged}
     holds = {e["claim"]: "holds" if e["passed"] else "fails" for e in judged}
     reached = fits["forecast"] <= fits["last"]
