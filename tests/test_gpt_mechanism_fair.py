@@ -129,3 +129,18 @@ def test_the_reader_s_table_names_the_edges_and_the_r2s():
     assert list(t["at an edge"]) == ["η, ridge's λ"] * 2
     assert t["prediction ratio"].iloc[0].startswith("0.500 (") and t["GD's R²"].iloc[0] == pytest.approx(0.9)
     assert list(mf.fair_table(_result(), CFG, 40)["at an edge"]) == ["none"] * 2
+
+
+def test_the_largest_block_is_found_and_left_out_of_every_candidate_paired():
+    """One block of prompts where GD's network blows up: its share of GD's squared difference, and the ratio
+    without it, the block left out of the simple rules' sums too (the bug: leaving it out of GD's alone, which
+    would flatter GD; or taking the largest block of the rule instead of GD's)."""
+    b = _blocks(1.0, 1.0, 0.9)
+    sel = (b["candidate"] == GD_NETWORK) & (b["block"] == 7) & (b["position"] == 40)
+    b.loc[sel, "pred"] += 31 / 32  # GD's sum: 1 + 31/32 spread over 32 blocks, then 31/32 more in block 7
+    sel_r = (b["candidate"] == RIDGE) & (b["block"] == 7) & (b["position"] == 40)
+    b.loc[sel_r, "pred"] = 0.5  # ridge's sum with block 7: 31/32 + 0.5; without it 31/32
+    t = mf.largest_block(b, 40).iloc[0]
+    assert t["share"] == pytest.approx((1 / 32 + 31 / 32) / (1 + 31 / 32))
+    assert t["ratio"] == pytest.approx((1 + 31 / 32) / (31 / 32 + 0.5))
+    assert t["ratio_without"] == pytest.approx(1.0)  # 31/32 over 31/32: the block gone from both

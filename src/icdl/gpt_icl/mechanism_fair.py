@@ -16,6 +16,7 @@ out, ridge's λ out) and this module checks, per model, what the registry asks o
 :func:`grid_edges`       per model: which of the chosen settings sit at an edge that matters
 :func:`paired_measures`  per model and over the models, on every resample of the test prompts: GD's prediction
                          and sensitivity differences over the nearest simple rule's, and its mean cosine
+:func:`largest_block`    per model: the share of GD's squared difference in one block of prompts, the ratio without it
 :func:`fit_table`        GD's own fit per member: its loss on the examples and its R², where each model chose
 :func:`fair_table`       per model, for the reader: the chosen member, its edges, the three measures, the R²s
 :func:`judge_fair`       the ledger entries of ``mech-fair-nearest-gd``, ``mech-fair-sens-gd``, ``mech-fair-cosine-gd``
@@ -94,6 +95,25 @@ def paired_measures(blocks: pd.DataFrame, train_examples: int, draws: Draws | No
             "pred": np.max([m["pred"] for m in per_model.values()], axis=0),
             "sens": np.max([m["sens"] for m in per_model.values()], axis=0),
             "cosine": np.min([m["cosine"] for m in per_model.values()], axis=0)}
+
+
+def largest_block(blocks: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """Per model, at the training length on the pretraining mixture: the share of GD's summed squared
+    difference from the model that its largest block of test prompts holds (``share``), and GD's prediction
+    ratio to the nearest simple rule on all prompts and with that block left out of every candidate's sum
+    (``ratio``, ``ratio_without``) -- whether a ratio is the prompts' or a few prompts' on which GD's network
+    fits badly (a sum of squares is not robust to them)."""
+    at = blocks[(blocks["mixture"] == PRETRAINING) & (blocks["position"] == train_examples)]
+    rows = []
+    for (depth, att), g in at.groupby(["depth", "attention"]):
+        col = {c: part.sort_values("block")["pred"].to_numpy(dtype=float) for c, part in g.groupby("candidate")}
+        gd, rules = col[GD_NETWORK], [col[c] for c in SIMPLE_RULES if c in col]
+        k = int(gd.argmax())
+        keep = np.arange(len(gd)) != k
+        rows.append({"depth": depth, "attention": att, "share": float(gd[k] / gd.sum()),
+                     "ratio": float(gd.sum() / min(r.sum() for r in rules)),
+                     "ratio_without": float(gd[keep].sum() / min(r[keep].sum() for r in rules))})
+    return pd.DataFrame(rows)
 
 
 def fit_table(fit: pd.DataFrame, chosen: pd.DataFrame, cfg) -> pd.DataFrame:
@@ -189,7 +209,8 @@ def fair_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
             "fair_lambdas": f"{min(cfg['lambdas']):g} to {max(cfg['lambdas']):g}"}
     keys = {"mech-fair-nearest-gd": "fair_pred", "mech-fair-sens-gd": "fair_sens", "mech-fair-cosine-gd": "fair_cos"}
     if result is None:
-        return grid | {k: "—" for k in (*keys.values(), "fair_edges", "fair_gd_r2", "fair_best_r2", "fair_model_r2")}
+        return grid | {k: "—" for k in (*keys.values(), "fair_edges", "fair_gd_r2", "fair_best_r2", "fair_model_r2",
+                                        "fair_edge_model", "fair_block_share", "fair_ratio_without", "fair_deepest")}
     out = dict(grid)
     for e in entries:
         v = e["values"]
@@ -201,7 +222,18 @@ def fair_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
     def span(x):
         return f"{min(x):.2f} to {max(x):.2f}"
 
+    worst = largest_block(result["blocks"], train_examples)
+    deep = worst[worst["depth"] == worst["depth"].max()]
+    at_edge = edges[~edges["fair"]]
     return out | {"fair_edges": f"{int((~edges['fair']).sum())} of {len(edges)}",
+                  "fair_edge_model": "; ".join(
+                      f"depth {r.depth} {r.attention}: η = {r.eta:g} and L = {count(r.steps)}, the scan still "
+                      f"changing by {100 * r.steps_change:.1f} % over the last doubling" if r.steps_edge else
+                      f"depth {r.depth} {r.attention}: η = {r.eta:g}, L = {count(r.steps)}"
+                      for r in at_edge.itertuples()) or "none",
+                  "fair_block_share": f"{100 * deep['share'].min():.0f} % to {100 * deep['share'].max():.0f} %",
+                  "fair_ratio_without": span(worst["ratio_without"]),
+                  "fair_deepest": f"{int(worst['depth'].max())}",
                   "fair_gd_r2": span(r2[GD_NETWORK]), "fair_model_r2": span(r2["model"]),
                   "fair_best_r2": span(fits["GD's best R²"])}
 
