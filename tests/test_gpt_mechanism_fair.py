@@ -144,3 +144,15 @@ def test_the_largest_block_is_found_and_left_out_of_every_candidate_paired():
     assert t["share"] == pytest.approx((1 / 32 + 31 / 32) / (1 + 31 / 32))
     assert t["ratio"] == pytest.approx((1 + 31 / 32) / (31 / 32 + 0.5))
     assert t["ratio_without"] == pytest.approx(1.0)  # 31/32 over 31/32: the block gone from both
+
+
+def test_a_claim_left_open_by_a_gate_says_which_gate():
+    """An inconclusive verdict from an unmet gate is not an interval straddling its line: the record's note
+    names the gate (the bug: the report calling it "the interval straddles the criterion")."""
+    from icdl.repro.ledger import Ledger
+
+    (e, *_) = mf.judge_fair(_result(pred=2.0, sens=2.0, cosine=0.2, eta=0.05), CFG, 40, True)
+    r = Ledger("gpt_mechanism", "quick").record(e["claim"], ours=e["ours"], criterion=e["criterion"],
+                                                  value=e["value"], values=e["values"], passed=e["passed"])
+    assert r.status == "inconclusive" and "every chosen GD and ridge member inside its grid" in r.note
+    assert "positive control" not in r.note  # the control's gate was met: not named

@@ -491,6 +491,17 @@ def criterion_verdict(claim: str, values: dict) -> bool | None:
     return False if False in verdicts else None if None in verdicts else True
 
 
+#: a gate's key as the reader reads it (:func:`unmet_gates`)
+GATE_WORDS = {"control": "the positive control's pass",
+              "fair": "every chosen GD and ridge member inside its grid"}
+
+
+def unmet_gates(claim: str, values: dict) -> list[str]:
+    """The gates of ``claim``'s criterion that ``values`` do not meet, in words (:data:`GATE_WORDS`)."""
+    return [GATE_WORDS.get(c.key, c.key) for c in CRITERIA.get(claim, ())
+            if c.op == "gate" and c.verdict(values) is None]
+
+
 def criterion_holds(claim: str, values: dict) -> bool:
     """Whether the recorded numbers ``values`` meet the registered criterion of ``claim`` (decidedly: an
     inconclusive verdict does not hold)."""

@@ -45,6 +45,7 @@ from .claims import (
     criterion_verdict,
     document,
     get_claim,
+    unmet_gates,
 )
 from .results import ResultFileError, load_result, project_root, provenance, results_dir, save_result
 
@@ -66,8 +67,9 @@ STATUS_SENTENCES = {
             "failure turns CI red.",
     "mismatch": "it does not hold, but misses by no more than a margin we fixed, with its reason, before the run "
                 "that judged it.",
-    INCONCLUSIVE: "the 90 % interval of its number (over training seeds and test prompts) straddles the line, so "
-                  "the data cannot decide.",
+    INCONCLUSIVE: "the 90 % interval of its number (over training seeds and test prompts) straddles the line, or "
+                  "a condition its design had to meet (a gate, registered with it) was not met, so the data cannot "
+                  "decide.",
     NOT_COVERED: "registered, with its criterion, before the run that decides it, which has not been made yet.",
 }
 
@@ -156,6 +158,9 @@ class Ledger:
                     f"a band fixed before the run it judges]")
         elif status == "fail" and claim in KNOWN_FAILURES:
             note = f"known failure: {KNOWN_FAILURES[claim]}"
+        elif status == INCONCLUSIVE and (gates := unmet_gates(claim, numbers)):
+            note = (f"undecided by design: {', '.join(gates)} not met (a gate registered with the claim)"
+                    + (f"; {note}" if note else ""))
         if covered and claim in DEVIATIONS:  # every status of such a claim says under which change it was judged
             note = f"{note.rstrip('.')}. Deviation: {DEVIATIONS[claim]}" if note else f"deviation: {DEVIATIONS[claim]}"
         rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, note, value,
@@ -446,7 +451,7 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
         return f'<a href="../notebooks/{ch}.html">{math_html(chapter_title(ch))}</a>' if ch else "—"
 
     for status, title in (("fail", "Failures"), ("mismatch", "Registered mismatches"),
-                          (INCONCLUSIVE, "Inconclusive: the interval straddles the criterion"),
+                          (INCONCLUSIVE, "Inconclusive: an interval straddles the line, or a gate is not met"),
                           (PASS_DEVIATION, "Passes under a changed setting of the paper")):
         part = df[df["status"] == status]
         if len(part):
