@@ -550,3 +550,18 @@ def test_at_depth_one_the_network_candidates_are_named_linear():
     f = pd.DataFrame({"depth": [1, 1, 3], "candidate": [me.GD_NETWORK, me.ADAM_MLP, me.GD_NETWORK]})
     assert list(_named_at_depth(f)["candidate"]) == ["GD, one-layer (linear) network",
                                                      "Adam, one-layer (linear) network", me.GD_NETWORK]
+
+
+def test_the_shifted_inputs_prose_reads_the_shifted_rows_only():
+    """The models' R², GD's R² and GD's cosine on the mixture (.5, .5), as ranges over the models (the bug: the
+    pretraining rows read instead, where the models and GD are alike)."""
+    from icdl.gpt_icl.mechanism_show import shift_glue
+
+    rows = []
+    for depth, shifted_model in ((3, -0.4), (4, 0.3)):
+        for mixture, model_r2, gd_r2, cos in ((PRETRAINING, 0.95, 0.96, 0.7), (me.SHIFTED, shifted_model, 0.96, 0.1)):
+            for cand, r2, c in ((me.GD_NETWORK, gd_r2, cos), (bl.LEAST_SQUARES, 0.9, 0.8), ("model", model_r2, 1.0)):
+                rows.append({"depth": depth, "attention": "relu", "mixture": mixture, "position": 40,
+                             "candidate": cand, "pred_diff": 0.1, "cosine": c, "r2_candidate": r2})
+    g = shift_glue(pd.DataFrame(rows), 40)
+    assert g == {"shift_model_r2": "−0.40 to 0.30", "shift_gd_r2": "0.96 to 0.96", "shift_gd_cos": "0.10 to 0.10"}

@@ -50,8 +50,12 @@ def _result(pred=0.5, sens=0.5, cosine=0.9, spread=0.0, eta=0.1, scale=0.5, step
                           "pred_diff": 0.1 * (1 + change) if L == 64 else 0.1}
                          for d, a in MODELS for e in CFG["etas"] for s in CFG["init_scales"] for L in STEPS])
     alignment = pd.DataFrame([{"depth": d, "attention": a, "mixture": PRETRAINING, "position": 40, "candidate": c,
-                               "r2_candidate": r} for d, a in MODELS for c, r in ((GD_NETWORK, 0.9), ("model", 0.95))])
-    return {"blocks": _blocks(pred, sens, cosine, spread), "chosen": chosen, "gd_scan": scan, "alignment": alignment}
+                               "r2_candidate": r, "pred_diff": 0.1}
+                              for d, a in MODELS for c, r in ((GD_NETWORK, 0.9), ("model", 0.95))])
+    fit = pd.DataFrame([{"depth": 3, "eta": e, "init_scale": s, "steps": L, "fit_loss": 1 / (1 + L), "r2": 0.8}
+                        for e in CFG["etas"] for s in CFG["init_scales"] for L in STEPS])
+    return {"blocks": _blocks(pred, sens, cosine, spread), "chosen": chosen, "gd_scan": scan, "alignment": alignment,
+            "gd_fit": fit}
 
 
 def _entries(result, control=True):
@@ -120,14 +124,15 @@ def test_the_fit_table_reads_the_chosen_member_and_the_most_accurate_one():
                         for e in CFG["etas"] for s in CFG["init_scales"] for L in STEPS])
     t = mf.fit_table(fit, _result()["chosen"], CFG).iloc[0]
     assert t["fit loss at L"] == pytest.approx(1 / 33) and t["fit loss at L/2"] == pytest.approx(1 / 17)
-    assert t["GD's R² (chosen)"] == pytest.approx(0.5) and t["GD's best R²"] == pytest.approx(0.8)
+    assert t["GD's R², scan prompts"] == pytest.approx(0.5) and t["grid's best R², scan prompts"] == pytest.approx(0.8)
     assert t["best member"] == "η = 0.2, L = 64, scale 1"
 
 
 def test_the_reader_s_table_names_the_edges_and_the_r2s():
     t = mf.fair_table(_result(eta=0.05, lam=10.0), CFG, 40)
     assert list(t["at an edge"]) == ["η, ridge's λ"] * 2
-    assert t["prediction ratio"].iloc[0].startswith("0.500 (") and t["GD's R²"].iloc[0] == pytest.approx(0.9)
+    assert t["prediction ratio"].iloc[0].startswith("0.500 (")
+    assert t["GD's R², test prompts"].iloc[0] == pytest.approx(0.9)
     assert list(mf.fair_table(_result(), CFG, 40)["at an edge"]) == ["none"] * 2
 
 
@@ -154,5 +159,39 @@ def test_a_claim_left_open_by_a_gate_says_which_gate():
     (e, *_) = mf.judge_fair(_result(pred=2.0, sens=2.0, cosine=0.2, eta=0.05), CFG, 40, True)
     r = Ledger("gpt_mechanism", "quick").record(e["claim"], ours=e["ours"], criterion=e["criterion"],
                                                   value=e["value"], values=e["values"], passed=e["passed"])
-    assert r.status == "inconclusive" and "every chosen GD and ridge member inside its grid" in r.note
+    assert r.status == "inconclusive" and "every chosen GD and ridge member lies inside its grid" in r.note
     assert "positive control" not in r.note  # the control's gate was met: not named
+
+
+def test_each_model_is_placed_on_its_side_of_the_line():
+    """Per model: nearer / farther on the whole interval, straddles otherwise; a model at a grid edge is not
+    interior (the bug: the worst model's side reported for every model)."""
+    t = mf.per_model_verdicts(_result(pred={MODELS[0]: 0.5, MODELS[1]: 1.5}, sens=0.5, cosine=0.9, eta=0.05),
+                              CFG, 40).set_index(["depth", "attention", "measure"])
+    assert t.loc[(3, "softmax", "pred"), "side"] == "nearer" and t.loc[(3, "relu", "pred"), "side"] == "farther"
+    assert t.loc[(3, "relu", "cosine"), "side"] == "nearer" and not t["interior"].any()
+    wide = mf.per_model_verdicts(_result(pred=1.0, spread=0.5), CFG, 40)
+    assert set(wide[wide["measure"] == "pred"]["side"]) == {"straddles"}
+
+
+def test_the_drift_compares_only_models_whose_member_two_runs_share():
+    first, fair = _result(), _result()
+    for res, diff in ((first, 0.04), (fair, 0.07)):
+        res["alignment"] = res["alignment"].assign(pred_diff=diff)
+    fair["chosen"].loc[1, "gd_steps"] = 64  # the second model chose another L in the second run
+    d = mf.same_member_drift(first, fair, 40)
+    assert list(zip(d["depth"], d["attention"])) == [MODELS[0]]
+    assert d["first"].iloc[0] == pytest.approx(0.04) and d["fair"].iloc[0] == pytest.approx(0.07)
+
+
+def test_the_prose_numbers_of_the_fair_run():
+    """The glue the chapter's prose quotes: the gated models counted, the time ηL shared by every member, a run
+    repeated with the same members drifting nowhere; dashes while the run waits."""
+    first, fair = _result(), _result(pred={MODELS[0]: 0.5, MODELS[1]: 1.5}, sens=0.5, cosine=0.9)
+    fair["alignment"].loc[fair["alignment"]["attention"] == "relu", "pred_diff"] = 0.2  # one model drifts
+    g = mf.fair_glue(fair, CFG, 40, mf.judge_fair(fair, CFG, 40, True), first=first)
+    assert g["fair_time"] == "3" and g["fair_moved"] == "0 of 2" and g["fair_drift_same"] == "1 of 2"
+    assert g["fair_drift"] == "depth 3 relu: 0.100 then 0.200"
+    assert g["fair_inner"] == "2" and g["fair_inner_pred_far"] == "1" and g["fair_sens_point_nearer"] == "2 of 2"
+    assert set(mf.fair_glue(None, CFG, 40, []).values()) - {"—"} <= {"0.05, 0.1, 0.2", "64", "0.25, 0.5, 1",
+                                                                    "0.1 to 10"}

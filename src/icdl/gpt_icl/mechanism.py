@@ -59,7 +59,18 @@ from ..repro.cli import Parser, at_least_one
 from ..repro.profiles import ProfileSet, dry_run
 from ..repro.results import ResultFileError, one_writer, save_profile_result
 from . import objectives
-from .mechanism_fair import fair_glue, fair_table, fit_table, grid_edges, judge_fair, paired_measures  # noqa: F401
+from .mechanism_fair import (  # noqa: F401
+    block_shown,
+    fair_glue,
+    fair_table,
+    fit_table,
+    grid_edges,
+    judge_fair,
+    largest_block,
+    paired_measures,
+    per_model_verdicts,
+    same_member_drift,
+)
 from .mechanism_judge import (  # noqa: F401
     LONGER_CRITERIA,
     judge,
@@ -97,6 +108,7 @@ from .mechanism_show import (  # noqa: F401  (re-exported: what the chapter show
     longer_table,
     nearest_table,
     sensitivity_table,
+    shift_glue,
     verdict_display,
 )
 from .model import ATTENTIONS

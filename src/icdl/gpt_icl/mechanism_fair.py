@@ -12,15 +12,19 @@ out, ridge's λ out) and this module checks, per model, what the registry asks o
   that (η, scale) changes by less than :data:`FLAT` over the last doubling of L;
 * ridge's chosen λ is interior.
 
-=======================  ==========================================================================================
-:func:`grid_edges`       per model: which of the chosen settings sit at an edge that matters
-:func:`paired_measures`  per model and over the models, on every resample of the test prompts: GD's prediction
-                         and sensitivity differences over the nearest simple rule's, and its mean cosine
-:func:`largest_block`    per model: the share of GD's squared difference in one block of prompts, the ratio without it
-:func:`fit_table`        GD's own fit per member: its loss on the examples and its R², where each model chose
-:func:`fair_table`       per model, for the reader: the chosen member, its edges, the three measures, the R²s
-:func:`judge_fair`       the ledger entries of ``mech-fair-nearest-gd``, ``mech-fair-sens-gd``, ``mech-fair-cosine-gd``
-=======================  ==========================================================================================
+============================  ======================================================================================
+:func:`grid_edges`            per model: which of the chosen settings sit at an edge that matters
+:func:`paired_measures`       per model and over the models, on every resample of the test prompts: GD's prediction
+                              and sensitivity differences over the nearest simple rule's, and its mean cosine
+:func:`per_model_verdicts`    per model and measure: which side of the line its own interval lies on
+:func:`same_member_drift`     the models whose GD member two runs share, and GD's difference in each
+:func:`largest_block`         per model: the share of GD's squared difference in its largest block of prompts, and
+                              the ratio without that block
+:func:`fit_table`             GD's own fit per member: its loss on the examples and its R², where each model chose
+:func:`fair_table`            per model, for the reader: the chosen member, its edges, the three measures, the R²s
+:func:`judge_fair`            the ledger entries of ``mech-fair-nearest-gd``, ``mech-fair-sens-gd`` and
+                              ``mech-fair-cosine-gd``
+============================  ======================================================================================
 """
 
 from __future__ import annotations
@@ -116,6 +120,52 @@ def largest_block(blocks: pd.DataFrame, train_examples: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def per_model_verdicts(result: dict, cfg, train_examples: int) -> pd.DataFrame:
+    """Per model and measure: which side of the hypothesis' line its own 90 % interval lies on (``nearer``: GD
+    nearer than every simple rule on the whole interval -- ratio below 1, cosine at least 0.8 --; ``farther``:
+    the whole interval on the other side; ``straddles``), and whether the model's chosen members lie inside the
+    grid (``interior``). A claim about every model is decided by its worst model; this says how the others
+    lie."""
+    edges = grid_edges(result["chosen"], result["gd_scan"], cfg).set_index(["depth", "attention"])
+    rows = []
+    for (depth, att), v in paired_measures(result["blocks"], train_examples)["models"].items():
+        for key, claim in (("pred", "mech-fair-nearest-gd"), ("sens", "mech-fair-sens-gd"),
+                           ("cosine", "mech-fair-cosine-gd")):
+            s = summary(v[key])
+            op, t = THRESHOLDS[claim]
+            near = [s["lo"] < t, s["hi"] < t] if op == "<" else [s["lo"] >= t, s["hi"] >= t]
+            rows.append({"depth": depth, "attention": att, "measure": key, "value": s["value"],
+                         "side": "nearer" if all(near) else "farther" if not any(near) else "straddles",
+                         "interior": bool(edges.loc[(depth, att), "fair"])})
+    return pd.DataFrame(rows)
+
+
+def same_member_drift(first: dict, fair: dict, train_examples: int) -> pd.DataFrame:
+    """The models whose GD member is the same in the first grid's run and the fair one (η, L and start
+    scale), with GD's prediction difference from the model at the training length (pretraining mixture) in
+    each: the same computation on the same prompts, run twice -- what is left is floating-point rounding acting
+    on prompts where GD's run is unstable."""
+    keys = ["depth", "attention", "gd_eta", "gd_steps", "gd_init_scale"]
+    same = first["chosen"][keys].merge(fair["chosen"][keys], on=keys)
+
+    def gd(result):
+        a = result["alignment"]
+        a = a[(a["mixture"] == PRETRAINING) & (a["position"] == train_examples) & (a["candidate"] == GD_NETWORK)]
+        return a.set_index(["depth", "attention"])["pred_diff"]
+
+    g1, g2 = gd(first), gd(fair)
+    return same.assign(first=[float(g1[(r.depth, r.attention)]) for r in same.itertuples()],
+                       fair=[float(g2[(r.depth, r.attention)]) for r in same.itertuples()])
+
+
+def block_shown(blocks: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """:func:`largest_block` as the chapter shows it."""
+    t = largest_block(blocks, train_examples)
+    return pd.DataFrame({"target depth": t["depth"], "attention": t["attention"],
+                         "largest block's share of GD's difference": (100 * t["share"]).map(lambda v: f"{v:.0f} %"),
+                         "ratio, all prompts": t["ratio"], "ratio without that block": t["ratio_without"]})
+
+
 def fit_table(fit: pd.DataFrame, chosen: pd.DataFrame, cfg) -> pd.DataFrame:
     """Per model: GD's own fit at the member it chose (its loss on the prompt's examples at L and at L/2, and
     its R² on the scan prompts) beside the most accurate member of the grid (the largest R²) -- whether the GD
@@ -130,7 +180,8 @@ def fit_table(fit: pd.DataFrame, chosen: pd.DataFrame, cfg) -> pd.DataFrame:
         rows.append({"depth": r.depth, "attention": r.attention, "chosen": f"η = {r.gd_eta:g}, L = {r.gd_steps}, "
                      f"scale {r.gd_init_scale:g}", "fit loss at L": float(member.loc[r.gd_steps, "fit_loss"]),
                      "fit loss at L/2": float(member.loc[half, "fit_loss"]),
-                     "GD's R² (chosen)": float(member.loc[r.gd_steps, "r2"]), "GD's best R²": float(best["r2"]),
+                     "GD's R², scan prompts": float(member.loc[r.gd_steps, "r2"]),
+                     "grid's best R², scan prompts": float(best["r2"]),
                      "best member": f"η = {best['eta']:g}, L = {int(best['steps'])}, scale {best['init_scale']:g}"})
     return pd.DataFrame(rows)
 
@@ -154,8 +205,8 @@ def fair_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
                      "GD chosen": f"η = {e['eta']:g}, L = {int(e['steps'])}, scale {e['init_scale']:g}",
                      "at an edge": ", ".join(word for k, word in EDGES.items() if e[k]) or "none",
                      "prediction ratio": cell(v["pred"]), "sensitivity ratio": cell(v["sens"]),
-                     "cosine": cell(v["cosine"]), "GD's R²": float(r2.loc[(depth, att), GD_NETWORK]),
-                     "model's R²": float(r2.loc[(depth, att), "model"])})
+                     "cosine": cell(v["cosine"]), "GD's R², test prompts": float(r2.loc[(depth, att), GD_NETWORK]),
+                     "model's R², test prompts": float(r2.loc[(depth, att), "model"])})
     return pd.DataFrame(rows)
 
 
@@ -200,7 +251,14 @@ def judge_fair(result: dict | None, cfg, train_examples: int, control_passed: bo
     return out
 
 
-def fair_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]) -> dict[str, str]:
+def _spread(values) -> str:
+    """A range of numbers as the prose gives it: one number when they agree to the digit shown."""
+    lo, hi = f"{min(values):.0f}", f"{max(values):.0f}"
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def fair_glue(result: dict | None, cfg, train_examples: int, entries: list[dict],
+              first: dict | None = None) -> dict[str, str]:
     """The prose's numbers of the fair run: its grid, the three judged numbers with their intervals (from the
     judge's own ``entries``), how many models chose a member at an edge that matters, GD's R² (chosen and best
     on the grid) against the models'; dashes while the run waits."""
@@ -210,7 +268,11 @@ def fair_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
     keys = {"mech-fair-nearest-gd": "fair_pred", "mech-fair-sens-gd": "fair_sens", "mech-fair-cosine-gd": "fair_cos"}
     if result is None:
         return grid | {k: "—" for k in (*keys.values(), "fair_edges", "fair_gd_r2", "fair_best_r2", "fair_model_r2",
-                                        "fair_edge_model", "fair_block_share", "fair_ratio_without", "fair_deepest")}
+                                        "fair_edge_model", "fair_block_share", "fair_ratio_without", "fair_deepest",
+                                        "fair_sens_nearer", "fair_sens_point_nearer", "fair_pred_straddles",
+                                        "fair_inner", "fair_inner_pred_far", "fair_inner_sens_far",
+                                        "fair_inner_cos_far", "fair_drift", "fair_moved", "fair_time",
+                                        "fair_drift_same")}
     out = dict(grid)
     for e in entries:
         v = e["values"]
@@ -222,6 +284,29 @@ def fair_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
     def span(x):
         return f"{min(x):.2f} to {max(x):.2f}"
 
+    sides = per_model_verdicts(result, cfg, train_examples)
+    inner = sides[sides["interior"]]
+
+    def n(frame, measure, side):
+        return int(((frame["measure"] == measure) & (frame["side"] == side)).sum())
+
+    models = len(edges)
+    drift = same_member_drift(first, result, train_examples) if first is not None else None
+    moved = None if drift is None else ~np.isclose(drift["first"], drift["fair"], rtol=1e-3)
+    out |= {"fair_sens_nearer": f"{n(sides, 'sens', 'nearer')} of {models}",
+            "fair_sens_point_nearer": f"{int(((sides['measure'] == 'sens') & (sides['value'] < 1)).sum())} of {models}",
+            "fair_pred_straddles": f"{n(sides, 'pred', 'straddles')} of {models}",
+            "fair_inner": f"{int(edges['fair'].sum())}",
+            "fair_inner_pred_far": f"{n(inner, 'pred', 'farther')}",
+            "fair_inner_sens_far": f"{n(inner, 'sens', 'farther')}",
+            "fair_inner_cos_far": f"{n(inner, 'cosine', 'farther')}",
+            "fair_moved": "—" if drift is None else f"{models - len(drift)} of {models}",
+            "fair_time": _spread(pd.concat([c["gd_eta"] * c["gd_steps"] for c in
+                                            (result["chosen"], *(() if first is None else (first["chosen"],)))])),
+            "fair_drift_same": "—" if drift is None else f"{int((~moved).sum())} of {len(drift)}",
+            "fair_drift": "—" if drift is None or not moved.any() else "; ".join(
+                f"depth {r.depth} {r.attention}: {r.first:.3f} then {r.fair:.3f}"
+                for r in drift[moved].itertuples())}
     worst = largest_block(result["blocks"], train_examples)
     deep = worst[worst["depth"] == worst["depth"].max()]
     at_edge = edges[~edges["fair"]]
@@ -235,5 +320,5 @@ def fair_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
                   "fair_ratio_without": span(worst["ratio_without"]),
                   "fair_deepest": f"{int(worst['depth'].max())}",
                   "fair_gd_r2": span(r2[GD_NETWORK]), "fair_model_r2": span(r2["model"]),
-                  "fair_best_r2": span(fits["GD's best R²"])}
+                  "fair_best_r2": span(fits["grid's best R², scan prompts"])}
 

@@ -23,7 +23,7 @@ import pandas as pd
 from . import algorithms as al
 from . import baselines as bl
 from .mechanism_judge import LINEAR_FITS, LOCAL_RULES, control, judge_longer, nearest, verdict_table
-from .mechanism_measures import ADAM_MLP, GD_NETWORK, RIDGE
+from .mechanism_measures import ADAM_MLP, GD_NETWORK, RIDGE, SHIFTED
 from .tasks import PRETRAINING
 
 # ---- what the chapter shows ---------------------------------------------------------------------------------
@@ -210,8 +210,10 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
         s = summary(c[k])
         return f"{s['value']:.3f} (90 % interval {s['lo']:.3f} to {s['hi']:.3f})"
 
-    fits = "; ".join(f"{att}: {m['fit']}" for (_, att), m in sorted(c["models"].items(), key=lambda kv: kv[0][1],
-                                                                        reverse=True))
+    one = _named_at_depth(pd.DataFrame({"depth": [1, 1], "candidate": [GD_NETWORK, ADAM_MLP]}))  # depth 1: linear
+    linear = dict(zip((GD_NETWORK, ADAM_MLP), one["candidate"]))
+    fits = "; ".join(f"{att}: {linear.get(m['fit'], m['fit'])}"
+                     for (_, att), m in sorted(c["models"].items(), key=lambda kv: kv[0][1], reverse=True))
     mlp_r2 = float(at[at["candidate"] == ADAM_MLP]["r2_candidate"].max())
 
     def versus(other):  # GD's prediction difference over another fit's, per model, with its interval
@@ -222,3 +224,15 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
     return dict(zip(keys, (shown("value"), shown("sens"), shown("cosine"), fits,
                            f"{model_r2.min():.3f} to {model_r2.max():.3f}", f"{mlp_r2:.3f}",
                            versus(bl.LEAST_SQUARES), versus(RIDGE))))
+
+
+def shift_glue(alignment: pd.DataFrame, train_examples: int) -> dict[str, str]:
+    """The prose's numbers on the shifted mixture at the training length: the models' R², GD's R² and the mean
+    cosine of GD's sensitivity with the model's, each as a range over the models."""
+    v = verdict_table(alignment, train_examples)
+    v = v[v["mixture"] == SHIFTED]
+
+    def span(col):
+        return f"{v[col].min():.2f} to {v[col].max():.2f}".replace("-", "−")
+
+    return {"shift_model_r2": span("model_r2"), "shift_gd_r2": span("gd_r2"), "shift_gd_cos": span("gd_cosine")}

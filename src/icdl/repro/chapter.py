@@ -93,7 +93,8 @@ def _one_value_columns(shown, pivot: bool):
 
     if pivot or shown.columns.nlevels > 1 or len(shown) < ONE_VALUE_ROWS:
         return shown, []
-    constant = [c for c in shown.columns if shown[c].map(repr).nunique(dropna=False) == 1]
+    constant = [c for c in shown.columns if shown[c].map(repr).nunique(dropna=False) == 1
+                and " = " not in str(c)]  # "k = 11": a column of a pivot reset to columns, each one a result
     if not constant or len(constant) == shown.shape[1]:
         return shown, []
     same = []

@@ -492,8 +492,8 @@ def criterion_verdict(claim: str, values: dict) -> bool | None:
 
 
 #: a gate's key as the reader reads it (:func:`unmet_gates`)
-GATE_WORDS = {"control": "the positive control's pass",
-              "fair": "every chosen GD and ridge member inside its grid"}
+GATE_WORDS = {"control": "the positive control passes",
+              "fair": "every chosen GD and ridge member lies inside its grid"}
 
 
 def unmet_gates(claim: str, values: dict) -> list[str]:

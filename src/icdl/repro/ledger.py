@@ -158,9 +158,11 @@ class Ledger:
                     f"a band fixed before the run it judges]")
         elif status == "fail" and claim in KNOWN_FAILURES:
             note = f"known failure: {KNOWN_FAILURES[claim]}"
-        elif status == INCONCLUSIVE and (gates := unmet_gates(claim, numbers)):
-            note = (f"undecided by design: {', '.join(gates)} not met (a gate registered with the claim)"
-                    + (f"; {note}" if note else ""))
+        elif status == INCONCLUSIVE:
+            gates = unmet_gates(claim, numbers)
+            why = (f"undecided by design: a condition registered with the claim is not met ({'; '.join(gates)})"
+                   if gates else "undecided: its 90 % interval straddles the line")
+            note = why + (f"; {note}" if note else "")
         if covered and claim in DEVIATIONS:  # every status of such a claim says under which change it was judged
             note = f"{note.rstrip('.')}. Deviation: {DEVIATIONS[claim]}" if note else f"deviation: {DEVIATIONS[claim]}"
         rec = Record(claim, str(ours), criterion, status, judged_on or self.profile, note, value,
