@@ -345,8 +345,9 @@ def test_the_prose_verdicts_are_the_ledgers():
 
     sc = scale.from_result(load_result(project_root() / "results" / "gpt_scale" / "scale.reference.json"))
     glue = scale.glue_values(sc, scale.PROFILES.resolve("reference"))
-    judged = scale.judge(sc["fits"], sc["trend"], sc["points"], sc["shift"])
-    assert judged and all(glue[f"scale_verdict_{e['claim'].replace('-', '_')}"] == ("holds" if e["passed"] else "fails")
+    judged = scale.judge(sc["fits"], sc["trend"], sc["points"], sc["shift"], sc["boot"])
+    words = {True: "holds", False: "fails", None: "is undecided"}
+    assert judged and all(glue[f"scale_verdict_{e['claim'].replace('-', '_')}"] == words[e["passed"]]
                           for e in judged)
     assert glue["scale_obj1_tolerance"] == f"{objectives.CRITERIA['obj1_tolerance']:g}"
 

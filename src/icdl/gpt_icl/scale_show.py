@@ -99,13 +99,17 @@ def _forecast_words(models: int, reached: int, ahead: list[float], never: int) -
     return "; ".join(parts)
 
 
+#: a judge's verdict in the prose's words (None: its interval straddles the line)
+VERDICT_WORDS = {True: "holds", False: "fails", None: "is undecided"}
+
+
 def glue_values(res: dict, cfg) -> dict[str, str]:
     """The numbers the chapter's prose quotes, formatted."""
     fits, tr = res["fits"], res["trend"]
     last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
     judged = judge(fits, tr, res["points"], res["shift"], res.get("boot"))
     verdicts = {e["claim"]: e["value"] for e in judged}
-    holds = {e["claim"]: "holds" if e["passed"] else "fails" for e in judged}
+    holds = {e["claim"]: VERDICT_WORDS[e["passed"]] for e in judged}
     reached = fits["forecast"] <= fits["last"]
     ahead = [v for v, r in zip(fits["forecast"], reached) if not r and not math.isinf(v)]
     return {
