@@ -408,12 +408,12 @@ if fair is not None:
 #
 # The models are not all alike. By the sensitivity L2 difference -- von
 # Oswald et al.'s second measure -- GD is nearer than every simple rule for
-# {glue:text}`fair_sens_point_nearer` models at their point values (on the
-# whole interval for {glue:text}`fair_sens_nearer`), as on the first grid, and
-# the prediction ratio's interval reaches below 1 for
-# {glue:text}`fair_pred_straddles` of them: the deeper targets' models are not
-# clearly farther from GD than from ridge by these two measures, only by the
-# cosine.
+# {glue:text}`fair_sens_point_nearer` models at their point values (though on
+# its whole interval for {glue:text}`fair_sens_nearer`), as on the first grid,
+# and the prediction ratio's interval reaches below 1 for
+# {glue:text}`fair_pred_straddles` of them: some of the deeper targets' models
+# are not clearly farther from GD than from ridge by these two measures, only
+# by the cosine.
 #
 # The large ratios at the deeper targets belong to a few prompts. At target
 # depth {glue:text}`fair_deepest` one of the 32 blocks of test prompts holds
@@ -437,7 +437,8 @@ if fair is not None:
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if fair is not None:
     display(chapter.table(mechanism.block_shown(fair["blocks"], rcfg["train_examples"])))
-#
+
+# %% [markdown]
 # GD's own fit has not converged at the members the models chose: its loss on
 # the prompt's examples about halves from $L/2$ to $L$ (the table above), as a
 # network with more parameters than examples can drive it towards zero. The

@@ -176,7 +176,7 @@ print("largest |float32 - float64| / (R N eps32) within [0.3, 4] for R N >= 100:
       "yes" if big["gap_over_RN_eps32"].between(0.3, 4).all() else "no")
 prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}")
 
-#
+# %% [markdown]
 # The mechanism itself can be seen directly: the standard deviation that
 # LayerNorm divides by in layer 2, at the query token, should be about $V/\sqrt 2$.
 # It is, up to the same query-in-the-sum effect: the query's own

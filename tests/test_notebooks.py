@@ -386,3 +386,22 @@ def test_the_number_format_check_sees_commas_and_e_notation_and_spares_the_rest(
         assert re.search(BAD_NUMBER, bad), bad
     for fine in ("10 000 steps", "ε = 1.0e-05", "(3, 9, 17)", "0.5, 1.0", "2.1 × 10⁻³", "x1,234"):
         assert not re.search(BAD_NUMBER, fine), fine
+
+
+def test_no_prose_is_swallowed_by_a_code_cell():
+    """A paragraph of prose whose ``# %% [markdown]`` marker was lost reads as comments inside the code cell
+    above it, shown as code in the book (the bug: gpt_mechanism's "What this does and does not show" and a
+    paragraph of lsa_construction). Three comment lines in a row in a code cell are taken for such prose."""
+    found = []
+    for src in CHAPTERS:
+        for cell in re.split(r"\n(?=# %%)", src.read_text())[1:]:  # [0]: the jupytext header
+            head, *lines = cell.split("\n")
+            if "[markdown]" in head:
+                continue
+            run = 0
+            for line in lines:
+                run = run + 1 if line.startswith("#") else 0
+                if run == 3:
+                    found.append(f"{src.name}: {head}")
+                    break
+    assert not found, "\n".join(found)
