@@ -21,7 +21,7 @@
 # network trained on the prompt ({doc}`gpt_icl`) {cite:p}`wu2025icdl`. Nothing
 # in the paper connects the two, and a reviewer doubted that the constructions
 # are learned at all {cite:p}`wu2025icdlreview`. This chapter asks the trained
-# models of {doc}`gpt_icl` directly, in the way von Oswald et al. and Akyürek et
+# models of {doc}`the main study <gpt_icl>` directly, in the way von Oswald et al. and Akyürek et
 # al. asked linear-regression transformers {cite:p}`vonoswald2023gd,akyurek2023what`:
 # on the same prompts, whose predictions -- and whose sensitivity to the query
 # -- are theirs nearest to? The question and its hypotheses are this
@@ -35,7 +35,7 @@
 # {glue:text}`mech_ratio` times that of the nearest linear or local rule (below
 # 1 would make GD the nearer), and the mean cosine between the model's and
 # GD's sensitivities to the query from {glue:text}`mech_cosine`. After four
-# times the training (the models of {doc}`gpt_scale`) the nearest candidate is
+# times the training ({doc}`the scale study's models <gpt_scale>`) the nearest candidate is
 # {glue:text}`mech_longer_nearest`, and GD's ratio runs from
 # {glue:text}`mech_longer_ratio`. Every hypothesis that GD is the nearest fails
 # on this first grid, whose corner GD's chosen members sat in. Asked again with
@@ -239,9 +239,10 @@ chapter.glue(**mechanism.shift_glue(data["alignment"], rcfg["train_examples"]))
 
 # %% [markdown]
 # Here the candidates part ways. At the training length the models' R² falls
-# to {glue:text}`shift_model_r2`, while GD on the network keeps
-# {glue:text}`shift_gd_r2`: GD extrapolates to the new inputs and the models
-# do not, and the mean cosine between their sensitivities is
+# to {glue:text}`shift_model_r2`, while GD on the network scores
+# {glue:text}`shift_gd_r2` there: GD carries over to the new inputs and the
+# models do not (hypothesis 3, in the box, asks the same with the prediction
+# ratio), and the mean cosine between their sensitivities is
 # {glue:text}`shift_gd_cos`. A model that ran this GD on the target's network
 # would carry over to these inputs as GD does; these models do not.
 #

@@ -243,7 +243,8 @@ def judge_fair(result: dict | None, cfg, train_examples: int, control_passed: bo
     for claim, key in names.items():
         s = summary(m[key])
         per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in m["models"].items())
-        shown = f"{s['value']:.3f} (90 % interval {s['lo']:.3f} to {s['hi']:.3f}, over the test prompts)"
+        shown = (f"{s['value']:.3f} (90 % interval of this {'smallest' if key == 'cosine' else 'largest'} over the "
+                 f"models, {s['lo']:.3f} to {s['hi']:.3f}, over resamples of the test prompts)")
         values = {"value_lo": s["lo"], "value_hi": s["hi"], "control": float(control_passed), "fair": float(fair)}
         out.append({"claim": claim, "value": s["value"], "values": values,
                     "passed": criterion_verdict(claim, {"value": s["value"], **values}),

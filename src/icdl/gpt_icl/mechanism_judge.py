@@ -19,7 +19,7 @@ import pandas as pd
 
 from . import baselines as bl
 from .intervals import Draws, summary
-from .mechanism_measures import ADAM_MLP, GD_NETWORK, RIDGE, SHIFTED, SIMPLE_RULES
+from .mechanism_measures import ADAM_MLP, AT_DEPTH_ONE, GD_NETWORK, RIDGE, SHIFTED, SIMPLE_RULES
 from .tasks import PRETRAINING
 from .verdicts import decide
 
@@ -206,8 +206,9 @@ def judge_control(blocks: pd.DataFrame | None, train_examples: int) -> list[dict
     verdicts = [decide(s[k]["lo"], s[k]["hi"], op, t) for k, op, t in (("value", "<", 1.0), ("sens", "<", 0.25),
                                                                           ("cosine", ">=", 0.9))]
     passed = False if False in verdicts else None if None in verdicts else True
-    each = "; ".join(f"{att}: nearest fit {m['fit']}, ratio {m['ratio'][0]:.3f}, sensitivity {m['sens'][0]:.3f}, "
-                     f"cosine {m['cosine'][0]:.3f}" for (_, att), m in c["models"].items())
+    each = "; ".join(f"{att}: nearest fit {AT_DEPTH_ONE.get(m['fit'], m['fit'])}, ratio {m['ratio'][0]:.3f}, "
+                     f"sensitivity {m['sens'][0]:.3f}, cosine {m['cosine'][0]:.3f}"
+                     for (_, att), m in c["models"].items())
 
     def shown(k, fmt=".3f"):
         return f"{s[k]['value']:{fmt}} ({s[k]['lo']:{fmt}} to {s[k]['hi']:{fmt}})"

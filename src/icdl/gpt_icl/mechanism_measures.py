@@ -33,6 +33,8 @@ from .tasks import MIXTURES, PRETRAINING, sample_prompts
 #: the candidates' names in result files and figures (the baselines' names are those of
 #: :mod:`~icdl.gpt_icl.baselines`)
 GD_NETWORK, ADAM_MLP, RIDGE = "GD, N-layer network", "MLP (Adam, last epoch)", "ridge"
+#: the two network candidates' names at target depth 1 (the positive control), where the network is linear
+AT_DEPTH_ONE = {GD_NETWORK: "GD, one-layer (linear) network", ADAM_MLP: "Adam, one-layer (linear) network"}
 CANDIDATES = (GD_NETWORK, ADAM_MLP, bl.LEAST_SQUARES, RIDGE, bl.NEAREST_NEIGHBOURS, bl.CONTEXT_MEAN)
 #: the candidates the hypotheses call "linear and local rules"
 SIMPLE_RULES = (bl.LEAST_SQUARES, RIDGE, bl.NEAREST_NEIGHBOURS, bl.CONTEXT_MEAN)

@@ -23,7 +23,7 @@ import pandas as pd
 from . import algorithms as al
 from . import baselines as bl
 from .mechanism_judge import LINEAR_FITS, LOCAL_RULES, control, judge_longer, nearest, verdict_table
-from .mechanism_measures import ADAM_MLP, GD_NETWORK, RIDGE, SHIFTED
+from .mechanism_measures import ADAM_MLP, AT_DEPTH_ONE, GD_NETWORK, RIDGE, SHIFTED
 from .tasks import PRETRAINING
 
 # ---- what the chapter shows ---------------------------------------------------------------------------------
@@ -40,10 +40,9 @@ def _counted(counts, total: int) -> str:
 def _named_at_depth(frame: pd.DataFrame, column: str = "candidate") -> pd.DataFrame:
     """Candidate names as the reader should read them: at target depth 1 (the positive control) the N-layer
     network GD and the MLP train is a one-layer, linear network, and says so."""
-    one = {GD_NETWORK: "GD, one-layer (linear) network", ADAM_MLP: "Adam, one-layer (linear) network"}
     if "depth" not in frame or not (frame["depth"] == 1).any():
         return frame
-    return frame.assign(**{column: frame[column].where(frame["depth"] != 1, frame[column].replace(one))})
+    return frame.assign(**{column: frame[column].where(frame["depth"] != 1, frame[column].replace(AT_DEPTH_ONE))})
 
 
 def nearest_table(alignment: pd.DataFrame, mixture: str) -> pd.DataFrame:
@@ -210,9 +209,7 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
         s = summary(c[k])
         return f"{s['value']:.3f} (90 % interval {s['lo']:.3f} to {s['hi']:.3f})"
 
-    one = _named_at_depth(pd.DataFrame({"depth": [1, 1], "candidate": [GD_NETWORK, ADAM_MLP]}))  # depth 1: linear
-    linear = dict(zip((GD_NETWORK, ADAM_MLP), one["candidate"]))
-    fits = "; ".join(f"{att}: {linear.get(m['fit'], m['fit'])}"
+    fits = "; ".join(f"{att}: {AT_DEPTH_ONE.get(m['fit'], m['fit'])}"
                      for (_, att), m in sorted(c["models"].items(), key=lambda kv: kv[0][1], reverse=True))
     mlp_r2 = float(at[at["candidate"] == ADAM_MLP]["r2_candidate"].max())
 

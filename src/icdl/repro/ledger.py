@@ -416,13 +416,12 @@ def sci(x: float, digits: int = 1) -> str:
 
 
 def typeset_minus(text: str) -> str:
-    """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen; a zero
-    rounded from a small number without a sign (``-0.000``, ``+0.000`` -> ``0.000``); exponents (``1e-12``)
-    and options (``--layers``) stay as they are."""
+    """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen -- a zero
+    rounded from a small negative number keeps its sign (``−0.000``: an interval's end below 0 is what a
+    reader must see to tell a straddle); exponents (``1e-12``) and options (``--layers``) stay as they are."""
     import re
 
-    text = re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
-    return re.sub(r"(?<![\w.])[−+](0(?:\.0+)?)(?![\d.])", r"\1", text)
+    return re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
 
 
 def math_html(text: object) -> str:
