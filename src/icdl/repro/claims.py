@@ -221,6 +221,24 @@ CLAIMS: tuple[Claim, ...] = (
        "not claimed by ICDL: every model's $\\partial \\hat y / \\partial x_{\\mathrm{query}}$ points where "
        "the fairly tuned GD's does (mean cosine ≥ 0.8)",
        GPT_MECHANISM, "tests/test_gpt_mechanism_fair.py::test_the_fair_judge_both_sides_of_each_threshold"),
+    _c("mech-flow-nearest-gd", "This book: hypothesis 1 with GD tuned in gradient-flow time",
+       "not claimed by ICDL: with GD tuned on a grid whose chosen member is interior in its flow time ηL and start "
+       "scale (its step size at an edge of the grid only where the neighbouring step size at the same ηL leaves the "
+       "scan flat), every model is nearer GD on an N-layer network than any linear or local rule, by prediction "
+       "difference",
+       GPT_MECHANISM, "tests/test_gpt_mechanism_flow.py::test_the_flow_judge_both_sides_of_each_threshold"),
+    _c("mech-flow-sens-gd", "This book: GD nearest by the sensitivities, tuned in gradient-flow time",
+       "not claimed by ICDL: every model's $\\partial \\hat y / \\partial x_{\\mathrm{query}}$ is nearer that "
+       "of GD tuned in flow time than any linear or local rule's in L2",
+       GPT_MECHANISM, "tests/test_gpt_mechanism_flow.py::test_the_flow_judge_both_sides_of_each_threshold"),
+    _c("mech-flow-cosine-gd", "This book: hypothesis 2 with GD tuned in gradient-flow time",
+       "not claimed by ICDL: every model's $\\partial \\hat y / \\partial x_{\\mathrm{query}}$ points where "
+       "that of GD tuned in flow time does (mean cosine ≥ 0.8)",
+       GPT_MECHANISM, "tests/test_gpt_mechanism_flow.py::test_the_flow_judge_both_sides_of_each_threshold"),
+    _c("mech-flow-median-gd", "This book: hypothesis 1 by a robust measure (the median block of prompts)",
+       "not claimed by ICDL: on the median block of test prompts every model is nearer GD tuned in flow time than "
+       "the simple rule nearest it over all prompts, by prediction difference",
+       GPT_MECHANISM, "tests/test_gpt_mechanism_flow.py::test_the_flow_judge_both_sides_of_each_threshold"),
     _c("mech-control-linear", "This book: the positive control (a transformer trained on linear targets)",
        "not claimed by ICDL: the measures find a linear fit (least squares, ridge, or GD or the Adam-trained MLP on "
        "a one-layer network) nearest a transformer trained on linear regression, not a local rule",
@@ -433,6 +451,20 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "mech-fair-nearest-gd": _all(("value", "<", 1), ("control", "gate", 1), ("fair", "gate", 1)),
     "mech-fair-sens-gd": _all(("value", "<", 1), ("control", "gate", 1), ("fair", "gate", 1)),
     "mech-fair-cosine-gd": _all(("value", ">=", 0.8), ("control", "gate", 1), ("fair", "gate", 1)),
+    # registered before any run of python -m icdl.gpt_icl.mechanism --profile flow (judge_flow): the fair
+    # claims asked again on a grid read in gradient-flow time T = ηL. The fair run chose members along one flow
+    # time (ηL ≈ 102) and one model at the grid's smallest η, where halving η at the same T hardly moves the scan;
+    # so the gate ``flow`` asks, per model: the chosen start scale interior on the grid; the chosen T neither the
+    # smallest nor the largest T of the grid at that start scale; the chosen η at an edge of the grid only where
+    # the scan at the neighbouring η of the grid at the same T and start scale exists and differs by less than
+    # 5 % (relative); ridge's λ interior. Same models, positions, prompts, intervals and thresholds as the fair
+    # claims; gate ``control`` as there. mech-flow-median-gd's value: the largest over the models of the median
+    # over blocks of the test prompts of GD's prediction difference in the block over that of the simple rule
+    # nearest the model over all prompts (on each resample: the resampled blocks, the rule nearest on them)
+    "mech-flow-nearest-gd": _all(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1)),
+    "mech-flow-sens-gd": _all(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1)),
+    "mech-flow-cosine-gd": _all(("value", ">=", 0.8), ("control", "gate", 1), ("flow", "gate", 1)),
+    "mech-flow-median-gd": _all(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1)),
     # registered before the run of python -m icdl.gpt_icl.mechanism --profile longer (judge_longer): the largest
     # change over the models of that ratio from the main study's models to the four-times-longer-trained ones,
     # and the largest ratio of the longer-trained models
