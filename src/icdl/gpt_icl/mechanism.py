@@ -36,7 +36,8 @@ this module                                the profiles, the study over every mo
                     ``control`` (the positive control: the same architecture and schedule trained on linear,
                     depth-1 targets, checkpoints local: ``--profile control``, about 20 minutes on one core),
                     ``fair`` (the reference study with GD and ridge given a grid whose chosen members are interior:
-                    ``--profile fair``, about 90 minutes on one core)
+                    ``--profile fair``, about 60 minutes on one core), ``flow`` (the fair study on a grid read in
+                    gradient-flow time ηL: ``--profile flow``)
 :func:`study`       scan, choose and measure for every model
 :func:`judge`       the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
 :func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
@@ -136,8 +137,13 @@ _OWN["control"] = {**_OWN["reference"], "models": "control", "depths": (1,)}
 #: in L and in the start scale), and ridge's λ likewise
 _OWN["fair"] = {**_OWN["reference"], "etas": (0.025, 0.05, 0.1, 0.2), "gd_steps": 4096,
                 "init_scales": (0.125, 0.25, 0.5, 1.0), "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)}
+#: ``flow``: the fair claims asked on a grid read in gradient-flow time T = ηL (``mech-flow-*``): the fair run
+#: chose members along one flow time (ηL ≈ 102), one of them at its smallest η, so η moves down one halving and L
+#: out one doubling (T up to 410 at the largest η), and a chosen η at the grid's edge counts where the
+#: neighbouring η at the same T leaves the scan flat (:func:`~icdl.gpt_icl.mechanism_flow.flow_edges`)
+_OWN["flow"] = {**_OWN["fair"], "etas": (0.0125, 0.025, 0.05), "gd_steps": 8192}
 _BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper", "control": "reference",
-         "fair": "reference"}
+         "fair": "reference", "flow": "reference"}
 PROFILES = ProfileSet(
     "gpt_mechanism",
     profiles={name: {**objectives.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
@@ -146,7 +152,7 @@ PROFILES = ProfileSet(
             "init_scales": (1e-3, 10.0), "lambdas": (1e-6, 1e6)},
     command="python -m icdl.gpt_icl.mechanism --profile {profile}",
     memory=objectives.memory_estimate,
-    command_only=("control", "fair"),  # the chapter reads their results; only the command makes them
+    command_only=("control", "fair", "flow"),  # the chapter reads their results; only the command makes them
 )
 
 #: where the control's models are checkpointed (local: the result file records what the judge reads)
