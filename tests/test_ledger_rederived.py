@@ -44,9 +44,11 @@ def _gpt_scale(ledger):
     data = scale.from_result(_result("gpt_scale", "scale"), profile="reference")
     wide = scale.from_result(_result("gpt_scale", "scale", scale.WIDER), profile=scale.WIDER)
     rcfg, wcfg = scale.PROFILES.resolve("reference"), scale.PROFILES.resolve(scale.WIDER)
-    ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data["shift"], data["boot"]),
-                      judged_on="reference")
-    ledger.record_all(scale.judge_wider(scale.width_comparison(data, wide, rcfg, wcfg), wide), judged_on=scale.WIDER)
+    ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data["shift"], data["boot"],
+                                  data["fit_draws"]), judged_on="reference")
+    widths = scale.width_comparison(data, wide, rcfg, wcfg)
+    ledger.record_all(scale.judge_wider(widths, wide), judged_on=scale.WIDER)
+    ledger.record_all(scale.judge_tuned_width(widths, data, wide, wcfg), judged_on=scale.WIDER)
 
 
 def _gpt_mechanism(ledger):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from ..gpt_icl.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHBOURS, is_mlp
@@ -446,20 +447,24 @@ _SCALE_ROWS = (("shortfall", "shortfall below\nthe MLP"), ("lead_ls", "lead over
                ("lead_knn", "lead over 3-NN"))
 
 
-def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, tolerance: float) -> plt.Figure:
+def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, tolerance: float,
+                     offset: dict | None = None) -> plt.Figure:
     """Rows: the shortfall below the MLP, the lead over least squares, the lead over 3-NN (R² differences at
-    the training length); columns: target depth. x: training as a multiple of the main study's (1 = its
-    models; the snapshots from there on, those the fit uses), log 2 scale; one line per attention with its
-    paired 95 % bootstrap band; on the shortfall row
-    the fitted line over the fitted snapshots (dashed) and objective 1's tolerance (grey); 0 dotted."""
+    the training length); columns: target depth. x: training on the target family as a multiple of the main
+    study's (a model's own step less ``offset[attention]``, :func:`icdl.gpt_icl.scale_trend.target_offset`;
+    1 = its models; the snapshots from there on, those the fit uses), log 2 scale; one line per attention with
+    its band (the trend's, 90 % over the test prompts); on the shortfall row the fitted line over the fitted
+    snapshots (dashed) and objective 1's tolerance (grey); 0 dotted."""
+    offset = offset or {}
     ds = sorted(trend["depth"].unique())
     fig, axes = plt.subplots(len(_SCALE_ROWS), len(ds), figsize=(WIDE[0], 5.6), sharex=True, sharey="row",
                              squeeze=False)
     for c, depth in enumerate(ds):
         for att in [a for a in ATTENTIONS if a in set(trend["attention"])]:
+            off = offset.get(att, 0)
             g = trend[(trend["depth"] == depth) & (trend["attention"] == att)
                       & (trend["step"] >= fit_from[att])].sort_values("step")
-            x = g["step"] / fit_from[att]
+            x = (g["step"] - off) / (fit_from[att] - off)
             for r, (col, _) in enumerate(_SCALE_ROWS):
                 ax = axes[r, c]
                 ax.plot(x, g[col], "-o", ms=3, color=ATTENTION[att], label=f"{att} attention")
@@ -467,8 +472,9 @@ def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, to
             f = fits[(fits["depth"] == depth) & (fits["attention"] == att)]
             if len(f):
                 f = f.iloc[0]
-                xs = pd.Series([f["first"], f["last"]], dtype=float)
-                axes[0, c].plot(xs / fit_from[att], _fitted(g, f, xs), ls="--", lw=1.0, color=ATTENTION[att])
+                xs = pd.Series([f["first_target"], f["last_target"]], dtype=float)
+                axes[0, c].plot(xs / (fit_from[att] - off), f["shortfall_line_a"] + f["per_doubling"] * np.log2(xs),
+                                ls="--", lw=1.0, color=ATTENTION[att])
         axes[0, c].axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
         for r in range(len(_SCALE_ROWS)):
             axes[r, c].axhline(0, color="0.6", lw=0.8, ls=":")
@@ -478,55 +484,38 @@ def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, to
         axes[-1, c].xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}×"))
     for r, (_, label) in enumerate(_SCALE_ROWS):
         axes[r, 0].set_ylabel(label, fontsize=SMALL)
-    fig.supxlabel("training, as a multiple of the main study's (its models at 1×)", fontsize=9)
+    fig.supxlabel("steps on the target family, as a multiple of the main study's (its models at 1×)", fontsize=9)
     legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
     return fig
 
 
-def _fitted(g: pd.DataFrame, f, xs: pd.Series):
-    """The fitted line of :func:`icdl.gpt_icl.scale.fit_trend` at steps ``xs``: refitted on the same points
-    (the fit keeps slope and endpoints, not its intercept)."""
-    import numpy as np
-
-    pts = g[(g["step"] >= f["first"]) & (g["step"] <= f["last"])]
-    b, a = np.polyfit(np.log2(pts["step"].to_numpy(dtype=float)), pts["shortfall"].to_numpy(), 1)
-    return a + b * np.log2(xs.to_numpy())
-
-
-def plot_scale_forecast(trend: pd.DataFrame, fits: pd.DataFrame, tolerance: float, paper_steps: int,
-                        least_squares: dict[int, float] | None = None) -> plt.Figure:
-    """One panel per attention: the shortfall below the MLP against training steps (log scale, the model's
-    own steps), one colour per target depth; the fitted line extended to where it meets objective 1's
-    tolerance (or to the paper's steps), the forecast's 90 % band as a bar on the tolerance line, the
-    paper's training length, and least squares' own shortfall per depth (dash-dot, thin:
-    :func:`icdl.gpt_icl.scale_trend.least_squares_shortfall`)."""
-    import numpy as np
-
-    atts = [a for a in ATTENTIONS if a in set(trend["attention"])]
+def plot_scale_forecast(points: pd.DataFrame, fits: pd.DataFrame, tolerance: float, paper_steps: int,
+                        offset: dict | None = None) -> plt.Figure:
+    """One panel per attention: objective 1's number (the largest shortfall below the MLP over its positions up
+    to the training length) against steps on the target family (log scale; a model's own step less
+    ``offset[attention]``), one colour per target depth, over the fitted snapshots; each fitted line extended to
+    the paper's steps, with the 90 % band of its value there (the snapshots' scatter) as a bar at that step;
+    objective 1's tolerance and the paper's training length."""
+    offset = offset or {}
+    atts = [a for a in ATTENTIONS if a in set(fits["attention"])]
     fig, axes = plt.subplots(1, len(atts), figsize=WIDE, sharey=True, squeeze=False)
-    colours = ordered_colours(sorted(trend["depth"].unique()))
+    colours = ordered_colours(sorted(fits["depth"].unique()))
     for ax, att in zip(axes[0], atts):
-        for depth, colour in colours.items():
-            g = trend[(trend["depth"] == depth) & (trend["attention"] == att)].sort_values("step")
+        for i, (depth, colour) in enumerate(colours.items()):
             f = fits[(fits["depth"] == depth) & (fits["attention"] == att)].iloc[0]
-            pts = g[g["step"] >= f["first"]]
-            ax.plot(pts["step"], pts["shortfall"], "o", ms=4, color=colour, label=f"target depth {depth}")
-            end = f["forecast"] if np.isfinite(f["forecast"]) else paper_steps
-            end = min(max(end, f["last"]), 4 * paper_steps)
-            xs = pd.Series(np.geomspace(f["first"], end, 50))
-            ax.plot(xs, _fitted(g, f, xs), "--", lw=1.0, color=colour)
-            if np.isfinite(f["forecast_lo"]):
-                hi = min(f["forecast_hi"], 4 * paper_steps)
-                ax.plot([f["forecast_lo"], hi], [tolerance, tolerance], lw=4, alpha=0.5, color=colour,
-                        solid_capstyle="butt")
-            if least_squares is not None and depth in least_squares:
-                ax.axhline(least_squares[depth], color=colour, lw=0.9, ls=BASELINE_STYLE[LEAST_SQUARES],
-                           label=f"least squares, depth {depth}")
+            g = points[(points["depth"] == depth) & (points["attention"] == att) & (points["step"] >= f["first"])]
+            ax.plot(g["step"] - offset.get(att, 0), g["obj1"], "o", ms=4, color=colour, label=f"target depth {depth}")
+            xs = np.geomspace(f["first_target"], paper_steps, 50)
+            ax.plot(xs, f["obj1_line_a"] + f["obj1_per_doubling"] * np.log2(xs), "--", lw=1.0, color=colour)
+            at = paper_steps * 1.12 ** (i - 1)  # the bars side by side at the paper's steps
+            ax.plot([at, at], [f["obj1_at_horizon_lo"], f["obj1_at_horizon_hi"]], lw=4, alpha=0.5, color=colour,
+                    solid_capstyle="butt")
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
+        ax.axhline(0, color="0.6", lw=0.8, ls=":")
         ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {count(paper_steps)} steps")
         ax.set(xscale="log", title=f"{att} attention")
-    axes[0, 0].set_ylabel("shortfall below the MLP\n(R² at the training length)")
-    fig.supxlabel("training steps of the model", fontsize=10)  # one label for both panels: two abut
+    axes[0, 0].set_ylabel("objective 1's number: largest\nshortfall below the MLP")
+    fig.supxlabel("steps on the target family", fontsize=10)  # one label for both panels: two abut
     legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)  # right of the panels, clear of the label
     return fig
 
@@ -539,7 +528,7 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
                      least_squares: dict[int, float] | None = None) -> plt.Figure:
     """One panel per target depth: the shortfall below the MLP against training FLOPs (log scale) for each width
     (``curves``: :func:`icdl.gpt_icl.scale.flops_curve` of each study, narrowest first; solid and dashed), one
-    colour per attention, with the 95 % bootstrap bands and objective 1's tolerance. ``warm_ends``: per curve,
+    colour per attention, with the 90 % bootstrap bands and objective 1's tolerance. ``warm_ends``: per curve,
     the FLOPs of its softmax model at the end of the warm phase (a dark grey triangle on the panel's top edge,
     filled for the first width and open for the second: that model's snapshots left of it were trained on tanh
     targets). ``least_squares``: its shortfall per target depth (dash-dot). The legend sits below the panels."""

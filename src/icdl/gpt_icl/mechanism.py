@@ -24,6 +24,7 @@ another study uses is re-exported here (``mechanism.judge`` is :func:`icdl.gpt_i
 :mod:`~icdl.gpt_icl.mechanism_measures`    the candidates, the three measures, the member of each family nearest a model
 :mod:`~icdl.gpt_icl.mechanism_judge`       the nearest candidate, GD against the nearest simple rule, the ledger's judge
 :mod:`~icdl.gpt_icl.mechanism_fair`        GD given a fair chance: the grid's edges, the measures' intervals, its judge
+:mod:`~icdl.gpt_icl.mechanism_flow`        GD tuned in gradient-flow time ηL, the median block of prompts, their judge
 :mod:`~icdl.gpt_icl.mechanism_show`        what the chapter shows: tables, the prose's numbers
 this module                                the profiles, the study over every model, its result file, the command
 =========================================  ============================================================================
@@ -72,6 +73,13 @@ from .mechanism_fair import (  # noqa: F401
     per_model_verdicts,
     same_member_drift,
 )
+from .mechanism_flow import (  # noqa: F401
+    flow_along_time,
+    flow_edges,
+    flow_glue,
+    judge_flow,
+)
+from .mechanism_flow import flow_table as flow_time_table  # noqa: F401  (flow_table: the first grid's, below)
 from .mechanism_judge import (  # noqa: F401
     LONGER_CRITERIA,
     judge,

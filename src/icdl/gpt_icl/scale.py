@@ -30,8 +30,9 @@ this module                          the whole study (in memory, or as resumable
 :func:`score_depth`        every snapshot of one target depth against the baselines on the same prompts
 :func:`trend`              per model and snapshot: the shortfall below the MLP, the lead over least squares
                            and 3-NN at the training length, with bootstrap bands
-:func:`fit_trend`          the shortfall's change per doubling of the steps (a line in log steps), its band,
-                           and the forecast of the steps at which it would reach the paper's tolerance
+:func:`fit_trend`          the shortfall's change per doubling of the target steps (a line in log steps), its
+                           band (prompts and snapshots), and the forecast of objective 1's number at the paper's steps
+:func:`refit`              those lines from a result's stored scores, with the draws the judge decides on
 :func:`judge`              the ledger entries of the scale claims (:data:`icdl.repro.claims.CRITERIA`)
 :func:`width_comparison`   the ``wide`` profile's models beside the reference's: at the same steps, and at the
                            reference's snapshot of the nearest training FLOPs (:func:`judge_wider`)
@@ -72,6 +73,7 @@ from .scale_judge import (  # noqa: F401  (re-exported: scale.judge, scale.width
     PAPER_STEPS,
     WIDER,
     judge,
+    judge_tuned_width,
     judge_wider,
     obj3_drop,
     training_flops,
@@ -106,6 +108,7 @@ from .scale_trend import (  # noqa: F401  (re-exported: scale.forecast_steps, sc
     forecast_steps,
     least_squares_shortfall,
     score_depth,
+    target_offset,
     trend,
 )
 from .schedule import checkpoint_path, configs
@@ -124,11 +127,22 @@ def assemble(cfg, scores: list[dict], history: pd.DataFrame, *, jobs: list | Non
     boot = {str(int(s["points"]["depth"].iloc[0])): s["boot"] for s in scores}
     tr = trend(points, boot)
     # a line needs snapshots past the main study's length: a profile trained for that length alone has none
-    fits = (fit_trend(points, boot, fit_from(cfg), objectives.CRITERIA["obj1_tolerance"]) if cfg["factor"] > 1
-            else pd.DataFrame(columns=list(FIT_COLUMNS)))
+    fits, draws = refit({"points": points, "boot": boot}, cfg)
     return {"points": points, "curves": pd.concat([s["curves"] for s in scores], ignore_index=True),
             "shift": pd.concat([s["shift"] for s in scores], ignore_index=True), "boot": boot, "trend": tr,
-            "fits": fits, "history": history, "jobs": jobs or [], "complete": True, "seconds": seconds}
+            "fits": fits, "fit_draws": draws, "history": history, "jobs": jobs or [], "complete": True,
+            "seconds": seconds}
+
+
+def refit(res: dict, cfg) -> tuple[pd.DataFrame, dict]:
+    """The trend's lines of a result (its ``points`` and ``boot``) on the target-step clock of ``cfg``
+    (:func:`~icdl.gpt_icl.scale_trend.fit_trend`, :func:`~icdl.gpt_icl.scale_trend.target_offset`), with the
+    draws the judge decides on: what the chapter and the ledger read, from the scores a run stored (a profile
+    trained for the main study's length alone has no line: an empty frame)."""
+    if cfg["factor"] <= 1:
+        return pd.DataFrame(columns=list(FIT_COLUMNS)), {}
+    return fit_trend(res["points"], res["boot"], fit_from(cfg), objectives.CRITERIA["obj1_tolerance"],
+                     offset=target_offset(cfg), draws=True)
 
 
 def study(cfg, *, progress: bool = False) -> dict:
@@ -209,12 +223,19 @@ def load(profile: str = "reference") -> dict | None:
 
 
 def from_result(raw: dict, where: str = "the scale result", profile: str = "reference") -> dict:
-    """A loaded result file (``{"provenance", "data"}``) as frames; refused, naming it, if a field is missing."""
+    """A loaded result file (``{"provenance", "data"}``) as frames, its trend and lines recomputed from its scores
+    (:func:`trend`, :func:`refit`); refused, naming it, if a field is missing."""
     data = raw["data"]
     missing = [k for k in FIELDS if k not in data]
     if missing:
         raise ResultFileError(f"{where} lacks the fields {missing}; rebuild it with {COMMAND.format(profile=profile)}")
-    return {k: data[k] if k in ("boot", "jobs", "complete", "seconds") else pd.DataFrame(data[k]) for k in FIELDS}
+    out = {k: data[k] if k in ("boot", "jobs", "complete", "seconds") else pd.DataFrame(data[k]) for k in FIELDS}
+    # the trend's bands and lines from the stored scores by today's definitions (90 % bands; lines on the
+    # target-step clock with the snapshots' scatter), what the chapter and the ledger read; the file keeps
+    # those its run computed
+    out["trend"] = trend(out["points"], out["boot"])
+    out["fits"], out["fit_draws"] = refit(out, PROFILES.resolve(profile))
+    return out
 
 
 def jobs(cfg, device: str = "cpu") -> list:

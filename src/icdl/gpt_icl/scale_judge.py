@@ -8,6 +8,7 @@ and at the same training FLOPs.
 :func:`width_comparison`  the ``wide`` profile's models beside the reference's: at the same steps, and at the
                           reference's snapshot of the nearest training FLOPs
 :func:`judge_wider`       the ledger entries of the wider models
+:func:`judge_tuned_width` the entries of the width claims that ask for the wider models' learning rate tuned
 ========================  ===========================================================================================
 """
 
@@ -19,18 +20,15 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..repro.claims import criterion_verdict
 from ..repro.ledger import count
 from . import objectives
 from .model import ATTENTIONS
 from .scale_models import COMMAND
-from .scale_trend import fit_from
+from .scale_trend import PAPER_STEPS, band, fit_from
 from .schedule import configs
 
 # ---- the ledger ---------------------------------------------------------------------------------------
-
-#: the paper's 500 k training steps, against which the forecast is judged
-PAPER_STEPS = 500_000
-
 
 def obj3_drop(shift: pd.DataFrame) -> pd.DataFrame:
     """Objective 3 on the longest-trained models: per target depth and attention, the largest fall of R² at
@@ -58,15 +56,17 @@ def lead_knn_resamples(points: pd.DataFrame, boot: dict[str, dict[str, list]]) -
 
 
 def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.DataFrame,
-          boot: dict[str, dict[str, list]] | None = None) -> list[dict]:
+          boot: dict[str, dict[str, list]] | None = None, draws: dict | None = None) -> list[dict]:
     """The ledger entries of the scale claims: the shortfall falls with training (the largest change per
-    doubling and the largest upper end of its band, both below 0), objective 1 on the longest-trained models
-    (``objective1``: :func:`icdl.gpt_icl.objectives` value, the largest shortfall over MLP positions), the lead
-    over 3-NN at the last snapshot (smallest over models, above 0), and the forecast within the paper's steps
-    (the largest forecast over models at most :data:`PAPER_STEPS`), objective 3 on the longest-trained
-    models (the largest fall at most objective 3's bound). With ``boot`` (the result's bootstrap resamples), the
-    lead over 3-NN carries its :data:`LEVEL` interval (:func:`lead_knn_resamples`) and is decided on it, as
-    every interval-judged claim of sec. 5 is: a lead inside the prompt noise is inconclusive."""
+    doubling of the target steps and the largest upper end of its band, both below 0), objective 1 on the
+    longest-trained models (``objective1``: :func:`icdl.gpt_icl.objectives` value, the largest shortfall over
+    MLP positions), the lead over 3-NN at the last snapshot (smallest over models, above 0), the forecast of
+    objective 1's number within the paper's steps (the largest forecast over models at most
+    :data:`PAPER_STEPS`), objective 3 on the longest-trained models (the largest fall at most objective 3's
+    bound). With ``boot`` (the result's bootstrap resamples) the lead over 3-NN, and with ``draws``
+    (:func:`~icdl.gpt_icl.scale_trend.fit_trend`'s) the largest slope and the largest forecast, carry their
+    :data:`LEVEL` interval -- of the largest (smallest) over the models, draw by draw -- and are decided on it,
+    as every interval-judged claim of sec. 5 is: a margin inside the noise is inconclusive."""
     tolerance, max_drop = objectives.CRITERIA["obj1_tolerance"], objectives.CRITERIA["obj3_max_drop"]
     last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
     tf = points[points["method"] == "transformer"]
@@ -74,6 +74,7 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
     objective1 = float(final["obj1"].max())
     drops = obj3_drop(shift)
     objective3 = float(drops["max_drop"].max())
+    q = 1 - LEVEL
 
     def listing(t, col, fmt):
         return "; ".join(f"depth {r.depth} {r.attention}: {fmt(getattr(r, col))}" for r in t.itertuples())
@@ -85,30 +86,43 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
            "ours": "R² over 3-NN's at the training length after the longest training: "
                    + listing(last, "lead_knn", lambda v: f"{v:+.4f}")}
     if boot is not None:
-        lo, hi = np.quantile(lead_knn_resamples(points, boot), [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        lo, hi = band(lead_knn_resamples(points, boot), q)
         knn |= {"passed": True if lo > 0 else False if hi <= 0 else None,
                 "values": {"value_lo": float(lo), "value_hi": float(hi)},
                 "criterion": "above 0 for every model, on the whole 90 % interval over the test prompts",
                 "ours": f"{knn['ours']}; the smallest, {lead:+.4f} (90 % interval {lo:+.4f} to {hi:+.4f})"}
+    falls = {"value": slope, "values": {"slope_hi": slope_hi},
+             "ours": "change of the shortfall below the MLP per doubling of the steps on the target family (90 % "
+                     "band over the prompts and the snapshots' scatter): "
+                     + "; ".join(f"depth {r.depth} {r.attention}: {r.per_doubling:+.4f} ({r.per_doubling_lo:+.4f} "
+                                 f"to {r.per_doubling_hi:+.4f})" for r in fits.itertuples()),
+             "criterion": "below 0 for every model, the upper end of the band too"}
+    ahead = {"value": forecast,
+             "ours": "target steps from which the line of objective 1's number, extended to "
+                     f"{count(PAPER_STEPS)}, stays within its tolerance: " + "; ".join(
+                         f"depth {r.depth} {r.attention}: " + ("never" if np.isinf(r.forecast) else count(r.forecast))
+                         + (f" (the line at {count(PAPER_STEPS)}: {r.obj1_at_horizon:.3f})"
+                            if "obj1_at_horizon" in fits else "") for r in fits.itertuples()),
+             "criterion": f"at most the paper's {count(PAPER_STEPS)} steps for every model"}
+    if draws:
+        lo, hi = band(np.max([d["slope"] for d in draws.values()], axis=0), q)
+        falls["values"] |= {"value_lo": lo, "value_hi": hi}
+        falls["ours"] += f"; the largest, {slope:+.4f} (90 % interval {lo:+.4f} to {hi:+.4f})"
+        flo, fhi = band(np.max([d["forecast"] for d in draws.values()], axis=0), q)
+        ahead["values"] = {"value_lo": flo, "value_hi": fhi}
+        ahead["ours"] += (f"; the largest, {'never' if np.isinf(forecast) else count(forecast)} (90 % interval "
+                          + " to ".join("never" if np.isinf(v) else count(v) for v in (flo, fhi)) + ")")
+        ahead["criterion"] += ", on the whole 90 % interval over the snapshots' scatter"
+    falls["passed"] = criterion_verdict("scale-shortfall-falls", {"value": slope, **falls["values"]})
+    ahead["passed"] = criterion_verdict("scale-forecast", {"value": forecast, **ahead.get("values", {})})
     return [
-        {"claim": "scale-shortfall-falls", "passed": slope < 0 and slope_hi < 0, "value": slope,
-         "values": {"slope_hi": slope_hi},
-         "ours": "change of the shortfall below the MLP per doubling of the steps (90 % band): "
-                 + "; ".join(f"depth {r.depth} {r.attention}: {r.per_doubling:+.4f} ({r.per_doubling_lo:+.4f} to "
-                             f"{r.per_doubling_hi:+.4f})" for r in fits.itertuples()),
-         "criterion": "below 0 for every model, the upper end of the band too"},
+        {"claim": "scale-shortfall-falls", **falls},
         {"claim": "icdl-obj1-longer", "passed": objective1 <= tolerance, "value": objective1,
          "ours": f"largest shortfall below the MLP at its positions up to the training length, longest-trained "
                  f"models: {objective1:.3f}",
          "criterion": f"at most {tolerance} (objective 1's tolerance)"},
         {"claim": "scale-beats-knn", **knn},
-        {"claim": "scale-forecast", "passed": forecast <= PAPER_STEPS, "value": forecast,
-         "ours": "steps at which the fitted line reaches objective 1's tolerance: " + "; ".join(
-             f"depth {r.depth} {r.attention}: " + ("never (not falling)" if math.isinf(r.forecast) else
-                                                   f"within it by the last snapshot ({count(r.last)})"
-                                                   if r.forecast <= r.last else count(r.forecast))
-             for r in fits.itertuples()),
-         "criterion": f"at most the paper's {count(PAPER_STEPS)} steps for every model"},
+        {"claim": "scale-forecast", **ahead},
         {"claim": "icdl-obj3-longer", "passed": objective3 <= max_drop, "value": objective3,
          "ours": "largest fall of R² at the training length when μ moves to ±0.5, longest-trained models: "
                  + listing(drops, "max_drop", lambda v: f"{v:.3f}"),
@@ -199,6 +213,60 @@ def width_comparison(narrow: dict, wide: dict, ncfg, wcfg, q: float = 0.1) -> pd
                         "delta_matched_lo": float(mlo), "delta_matched_hi": float(mhi)}
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: the least number of learning rates a scan at the wider models' width must try before the tuned width claims
+#: count (``scale-wider-tuned-closer``, ``scale-width-tuned-over-steps``: their gate ``tuned``)
+SCAN_RATES = 3
+
+
+def rates_scanned(cfg) -> int:
+    """How many learning rates the wider profile ``cfg`` tried at its width (``lr_scan``, where a profile has
+    one; otherwise its one rate)."""
+    return len(set(cfg.get("lr_scan", ()) or (cfg["lr"],)))
+
+
+def delta_resamples(cmp: pd.DataFrame, narrow: dict, wide: dict, matched: bool = False) -> np.ndarray:
+    """The largest over the models of the change of the shortfall from the narrow to the wide model, on every
+    bootstrap resample of the test prompts (paired within a target depth: both studies score the same prompts
+    with the same resamples; the depths' resamples are independent, so the largest across them, resample by
+    resample, is itself a resample). ``matched``: against the narrow model's compute-matched snapshot (models
+    without one are left out)."""
+    rows = cmp.dropna(subset=["delta_matched"]) if matched else cmp
+    out = [_shortfall_samples(wide["boot"][str(r.depth)], r.attention, r.step)
+           - _shortfall_samples(narrow["boot"][str(r.depth)], r.attention, int(r.matched_step) if matched else r.step)
+           for r in rows.itertuples()]
+    return np.max(out, axis=0) if out else np.array([np.nan])
+
+
+def judge_tuned_width(cmp: pd.DataFrame | None, narrow: dict | None, wide: dict | None, wcfg) -> list[dict]:
+    """The ledger entries of the width claims with the wider models' learning rate tuned: the same numbers as
+    :func:`judge_wider`'s, each with the :data:`LEVEL` interval of the largest over the models
+    (:func:`delta_resamples`), and the gate ``tuned`` (:func:`rates_scanned` at least :data:`SCAN_RATES`).
+    Unmet, the registry leaves them inconclusive: an untuned wider model cannot say whether width helps."""
+    n = rates_scanned(wcfg)
+    gate = f"; the wider models' learning rate: {n} rate{'s' if n > 1 else ''} tried at their width " \
+           f"(a scan needs {SCAN_RATES})"
+    criteria = {"scale-wider-tuned-closer": "below 0 for every model on the whole 90 % interval, the wider "
+                                            "models' learning rate chosen by a scan",
+                "scale-width-tuned-over-steps": "below 0 for every compute-matched model on the whole 90 % "
+                                                "interval, the wider models' learning rate chosen by a scan"}
+    if cmp is None or wide is None or narrow is None:
+        return [{"claim": c, "passed": None, "value": None, "criterion": t,
+                 "ours": f"not run: {COMMAND.format(profile=WIDER)}"} for c, t in criteria.items()]
+    out = []
+    for claim, matched, col in (("scale-wider-tuned-closer", False, "delta"),
+                                ("scale-width-tuned-over-steps", True, "delta_matched")):
+        value = float(cmp[col].max())
+        lo, hi = band(delta_resamples(cmp, narrow, wide, matched), 1 - LEVEL)
+        values = {"value_lo": lo, "value_hi": hi, "tuned": float(n >= SCAN_RATES)}
+        where = "at equal training FLOPs" if matched else "at the main study's length"
+        out.append({"claim": claim, "value": value, "values": values, "criterion": criteria[claim],
+                    "passed": criterion_verdict(claim, {"value": value, **values}),
+                    "ours": f"largest change of the shortfall from width {cmp['width_narrow'].iloc[0]} to "
+                            f"{cmp['width_wide'].iloc[0]} {where}: {value:+.4f} (90 % interval {lo:+.4f} to "
+                            f"{hi:+.4f}){gate}"})
+    return out
 
 
 def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:

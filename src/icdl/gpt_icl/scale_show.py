@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ..repro.ledger import count
 from . import objectives
 from .model import ATTENTIONS, InContextGPT
-from .scale_judge import WIDER, judge, judge_wider, training_flops
+from .scale_judge import SCAN_RATES, WIDER, judge, judge_tuned_width, judge_wider, rates_scanned, training_flops
 from .scale_models import COMMAND, model_snapshots
-from .scale_trend import fit_from
+from .scale_trend import PAPER_STEPS, fit_from, target_offset
 from .schedule import configs
 
 # ---- what the chapter shows -----------------------------------------------------------------------------
@@ -46,27 +47,28 @@ def _num(v: float, fmt: str) -> str:
 
 
 def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
-    """The fitted trend per model as the chapter shows it: shortfall at the main study's length and at the end,
-    the change per doubling with its 90 % band, and the forecast with its band (``never`` where the line does
-    not fall, ``reached`` where the shortfall is already within the tolerance)."""
-    def steps(v, last):
-        if math.isinf(v):
-            return "never"
-        return f"reached by {count(last)}" if v <= last else count(v)
-
-    def band(r):
-        if r.forecast_hi <= r.last:  # every resample within the tolerance by the end: no band to give
-            return "every resample within by the end"
-        return f"{steps(r.forecast_lo, r.last)} to {steps(r.forecast_hi, r.last)}"
+    """The fitted lines per model as the chapter shows them: the target steps they span; the shortfall at the
+    training length at both ends and its change per doubling of the target steps with its 90 % band (prompts and
+    the snapshots' scatter) beside the band of the prompts alone; objective 1's number at the last snapshot,
+    its line extended to the paper's steps with its band, and the forecast (``never`` where the line stays
+    above the tolerance)."""
+    def steps(v):
+        return "never" if math.isinf(v) else count(v)
 
     return pd.DataFrame({
         "target depth": fits["depth"], "attention": fits["attention"],
-        "shortfall at 1×": fits["shortfall_first"].map("{:.3f}".format),
-        "shortfall at the end": fits["shortfall_last"].map("{:.3f}".format),
-        "per doubling": [f"{r.per_doubling:+.4f} ({r.per_doubling_lo:+.4f} to {r.per_doubling_hi:+.4f})"
-                         for r in fits.itertuples()],
-        "forecast steps": [steps(r.forecast, r.last) for r in fits.itertuples()],
-        "90 % band": [band(r) for r in fits.itertuples()],
+        "target steps": [f"{count(r.first_target)} to {count(r.last_target)}" for r in fits.itertuples()],
+        "shortfall, first → last": [f"{r.shortfall_first:.3f} → {r.shortfall_last:.3f}" for r in fits.itertuples()],
+        "per doubling (90 % band)": [f"{_num(r.per_doubling, '+.4f')} ({_num(r.per_doubling_lo, '+.4f')} to "
+                                     f"{_num(r.per_doubling_hi, '+.4f')})" for r in fits.itertuples()],
+        "band, prompts alone": [f"{_num(r.prompt_only_lo, '+.4f')} to {_num(r.prompt_only_hi, '+.4f')}"
+                                for r in fits.itertuples()],
+        "objective 1, last": fits["obj1_last"].map("{:.3f}".format),
+        f"its line at {count(PAPER_STEPS)} (band)": [
+            f"{_num(r.obj1_at_horizon, '.3f')} ({_num(r.obj1_at_horizon_lo, '.3f')} to "
+            f"{_num(r.obj1_at_horizon_hi, '.3f')})" for r in fits.itertuples()],
+        "forecast (band)": [f"{steps(r.forecast)} ({steps(r.forecast_lo)} to {steps(r.forecast_hi)})"
+                            for r in fits.itertuples()],
     })
 
 
@@ -86,16 +88,14 @@ def end_table(points: pd.DataFrame, cfg) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _forecast_words(models: int, reached: int, ahead: list[float], never: int) -> str:
-    """The forecast over the models in words: how many had reached the tolerance, the range of the finite
-    forecasts of the others, and how many never reach it on their fitted line."""
-    parts = []
-    if reached:
-        parts.append(f"{'every model' if reached == models else reached} had reached it within the run")
-    if ahead:
-        parts.append(f"{_rng(ahead, ',.0f')} for {'the other' if reached else 'the'} {len(ahead)}")
-    if never:
-        parts.append(f"never for {never} (their lines do not fall)")
+def _forecast_words(fits: pd.DataFrame, tolerance: float) -> str:
+    """Objective 1's lines at the paper's steps in words: how many end within the tolerance on their whole band,
+    how many above it on their whole band, how many straddle it."""
+    within = int((fits["obj1_at_horizon_hi"] <= tolerance).sum())
+    above = int((fits["obj1_at_horizon_lo"] > tolerance).sum())
+    parts = [f"{n} of {len(fits)} {what}" for n, what in (
+        (within, "within it on their whole band"), (above, "above it on their whole band"),
+        (len(fits) - within - above, "with a band that straddles it")) if n]
     return "; ".join(parts)
 
 
@@ -107,11 +107,9 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
     """The numbers the chapter's prose quotes, formatted."""
     fits, tr = res["fits"], res["trend"]
     last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
-    judged = judge(fits, tr, res["points"], res["shift"], res.get("boot"))
+    judged = judge(fits, tr, res["points"], res["shift"], res.get("boot"), res.get("fit_draws"))
     verdicts = {e["claim"]: e["value"] for e in judged}
     holds = {e["claim"]: VERDICT_WORDS[e["passed"]] for e in judged}
-    reached = fits["forecast"] <= fits["last"]
-    ahead = [v for v, r in zip(fits["forecast"], reached) if not r and not math.isinf(v)]
     return {
         "scale_factor": f"{cfg['factor']}", "scale_steps": count(cfg['factor'] * cfg['steps']),
         "scale_relu_steps": count(cfg['factor'] * cfg['relu_steps']), "scale_main_steps": count(cfg['steps']),
@@ -120,8 +118,18 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
         "scale_short_last": _rng(fits["shortfall_last"], ".3f"),
         "scale_per_doubling": _rng(fits["per_doubling"], "+.4f"),
         "scale_lead_knn": _rng(last["lead_knn"], "+.3f"), "scale_lead_ls": _rng(last["lead_ls"], "+.3f"),
-        "scale_forecast": _forecast_words(len(fits), int(reached.sum()), ahead,
-                                          int(sum(math.isinf(v) for v in fits["forecast"]))),
+        "scale_forecast": _forecast_words(fits, objectives.CRITERIA["obj1_tolerance"]),
+        "scale_horizon": count(PAPER_STEPS),
+        "scale_at_horizon": _rng(fits["obj1_at_horizon"], ".3f"),
+        "scale_target_first": _rng(fits["first_target"], ",.0f").replace(",", " "),
+        "scale_target_last": _rng(fits["last_target"], ",.0f").replace(",", " "),
+        "scale_prompt_band_hi": _num(fits["prompt_only_hi"].max(), "+.4f"),
+        "scale_slope_hi_max": _num(fits["per_doubling_hi"].max(), "+.4f"),
+        "scale_warm_steps": count(target_offset(cfg)["softmax"]),
+        "scale_inherited_steps": count(-target_offset(cfg)["relu"]),
+        "scale_target_growth_softmax": _rng((fits["last_target"] / fits["first_target"])[
+            fits["attention"] == "softmax"], ".0f"),
+        "scale_target_doublings": _rng(np.log2(fits["last_target"] / fits["first_target"]), ".1f"),
         **{f"scale_{name}_{att}": _rng(frame.loc[frame["attention"] == att, col], fmt)
            for att in ATTENTIONS for name, frame, col, fmt in (
                ("per_doubling", fits, "per_doubling", "+.4f"), ("short_first", fits, "shortfall_first", ".3f"),
@@ -179,9 +187,11 @@ def width_shown(cmp: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg) -> dict[str, str]:
+def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg, narrow: dict | None = None
+               ) -> dict[str, str]:
     """The numbers the chapter's prose quotes about the wider models (the sizes even where the run has not been
-    made; its results and verdict words from :func:`judge_wider`, the ledger's judge, where it has)."""
+    made; its results and verdict words from :func:`judge_wider` and :func:`judge_tuned_width`, the ledger's
+    judges, where it has)."""
     def per_step(cfg):
         return training_flops(cfg, "softmax", 1)
 
@@ -190,10 +200,13 @@ def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg) -> dict[
            "width_params_narrow": count(model_size(ncfg)), "width_params_wide": count(model_size(wcfg)),
            "width_params_ratio": f"{model_size(wcfg) / model_size(ncfg):.1f}",
            "width_flops_ratio": f"{per_step(wcfg) / per_step(ncfg):.2f}", "width_steps": count(wcfg['steps']),
-           "width_command": COMMAND.format(profile=WIDER)}
+           "width_command": COMMAND.format(profile=WIDER), "width_scan_rates": f"{SCAN_RATES}"}
     judged = judge_wider(cmp, wide)
     out |= {f"width_verdict_{e['claim'].replace('-', '_')}": "is not judged yet" if cmp is None or wide is None
             else "holds" if e["passed"] else "fails" for e in judged}
+    out |= {f"width_verdict_{e['claim'].replace('-', '_')}": VERDICT_WORDS[e["passed"]]
+            for e in judge_tuned_width(cmp, narrow, wide, wcfg)}
+    out["width_rates"] = f"{rates_scanned(wcfg)}"
     if cmp is None or wide is None:
         return out | {k: "not run" for k in ("width_delta", "width_delta_softmax", "width_delta_relu",
                                               "width_matched", "width_obj1", "width_obj3", "width_minutes")}

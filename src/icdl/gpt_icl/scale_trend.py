@@ -10,15 +10,15 @@ every snapshot (the same resample across snapshots, so the fitted slope's band i
 :func:`score_depth`     every snapshot of one target depth against the baselines on the same prompts
 :func:`trend`           per model and snapshot: the shortfall below the MLP, the lead over least squares and 3-NN at
                         the training length, with bootstrap bands
-:func:`fit_trend`       the shortfall's change per doubling of the steps (a line in log steps), its band, and the
-                        forecast of the steps at which it would reach the paper's tolerance (:func:`forecast_steps`)
+:func:`target_offset`   a model's steps on the target family: its own less the warm phase, plus what it inherits
+:func:`fit_trend`       the shortfall's change per doubling of the target steps (a line in log steps) with a band
+                        that holds the prompts' and the training's noise, and the forecast of objective 1's number
+                        extended to the paper's steps (:func:`forecast_steps`)
 :func:`fit_from`        the first step of each model's fit: the main study's length
 ======================  ===========================================================================================
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
@@ -99,7 +99,7 @@ def score_depth(cfg, depth: int, models: dict[tuple[str, int], InContextGPT]) ->
             "boot": {k: v.tolist() for k, v in boot.items()}}
 
 
-def trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], q: float = 0.05) -> pd.DataFrame:
+def trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], q: float = 0.1) -> pd.DataFrame:
     """Per target depth, attention and snapshot step: the **shortfall** below the MLP (R²_MLP − R²_model on the
     MLP's prompts), the **lead** over least squares and over 3-NN (R²_model − R²_baseline on all prompts),
     each with its ``q/2`` … ``1 − q/2`` paired bootstrap band. ``boot`` is keyed by depth (as text)."""
@@ -128,29 +128,82 @@ def least_squares_shortfall(points: pd.DataFrame) -> dict[int, float]:
     return {int(d): float(r["mlp"] - r["least_squares"]) for d, r in wide.iterrows()}
 
 
-def _line(log_steps: np.ndarray, values: np.ndarray) -> tuple[float, float]:
-    """Least-squares line ``values ≈ a + b · log2(steps)``: ``(a, b)``."""
-    b, a = np.polyfit(log_steps, values, 1)
-    return float(a), float(b)
+#: the paper's 500 k training steps (all on its target family), the horizon of the forecast
+PAPER_STEPS = 500_000
 
 
-def forecast_steps(a: float, b: float, tolerance: float, last_step: int, last_value: float) -> float:
-    """The steps at which the line ``a + b log2(steps)`` reaches ``tolerance``: the last step itself where the
-    shortfall is already within it, ``inf`` where the line does not fall."""
-    if last_value <= tolerance:
-        return float(last_step)
-    if b >= 0:
-        return math.inf
-    return float(2 ** ((tolerance - a) / b))
+def target_offset(cfg) -> dict[str, int]:
+    """Per attention, what to subtract from a model's own step to count its steps on the target family: the
+    softmax model's warm phase (``warm_steps`` on the ``warm_family``) is not training on the targets, while a
+    ReLU-attention model that starts from the softmax model at the main study's length brings that model's
+    ``steps − warm_steps`` target steps with it (a negative offset). ICDL's 500 k steps are all on its targets."""
+    warm = cfg["warm_steps"] if cfg["warm_family"] != "none" else 0
+    inherited = cfg["steps"] - warm if cfg["relu_init"] == "softmax" else 0
+    return {"softmax": warm, "relu": -inherited}
+
+
+def _lines(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Least-squares lines ``y ≈ a + b x`` through each row of ``y`` (rows: resamples): ``(a, b, se)``, ``se``
+    the slope's standard error from the scatter of the points about their line (0 for two points)."""
+    y = np.atleast_2d(y)
+    xc = x - x.mean()
+    sxx = float(xc @ xc)
+    b = (y - y.mean(1, keepdims=True)) @ xc / sxx
+    a = y.mean(1) - b * x.mean()
+    resid = y - a[:, None] - b[:, None] * x
+    dof = len(x) - 2
+    se = np.sqrt((resid ** 2).sum(1) / dof / sxx) if dof > 0 else np.zeros_like(b)
+    return a, b, se
+
+
+def forecast_steps(a, b, tolerance: float, first: float, horizon: float = PAPER_STEPS) -> np.ndarray:
+    """The target steps from which the line ``a + b log2(steps)`` stays within ``tolerance`` up to ``horizon``
+    (elementwise): where it falls, the step it crosses the tolerance (``first`` where it starts within);
+    where it does not fall, ``first`` if it is within the tolerance at the horizon and ``inf`` otherwise. So
+    the forecast is at most ``horizon`` exactly when the line, extended to ``horizon``, is within the
+    tolerance there."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        cross = np.where(b < 0, 2.0 ** ((tolerance - a) / np.where(b < 0, b, -1.0)), np.inf)
+    flat = np.where(a + b * np.log2(horizon) <= tolerance, float(first), np.inf)
+    return np.where(b < 0, np.maximum(cross, float(first)), flat)
+
+
+def band(draws, q: float = 0.1) -> tuple[float, float]:
+    """The ``q/2`` and ``1 − q/2`` quantiles of ``draws``, each one of the draws (no interpolation: a forecast
+    that never comes, ``inf``, stays ``inf`` at an end instead of turning into NaN)."""
+    lo, hi = np.quantile(np.asarray(draws, dtype=float), [q / 2, 1 - q / 2], method="nearest")
+    return float(lo), float(hi)
+
+
+#: t draws per bootstrap resample of the prompts: the training noise drawn on each resample's line
+T_DRAWS = 10
 
 
 def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: dict[str, int], tolerance: float,
-              q: float = 0.1) -> pd.DataFrame:
-    """Per target depth and attention, a line through the shortfall against log2(steps) over the snapshots
-    from ``fit_from[attention]`` on (after the warm phase): its change per doubling (``per_doubling``) with the
-    ``q/2`` … ``1 − q/2`` band over the paired bootstrap resamples, and the forecast steps at which the shortfall
-    reaches ``tolerance`` (:func:`forecast_steps`) with the band of the same resamples."""
-    rows = []
+              q: float = 0.1, offset: dict[str, int] | None = None, horizon: float = PAPER_STEPS, seed: int = 0,
+              draws: bool = False):
+    """Per target depth and attention, lines against log2 of the **steps on the target family** (a model's own
+    step minus ``offset[attention]``, :func:`target_offset`; none given: the model's own steps) over the
+    snapshots from ``fit_from[attention]`` on:
+
+    * the shortfall below the MLP at the training length: its change per doubling (``per_doubling``) with a
+      ``q/2`` … ``1 − q/2`` band that holds both noises -- the prompts' (the line refitted on every paired
+      bootstrap resample) and the training's (on each resample, :data:`T_DRAWS` slopes drawn from the
+      t distribution of a least-squares slope with the standard error of the snapshots' scatter about that
+      line, ``n − 2`` degrees of freedom: the snapshot-to-snapshot jumps of one model);
+    * objective 1's own number (``obj1``: the largest shortfall over the MLP's positions up to the training
+      length) and its forecast: the target steps from which its line stays within ``tolerance`` up to
+      ``horizon`` (:func:`forecast_steps`: an extrapolation of the line to ``horizon``), with the band of the
+      training noise (objective 1's number has no prompt resamples; the scatter holds what of them moves it).
+
+    Steps in ``first`` and ``last`` are the model's own; ``first_target``, ``last_target`` and the forecast
+    count target steps. With ``draws``, also returns per model the draws of the slope and of the forecast
+    (``{(depth, attention): {"slope": (R·T,), "forecast": (R·T,)}}``; the same index pairs the models of one
+    target depth on their prompt resample)."""
+    offset = offset or {a: 0 for a in ATTENTIONS}
+    rng = np.random.default_rng(seed)
+    rows, out = [], {}
     models = points[points["method"] == "transformer"][["depth", "attention"]].drop_duplicates()
     for depth, attention in models.itertuples(index=False):
         b = {k: np.asarray(v) for k, v in boot[str(depth)].items()}
@@ -161,25 +214,47 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
                              f"{fit_from[attention]} on, got {len(mine)}")
         mlp = points[(points["depth"] == depth) & (points["method"] == "mlp")]["r2_mlp_prompts"].iloc[0]
         steps = mine["step"].to_numpy()
-        x = np.log2(steps)
+        target = steps - offset[attention]
+        if target.min() < 1:
+            raise ValueError(f"depth {depth} {attention}: snapshot at step {steps.min()} has no steps on the "
+                             f"target family (offset {offset[attention]}); fit from a later step")
+        x = np.log2(target.astype(float))
         short = mlp - mine["r2_mlp_prompts"].to_numpy()
-        a, slope = _line(x, short)
+        (a,), (slope,), (se,) = _lines(x, short)
         samples = np.stack([b["mlp@mlp"] - b[f"{attention}:{s}@mlp"] for s in steps], axis=1)  # (resamples, snaps)
-        fits = [_line(x, s) for s in samples]
-        fc = forecast_steps(a, slope, tolerance, int(steps[-1]), float(short[-1]))
-        fcs = [forecast_steps(fa, fb, tolerance, int(steps[-1]), float(s[-1])) for (fa, fb), s in zip(fits, samples)]
-        lo, hi = np.quantile([fb for _, fb in fits], [q / 2, 1 - q / 2])
-        flo, fhi = np.quantile(fcs, [q / 2, 1 - q / 2])
+        _, sb, sse = _lines(x, samples)
+        t = rng.standard_t(max(len(x) - 2, 1), size=(len(sb), T_DRAWS))
+        slopes = (sb[:, None] + sse[:, None] * t).ravel()
+        obj = mine["obj1"].to_numpy(dtype=float)
+        (oa,), (ob,), (ose,) = _lines(x, obj)
+        ob_draws = ob + ose * rng.standard_t(max(len(x) - 2, 1), size=slopes.size)
+        oa_draws = obj.mean() - ob_draws * x.mean()           # each drawn line through the points' centre
+        fc = float(forecast_steps(oa, ob, tolerance, target[0], horizon))
+        fcs = forecast_steps(oa_draws, ob_draws, tolerance, target[0], horizon)
+        lo, hi = band(slopes, q)
+        flo, fhi = band(fcs, q)
+        at_horizon = oa_draws + ob_draws * np.log2(horizon)
+        hlo, hhi = band(at_horizon, q)
+        out[(int(depth), attention)] = {"slope": slopes, "forecast": fcs, "at_horizon": at_horizon}
         rows.append({"depth": depth, "attention": attention, "snapshots": len(steps), "first": int(steps[0]),
-                     "last": int(steps[-1]), "shortfall_first": float(short[0]), "shortfall_last": float(short[-1]),
-                     "per_doubling": slope, "per_doubling_lo": float(lo), "per_doubling_hi": float(hi),
+                     "last": int(steps[-1]), "first_target": int(target[0]), "last_target": int(target[-1]),
+                     "shortfall_first": float(short[0]), "shortfall_last": float(short[-1]),
+                     "shortfall_line_a": float(a), "per_doubling": float(slope), "per_doubling_lo": float(lo), "per_doubling_hi": float(hi),
+                     "prompt_only_lo": float(np.quantile(sb, q / 2)), "prompt_only_hi": float(np.quantile(sb, 1 - q / 2)),
+                     "obj1_first": float(obj[0]), "obj1_last": float(obj[-1]), "obj1_line_a": float(oa), "obj1_per_doubling": float(ob),
+                     "obj1_at_horizon": float(oa + ob * np.log2(horizon)), "obj1_at_horizon_lo": hlo,
+                     "obj1_at_horizon_hi": hhi,
                      "forecast": fc, "forecast_lo": float(flo), "forecast_hi": float(fhi)})
-    return pd.DataFrame(rows, columns=list(FIT_COLUMNS))
+    frame = pd.DataFrame(rows, columns=list(FIT_COLUMNS))
+    return (frame, out) if draws else frame
 
 
 #: the columns of :func:`fit_trend`'s frame
-FIT_COLUMNS = ("depth", "attention", "snapshots", "first", "last", "shortfall_first", "shortfall_last", "per_doubling",
-               "per_doubling_lo", "per_doubling_hi", "forecast", "forecast_lo", "forecast_hi")
+FIT_COLUMNS = ("depth", "attention", "snapshots", "first", "last", "first_target", "last_target", "shortfall_first",
+               "shortfall_last", "shortfall_line_a", "per_doubling", "per_doubling_lo", "per_doubling_hi", "prompt_only_lo",
+               "prompt_only_hi", "obj1_first", "obj1_last", "obj1_line_a", "obj1_per_doubling", "obj1_at_horizon", "obj1_at_horizon_lo",
+               "obj1_at_horizon_hi", "forecast",
+               "forecast_lo", "forecast_hi")
 
 
 def fit_from(cfg) -> dict[str, int]:

@@ -481,7 +481,12 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "mech-longer-nearest-gd": _all(("value", "<", 1)),
     # registered before the first reference run of chapter gpt_scale (icdl.gpt_icl.scale.judge): the largest
     # change per doubling of the shortfall below the MLP and the largest upper end of its 90 % band; objective
-    # 1's and 3's numbers on the longest-trained models; the smallest lead over 3-NN; the largest forecast
+    # 1's and 3's numbers on the longest-trained models; the smallest lead over 3-NN; the largest forecast.
+    # The thresholds are as registered; the numbers they read were corrected after the run (issue 39), each
+    # toward the claim's own words: "doubling of the training" counts steps on the target family (not the warm
+    # phase), the band holds the snapshots' scatter besides the prompts', the forecast is of objective 1's own
+    # number (the largest shortfall over the MLP's positions, not the training length's alone) extended to the
+    # paper's steps, and each number carries the 90 % interval of its largest (smallest) over the models
     "scale-shortfall-falls": _all(("value", "<", 0), ("slope_hi", "<", 0)),
     "icdl-obj1-longer": _all(("value", "<=", 0.05)),
     "scale-beats-knn": _all(("value", ">", 0)),
@@ -543,7 +548,9 @@ def criterion_verdict(claim: str, values: dict) -> bool | None:
 
 #: a gate's key as the reader reads it (:func:`unmet_gates`)
 GATE_WORDS = {"control": "the positive control passes",
-              "fair": "every chosen GD and ridge member lies inside its grid"}
+              "fair": "every chosen GD and ridge member lies inside its grid",
+              "flow": "every chosen GD member lies inside its grid in flow time ηL, its η's edge flat",
+              "tuned": "the wider models' learning rate was chosen by a scan at their width"}
 
 
 def unmet_gates(claim: str, values: dict) -> list[str]:
@@ -672,10 +679,11 @@ KNOWN_FAILURES: dict[str, str] = {
                   "though eq. 57's regression still explains it at 0.93",
     # the scale study (chapter gpt_scale), judged on python -m icdl.gpt_icl.scale --profile reference --workers 2
     # (commit f33e965, the main study's models trained four times longer)
-    "scale-shortfall-falls": "five of the six models' shortfall below the MLP falls with training (−0.016 to −0.009 "
-                             "per doubling, every band below 0), but the depth-3 ReLU-attention model's does not: "
-                             "+0.0007 per doubling (90 % band −0.0030 to +0.0036), 0.027 at its main length and at "
-                             "the end",
+    "scale-shortfall-falls": "per doubling of the steps on the target family, five of the six models' shortfall "
+                             "below the MLP falls at its point value (−0.0121 to −0.0044), but the depth-3 "
+                             "ReLU-attention model's does not: +0.0008 (90 % band over the prompts and the "
+                             "snapshots' scatter −0.0064 to +0.0085), 0.027 at its main length and at the end; with "
+                             "the snapshots' scatter in them, 4 of the 6 bands reach above 0",
     "icdl-obj3-longer": "after four times the training the target-depth-6 models still lose 0.44 (ReLU) and 0.39 "
                         "(softmax) of R² at the training length when μ moves to ±0.5; at target depths 3 and 4 "
                         "the largest fall is 0.07",
