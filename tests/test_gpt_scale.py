@@ -248,12 +248,14 @@ def test_the_slope_and_the_forecast_are_decided_on_their_draws():
     some draws and never on others is undecided (the bug: a point forecast read as a pass)."""
     rng = np.random.default_rng(1)
 
-    def judged(slopes, forecasts):
-        draws = {(3, "softmax"): {"slope": slopes, "forecast": forecasts},
-                 (3, "relu"): {"slope": np.full(400, -0.05), "forecast": np.full(400, 1000.0)}}
+    def judged(slopes, forecasts, obj1=0.0, obj1_noise=0.001):
+        draws = {(3, "softmax"): {"slope": slopes, "forecast": forecasts,
+                                  "obj1_last": obj1 + obj1_noise * rng.standard_normal(400)},
+                 (3, "relu"): {"slope": np.full(400, -0.05), "forecast": np.full(400, 1000.0),
+                               "obj1_last": np.full(400, -0.1)}}
         slope_hi = float(np.quantile(slopes, 0.95))
-        e = _verdict(float(np.median(slopes)), slope_hi, 0.0, 0.1, float(np.median(forecasts)), 0.0, draws=draws)
-        for claim in ("scale-shortfall-falls", "scale-forecast"):
+        e = _verdict(float(np.median(slopes)), slope_hi, obj1, 0.1, float(np.median(forecasts)), 0.0, draws=draws)
+        for claim in ("scale-shortfall-falls", "scale-forecast", "icdl-obj1-longer"):
             assert e[claim]["passed"] == claims.criterion_verdict(claim, recorded(e[claim])), claim
         return e
 
@@ -265,6 +267,12 @@ def test_the_slope_and_the_forecast_are_decided_on_their_draws():
     assert mixed["scale-shortfall-falls"]["passed"] is False  # registered: a band reaching above 0 fails
     never = judged(np.full(400, 0.01), np.full(400, np.inf))
     assert never["scale-forecast"]["passed"] is False and never["scale-shortfall-falls"]["passed"] is False
+    # objective 1 at the last snapshot: 0.048 with a scatter of 0.005 is not "within 0.05" (the bug: a point
+    # value a snapshot's jump away from the line read as a pass); far inside and far outside still decide
+    assert judged(ok_slopes := -0.02 + 0.001 * rng.standard_normal(400), np.full(400, 2e4), 0.048,
+                  0.005)["icdl-obj1-longer"]["passed"] is None
+    assert judged(ok_slopes, np.full(400, 2e4), 0.02, 0.005)["icdl-obj1-longer"]["passed"] is True
+    assert judged(ok_slopes, np.full(400, 2e4), 0.09, 0.005)["icdl-obj1-longer"]["passed"] is False
 
 
 def _wide_and_narrow(ls_shift: float = 0.0):

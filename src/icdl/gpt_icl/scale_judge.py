@@ -64,7 +64,8 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
     objective 1's number within the paper's steps (the largest forecast over models at most
     :data:`PAPER_STEPS`), objective 3 on the longest-trained models (the largest fall at most objective 3's
     bound). With ``boot`` (the result's bootstrap resamples) the lead over 3-NN, and with ``draws``
-    (:func:`~icdl.gpt_icl.scale_trend.fit_trend`'s) the largest slope and the largest forecast, carry their
+    (:func:`~icdl.gpt_icl.scale_trend.fit_trend`'s) the largest slope, the largest forecast and objective 1's
+    largest number at the last snapshot (moved by the snapshots' scatter), carry their
     :data:`LEVEL` interval -- of the largest (smallest) over the models, draw by draw -- and are decided on it,
     as every interval-judged claim of sec. 5 is: a margin inside the noise is inconclusive."""
     tolerance, max_drop = objectives.CRITERIA["obj1_tolerance"], objectives.CRITERIA["obj3_max_drop"]
@@ -91,6 +92,9 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
                 "values": {"value_lo": float(lo), "value_hi": float(hi)},
                 "criterion": "above 0 for every model, on the whole 90 % interval over the test prompts",
                 "ours": f"{knn['ours']}; the smallest, {lead:+.4f} (90 % interval {lo:+.4f} to {hi:+.4f})"}
+    obj1 = {"value": objective1, "criterion": f"at most {tolerance} (objective 1's tolerance)",
+            "ours": f"largest shortfall below the MLP at its positions up to the training length, longest-trained "
+                    f"models: {objective1:.3f}"}
     falls = {"value": slope, "values": {"slope_hi": slope_hi},
              "ours": "change of the shortfall below the MLP per doubling of the steps on the target family (90 % "
                      "band over the prompts and the snapshots' scatter): "
@@ -113,14 +117,17 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
         ahead["ours"] += (f"; the largest, {'never' if np.isinf(forecast) else count(forecast)} (90 % interval "
                           + " to ".join("never" if np.isinf(v) else count(v) for v in (flo, fhi)) + ")")
         ahead["criterion"] += ", on the whole 90 % interval over the snapshots' scatter"
+        olo, ohi = band(np.max([d["obj1_last"] for d in draws.values()], axis=0), q)
+        obj1 |= {"values": {"value_lo": olo, "value_hi": ohi},
+                 "criterion": obj1["criterion"] + ", on the whole 90 % interval over the snapshots' scatter",
+                 "ours": obj1["ours"] + f" (90 % interval {olo:.3f} to {ohi:.3f}, from the scatter of each "
+                                        "model's snapshots about its line)"}
     falls["passed"] = criterion_verdict("scale-shortfall-falls", {"value": slope, **falls["values"]})
+    obj1["passed"] = criterion_verdict("icdl-obj1-longer", {"value": objective1, **obj1.get("values", {})})
     ahead["passed"] = criterion_verdict("scale-forecast", {"value": forecast, **ahead.get("values", {})})
     return [
         {"claim": "scale-shortfall-falls", **falls},
-        {"claim": "icdl-obj1-longer", "passed": objective1 <= tolerance, "value": objective1,
-         "ours": f"largest shortfall below the MLP at its positions up to the training length, longest-trained "
-                 f"models: {objective1:.3f}",
-         "criterion": f"at most {tolerance} (objective 1's tolerance)"},
+        {"claim": "icdl-obj1-longer", **obj1},
         {"claim": "scale-beats-knn", **knn},
         {"claim": "scale-forecast", **ahead},
         {"claim": "icdl-obj3-longer", "passed": objective3 <= max_drop, "value": objective3,

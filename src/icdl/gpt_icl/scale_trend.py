@@ -198,9 +198,10 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
       training noise (objective 1's number has no prompt resamples; the scatter holds what of them moves it).
 
     Steps in ``first`` and ``last`` are the model's own; ``first_target``, ``last_target`` and the forecast
-    count target steps. With ``draws``, also returns per model the draws of the slope and of the forecast
-    (``{(depth, attention): {"slope": (R·T,), "forecast": (R·T,)}}``; the same index pairs the models of one
-    target depth on their prompt resample)."""
+    count target steps. With ``draws``, also returns per model the draws of the slope, of the forecast, of the
+    line at the horizon and of objective 1's number at the last snapshot moved by the snapshots' scatter
+    (``{(depth, attention): {"slope", "forecast", "at_horizon", "obj1_last": (R·T,)}}``; the same index pairs
+    the models of one target depth on their prompt resample)."""
     offset = offset or {a: 0 for a in ATTENTIONS}
     rng = np.random.default_rng(seed)
     rows, out = [], {}
@@ -235,7 +236,12 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
         flo, fhi = band(fcs, q)
         at_horizon = oa_draws + ob_draws * np.log2(horizon)
         hlo, hhi = band(at_horizon, q)
-        out[(int(depth), attention)] = {"slope": slopes, "forecast": fcs, "at_horizon": at_horizon}
+        # one snapshot's objective-1 number, moved by the snapshots' scatter about their line (its residual
+        # standard deviation, t with n − 2 degrees of freedom): how much a little more or less training moves it
+        spread = ose * np.sqrt(((x - x.mean()) ** 2).sum())
+        last_draws = obj[-1] + spread * rng.standard_t(max(len(x) - 2, 1), size=slopes.size)
+        out[(int(depth), attention)] = {"slope": slopes, "forecast": fcs, "at_horizon": at_horizon,
+                                        "obj1_last": last_draws}
         rows.append({"depth": depth, "attention": attention, "snapshots": len(steps), "first": int(steps[0]),
                      "last": int(steps[-1]), "first_target": int(target[0]), "last_target": int(target[-1]),
                      "shortfall_first": float(short[0]), "shortfall_last": float(short[-1]),
