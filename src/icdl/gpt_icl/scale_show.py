@@ -99,6 +99,15 @@ def _forecast_words(fits: pd.DataFrame, tolerance: float) -> str:
     return "; ".join(parts)
 
 
+def _with_interval(entries: list[dict], claim: str) -> str:
+    """A judged number as the prose gives it: "value (90 % interval lo to hi)", or the value alone."""
+    e = next(e for e in entries if e["claim"] == claim)
+    v = e.get("values", {})
+    if "value_lo" not in v:
+        return f"{e['value']:.3f}"
+    return f"{e['value']:.3f} (90 % interval {v['value_lo']:.3f} to {v['value_hi']:.3f})"
+
+
 #: a judge's verdict in the prose's words (None: its interval straddles the line)
 VERDICT_WORDS = {True: "holds", False: "fails", None: "is undecided"}
 
@@ -130,6 +139,7 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
         "scale_target_growth_softmax": _rng((fits["last_target"] / fits["first_target"])[
             fits["attention"] == "softmax"], ".0f"),
         "scale_target_doublings": _rng(np.log2(fits["last_target"] / fits["first_target"]), ".1f"),
+        "scale_doublings_ahead": _rng(np.log2(PAPER_STEPS / fits["last_target"]), ".1f"),
         **{f"scale_{name}_{att}": _rng(frame.loc[frame["attention"] == att, col], fmt)
            for att in ATTENTIONS for name, frame, col, fmt in (
                ("per_doubling", fits, "per_doubling", "+.4f"), ("short_first", fits, "shortfall_first", ".3f"),
@@ -137,6 +147,7 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
                ("lead_knn", last, "lead_knn", "+.3f"))
            if (frame["attention"] == att).any()},
         "scale_obj1": f"{verdicts['icdl-obj1-longer']:.3f}", "scale_obj3": f"{verdicts['icdl-obj3-longer']:.2f}",
+        "scale_obj1_interval": _with_interval(judged, "icdl-obj1-longer"),
         "scale_obj1_tolerance": f"{objectives.CRITERIA['obj1_tolerance']:g}",
         "scale_obj3_max_drop": f"{objectives.CRITERIA['obj3_max_drop']:g}",
         # each claim's verdict as a word, from the same judge as the ledger (the prose cannot contradict it)
