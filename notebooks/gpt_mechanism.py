@@ -452,6 +452,68 @@ if fair is not None:
 # the prompts above.
 
 # %% [markdown]
+# (mech-flow)=
+# ## GD read in flow time
+#
+# For a small enough step size, $L$ steps of GD of size $\eta$ follow the
+# gradient flow of the same loss up to time $T = \eta L$, so members of the
+# grid with one $T$ make nearly the same predictions. Every member chosen on
+# both grids above runs the same $T$, and the scan of the model the fair grid
+# left at its edge ({glue:text}`flow_fair_model`) shows why that edge is not
+# GD held back: at its start scale, read by flow time (rows) and step size
+# (columns), its prediction difference to GD at $T =$
+# {glue:text}`flow_fair_time` is {glue:text}`flow_fair_along` for step sizes
+# {glue:text}`flow_fair_etas`. The smallest $\eta$ there is the finest
+# discretisation of one point of the flow; what must lie inside the grid is
+# $T$.
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+if fair is not None:
+    held = mechanism.grid_edges(fair["chosen"], fair["gd_scan"], fcfg).query("not fair")
+    if len(held):
+        r = held.iloc[0]
+        display(chapter.table(mechanism.along_time_shown(fair, int(r["depth"]), r["attention"])))
+
+# %% [markdown]
+# This reading was registered as a design of its own before a third run
+# (`python -m icdl.gpt_icl.mechanism --profile flow`: step sizes
+# {glue:text}`flow_etas`, up to $L =$ {glue:text}`flow_steps`, the fair grid's
+# start scales and $\lambda$s), with the fair run's three hypotheses and a
+# fourth that a few prompts cannot carry: GD nearer than the simple rule
+# nearest the model on the *median* block of test prompts. Its gate asks per
+# model: the start scale and ridge's $\lambda$ interior; $T$ neither the
+# smallest nor the largest of the grid; and a chosen $\eta$ at the grid's edge
+# only where the neighbouring $\eta$ at the same $T$ changes the scan by less
+# than 5 %. Per model, at the training length on the pretraining mixture
+# (ratios below 1 if GD is the nearer; 90 % intervals over the 32 blocks of
+# test prompts):
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+flow_obj = show_reference(mechanism.PROFILES, "mechanism", "flow")
+flow = mechanism.load(flow_obj) if flow_obj is not None and mech_on == "reference" else None
+flcfg = mechanism.PROFILES.resolve("flow")
+if flow is not None:
+    display(chapter.table(mechanism.flow_time_table(flow, flcfg, rcfg["train_examples"])))
+
+# %% tags=["remove-cell"]
+flow_entries = mechanism.judge_flow(flow, flcfg, rcfg["train_examples"], control_passed)
+chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_entries, fair, fcfg))
+
+# %% [markdown]
+# On that run {glue:text}`flow_inside` models' chosen members lie inside the
+# grid in flow time (chosen $\eta L$: {glue:text}`flow_times`; where $\eta$
+# sits at the grid's edge, the neighbouring $\eta$ at the same $\eta L$
+# changes the scan by at most {glue:text}`flow_eta_change`). The numbers that
+# decide the four hypotheses, each its worst model with the interval of that
+# worst value: GD's largest prediction ratio {glue:text}`flow_pred`
+# (**{glue:text}`status_mech_flow_nearest_gd`**), its largest sensitivity ratio
+# {glue:text}`flow_sens` (**{glue:text}`status_mech_flow_sens_gd`**), the
+# smallest mean cosine {glue:text}`flow_cos`
+# (**{glue:text}`status_mech_flow_cosine_gd`**), and the largest median-block
+# ratio {glue:text}`flow_median` (**{glue:text}`status_mech_flow_median_gd`**);
+# per model the median-block ratio runs from {glue:text}`flow_median_models`.
+
+# %% [markdown]
 # ## What this does and does not show
 #
 # - *Nearest* is relative: a model can be nearest to one candidate and still
@@ -484,6 +546,7 @@ ledger.record_all(mechanism.judge_longer(data["alignment"], longer, rcfg["train_
 ledger.record_all(mechanism.judge_control(control_blocks, rcfg["train_examples"]), judged_on="control",
                   covered=control_blocks is not None)
 ledger.record_all(fair_entries, judged_on="fair", covered=fair is not None)
+ledger.record_all(flow_entries, judged_on="flow", covered=flow is not None)
 ledger.save()
 ledger.judged()
 

@@ -114,3 +114,23 @@ def test_the_scan_along_flow_time_is_one_column_per_step_size():
     assert list(t.columns) == list(CFG["etas"]) and t.loc[0.8].round(6).tolist() == [0.1, 0.1, 0.1]
     table = mf.flow_table(res, CFG, 40)
     assert set(table["ηL"]) == {"0.8"} and set(table["at an edge"]) == {"none"}
+
+
+def test_the_fair_runs_edge_model_is_flat_along_its_flow_time():
+    """On the committed fair run, the model left at the grid's edge (depth-4 ReLU, η = 0.025, L = 4 096) has the
+    same scan at ηL = 102.4 for every step size of the grid, to 1 % (the bug it would catch: a flow time computed
+    as η / L or L alone, which would put members of different flow times in one row), and its flow-time gate
+    is met while the fair gate is not."""
+    from icdl.gpt_icl import mechanism
+    from icdl.repro.results import load_result, project_root
+
+    fair = mechanism.load(load_result(project_root() / "results" / "gpt_mechanism" / "mechanism.fair.json"))
+    cfg = mechanism.PROFILES.resolve("fair")
+    row = mf.flow_along_time(fair, 4, "relu").loc[102.4].dropna()
+    assert len(row) == 4 and row.max() / row.min() < 1.01
+    assert not mechanism.grid_edges(fair["chosen"], fair["gd_scan"], cfg)["fair"].all()
+    assert mf.flow_edges(fair["chosen"], fair["gd_scan"], cfg)["flow"].all()
+    shown = mf.along_time_shown(fair, 4, "relu")
+    assert list(shown.columns) == ["ηL", "η = 0.025", "η = 0.05", "η = 0.1", "η = 0.2"]
+    last = shown.iloc[-1]
+    assert last["ηL"] == "819.2" and last["η = 0.025"] == "—" and last["η = 0.2"] != "—"

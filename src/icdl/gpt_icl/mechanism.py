@@ -74,6 +74,7 @@ from .mechanism_fair import (  # noqa: F401
     same_member_drift,
 )
 from .mechanism_flow import (  # noqa: F401
+    along_time_shown,
     flow_along_time,
     flow_edges,
     flow_glue,

@@ -241,3 +241,14 @@ def flow_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
                   "flow_eta_change": (f"{100 * changes.max():.2f} %" if len(changes) else "none at an edge"),
                   "flow_median_models": _range([v["median"][0] for v in nums.values()], ".2f"),
                   "flow_gd_r2": _range(r2[GD_NETWORK], ".2f"), "flow_model_r2": _range(r2["model"], ".2f")}
+
+
+def along_time_shown(result: dict, depth: int, attention: str, digits: int = 4) -> pd.DataFrame:
+    """:func:`flow_along_time` as the chapter shows it: one row per flow time ηL from the first that every step
+    size reaches, one column per step size, a dash where that (η, ηL) is not on the grid."""
+    t = flow_along_time(result, depth, attention)
+    complete = t.index[t.notna().all(axis=1)]
+    t = t[t.index >= complete.min()] if len(complete) else t
+    shown = t.apply(lambda col: col.map(lambda v: "—" if v != v else f"{v:.{digits}f}"))
+    shown.columns = [f"η = {e:g}" for e in t.columns]
+    return shown.rename_axis(None).reset_index(names="ηL").assign(ηL=lambda f: f["ηL"].map(lambda v: f"{v:g}"))
