@@ -59,6 +59,14 @@ def _gpt_mechanism(ledger):
     train = mechanism.PROFILES.resolve("reference")["train_examples"]
     ledger.record_all(mechanism.judge(main, train), judged_on="reference")
     ledger.record_all(mechanism.judge_longer(main, longer, train), judged_on="longer")
+    control = mechanism.load(_result("gpt_mechanism", "mechanism", "control"))["blocks"]
+    ledger.record_all(mechanism.judge_control(control, train), judged_on="control")
+    passed = mechanism.judge_control(control, train)[0]["passed"] is True
+    for profile, judge in (("fair", mechanism.judge_fair), ("flow", mechanism.judge_flow)):
+        path = ROOT / "results" / "gpt_mechanism" / f"mechanism.{profile}.json"
+        if path.is_file():  # a run not made yet is recorded as waiting, and checked by test_registered
+            ledger.record_all(judge(mechanism.load(_result("gpt_mechanism", "mechanism", profile)),
+                                    mechanism.PROFILES.resolve(profile), train, passed), judged_on=profile)
 
 
 def _lsa_training(ledger):

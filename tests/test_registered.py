@@ -29,6 +29,11 @@ JUDGED_ON["mech-control-linear"] = ("results/gpt_mechanism/mechanism.control.jso
 # hypotheses 1 and 2 with GD given a fair chance (python -m icdl.gpt_icl.mechanism --profile fair)
 JUDGED_ON |= {c: ("results/gpt_mechanism/mechanism.fair.json",)
               for c in ("mech-fair-nearest-gd", "mech-fair-sens-gd", "mech-fair-cosine-gd")}
+# the same hypotheses with GD read in flow time, and the median block (python -m icdl.gpt_icl.mechanism --profile flow)
+JUDGED_ON |= {c: ("results/gpt_mechanism/mechanism.flow.json",)
+              for c in ("mech-flow-nearest-gd", "mech-flow-sens-gd", "mech-flow-cosine-gd", "mech-flow-median-gd")}
+# scale-wider-tuned-closer and scale-width-tuned-over-steps (registered at 638b4ca) wait for a run of their design,
+# a scan of the learning rate at width 128; the untuned wide run they are shown on leaves their gate unmet
 
 
 def _git(*args: str) -> str:

@@ -623,7 +623,10 @@ REGISTERED: dict[str, str] = {"icdl-obj4": "b4ca889", "icdl-obj1": "bf39a6e", "i
                               "lsa-l1-dominance": "a904e6b", "lsa-l1-table2": "a904e6b",
                               "gpt-n01-beats-ls": "21aab27", "gpt-n01-obj1": "21aab27", "gpt-n01-depth-gap": "21aab27",
                               "mech-control-linear": "cb77cf4", "mech-fair-nearest-gd": "5bc3e86",
-                              "mech-fair-sens-gd": "5bc3e86", "mech-fair-cosine-gd": "5bc3e86"}
+                              "mech-fair-sens-gd": "5bc3e86", "mech-fair-cosine-gd": "5bc3e86",
+                              **{c: "13f868d" for c in ("mech-flow-nearest-gd", "mech-flow-sens-gd",
+                                                        "mech-flow-cosine-gd", "mech-flow-median-gd")},
+                              "scale-wider-tuned-closer": "638b4ca", "scale-width-tuned-over-steps": "638b4ca"}
 
 
 # ---- deviations: claims judged under a changed setting of the paper --------------------------------------
