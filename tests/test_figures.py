@@ -268,7 +268,9 @@ def test_gpt_mechanism_numbers(num_regression):
 def test_gpt_scale_numbers(num_regression):
     """The numbers behind the live figures of chapter gpt_scale on a reduced quick run (one target depth, 100
     softmax and 50 ReLU steps doubled, 128 test prompts, one thread): the trend's three differences and their
-    bands per snapshot, and the fitted change per doubling and forecast of each model."""
+    90 % bands per snapshot, and each model's fitted change per doubling of its steps on the target family with
+    the upper end of its band (prompts and the snapshots' scatter: with three snapshots, one degree of freedom,
+    a wide band)."""
     import torch
 
     from icdl.gpt_icl import scale
