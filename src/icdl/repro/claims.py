@@ -163,7 +163,7 @@ CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL's experiments with more training: how much of the shortfall is scale? ----------
     _c("scale-shortfall-falls", "ICDL objective 1, trained 4× longer (this book's question)",
        "not claimed by ICDL: the shortfall below the MLP falls with every doubling of the training",
-       GPT_SCALE, "tests/test_gpt_scale.py::test_fit_recovers_a_planted_slope_and_its_forecast"),
+       GPT_SCALE, "tests/test_gpt_scale.py::test_fit_recovers_a_planted_slope_on_the_target_clock_and_its_forecast"),
     _c("icdl-obj1-longer", "ICDL objective 1 (Figs. 2–4), on the longest-trained models",
        "ICL R² comparable to the trained MLP baseline up to the training length",
        GPT_SCALE, "tests/test_gpt_scale.py::test_judge_both_sides_of_each_threshold"),
@@ -172,7 +172,7 @@ CLAIMS: tuple[Claim, ...] = (
        GPT_SCALE, "tests/test_gpt_scale.py::test_judge_both_sides_of_each_threshold"),
     _c("scale-forecast", "ICDL objective 1: would the paper's 500 k steps suffice at our size?",
        "not claimed by ICDL: the fitted trend reaches objective 1's tolerance within 500 k steps",
-       GPT_SCALE, "tests/test_gpt_scale.py::test_fit_recovers_a_planted_slope_and_its_forecast"),
+       GPT_SCALE, "tests/test_gpt_scale.py::test_fit_recovers_a_planted_slope_on_the_target_clock_and_its_forecast"),
     _c("icdl-obj3-longer", "ICDL objective 3 (Figs. 5–6), on the longest-trained models",
        "a shift of the target-parameter distribution hurts little",
        GPT_SCALE, "tests/test_gpt_scale.py::test_judge_both_sides_of_each_threshold"),
