@@ -21,26 +21,30 @@
 # trained on the prompt is a matter of *training*: the same models, prompts,
 # baselines and evaluation, trained {glue:text}`scale_factor` times longer,
 # and scored at {glue:text}`scale_snapshots` snapshots per model along the
-# way. Lines through the shortfall against the logarithm of the steps on the
-# target family give its change per doubling and a forecast of objective 1 at
-# the paper's 500 k steps: a forecast that a longer run on a GPU can confirm or
-# refute. The question and its criteria are this book's; they were fixed
-# before the run that judges them.
+# way. A line through the shortfall against the logarithm of the steps on the
+# target family gives its change per doubling, and a line through objective
+# 1's own number, extended to the paper's 500 k steps, a forecast that a longer
+# run on a GPU can confirm or refute. The question and its thresholds are this
+# book's and were fixed before the run that judges them; what the thresholds
+# are read on was corrected after it (see *What was corrected* at the end).
 #
 # **What we find** (on the {glue:text}`scale_on` run): trained
 # {glue:text}`scale_factor` times longer, the softmax models' shortfall below
 # the MLP at the training length goes from {glue:text}`scale_short_first_softmax`
 # to {glue:text}`scale_short_last_softmax`, the ReLU models' from
-# {glue:text}`scale_short_first_relu` to {glue:text}`scale_short_last_relu`: the
-# claim that every model's shortfall falls with training
-# {glue:text}`scale_verdict_scale_shortfall_falls`, and objective 1
-# {glue:text}`scale_verdict_icdl_obj1_longer` on the longest-trained models
-# (its largest shortfall, {glue:text}`scale_obj1_interval` with the
-# snapshots' scatter, against the tolerance {glue:text}`scale_obj1_tolerance`).
-# Counted in steps on the target family, with the jumps from snapshot to
-# snapshot in the bands, the lines are too short and too noisy to forecast
-# much: the claim that objective 1 holds at the paper's steps
-# {glue:text}`scale_verdict_scale_forecast`.
+# {glue:text}`scale_short_first_relu` to {glue:text}`scale_short_last_relu`.
+# The claim that every model's shortfall falls with training
+# {glue:text}`scale_verdict_scale_shortfall_falls` by its registered
+# criterion, which counts any model's band reaching above 0 as a failure: one
+# model's line is flat, and the bands of the noisier ones reach above 0. On
+# the longest-trained models objective 1 {glue:text}`scale_verdict_icdl_obj1_longer`:
+# its largest shortfall is {glue:text}`scale_obj1_interval`, the interval from
+# the scatter of that model's snapshots, against the tolerance
+# {glue:text}`scale_obj1_tolerance`. Extended to the paper's steps, the lines
+# of objective 1's number end within the tolerance for most models, but two
+# bands straddle it, so the forecast {glue:text}`scale_verdict_scale_forecast`.
+# Every model still trails least squares at the end (lead
+# {glue:text}`scale_lead_ls`).
 # Twice the width at the main study's steps changes the shortfall by
 # {glue:text}`width_delta` (above 0: further from the MLP), with the narrow
 # models' learning rate and warm phase, not tuned for the wider ones: a
@@ -95,7 +99,8 @@ cfg, ledger = chapter.start(scale.PROFILES, profile, overrides)
 #
 # - the **shortfall below the MLP**, $R^2_{\text{MLP}} - R^2_{\text{model}}$,
 #   on the prompts on which the MLP is trained (it trains one network per
-#   prompt, so it sees only the first of them), here at the training length;
+#   prompt, so it is run on the first test prompts only), here at the training
+#   length;
 #   objective 1 asks it to be at most {glue:text}`scale_obj1_tolerance`, and
 #   {doc}`gpt_icl` judges it at the largest shortfall over the positions at
 #   which the MLP is scored, so the two chapters' numbers for one model differ;
@@ -105,8 +110,8 @@ cfg, ledger = chapter.start(scale.PROFILES, profile, overrides)
 # The bands of each snapshot resample the prompts with replacement, the same
 # resample for the model and the baseline and for every snapshot, so they are
 # the uncertainty of one set of test prompts, not of the training run (one seed
-# per model); the training's noise enters the lines' bands below. All bands
-# are 90 %, the level of every claim.
+# per model); the scatter of one run's snapshots enters the lines' bands below.
+# All bands are 90 %, the level of every claim.
 #
 # **The clock.** The x axes count steps *on the target family*. A softmax
 # model's first {glue:text}`scale_warm_steps` steps are its warm phase on tanh
@@ -114,8 +119,9 @@ cfg, ledger = chapter.start(scale.PROFILES, profile, overrides)
 # {glue:text}`scale_inherited_steps` target steps of the softmax model it
 # starts from. Counted this way the softmax models' training on the targets
 # grows {glue:text}`scale_target_growth_softmax`-fold over the run, not
-# {glue:text}`scale_factor`-fold, and a doubling means a doubling of what the
-# paper's 500 k steps count.
+# {glue:text}`scale_factor`-fold (the ReLU models' grows
+# {glue:text}`scale_target_growth_relu`-fold); ICDL's 500 k steps are all on
+# its targets.
 
 # %%
 data, scale_on = chapter.reference_or_live(scale.PROFILES, ("scale",), scale.from_result,
@@ -129,9 +135,8 @@ chapter.glue(scale_on=scale_on, **scale.glue_values(data, rcfg))
 # %% [markdown]
 # ## The trend
 
-# %% mystnb={"figure": {"caption": "The three differences at the training length against the steps on the target family, as a multiple of the main study's ($1\\times$: the trained transformers of ICDL sec. 5 in the book; the snapshots from there on, those the fit uses), one column per target depth, 90 % bootstrap bands over the test prompts. Top: shortfall below the MLP with the fitted line (dashed, over the fitted snapshots) and objective 1's tolerance (grey). Middle and bottom: lead over least squares and over 3-NN (above 0: the transformer is better).", "name": "fig-scale-trend"}}
-fig = figures.plot_scale_trend(data["trend"], data["fits"], scale.fit_from(rcfg),
-                               objectives.CRITERIA["obj1_tolerance"], scale.target_offset(rcfg))
+# %% mystnb={"figure": {"caption": "The three differences at the training length against the steps on the target family (log scale), from the main study's length on (thin vertical lines in each attention's colour: that length, the trained transformers of ICDL sec. 5 in the book; the fit uses these snapshots), one column per target depth, 90 % bootstrap bands over the test prompts. Top: shortfall below the MLP at the training length with the fitted line (dashed). Middle and bottom: lead over least squares and over 3-NN (above 0: the transformer is better).", "name": "fig-scale-trend"}}
+fig = figures.plot_scale_trend(data["trend"], data["fits"], scale.fit_from(rcfg), scale.target_offset(rcfg))
 
 # %% [markdown]
 # R² at the training length at the main study's length and after the longest
@@ -146,33 +151,45 @@ chapter.table(scale.end_table(data["points"], rcfg))
 # Per model, a least-squares line through the shortfall against
 # $\log_2(\text{target steps})$ over the snapshots from the main study's
 # length on; its slope is the change per doubling. Its band holds two noises.
-# The prompts': the line is refitted on every paired bootstrap resample. The
-# training's: one model's shortfall jumps from snapshot to snapshot by more
-# than the prompts' band allows, so on each resample we also draw slopes from
-# the $t$ distribution of a least-squares slope, with the standard error that
-# the snapshots' scatter about that resample's line gives ($n - 2$ degrees of
-# freedom). With the training's noise in it, the largest band reaches
-# {glue:text}`scale_slope_hi_max`; with the prompts' alone it reached
-# {glue:text}`scale_prompt_band_hi` (its upper ends, over the models).
+# *Prompt noise*: the line is refitted on every paired bootstrap resample of
+# the test prompts. *Snapshot scatter*: several models' shortfall jumps from
+# one snapshot to the next by more than the prompts' band allows, so on each
+# resample we also draw slopes from the $t$ distribution of a least-squares
+# slope ($n - 2$ degrees of freedom), with the standard error of the
+# snapshots' scatter about the line less the part of it that the prompt
+# resamples already carry (so the prompts' noise is counted once). This is the
+# scatter of one run (one seed), under a constant learning rate; other seeds
+# would add their own spread. The largest upper end of a band is
+# {glue:text}`scale_slope_hi_max` ({glue:text}`scale_band_hi_model`); with
+# the prompts alone the largest is {glue:text}`scale_prompt_band_hi`
+# ({glue:text}`scale_prompt_hi_model`). Counted on the model's own steps,
+# warm phase included, the softmax models' lines fall faster per doubling
+# ({glue:text}`scale_own_clock_softmax`): the clock changes the slopes, and
+# neither clock credits the warm phase with what it did for the targets.
 #
 # The forecast is of objective 1's own number, the largest shortfall over the
-# positions at which the MLP is scored (the training length's shortfall, which
-# the line above follows, is within the tolerance for every model already):
-# its line is extended from the {glue:text}`scale_target_last` target steps
-# of the runs to the paper's {glue:text}`scale_horizon`, where it stands at
-# {glue:text}`scale_at_horizon` -- {glue:text}`scale_forecast`. The forecast
-# is the target step from which the line stays within the tolerance up to
-# {glue:text}`scale_horizon` (never, where it ends above it); its band is that
-# of the training's noise, since objective 1's number is computed on all
-# prompts at once and has no resamples. Five snapshots over
+# positions at which the MLP is scored (the training length's shortfall that
+# the line above follows is a smaller number for every model): its line is
+# extended from the {glue:text}`scale_target_last` target steps of the runs to
+# the paper's {glue:text}`scale_horizon`, where it stands at
+# {glue:text}`scale_at_horizon`; {glue:text}`scale_forecast`. The claim
+# records the target step from which the line stays within the tolerance up
+# to {glue:text}`scale_horizon` (never, where it ends above it), which says
+# whether the line ends within it. Its band is that of the line itself (its
+# level and slope) from the snapshots' scatter: the run stored no prompt
+# resamples of objective 1's number, so the part of the prompts' noise that
+# every snapshot shares is not in it. Five snapshots over
 # {glue:text}`scale_target_doublings` doublings cannot pin an extrapolation
-# over {glue:text}`scale_doublings_ahead` more: where the band straddles the
-# tolerance, the claim is undecided.
+# over {glue:text}`scale_doublings_ahead` more. The two bands that straddle
+# the tolerance, {glue:text}`scale_straddle_models`, leave the claim
+# undecided. A straight line in log steps also falls without end, below what
+# objective 1's number can reach (the MLP's R² minus 1, about −0.01): the
+# lower ends below that are the line's, not the models'.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(scale.fits_table(data["fits"]))
 
-# %% mystnb={"figure": {"caption": "Objective 1's number (the largest shortfall below the MLP over its positions up to the training length) against the steps on the target family (log scale) over the fitted snapshots, one colour per target depth, with each fitted line extended to the paper's training length (dotted). Bars at that length, side by side: the 90 % band of each line's value there, from the snapshots' scatter. Grey: objective 1's tolerance.", "name": "fig-scale-forecast"}}
+# %% mystnb={"figure": {"caption": "Objective 1's number (the largest shortfall below the MLP over its positions up to the training length) against the steps on the target family (log scale) over the fitted snapshots, one colour per target depth, with each fitted line (dashed) extended to the paper's training length (dotted). Bars beside that length: the 90 % band of each line's value there, from the snapshots' scatter (cut at the axis). Grey: objective 1's tolerance. A line in log steps keeps falling; objective 1's number cannot go below the MLP's R² minus 1 (about -0.01).", "name": "fig-scale-forecast"}}
 fig = figures.plot_scale_forecast(data["points"], data["fits"], objectives.CRITERIA["obj1_tolerance"],
                                   scale.PAPER_STEPS, scale.target_offset(rcfg))
 
@@ -257,12 +274,15 @@ fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
 # %% [markdown]
 # ## What a longer run would have to show
 #
-# The lines are fitted over one to four doublings of the target steps, for one
-# training run per model; a
+# The lines are fitted over {glue:text}`scale_target_doublings` doublings of
+# the target steps (the softmax models' training on the targets grows
+# {glue:text}`scale_target_growth_softmax`-fold, the ReLU models'
+# {glue:text}`scale_target_growth_relu`-fold), for one training run per model; a
 # straight line in log steps describes these snapshots, it is not a law, and
 # the warm phase and the switch to ReLU attention shape the early part of each
 # curve. What remains open is whether the trend goes on: the `long` profile trains the same models 64
-# times the main study's length with the same snapshots,
+# times the main study's length, scored at every half-doubling of its steps as
+# here,
 #
 # ```bash
 # python -m icdl.gpt_icl.scale --profile long --workers 1 --device cuda
@@ -274,6 +294,29 @@ fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
 # models' present values. It would also say whether objective 3 holds with
 # more training (here it {glue:text}`scale_verdict_icdl_obj3_longer`). The `paper` profile
 # scores Appendix F's larger models along their 500 k steps the same way.
+#
+# ## What was corrected
+#
+# The thresholds of this chapter's claims were registered before its run; the
+# numbers they are read on were corrected after it, each toward the claim's
+# own words, and the run's stored scores were judged again:
+#
+# - the steps are counted on the target family, not from the warm phase;
+# - the lines' bands hold the snapshots' scatter besides the prompts' noise;
+# - the forecast is of objective 1's own number (the largest shortfall over
+#   the positions), extended to the paper's steps, not of the training length's
+#   shortfall alone, which every model had already brought within the
+#   tolerance;
+# - every number that decides a claim carries the 90 % interval of its worst
+#   model, drawn resample by resample, and an interval that straddles its line
+#   leaves the claim undecided -- except where the registered criterion itself
+#   asks more (the falling shortfall's asks every model's band below 0).
+#
+# Under the first reading the forecast passed without extrapolating and
+# objective 1 on the longest-trained models passed on a point
+# {glue:text}`scale_obj1_margin` inside its tolerance; the corrections can only turn such passes into undecided
+# verdicts. The two claims about a tuned wider model are new, registered
+# before any run of their design.
 #
 # ## The claims, judged
 

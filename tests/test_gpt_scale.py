@@ -149,7 +149,7 @@ def test_fit_recovers_a_planted_slope_on_the_target_clock_and_its_forecast():
 def test_the_lines_band_holds_the_snapshots_scatter():
     """Snapshot-to-snapshot jumps of ±0.02 that the prompts' resamples cannot see (the same on every resample)
     must widen the slope's band: the bug it catches is a band of the prompts alone, which here would exclude
-    slopes the scatter allows. On points on a line, the scatter adds nothing."""
+    slopes the scatter allows. On points on a line with independent prompt noise, the scatter adds nothing."""
     jumps = (0.02, -0.02, 0.02, -0.02, 0.02)
     pts, base = _planted(jumps)
     f = scale.fit_trend(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05, offset={"softmax": 500}).iloc[0]
@@ -160,7 +160,24 @@ def test_the_lines_band_holds_the_snapshots_scatter():
     clean, base = _planted()
     g = scale.fit_trend(clean, _boot(clean, 0.002), {"softmax": base}, tolerance=0.05,
                         offset={"softmax": 500}).iloc[0]
-    assert g["per_doubling_hi"] - g["per_doubling_lo"] < 2 * (g["prompt_only_hi"] - g["prompt_only_lo"])
+    # no scatter beyond the prompts' own: the band is the prompts' (the bug: their noise counted twice, once in
+    # the resamples and again in the scatter, about 1.4 times as wide)
+    assert g["per_doubling_hi"] - g["per_doubling_lo"] < 1.15 * (g["prompt_only_hi"] - g["prompt_only_lo"])
+
+
+def test_the_prompts_noise_is_counted_once():
+    """Twelve snapshots whose scatter about the line is prompt noise of the size the resamples carry (σ = 0.01 in
+    both, no training noise): the band must be about the prompts' own. The bug it catches: the scatter's
+    standard error added on top of the resamples whole, which counts the prompts' noise twice (about 1.4 times
+    the width here)."""
+    rng = np.random.default_rng(0)
+    target = [500 * 2 ** (k / 2) for k in range(12)]
+    short = [0.2 - 0.03 * math.log2(t / 500) + 0.01 * rng.standard_normal() for t in target]
+    own = [round(t) + 500 for t in target]
+    pts = _points(3, own, short)
+    f = scale.fit_trend(pts, _boot(pts, 0.01, seed=10), {"softmax": own[0]}, tolerance=0.05,
+                        offset={"softmax": 500}).iloc[0]
+    assert f["per_doubling_hi"] - f["per_doubling_lo"] < 1.15 * (f["prompt_only_hi"] - f["prompt_only_lo"])
 
 
 def test_the_forecast_extends_the_line_to_the_horizon():

@@ -447,14 +447,15 @@ _SCALE_ROWS = (("shortfall", "shortfall below\nthe MLP"), ("lead_ls", "lead over
                ("lead_knn", "lead over 3-NN"))
 
 
-def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, tolerance: float,
-                     offset: dict | None = None) -> plt.Figure:
+def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, offset: dict | None = None
+                     ) -> plt.Figure:
     """Rows: the shortfall below the MLP, the lead over least squares, the lead over 3-NN (R² differences at
-    the training length); columns: target depth. x: training on the target family as a multiple of the main
-    study's (a model's own step less ``offset[attention]``, :func:`icdl.gpt_icl.scale_trend.target_offset`;
-    1 = its models; the snapshots from there on, those the fit uses), log 2 scale; one line per attention with
-    its band (the trend's, 90 % over the test prompts); on the shortfall row the fitted line over the fitted
-    snapshots (dashed) and objective 1's tolerance (grey); 0 dotted."""
+    the training length); columns: target depth. x: steps on the target family (a model's own step less
+    ``offset[attention]``, :func:`icdl.gpt_icl.scale_trend.target_offset`), log 2 scale, over the snapshots
+    from the main study's length on (those the fit uses; a thin line in the attention's colour marks that
+    length); one line per attention with its band (the trend's, 90 % over the test prompts); on the shortfall
+    row the fitted line (dashed); 0 dotted. No tolerance line: objective 1's number is another quantity (the
+    largest shortfall over positions, the next figure's)."""
     offset = offset or {}
     ds = sorted(trend["depth"].unique())
     fig, axes = plt.subplots(len(_SCALE_ROWS), len(ds), figsize=(WIDE[0], 5.6), sharex=True, sharey="row",
@@ -464,27 +465,26 @@ def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, to
             off = offset.get(att, 0)
             g = trend[(trend["depth"] == depth) & (trend["attention"] == att)
                       & (trend["step"] >= fit_from[att])].sort_values("step")
-            x = (g["step"] - off) / (fit_from[att] - off)
+            x = g["step"] - off
             for r, (col, _) in enumerate(_SCALE_ROWS):
                 ax = axes[r, c]
                 ax.plot(x, g[col], "-o", ms=3, color=ATTENTION[att], label=f"{att} attention")
                 ax.fill_between(x, g[f"{col}_lo"], g[f"{col}_hi"], color=ATTENTION[att], alpha=0.2, lw=0)
+                ax.axvline(fit_from[att] - off, color=ATTENTION[att], lw=0.8, alpha=0.5)
             f = fits[(fits["depth"] == depth) & (fits["attention"] == att)]
             if len(f):
                 f = f.iloc[0]
-                xs = pd.Series([f["first_target"], f["last_target"]], dtype=float)
-                axes[0, c].plot(xs / (fit_from[att] - off), f["shortfall_line_a"] + f["per_doubling"] * np.log2(xs),
-                                ls="--", lw=1.0, color=ATTENTION[att])
-        axes[0, c].axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
+                xs = np.array([f["first_target"], f["last_target"]], dtype=float)
+                axes[0, c].plot(xs, f["shortfall_line_a"] + f["per_doubling"] * np.log2(xs), ls="--", lw=1.0,
+                                color=ATTENTION[att])
         for r in range(len(_SCALE_ROWS)):
             axes[r, c].axhline(0, color="0.6", lw=0.8, ls=":")
-            axes[r, c].axvline(1, color="0.75", lw=0.8)
         axes[0, c].set_title(f"target depth {depth}", fontsize=9)
         axes[-1, c].set_xscale("log", base=2)
-        axes[-1, c].xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}×"))
+        axes[-1, c].xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: count(v)))
     for r, (_, label) in enumerate(_SCALE_ROWS):
         axes[r, 0].set_ylabel(label, fontsize=SMALL)
-    fig.supxlabel("steps on the target family, as a multiple of the main study's (its models at 1×)", fontsize=9)
+    fig.supxlabel("steps on the target family (thin lines: the main study's length)", fontsize=9)
     legend_outside(fig, *_first_panel_legend(axes), fontsize=SMALL)
     return fig
 
@@ -493,9 +493,10 @@ def plot_scale_forecast(points: pd.DataFrame, fits: pd.DataFrame, tolerance: flo
                         offset: dict | None = None) -> plt.Figure:
     """One panel per attention: objective 1's number (the largest shortfall below the MLP over its positions up
     to the training length) against steps on the target family (log scale; a model's own step less
-    ``offset[attention]``), one colour per target depth, over the fitted snapshots; each fitted line extended to
-    the paper's steps, with the 90 % band of its value there (the snapshots' scatter) as a bar at that step;
-    objective 1's tolerance and the paper's training length."""
+    ``offset[attention]``), one colour per target depth, over the fitted snapshots; each fitted line (dashed)
+    extended to the paper's steps, with the 90 % band of its value there (the snapshots' scatter) as a bar
+    beside that step (the bars cut at the axis below -0.06); objective 1's tolerance and the paper's training
+    length (dotted)."""
     offset = offset or {}
     atts = [a for a in ATTENTIONS if a in set(fits["attention"])]
     fig, axes = plt.subplots(1, len(atts), figsize=WIDE, sharey=True, squeeze=False)
@@ -507,10 +508,12 @@ def plot_scale_forecast(points: pd.DataFrame, fits: pd.DataFrame, tolerance: flo
             ax.plot(g["step"] - offset.get(att, 0), g["obj1"], "o", ms=4, color=colour, label=f"target depth {depth}")
             xs = np.geomspace(f["first_target"], paper_steps, 50)
             ax.plot(xs, f["obj1_line_a"] + f["obj1_per_doubling"] * np.log2(xs), "--", lw=1.0, color=colour)
-            at = paper_steps * 1.12 ** (i - 1)  # the bars side by side at the paper's steps
-            ax.plot([at, at], [f["obj1_at_horizon_lo"], f["obj1_at_horizon_hi"]], lw=4, alpha=0.5, color=colour,
-                    solid_capstyle="butt")
+            at = paper_steps * 1.25 ** (i - 1)  # the bars side by side about the paper's steps
+            ax.plot([at, at], [f["obj1_at_horizon_lo"], f["obj1_at_horizon_hi"]], lw=4, alpha=0.6, color=colour,
+                    solid_capstyle="butt", label="its line at the paper's steps: 90 % band" if i == 0 else None)
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")
+        top = max(fits["obj1_at_horizon_hi"].max(), points["obj1"].max()) + 0.01
+        ax.set_ylim(max(fits["obj1_at_horizon_lo"].min(), -0.06) - 0.005, top)  # long bars cut at the axis
         ax.axhline(0, color="0.6", lw=0.8, ls=":")
         ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {count(paper_steps)} steps")
         ax.set(xscale="log", title=f"{att} attention")

@@ -187,15 +187,18 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
     step minus ``offset[attention]``, :func:`target_offset`; none given: the model's own steps) over the
     snapshots from ``fit_from[attention]`` on:
 
-    * the shortfall below the MLP at the training length: its change per doubling (``per_doubling``) with a
-      ``q/2`` … ``1 − q/2`` band that holds both noises -- the prompts' (the line refitted on every paired
-      bootstrap resample) and the training's (on each resample, :data:`T_DRAWS` slopes drawn from the
-      t distribution of a least-squares slope with the standard error of the snapshots' scatter about that
-      line, ``n − 2`` degrees of freedom: the snapshot-to-snapshot jumps of one model);
+    * the shortfall below the MLP at the training length: its change per doubling (``per_doubling``; on the
+      model's own steps, ``per_doubling_own_clock``) with a ``q/2`` … ``1 − q/2`` band that holds both noises
+      -- the prompts' (the line refitted on every paired bootstrap resample) and the run's snapshot scatter
+      (on each resample, :data:`T_DRAWS` slopes drawn from the t distribution of a least-squares slope, ``n − 2``
+      degrees of freedom, with the standard error of the snapshots' scatter about the line less the part of it
+      the prompt resamples already carry);
     * objective 1's own number (``obj1``: the largest shortfall over the MLP's positions up to the training
       length) and its forecast: the target steps from which its line stays within ``tolerance`` up to
       ``horizon`` (:func:`forecast_steps`: an extrapolation of the line to ``horizon``), with the band of the
-      training noise (objective 1's number has no prompt resamples; the scatter holds what of them moves it).
+      line itself -- its level and slope drawn from their t distributions -- from the snapshots' scatter (the
+      run stores no prompt resamples of objective 1's number: what of the prompts' noise moves it from snapshot
+      to snapshot is in the scatter, what is shared by every snapshot is not).
 
     Steps in ``first`` and ``last`` are the model's own; ``first_target``, ``last_target`` and the forecast
     count target steps. With ``draws``, also returns per model the draws of the slope, of the forecast, of the
@@ -223,13 +226,22 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
         short = mlp - mine["r2_mlp_prompts"].to_numpy()
         (a,), (slope,), (se,) = _lines(x, short)
         samples = np.stack([b["mlp@mlp"] - b[f"{attention}:{s}@mlp"] for s in steps], axis=1)  # (resamples, snaps)
-        _, sb, sse = _lines(x, samples)
-        t = rng.standard_t(max(len(x) - 2, 1), size=(len(sb), T_DRAWS))
-        slopes = (sb[:, None] + sse[:, None] * t).ravel()
+        _, sb, _ = _lines(x, samples)
+        # the snapshots' scatter about the line, less the part of it that the prompts' resamples already carry
+        # (the scatter of each resample's deviations from the full-data values about their own line): what is
+        # left is the run's own snapshot-to-snapshot noise, counted once
+        _, _, prompt_se = _lines(x, samples - short)
+        train_se = float(np.sqrt(max(se ** 2 - float(np.mean(prompt_se ** 2)), 0.0)))
+        dof = max(len(x) - 2, 1)
+        slopes = (sb[:, None] + train_se * rng.standard_t(dof, size=(len(sb), T_DRAWS))).ravel()
         obj = mine["obj1"].to_numpy(dtype=float)
         (oa,), (ob,), (ose,) = _lines(x, obj)
-        ob_draws = ob + ose * rng.standard_t(max(len(x) - 2, 1), size=slopes.size)
-        oa_draws = obj.mean() - ob_draws * x.mean()           # each drawn line through the points' centre
+        scatter = ose * np.sqrt(((x - x.mean()) ** 2).sum())  # the residual standard deviation of the points
+        # the line's level at the points' centre and its slope, each drawn from its own t distribution (the two
+        # are independent for a least-squares line): the band of the line itself, extended to the horizon
+        ob_draws = ob + ose * rng.standard_t(dof, size=slopes.size)
+        level = obj.mean() + scatter / np.sqrt(len(x)) * rng.standard_t(dof, size=slopes.size)
+        oa_draws = level - ob_draws * x.mean()
         fc = float(forecast_steps(oa, ob, tolerance, target[0], horizon))
         fcs = forecast_steps(oa_draws, ob_draws, tolerance, target[0], horizon)
         lo, hi = band(slopes, q)
@@ -238,14 +250,14 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
         hlo, hhi = band(at_horizon, q)
         # one snapshot's objective-1 number, moved by the snapshots' scatter about their line (its residual
         # standard deviation, t with n − 2 degrees of freedom): how much a little more or less training moves it
-        spread = ose * np.sqrt(((x - x.mean()) ** 2).sum())
-        last_draws = obj[-1] + spread * rng.standard_t(max(len(x) - 2, 1), size=slopes.size)
+        last_draws = obj[-1] + scatter * rng.standard_t(dof, size=slopes.size)
         out[(int(depth), attention)] = {"slope": slopes, "forecast": fcs, "at_horizon": at_horizon,
                                         "obj1_last": last_draws}
         rows.append({"depth": depth, "attention": attention, "snapshots": len(steps), "first": int(steps[0]),
                      "last": int(steps[-1]), "first_target": int(target[0]), "last_target": int(target[-1]),
                      "shortfall_first": float(short[0]), "shortfall_last": float(short[-1]),
-                     "shortfall_line_a": float(a), "per_doubling": float(slope), "per_doubling_lo": float(lo), "per_doubling_hi": float(hi),
+                     "shortfall_line_a": float(a), "per_doubling": float(slope),
+                     "per_doubling_own_clock": _lines(np.log2(steps.astype(float)), short)[1][0], "per_doubling_lo": float(lo), "per_doubling_hi": float(hi),
                      "prompt_only_lo": float(np.quantile(sb, q / 2)), "prompt_only_hi": float(np.quantile(sb, 1 - q / 2)),
                      "obj1_first": float(obj[0]), "obj1_last": float(obj[-1]), "obj1_line_a": float(oa), "obj1_per_doubling": float(ob),
                      "obj1_at_horizon": float(oa + ob * np.log2(horizon)), "obj1_at_horizon_lo": hlo,
@@ -257,7 +269,7 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
 
 #: the columns of :func:`fit_trend`'s frame
 FIT_COLUMNS = ("depth", "attention", "snapshots", "first", "last", "first_target", "last_target", "shortfall_first",
-               "shortfall_last", "shortfall_line_a", "per_doubling", "per_doubling_lo", "per_doubling_hi", "prompt_only_lo",
+               "shortfall_last", "shortfall_line_a", "per_doubling", "per_doubling_own_clock", "per_doubling_lo", "per_doubling_hi", "prompt_only_lo",
                "prompt_only_hi", "obj1_first", "obj1_last", "obj1_line_a", "obj1_per_doubling", "obj1_at_horizon", "obj1_at_horizon_lo",
                "obj1_at_horizon_hi", "forecast",
                "forecast_lo", "forecast_hi")

@@ -162,7 +162,8 @@ CLAIMS: tuple[Claim, ...] = (
        GPT_DEPTH, "tests/test_gpt_depth.py::test_judge_depth_both_sides"),
     # ---- ICDL's experiments with more training: how much of the shortfall is scale? ----------
     _c("scale-shortfall-falls", "ICDL objective 1, trained 4× longer (this book's question)",
-       "not claimed by ICDL: the shortfall below the MLP falls with every doubling of the training",
+       "not claimed by ICDL: the shortfall below the MLP falls with training (its fitted change per doubling "
+       "of the steps below 0 for every model)",
        GPT_SCALE, "tests/test_gpt_scale.py::test_fit_recovers_a_planted_slope_on_the_target_clock_and_its_forecast"),
     _c("icdl-obj1-longer", "ICDL objective 1 (Figs. 2–4), on the longest-trained models",
        "ICL R² comparable to the trained MLP baseline up to the training length",
@@ -177,12 +178,12 @@ CLAIMS: tuple[Claim, ...] = (
        "a shift of the target-parameter distribution hurts little",
        GPT_SCALE, "tests/test_gpt_scale.py::test_judge_both_sides_of_each_threshold"),
     _c("scale-wider-closer", "ICDL objective 1 at twice the width (this book's question)",
-       "not claimed by ICDL: at the main study's steps, twice the width (3.9× the parameters) brings every model "
-       "closer to the MLP",
+       "not claimed by ICDL: at the main study's steps, twice the width (3.9× the parameters), trained with the "
+       "width-64 learning rate and warm phase, brings every model closer to the MLP",
        GPT_SCALE, "tests/test_gpt_scale.py::test_the_wider_judge_both_sides_of_each_threshold"),
     _c("scale-width-over-steps", "ICDL objective 1: width or steps at equal training compute? (this book's question)",
-       "not claimed by ICDL: at equal training FLOPs the wider model is closer to the MLP than the narrow one "
-       "trained longer",
+       "not claimed by ICDL: at equal training FLOPs the wider model, trained with the width-64 learning rate and "
+       "warm phase, is closer to the MLP than the narrow one trained longer",
        GPT_SCALE, "tests/test_gpt_scale.py::test_the_width_comparison_pairs_the_models_and_matches_their_compute"),
     _c("scale-wider-tuned-closer", "ICDL objective 1 at twice the width, its learning rate tuned (this book's question)",
        "not claimed by ICDL: at the main study's steps, twice the width, with its learning rate chosen at that width "
