@@ -154,6 +154,11 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
             fits["attention"] == "relu"], ".1f"),
         "scale_own_clock_softmax": _rng(fits.loc[fits["attention"] == "softmax", "per_doubling_own_clock"], "+.4f"),
         "scale_straddle_models": _straddlers(fits, objectives.CRITERIA["obj1_tolerance"]),
+        "scale_slope_max": _num(fits["per_doubling"].max(), "+.4f"),
+        "scale_slope_max_model": _model_at(fits, "per_doubling"),
+        "scale_bands_above": f"{int((fits['per_doubling_hi'] > 0).sum())} of {len(fits)}",
+        "scale_within_count": f"{int((fits['obj1_at_horizon_hi'] <= objectives.CRITERIA['obj1_tolerance']).sum())} "
+                              f"of {len(fits)} models",
         "scale_band_hi_model": _model_at(fits, "per_doubling_hi"),
         "scale_prompt_hi_model": _model_at(fits, "prompt_only_hi"),
         "scale_doublings_ahead": _rng(np.log2(PAPER_STEPS / fits["last_target"]), ".1f"),

@@ -686,8 +686,8 @@ KNOWN_FAILURES: dict[str, str] = {
     "scale-shortfall-falls": "per doubling of the steps on the target family, five of the six models' shortfall "
                              "below the MLP falls at its point value (−0.0121 to −0.0044), but the depth-3 "
                              "ReLU-attention model's does not: +0.0008 (90 % band over the prompts and the "
-                             "snapshots' scatter −0.0064 to +0.0085), 0.027 at its main length and at the end; with "
-                             "the snapshots' scatter in them, 4 of the 6 bands reach above 0",
+                             "snapshots' scatter −0.0052 to +0.0064), 0.027 at its main length and at the end; with "
+                             "the snapshots' scatter in them, 3 of the 6 bands reach above 0",
     "icdl-obj3-longer": "after four times the training the target-depth-6 models still lose 0.44 (ReLU) and 0.39 "
                         "(softmax) of R² at the training length when μ moves to ±0.5; at target depths 3 and 4 "
                         "the largest fall is 0.07",
