@@ -227,8 +227,10 @@ def flow_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
                     "flow_fair_along": _range(row.to_numpy(), ".4f"),
                     "flow_fair_etas": ", ".join(f"{e:g}" for e in row.index)}
     if result is None:
-        return out | {k: "—" for k in (*keys.values(), "flow_times", "flow_inside", "flow_eta_change",
-                                       "flow_median_models", "flow_gd_r2", "flow_model_r2")}
+        return out | {k: "—" for k in (*keys.values(), *(f"{k}_far" for k in keys.values()), "flow_times",
+                                       "flow_inside", "flow_eta_change", "flow_median_models", "flow_gd_r2",
+                                       "flow_model_r2", "flow_median_worst", "flow_median_worst_gd_r2",
+                                       "flow_median_worst_model_r2", "flow_models", "flow_median_worst_rule")}
     for e in entries:
         v = e["values"]
         out[keys[e["claim"]]] = f"{e['value']:.3f} (90 % interval {v['value_lo']:.3f} to {v['value_hi']:.3f})"
@@ -236,6 +238,18 @@ def flow_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
     nums = _numbers(result, train_examples)["models"]
     r2 = _r2s(result["alignment"], train_examples)
     changes = edges["eta_change"].dropna()
+    for key, (measure, op, t) in zip(keys.values(), CLAIMS.values()):  # per model: the whole interval past the line
+        far = [summary(v[measure]) for v in nums.values()]
+        out[f"{key}_far"] = str(sum(s["lo"] >= t if op == "<" else s["hi"] < t for s in far))
+    worst = max(nums, key=lambda k: nums[k]["median"][0])
+    at = result["blocks"]
+    at = at[(at["mixture"] == PRETRAINING) & (at["position"] == train_examples) & (at["depth"] == worst[0])
+            & (at["attention"] == worst[1]) & at["candidate"].isin(SIMPLE_RULES)]
+    out["flow_median_worst_rule"] = str(at.groupby("candidate")["pred"].sum().idxmin())
+    out |= {"flow_median_worst": f"target depth {worst[0]}, {worst[1]} attention",
+            "flow_median_worst_gd_r2": f"{r2.loc[worst, GD_NETWORK]:.3f}",
+            "flow_median_worst_model_r2": f"{r2.loc[worst, 'model']:.3f}",
+            "flow_models": f"{len(nums)}"}
     return out | {"flow_times": _range(edges["time"], ".1f"),
                   "flow_inside": f"{int(edges['flow'].sum())} of {len(edges)}",
                   "flow_eta_change": (f"{100 * changes.max():.2f} %" if len(changes) else "none at an edge"),
