@@ -560,8 +560,9 @@ chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_ent
 # - GD's sums at the deeper targets rest on a few prompts on which its run is
 #   unstable, and move with floating-point rounding; the median block decides
 #   the same way. By the sensitivity L2 difference GD is nearer than every
-#   simple rule for some models at their point values, not on the whole
-#   interval for all.
+#   simple rule at the point value for {glue:text}`fair_sens_point_nearer`
+#   models on the fair grid and {glue:text}`flow_sens_point_nearer` in flow
+#   time, on the whole interval for {glue:text}`flow_sens_nearer`.
 # - One training seed per model: the intervals are over test prompts only. The
 #   spread over the main study's seeds is the next design.
 # - The explicit Theorem-1 transformer is not among the candidates: its

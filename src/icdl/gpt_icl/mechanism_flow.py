@@ -230,7 +230,8 @@ def flow_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
         return out | {k: "—" for k in (*keys.values(), *(f"{k}_far" for k in keys.values()), "flow_times",
                                        "flow_inside", "flow_eta_change", "flow_median_models", "flow_gd_r2",
                                        "flow_model_r2", "flow_median_worst", "flow_median_worst_gd_r2",
-                                       "flow_median_worst_model_r2", "flow_models", "flow_median_worst_rule")}
+                                       "flow_median_worst_model_r2", "flow_models", "flow_median_worst_rule",
+                                       "flow_sens_point_nearer", "flow_sens_nearer")}
     for e in entries:
         v = e["values"]
         out[keys[e["claim"]]] = f"{e['value']:.3f} (90 % interval {v['value_lo']:.3f} to {v['value_hi']:.3f})"
@@ -241,6 +242,9 @@ def flow_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
     for key, (measure, op, t) in zip(keys.values(), CLAIMS.values()):  # per model: the whole interval past the line
         far = [summary(v[measure]) for v in nums.values()]
         out[f"{key}_far"] = str(sum(s["lo"] >= t if op == "<" else s["hi"] < t for s in far))
+    sens = [summary(v["sens"]) for v in nums.values()]
+    out |= {"flow_sens_point_nearer": f"{sum(x['value'] < 1 for x in sens)} of {len(sens)}",
+            "flow_sens_nearer": f"{sum(x['hi'] < 1 for x in sens)} of {len(sens)}"}
     worst = max(nums, key=lambda k: nums[k]["median"][0])
     at = result["blocks"]
     at = at[(at["mixture"] == PRETRAINING) & (at["position"] == train_examples) & (at["depth"] == worst[0])
