@@ -185,13 +185,13 @@ chapter.table(scale.end_table(data["points"], rcfg))
 # over {glue:text}`scale_doublings_ahead` more. The two bands that straddle
 # the tolerance, {glue:text}`scale_straddle_models`, leave the claim
 # undecided. A straight line in log steps also falls without end, below what
-# objective 1's number can reach (the MLP's R² minus 1, about −0.01): the
+# objective 1's number can reach (the MLP's R² minus 1: {glue:text}`scale_obj1_floor` by target depth): the
 # lower ends below that are the line's, not the models'.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(scale.fits_table(data["fits"]))
 
-# %% mystnb={"figure": {"caption": "Objective 1's number (the largest shortfall below the MLP over its positions up to the training length) against the steps on the target family (log scale) over the fitted snapshots, one colour per target depth, with each fitted line (dashed) extended to the paper's training length (dotted). Bars beside that length: the 90 % band of each line's value there, from the snapshots' scatter (cut at the axis). Grey: objective 1's tolerance. A line in log steps keeps falling; objective 1's number cannot go below the MLP's R² minus 1 (about -0.01).", "name": "fig-scale-forecast"}}
+# %% mystnb={"figure": {"caption": "Objective 1's number (the largest shortfall below the MLP over its positions up to the training length) against the steps on the target family (log scale) over the fitted snapshots, one colour per target depth, with each fitted line (dashed) extended to the paper's training length (dotted). Bars beside that length: the 90 % band of each line's value there, from the snapshots' scatter (cut at the axis). Grey: objective 1's tolerance. A line in log steps keeps falling; objective 1's number cannot go below the MLP's $R^2$ minus 1, just below 0.", "name": "fig-scale-forecast"}}
 fig = figures.plot_scale_forecast(data["points"], data["fits"], objectives.CRITERIA["obj1_tolerance"],
                                   scale.PAPER_STEPS, scale.target_offset(rcfg))
 

@@ -170,6 +170,7 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
            if (frame["attention"] == att).any()},
         "scale_obj1": f"{verdicts['icdl-obj1-longer']:.3f}", "scale_obj3": f"{verdicts['icdl-obj3-longer']:.2f}",
         "scale_obj1_interval": _with_interval(judged, "icdl-obj1-longer"),
+        "scale_obj1_floor": _rng(res["points"].loc[res["points"]["method"] == "mlp", "r2_mlp_prompts"] - 1, "+.3f"),
         "scale_obj1_margin": f"{objectives.CRITERIA['obj1_tolerance'] - verdicts['icdl-obj1-longer']:.3f}",
         "scale_obj1_tolerance": f"{objectives.CRITERIA['obj1_tolerance']:g}",
         "scale_obj3_max_drop": f"{objectives.CRITERIA['obj3_max_drop']:g}",
