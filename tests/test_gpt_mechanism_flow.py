@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_gpt_mechanism_fair import MODELS, _blocks, _result
 
 from icdl.gpt_icl import baselines as bl
 from icdl.gpt_icl import mechanism_flow as mf
 from icdl.gpt_icl.mechanism_measures import GD_NETWORK, RIDGE
 from icdl.repro.claims import criterion_verdict, unmet_gates
+from test_gpt_mechanism_fair import MODELS, _blocks, _result
 
 CFG = {"etas": (0.025, 0.05, 0.1), "init_scales": (0.25, 0.5, 1.0), "lambdas": (0.1, 1.0, 10.0), "gd_steps": 64}
 STEPS = (0, 1, 2, 4, 8, 16, 32, 64)

@@ -233,22 +233,37 @@ def judge_fair(result: dict | None, cfg, train_examples: int, control_passed: bo
     edges = grid_edges(result["chosen"], result["gd_scan"], cfg)
     fair = bool(edges["fair"].all())
     m = paired_measures(result["blocks"], train_examples)
-    r2 = _r2s(result["alignment"], train_examples)
-    weaker = int((r2[GD_NETWORK] < r2["model"]).sum())
     at_edge = int((~edges["fair"]).sum())
     grid = "interior for every model" if fair else f"at an edge that matters for {at_edge} of {len(edges)} models"
-    gates = (f"; GD's grid {grid}; positive control {'passed' if control_passed else 'not passed'}"
-             + (f"; GD's own R² below the model's for {weaker} of {len(r2)} models" if weaker else ""))
+    tail = f"; GD's grid {grid}" + gate_note(result, train_examples, control_passed)
+    return gated_entries(names, words, m, {"control": float(control_passed), "fair": float(fair)}, tail, criteria)
+
+
+def gate_note(result: dict, train_examples: int, control_passed: bool) -> str:
+    """The end of a gated entry's text: whether the positive control passed, and for how many models GD's own R²
+    is below the model's (a "farther" that may be GD's inaccuracy, not another algorithm)."""
+    r2 = _r2s(result["alignment"], train_examples)
+    weaker = int((r2[GD_NETWORK] < r2["model"]).sum())
+    return (f"; positive control {'passed' if control_passed else 'not passed'}"
+            + (f"; GD's own R² below the model's for {weaker} of {len(r2)} models" if weaker else ""))
+
+
+def gated_entries(names: dict[str, str], words: dict[str, str], numbers: dict, gates: dict[str, float], tail: str,
+                  criteria: dict[str, str]) -> list[dict]:
+    """Ledger entries of claims decided on the interval of a number over the models (``numbers[key]``: its
+    value on every resample, row 0 on all prompts; ``numbers["models"]``: per model) with the registry's
+    ``gates``: per claim (``names``: claim → key) the value, its 90 % interval, each model's value and
+    ``tail``; the verdict is the registry's."""
     out = []
     for claim, key in names.items():
-        s = summary(m[key])
-        per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in m["models"].items())
+        s = summary(numbers[key])
+        per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in numbers["models"].items())
         shown = (f"{s['value']:.3f} (90 % interval of this {'smallest' if key == 'cosine' else 'largest'} over the "
                  f"models, {s['lo']:.3f} to {s['hi']:.3f}, over resamples of the test prompts)")
-        values = {"value_lo": s["lo"], "value_hi": s["hi"], "control": float(control_passed), "fair": float(fair)}
+        values = {"value_lo": s["lo"], "value_hi": s["hi"], **gates}
         out.append({"claim": claim, "value": s["value"], "values": values,
                     "passed": criterion_verdict(claim, {"value": s["value"], **values}),
-                    "ours": f"{words[key]}: {shown}; {per}{gates}", "criterion": criteria[claim]})
+                    "ours": f"{words[key]}: {shown}; {per}{tail}", "criterion": criteria[claim]})
     return out
 
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..repro.claims import criterion_verdict
+from ..repro.ledger import count
 from .intervals import Draws, summary
-from .mechanism_fair import _r2s, paired_measures
+from .mechanism_fair import _r2s, gate_note, gated_entries, grid_edges, paired_measures
 from .mechanism_measures import GD_NETWORK, SIMPLE_RULES
 from .tasks import PRETRAINING
 
@@ -141,24 +141,12 @@ def judge_flow(result: dict | None, cfg, train_examples: int, control_passed: bo
     edges = flow_edges(result["chosen"], result["gd_scan"], cfg)
     flow = bool(edges["flow"].all())
     nums = _numbers(result, train_examples)
-    r2 = _r2s(result["alignment"], train_examples)
-    weaker = int((r2[GD_NETWORK] < r2["model"]).sum())
     at_edge = int((~edges["flow"]).sum())
     grid = ("inside its grid in flow time for every model" if flow
             else f"at an edge that matters for {at_edge} of {len(edges)} models")
-    gates = (f"; GD's chosen member {grid}; positive control {'passed' if control_passed else 'not passed'}"
-             + (f"; GD's own R² below the model's for {weaker} of {len(r2)} models" if weaker else ""))
-    out = []
-    for claim, (key, _, _) in CLAIMS.items():
-        s = summary(nums[key])
-        per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in nums["models"].items())
-        shown = (f"{s['value']:.3f} (90 % interval of this {'smallest' if key == 'cosine' else 'largest'} over the "
-                 f"models, {s['lo']:.3f} to {s['hi']:.3f}, over resamples of the test prompts)")
-        values = {"value_lo": s["lo"], "value_hi": s["hi"], "control": float(control_passed), "flow": float(flow)}
-        out.append({"claim": claim, "value": s["value"], "values": values,
-                    "passed": criterion_verdict(claim, {"value": s["value"], **values}),
-                    "ours": f"{WORDS[key]}: {shown}; {per}{gates}", "criterion": criteria[claim]})
-    return out
+    tail = f"; GD's chosen member {grid}" + gate_note(result, train_examples, control_passed)
+    return gated_entries({c: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
+                         {"control": float(control_passed), "flow": float(flow)}, tail, criteria)
 
 
 def flow_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
@@ -212,10 +200,8 @@ def flow_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
     Dashes while a run waits."""
     keys = {"mech-flow-nearest-gd": "flow_pred", "mech-flow-sens-gd": "flow_sens", "mech-flow-cosine-gd": "flow_cos",
             "mech-flow-median-gd": "flow_median"}
-    out = {"flow_etas": ", ".join(f"{e:g}" for e in cfg["etas"]), "flow_steps": f"{cfg['gd_steps']:,}".replace(",", " ")}
+    out = {"flow_etas": ", ".join(f"{e:g}" for e in cfg["etas"]), "flow_steps": count(cfg["gd_steps"])}
     if fair is not None and fair_cfg is not None:
-        from .mechanism_fair import grid_edges
-
         edges = grid_edges(fair["chosen"], fair["gd_scan"], fair_cfg)
         held = edges[~edges["fair"]]
         if len(held):

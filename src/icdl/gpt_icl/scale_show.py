@@ -14,8 +14,6 @@ numbers its prose quotes, formatted, with each verdict word from the ledger's ow
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 

@@ -253,25 +253,26 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
         last_draws = obj[-1] + scatter * rng.standard_t(dof, size=slopes.size)
         out[(int(depth), attention)] = {"slope": slopes, "forecast": fcs, "at_horizon": at_horizon,
                                         "obj1_last": last_draws}
+        own_clock = _lines(np.log2(steps.astype(float)), short)[1][0]
         rows.append({"depth": depth, "attention": attention, "snapshots": len(steps), "first": int(steps[0]),
                      "last": int(steps[-1]), "first_target": int(target[0]), "last_target": int(target[-1]),
                      "shortfall_first": float(short[0]), "shortfall_last": float(short[-1]),
                      "shortfall_line_a": float(a), "per_doubling": float(slope),
-                     "per_doubling_own_clock": _lines(np.log2(steps.astype(float)), short)[1][0], "per_doubling_lo": float(lo), "per_doubling_hi": float(hi),
-                     "prompt_only_lo": float(np.quantile(sb, q / 2)), "prompt_only_hi": float(np.quantile(sb, 1 - q / 2)),
-                     "obj1_first": float(obj[0]), "obj1_last": float(obj[-1]), "obj1_line_a": float(oa), "obj1_per_doubling": float(ob),
+                     "per_doubling_own_clock": float(own_clock), "per_doubling_lo": float(lo),
+                     "per_doubling_hi": float(hi), "prompt_only_lo": float(np.quantile(sb, q / 2)),
+                     "prompt_only_hi": float(np.quantile(sb, 1 - q / 2)), "obj1_first": float(obj[0]),
+                     "obj1_last": float(obj[-1]), "obj1_line_a": float(oa), "obj1_per_doubling": float(ob),
                      "obj1_at_horizon": float(oa + ob * np.log2(horizon)), "obj1_at_horizon_lo": hlo,
-                     "obj1_at_horizon_hi": hhi,
-                     "forecast": fc, "forecast_lo": float(flo), "forecast_hi": float(fhi)})
+                     "obj1_at_horizon_hi": hhi, "forecast": fc, "forecast_lo": float(flo), "forecast_hi": float(fhi)})
     frame = pd.DataFrame(rows, columns=list(FIT_COLUMNS))
     return (frame, out) if draws else frame
 
 
 #: the columns of :func:`fit_trend`'s frame
 FIT_COLUMNS = ("depth", "attention", "snapshots", "first", "last", "first_target", "last_target", "shortfall_first",
-               "shortfall_last", "shortfall_line_a", "per_doubling", "per_doubling_own_clock", "per_doubling_lo", "per_doubling_hi", "prompt_only_lo",
-               "prompt_only_hi", "obj1_first", "obj1_last", "obj1_line_a", "obj1_per_doubling", "obj1_at_horizon", "obj1_at_horizon_lo",
-               "obj1_at_horizon_hi", "forecast",
+               "shortfall_last", "shortfall_line_a", "per_doubling", "per_doubling_own_clock", "per_doubling_lo",
+               "per_doubling_hi", "prompt_only_lo", "prompt_only_hi", "obj1_first", "obj1_last", "obj1_line_a",
+               "obj1_per_doubling", "obj1_at_horizon", "obj1_at_horizon_lo", "obj1_at_horizon_hi", "forecast",
                "forecast_lo", "forecast_hi")
 
 

@@ -185,7 +185,8 @@ CLAIMS: tuple[Claim, ...] = (
        "not claimed by ICDL: at equal training FLOPs the wider model, trained with the width-64 learning rate and "
        "warm phase, is closer to the MLP than the narrow one trained longer",
        GPT_SCALE, "tests/test_gpt_scale.py::test_the_width_comparison_pairs_the_models_and_matches_their_compute"),
-    _c("scale-wider-tuned-closer", "ICDL objective 1 at twice the width, its learning rate tuned (this book's question)",
+    _c("scale-wider-tuned-closer",
+       "ICDL objective 1 at twice the width, its learning rate tuned (this book's question)",
        "not claimed by ICDL: at the main study's steps, twice the width, with its learning rate chosen at that width "
        "by a scan of at least three rates, brings every model closer to the MLP",
        GPT_SCALE, "tests/test_gpt_scale.py::test_the_tuned_width_claims_wait_for_a_scan"),
