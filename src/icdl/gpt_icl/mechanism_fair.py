@@ -186,6 +186,12 @@ def fit_table(fit: pd.DataFrame, chosen: pd.DataFrame, cfg) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def interval_cell(stat) -> str:
+    """A number over resamples as a table cell: "value (lo to hi)", its 90 % interval."""
+    s = summary(stat)
+    return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
+
+
 def fair_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
     """Per model, for the reader: GD's chosen member and whether it sits at an edge that matters, the three
     measures of GD against the simple rules at the training length (each "value (90 % interval)"), and GD's
@@ -194,18 +200,15 @@ def fair_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
     m = paired_measures(result["blocks"], train_examples)["models"]
     r2 = _r2s(result["alignment"], train_examples)
 
-    def cell(stat):
-        s = summary(stat)
-        return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
-
     rows = []
     for (depth, att), v in m.items():
         e = edges.loc[(depth, att)]
         rows.append({"depth": depth, "attention": att,
                      "GD chosen": f"η = {e['eta']:g}, L = {int(e['steps'])}, scale {e['init_scale']:g}",
                      "at an edge": ", ".join(word for k, word in EDGES.items() if e[k]) or "none",
-                     "prediction ratio": cell(v["pred"]), "sensitivity ratio": cell(v["sens"]),
-                     "cosine": cell(v["cosine"]), "GD's R², test prompts": float(r2.loc[(depth, att), GD_NETWORK]),
+                     "prediction ratio": interval_cell(v["pred"]), "sensitivity ratio": interval_cell(v["sens"]),
+                     "cosine": interval_cell(v["cosine"]),
+                     "GD's R², test prompts": float(r2.loc[(depth, att), GD_NETWORK]),
                      "model's R², test prompts": float(r2.loc[(depth, att), "model"])})
     return pd.DataFrame(rows)
 

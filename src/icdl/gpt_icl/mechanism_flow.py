@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..repro.ledger import count
 from .intervals import Draws, summary
-from .mechanism_fair import _r2s, gate_note, gated_entries, grid_edges, paired_measures
+from .mechanism_fair import _r2s, gate_note, gated_entries, grid_edges, interval_cell, paired_measures
 from .mechanism_measures import GD_NETWORK, SIMPLE_RULES
 from .tasks import PRETRAINING
 
@@ -157,10 +157,6 @@ def flow_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
     r2 = _r2s(result["alignment"], train_examples)
     words = {"scale_edge": "start scale", "time_edge": "ηL", "eta_edge": "η", "lambda_edge": "ridge's λ"}
 
-    def cell(stat):
-        s = summary(stat)
-        return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
-
     rows = []
     for (depth, att), v in nums.items():
         e = edges.loc[(depth, att)]
@@ -168,8 +164,8 @@ def flow_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
                      "GD chosen": f"η = {e['eta']:g}, L = {int(e['steps'])}, scale {e['init_scale']:g}",
                      "ηL": f"{e['time']:.1f}",
                      "at an edge": ", ".join(w for k, w in words.items() if e[k]) or "none",
-                     "prediction ratio": cell(v["pred"]), "median-block ratio": cell(v["median"]),
-                     "sensitivity ratio": cell(v["sens"]), "cosine": cell(v["cosine"]),
+                     "prediction ratio": interval_cell(v["pred"]), "median-block ratio": interval_cell(v["median"]),
+                     "sensitivity ratio": interval_cell(v["sens"]), "cosine": interval_cell(v["cosine"]),
                      "GD's R²": float(r2.loc[(depth, att), GD_NETWORK]),
                      "model's R²": float(r2.loc[(depth, att), "model"])})
     return pd.DataFrame(rows)
