@@ -250,6 +250,23 @@ CLAIMS: tuple[Claim, ...] = (
        "not claimed by ICDL: on the median block of test prompts every model is nearer GD tuned in flow time than "
        "the simple rule nearest it over all prompts, by prediction difference",
        GPT_MECHANISM, "tests/test_gpt_mechanism_flow.py::test_the_flow_judge_both_sides_of_each_threshold"),
+    _c("mech-seeds-nearest-gd", "This book: hypothesis 1 over the main study's seeds",
+       "not claimed by ICDL: averaged over the main study's seeds of each model, every model is nearer GD on an "
+       "N-layer network, tuned in flow time for each seed's model, than any linear or local rule, by prediction "
+       "difference",
+       GPT_MECHANISM, "tests/test_gpt_mechanism_seeds.py::test_the_seeds_judge_both_sides_of_each_threshold"),
+    _c("mech-seeds-sens-gd", "This book: GD nearest by the sensitivities, over the main study's seeds",
+       "not claimed by ICDL: averaged over the seeds, every model's $\\partial \\hat y / \\partial "
+       "x_{\\mathrm{query}}$ is nearer that of GD tuned in flow time than any linear or local rule's in L2",
+       GPT_MECHANISM, "tests/test_gpt_mechanism_seeds.py::test_the_seeds_judge_both_sides_of_each_threshold"),
+    _c("mech-seeds-cosine-gd", "This book: hypothesis 2 over the main study's seeds",
+       "not claimed by ICDL: averaged over the seeds, every model's $\\partial \\hat y / \\partial "
+       "x_{\\mathrm{query}}$ points where that of GD tuned in flow time does (mean cosine ≥ 0.8)",
+       GPT_MECHANISM, "tests/test_gpt_mechanism_seeds.py::test_the_seeds_judge_both_sides_of_each_threshold"),
+    _c("mech-seeds-median-gd", "This book: hypothesis 1 by the median block, over the main study's seeds",
+       "not claimed by ICDL: averaged over the seeds, on the median block of test prompts every model is nearer GD "
+       "tuned in flow time than the simple rule nearest it over all prompts, by prediction difference",
+       GPT_MECHANISM, "tests/test_gpt_mechanism_seeds.py::test_the_seeds_judge_both_sides_of_each_threshold"),
     _c("mech-control-linear", "This book: the positive control (a transformer trained on linear targets)",
        "not claimed by ICDL: the measures find a linear fit (least squares, ridge, or GD or the Adam-trained MLP on "
        "a one-layer network) nearest a transformer trained on linear regression, not a local rule",
@@ -476,6 +493,24 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "mech-flow-sens-gd": _all(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1)),
     "mech-flow-cosine-gd": _all(("value", ">=", 0.8), ("control", "gate", 1), ("flow", "gate", 1)),
     "mech-flow-median-gd": _all(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1)),
+    # registered before any run of python -m icdl.gpt_icl.mechanism --profile seeds (judge_seeds): the flow
+    # claims asked over the main study's three seeds (0, 1, 2) of each of the six models. Profile seeds: the flow
+    # profile's grid, scan and test prompts, positions and candidates, on every seed's model, pretraining mixture.
+    # Per model and seed, GD's and ridge's members are chosen for that seed's model as in the flow study and the
+    # four flow numbers computed (GD's prediction difference over the nearest simple rule's, its sensitivity L2
+    # difference over the smallest simple rule's, GD's mean cosine, the median-block ratio with the rule nearest
+    # that seed's model over all prompts). A model's number is the mean over its seeds; value: the largest over
+    # the models (the cosine: the smallest). Its 90 % interval: a two-level bootstrap (intervals.Draws with three
+    # seeds): the seeds drawn with replacement, the 32 blocks of test prompts drawn once per resample for every
+    # seed, candidate and model (paired), the model's number the mean over the drawn seeds. Gates, each 1 or 0:
+    # ``control`` (mech-control-linear passed), ``flow`` (the flow gate met by every seed's model), ``seeds``
+    # (three seeds measured for every model)
+    "mech-seeds-nearest-gd": _all(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1),
+                                  ("seeds", "gate", 1)),
+    "mech-seeds-sens-gd": _all(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1), ("seeds", "gate", 1)),
+    "mech-seeds-cosine-gd": _all(("value", ">=", 0.8), ("control", "gate", 1), ("flow", "gate", 1),
+                                 ("seeds", "gate", 1)),
+    "mech-seeds-median-gd": _all(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1), ("seeds", "gate", 1)),
     # registered before the run of python -m icdl.gpt_icl.mechanism --profile longer (judge_longer): the largest
     # change over the models of that ratio from the main study's models to the four-times-longer-trained ones,
     # and the largest ratio of the longer-trained models
