@@ -541,6 +541,52 @@ chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_ent
 # three measures.
 
 # %% [markdown]
+# (mech-seeds)=
+# ## Over the training seeds
+#
+# The verdicts above read one trained model per target depth and attention
+# (seed 0 of the main study): their intervals hold the noise of the test
+# prompts, not that of training. The main study trained three seeds of every
+# model, each from other initial weights on other training prompts. A fourth
+# run (`python -m icdl.gpt_icl.mechanism --profile seeds --workers 2`, its
+# hypotheses registered before it ran) chooses GD's and ridge's members for
+# each seed's model on the flow grid, under the same gate, and measures it on
+# the same test prompts. A model's number is the mean of its seeds' numbers;
+# its 90 % interval comes from resampling at two levels -- the seeds with
+# replacement, then the blocks of test prompts, the same blocks for every
+# seed, candidate and model. Per model, the seed mean with its interval, then
+# each seed's own value:
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+seeds_obj = show_reference(mechanism.PROFILES, "mechanism", "seeds")
+seeds = mechanism.load(seeds_obj) if seeds_obj is not None and mech_on == "reference" else None
+scfg = mechanism.PROFILES.resolve("seeds")
+if seeds is not None:
+    display(chapter.table(mechanism.seeds_table(seeds, scfg, rcfg["train_examples"])))
+
+# %% tags=["remove-cell"]
+seeds_entries = mechanism.judge_seeds(seeds, scfg, rcfg["train_examples"], control_passed)
+chapter.glue(**mechanism.seeds_glue(seeds, rcfg["train_examples"], seeds_entries))
+
+# %% [markdown]
+# On {glue:text}`seeds_count` seeds of each of the {glue:text}`seeds_models`
+# models, the numbers that decide the four hypotheses are GD's largest
+# seed-mean prediction ratio {glue:text}`seeds_pred`
+# (**{glue:text}`status_mech_seeds_nearest_gd`**), its largest sensitivity
+# ratio {glue:text}`seeds_sens` (**{glue:text}`status_mech_seeds_sens_gd`**),
+# the smallest seed-mean cosine {glue:text}`seeds_cosine`
+# (**{glue:text}`status_mech_seeds_cosine_gd`**) and the largest median-block
+# ratio {glue:text}`seeds_median`
+# (**{glue:text}`status_mech_seeds_median_gd`**). Past the line on the whole
+# interval of their seed mean: {glue:text}`seeds_pred_far` models by
+# prediction, {glue:text}`seeds_sens_far` by sensitivity,
+# {glue:text}`seeds_median_far` on the median block, and
+# {glue:text}`seeds_cosine_far` short of the cosine line. Of the single seeds'
+# models, {glue:text}`seeds_pred_seed_far` are farther from GD than from the
+# nearest simple rule by prediction, {glue:text}`seeds_sens_seed_far` by
+# sensitivity and {glue:text}`seeds_median_seed_far` on the median block.
+
+# %% [markdown]
 # ## What this does and does not show
 #
 # - *Nearest* is relative: a model can be nearest to one candidate and still
@@ -583,6 +629,7 @@ ledger.record_all(mechanism.judge_control(control_blocks, rcfg["train_examples"]
                   covered=control_blocks is not None)
 ledger.record_all(fair_entries, judged_on="fair", covered=fair is not None)
 ledger.record_all(flow_entries, judged_on="flow", covered=flow is not None)
+ledger.record_all(seeds_entries, judged_on="seeds", covered=seeds is not None)
 ledger.save()
 ledger.judged()
 

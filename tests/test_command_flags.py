@@ -116,8 +116,10 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
     "icdl.gpt_icl.mechanism": ("icdl.gpt_icl.mechanism", {
         "--profile": [acts(["--profile", "longer"], "profile longer"),
                       refused(["--profile", "nope"], "invalid choice: 'nope'")],
-        "--threads": [acts(["--threads", "2"], "on 2 thread(s)"),
+        "--threads": [acts(["--threads", "2"], "of 2 thread(s)"),
                       refused(["--threads", "0"], "--threads must be >= 1, got 0")],
+        "--workers": [acts(["--profile", "seeds", "--workers", "2"], "profile seeds, on 2 process(es)"),
+                      refused(["--workers", "0"], "--workers must be >= 1, got 0")],
     }),
     "icdl.lsa": ("icdl.lsa.__main__", {
         "--profile": [acts(["--profile", "quick"], "profile quick"),

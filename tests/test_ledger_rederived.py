@@ -62,7 +62,8 @@ def _gpt_mechanism(ledger):
     control = mechanism.load(_result("gpt_mechanism", "mechanism", "control"))["blocks"]
     ledger.record_all(mechanism.judge_control(control, train), judged_on="control")
     passed = mechanism.judge_control(control, train)[0]["passed"] is True
-    for profile, judge in (("fair", mechanism.judge_fair), ("flow", mechanism.judge_flow)):
+    for profile, judge in (("fair", mechanism.judge_fair), ("flow", mechanism.judge_flow),
+                           ("seeds", mechanism.judge_seeds)):
         path = ROOT / "results" / "gpt_mechanism" / f"mechanism.{profile}.json"
         if path.is_file():  # a run not made yet is recorded as waiting, and checked by test_registered
             ledger.record_all(judge(mechanism.load(_result("gpt_mechanism", "mechanism", profile)),

@@ -25,6 +25,7 @@ another study uses is re-exported here (``mechanism.judge`` is :func:`icdl.gpt_i
 :mod:`~icdl.gpt_icl.mechanism_judge`       the nearest candidate, GD against the nearest simple rule, the ledger's judge
 :mod:`~icdl.gpt_icl.mechanism_fair`        GD given a fair chance: the grid's edges, the measures' intervals, its judge
 :mod:`~icdl.gpt_icl.mechanism_flow`        GD tuned in gradient-flow time ηL, the median block of prompts, their judge
+:mod:`~icdl.gpt_icl.mechanism_seeds`       the flow study's numbers over the main study's seeds, their judge
 :mod:`~icdl.gpt_icl.mechanism_show`        what the chapter shows: tables, the prose's numbers
 this module                                the profiles, the study over every model, its result file, the command
 =========================================  ============================================================================
@@ -38,8 +39,9 @@ this module                                the profiles, the study over every mo
                     depth-1 targets, checkpoints local: ``--profile control``, about 20 minutes on one core),
                     ``fair`` (the reference study with GD and ridge given a grid whose chosen members are interior:
                     ``--profile fair``, about 60 minutes on one core), ``flow`` (the fair study on a grid read in
-                    gradient-flow time ηL: ``--profile flow``)
-:func:`study`       scan, choose and measure for every model
+                    gradient-flow time ηL: ``--profile flow``), ``seeds`` (the flow study of every seed's
+                    model, pretraining mixture: ``--profile seeds --workers 2``, about 80 minutes on two cores)
+:func:`study`       scan, choose and measure for every model (:func:`run`: on ``--workers`` processes)
 :func:`judge`       the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
 :func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
 :func:`judge_control` the entry of the positive control (``--profile control``: the main study's models
@@ -107,6 +109,7 @@ from .mechanism_measures import (  # noqa: F401  (re-exported: mechanism.alignme
     measure_prompts,
     scan_prompts,
 )
+from .mechanism_seeds import judge_seeds, seed_edges, seed_numbers, seeds_glue, seeds_table  # noqa: F401
 from .mechanism_show import (  # noqa: F401  (re-exported: what the chapter shows)
     chosen_table,
     control_glue,
@@ -125,6 +128,7 @@ from .model import ATTENTIONS
 from .schedule import train_pair
 from .tasks import PRETRAINING
 
+_BOTH = (PRETRAINING, SHIFTED)
 _OWN = {
     "quick": {"models": "main", "scan_prompts": 64, "measure_prompts": 128, "positions": (2, 5, 10, 19),
               "etas": (0.1, 0.3, 1.0), "gd_steps": 64, "init_scales": (0.5,), "lambdas": (0.1, 1.0)},
@@ -135,6 +139,8 @@ _OWN = {
               "etas": (0.1, 0.2, 0.5, 1.0, 2.0), "gd_steps": 1024, "init_scales": (0.25, 0.5, 1.0),
               "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)},
 }
+for _own in _OWN.values():  # the measures on the pretraining mixture and the farthest shifted one
+    _own["mixtures"] = _BOTH
 #: ``longer``: the reference study's settings, asked of the models the scale study trained longest
 _OWN["longer"] = {**_OWN["reference"], "models": "scale"}
 #: ``control``: the positive control -- the main study's architecture and schedule trained here on depth-1
@@ -151,17 +157,23 @@ _OWN["fair"] = {**_OWN["reference"], "etas": (0.025, 0.05, 0.1, 0.2), "gd_steps"
 #: out one doubling (T up to 410 at the largest η), and a chosen η at the grid's edge counts where the
 #: neighbouring η at the same T leaves the scan flat (:func:`~icdl.gpt_icl.mechanism_flow.flow_edges`)
 _OWN["flow"] = {**_OWN["fair"], "etas": (0.0125, 0.025, 0.05), "gd_steps": 8192}
+#: ``seeds``: the flow study over the main study's seeds (``mech-seeds-*``): every seed's model of each depth and
+#: attention (``models = "seeds"``: seeds 0 to the main profile's ``seeds`` − 1), each with its own GD and ridge
+#: members chosen on the flow grid, measured on the pretraining mixture (what the claims read); GD's grid and
+#: the fixed candidates do not depend on the model and are computed once per depth
+_OWN["seeds"] = {**_OWN["flow"], "models": "seeds", "mixtures": (PRETRAINING,)}
 _BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper", "control": "reference",
-         "fair": "reference", "flow": "reference"}
+         "fair": "reference", "flow": "reference", "seeds": "reference"}
 PROFILES = ProfileSet(
     "gpt_mechanism",
     profiles={name: {**objectives.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
-    ranges={**objectives.PROFILES.ranges, "models": {"main", "scale", "control"}, "scan_prompts": (8, 10**5),
+    ranges={**objectives.PROFILES.ranges, "models": {"main", "scale", "control", "seeds"},
+            "mixtures": {_BOTH, (PRETRAINING,)}, "scan_prompts": (8, 10**5),
             "measure_prompts": (8, 10**5), "positions": (1, 199), "etas": (1e-4, 100.0), "gd_steps": (1, 10**5),
             "init_scales": (1e-3, 10.0), "lambdas": (1e-6, 1e6)},
     command="python -m icdl.gpt_icl.mechanism --profile {profile}",
     memory=objectives.memory_estimate,
-    command_only=("control", "fair", "flow"),  # the chapter reads their results; only the command makes them
+    command_only=("control", "fair", "flow", "seeds"),  # the chapter reads their results; only the command makes them
 )
 
 #: where the control's models are checkpointed (local: the result file records what the judge reads)
@@ -179,6 +191,9 @@ def _models(cfg, progress: bool) -> dict:
     """The trained models the profile asks: the main study's, from the reference checkpoints (reference, fair)
     or (quick) trained here in memory; with ``models = "scale"``, the scale study's longest-trained ones (its
     reference run)."""
+    if cfg["models"] == "seeds":  # every seed's model: {(depth, attention, seed): model}
+        base = {**cfg, "profile": _BASE[cfg["profile"]]}
+        return objectives.reference_models(base, seeds=tuple(range(cfg["seeds"])), names=ATTENTIONS)
     if cfg["models"] == "scale":
         from . import scale
 
@@ -204,8 +219,9 @@ def _models(cfg, progress: bool) -> dict:
 
 
 def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
-    """Scan, choose and measure for every trained model (``models``: ``{(depth, attention): model}``, default
-    the profile's). Returns ``{"alignment", "chosen", "gd_scan", "examples", "blocks", "gd_fit", "complete",
+    """Scan, choose and measure for every trained model (``models``: ``{(depth, attention): model}``, or
+    ``{(depth, attention, seed): model}`` with a column ``seed`` in every frame; default the profile's), on the
+    profile's ``mixtures``. Returns ``{"alignment", "chosen", "gd_scan", "examples", "blocks", "gd_fit", "complete",
     "seconds"}`` (``blocks``: the measures' sums per block of prompts,
     :func:`~icdl.gpt_icl.mechanism_measures.measure`; ``gd_fit``: GD's own loss and R² over its grid per depth,
     :func:`~icdl.gpt_icl.mechanism_measures.gd_grid`)."""
@@ -216,30 +232,54 @@ def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
     models = _models(cfg, progress) if models is None else models
     pos = list(cfg["positions"])
     rows, chosen_rows, scans, examples, sums, fits = [], [], [], [], [], []
-    for depth in sorted({d for d, _ in models}):
+    seeded = all(len(k) == 3 for k in models)
+    order = sorted(models, key=lambda k: (k[0], ATTENTIONS.index(k[1]), k[2:]))  # by depth, attention, seed
+    for depth in sorted({k[0] for k in models}):
         xs, ys = scan_prompts(cfg, depth)
         grid, fit = gd_grid(cfg, depth, xs, ys, fit=True)  # the same for every model of this depth, as are:
         fits.append(fit.assign(depth=depth))
-        fixed = {m: fixed_candidates(cfg, depth, *measure_prompts(cfg, depth, m)) for m in (PRETRAINING, SHIFTED)}
-        for att in tqdm(ATTENTIONS, desc=f"mechanism depth {depth}", disable=not progress):
-            if (depth, att) not in models:
-                continue
-            model = models[(depth, att)]
+        fixed = {m: fixed_candidates(cfg, depth, *measure_prompts(cfg, depth, m)) for m in cfg["mixtures"]}
+        for key in tqdm([k for k in order if k[0] == depth], desc=f"mechanism depth {depth}", disable=not progress):
+            model, tag = models[key], {"depth": depth, "attention": key[1]} | ({"seed": key[2]} if seeded else {})
             with torch.no_grad():
                 pm_scan = model(xs, ys)[:, pos]
             ch = choose(cfg, depth, pm_scan, xs, ys, grid)
-            chosen_rows.append({"depth": depth, "attention": att, **{f"gd_{k}": v for k, v in ch["gd"].items()},
+            chosen_rows.append({**tag, **{f"gd_{k}": v for k, v in ch["gd"].items()},
                                 "ridge_lambda": ch["ridge"]["lambda"], "ridge_pred_diff": ch["ridge"]["pred_diff"]})
-            scans.append(ch["gd_scan"].assign(depth=depth, attention=att))
-            for mixture in (PRETRAINING, SHIFTED):
+            scans.append(ch["gd_scan"].assign(**tag))
+            for mixture in cfg["mixtures"]:
                 table, ex, blocks = measure(model, cfg, depth, mixture, ch, fixed[mixture])
-                rows.append(table.assign(depth=depth, attention=att))
-                examples.append(ex.assign(depth=depth, attention=att))
-                sums.append(blocks.assign(depth=depth, attention=att))
+                rows.append(table.assign(**tag))
+                examples.append(ex.assign(**tag))
+                sums.append(blocks.assign(**tag))
     return {"alignment": pd.concat(rows, ignore_index=True), "chosen": pd.DataFrame(chosen_rows),
             "gd_scan": pd.concat(scans, ignore_index=True), "examples": pd.concat(examples, ignore_index=True),
             "blocks": pd.concat(sums, ignore_index=True), "gd_fit": pd.concat(fits, ignore_index=True),
             "complete": True, "seconds": time.perf_counter() - t0}
+
+
+def _one_depth(cfg: dict, depth: int, threads: int) -> dict:
+    """A worker of :func:`run`: the study of one target depth's models, on ``threads`` torch threads."""
+    torch.set_num_threads(threads)
+    return study({**cfg, "depths": (depth,)}, progress=False)
+
+
+def run(cfg, *, workers: int = 1, threads: int = 1, progress: bool = True) -> dict:
+    """:func:`study` of every model of the profile, on ``workers`` processes: each target depth's models in one
+    process (the largest depth first: GD's network costs in proportion to its depth), the parts joined in depth
+    order -- the same result as one process, since every prompt, start and candidate is seeded per depth."""
+    if workers == 1 or len(cfg["depths"]) == 1:
+        return study(cfg, progress=progress)
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        jobs = {d: pool.submit(_one_depth, dict(cfg), d, threads) for d in sorted(cfg["depths"], reverse=True)}
+        parts = [jobs[d].result() for d in sorted(cfg["depths"])]
+    frames = [k for k, v in parts[0].items() if isinstance(v, pd.DataFrame)]
+    return ({k: pd.concat([p[k] for p in parts], ignore_index=True) for k in frames}
+            | {"complete": all(p["complete"] for p in parts), "seconds": time.perf_counter() - t0})
 
 
 # ---- result file ------------------------------------------------------------------------------------------
@@ -269,28 +309,30 @@ def parser():
     p = Parser(prog="python -m icdl.gpt_icl.mechanism",
                description="Which algorithm do the trained transformers of ICDL sec. 5 run?")
     p.add_argument("--profile", default="reference", choices=PROFILES.names)
-    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1: one core)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads per process (default 1: one core)")
+    p.add_argument("--workers", type=int, default=1, help="processes, one target depth each at a time (default 1)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icdl.gpt_icl.mechanism --profile reference``: the study on the main study's checkpoints,
-    written with provenance to ``results/gpt_mechanism/mechanism.<profile>.json``."""
+    """``python -m icdl.gpt_icl.mechanism --profile reference [--workers N]``: the study on the main study's
+    checkpoints, written with provenance to ``results/gpt_mechanism/mechanism.<profile>.json``."""
     p = parser()
     args = p.parse_args(argv)
-    at_least_one(p, threads=args.threads)
+    at_least_one(p, threads=args.threads, workers=args.workers)
     try:  # the profile as a whole checked here, its memory included: one line, no traceback
         cfg = PROFILES.resolve(args.profile)
     except ValueError as err:
         p.error(str(err))
-    if dry_run(f"the mechanism study, profile {args.profile}, on {args.threads} thread(s)"):
+    if dry_run(f"the mechanism study, profile {args.profile}, on {args.workers} process(es) of {args.threads} "
+               "thread(s)"):
         return 0
     torch.set_num_threads(args.threads)
     t = time.perf_counter()
     target = PROFILES.folder() / f"mechanism.{args.profile}.json"
     try:
         with one_writer(target, f"result {target.name}"):  # one run of the study at a time
-            path = write(study(cfg, progress=True), cfg, started=t)
+            path = write(run(cfg, workers=args.workers, threads=args.threads), cfg, started=t)
     except (ResultFileError, ValueError) as err:
         p.exit(2, f"python -m icdl.gpt_icl.mechanism: error: {err}\n")
     print(f"wrote {path}")

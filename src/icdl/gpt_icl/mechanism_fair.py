@@ -252,17 +252,17 @@ def gate_note(result: dict, train_examples: int, control_passed: bool) -> str:
 
 
 def gated_entries(names: dict[str, str], words: dict[str, str], numbers: dict, gates: dict[str, float], tail: str,
-                  criteria: dict[str, str]) -> list[dict]:
+                  criteria: dict[str, str], over: str = "the test prompts") -> list[dict]:
     """Ledger entries of claims decided on the interval of a number over the models (``numbers[key]``: its
     value on every resample, row 0 on all prompts; ``numbers["models"]``: per model) with the registry's
     ``gates``: per claim (``names``: claim → key) the value, its 90 % interval, each model's value and
-    ``tail``; the verdict is the registry's."""
+    ``tail``; the verdict is the registry's. ``over``: what the interval resamples."""
     out = []
     for claim, key in names.items():
         s = summary(numbers[key])
         per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in numbers["models"].items())
         shown = (f"{s['value']:.3f} (90 % interval of this {'smallest' if key == 'cosine' else 'largest'} over the "
-                 f"models, {s['lo']:.3f} to {s['hi']:.3f}, over resamples of the test prompts)")
+                 f"models, {s['lo']:.3f} to {s['hi']:.3f}, over resamples of {over})")
         values = {"value_lo": s["lo"], "value_hi": s["hi"], **gates}
         out.append({"claim": claim, "value": s["value"], "values": values,
                     "passed": criterion_verdict(claim, {"value": s["value"], **values}),

@@ -587,7 +587,8 @@ def criterion_verdict(claim: str, values: dict) -> bool | None:
 GATE_WORDS = {"control": "the positive control passes",
               "fair": "every chosen GD and ridge member lies inside its grid",
               "flow": "every chosen GD member lies inside its grid in flow time ηL, its η's edge flat",
-              "tuned": "the wider models' learning rate was chosen by a scan at their width"}
+              "tuned": "the wider models' learning rate was chosen by a scan at their width",
+              "seeds": "every model is measured on three seeds"}
 
 
 def unmet_gates(claim: str, values: dict) -> list[str]:

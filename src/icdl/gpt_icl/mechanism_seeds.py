@@ -1,0 +1,155 @@
+"""The flow study over the main study's seeds (chapter ``gpt_mechanism``, profile ``seeds`` of
+:mod:`~icdl.gpt_icl.mechanism`): how much of a verdict is the one trained model it was read on.
+
+The flow claims (:mod:`~icdl.gpt_icl.mechanism_flow`) were decided on seed 0 of each model, with intervals over
+the test prompts only. The main study trained three seeds of every model (other initial weights and training
+prompts); profile ``seeds`` chooses GD's and ridge's members for each seed's model on the flow grid and
+measures it on the same test prompts. The registry (``icdl.repro.claims.CRITERIA``, ``mech-seeds-*``) reads,
+per model, the **mean over its seeds** of each flow number, and over the models the largest (the cosine: the
+smallest), with a two-level interval (:class:`~icdl.gpt_icl.intervals.Draws`): the seeds drawn with
+replacement, then the blocks of test prompts, drawn once per resample for every seed, candidate and model
+(paired). Gates: ``control`` (the positive control passed), ``flow`` (the flow gate met by every seed's
+model), ``seeds`` (three seeds measured for every model).
+
+==========================  ==========================================================================================
+:func:`seed_edges`          :func:`~icdl.gpt_icl.mechanism_flow.flow_edges` for every seed's model
+:func:`seed_numbers`        per model, seed and resample the four flow numbers; per model their mean over drawn seeds
+:func:`judge_seeds`         the entries of ``mech-seeds-nearest-gd``, ``-sens-gd``, ``-cosine-gd``, ``-median-gd``
+:func:`seeds_table`         per model, for the reader: each seed's chosen flow time and number, the seed mean's interval
+:func:`seeds_glue`          the prose's numbers
+==========================  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .intervals import Draws, summary
+from .mechanism_fair import gate_note, gated_entries, interval_cell, paired_measures
+from .mechanism_flow import CLAIMS as FLOW_CLAIMS
+from .mechanism_flow import WORDS as FLOW_WORDS
+from .mechanism_flow import flow_edges, median_ratio
+
+#: the seeds each model needs before a verdict counts (gate ``seeds``, registered with the claims)
+SEEDS_NEEDED = 3
+#: the registered claims and the flow number each reads (the same lines as the flow claims)
+CLAIMS = {c.replace("mech-flow-", "mech-seeds-"): spec for c, spec in FLOW_CLAIMS.items()}
+#: the reader's names of the numbers: the flow study's, each a mean over the seeds
+WORDS = {k: w.replace("ratio of", "seed-mean ratio of").replace("mean cosine", "seed-mean cosine")
+         for k, w in FLOW_WORDS.items()}
+_MEASURES = ("pred", "sens", "cosine", "median")
+
+
+def _seeded(frame: pd.DataFrame, name: str) -> None:
+    if "seed" not in frame:
+        raise ValueError(f"the result's {name} have no column 'seed': it is not a run of profile seeds "
+                         "(python -m icdl.gpt_icl.mechanism --profile seeds --workers 2)")
+
+
+def seed_edges(chosen: pd.DataFrame, scan: pd.DataFrame, cfg) -> pd.DataFrame:
+    """One row per model and seed: :func:`~icdl.gpt_icl.mechanism_flow.flow_edges` of that seed's model (its
+    chosen member, flow time and the edges that matter), with a column ``seed``."""
+    _seeded(chosen, "chosen members")
+    parts = [flow_edges(c, scan[scan["seed"] == s], cfg).assign(seed=s) for s, c in chosen.groupby("seed")]
+    return pd.concat(parts, ignore_index=True).sort_values(["depth", "attention", "seed"], ignore_index=True)
+
+
+def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
+    """The four flow numbers on every resample of ``draws`` (default: a :class:`Draws` over the result's seeds
+    and blocks; row 0 every seed and prompt once). Per model ``(depth, attention)``: ``per_seed[measure]``
+    (``(seeds, resamples + 1)``, NaN for a seed the model lacks, each seed's number on the resampled blocks) and
+    ``[measure]`` their mean over each resample's drawn seeds (``(resamples + 1,)``); over the models the
+    largest ratios and the smallest cosine; ``seeds``: the seeds, in the order of the draws."""
+    _seeded(blocks, "sums per block")
+    seeds = sorted(int(s) for s in blocks["seed"].unique())
+    draws = draws or Draws(len(seeds), blocks=int(blocks["block"].nunique()))
+    if draws.n_seeds != len(seeds):
+        raise ValueError(f"the draws pick among {draws.n_seeds} seeds, the result has {len(seeds)}")
+    per_seed: dict = {}
+    for i, s in enumerate(seeds):
+        mine = blocks[blocks["seed"] == s]
+        m, med = paired_measures(mine, train_examples, draws), median_ratio(mine, train_examples, draws)
+        for key, v in m["models"].items():
+            slot = per_seed.setdefault(key, {k: np.full((len(seeds), len(draws.weights)), np.nan) for k in _MEASURES})
+            for k in ("pred", "sens", "cosine"):
+                slot[k][i] = v[k]
+            slot["median"][i] = med["models"][key]
+    models = {}
+    for key, slot in per_seed.items():  # each resample's mean over its drawn seeds (a seed drawn twice counts twice)
+        models[key] = {k: np.nanmean(np.take_along_axis(slot[k].T, draws.seeds, axis=1), axis=1) for k in _MEASURES}
+        models[key] |= {"per_seed": slot, "seeds": int((~np.isnan(slot["pred"][:, 0])).sum())}
+    out = {k: (np.min if k == "cosine" else np.max)([v[k] for v in models.values()], axis=0) for k in _MEASURES}
+    return out | {"models": models, "seeds": seeds}
+
+
+def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool) -> list[dict]:
+    """The ledger entries of the four hypotheses asked over the seeds (``result``: profile ``seeds``'
+    :func:`~icdl.gpt_icl.mechanism.load` frames, None while the run waits), each with its 90 % interval over
+    seeds and blocks of the test prompts, and the gates the registry reads: ``control`` (``control_passed``),
+    ``flow`` (no seed's model chose a member at an edge that matters) and ``seeds`` (every model measured on
+    :data:`SEEDS_NEEDED` seeds)."""
+    criteria = {c: f"{'below' if op == '<' else 'at least'} {t:g} for every model on the whole 90 % interval of "
+                   "its mean over three seeds, with every seed's GD member inside its grid in flow time and the "
+                   "positive control passed" for c, (_, op, t) in CLAIMS.items()}
+    if result is None:
+        return [{"claim": c, "passed": None, "value": None, "criterion": criteria[c],
+                 "ours": "not run: python -m icdl.gpt_icl.mechanism --profile seeds --workers 2"} for c in CLAIMS]
+    edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
+    flow = bool(edges["flow"].all())
+    nums = seed_numbers(result["blocks"], train_examples)
+    counts = [v["seeds"] for v in nums["models"].values()]
+    enough = min(counts) >= SEEDS_NEEDED
+    grid = ("inside its grid in flow time for every seed's model" if flow
+            else f"at an edge that matters for {int((~edges['flow']).sum())} of {len(edges)} seeds' models")
+    tail = (f"; {min(counts)} to {max(counts)} seeds per model" if min(counts) != max(counts)
+            else f"; {min(counts)} seeds per model") + f"; GD's chosen member {grid}"
+    tail += gate_note(result, train_examples, control_passed)
+    return gated_entries({c: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
+                         {"control": float(control_passed), "flow": float(flow), "seeds": float(enough)}, tail,
+                         criteria, over="the seeds and the test prompts")
+
+
+def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
+    """Per model, for the reader: the flow times its seeds' GD members chose, and for each of the four numbers
+    its value per seed and the seed mean with its 90 % interval (seeds and test prompts)."""
+    edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
+    nums = seed_numbers(result["blocks"], train_examples)["models"]
+    names = {"pred": "prediction ratio", "median": "median-block ratio", "sens": "sensitivity ratio",
+             "cosine": "cosine"}
+    rows = []
+    for (depth, att), v in nums.items():
+        mine = edges[(edges["depth"] == depth) & (edges["attention"] == att)]
+        row = {"depth": depth, "attention": att, "seeds": v["seeds"],
+               "ηL per seed": ", ".join(f"{t:g}" for t in mine["time"])}
+        for k, name in names.items():
+            each = ", ".join(f"{x:.2f}" for x in v["per_seed"][k][:, 0] if x == x)
+            row[name] = f"{interval_cell(v[k])}; seeds {each}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def seeds_glue(result: dict | None, train_examples: int, entries: list[dict]) -> dict[str, str]:
+    """The prose's numbers of the seeds run, from the judge's own ``entries``: the four judged numbers with their
+    intervals; per measure how many models lie past the line on the whole interval of their seed mean
+    (``_far``) and how many single seeds' models lie past it on their own number (``_seed_far``, of
+    ``seeds_models``); the seeds per model. Dashes while the run waits."""
+    keys = {c: "seeds_" + key for c, (key, _, _) in CLAIMS.items()}
+    if result is None:
+        return ({k: "—" for v in keys.values() for k in (v, f"{v}_far", f"{v}_seed_far")}
+                | {"seeds_count": "—", "seeds_models": "—"})
+    out = {}
+    for e in entries:
+        v = e["values"]
+        out[keys[e["claim"]]] = f"{e['value']:.3f} (90 % interval {v['value_lo']:.3f} to {v['value_hi']:.3f})"
+    nums = seed_numbers(result["blocks"], train_examples)
+    models = nums["models"].values()
+    for claim, (key, op, t) in CLAIMS.items():
+        def past(x, op=op, t=t):
+            return x >= t if op == "<" else x < t
+        s = [summary(v[key]) for v in models]
+        out[f"{keys[claim]}_far"] = f"{sum(past(x['lo'] if op == '<' else x['hi']) for x in s)} of {len(s)}"
+        single = [x for v in models for x in v["per_seed"][key][:, 0] if x == x]
+        out[f"{keys[claim]}_seed_far"] = f"{sum(past(x) for x in single)} of {len(single)}"
+    counts = sorted({v["seeds"] for v in models})
+    return out | {"seeds_count": " to ".join(map(str, counts)), "seeds_models": str(len(nums["models"]))}

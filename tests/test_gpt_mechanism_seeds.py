@@ -1,0 +1,197 @@
+"""The flow study over the main study's seeds (``icdl.gpt_icl.mechanism_seeds``): each seed's number, their
+mean over the drawn seeds, the two-level interval and the judge of ``mech-seeds-*``, on sums whose answer is
+known."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from icdl.gpt_icl import mechanism_seeds as ms
+from icdl.gpt_icl.intervals import Draws
+from icdl.repro.claims import criterion_verdict, unmet_gates
+from test_gpt_mechanism_fair import MODELS
+from test_gpt_mechanism_flow import CFG, _flow_result
+
+FRAMES = ("blocks", "chosen", "gd_scan", "alignment")
+
+
+def _seeds_result(*per_seed: dict, scale: dict | None = None) -> dict:
+    """A seeds-profile result: one flow result per seed (``per_seed[i]``: :func:`_flow_result`'s settings for
+    seed i), each frame with its seed; ``scale`` multiplies every candidate's sums of one seed (a seed whose
+    model predicts at another scale: the ratios it gives are unchanged)."""
+    parts = [_flow_result(**kw) for kw in per_seed]
+    for s, f in (scale or {}).items():
+        parts[s]["blocks"][["pred", "sens"]] *= f
+    out = {k: pd.concat([p[k].assign(seed=s) for s, p in enumerate(parts)], ignore_index=True) for k in FRAMES}
+    return out | {"gd_fit": parts[0]["gd_fit"]}
+
+
+def _entries(result, control=True):
+    out = {e["claim"]: e for e in ms.judge_seeds(result, CFG, 40, control)}
+    for e in out.values():
+        assert e["passed"] == criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})
+    return {c: e["passed"] for c, e in out.items()}, out
+
+
+def test_the_seeds_judge_both_sides_of_each_threshold():
+    """Every seed just inside each line passes, just outside fails, on the worst model (the bugs: a ratio the
+    wrong way up, the best model read instead of the worst, the cosine's line taken as a ratio's)."""
+    same = {"pred": 0.99, "sens": 0.99, "cosine": 0.801}
+    verdicts, e = _entries(_seeds_result(same, same, same))
+    assert set(verdicts.values()) == {True}
+    assert e["mech-seeds-median-gd"]["value"] == pytest.approx(0.99)
+    assert e["mech-seeds-cosine-gd"]["value"] == pytest.approx(0.801)
+    far = {"pred": 1.01, "sens": 1.01, "cosine": 0.799}
+    verdicts, _ = _entries(_seeds_result(far, far, far))
+    assert set(verdicts.values()) == {False}
+    one_far = {"pred": {MODELS[0]: 0.5, MODELS[1]: 1.2}, "sens": 0.5, "cosine": 0.95}
+    verdicts, e = _entries(_seeds_result(one_far, one_far, one_far))
+    assert e["mech-seeds-nearest-gd"]["value"] == pytest.approx(1.2) and verdicts["mech-seeds-nearest-gd"] is False
+    assert verdicts["mech-seeds-sens-gd"] is True
+
+
+def test_a_margin_inside_the_seed_noise_is_inconclusive():
+    """Two seeds at 0.5 and one at 1.9: the mean (0.967) is below 1 and every seed's prompts agree (no spread
+    within a seed), but a resample that draws the third seed twice is above 1 -- inconclusive. The bug it catches:
+    an interval over the prompts alone (one level), which would call this a pass."""
+    near = {"pred": 0.5, "sens": 0.5, "cosine": 0.95}
+    verdicts, e = _entries(_seeds_result(near, near, {"pred": 1.9, "sens": 0.5, "cosine": 0.95}))
+    assert e["mech-seeds-nearest-gd"]["value"] == pytest.approx((0.5 + 0.5 + 1.9) / 3)
+    assert verdicts["mech-seeds-nearest-gd"] is None and verdicts["mech-seeds-sens-gd"] is True
+    v = e["mech-seeds-nearest-gd"]["values"]
+    assert v["value_lo"] < 1 < v["value_hi"]
+
+
+def test_each_resample_averages_the_seeds_it_drew():
+    """Row r of a model's number is the mean of its drawn seeds' numbers, a seed drawn twice counted twice, each
+    seed's number on the same resampled blocks (the bugs: the mean over the distinct seeds, or the seed picks
+    ignored, either of which narrows the interval to the prompts')."""
+    res = _seeds_result(*({"pred": p, "sens": 0.5, "cosine": 0.9, "spread": 0.3} for p in (0.4, 0.8, 1.6)))
+    draws = Draws(3, blocks=32, resamples=50)
+    nums = ms.seed_numbers(res["blocks"], 40, draws)
+    v = nums["models"][MODELS[0]]
+    for r in (0, 1, 7, 33):
+        assert v["pred"][r] == pytest.approx(np.mean(v["per_seed"]["pred"][draws.seeds[r], r]))
+    assert v["pred"][0] == pytest.approx((0.4 + 0.8 + 1.6) / 3)
+    twice = [r for r in range(1, 51) if len(set(draws.seeds[r])) < 3]
+    assert twice and not np.allclose(v["pred"][twice], v["per_seed"]["pred"][:, twice].mean(0))
+
+
+def test_a_model_s_number_is_the_mean_of_its_seeds_ratios_not_of_their_pooled_sums():
+    """Seed 1's model predicts at a hundred times the scale of the others (every candidate's sums ×100): its
+    ratio is what it is, and the mean weighs every seed alike. The bug it catches: the sums pooled over the
+    seeds before the ratio, which would give seed 1's ratio alone."""
+    res = _seeds_result({"pred": 0.3, "sens": 0.5, "cosine": 0.9}, {"pred": 1.5, "sens": 0.5, "cosine": 0.9},
+                        {"pred": 0.3, "sens": 0.5, "cosine": 0.9}, scale={1: 100.0})
+    nums = ms.seed_numbers(res["blocks"], 40)
+    assert nums["pred"][0] == pytest.approx(0.7) and nums["median"][0] == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("gate, words", [("flow", "inside its grid in flow time"), ("seeds", "three seeds")])
+def test_a_gate_not_met_leaves_every_verdict_open(gate, words):
+    """One seed's model at an edge that matters, or fewer than three seeds: even a clear miss is inconclusive,
+    and the entry names the unmet gate."""
+    far = {"pred": 2.0, "sens": 2.0, "cosine": 0.2}
+    res = (_seeds_result(far, {**far, "neighbour": 0.10}, far) if gate == "flow" else _seeds_result(far, far))
+    verdicts, e = _entries(res)
+    assert set(verdicts.values()) == {None}
+    unmet = unmet_gates("mech-seeds-nearest-gd", {"value": 2.0, **e["mech-seeds-nearest-gd"]["values"]})
+    assert len(unmet) == 1 and words in unmet[0]
+    verdicts, _ = _entries(_seeds_result(far, far, far))
+    assert set(verdicts.values()) == {False}
+
+
+def test_without_a_passed_control_or_a_run_nothing_is_decided():
+    near = {"pred": 0.5, "sens": 0.5, "cosine": 0.95}
+    verdicts, e = _entries(_seeds_result(near, near, near), control=False)
+    assert set(verdicts.values()) == {None} and "control not passed" in e["mech-seeds-nearest-gd"]["ours"]
+    for entry in ms.judge_seeds(None, CFG, 40, True):
+        assert "--profile seeds" in entry["ours"] and entry["value"] is None and entry["passed"] is None
+
+
+def test_a_result_without_seeds_is_refused_by_name():
+    flow = _flow_result()
+    with pytest.raises(ValueError, match="not a run of profile seeds"):
+        ms.judge_seeds(flow, CFG, 40, True)
+
+
+def test_the_table_and_the_prose_read_each_seed_and_the_mean():
+    """The reader's table shows each seed's ratio beside the mean's interval; the prose counts the models past
+    the line on their whole interval and the single seeds' models past it on their own number."""
+    res = _seeds_result(*({"pred": p, "sens": 0.5, "cosine": 0.9} for p in (0.4, 0.8, 1.5)))
+    table = ms.seeds_table(res, CFG, 40).set_index(["depth", "attention"])
+    cell = table.loc[MODELS[0], "prediction ratio"]
+    assert cell.startswith("0.900 (") and cell.endswith("seeds 0.40, 0.80, 1.50")
+    assert table.loc[MODELS[0], "seeds"] == 3 and table.loc[MODELS[0], "ηL per seed"] == "0.8, 0.8, 0.8"
+    entries = ms.judge_seeds(res, CFG, 40, True)
+    glue = ms.seeds_glue(res, 40, entries)
+    assert glue["seeds_pred_seed_far"] == "2 of 6" and glue["seeds_pred_far"] == "0 of 2"
+    assert glue["seeds_sens_far"] == "0 of 2" and glue["seeds_count"] == "3"
+    assert glue["seeds_pred"].startswith("0.900 (90 % interval ")
+    assert set(ms.seeds_glue(None, 40, [])) == set(glue)
+
+
+# ---- the study: every seed's model, on one process or several ----------------------------------------------
+
+def _small(**more):
+    from icdl.gpt_icl import mechanism
+
+    small = {"steps": 100, "warm_steps": 50, "relu_steps": 50, "test_prompts": 64, "scan_prompts": 32,
+             "measure_prompts": 64, "gd_steps": 16, "mlp_epochs": 5}
+    return mechanism.PROFILES.resolve("quick", **(small | more))
+
+
+class _Linear(torch.nn.Module):
+    """A "model" that predicts ``w · x`` at every query: cheap, with a known sensitivity."""
+
+    def __init__(self, w):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.tensor(w))
+
+    def forward(self, xs, ys):
+        return xs @ self.w
+
+
+def test_the_study_of_seeded_models_keeps_each_seed_apart():
+    """Two seeds of one model, measured on the pretraining mixture alone (profile seeds' mixtures): every frame
+    carries the seed, each seed gets its own chosen members, and the judge's numbers read each seed's own sums
+    (the bugs: the seed dropped, so that the second model's rows overwrite or join the first's; the shifted
+    mixture measured for nothing)."""
+    from icdl.gpt_icl import mechanism
+    from icdl.gpt_icl.tasks import PRETRAINING
+
+    cfg = {**_small(depths=(3,)), "mixtures": (PRETRAINING,)}  # mixture names are not override values
+    w = [0.3, -0.2, 0.1, 0.0, 0.5]
+    res = mechanism.study(cfg, models={(3, "softmax", 0): _Linear(w), (3, "softmax", 1): _Linear([2 * v for v in w])},
+                          progress=False)
+    for k in ("alignment", "chosen", "gd_scan", "blocks"):
+        assert set(res[k]["seed"]) == {0, 1}, k
+    assert set(res["alignment"]["mixture"]) == {PRETRAINING}
+    assert len(res["chosen"]) == 2
+    at = res["blocks"][(res["blocks"]["candidate"] == "least squares") & (res["blocks"]["position"] == 20)]
+    per_seed = at.groupby("seed")["pred"].sum()
+    assert per_seed[0] != pytest.approx(per_seed[1])
+    nums = ms.seed_numbers(res["blocks"], 20, Draws(2, blocks=32, resamples=20))
+    assert nums["seeds"] == [0, 1] and nums["models"][(3, "softmax")]["seeds"] == 2
+
+
+def test_the_study_on_two_processes_is_the_study_on_one():
+    """``--workers 2``: each target depth in a process of its own, the parts joined in depth order, gives the
+    frames one process gives (the bugs: the parts joined in the order they finish, a depth lost, a worker's
+    seed state leaking into another depth's prompts)."""
+    from icdl.gpt_icl import mechanism
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = _small(depths=(3, 6), steps=40, warm_steps=20, relu_steps=20, gd_steps=8, mlp_epochs=2)
+        one = mechanism.study(cfg, progress=False)
+        two = mechanism.run(cfg, workers=2)
+    finally:
+        torch.set_num_threads(threads)
+    for k in ("alignment", "chosen", "gd_scan", "examples", "blocks", "gd_fit"):
+        pd.testing.assert_frame_equal(one[k], two[k], check_exact=False, rtol=1e-9, atol=1e-12, obj=k)
+    assert list(two["chosen"]["depth"]) == [3, 3, 6, 6]
