@@ -554,8 +554,11 @@ chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_ent
 # the same test prompts. A model's number is the mean of its seeds' numbers;
 # its 90 % interval comes from resampling at two levels -- the seeds with
 # replacement, then the blocks of test prompts, the same blocks for every
-# seed, candidate and model. Per model, the seed mean with its interval, then
-# each seed's own value:
+# seed, candidate and model. The extra seeds' checkpoints stay local, rebuilt
+# by the main study's command; scored again on its pretraining test prompts,
+# they give the squared errors per block it stored for them (largest relative
+# change {glue:text}`seeds_replay`). Per model, the seed mean with its
+# interval, then each seed's own value:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 seeds_obj = show_reference(mechanism.PROFILES, "mechanism", "seeds")

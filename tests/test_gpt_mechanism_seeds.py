@@ -131,6 +131,9 @@ def test_the_table_and_the_prose_read_each_seed_and_the_mean():
     assert glue["seeds_pred_seed_far"] == "2 of 6" and glue["seeds_pred_far"] == "0 of 2"
     assert glue["seeds_sens_far"] == "0 of 2" and glue["seeds_count"] == "3"
     assert glue["seeds_pred"].startswith("0.900 (90 % interval ")
+    assert glue["seeds_replay"] == "not recorded"
+    res["replay"] = pd.DataFrame({"largest_change": [0.0, 2e-7, 0.0]})
+    assert ms.seeds_glue(res, 40, entries)["seeds_replay"] == "2.0e-07 at most, over 3 models"
     assert set(ms.seeds_glue(None, 40, [])) == set(glue)
 
 
@@ -195,3 +198,22 @@ def test_the_study_on_two_processes_is_the_study_on_one():
     for k in ("alignment", "chosen", "gd_scan", "examples", "blocks", "gd_fit"):
         pd.testing.assert_frame_equal(one[k], two[k], check_exact=False, rtol=1e-9, atol=1e-12, obj=k)
     assert list(two["chosen"]["depth"]) == [3, 3, 6, 6]
+
+
+def test_the_committed_checkpoints_replay_the_main_study_s_errors_and_a_swapped_seed_does_not():
+    """Seed 0's committed depth-3 softmax model, scored again on the main study's pretraining test prompts, give the
+    squared errors per block that the main study stored for it (to float rounding across machines); the same
+    model labelled as the ReLU one does not (the bug it catches: the seeds run reading checkpoints that are not the
+    models the main study judged -- a seed or an attention swapped, a model retrained otherwise)."""
+    from icdl.gpt_icl import mechanism, objectives
+    from icdl.repro.results import load_result
+
+    cfg = mechanism.PROFILES.resolve("reference")
+    soft = objectives.reference_models({**cfg, "depths": (3,)}, seeds=(0,), names=("softmax",))[(3, "softmax", 0)]
+    stored = load_result(objectives.PROFILES.folder() / "icl.reference.json")["data"]["blocks"]
+    rows = mechanism.replay(cfg, {(3, "softmax", 0): soft, (3, "relu", 0): soft}, stored).set_index("attention")
+    assert rows.loc["softmax", "largest_change"] < 1e-4
+    assert rows.loc["softmax", "sse"] == pytest.approx(rows.loc["softmax", "sse_stored"], rel=1e-5)
+    assert rows.loc["relu", "largest_change"] > 0.01  # the softmax model read as the ReLU one
+    with pytest.raises(ValueError, match="seed 7"):
+        mechanism.replay(cfg, {(3, "relu", 7): soft}, stored)

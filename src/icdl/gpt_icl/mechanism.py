@@ -109,7 +109,7 @@ from .mechanism_measures import (  # noqa: F401  (re-exported: mechanism.alignme
     measure_prompts,
     scan_prompts,
 )
-from .mechanism_seeds import judge_seeds, seed_edges, seed_numbers, seeds_glue, seeds_table  # noqa: F401
+from .mechanism_seeds import judge_seeds, replay, seed_edges, seed_numbers, seeds_glue, seeds_table  # noqa: F401
 from .mechanism_show import (  # noqa: F401  (re-exported: what the chapter shows)
     chosen_table,
     control_glue,
@@ -252,7 +252,13 @@ def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
                 rows.append(table.assign(**tag))
                 examples.append(ex.assign(**tag))
                 sums.append(blocks.assign(**tag))
-    return {"alignment": pd.concat(rows, ignore_index=True), "chosen": pd.DataFrame(chosen_rows),
+    extra = {}
+    if cfg["models"] == "seeds":  # the checkpoints are the models the main study judged (they stay local)
+        from ..repro.results import load_result
+
+        stored = load_result(objectives.PROFILES.folder() / f"icl.{_BASE[cfg['profile']]}.json")["data"]["blocks"]
+        extra["replay"] = replay(cfg, models, stored)
+    return extra | {"alignment": pd.concat(rows, ignore_index=True), "chosen": pd.DataFrame(chosen_rows),
             "gd_scan": pd.concat(scans, ignore_index=True), "examples": pd.concat(examples, ignore_index=True),
             "blocks": pd.concat(sums, ignore_index=True), "gd_fit": pd.concat(fits, ignore_index=True),
             "complete": True, "seconds": time.perf_counter() - t0}
@@ -285,9 +291,9 @@ def run(cfg, *, workers: int = 1, threads: int = 1, progress: bool = True) -> di
 # ---- result file ------------------------------------------------------------------------------------------
 
 FIELDS = ("alignment", "chosen", "gd_scan", "examples", "complete", "seconds")
-#: written by the runs since the positive control (``blocks``) and since profile fair (``gd_fit``); the runs
-#: before lack them
-OPTIONAL_FIELDS = ("blocks", "gd_fit")
+#: written by the runs since the positive control (``blocks``) and since profile fair (``gd_fit``), and by
+#: profile seeds (``replay``, :func:`~icdl.gpt_icl.mechanism_seeds.replay`); the runs before lack them
+OPTIONAL_FIELDS = ("blocks", "gd_fit", "replay")
 
 
 def write(res: dict, cfg, started: float, command: str | None = None, overrides: tuple[str, ...] = ()) -> Path:

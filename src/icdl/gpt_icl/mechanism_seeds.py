@@ -12,6 +12,7 @@ replacement, then the blocks of test prompts, drawn once per resample for every 
 model), ``seeds`` (three seeds measured for every model).
 
 ==========================  ==========================================================================================
+:func:`replay`              each seed's model scored again against the main study's stored errors
 :func:`seed_edges`          :func:`~icdl.gpt_icl.mechanism_flow.flow_edges` for every seed's model
 :func:`seed_numbers`        per model, seed and resample the four flow numbers; per model their mean over drawn seeds
 :func:`judge_seeds`         the entries of ``mech-seeds-nearest-gd``, ``-sens-gd``, ``-cosine-gd``, ``-median-gd``
@@ -45,6 +46,38 @@ def _seeded(frame: pd.DataFrame, name: str) -> None:
     if "seed" not in frame:
         raise ValueError(f"the result's {name} have no column 'seed': it is not a run of profile seeds "
                          "(python -m icdl.gpt_icl.mechanism --profile seeds --workers 2)")
+
+
+def replay(cfg, models: dict, stored: list[dict]) -> pd.DataFrame:
+    """Each model of ``models`` (``{(depth, attention, seed): model}``) scored again on the main study's
+    pretraining test prompts at the training length, against the squared errors per block of prompts that the
+    main study stored for that model and seed (``stored``: the ``blocks`` of ``results/gpt_icl/icl.<profile>.json``).
+    One row per model: both sums and the largest relative change over the blocks -- whether the checkpoints
+    measured here (the extra seeds stay local, rebuilt by the main study's command) are the models it judged."""
+    import torch
+
+    from .evaluation import predict, set_prompts
+    from .intervals import block_sums
+    from .tasks import PRETRAINING
+
+    L = cfg["train_examples"]
+    then = {(r["depth"], r["model"], r["seed"]): np.asarray(r["sse"], dtype=float) for r in stored
+            if r["set"] == PRETRAINING and r["position"] == L}
+    rows = []
+    for depth in sorted({k[0] for k in models}):
+        xs, ys = set_prompts(cfg, depth, {"mixture": PRETRAINING, "count": None})
+        for (d, att, seed), model in models.items():
+            if d != depth:
+                continue
+            if (d, att, seed) not in then:
+                raise ValueError(f"the main study's result holds no sums for target depth {d}, {att}, seed {seed}: "
+                                 "rerun python -m icdl.gpt_icl --profile reference --part main")
+            with torch.no_grad():
+                here = block_sums(predict(model, xs, ys), ys, [L])[0]
+            old = then[(d, att, seed)]
+            rows.append({"depth": d, "attention": att, "seed": seed, "sse": float(here.sum()),
+                         "sse_stored": float(old.sum()), "largest_change": float(np.max(np.abs(here - old) / old))})
+    return pd.DataFrame(rows)
 
 
 def seed_edges(chosen: pd.DataFrame, scan: pd.DataFrame, cfg) -> pd.DataFrame:
@@ -133,11 +166,12 @@ def seeds_glue(result: dict | None, train_examples: int, entries: list[dict]) ->
     """The prose's numbers of the seeds run, from the judge's own ``entries``: the four judged numbers with their
     intervals; per measure how many models lie past the line on the whole interval of their seed mean
     (``_far``) and how many single seeds' models lie past it on their own number (``_seed_far``, of
-    ``seeds_models``); the seeds per model. Dashes while the run waits."""
+    ``seeds_models``); the seeds per model; how closely the checkpoints replay the main study's stored errors
+    (:func:`replay`). Dashes while the run waits."""
     keys = {c: "seeds_" + key for c, (key, _, _) in CLAIMS.items()}
     if result is None:
         return ({k: "—" for v in keys.values() for k in (v, f"{v}_far", f"{v}_seed_far")}
-                | {"seeds_count": "—", "seeds_models": "—"})
+                | {"seeds_count": "—", "seeds_models": "—", "seeds_replay": "—"})
     out = {}
     for e in entries:
         v = e["values"]
@@ -152,4 +186,8 @@ def seeds_glue(result: dict | None, train_examples: int, entries: list[dict]) ->
         single = [x for v in models for x in v["per_seed"][key][:, 0] if x == x]
         out[f"{keys[claim]}_seed_far"] = f"{sum(past(x) for x in single)} of {len(single)}"
     counts = sorted({v["seeds"] for v in models})
-    return out | {"seeds_count": " to ".join(map(str, counts)), "seeds_models": str(len(nums["models"]))}
+    rep = result.get("replay")
+    replayed = ("not recorded" if rep is None or rep.empty
+                else f"{rep['largest_change'].max():.1e} at most, over {len(rep)} models")
+    return out | {"seeds_count": " to ".join(map(str, counts)), "seeds_models": str(len(nums["models"])),
+                  "seeds_replay": replayed}
