@@ -196,6 +196,29 @@ fig = figures.plot_scale_forecast(data["points"], data["fits"], objectives.CRITE
                                   scale.PAPER_STEPS, scale.target_offset(rcfg))
 
 # %% [markdown]
+# Five snapshots make a short line, and the first fitted one (the main
+# study's length) sits where the curves still bend after the warm phase and
+# the switch of attention. Left out, with its band refitted on the four later
+# snapshots, the slope of {glue:text}`lfo_model` moves most, from
+# {glue:text}`lfo_from` to {glue:text}`lfo_to` per doubling;
+# {glue:text}`lfo_flips` slopes change sign, and the bands wholly below 0 go
+# from {glue:text}`lfo_below` to {glue:text}`lfo_below_without`. The lines
+# describe these runs; how steep a fall they show depends on where one starts
+# them.
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+lfo = None
+if len(data["fits"]) and data["fits"]["snapshots"].min() >= 4:  # a line and a band without the first snapshot
+    lfo = scale.leave_first_out(data["points"], data["boot"], scale.fit_from(rcfg),
+                                objectives.CRITERIA["obj1_tolerance"], scale.target_offset(rcfg))
+if lfo is not None:
+    display(chapter.table(scale.leave_first_table(lfo)))
+    chapter.glue(**scale.leave_first_glue(lfo))
+else:
+    chapter.glue(**{k: "—" for k in ("lfo_model", "lfo_from", "lfo_to", "lfo_flips", "lfo_below",
+                                     "lfo_below_without")})
+
+# %% [markdown]
 # ## Twice the width
 #
 # Steps are one axis of scale; the model's size is the other. The `wide`

@@ -236,6 +236,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "        ratio = col[GD_NETWORK][None, :] / per_rule[nearest]                         # (R, blocks)",
        "        ratio = col[GD_NETWORK][None, :] / per_rule.min(0)[None, :]", "wrong reference",
        "tests/test_gpt_mechanism_flow.py"),
+    _m("leave-first-keeps-first", "gpt_icl/scale_trend.py", "        later[attention] = int(steps[1])",
+       "        later[attention] = int(steps[0])", "off by one", T_SCALE),
     _m("seeds-picks-ignored", "gpt_icl/mechanism_seeds.py",
        "np.nanmean(np.take_along_axis(slot[k].T, draws.seeds, axis=1), axis=1)", "np.nanmean(slot[k].T, axis=1)",
        "wrong statistic", "tests/test_gpt_mechanism_seeds.py"),

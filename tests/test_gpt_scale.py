@@ -146,6 +146,27 @@ def test_fit_recovers_a_planted_slope_on_the_target_clock_and_its_forecast():
     assert own["per_doubling"] < -0.035  # the same points read on the model's own steps fall faster per doubling
 
 
+def test_leaving_the_first_snapshot_out_refits_the_later_ones():
+    """A line falling by 0.03 per doubling whose first fitted snapshot sits 0.1 too high: with every snapshot
+    the slope is steeper, without the first it is the planted one, from the four later snapshots alone (the
+    bugs: the last snapshot left out instead of the first, or a warm-phase snapshot let in)."""
+    pts, base = _planted(jumps=(0.1, 0.0, 0.0, 0.0, 0.0))
+    t = scale.leave_first_out(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05, offset={"softmax": 500})
+    r = t.iloc[0]
+    x = np.log2([500, 1000, 2000, 4000, 8000])
+    y = 0.2 - 0.03 * (x - x[0]) + np.array([0.1, 0, 0, 0, 0])
+    assert r["per_doubling"] == pytest.approx(np.polyfit(x, y, 1)[0], abs=1e-9) and r["per_doubling"] < -0.04
+    assert r["without_first"] == pytest.approx(-0.03, abs=1e-9)
+    assert r["without_lo"] <= -0.03 <= r["without_hi"] and r["sign_kept"]
+    shown = scale.leave_first_table(t).iloc[0]
+    assert shown["without the first"].startswith("-0.0300 (")
+    glue = scale.leave_first_glue(t)
+    assert glue["lfo_to"] == "-0.0300" and glue["lfo_flips"] == "0 of 1"
+    few, _ = _planted()
+    with pytest.raises(ValueError, match="too few"):
+        scale.leave_first_out(few, _boot(few, 0.002), {"softmax": 4500}, tolerance=0.05, offset={"softmax": 500})
+
+
 def test_the_lines_band_holds_the_snapshots_scatter():
     """Snapshot-to-snapshot jumps of ±0.02 that the prompts' resamples cannot see (the same on every resample)
     must widen the slope's band: the bug it catches is a band of the prompts alone, which here would exclude

@@ -68,6 +68,29 @@ def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
     })
 
 
+def leave_first_table(t: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~icdl.gpt_icl.scale_trend.leave_first_out` as the chapter shows it: per model the change per
+    doubling of the shortfall with its 90 % band over every fitted snapshot and without the first."""
+    def cell(v, lo, hi):
+        return f"{_num(v, '+.4f')} ({_num(lo, '+.4f')} to {_num(hi, '+.4f')})"
+
+    return pd.DataFrame({"target depth": t["depth"], "attention": t["attention"],
+                         "per doubling, every snapshot": [cell(r.per_doubling, r.lo, r.hi) for r in t.itertuples()],
+                         "without the first": [cell(r.without_first, r.without_lo, r.without_hi)
+                                               for r in t.itertuples()]})
+
+
+def leave_first_glue(t: pd.DataFrame) -> dict[str, str]:
+    """The prose's numbers of the leave-first-out lines: the model whose slope moves most and its two slopes,
+    how many slopes change sign, and how many bands lie wholly below 0 with and without the first snapshot."""
+    r = t.loc[(t["per_doubling"] - t["without_first"]).abs().idxmax()]
+    return {"lfo_model": f"target depth {int(r['depth'])}, {r['attention']} attention",
+            "lfo_from": _num(r["per_doubling"], "+.4f"), "lfo_to": _num(r["without_first"], "+.4f"),
+            "lfo_flips": f"{int((~t['sign_kept']).sum())} of {len(t)}",
+            "lfo_below": f"{int((t['hi'] < 0).sum())} of {len(t)}",
+            "lfo_below_without": f"{int((t['without_hi'] < 0).sum())} of {len(t)}"}
+
+
 def end_table(points: pd.DataFrame, cfg) -> pd.DataFrame:
     """Per model: R² at the training length at the main study's length (1×) and after the longest training,
     beside the MLP (on its own prompts), least squares, 3-NN and the context mean on the same prompts."""

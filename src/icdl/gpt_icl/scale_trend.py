@@ -268,6 +268,30 @@ def fit_trend(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: 
     return (frame, out) if draws else frame
 
 
+def leave_first_out(points: pd.DataFrame, boot: dict[str, dict[str, list]], fit_from: dict[str, int],
+                    tolerance: float, offset: dict[str, int] | None = None, q: float = 0.1) -> pd.DataFrame:
+    """How much the first fitted snapshot carries each line: per model, the change per doubling of the
+    shortfall and its band (:func:`fit_trend`) over every snapshot from ``fit_from`` on (``per_doubling``,
+    ``lo``, ``hi``) and with the first of them left out (``without_first``, ``without_lo``, ``without_hi``;
+    one degree of freedom fewer, so a wider band), and ``sign_kept``: whether both slopes fall (or both do not)."""
+    later = {}
+    for attention, start in fit_from.items():
+        steps = sorted(points[(points["method"] == "transformer") & (points["attention"] == attention)
+                              & (points["step"] >= start)]["step"].unique())
+        if len(steps) < 4:
+            raise ValueError(f"{attention}: leaving the first of {len(steps)} snapshots out leaves too few for a "
+                             "line with a band (at least three)")
+        later[attention] = int(steps[1])
+    keys = ["depth", "attention"]
+    cols = ["per_doubling", "per_doubling_lo", "per_doubling_hi"]
+    full = fit_trend(points, boot, fit_from, tolerance, q, offset)[keys + ["snapshots"] + cols]
+    part = fit_trend(points, boot, later, tolerance, q, offset)[keys + cols]
+    out = full.merge(part, on=keys, suffixes=("", "_without"))
+    out = out.rename(columns={"per_doubling_lo": "lo", "per_doubling_hi": "hi", "per_doubling_without": "without_first",
+                              "per_doubling_lo_without": "without_lo", "per_doubling_hi_without": "without_hi"})
+    return out.assign(sign_kept=(out["per_doubling"] < 0) == (out["without_first"] < 0))
+
+
 #: the columns of :func:`fit_trend`'s frame
 FIT_COLUMNS = ("depth", "attention", "snapshots", "first", "last", "first_target", "last_target", "shortfall_first",
                "shortfall_last", "shortfall_line_a", "per_doubling", "per_doubling_own_clock", "per_doubling_lo",
