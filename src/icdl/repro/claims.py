@@ -664,7 +664,9 @@ REGISTERED: dict[str, str] = {"icdl-obj4": "b4ca889", "icdl-obj1": "bf39a6e", "i
                               "mech-fair-sens-gd": "5bc3e86", "mech-fair-cosine-gd": "5bc3e86",
                               **{c: "13f868d" for c in ("mech-flow-nearest-gd", "mech-flow-sens-gd",
                                                         "mech-flow-cosine-gd", "mech-flow-median-gd")},
-                              "scale-wider-tuned-closer": "638b4ca", "scale-width-tuned-over-steps": "638b4ca"}
+                              "scale-wider-tuned-closer": "638b4ca", "scale-width-tuned-over-steps": "638b4ca",
+                              **{c: "c27bba6" for c in ("mech-seeds-nearest-gd", "mech-seeds-sens-gd",
+                                                        "mech-seeds-cosine-gd", "mech-seeds-median-gd")}}
 
 
 # ---- deviations: claims judged under a changed setting of the paper --------------------------------------
