@@ -547,7 +547,7 @@ chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_ent
 # The verdicts above read one trained model per target depth and attention
 # (seed 0 of the main study): their intervals hold the noise of the test
 # prompts, not that of training. The main study trained three seeds of every
-# model, each from other initial weights on other training prompts. A fourth
+# model, each from other initial weights on other training prompts. Another
 # run (`python -m icdl.gpt_icl.mechanism --profile seeds --workers 2`, its
 # hypotheses registered before it ran) chooses GD's and ridge's members for
 # each seed's model on the flow grid, under the same gate, and measures it on
@@ -556,9 +556,11 @@ chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_ent
 # replacement, then the blocks of test prompts, the same blocks for every
 # seed, candidate and model. The extra seeds' checkpoints stay local, rebuilt
 # by the main study's command; scored again on its pretraining test prompts,
-# they give the squared errors per block it stored for them (largest relative
-# change {glue:text}`seeds_replay`). Per model, the seed mean with its
-# interval, then each seed's own value:
+# they {glue:text}`seeds_replay`. Seed 0's models are those of the flow run:
+# this run chooses the same GD member and $\lambda$ for
+# {glue:text}`seeds_flow_same` of them, and its four numbers differ from that
+# run's by at most {glue:text}`seeds_flow_diff`. Per model, the seed mean with
+# its interval, then each seed's own value in seed order:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 seeds_obj = show_reference(mechanism.PROFILES, "mechanism", "seeds")
@@ -569,7 +571,7 @@ if seeds is not None:
 
 # %% tags=["remove-cell"]
 seeds_entries = mechanism.judge_seeds(seeds, scfg, rcfg["train_examples"], control_passed)
-chapter.glue(**mechanism.seeds_glue(seeds, rcfg["train_examples"], seeds_entries))
+chapter.glue(**mechanism.seeds_glue(seeds, rcfg["train_examples"], seeds_entries, flow))
 
 # %% [markdown]
 # On {glue:text}`seeds_count` seeds of each of the {glue:text}`seeds_models`

@@ -243,9 +243,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "wrong statistic", "tests/test_gpt_mechanism_seeds.py"),
     _m("seeds-gate-dropped", "gpt_icl/mechanism_seeds.py", "    enough = min(counts) >= SEEDS_NEEDED",
        "    enough = True", "dropped check", "tests/test_gpt_mechanism_seeds.py"),
-    _m("workers-joined-as-finished", "gpt_icl/mechanism.py",
-       "        parts = [jobs[d].result() for d in sorted(cfg[\"depths\"])]",
-       "        parts = [jobs[d].result() for d in jobs]", "wrong order", "tests/test_gpt_mechanism_seeds.py"),
+    _m("workers-joined-as-finished", "gpt_icl/mechanism.py", "    order = sorted(parts)", "    order = list(parts)",
+       "wrong order", "tests/test_gpt_mechanism_seeds.py"),
     _m("mech-cosine-threshold", "gpt_icl/mechanism_judge.py", '"passed": cos >= 0.8', '"passed": cos > 0.8',
        "wrong comparison", T_MECH),
     # -- gpt_scale: snapshots, trend, fit, judge

@@ -109,7 +109,15 @@ from .mechanism_measures import (  # noqa: F401  (re-exported: mechanism.alignme
     measure_prompts,
     scan_prompts,
 )
-from .mechanism_seeds import judge_seeds, replay, seed_edges, seed_numbers, seeds_glue, seeds_table  # noqa: F401
+from .mechanism_seeds import (  # noqa: F401
+    against_flow,
+    judge_seeds,
+    replay,
+    seed_edges,
+    seed_numbers,
+    seeds_glue,
+    seeds_table,
+)
 from .mechanism_show import (  # noqa: F401  (re-exported: what the chapter shows)
     chosen_table,
     control_glue,
@@ -276,16 +284,28 @@ def run(cfg, *, workers: int = 1, threads: int = 1, progress: bool = True) -> di
     order -- the same result as one process, since every prompt, start and candidate is seeded per depth."""
     if workers == 1 or len(cfg["depths"]) == 1:
         return study(cfg, progress=progress)
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        jobs = {d: pool.submit(_one_depth, dict(cfg), d, threads) for d in sorted(cfg["depths"], reverse=True)}
-        parts = [jobs[d].result() for d in sorted(cfg["depths"])]
-    frames = [k for k, v in parts[0].items() if isinstance(v, pd.DataFrame)]
-    return ({k: pd.concat([p[k] for p in parts], ignore_index=True) for k in frames}
-            | {"complete": all(p["complete"] for p in parts), "seconds": time.perf_counter() - t0})
+        jobs = {pool.submit(_one_depth, dict(cfg), d, threads): d for d in sorted(cfg["depths"], reverse=True)}
+        parts = {}
+        for job in as_completed(jobs):
+            parts[jobs[job]] = job.result()
+            if progress:
+                print(f"mechanism: target depth {jobs[job]} done after {(time.perf_counter() - t0) / 60:.1f} min",
+                      flush=True)
+    return join(parts) | {"seconds": time.perf_counter() - t0}
+
+
+def join(parts: dict[int, dict]) -> dict:
+    """The studies of single target depths (``{depth: study result}``, in any order) as one: every frame
+    joined in depth order, ``complete`` if every part is."""
+    order = sorted(parts)
+    frames = sorted({k for p in parts.values() for k, v in p.items() if isinstance(v, pd.DataFrame)})
+    return ({k: pd.concat([parts[d][k] for d in order if k in parts[d]], ignore_index=True) for k in frames}
+            | {"complete": all(p["complete"] for p in parts.values())})
 
 
 # ---- result file ------------------------------------------------------------------------------------------

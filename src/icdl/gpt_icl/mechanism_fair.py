@@ -242,13 +242,14 @@ def judge_fair(result: dict | None, cfg, train_examples: int, control_passed: bo
     return gated_entries(names, words, m, {"control": float(control_passed), "fair": float(fair)}, tail, criteria)
 
 
-def gate_note(result: dict, train_examples: int, control_passed: bool) -> str:
+def gate_note(result: dict, train_examples: int, control_passed: bool, r2: str = "R²") -> str:
     """The end of a gated entry's text: whether the positive control passed, and for how many models GD's own R²
-    is below the model's (a "farther" that may be GD's inaccuracy, not another algorithm)."""
-    r2 = _r2s(result["alignment"], train_examples)
-    weaker = int((r2[GD_NETWORK] < r2["model"]).sum())
+    is below the model's (a "farther" that may be GD's inaccuracy, not another algorithm; ``r2``: what the R²
+    is called, e.g. "seed-mean R²" where the alignment table holds several seeds per model)."""
+    at = _r2s(result["alignment"], train_examples)
+    weaker = int((at[GD_NETWORK] < at["model"]).sum())
     return (f"; positive control {'passed' if control_passed else 'not passed'}"
-            + (f"; GD's own R² below the model's for {weaker} of {len(r2)} models" if weaker else ""))
+            + (f"; GD's own {r2} below the model's for {weaker} of {len(at)} models" if weaker else ""))
 
 
 def gated_entries(names: dict[str, str], words: dict[str, str], numbers: dict, gates: dict[str, float], tail: str,

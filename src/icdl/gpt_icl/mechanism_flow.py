@@ -120,7 +120,9 @@ def median_ratio(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
     return {"models": per_model, "median": np.max(list(per_model.values()), axis=0)}
 
 
-def _numbers(result: dict, train_examples: int, draws: Draws | None = None) -> dict:
+def flow_numbers(result: dict, train_examples: int, draws: Draws | None = None) -> dict:
+    """The four numbers of the flow claims on every resample of ``draws`` (:func:`paired_measures` and
+    :func:`median_ratio`): over the models and, under ``models``, per model."""
     m = paired_measures(result["blocks"], train_examples, draws)
     med = median_ratio(result["blocks"], train_examples, draws)
     return {"pred": m["pred"], "sens": m["sens"], "cosine": m["cosine"], "median": med["median"],
@@ -140,7 +142,7 @@ def judge_flow(result: dict | None, cfg, train_examples: int, control_passed: bo
                  "ours": "not run: python -m icdl.gpt_icl.mechanism --profile flow"} for c in CLAIMS]
     edges = flow_edges(result["chosen"], result["gd_scan"], cfg)
     flow = bool(edges["flow"].all())
-    nums = _numbers(result, train_examples)
+    nums = flow_numbers(result, train_examples)
     at_edge = int((~edges["flow"]).sum())
     grid = ("inside its grid in flow time for every model" if flow
             else f"at an edge that matters for {at_edge} of {len(edges)} models")
@@ -153,7 +155,7 @@ def flow_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
     """Per model, for the reader: GD's chosen member, its flow time, the edges that matter, the four numbers at
     the training length (each "value (90 % interval)"), and GD's R² beside the model's on the test prompts."""
     edges = flow_edges(result["chosen"], result["gd_scan"], cfg).set_index(["depth", "attention"])
-    nums = _numbers(result, train_examples)["models"]
+    nums = flow_numbers(result, train_examples)["models"]
     r2 = _r2s(result["alignment"], train_examples)
     words = {"scale_edge": "start scale", "time_edge": "ηL", "eta_edge": "η", "lambda_edge": "ridge's λ"}
 
@@ -218,7 +220,7 @@ def flow_glue(result: dict | None, cfg, train_examples: int, entries: list[dict]
         v = e["values"]
         out[keys[e["claim"]]] = f"{e['value']:.3f} (90 % interval {v['value_lo']:.3f} to {v['value_hi']:.3f})"
     edges = flow_edges(result["chosen"], result["gd_scan"], cfg)
-    nums = _numbers(result, train_examples)["models"]
+    nums = flow_numbers(result, train_examples)["models"]
     r2 = _r2s(result["alignment"], train_examples)
     changes = edges["eta_change"].dropna()
     for key, (measure, op, t) in zip(keys.values(), CLAIMS.values()):  # per model: the whole interval past the line
