@@ -56,8 +56,13 @@
 # pipeline asked of transformers trained on linear targets where the answer is
 # known, passes (verdict **{glue:text}`status_mech_control_linear`**): the
 # nearest linear fit's prediction difference over the nearest local rule's is
-# at most {glue:text}`mech_control_ratio`. Not asked yet: the spread over
-# training seeds (one model per target depth and attention here).
+# at most {glue:text}`mech_control_ratio`. Over the main study's three
+# training seeds of every model ({ref}`mech-seeds`), each seed's GD tuned for
+# it, the same four hypotheses read on the seed means are
+# **{glue:text}`status_mech_seeds_nearest_gd`** by prediction
+# ({glue:text}`seeds_pred`), **{glue:text}`status_mech_seeds_sens_gd`** by
+# sensitivity, **{glue:text}`status_mech_seeds_cosine_gd`** by cosine and
+# **{glue:text}`status_mech_seeds_median_gd`** on the median block.
 #
 # Code: `icdl.gpt_icl.algorithms` (the candidates and their sensitivities),
 # `icdl.gpt_icl.mechanism` (profiles, scan, measures, judge, result file).
@@ -614,8 +619,9 @@ chapter.glue(**mechanism.seeds_glue(seeds, rcfg["train_examples"], seeds_entries
 #   simple rule at the point value for {glue:text}`fair_sens_point_nearer`
 #   models on the fair grid and {glue:text}`flow_sens_point_nearer` in flow
 #   time, on the whole interval for {glue:text}`flow_sens_nearer`.
-# - One training seed per model: the intervals are over test prompts only. The
-#   spread over the main study's seeds is the next design.
+# - Three training seeds per model ({ref}`mech-seeds`): the seeds' level of
+#   the resampling can only redraw what three trained models did, so its
+#   intervals are a floor on the training noise, not an estimate of its tails.
 # - The explicit Theorem-1 transformer is not among the candidates: its
 #   network (ICDL Def. 1) applies a smooth activation on every layer, the
 #   output included, so it cannot fit labels of either sign, and the sizes
