@@ -29,40 +29,46 @@
 # them.
 #
 # **What we find** (on the {glue:text}`mech_on` run): at this scale the
-# measures do not find the trained models running GD on the network. At
-# the training length the candidate nearest a model's predictions is
-# {glue:text}`mech_nearest`; GD's prediction difference runs from
-# {glue:text}`mech_ratio` times that of the nearest linear or local rule (below
-# 1 would make GD the nearer), and the mean cosine between the model's and
-# GD's sensitivities to the query from {glue:text}`mech_cosine`. After four
-# times the training ({doc}`the scale study's models <gpt_scale>`) the nearest candidate is
-# {glue:text}`mech_longer_nearest`, and GD's ratio runs from
-# {glue:text}`mech_longer_ratio`. Every hypothesis that GD is the nearest fails
-# on this first grid, whose corner GD's chosen members sat in. So GD was given
-# a fair chance twice more. On a wider grid one model's member still sat at
-# its edge, and by the gate registered with those hypotheses they are
-# **{glue:text}`status_mech_fair_nearest_gd`**. Read in gradient-flow time
-# $\eta L$ -- every chosen member runs the same flow time, and at that time the
-# step size hardly moves GD's predictions -- every model's member lies inside
-# the grid, and the four hypotheses registered for that reading are decided:
-# by prediction difference GD is farther than the nearest simple rule
-# ({glue:text}`flow_pred`, **{glue:text}`status_mech_flow_nearest_gd`**), by
-# the sensitivities too ({glue:text}`flow_sens`,
-# **{glue:text}`status_mech_flow_sens_gd`**; cosine {glue:text}`flow_cos`,
-# **{glue:text}`status_mech_flow_cosine_gd`**), and on the median block of
-# prompts, which a few badly fitted prompts cannot carry
-# ({glue:text}`flow_median`, **{glue:text}`status_mech_flow_median_gd`**;
-# worst where GD predicts better than the model). The positive control, the same
-# pipeline asked of transformers trained on linear targets where the answer is
-# known, passes (verdict **{glue:text}`status_mech_control_linear`**): the
-# nearest linear fit's prediction difference over the nearest local rule's is
-# at most {glue:text}`mech_control_ratio`. Over the main study's three
-# training seeds of every model ({ref}`mech-seeds`), each seed's GD tuned for
-# it, the same four hypotheses read on the seed means are
-# **{glue:text}`status_mech_seeds_nearest_gd`** by prediction
-# ({glue:text}`seeds_pred`), **{glue:text}`status_mech_seeds_sens_gd`** by
-# sensitivity, **{glue:text}`status_mech_seeds_cosine_gd`** by cosine and
-# **{glue:text}`status_mech_seeds_median_gd`** on the median block.
+# measures do not find the trained models running GD on the network, however
+# GD's free settings are chosen, on one seed or on three; and the same
+# pipeline does find the linear fit that transformers trained on linear
+# targets run.
+#
+# - *First grid.* At the training length the candidate nearest a model's
+#   predictions is {glue:text}`mech_nearest`; GD's prediction difference runs
+#   from {glue:text}`mech_ratio` times that of the nearest linear or local rule
+#   (below 1 would make GD the nearer), and the mean cosine between the
+#   model's and GD's sensitivities to the query from {glue:text}`mech_cosine`.
+#   After four times the training ({doc}`the scale study's models <gpt_scale>`)
+#   the nearest is {glue:text}`mech_longer_nearest`, GD's ratio
+#   {glue:text}`mech_longer_ratio`. These hypotheses fail, but GD's chosen
+#   members sat in the grid's corner, so GD was given a fair chance twice more.
+# - *A wider grid* left one model's member at its edge: by the gate
+#   registered with those hypotheses they are
+#   **{glue:text}`status_mech_fair_nearest_gd`**.
+# - *Read in gradient-flow time* $\eta L$ (every chosen member runs the same
+#   flow time, at which the step size hardly moves GD's predictions), every
+#   member lies inside the grid and the four hypotheses are decided: GD is
+#   farther than the nearest simple rule by prediction difference
+#   ({glue:text}`flow_pred`, **{glue:text}`status_mech_flow_nearest_gd`**),
+#   by the sensitivities ({glue:text}`flow_sens`,
+#   **{glue:text}`status_mech_flow_sens_gd`**; cosine {glue:text}`flow_cos`,
+#   **{glue:text}`status_mech_flow_cosine_gd`**), and on the median block of
+#   prompts, which a few badly fitted prompts cannot carry
+#   ({glue:text}`flow_median`, **{glue:text}`status_mech_flow_median_gd`**;
+#   worst where GD predicts better than the model).
+# - *Over the main study's three training seeds* of every model
+#   ({ref}`mech-seeds`), each seed's GD tuned for it, the same four hypotheses
+#   read on the seed means are **{glue:text}`status_mech_seeds_nearest_gd`**
+#   by prediction ({glue:text}`seeds_pred`),
+#   **{glue:text}`status_mech_seeds_sens_gd`** by sensitivity,
+#   **{glue:text}`status_mech_seeds_cosine_gd`** by cosine and
+#   **{glue:text}`status_mech_seeds_median_gd`** on the median block.
+# - *The positive control*, the same pipeline asked of transformers trained on
+#   linear targets where the answer is known, passes (verdict
+#   **{glue:text}`status_mech_control_linear`**): the nearest linear fit's
+#   prediction difference over the nearest local rule's is at most
+#   {glue:text}`mech_control_ratio`.
 #
 # Code: `icdl.gpt_icl.algorithms` (the candidates and their sensitivities),
 # `icdl.gpt_icl.mechanism` (profiles, scan, measures, judge, result file).

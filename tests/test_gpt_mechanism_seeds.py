@@ -153,6 +153,7 @@ def test_the_table_and_the_prose_read_each_seed_and_the_mean():
     assert glue["seeds_pred_seed_far"] == "2 of 6" and glue["seeds_pred_far"] == "0 of 2"
     assert glue["seeds_sens_far"] == "0 of 2" and glue["seeds_count"] == "3"
     assert glue["seeds_pred"].startswith("0.900 (90 % interval ")
+    assert glue["seeds_pred_singles"] == "0.40 to 1.50" and glue["seeds_sens_singles"] == "0.50"
     assert glue["seeds_replay"].startswith("were not scored again")
     res["replay"] = pd.DataFrame({"largest_change": [0.0, 2e-7, 0.0]})
     assert ms.seeds_glue(res, 40, entries)["seeds_replay"].endswith("(largest relative change 2.0e-07 over 3 models)")

@@ -199,13 +199,14 @@ def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], fl
                ) -> dict[str, str]:
     """The prose's numbers of the seeds run, from the judge's own ``entries``: the four judged numbers with their
     intervals; per measure how many models lie past the line on the whole interval of their seed mean
-    (``_far``) and how many single seeds' models lie past it on their own number (``_seed_far``, of
-    ``seeds_models``); the seeds per model; whether the checkpoints replay the main study's stored errors
-    (:func:`replay`, a clause); seed 0 against the flow run (``flow``, :func:`against_flow`). Dashes while the
-    run waits."""
+    (``_far``), how many single seeds' models lie past it on their own number (``_seed_far``) and the range
+    of those numbers (``_singles``), the model that decides it (``_model``); the models (``seeds_models``);
+    the seeds per model; whether the checkpoints replay the main study's stored errors (:func:`replay`, a
+    clause); seed 0 against the flow run (``flow``, :func:`against_flow`). Dashes while the run waits."""
     keys = {c: "seeds_" + key for c, (key, _, _) in CLAIMS.items()}
     if result is None:
         return ({k: "—" for v in keys.values() for k in (v, f"{v}_far", f"{v}_seed_far")}
+                | {f"{v}_{x}": "—" for v in keys.values() for x in ("singles", "model")}
                 | {k: "—" for k in ("seeds_count", "seeds_models", "seeds_replay", "seeds_flow_same",
                                     "seeds_flow_diff")})
     out = {}
@@ -221,6 +222,11 @@ def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], fl
         out[f"{keys[claim]}_far"] = f"{sum(past(x['lo'] if op == '<' else x['hi']) for x in s)} of {len(s)}"
         single = [x for v in models for x in v["per_seed"][key][:, 0] if x == x]
         out[f"{keys[claim]}_seed_far"] = f"{sum(past(x) for x in single)} of {len(single)}"
+        out[f"{keys[claim]}_singles"] = (f"{min(single):.2f}" if f"{min(single):.2f}" == f"{max(single):.2f}"
+                                         else f"{min(single):.2f} to {max(single):.2f}")
+    worst = {k: (min if k == "cosine" else max)(nums["models"], key=lambda m, k=k: nums["models"][m][k][0])
+             for k in _MEASURES}  # the model that decides each claim: the largest ratio, the smallest cosine
+    out |= {f"seeds_{k}_model": f"target depth {m[0]}, {m[1]} attention" for k, m in worst.items()}
     counts = sorted({v["seeds"] for v in models})
     rep = result.get("replay")
     if rep is None or rep.empty:
