@@ -601,6 +601,14 @@ chapter.glue(**mechanism.seeds_glue(seeds, rcfg["train_examples"], seeds_entries
 # models, {glue:text}`seeds_pred_seed_far` are farther from GD than from the
 # nearest simple rule by prediction, {glue:text}`seeds_sens_seed_far` by
 # sensitivity and {glue:text}`seeds_median_seed_far` on the median block.
+# Across the single seeds' models GD's prediction ratio runs from
+# {glue:text}`seeds_pred_singles`, its median-block ratio from
+# {glue:text}`seeds_median_singles`, its sensitivity ratio from
+# {glue:text}`seeds_sens_singles` and the cosine from
+# {glue:text}`seeds_cosine_singles`; the worst seed means are those of
+# {glue:text}`seeds_pred_model` (prediction), {glue:text}`seeds_median_model`
+# (median block), {glue:text}`seeds_sens_model` (sensitivity) and
+# {glue:text}`seeds_cosine_model` (cosine).
 
 # %% [markdown]
 # ## What this does and does not show
