@@ -32,6 +32,9 @@ JUDGED_ON |= {c: ("results/gpt_mechanism/mechanism.fair.json",)
 # the same hypotheses with GD read in flow time, and the median block (python -m icdl.gpt_icl.mechanism --profile flow)
 JUDGED_ON |= {c: ("results/gpt_mechanism/mechanism.flow.json",)
               for c in ("mech-flow-nearest-gd", "mech-flow-sens-gd", "mech-flow-cosine-gd", "mech-flow-median-gd")}
+# the flow hypotheses over the main study's three seeds (python -m icdl.gpt_icl.mechanism --profile seeds --workers 2)
+JUDGED_ON |= {c: ("results/gpt_mechanism/mechanism.seeds.json",)
+              for c in ("mech-seeds-nearest-gd", "mech-seeds-sens-gd", "mech-seeds-cosine-gd", "mech-seeds-median-gd")}
 # scale-wider-tuned-closer and scale-width-tuned-over-steps (registered at 638b4ca) wait for a run of their design,
 # a scan of the learning rate at width 128; the untuned wide run they are shown on leaves their gate unmet
 

@@ -40,7 +40,7 @@ this module                                the profiles, the study over every mo
                     ``fair`` (the reference study with GD and ridge given a grid whose chosen members are interior:
                     ``--profile fair``, about 60 minutes on one core), ``flow`` (the fair study on a grid read in
                     gradient-flow time ηL: ``--profile flow``), ``seeds`` (the flow study of every seed's
-                    model, pretraining mixture: ``--profile seeds --workers 2``, about 80 minutes on two cores)
+                    model, pretraining mixture: ``--profile seeds --workers 2``, about 70 minutes on two cores)
 :func:`study`       scan, choose and measure for every model (:func:`run`: on ``--workers`` processes)
 :func:`judge`       the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
 :func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
