@@ -107,6 +107,9 @@ def test_a_gate_not_met_leaves_every_verdict_open(gate, words):
     assert set(verdicts.values()) == {None}
     unmet = unmet_gates("mech-seeds-nearest-gd", {"value": 2.0, **e["mech-seeds-nearest-gd"]["values"]})
     assert len(unmet) == 1 and words in unmet[0]
+    edges = ms.edge_words(res, CFG)
+    assert (edges.startswith("target depth 3, relu attention, seed 1 (step size at the grid's edge")
+            if gate == "flow" else edges == "none")
     verdicts, _ = _entries(_seeds_result(far, far, far))
     assert set(verdicts.values()) == {False}
 

@@ -111,6 +111,7 @@ from .mechanism_measures import (  # noqa: F401  (re-exported: mechanism.alignme
 )
 from .mechanism_seeds import (  # noqa: F401
     against_flow,
+    edge_words,
     judge_seeds,
     replay,
     seed_edges,

@@ -195,20 +195,35 @@ def against_flow(result: dict, flow: dict, train_examples: int) -> dict:
     return {"same": same, "models": len(theirs), "largest": float(max(diffs))}
 
 
-def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], flow: dict | None = None
-               ) -> dict[str, str]:
+def edge_words(result: dict, cfg) -> str:
+    """The seeds' models whose GD or ridge member sits at an edge that matters (:func:`seed_edges`), in words:
+    each with its edges, its step size, steps and flow time; "none" where the gate is met."""
+    words = {"scale_edge": "start scale", "time_edge": "flow time ηL", "eta_edge": "step size",
+             "lambda_edge": "ridge's λ"}
+    edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
+    held = []
+    for r in edges[~edges["flow"]].itertuples():
+        at = " and ".join(w for k, w in words.items() if getattr(r, k))
+        held.append(f"target depth {r.depth}, {r.attention} attention, seed {r.seed} ({at} at the grid's edge: "
+                    f"start scale {r.init_scale:g}, η = {r.eta:g}, L = {r.steps}, ηL = {r.time:g})")
+    return "; ".join(held) or "none"
+
+
+def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], flow: dict | None = None,
+               cfg=None) -> dict[str, str]:
     """The prose's numbers of the seeds run, from the judge's own ``entries``: the four judged numbers with their
     intervals; per measure how many models lie past the line on the whole interval of their seed mean
     (``_far``), how many single seeds' models lie past it on their own number (``_seed_far``) and the range
     of those numbers (``_singles``), the model that decides it (``_model``); the models (``seeds_models``);
     the seeds per model; whether the checkpoints replay the main study's stored errors (:func:`replay`, a
-    clause); seed 0 against the flow run (``flow``, :func:`against_flow`). Dashes while the run waits."""
+    clause); seed 0 against the flow run (``flow``, :func:`against_flow`); the models at an edge that matters
+    (``cfg``, the profile's settings: :func:`edge_words`). Dashes while the run waits."""
     keys = {c: "seeds_" + key for c, (key, _, _) in CLAIMS.items()}
     if result is None:
         return ({k: "—" for v in keys.values() for k in (v, f"{v}_far", f"{v}_seed_far")}
                 | {f"{v}_{x}": "—" for v in keys.values() for x in ("singles", "model")}
                 | {k: "—" for k in ("seeds_count", "seeds_models", "seeds_replay", "seeds_flow_same",
-                                    "seeds_flow_diff")})
+                                    "seeds_flow_diff", "seeds_edges")})
     out = {}
     for e in entries:
         v = e["values"]
@@ -238,6 +253,7 @@ def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], fl
                     f"do not give the errors it stored for them (relative changes up to {change:.1e}): they are "
                     "not the models it judged")
     match = against_flow(result, flow, train_examples) if flow is not None else None
+    out["seeds_edges"] = edge_words(result, cfg) if cfg is not None else "—"
     return out | {"seeds_count": " to ".join(map(str, counts)), "seeds_models": str(len(nums["models"])),
                   "seeds_replay": replayed,
                   "seeds_flow_same": f"{match['same']} of {match['models']}" if match else "—",
