@@ -92,7 +92,6 @@ from icdl import figures
 from icdl.gpt_icl import mechanism
 from icdl.gpt_icl.tasks import PRETRAINING
 from icdl.repro import chapter
-from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(mechanism.PROFILES, profile, overrides)
@@ -275,8 +274,8 @@ chapter.glue(**mechanism.shift_glue(data["alignment"], rcfg["train_examples"]))
 # run.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-longer_obj = show_reference(mechanism.PROFILES, "mechanism", "longer")
-longer = mechanism.load(longer_obj)["alignment"] if longer_obj is not None and mech_on == "reference" else None
+longer = mechanism.committed("longer", mech_on)
+longer = longer["alignment"] if longer is not None else None
 if longer is not None:
     display(chapter.table(mechanism.longer_table(data["alignment"], longer, rcfg["train_examples"])))
 
@@ -313,8 +312,7 @@ chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_exam
 # cosine.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-control_obj = show_reference(mechanism.PROFILES, "mechanism", "control")
-control_data = mechanism.load(control_obj) if control_obj is not None and mech_on == "reference" else None
+control_data = mechanism.committed("control", mech_on)
 if control_data is not None:
     display(chapter.table(mechanism.control_table(control_data["alignment"], rcfg["train_examples"])))
 
@@ -384,8 +382,7 @@ if control_data is not None:
 # the 32 blocks of test prompts, the same resamples for every candidate):
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-fair_obj = show_reference(mechanism.PROFILES, "mechanism", "fair")
-fair = mechanism.load(fair_obj) if fair_obj is not None and mech_on == "reference" else None
+fair = mechanism.committed("fair", mech_on)
 fcfg = mechanism.PROFILES.resolve("fair")
 if fair is not None:
     display(chapter.table(mechanism.fair_table(fair, fcfg, rcfg["train_examples"])))
@@ -508,8 +505,7 @@ if fair is not None:
 # test prompts):
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-flow_obj = show_reference(mechanism.PROFILES, "mechanism", "flow")
-flow = mechanism.load(flow_obj) if flow_obj is not None and mech_on == "reference" else None
+flow = mechanism.committed("flow", mech_on)
 flcfg = mechanism.PROFILES.resolve("flow")
 if flow is not None:
     display(chapter.table(mechanism.flow_time_table(flow, flcfg, rcfg["train_examples"])))
@@ -575,8 +571,7 @@ chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_ent
 # its interval, then each seed's own value in seed order:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-seeds_obj = show_reference(mechanism.PROFILES, "mechanism", "seeds")
-seeds = mechanism.load(seeds_obj) if seeds_obj is not None and mech_on == "reference" else None
+seeds = mechanism.committed("seeds", mech_on)
 scfg = mechanism.PROFILES.resolve("seeds")
 if seeds is not None:
     display(chapter.table(mechanism.seeds_table(seeds, scfg, rcfg["train_examples"])))

@@ -46,8 +46,8 @@ this module                                the profiles, the study over every mo
 :func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
 :func:`judge_control` the entry of the positive control (``--profile control``: the main study's models
                     trained on linear targets)
-:func:`write`,      the result file ``mechanism.<profile>.json`` and back
-:func:`load`
+:func:`write`,      the result file ``mechanism.<profile>.json`` and back (:func:`committed`: a command-only
+:func:`load`        profile's, as the chapter reads it)
 ==================  ===================================================================================
 """
 
@@ -329,6 +329,17 @@ def load(raw: dict) -> dict:
     d = raw["data"]
     return ({k: pd.DataFrame(d[k]) for k in FIELDS[:4] + tuple(f for f in OPTIONAL_FIELDS if f in d)}
             | {"complete": bool(d["complete"]), "seconds": d["seconds"], "provenance": raw["provenance"]})
+
+
+def committed(profile: str, shown_on: str) -> dict | None:
+    """A command-only profile's committed result as the chapter reads it: its provenance shown
+    (:func:`~icdl.repro.results.show_reference`) and its frames (:func:`load`); None while its run waits, or
+    where the chapter itself reads another profile than the reference (``shown_on``: the quick study's models
+    are not the ones these runs measured)."""
+    from ..repro.results import show_reference
+
+    raw = show_reference(PROFILES, "mechanism", profile)
+    return load(raw) if raw is not None and shown_on == "reference" else None
 
 
 def parser():
