@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..repro.ledger import sci
 from .intervals import Draws, summary
 from .mechanism_fair import gate_note, gated_entries, interval_cell, paired_measures
 from .mechanism_flow import CLAIMS as FLOW_CLAIMS
@@ -150,7 +151,7 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
             else f"; {min(counts)} seeds per model") + f"; GD's chosen member {grid}"
     rep = result.get("replay")
     tail += ("; the checkpoints' replay not recorded" if rep is None or rep.empty else
-             f"; the checkpoints replay the main study's errors to a relative {rep['largest_change'].max():.1e}")
+             f"; the checkpoints replay the main study's errors to a relative {sci(rep['largest_change'].max())}")
     tail += gate_note(result, train_examples, control_passed, "seed-mean R²")
     return gated_entries({c: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
                          {"control": float(control_passed), "flow": float(flow), "seeds": float(enough)}, tail,
@@ -248,13 +249,13 @@ def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], fl
         replayed = "were not scored again against the errors it stored"
     else:
         change = rep["largest_change"].max()
-        replayed = (f"give the squared errors per block it stored for them (largest relative change {change:.1e} "
+        replayed = (f"give the squared errors per block it stored for them (largest relative change {sci(change)} "
                     f"over {len(rep)} models)" if change <= REPLAYED else
-                    f"do not give the errors it stored for them (relative changes up to {change:.1e}): they are "
+                    f"do not give the errors it stored for them (relative changes up to {sci(change)}): they are "
                     "not the models it judged")
     match = against_flow(result, flow, train_examples) if flow is not None else None
     out["seeds_edges"] = edge_words(result, cfg) if cfg is not None else "—"
     return out | {"seeds_count": " to ".join(map(str, counts)), "seeds_models": str(len(nums["models"])),
                   "seeds_replay": replayed,
                   "seeds_flow_same": f"{match['same']} of {match['models']}" if match else "—",
-                  "seeds_flow_diff": f"{match['largest']:.1e}" if match else "—"}
+                  "seeds_flow_diff": sci(match["largest"]) if match else "—"}
