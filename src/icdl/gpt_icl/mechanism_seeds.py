@@ -18,6 +18,7 @@ model), ``seeds`` (three seeds measured for every model).
 :func:`judge_seeds`         the entries of ``mech-seeds-nearest-gd``, ``-sens-gd``, ``-cosine-gd``, ``-median-gd``
 :func:`seeds_table`         per model, for the reader: each seed's chosen flow time and number, the seed mean's interval
 :func:`against_flow`        seed 0 of the run against the flow run, which measured the same models
+:func:`edge_words`          the seeds' models whose member sits at an edge that matters, in words
 :func:`seeds_glue`          the prose's numbers
 ==========================  ==========================================================================================
 """
