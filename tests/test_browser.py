@@ -165,15 +165,10 @@ def test_every_page_reads_offline(browser):
     problems, formulas = [], 0
     for page in pages:
         rel = page.relative_to(HTML).as_posix()
-        seen = None
-        for _ in range(2):  # one retry: a cold browser's first load has stalled once in our runs
-            console_errors(driver)  # what a stalled attempt's script left behind is not this load's
-            driver.get(f"{base}/{rel}")
-            try:
-                seen = driver.execute_async_script(PROBE)
-                break
-            except TimeoutException:
-                continue
+        try:
+            seen = _settled(driver, f"{base}/{rel}")
+        except TimeoutException:
+            seen = None
         if seen is None:
             problems.append(f"{rel}: did not finish rendering within the script timeout, twice")
             continue
@@ -218,6 +213,22 @@ return {overflow: document.documentElement.scrollWidth - W, culprits: out.slice(
 """
 
 
+def _settled(driver, url: str, probe: str = PROBE):
+    """Load ``url`` and run ``probe`` once the page settles, with one retry: a load of the headless browser
+    stalls past the script timeout now and then (in every test that loads pages, not one page's fault); a
+    second stall raises the timeout."""
+    from selenium.common.exceptions import TimeoutException
+
+    for attempt in range(2):
+        console_errors(driver)  # what a stalled attempt's script left behind is not this load's
+        driver.get(url)
+        try:
+            return driver.execute_async_script(probe)
+        except TimeoutException:
+            if attempt:
+                raise
+
+
 def test_no_page_scrolls_sideways_on_a_phone(browser):
     """At 390 px no page of the book is wider than the screen (the bug: diffusion_score 22 px too wide, a long
     result path in inline code that did not wrap)."""
@@ -227,8 +238,7 @@ def test_no_page_scrolls_sideways_on_a_phone(browser):
         driver.set_window_size(390, 900)
         for page in _pages():
             rel = page.relative_to(HTML).as_posix()
-            driver.get(f"{base}/{rel}")
-            driver.execute_async_script(PROBE)  # MathJax typeset, images loaded: the page as it settles
+            _settled(driver, f"{base}/{rel}")  # MathJax typeset, images loaded: the page as it settles
             seen = driver.execute_script(PHONE_OVERFLOW)
             if seen["overflow"] > 1:
                 problems.append(f"{rel}: {seen['overflow']} px wider than a 390 px screen: {seen['culprits']}")
@@ -262,8 +272,7 @@ def test_a_figure_fits_a_phone_and_opens_full_size_on_a_tap(browser):
         for width in (390, 1280):
             driver.set_window_size(width, 900)
             for page in ("notebooks/gpt_icl.html", "notebooks/icgd_transformer.html"):
-                driver.get(f"{base}/{page}")
-                seen = driver.execute_async_script(PHONE_PROBE)
+                seen = _settled(driver, f"{base}/{page}", PHONE_PROBE)
                 assert len(seen["figures"]) >= 2, f"{page}: no figures found in their boxes"
                 for f in seen["figures"]:  # the figure's box is the text column it sits in
                     assert f["link"] == f["src"], f"{page}: {f['src']} is not a link to itself"
