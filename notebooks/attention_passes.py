@@ -72,7 +72,7 @@ dict(cfg)
 
 # %% mystnb={"figure": {"caption": "Rows of one token of the ICGD construction for N = 3, K = 3, d = 2, as named slots. Lemma 2's layers write the slots $\\hat p(1)$, $\\hat p(2)$, $\\hat p(3)$; the other slots are for the backward pass.", "name": "fig-token-layout"}}
 layout = ICGDLayout(Architecture(3, 3, 2, 2))
-fig = figures.plot_token_layout(layout)
+fig = figures.theory.plot_token_layout(layout)
 
 # %% [markdown]
 # ## One attention layer per network layer (ICDL Lemma 2, eq. C.7)
@@ -121,7 +121,7 @@ print("max ||p_hat(j) - p(j)|| over layers below 1e-12:", "yes" if max(relu_errs
 # %% mystnb={"figure": {"caption": "Forward pass inside attention for sigmoid networks. Left: measured error of $\\hat p(j)$ (markers) and the bound of eq. 3.8 (lines) per layer j, deepest network, for several numbers H of ReLUs in the sum. Right: the same for the last layer against H, for each depth N; dotted: the sup error $\\varepsilon_r$ of the sum itself.", "name": "fig-lemma2"}}
 study = forward_pass_study(Ns=tuple(range(2, cfg["N_max"] + 1)), K=cfg["K"],
                      Hs=tuple(h for h in (16, 32, 64, 128, 256, 512, 1024) if h <= cfg["H_max"]), seed=cfg["seed"])
-fig = figures.plot_lemma2_errors(study)
+fig = figures.theory.plot_lemma2_errors(study)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 c2 = bound_check(study, lemma=2)

@@ -24,8 +24,8 @@
 # section checks REB's comparison of what in-context learning and training cost.
 #
 # Code: `icdl.lsa.training` (`benchmark_batched_vs_loop`, `segments_table`,
-# `shard_runs`), `icdl.gpt_icl.measure` (FLOP counts, rates, the MLP benchmark),
-# `icdl.gpt_icl.speed`, `icdl.gpt_icl.pipeline`, `icdl.gpt_icl.cost`.
+# `shard_runs`), `icdl.gpt_icl.core.measure` (FLOP counts, rates, the MLP benchmark),
+# `icdl.gpt_icl.compute.speed`, `icdl.gpt_icl.reference`, `icdl.gpt_icl.compute.cost`.
 
 # %% [markdown]
 # **What this chapter checks, and what we found**:
@@ -42,7 +42,9 @@ import pandas as pd
 import torch
 from IPython.display import display
 
-from icdl.gpt_icl import cost, measure, pipeline, speed
+from icdl.gpt_icl import reference
+from icdl.gpt_icl.compute import cost, speed
+from icdl.gpt_icl.core import main_study, measure
 from icdl.lsa import study as lsa_study
 from icdl.lsa.training import benchmark_batched_vs_loop, segments_table
 from icdl.repro import chapter
@@ -115,7 +117,7 @@ chapter.glue(lsa_commits=", ".join(sorted({seg["commit"][:7] for seg in ref["dat
 # ## Thousands of small MLPs as one tensor program (ICDL's baseline)
 #
 # ICDL's baseline trains one small MLP per test prompt and per prompt length.
-# `icdl.gpt_icl.baselines.trained_mlp` gives every weight a leading prompt
+# `icdl.gpt_icl.core.baselines.trained_mlp` gives every weight a leading prompt
 # dimension, so each step of a chunk of prompts is a few batched matrix products
 # and one fused Adam update; each prompt draws its initial weights from its own
 # generator, so results do not depend on the chunk size, and a test checks the
@@ -245,23 +247,23 @@ if sp is not None and "side_by_side" in sp["data"]:
 # main models of each target depth, each model depth of the depth study, the
 # plateau study) and three calls that evaluate and write the result files once
 # their models exist. `python -m icdl.gpt_icl --profile reference --workers 2`
-# (`icdl.gpt_icl.pipeline`) runs them as single-threaded processes, two at a
+# (`icdl.gpt_icl.reference`) runs them as single-threaded processes, two at a
 # time, the longest ready job first, and records the wall time of each
 # (`timing.reference.json`); every job resumes from its checkpoints, so a
 # stopped run continues where it was. The timed run started from no checkpoints
-# and no cached MLP baselines on an otherwise idle machine; `pipeline.stage_times`
+# and no cached MLP baselines on an otherwise idle machine; `reference.stage_times`
 # reads it.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 timing = show_reference(PROFILES, "timing", command=COMMANDS["timing"].format(profile="reference"))
 if timing is not None:
-    stages = pipeline.stage_times(timing["data"])
-    chapter.glue(**pipeline.timing_glue(timing["data"]))
+    stages = reference.stage_times(timing["data"])
+    chapter.glue(**reference.timing_glue(timing["data"]))
     display(chapter.table(stages[["stage", "worker", "start_min", "minutes", "command"]], 1))
 
 # %% mystnb={"figure": {"caption": "The timed reference run of ICDL sec. 5 (the trained transformers, the depth study, the plateau study) on two cores: one row per worker (a single-threaded process), one bar per job from its start to its end (main N: the softmax and ReLU models of one target depth; L: the two models of one depth-study model depth; eval: a call that evaluates and writes a result file).", "name": "fig-stage-timeline"}}
 if timing is not None:
-    from icdl.figures.experiments import plot_stage_timeline
+    from icdl.figures.computation import plot_stage_timeline
 
     fig = plot_stage_timeline(stages)
 
@@ -299,12 +301,11 @@ if timing is not None:
 # %% tags=["remove-cell"]
 if timing is not None:
     from icdl.gpt_icl import depth as gpt_depth
-    from icdl.gpt_icl import objectives
     from icdl.repro.results import load_result
 
-    per_seed = pipeline.seed_cost(
-        timing["data"], objectives.training_seconds(objectives.PROFILES.resolve("reference")),
-        pd.DataFrame(load_result(gpt_depth.PROFILES.folder() / "depth.reference.json")["data"]["training"]))
+    per_seed = reference.seed_cost(
+        timing["data"], main_study.training_seconds(main_study.PROFILES.resolve("reference")),
+        pd.DataFrame(load_result(gpt_depth.study.PROFILES.folder() / "depth.reference.json")["data"]["training"]))
     chapter.glue(seed_main_min=f"{per_seed['main_min']:.0f}", seed_depth_min=f"{per_seed['depth_min']:.0f}",
                  seed_whole_core_min=f"{per_seed['whole_core_min']:.0f}",
                  seed_whole_bound_min=f"{per_seed['lower_bound_min']:.0f}")

@@ -113,10 +113,10 @@ binned = diffusion.binned_targets(bumps, cfg["t"], cfg["mc"], seed=cfg["seed"] +
 curve = diffusion.learned_curve(result, cfg, b=0)
 
 # %% mystnb={"figure": {"caption": "Left: REB's denoising targets averaged in bins of $x_t$ ($\\pm 2$ standard errors) on the closed-form score of the two-bump mixture at t = 1. Right: one prompt's 64 targets (grey), its true score, and the score of the 2-layer sigmoid network at its random start and after projected GD on the prompt.", "name": "fig-dsm-targets"}}
-fig = figures.plot_dsm_targets(binned, curve)
+fig = figures.diffusion.plot_dsm_targets(binned, curve)
 
 # %% mystnb={"figure": {"caption": "Relative $L^2$ error of the learned score over the steps, mean over prompts: projected GD from the random start, GD from w = 0 (stuck at the symmetric point), and the Theorem 1 transformer with sums of H ReLUs, which starts from the same weights.", "name": "fig-score-errors"}}
-fig = figures.plot_score_errors(result["errors"])
+fig = figures.diffusion.plot_score_errors(result["errors"])
 
 # %% [markdown]
 # The transformer's curves lie on GD's: its weights stay within Theorem 1's

@@ -29,7 +29,7 @@
 # judged under the changed schedule of {doc}`gpt_icl`.
 #
 # Code: `icdl.gpt_icl.depth` (profiles, study, result file) and
-# `icdl.gpt_icl.depth_judge` (intervals, tables, verdict), on the modules of
+# `icdl.gpt_icl.depth.judge` (intervals, tables, verdict), on the modules of
 # {doc}`gpt_icl`.
 
 # %% [markdown]
@@ -47,12 +47,13 @@ import pandas as pd
 import torch
 
 from icdl import figures
-from icdl.gpt_icl import depth, depth_judge
+from icdl.gpt_icl import depth
+from icdl.gpt_icl.depth import judge as depth_judge
 from icdl.repro import chapter
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
-cfg, ledger = chapter.start(depth.PROFILES, profile, overrides)
-rcfg = depth.PROFILES.resolve("reference")
+cfg, ledger = chapter.start(depth.study.PROFILES, profile, overrides)
+rcfg = depth.study.PROFILES.resolve("reference")
 
 # %% [markdown]
 # ## The study
@@ -61,12 +62,12 @@ rcfg = depth.PROFILES.resolve("reference")
 # of this page's profile otherwise:
 
 # %%
-data, depth_on = chapter.reference_or_live(depth.PROFILES, ("depth",), depth.load,
-                                           lambda: depth.depth_study(cfg, progress=False), profile)
+data, depth_on = chapter.reference_or_live(depth.study.PROFILES, ("depth",), depth.study.load,
+                                           lambda: depth.study.depth_study(cfg, progress=False), profile)
 print("judged on:", depth_on)
 
 # %% tags=["remove-cell"]
-chapter.glue(**depth.settings_glue(rcfg if depth_on == "reference" else cfg),
+chapter.glue(**depth.study.settings_glue(rcfg if depth_on == "reference" else cfg),
              depth_train_minutes=f"{float(pd.DataFrame(data['training'])['seconds'].sum()) / 60:.0f}")
 
 # %% [markdown]
@@ -89,7 +90,7 @@ chapter.glue(**depth.settings_glue(rcfg if depth_on == "reference" else cfg),
 r2 = depth_judge.r2_table(data)
 
 # %% mystnb={"figure": {"caption": "Objective 4 (cf. ICDL Fig. 7): $R^2$ (mean over seeds) against the number of transformer layers at 15, 30 and 45 examples before the query, with its interval (90 % over seeds and prompts where there are several seeds; a one-seed run: 95 % bootstrap over prompts), beside least squares (dash-dot) and the context mean (dotted) on the same prompts.", "name": "fig-icl-depth"}}
-fig = figures.plot_icl_depth(r2, data["baselines"])
+fig = figures.gpt.plot_icl_depth(r2, data["baselines"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 gains = depth_judge.gains(data)

@@ -81,18 +81,21 @@ import torch
 from IPython.display import display
 
 from icdl import figures
-from icdl.gpt_icl import evaluation, n01, objectives, task_content, verdicts, yardstick
+from icdl.gpt_icl import objectives
+from icdl.gpt_icl.core import evaluation, main_study, verdicts
+from icdl.gpt_icl.objectives import n01, task_content, yardstick
 from icdl.repro import chapter
+from icdl.repro.ledger import count
 from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
-cfg, ledger = chapter.start(objectives.PROFILES, profile, overrides)
-rcfg = objectives.PROFILES.resolve("reference")
+cfg, ledger = chapter.start(main_study.PROFILES, profile, overrides)
+rcfg = main_study.PROFILES.resolve("reference")
 
 # %% [markdown]
 # ## The model and the task
 #
-# **Model** (`icdl.gpt_icl.model.InContextGPT`, our own few hundred lines of torch):
+# **Model** (`icdl.gpt_icl.core.model.InContextGPT`, our own few hundred lines of torch):
 # the prompt $x_1, y_1, \dots, x_k, y_k$ becomes $2k$ tokens, each $y_i$ padded with
 # zeros to the size of $x$; one linear map reads them into the model width;
 # learned absolute position embeddings; pre-LayerNorm blocks with causal
@@ -103,7 +106,7 @@ rcfg = objectives.PROFILES.resolve("reference")
 # positions the token may attend to -- the only difference between the paper's
 # "ReLU" and "softmax" transformers.
 #
-# **Task** (`icdl.gpt_icl.tasks`): each prompt draws a new target network and its
+# **Task** (`icdl.gpt_icl.core.tasks`): each prompt draws a new target network and its
 # inputs. ICDL states the depth (3, 4 or 6 layers), the input size $d = 20$,
 # Gaussian parameters and $x \sim \mathcal N(-2, I)$ for training; the rest is
 # ours, as {ref}`the table below <tab-icl-assumptions>` lists for the reference
@@ -111,7 +114,7 @@ rcfg = objectives.PROFILES.resolve("reference")
 # setting of the profile.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(objectives.assumptions(objectives.PROFILES.resolve("reference")))
+chapter.table(objectives.judge.assumptions(main_study.PROFILES.resolve("reference")))
 
 # %% [markdown]
 # (tab-icl-assumptions)=
@@ -144,7 +147,7 @@ chapter.table(objectives.assumptions(objectives.PROFILES.resolve("reference")))
 # context mean predicts), an affine function of $x$ fitted to the prompt explains
 # more (the **linear** part, what least squares learns in context), and the rest
 # is what only a nonlinear learner can get (the **nonlinear** part;
-# `icdl.gpt_icl.tasks.variance_split` splits the label variance of
+# `icdl.gpt_icl.core.tasks.variance_split` splits the label variance of
 # {glue:text}`task_prompts` prompts of {glue:text}`task_inputs` inputs each, the
 # share of each part with a 90 % bootstrap interval over prompts). We measure
 # ICDL's targets at the paper's inputs, $x \sim \mathcal N(-2, I)$, and at
@@ -161,7 +164,7 @@ chapter.table(task_content.shown(task_table))
 task_judged = {e["claim"]: e for e in task_content.judge(task_stats)}
 far = task_table[task_table["inputs"] == task_content.INPUTS[2.0]]
 near = task_table[task_table["inputs"] == task_content.INPUTS[0.0]]
-chapter.glue(task_prompts=chapter.count(task_content.PROMPTS),
+chapter.glue(task_prompts=count(task_content.PROMPTS),
              task_inputs=str(task_content.INPUTS_PER_PROMPT),
              task_offset_min=f"{100 * far['offset'].min():.0f} %", task_offset_max=f"{100 * far['offset'].max():.0f} %",
              task_nonlinear_max=f"{100 * task_judged['gpt-task-linear']['value']:.1f} %",
@@ -193,16 +196,16 @@ chapter.glue(task_prompts=chapter.count(task_content.PROMPTS),
 # run further down used larger ones.
 
 # %%
-live_run = objectives.run(cfg, progress=False)
-live = objectives.from_run(live_run, objectives.param_shift(live_run["trained"], cfg))
+live_run = main_study.run(cfg, progress=False)
+live = main_study.from_run(live_run, main_study.param_shift(live_run["trained"], cfg))
 print(f"{len(live_run['trained'])} models ({cfg['seeds']} seeds) trained and evaluated in {live_run['seconds']:.0f} s")
 
 # %% mystnb={"figure": {"caption": "Live run, pretraining mixture: $R^2$ per query position k ($k - 1$ examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. Shaded: positions beyond the training length. Least squares fits d + 1 parameters (an intercept with the weights): it interpolates its examples while they are no more than that, and is at its most variable just past it, where its curve drops below the axis.", "name": "fig-icl-methods-live"}}
-fig = figures.plot_icl_methods(live["curves"], live["baselines"], cfg["train_examples"])
+fig = figures.gpt.plot_icl_methods(live["curves"], live["baselines"], cfg["train_examples"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 print("live run, R² at the training length by test mixture:")
-objectives.verdict_tables(live["curves"], live["baselines"], live["shift"], cfg["train_examples"])["mixtures"].round(2)
+objectives.judge.verdict_tables(live["curves"], live["baselines"], live["shift"], cfg["train_examples"])["mixtures"].round(2)
 
 # %% [markdown]
 # ## The reference run
@@ -217,20 +220,20 @@ objectives.verdict_tables(live["curves"], live["baselines"], live["shift"], cfg[
 # the highest. The figures below show what is judged.
 
 # %%
-data, judged_on = chapter.reference_or_live(objectives.PROFILES, ("icl", "shift"), objectives.load,
+data, judged_on = chapter.reference_or_live(main_study.PROFILES, ("icl", "shift"), main_study.load,
                                             lambda: live, profile)
 jcfg = rcfg if judged_on == "reference" else cfg
 train_len = jcfg["train_examples"]
 print("judged on:", judged_on)
 
 # %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4096 in the reference; the MLP baseline on the first 512). Shaded and least squares as in the live figure above.", "name": "fig-icl-methods-ref"}}
-fig = figures.plot_icl_methods(data["curves"], data["baselines"], train_len)
+fig = figures.gpt.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
 # %% mystnb={"figure": {"caption": "The judged run, ReLU attention: $R^2$ per prompt position for inputs from the four mixtures $\\omega_1 N(-2, I) + \\omega_2 N(2, I)$ (the mean over seeds; bands: lowest to highest seed; diamonds: the MLP baseline; dash-dot: least squares and grey dotted: context mean, pretraining mixture). The y axis shows every curve down to $R^2 = -1$; a panel whose curves go lower says so in its title. Shaded: beyond the training length.", "name": "fig-icl-mixtures-relu-ref"}}
-fig = figures.plot_icl_mixtures(data["curves"], data["baselines"], "relu", train_len)
+fig = figures.gpt.plot_icl_mixtures(data["curves"], data["baselines"], "relu", train_len)
 
 # %% mystnb={"figure": {"caption": "The judged run, softmax attention: the same panels.", "name": "fig-icl-mixtures-softmax-ref"}}
-fig = figures.plot_icl_mixtures(data["curves"], data["baselines"], "softmax", train_len)
+fig = figures.gpt.plot_icl_mixtures(data["curves"], data["baselines"], "softmax", train_len)
 
 # %% [markdown]
 # **Off the plateau?** At the training length, each model's R² beside the
@@ -239,26 +242,26 @@ fig = figures.plot_icl_mixtures(data["curves"], data["baselines"], "softmax", tr
 # by at least {glue:text}`margin`:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-at_len = objectives.levels_at(data["curves"], data["baselines"], train_len)
-margin = objectives.CRITERIA["off_plateau_margin"]
+at_len = objectives.judge.levels_at(data["curves"], data["baselines"], train_len)
+margin = main_study.CRITERIA["off_plateau_margin"]
 print(f"every model at least {margin} above the context mean at the training length:",
-      "yes" if objectives.off_plateau(at_len) else "no")
+      "yes" if objectives.judge.off_plateau(at_len) else "no")
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(at_len)
 
 # %% mystnb={"figure": {"caption": "The switch from softmax to ReLU attention, pretraining mixture: the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); dash-dot: least squares; grey dotted: context mean; shaded: beyond the training length.", "name": "fig-icl-switch"}}
-fig = figures.plot_icl_switch(data["curves"], data["baselines"], train_len)
+fig = figures.gpt.plot_icl_switch(data["curves"], data["baselines"], train_len)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-kept = objectives.switch_table(data["curves"], data["baselines"], train_len)
+kept = objectives.judge.switch_table(data["curves"], data["baselines"], train_len)
 chapter.table(kept)
 
 # %% tags=["remove-cell"]
 lo_hi = {"lead": at_len["above_context_mean"], "r2": at_len["r2"], "ls": at_len["least_squares"],
          "behind_ls": at_len["least_squares"] - at_len["r2"],
          "switch": kept["lead_at_switch"], "relu_lead": kept["relu_lead"]}
-chapter.glue(judged_on=judged_on, margin=f"{margin}", seeds=f"{jcfg['seeds']}", warm_steps=chapter.count(rcfg['warm_steps']),
+chapter.glue(judged_on=judged_on, margin=f"{margin}", seeds=f"{jcfg['seeds']}", warm_steps=count(rcfg['warm_steps']),
              **{f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in lo_hi.items() for end in ("min", "max")})
 
 # %% [markdown]
@@ -287,7 +290,7 @@ chapter.glue(judged_on=judged_on, margin=f"{margin}", seeds=f"{jcfg['seeds']}", 
 # **normalised squared error**, $\mathrm{MSE}/\overline{y^2}$, the labels' mean
 # square standing for the dimension by which {cite:t}`garg2022what` divide (their
 # linear labels have $\mathbb E\,y^2 = d$; predicting 0 scores 1 under both).
-# Each has its 90 % interval over seeds and prompts (`icdl.gpt_icl.yardstick`).
+# Each has its 90 % interval over seeds and prompts (`icdl.gpt_icl.objectives.yardstick`).
 # At {glue:text}`yard_examples` examples before the query:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
@@ -326,7 +329,7 @@ chapter.glue(yard_examples=str(yard_at),
 # task (`--part shift` evaluates the reference checkpoints).
 
 # %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length.", "name": "fig-icl-param-shift"}}
-fig = figures.plot_icl_param_shift(data["shift"], train_len,
+fig = figures.gpt.plot_icl_param_shift(data["shift"], train_len,
                                    evaluation.least_squares_param_shift(jcfg, sorted(int(d) for d in data["shift"]["depth"].unique())))
 
 # %% [markdown]
@@ -369,7 +372,7 @@ chapter.glue(shift_mlp_min=f"{by['MLP'].min():.2f}", shift_ls_min=f"{by['least s
 # softmax attention. Objective 2's length comparison is between the twins.
 
 # %% mystnb={"figure": {"caption": "Past the training length (shaded), pretraining mixture: the ReLU model (orange), its softmax twin trained on as long from the same weights (blue dotted) and the softmax model both started from (blue solid); mean over seeds, bands from the lowest to the highest seed; dash-dot: least squares.", "name": "fig-icl-length"}}
-fig = figures.plot_icl_length(data["curves"], train_len, data["baselines"])
+fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 
 # %% [markdown]
 # ## How the claims are decided
@@ -377,7 +380,7 @@ fig = figures.plot_icl_length(data["curves"], train_len, data["baselines"])
 # Each claim is decided on a number with a 90 % interval. The interval comes from
 # a two-level bootstrap: every resample draws the models' seeds with replacement
 # and then the test prompts, in 32 blocks, the same prompts for every model and
-# baseline, so each comparison is paired (`icdl.gpt_icl.intervals`). The criteria
+# baseline, so each comparison is paired (`icdl.gpt_icl.core.intervals`). The criteria
 # were registered before the run that judges them, and a test reads them back
 # from that commit:
 #
@@ -410,10 +413,10 @@ chapter.table(verdicts.with_intervals(per_model))
 chapter.table(verdicts.seed_table(data["seed_curves"], train_len))
 
 # %% tags=["remove-cell"]
-judged = {e["claim"]: e for e in objectives.judge(data, train_len)}
-chapter.glue(obj1_tolerance=f"{objectives.CRITERIA['obj1_tolerance']:g}",
-             obj3_max_drop=f"{objectives.CRITERIA['obj3_max_drop']:g}",
-             relu_steps=chapter.count(jcfg['relu_steps']), mlp_prompts=f"{jcfg['mlp_prompts']}",
+judged = {e["claim"]: e for e in objectives.judge.judge(data, train_len)}
+chapter.glue(obj1_tolerance=f"{main_study.CRITERIA['obj1_tolerance']:g}",
+             obj3_max_drop=f"{main_study.CRITERIA['obj3_max_drop']:g}",
+             relu_steps=count(jcfg['relu_steps']), mlp_prompts=f"{jcfg['mlp_prompts']}",
              obj1_shortfall=f"{judged['icdl-obj1']['value']:.3f}",
              obj1_lo=f"{judged['icdl-obj1']['values']['value_lo']:.3f}",
              obj1_hi=f"{judged['icdl-obj1']['values']['value_hi']:.3f}")
@@ -428,7 +431,7 @@ chapter.glue(obj1_tolerance=f"{objectives.CRITERIA['obj1_tolerance']:g}",
 # schedule, seeds, prompts and baselines, and inputs from $\mathcal N(0, I)$ in training and in test, the
 # inputs of REB's network baselines. Its three questions were registered before
 # its run, each judged on the MLP's own prompts with its 90 % interval over seeds
-# and prompts (`icdl.gpt_icl.n01`): does every transformer predict better than
+# and prompts (`icdl.gpt_icl.objectives.n01`): does every transformer predict better than
 # least squares on the prompt's examples (error relative to least squares above
 # 0)? Does it stay within objective 1's tolerance of the MLP? Does its error in
 # excess of the MLP's, $(\mathrm{MSE} - \mathrm{MSE}_{\text{MLP}})/\mathrm{MSE}_{\text{MLP}}$,
@@ -437,15 +440,15 @@ chapter.glue(obj1_tolerance=f"{objectives.CRITERIA['obj1_tolerance']:g}",
 # plateau is then a finding about the schedule on this task, shown as such.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-n01_obj = show_reference(objectives.PROFILES, "icl", n01.PROFILE, command=n01.COMMAND)
-n01_len = objectives.PROFILES.resolve(n01.PROFILE)["train_examples"]
+n01_obj = show_reference(main_study.PROFILES, "icl", n01.PROFILE, command=n01.COMMAND)
+n01_len = main_study.PROFILES.resolve(n01.PROFILE)["train_examples"]
 n01_done = n01_obj is not None and n01_obj["data"]["complete"]
 if n01_done:
     same = judged_on == "reference" and rcfg["train_examples"] == n01_len  # the same positions on both tasks
     tasks = {"N(0, I)": n01_obj["data"]} | ({"N(−2, I), ICDL's": data["sums"]} if same else {})
     display(chapter.table(n01.side_by_side(tasks, n01_len)))
-n01_entries = (n01.judge(n01_obj["data"], n01_len, objectives.CRITERIA["obj1_tolerance"])
-               if n01_done else n01.pending(objectives.CRITERIA["obj1_tolerance"]))
+n01_entries = (n01.judge(n01_obj["data"], n01_len, main_study.CRITERIA["obj1_tolerance"])
+               if n01_done else n01.pending(main_study.CRITERIA["obj1_tolerance"]))
 
 # %% tags=["remove-cell"]
 chapter.glue(**n01.glue_values(n01_entries), **n01.per_model_glue(n01_obj["data"] if n01_done else None, n01_len))
@@ -469,7 +472,7 @@ chapter.glue(**n01.glue_values(n01_entries), **n01.per_model_glue(n01_obj["data"
 
 # %% mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length.", "name": "fig-icl-methods-n01"}}
 if n01_done:
-    fig = figures.plot_icl_methods(*n01.figure_data(n01_obj["data"]), n01_len)
+    fig = figures.gpt.plot_icl_methods(*n01.figure_data(n01_obj["data"]), n01_len)
 
 # %% [markdown]
 # ## The claims, judged

@@ -71,7 +71,7 @@
 #   prediction difference over the nearest local rule's is at most
 #   {glue:text}`mech_control_ratio`.
 #
-# Code: `icdl.gpt_icl.algorithms` (the candidates and their sensitivities),
+# Code: `icdl.gpt_icl.core.algorithms` (the candidates and their sensitivities),
 # `icdl.gpt_icl.mechanism` (profiles, scan, measures, judge, result file).
 
 # %% [markdown]
@@ -90,11 +90,11 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl import mechanism
-from icdl.gpt_icl.tasks import PRETRAINING
+from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.repro import chapter
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
-cfg, ledger = chapter.start(mechanism.PROFILES, profile, overrides)
+cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 
 # %% [markdown]
 # ## The candidates
@@ -157,26 +157,26 @@ cfg, ledger = chapter.start(mechanism.PROFILES, profile, overrides)
 # cosine.
 
 # %%
-data, mech_on = chapter.reference_or_live(mechanism.PROFILES, ("mechanism",), mechanism.load,
-                                          lambda: mechanism.study(cfg, progress=False), profile)
-rcfg = mechanism.PROFILES.resolve("reference") if mech_on == "reference" else cfg
+data, mech_on = chapter.reference_or_live(mechanism.study.PROFILES, ("mechanism",), mechanism.study.load,
+                                          lambda: mechanism.study.study(cfg, progress=False), profile)
+rcfg = mechanism.study.PROFILES.resolve("reference") if mech_on == "reference" else cfg
 print("judged on:", mech_on)
 
 # %% tags=["remove-cell"]
-chapter.glue(mech_on=mech_on, **mechanism.glue_values(data["alignment"], rcfg),
-             **mechanism.fairness_glue(data["alignment"], data["chosen"], rcfg))
+chapter.glue(mech_on=mech_on, **mechanism.show.glue_values(data["alignment"], rcfg),
+             **mechanism.show.fairness_glue(data["alignment"], data["chosen"], rcfg))
 
 # %% [markdown]
 # ## Whose predictions are nearest?
 
 # %% mystnb={"figure": {"caption": "Prediction difference between each trained model (rows: attention; columns: target depth) and each candidate, per prompt position, on held-out prompts of the pretraining mixture (log scale; 0 would be identical predictions). Shaded: beyond the training length. Least squares' difference peaks where it has about as many examples as parameters (d + 1). GD on the N-layer network is the thick line; its settings and ridge's were chosen per model on separate scan prompts.", "name": "fig-mech-alignment"}}
-fig = figures.plot_alignment(data["alignment"], PRETRAINING, "pred_diff", rcfg["train_examples"])
+fig = figures.mechanism.plot_alignment(data["alignment"], PRETRAINING, "pred_diff", rcfg["train_examples"])
 
 # %% [markdown]
 # The nearest candidate at each measured position:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(mechanism.nearest_table(data["alignment"], PRETRAINING))
+chapter.table(mechanism.show.nearest_table(data["alignment"], PRETRAINING))
 
 # %% [markdown]
 # At the training length, per model and mixture: GD's difference, the nearest
@@ -184,7 +184,7 @@ chapter.table(mechanism.nearest_table(data["alignment"], PRETRAINING))
 # nearer) and the cosine of GD's sensitivity with the model's.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(mechanism.verdict_display(mechanism.verdict_table(data["alignment"], rcfg["train_examples"])))
+chapter.table(mechanism.show.verdict_display(mechanism.judge.verdict_table(data["alignment"], rcfg["train_examples"])))
 
 # %% [markdown]
 # ## Do the sensitivities agree?
@@ -194,14 +194,14 @@ chapter.table(mechanism.verdict_display(mechanism.verdict_table(data["alignment"
 # the direction a candidate's does.
 
 # %% mystnb={"figure": {"caption": "Mean cosine between the model's sensitivity to the query and each candidate's, per prompt position (pretraining mixture; same panels as the figure above). 3-NN and the context mean have no sensitivity almost everywhere and are not drawn.", "name": "fig-mech-cosine"}}
-fig = figures.plot_alignment(data["alignment"], PRETRAINING, "cosine", rcfg["train_examples"])
+fig = figures.mechanism.plot_alignment(data["alignment"], PRETRAINING, "cosine", rcfg["train_examples"])
 
 # %% [markdown]
 # The two sensitivity measures at the training length, GD beside least squares
 # and ridge (the two rules that have a sensitivity):
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(mechanism.sensitivity_table(data["alignment"], rcfg["train_examples"]))
+chapter.table(mechanism.show.sensitivity_table(data["alignment"], rcfg["train_examples"]))
 
 # %% [markdown]
 # By the L2 difference GD's sensitivity is the nearest of the three for
@@ -211,12 +211,12 @@ chapter.table(mechanism.sensitivity_table(data["alignment"], rcfg["train_example
 # sensitivity can point elsewhere and still be closer in size.
 
 # %% tags=["remove-cell"]
-sens = mechanism.sensitivity_table(data["alignment"], rcfg["train_examples"])
+sens = mechanism.show.sensitivity_table(data["alignment"], rcfg["train_examples"])
 chapter.glue(mech_sens_l2_gd=f"{int((sens['nearest by L2'] == 'GD').sum())} of {len(sens)}",
              mech_sens_cos_gd=f"{int((sens['nearest by cosine'] == 'GD').sum())} of {len(sens)}")
 
 # %% mystnb={"figure": {"caption": "The sensitivities themselves on the first three test prompts at the last position, for the depth-3 softmax model and every candidate that has one (pretraining mixture).", "name": "fig-mech-sensitivity-examples"}}
-fig = figures.plot_sensitivity_examples(data["examples"], 3, "softmax")
+fig = figures.mechanism.plot_sensitivity_examples(data["examples"], 3, "softmax")
 
 # %% [markdown]
 # ## Which GD?
@@ -225,10 +225,10 @@ fig = figures.plot_sensitivity_examples(data["examples"], 3, "softmax")
 # on the edge of the grid would say that the grid, not the model, set it.
 
 # %% mystnb={"figure": {"caption": "GD's prediction difference to each model on the scan prompts over the step size (rows) and the number of steps (columns), at the chosen start scale; ringed: the setting chosen.", "name": "fig-mech-scan"}}
-fig = figures.plot_gd_scan(data["gd_scan"], data["chosen"])
+fig = figures.mechanism.plot_gd_scan(data["gd_scan"], data["chosen"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(mechanism.chosen_table(data["chosen"]))
+chapter.table(mechanism.show.chosen_table(data["chosen"]))
 
 # %% [markdown]
 # Where the chosen step size is the grid's smallest and the chosen $L$ its
@@ -241,7 +241,7 @@ chapter.table(mechanism.chosen_table(data["chosen"]))
 # than the grid allows might come nearer the model.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(mechanism.flow_table(data["gd_scan"], data["chosen"]), digits=4)
+chapter.table(mechanism.show.flow_table(data["gd_scan"], data["chosen"]), digits=4)
 
 # %% [markdown]
 # ## On shifted inputs
@@ -250,10 +250,10 @@ chapter.table(mechanism.flow_table(data["gd_scan"], data["chosen"]), digits=4)
 # half the inputs now come from $N(2, I)$, where no training prompt had any.
 
 # %% mystnb={"figure": {"caption": "The prediction differences of the chapter's first figure, on test prompts whose inputs come half from N(2, I), the mixture (.5, .5).", "name": "fig-mech-alignment-shift"}}
-fig = figures.plot_alignment(data["alignment"], mechanism.SHIFTED, "pred_diff", rcfg["train_examples"])
+fig = figures.mechanism.plot_alignment(data["alignment"], mechanism.measures.SHIFTED, "pred_diff", rcfg["train_examples"])
 
 # %% tags=["remove-cell"]
-chapter.glue(**mechanism.shift_glue(data["alignment"], rcfg["train_examples"]))
+chapter.glue(**mechanism.show.shift_glue(data["alignment"], rcfg["train_examples"]))
 
 # %% [markdown]
 # Here the candidates part ways. At the training length the models' R² falls
@@ -274,13 +274,13 @@ chapter.glue(**mechanism.shift_glue(data["alignment"], rcfg["train_examples"]))
 # run.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-longer = mechanism.committed("longer", mech_on)
+longer = mechanism.study.committed("longer", mech_on)
 longer = longer["alignment"] if longer is not None else None
 if longer is not None:
-    display(chapter.table(mechanism.longer_table(data["alignment"], longer, rcfg["train_examples"])))
+    display(chapter.table(mechanism.show.longer_table(data["alignment"], longer, rcfg["train_examples"])))
 
 # %% tags=["remove-cell"]
-chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_examples"]))
+chapter.glue(**mechanism.show.longer_glue(data["alignment"], longer, rcfg["train_examples"]))
 
 # %% [markdown]
 # GD's ratio to the nearest simple rule after four times the training runs from
@@ -312,13 +312,13 @@ chapter.glue(**mechanism.longer_glue(data["alignment"], longer, rcfg["train_exam
 # cosine.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-control_data = mechanism.committed("control", mech_on)
+control_data = mechanism.study.committed("control", mech_on)
 if control_data is not None:
-    display(chapter.table(mechanism.control_table(control_data["alignment"], rcfg["train_examples"])))
+    display(chapter.table(mechanism.show.control_table(control_data["alignment"], rcfg["train_examples"])))
 
 # %% tags=["remove-cell"]
 control_blocks = None if control_data is None else control_data["blocks"]
-chapter.glue(**mechanism.control_glue(control_data, rcfg["train_examples"]))
+chapter.glue(**mechanism.show.control_glue(control_data, rcfg["train_examples"]))
 
 # %% [markdown]
 # The control models reach R² {glue:text}`mech_control_model_r2` at the
@@ -355,7 +355,7 @@ chapter.glue(**mechanism.control_glue(control_data, rcfg["train_examples"]))
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if control_data is not None:
-    display(chapter.table(mechanism.nearest_table(control_data["alignment"], PRETRAINING)))
+    display(chapter.table(mechanism.show.nearest_table(control_data["alignment"], PRETRAINING)))
 
 # %% [markdown]
 # (mech-fair)=
@@ -382,15 +382,15 @@ if control_data is not None:
 # the 32 blocks of test prompts, the same resamples for every candidate):
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-fair = mechanism.committed("fair", mech_on)
-fcfg = mechanism.PROFILES.resolve("fair")
+fair = mechanism.study.committed("fair", mech_on)
+fcfg = mechanism.study.PROFILES.resolve("fair")
 if fair is not None:
-    display(chapter.table(mechanism.fair_table(fair, fcfg, rcfg["train_examples"])))
+    display(chapter.table(mechanism.fair.fair_table(fair, fcfg, rcfg["train_examples"])))
 
 # %% tags=["remove-cell"]
-control_passed = mechanism.judge_control(control_blocks, rcfg["train_examples"])[0]["passed"] is True
-fair_entries = mechanism.judge_fair(fair, fcfg, rcfg["train_examples"], control_passed)
-chapter.glue(**mechanism.fair_glue(fair, fcfg, rcfg["train_examples"], fair_entries,
+control_passed = mechanism.judge.judge_control(control_blocks, rcfg["train_examples"])[0]["passed"] is True
+fair_entries = mechanism.fair.judge_fair(fair, fcfg, rcfg["train_examples"], control_passed)
+chapter.glue(**mechanism.fair.fair_glue(fair, fcfg, rcfg["train_examples"], fair_entries,
                                    first=data if mech_on == "reference" else None))
 
 # %% [markdown]
@@ -400,7 +400,7 @@ chapter.glue(**mechanism.fair_glue(fair, fcfg, rcfg["train_examples"], fair_entr
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if fair is not None:
-    display(chapter.table(mechanism.fit_table(fair["gd_fit"], fair["chosen"], fcfg), digits=4))
+    display(chapter.table(mechanism.fair.fit_table(fair["gd_fit"], fair["chosen"], fcfg), digits=4))
 
 # %% [markdown]
 # The moved grid holds the members nearest the model inside it for all but
@@ -453,7 +453,7 @@ if fair is not None:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if fair is not None:
-    display(chapter.table(mechanism.block_shown(fair["blocks"], rcfg["train_examples"])))
+    display(chapter.table(mechanism.fair.block_shown(fair["blocks"], rcfg["train_examples"])))
 
 # %% [markdown]
 # GD's own fit has not converged at the members the models chose: its loss on
@@ -485,10 +485,10 @@ if fair is not None:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if fair is not None:
-    held = mechanism.grid_edges(fair["chosen"], fair["gd_scan"], fcfg).query("not fair")
+    held = mechanism.fair.grid_edges(fair["chosen"], fair["gd_scan"], fcfg).query("not fair")
     if len(held):
         r = held.iloc[0]
-        display(chapter.table(mechanism.along_time_shown(fair, int(r["depth"]), r["attention"])))
+        display(chapter.table(mechanism.flow.along_time_shown(fair, int(r["depth"]), r["attention"])))
 
 # %% [markdown]
 # This reading was registered as a design of its own before a third run
@@ -505,14 +505,14 @@ if fair is not None:
 # test prompts):
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-flow = mechanism.committed("flow", mech_on)
-flcfg = mechanism.PROFILES.resolve("flow")
+flow = mechanism.study.committed("flow", mech_on)
+flcfg = mechanism.study.PROFILES.resolve("flow")
 if flow is not None:
-    display(chapter.table(mechanism.flow_time_table(flow, flcfg, rcfg["train_examples"])))
+    display(chapter.table(mechanism.flow.flow_table(flow, flcfg, rcfg["train_examples"])))
 
 # %% tags=["remove-cell"]
-flow_entries = mechanism.judge_flow(flow, flcfg, rcfg["train_examples"], control_passed)
-chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_entries, fair, fcfg))
+flow_entries = mechanism.flow.judge_flow(flow, flcfg, rcfg["train_examples"], control_passed)
+chapter.glue(**mechanism.flow.flow_glue(flow, flcfg, rcfg["train_examples"], flow_entries, fair, fcfg))
 
 # %% [markdown]
 # On that run {glue:text}`flow_inside` models' chosen members lie inside the
@@ -571,14 +571,14 @@ chapter.glue(**mechanism.flow_glue(flow, flcfg, rcfg["train_examples"], flow_ent
 # its interval, then each seed's own value in seed order:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-seeds = mechanism.committed("seeds", mech_on)
-scfg = mechanism.PROFILES.resolve("seeds")
+seeds = mechanism.study.committed("seeds", mech_on)
+scfg = mechanism.study.PROFILES.resolve("seeds")
 if seeds is not None:
-    display(chapter.table(mechanism.seeds_table(seeds, scfg, rcfg["train_examples"])))
+    display(chapter.table(mechanism.seeds.seeds_table(seeds, scfg, rcfg["train_examples"])))
 
 # %% tags=["remove-cell"]
-seeds_entries = mechanism.judge_seeds(seeds, scfg, rcfg["train_examples"], control_passed)
-chapter.glue(**mechanism.seeds_glue(seeds, rcfg["train_examples"], seeds_entries, flow, scfg))
+seeds_entries = mechanism.seeds.judge_seeds(seeds, scfg, rcfg["train_examples"], control_passed)
+chapter.glue(**mechanism.seeds.seeds_glue(seeds, rcfg["train_examples"], seeds_entries, flow, scfg))
 
 # %% [markdown]
 # On {glue:text}`seeds_count` seeds of each of the {glue:text}`seeds_models`
@@ -651,11 +651,11 @@ chapter.glue(**mechanism.seeds_glue(seeds, rcfg["train_examples"], seeds_entries
 # ## The claims, judged
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
-ledger.record_all(mechanism.judge(data["alignment"], rcfg["train_examples"]), judged_on=mech_on,
+ledger.record_all(mechanism.judge.judge(data["alignment"], rcfg["train_examples"]), judged_on=mech_on,
                   covered=mech_on == "reference")
-ledger.record_all(mechanism.judge_longer(data["alignment"], longer, rcfg["train_examples"]),
+ledger.record_all(mechanism.judge.judge_longer(data["alignment"], longer, rcfg["train_examples"]),
                   judged_on="longer", covered=longer is not None)
-ledger.record_all(mechanism.judge_control(control_blocks, rcfg["train_examples"]), judged_on="control",
+ledger.record_all(mechanism.judge.judge_control(control_blocks, rcfg["train_examples"]), judged_on="control",
                   covered=control_blocks is not None)
 ledger.record_all(fair_entries, judged_on="fair", covered=fair is not None)
 ledger.record_all(flow_entries, judged_on="flow", covered=flow is not None)

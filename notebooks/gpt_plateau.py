@@ -44,7 +44,7 @@ from icdl.gpt_icl import plateau
 from icdl.repro import chapter
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
-cfg, _ = chapter.start(plateau.PROFILES, profile, overrides)
+cfg, _ = chapter.start(plateau.study.PROFILES, profile, overrides)
 
 # %% [markdown]
 # ## Three target families
@@ -57,12 +57,12 @@ cfg, _ = chapter.start(plateau.PROFILES, profile, overrides)
 # first evaluation above the midpoint between the two.
 
 # %%
-pl, plateau_on = chapter.reference_or_live(plateau.PROFILES, ("plateau",), plateau.load,
-                                           lambda: plateau.study(cfg, progress=False, shortcut_prompts=512), profile)
+pl, plateau_on = chapter.reference_or_live(plateau.study.PROFILES, ("plateau",), plateau.study.load,
+                                           lambda: plateau.study.study(cfg, progress=False, shortcut_prompts=512), profile)
 print("shown:", plateau_on)
 
 # %% mystnb={"figure": {"caption": "The same softmax transformer trained from scratch on three target families (the reference when complete): mean validation $R^2$ over positions 10 to the training length against the training step, with the context mean (dotted) and least squares (dash-dot) on the same prompts.", "name": "fig-icl-plateau"}}
-fig = figures.plot_plateau(pl["history"], pl["levels"])
+fig = figures.gpt.plot_plateau(pl["history"], pl["levels"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(pl["summary"])
@@ -84,10 +84,10 @@ chapter.table(pl["summary"])
 # alone and together with the shortcut, at a few positions:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(plateau.shortcut_shown(pl["shortcut"], [0, 4, 9, 17, -1]))
+chapter.table(plateau.study.shortcut_shown(pl["shortcut"], [0, 4, 9, 17, -1]))
 
 # %% tags=["remove-cell"]
-chapter.glue(plateau_on=plateau_on, **plateau.glue_values(pl["summary"], pl["shortcut"]))
+chapter.glue(plateau_on=plateau_on, **plateau.study.glue_values(pl["summary"], pl["shortcut"]))
 
 # %% [markdown]
 # **What the plateau study shows.** When the runs left the plateau:

@@ -56,7 +56,7 @@
 #
 # Code: `icdl.gpt_icl.scale` (profiles, snapshots, scoring, trend, fit, judge,
 # the resumable run); the models and their training are those of
-# {doc}`gpt_icl` (`icdl.gpt_icl.schedule`, `icdl.gpt_icl.training`).
+# {doc}`gpt_icl` (`icdl.gpt_icl.core.schedule`, `icdl.gpt_icl.core.training`).
 
 # %% [markdown]
 # **What this chapter checks, and what we found**:
@@ -73,12 +73,13 @@ import torch
 from IPython.display import display
 
 from icdl import figures
-from icdl.gpt_icl import objectives, scale
+from icdl.gpt_icl import scale
+from icdl.gpt_icl.core import longer, main_study
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # small models: one thread is as fast and leaves the other core to long runs
-cfg, ledger = chapter.start(scale.PROFILES, profile, overrides)
+cfg, ledger = chapter.start(longer.PROFILES, profile, overrides)
 
 # %% [markdown]
 # ## The runs
@@ -126,26 +127,26 @@ cfg, ledger = chapter.start(scale.PROFILES, profile, overrides)
 # its targets.
 
 # %%
-data, scale_on = chapter.reference_or_live(scale.PROFILES, ("scale",), scale.from_result,
-                                           lambda: scale.study(cfg), profile)
-rcfg = scale.PROFILES.resolve("reference") if scale_on == "reference" else cfg
+data, scale_on = chapter.reference_or_live(longer.PROFILES, ("scale",), scale.study.from_result,
+                                           lambda: scale.study.study(cfg), profile)
+rcfg = longer.PROFILES.resolve("reference") if scale_on == "reference" else cfg
 print("judged on:", scale_on)
 
 # %% tags=["remove-cell"]
-chapter.glue(scale_on=scale_on, **scale.glue_values(data, rcfg))
+chapter.glue(scale_on=scale_on, **scale.show.glue_values(data, rcfg))
 
 # %% [markdown]
 # ## The trend
 
 # %% mystnb={"figure": {"caption": "The three differences at the training length against the steps on the target family (log scale), from the main study's length on (thin vertical lines in each attention's colour: that length, the trained transformers of ICDL sec. 5 in the book; the fit uses these snapshots), one column per target depth, 90 % bootstrap bands over the test prompts. Top: shortfall below the MLP at the training length with the fitted line (dashed). Middle and bottom: lead over least squares and over 3-NN (above 0: the transformer is better).", "name": "fig-scale-trend"}}
-fig = figures.plot_scale_trend(data["trend"], data["fits"], scale.fit_from(rcfg), scale.target_offset(rcfg))
+fig = figures.scale.plot_scale_trend(data["trend"], data["fits"], scale.trend.fit_from(rcfg), scale.trend.target_offset(rcfg))
 
 # %% [markdown]
 # R² at the training length at the main study's length and after the longest
 # training, beside the baselines on the same prompts:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(scale.end_table(data["points"], rcfg))
+chapter.table(scale.show.end_table(data["points"], rcfg))
 
 # %% [markdown]
 # ## The lines and the forecast
@@ -189,11 +190,11 @@ chapter.table(scale.end_table(data["points"], rcfg))
 # lower ends below that are the line's, not the models'.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(scale.fits_table(data["fits"]))
+chapter.table(scale.show.fits_table(data["fits"]))
 
 # %% mystnb={"figure": {"caption": "Objective 1's number (the largest shortfall below the MLP over its positions up to the training length) against the steps on the target family (log scale) over the fitted snapshots, one colour per target depth, with each fitted line (dashed) extended to the paper's training length (dotted). Bars beside that length: the 90 % band of each line's value there, from the snapshots' scatter (cut at the axis). Grey: objective 1's tolerance. A line in log steps keeps falling; objective 1's number cannot go below the MLP's $R^2$ minus 1, just below 0.", "name": "fig-scale-forecast"}}
-fig = figures.plot_scale_forecast(data["points"], data["fits"], objectives.CRITERIA["obj1_tolerance"],
-                                  scale.PAPER_STEPS, scale.target_offset(rcfg))
+fig = figures.scale.plot_scale_forecast(data["points"], data["fits"], main_study.CRITERIA["obj1_tolerance"],
+                                  scale.trend.PAPER_STEPS, scale.trend.target_offset(rcfg))
 
 # %% [markdown]
 # Five snapshots make a short line, and the first fitted one (the main
@@ -209,11 +210,11 @@ fig = figures.plot_scale_forecast(data["points"], data["fits"], objectives.CRITE
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 lfo = None
 if len(data["fits"]) and data["fits"]["snapshots"].min() >= 4:  # a line and a band without the first snapshot
-    lfo = scale.leave_first_out(data["points"], data["boot"], scale.fit_from(rcfg),
-                                objectives.CRITERIA["obj1_tolerance"], scale.target_offset(rcfg))
+    lfo = scale.trend.leave_first_out(data["points"], data["boot"], scale.trend.fit_from(rcfg),
+                                main_study.CRITERIA["obj1_tolerance"], scale.trend.target_offset(rcfg))
 if lfo is not None:
-    display(chapter.table(scale.leave_first_table(lfo)))
-    chapter.glue(**scale.leave_first_glue(lfo))
+    display(chapter.table(scale.show.leave_first_table(lfo)))
+    chapter.glue(**scale.show.leave_first_glue(lfo))
 else:
     chapter.glue(**{k: "—" for k in ("lfo_model", "lfo_from", "lfo_to", "lfo_flips", "lfo_below",
                                      "lfo_below_without")})
@@ -240,15 +241,15 @@ else:
 # objectives 1 and 3 on the wider models.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-wide_raw = show_reference(scale.PROFILES, "scale", scale.WIDER)
-wcfg = scale.PROFILES.resolve(scale.WIDER)
-wide = scale.from_result(wide_raw, profile=scale.WIDER) if wide_raw is not None and scale_on == "reference" else None
-widths = scale.width_comparison(data, wide, rcfg, wcfg) if wide is not None else None
+wide_raw = show_reference(longer.PROFILES, "scale", scale.judge.WIDER)
+wcfg = longer.PROFILES.resolve(scale.judge.WIDER)
+wide = scale.study.from_result(wide_raw, profile=scale.judge.WIDER) if wide_raw is not None and scale_on == "reference" else None
+widths = scale.judge.width_comparison(data, wide, rcfg, wcfg) if wide is not None else None
 if widths is not None:
-    display(chapter.table(scale.width_shown(widths)))
+    display(chapter.table(scale.show.width_shown(widths)))
 
 # %% tags=["remove-cell"]
-chapter.glue(**scale.width_glue(widths, wide, rcfg, wcfg, data))
+chapter.glue(**scale.show.width_glue(widths, wide, rcfg, wcfg, data))
 
 # %% [markdown]
 # At the main study's length the change of the shortfall from width
@@ -291,10 +292,10 @@ chapter.glue(**scale.width_glue(widths, wide, rcfg, wcfg, data))
 # whatever their numbers, until such a scan is run.
 
 # %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 90 % bootstrap bands over the test prompts; grey: objective 1's tolerance; dash-dot: least squares' own shortfall. Triangles on each panel's top edge (filled: the main width, open: twice it): the end of that width's softmax warm phase; its softmax snapshots left of the triangle were trained on tanh targets only.", "name": "fig-scale-width"}}
-curves = [scale.flops_curve(data, rcfg)] + ([scale.flops_curve(wide, wcfg)] if wide is not None else [])
-fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
-                               [scale.training_flops(c, "softmax", c["warm_steps"]) for c in (rcfg, wcfg)],
-                               scale.least_squares_shortfall(data["points"]))
+curves = [scale.show.flops_curve(data, rcfg)] + ([scale.show.flops_curve(wide, wcfg)] if wide is not None else [])
+fig = figures.scale.plot_scale_width(curves, main_study.CRITERIA["obj1_tolerance"],
+                               [scale.judge.training_flops(c, "softmax", c["warm_steps"]) for c in (rcfg, wcfg)],
+                               scale.trend.least_squares_shortfall(data["points"]))
 
 # %% [markdown]
 # ## What a longer run would have to show
@@ -346,12 +347,12 @@ fig = figures.plot_scale_width(curves, objectives.CRITERIA["obj1_tolerance"],
 # ## The claims, judged
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
-ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data["shift"], data["boot"],
+ledger.record_all(scale.judge.judge(data["fits"], data["trend"], data["points"], data["shift"], data["boot"],
                               data["fit_draws"]),
                   judged_on=scale_on,
                   covered=scale_on == "reference")
-ledger.record_all(scale.judge_wider(widths, wide), judged_on=scale.WIDER, covered=widths is not None)
-ledger.record_all(scale.judge_tuned_width(widths, data, wide, wcfg), judged_on=scale.WIDER,
+ledger.record_all(scale.judge.judge_wider(widths, wide), judged_on=scale.judge.WIDER, covered=widths is not None)
+ledger.record_all(scale.judge.judge_tuned_width(widths, data, wide, wcfg), judged_on=scale.judge.WIDER,
                   covered=widths is not None)
 ledger.save()
 ledger.judged()

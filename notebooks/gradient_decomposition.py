@@ -109,7 +109,7 @@ pd.DataFrame(rows)
 # (Lemma 5). {numref}`fig-lemma1-recursion` shows which term feeds which.
 
 # %% mystnb={"figure": {"caption": "The terms of ICDL Lemma 1 for N = 4 and the order in which they are computed: the forward pass, the derivatives $r'(j)$ read off it, the backward recursion (3.6) that starts from the loss derivative u, and the gradient blocks (3.7), each formed from one $s(j)$ and one $p(j-1)$.", "name": "fig-lemma1-recursion"}}
-fig = figures.plot_lemma1_recursion(N=4)
+fig = figures.theory.plot_lemma1_recursion(N=4)
 
 # %% [markdown]
 # `gradient_terms` computes every term for all examples at once: each $p(j)$,
@@ -170,7 +170,7 @@ chapter.glue(lemma1_max_dev=f"{max_dev:.1e}", lemma1_max_dev_eps=f"{max_dev / 2.
 
 # %% mystnb={"figure": {"caption": "Norm of the layer-j block of the gradient (that is, the average of $A_i(j)$) for a deep network, per activation and weight scale s (weights N(0, $s^2$/fan-in)); squared loss, random targets. Sigmoid ($r' \\le 1/4$) shrinks the blocks of early layers by orders of magnitude; ReLU networks at s = 2 and s = 4 have blocks that are orders of magnitude larger at every layer; tanh stays moderate here.", "name": "fig-layer-grad-norms"}}
 norms = layer_gradient_norms(**cfg)
-fig = figures.plot_layer_gradient_norms(norms)
+fig = figures.theory.plot_layer_gradient_norms(norms)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 table = norms.pivot_table(index=["activation", "scale"], columns="layer", values="grad_norm")
@@ -192,7 +192,7 @@ ratio.map(lambda v: f"{v:.0e}").unstack()
 
 # %% mystnb={"figure": {"caption": "GD on a small tanh network with the gradient of Lemma 1 (thick line) and with autograd's (dashed): the curves coincide, and the iterates stay within a few units of float64 round-off of each other.", "name": "fig-train-explicit"}}
 train = train_comparison(**cfg)
-fig = figures.plot_train_comparison(train)
+fig = figures.theory.plot_train_comparison(train)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 train_gap = float(train["max_abs_gap"].max())

@@ -48,6 +48,7 @@ from icdl import figures
 from icdl.constructions.linear import build_linear_gd_layer, linear_gd_layout
 from icdl.prompts import build_prompt, check_prompt
 from icdl.repro import chapter
+from icdl.repro.ledger import count
 from icdl.repro.results import frame_to_lists, save_profile_result, show_reference
 from icdl.studies.linear_gd import PROFILES, icgd_experiment, sample_tasks, summarize
 
@@ -148,7 +149,7 @@ for bad in (lambda: build_prompt(tiny.x[0], tiny.y[0, :2], tiny.x_query[0]),
 
 # %% mystnb={"figure": {"caption": "Hand-set weights of the one-step GD layer for d = 2 (columns are the token rows of the prompt above, what each matrix reads; rows are where it writes). The query reads the copy of w and the constant; the key reads x, y, the constant and t; the value moves x into the w rows with weight $\\mp\\eta$.", "name": "fig-gd-layer-weights"}}
 layer_tiny = build_linear_gd_layer(d=2, eta=0.5)
-fig = figures.plot_layer_weights(layer_tiny, labels=names)
+fig = figures.theory.plot_layer_weights(layer_tiny, labels=names)
 
 # %% [markdown]
 # One layer against one closed-form step, from a random (nonzero) $w$ written into
@@ -182,7 +183,7 @@ print(f"measured: {one_step_err:.2e}")
 for bound in (1e4, 1.0, 0.01):
     Hb = build_linear_gd_layer(cfg["d"], eta, bound=bound)(H)
     err = float((Hb[:, w_rows, :] - w1_exact[:, :, None]).abs().max())
-    shown = chapter.count(bound) if bound >= 1000 else f"{bound:g}"
+    shown = count(bound) if bound >= 1000 else f"{bound:g}"
     print(f"B = {shown:>8}: exact step (error < 1e-13): {'yes' if err < 1e-13 else 'no'}")
 
 # %% [markdown]
@@ -195,7 +196,7 @@ for bound in (1e4, 1.0, 0.01):
 
 # %% mystnb={"figure": {"caption": "Left: in-context risk along plain GD (lines) and along the stacked ReLU-attention layers (circles, read from the query token), averaged over prompts; dashed: the least-squares minimum. Right: largest deviation between the two trajectories over prompts, tokens and coordinates.", "name": "fig-icgd-paths"}}
 df = icgd_experiment(**cfg)
-fig = figures.plot_icgd_paths(df)
+fig = figures.theory.plot_icgd_paths(df)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 summary = summarize(df)

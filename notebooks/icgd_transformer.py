@@ -47,6 +47,7 @@ import numpy as np
 from icdl import figures
 from icdl.networks import Architecture
 from icdl.repro import chapter
+from icdl.repro.ledger import count, sci
 from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 
@@ -113,7 +114,7 @@ print(f"N = {cfg['N']}, K = {cfg['K']}, d = {cfg['d']}, n = {cfg['n']}, L = {cfg
       f"η = {cfg['eta']}, B_w = {cfg['B_w']}: {(2 * cfg['N'] + 4) * cfg['steps']} layers")
 
 # %% mystnb={"figure": {"caption": "The transformer of Theorem 1 against projected gradient descent. Left: in-context risk along $\\hat w^{(l)}$ (markers) and along GD (line), mean over prompts, for sums of H ReLUs. Right: the largest distance between the two paths (solid) against Corollary 1.1's bound as printed (dotted) and the bound the induction gives with the step size $\\eta$ (dashed), both with the a-priori $\\varepsilon$ of Theorem 1's proof and the estimated $L_f$.", "name": "fig-icgd-transformer"}}
-fig = figures.plot_icgd_transformer_paths(study["steps"], corollary)
+fig = figures.theory.plot_icgd_transformer_paths(study["steps"], corollary)
 
 # %% [markdown]
 # The transformer's risk is indistinguishable from gradient descent's at every $H$;
@@ -213,7 +214,7 @@ print("gradient-mapping inequality of Lemma 14 holds:", "yes" if l14["within"].a
 # of projected GD on the same examples:
 
 # %% mystnb={"figure": {"caption": "Left: the transformer's prediction for the query against the prediction of the same network trained by L steps of projected GD, every prompt and output coordinate, per number of ReLUs H. Right: the largest gap against H.", "name": "fig-icgd-predictions"}}
-fig = figures.plot_icgd_predictions(study["predictions"])
+fig = figures.theory.plot_icgd_predictions(study["predictions"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 p = study["predictions"]
@@ -279,7 +280,7 @@ print(f"heads grow like ε^{heads_eps['slope']:.2f} (Theorem 1 allows ε^-2, fro
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 sp = accounting.sparsity(model)
 timing = accounting.time_block(model, icgd.prompt_tokens(model.layout, task))
-print(f"weights per block: {chapter.count(sp['params_per_block'])}; share of zeros: {sp['zero_share']:.4f}")
+print(f"weights per block: {count(sp['params_per_block'])}; share of zeros: {sp['zero_share']:.4f}")
 print("compact and dense blocks agree to 1e-12:", "yes" if timing["max_diff"] < 1e-12 else "no")
 print("compact block faster than dense:", "yes" if timing["speedup"] > 1 else "no")
 
@@ -294,8 +295,8 @@ flop_slope = float(np.polyfit(np.log(flops["eps"]), np.log(flops["flops_icl"]), 
 flops.assign(eps=flops["eps"].map("{:.1e}".format), ratio=flops["ratio"].round(0))
 
 # %% tags=["remove-cell"]
-chapter.glue(flop_ratio_lo=chapter.count(flops['ratio'].min()),
-             flop_ratio_hi=chapter.count(flops['ratio'].max()))
+chapter.glue(flop_ratio_lo=count(flops['ratio'].min()),
+             flop_ratio_hi=count(flops['ratio'].max()))
 
 # %% [markdown]
 # Running gradient descent inside the transformer costs {glue:text}`flop_ratio_lo`
@@ -334,7 +335,7 @@ reb[reb["w"] == 2.0][["N", "L_f (REB)", "1024 N", "our D"]].round(4)
 # ## The claims, judged
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
-ratio_range = "–".join(dict.fromkeys(chapter.sci(r, 2) for r in (t1["ratio"].min(), t1["ratio"].max())))
+ratio_range = "–".join(dict.fromkeys(sci(r, 2) for r in (t1["ratio"].min(), t1["ratio"].max())))
 ledger.record("icdl-thm1",
               ours=f"(2N+4)L = {size['layers']} layers built and run (N = {cfg['N']}, K = {cfg['K']}, d = {cfg['d']}, "
                    f"n = {cfg['n']}, L = {cfg['steps']}); one-step deviation / ηε = {ratio_range}; D = {size['D']}; "
@@ -345,9 +346,9 @@ ledger.record("icdl-thm1",
               passed=bool(t1["within"].all()) and heads_eps["slope"] >= -2,
               note="query token gated by t; W is a box (exact ReLU projection); see text")
 ledger.record("icdl-cor1.1",
-              ours=f"max distance after {cfg['steps']} steps {chapter.sci(last['deviation'].max())}; "
-                   f"induction bound {chapter.sci(last['induction'].min())}; "
-                   f"printed bound {chapter.sci(last['paper'].min())}",
+              ours=f"max distance after {cfg['steps']} steps {sci(last['deviation'].max())}; "
+                   f"induction bound {sci(last['induction'].min())}; "
+                   f"printed bound {sci(last['paper'].min())}",
               criterion="$\\lVert \\hat w^{(l)} - w_{\\mathrm{GD}}^{(l)} \\rVert \\le L_f^{-1}(1 + nL_f)^l \\epsilon$ for every $l$ and $H$ "
                         "($L_f$ estimated from below)",
               values={"held": float(corollary["within_paper"].all() and corollary["within_induction"].all())},
@@ -369,12 +370,12 @@ ledger.record("reb-width",
               note=f"plus the projection MLP's {size['mlp_hidden']} hidden units ($D_w$)")
 ledger.record("reb-sigmoid-constants",
               ours=f"our $L_f$ estimate {b['L_f'].max():.3f} ≤ $N(w/4)^{{2(N-1)}}$ = {L_f_reb:.3f} (K = {cfg['K']}); "
-                   f"our width for K = 32: {chapter.count(reb['our D'].max())} ≤ 1024 N",
+                   f"our width for K = 32: {count(reb['our D'].max())} ≤ 1024 N",
               criterion="the formula bounds our estimated $L_f$; our K = 32 width is at most 1024 N",
               values={"held": float(L_f_reb >= b["L_f"].max() and (reb["our D"] <= reb["1024 N"]).all())},
               note="evaluated at K = 4, not K = 32 (Hessian of a 1000-weight network not estimated)")
 ledger.record("reb-complexity",
-              ours=f"forward pass {chapter.count(flops['ratio'].min())}–{chapter.count(flops['ratio'].max())}× the FLOPs "
+              ours=f"forward pass {count(flops['ratio'].min())}–{count(flops['ratio'].max())}× the FLOPs "
                    f"of {cfg['steps']} "
                    f"direct GD steps; ICL FLOPs $\\propto \\epsilon^{{{flop_slope:.2f}}}$",
               criterion="ICL costs orders of magnitude more than direct GD (ratio > 100) and grows no faster "

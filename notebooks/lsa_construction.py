@@ -55,6 +55,7 @@ from icdl.lsa.constructions import (
 )
 from icdl.lsa.study import PAPER_TABLE1
 from icdl.repro import chapter
+from icdl.repro.ledger import count, sci
 
 cfg, ledger = chapter.start(CONSTRUCTION_PROFILES, profile, overrides)
 
@@ -116,7 +117,7 @@ cfg, ledger = chapter.start(CONSTRUCTION_PROFILES, profile, overrides)
 
 # %% mystnb={"figure": {"caption": "Mean absolute difference between the constructed TF(4, 2, 2) and the least-squares estimate over random prompts (data as LSA section 4.1), against the number of examples N, for several R; dashed and dotted: the sizes of the two terms the construction neglects.", "name": "fig-lsa-construction"}}
 errs = construction_errors(prompts=cfg["prompts"], seed=cfg["seed"])
-fig = figures.plot_lsa_construction_errors(errs)
+fig = figures.lsa.plot_lsa_construction_errors(errs)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 table = errs.pivot_table(index="N", columns="R", values="mean_abs_err")
@@ -131,7 +132,7 @@ mse50, table1_median = float(at.loc[50, "mse"]), float(PAPER_TABLE1["test_mse"].
 change = (table.div(table.iloc[:, -1], axis=0) - 1).abs()
 flat_from = min(R for R in table.columns if (change.loc[:, R:] < 0.02).all().all())
 chapter.glue(
-    lsa_r_flat=chapter.count(flat_from),
+    lsa_r_flat=count(flat_from),
     lsa_share_lo=f"{share.min():.2f}",
     lsa_share_hi=f"{share.max():.2f}",
     lsa_mae50=f"{at.loc[50, 'mean_abs_err']:.3f}",
@@ -171,7 +172,7 @@ chapter.glue(
     lsa_f32_hi=f"{big['gap_over_RN_eps32'].max():.1f}",
 )
 broken = prec[(prec["N"] == 50) & (prec["mse_float32"] > 2 * prec["mse_float64"])]
-chapter.glue(lsa_f32_break=chapter.sci(broken['RN'].min(), 0) if len(broken) else "beyond the table")
+chapter.glue(lsa_f32_break=sci(broken['RN'].min(), 0) if len(broken) else "beyond the table")
 print("largest |float32 - float64| / (R N eps32) within [0.3, 4] for R N >= 100:",
       "yes" if big["gap_over_RN_eps32"].between(0.3, 4).all() else "no")
 prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}")
@@ -227,7 +228,7 @@ print("every row is [0, sum a, sum b]:",
 
 # %% mystnb={"figure": {"caption": "Appendix B of LSA. Circles: the constructed TF(4, 3, 2) against the two-step closed form (eq. 67), which it reaches up to the query-in-the-sum error of order 1/N. Triangles: the closed form against two explicit GD steps (round-off). Squares: two GD steps against the least-squares estimate, which does not shrink with N.", "name": "fig-lsa-gd"}}
 gd = gd_two_steps_errors(prompts=cfg["prompts"], seed=cfg["seed"])
-fig = figures.plot_lsa_gd_two_steps(gd)
+fig = figures.lsa.plot_lsa_gd_two_steps(gd)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 print("eq. 67 equals two explicit GD steps to 1e-12 for every N:", "yes" if gd["closed_form_vs_explicit_gd"].max() < 1e-12 else "no")

@@ -68,6 +68,7 @@ from icdl.lsa.study import (
 )
 from icdl.lsa.training import train
 from icdl.repro import chapter
+from icdl.repro.ledger import count
 from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the computation appendix)
@@ -123,7 +124,7 @@ print(f"{res['epochs_done']} epochs x {cfg['runs']} runs")
 t1_live.round(5)
 
 # %% mystnb={"figure": {"caption": "Validation MSE of each run of the live quick training (every 100 epochs).", "name": "fig-lsa-val-live"}}
-fig = figures.plot_lsa_validation(res["history"])
+fig = figures.lsa.plot_lsa_validation(res["history"])
 
 # %% [markdown]
 # ## The reference run (full protocol)
@@ -167,7 +168,7 @@ chapter.table(pd.DataFrame({"run": t1["run"], "test MSE": t1["test_mse"].map("{:
 # ### LSA Fig. 2: input and output weights of the analysed run
 
 # %% mystnb={"figure": {"caption": "Absolute input weights (inputs 1, x, y against the four embeddings) and output weights (embeddings against the 51 tokens), log colour scale, for the analysed run (cf. LSA Fig. 2).", "name": "fig-lsa-weights"}}
-fig = figures.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"run {data['chosen_run']}")
+fig = figures.lsa.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"run {data['chosen_run']}")
 
 # %% [markdown]
 # ### LSA Table 2: what the dominant cell computes
@@ -261,7 +262,7 @@ chapter.glue(lsa_paper_rule_run=str(readout.paper_run(pd.DataFrame(data["table1"
 # to zero, each against the least-squares line.
 
 # %% mystnb={"figure": {"caption": "Output of the analysed run over 100 query points for one prompt's 50 examples (circles): (a) the full output, (b) the output through the dominant query cell alone; grey: the least-squares line (cf. LSA Fig. 3).", "name": "fig-lsa-curves"}}
-fig = figures.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chosen_run']}")
+fig = figures.lsa.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chosen_run']}")
 
 # %% tags=["remove-cell"]
 # the numbers of the next paragraph, from the result shown above (the reference run when it exists)
@@ -270,7 +271,7 @@ corr = t1_all["corr_inv_sigma_inv_V"]
 t2_row = t2.iloc[0]
 chapter.glue(**{
     "lsa_source": "the reference run" if ref_obj is not None else f"the live {profile} run (no reference result yet)",
-    "lsa_runs": str(len(t1_all)), "lsa_epochs": chapter.count(data['epochs_done']),
+    "lsa_runs": str(len(t1_all)), "lsa_epochs": count(data['epochs_done']),
     "lsa_median_mse": f"{t1_all['test_mse'].median():.5f}",
     "lsa_paper_median_mse": f"{PAPER_TABLE1['test_mse'].median():.5f}",
     "lsa_corr_lo": f"{corr.min():.2f}", "lsa_corr_hi": f"{corr.max():.2f}",
@@ -336,7 +337,7 @@ chapter.glue(**scan_glue(scan_frame))
 
 # %% mystnb={"figure": {"caption": "The $\\ell_1$ scan: the analysed run of each strength (the reference at the weakest). Left: its largest query-token output weight over the second (log scale), with the claim's 10 times. Right: the smaller of Table 2's two correlations of the read-out cell, with the paper's 0.95.", "name": "fig-lsa-l1-scan"}}
 if len(scan_rows) > 1:
-    fig = figures.plot_l1_scan(scan_frame)
+    fig = figures.lsa.plot_l1_scan(scan_frame)
 
 # %% [markdown]
 # At $\ell_1$ = {glue:text}`lsa_scan_best_l1` the analysed run's largest query

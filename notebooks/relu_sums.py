@@ -100,7 +100,7 @@ print(f"sup error on [-{cfg['R']:g}, {cfg['R']:g}] = {rs.sup_error(f, rs.TARGETS
 
 # %% mystnb={"figure": {"caption": "Left: sup error of the sums of ReLUs against the number of ReLUs H on $[-R, R]^k$, R = 4, for the activations, their derivatives, the loss derivatives u (k = 2) and the product (k = 2); dashed: the $H^{-1/2}$ rate of ICDL Lemma 7, dotted: $H^{-2}$. Right: the achieved C, which settles to a constant as H grows.", "name": "fig-relu-sum-errors"}}
 curve = relu_sum_study.error_curve(R=cfg["R"], H_max=cfg["H_max"])
-fig = figures.plot_relu_sum_errors(curve)
+fig = figures.theory.plot_relu_sum_errors(curve)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 slopes = relu_sum_study.fitted_slope(curve)

@@ -100,7 +100,7 @@ print("SoftmaxAttention equals eq. E.1 evaluated token by token:",
 
 # %% mystnb={"figure": {"caption": "Left: the feed-forward quantiser with hand-set ReLU weights (D = 8) on one input entry. Right: error of the look-up approximation f(Q(Z)) of a permutation-equivariant map against the granularity D, over random inputs in $[0, 1]^{2\\times 3}$, and the Lipschitz bound of the proof.", "name": "fig-softmax-quantiser"}}
 errors = softmax_study.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
-fig = figures.plot_quantiser_and_error(quantise.build_quantiser(8, 1.0, 1), 8, 1.0, errors)
+fig = figures.theory.plot_quantiser_and_error(quantise.build_quantiser(8, 1.0, 1), 8, 1.0, errors)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 print("error within the bound L√(dn)B/D at every D:", "yes" if (errors["max_error"] <= errors["bound"]).all() else "no")
@@ -171,14 +171,14 @@ chapter.table(softmax_study.one_step_shown(one_step), digits=4)
 
 # %% mystnb={"figure": {"caption": "Live run: fitting the softmax blocks. Left: one-step error relative to the step against the training step, held-out (solid) and on the training batch (dotted), per width (darker is wider). Right: the final held-out relative error against the width, on the left panel's scale, with the least-squares trend where there are three widths or more (this run fits two).", "name": "fig-softmax-fit-curves"}}
 trend = softmax_study.width_trend(one_step)
-fig = figures.plot_fit_curves(study["curves"], one_step, trend)
+fig = figures.theory.plot_fit_curves(study["curves"], one_step, trend)
 
 # %% [markdown]
 # Composed $L$ times from $\hat w^{(0)} = 0$ on held-out prompts, beside projected
 # GD and beside the ReLU construction of Theorem 1 ({doc}`icgd_transformer`) on the same prompts:
 
 # %% mystnb={"figure": {"caption": "L steps of in-context GD on held-out prompts (N = 2, K = 2, d = 2, sigmoid, squared loss). Left: mean distance of $\\hat w^{(l)}$ to projected GD for the fitted softmax layers (per hidden width) and for the ReLU construction of Theorem 1. Right: mean in-context risk along each route (markers) and along GD (line).", "name": "fig-softmax-steps"}}
-fig = figures.plot_fitted_steps(paths)
+fig = figures.theory.plot_fitted_steps(paths)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 last = paths[paths["step"] == cfg["L"]].set_index("route")
@@ -208,11 +208,11 @@ if ref_obj is not None:
 
 # %% mystnb={"figure": {"caption": "Reference run: fitting curves and the error against the width (as the live figure above; 12 000 steps per width).", "name": "fig-softmax-fit-curves-ref"}}
 if ref_obj is not None and "curves" in ref_obj["data"]:
-    fig = figures.plot_fit_curves(pd.DataFrame(ref_obj["data"]["curves"]), ref_one, ref_trend)
+    fig = figures.theory.plot_fit_curves(pd.DataFrame(ref_obj["data"]["curves"]), ref_one, ref_trend)
 
 # %% mystnb={"figure": {"caption": "Reference run: L = 10 composed steps on held-out prompts, fitted softmax layers of several widths and the ReLU construction (as the live figure above).", "name": "fig-softmax-steps-ref"}}
 if ref_obj is not None:
-    fig = figures.plot_fitted_steps(ref_paths)
+    fig = figures.theory.plot_fitted_steps(ref_paths)
 
 # %% [markdown]
 # In the reference run the held-out one-step error falls from

@@ -23,11 +23,11 @@ def _deterministic_torch():
 
 
 #: every study judge (module, function): each verdict it gives in any test is checked against the registry
-JUDGES = (("icdl.gpt_icl.objectives", "judge"), ("icdl.gpt_icl.verdicts", "judge"),
-          ("icdl.gpt_icl.depth_judge", "judge"), ("icdl.gpt_icl.task_content", "judge"),
-          ("icdl.gpt_icl.cost", "judge"),
-          ("icdl.gpt_icl.scale", "judge"), ("icdl.gpt_icl.scale", "judge_wider"),
-          ("icdl.gpt_icl.mechanism", "judge"), ("icdl.gpt_icl.mechanism", "judge_longer"),
+JUDGES = (("icdl.gpt_icl.objectives.judge", "judge"), ("icdl.gpt_icl.core.verdicts", "judge"),
+          ("icdl.gpt_icl.depth.judge", "judge"), ("icdl.gpt_icl.objectives.task_content", "judge"),
+          ("icdl.gpt_icl.compute.cost", "judge"),
+          ("icdl.gpt_icl.scale.judge", "judge"), ("icdl.gpt_icl.scale.judge", "judge_wider"),
+          ("icdl.gpt_icl.mechanism.judge", "judge"), ("icdl.gpt_icl.mechanism.judge", "judge_longer"),
           ("icdl.lsa.study", "judge"), ("icdl.lsa.study", "judge_scan"), ("icdl.studies.diffusion", "judge"))
 
 
@@ -68,8 +68,8 @@ def _judges_agree_with_the_registry(monkeypatch):
             return entries
 
         # the module named and every module of the package that holds the same function: the one that defines
-        # it and its neighbours that call it there (``icdl.gpt_icl.scale`` re-exports ``scale_judge.judge``,
-        # which ``scale_show`` calls)
+        # it and its neighbours that imported it by name (``icdl.gpt_icl.scale.show`` calls
+        # ``scale.judge.judge`` as ``judge``)
         holders = [m for key, m in list(sys.modules.items())
                    if key.startswith("icdl.") and getattr(m, "__dict__", {}).get(name) is judge]
         for holder in holders or [module]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from icdl import layers
-from icdl.gpt_icl import baselines as bl
+from icdl.gpt_icl.core import baselines as bl
 from icdl.networks import Architecture, init_weights, projected_gd
 from icdl.prompts import PromptError, build_prompt
 from icdl.relu_sums import ReluSum, interpolate_1d, ridge

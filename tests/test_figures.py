@@ -1,7 +1,6 @@
 """The numbers behind every figure, against committed baselines (pytest-regressions),
 and a few pixel checks (pytest-mpl, run with --mpl)."""
 
-import importlib
 import shutil
 from pathlib import Path
 
@@ -13,12 +12,13 @@ import pytest
 from icdl import figures
 from icdl.constructions.linear import build_linear_gd_layer
 from icdl.gpt_icl import depth as gpt_depth
-from icdl.gpt_icl import objectives
 from icdl.gpt_icl import plateau as gpt_plateau
-from icdl.gpt_icl.schedule import SOFTMAX_ON
+from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core.schedule import SOFTMAX_ON
 from icdl.lsa import constructions as lsa_constructions
 from icdl.lsa import study as lsa_study
 from icdl.lsa import training as lsa_training
+from icdl.repro import theme
 from icdl.studies import attention_passes as passes
 from icdl.studies import gradient as gradient_checks
 from icdl.studies import icgd_transformer as icgd
@@ -27,7 +27,7 @@ from icdl.studies import softmax as softmax_study
 from icdl.studies.linear_gd import ETAS, PROFILES, icgd_experiment
 
 HERE = Path(__file__).parent
-fig_style = importlib.import_module("icdl.figures.style")  # the package exports a function of that name
+fig_style = figures.style
 # float64 in closed form: differences across BLAS builds are ~1e-15; a 0.1 % change of a
 # step size moves the risks by ~1e-4 relative.
 RISK_TOL = {"rtol": 1e-7, "atol": 1e-12}
@@ -62,16 +62,16 @@ def test_icgd_linear_icgd_paths_pixels():
     digits depend on the CPU's kernels (an AMD and an Intel machine drew them 5.6 RMS apart): here they are
     drawn at a floor of 1e-15, which a real deviation would cross; ``test_icgd_linear_icgd_paths_numbers``
     bounds them (below 1e-13) and pins the panel's risks."""
-    figures.use_style()
+    theme.use_style()
     df = icgd_experiment(**PROFILES.resolve("quick"))
-    fig = figures.plot_icgd_paths(df.assign(max_abs_dev=df["max_abs_dev"].clip(lower=1e-15)))
+    fig = figures.theory.plot_icgd_paths(df.assign(max_abs_dev=df["max_abs_dev"].clip(lower=1e-15)))
     return fig
 
 
 @pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
 def test_icgd_linear_layer_weights_pixels():
-    figures.use_style()
-    return figures.plot_layer_weights(build_linear_gd_layer(2, 0.5))
+    theme.use_style()
+    return figures.theory.plot_layer_weights(build_linear_gd_layer(2, 0.5))
 
 
 def teardown_module():
@@ -99,8 +99,8 @@ def test_gradient_decomposition_train_comparison_numbers(num_regression):
 
 @pytest.mark.mpl_image_compare(baseline_dir="baseline", tolerance=5, style="default")
 def test_gradient_decomposition_recursion_diagram_pixels():
-    figures.use_style()
-    return figures.plot_lemma1_recursion(N=4)
+    theme.use_style()
+    return figures.theory.plot_lemma1_recursion(N=4)
 
 
 # ---- LSA chapters ----------------------------------------------------------------------------
@@ -196,10 +196,10 @@ def test_gpt_icl_numbers(num_regression):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = objectives.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
+        cfg = main_study.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
                                           test_prompts=128, mlp_epochs=10, mlp_positions=(5, 19), seeds=1)
-        res = objectives.run(cfg, progress=False)
-        shift = objectives.param_shift(res["trained"], cfg)["curves"]
+        res = main_study.run(cfg, progress=False)
+        shift = main_study.param_shift(res["trained"], cfg)["curves"]
     finally:
         torch.set_num_threads(threads)
     # seed 0's models are the ones trained before there were seeds (their numbers were stored then); the
@@ -222,8 +222,10 @@ def test_gpt_depth_numbers(num_regression):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = gpt_depth.PROFILES.resolve("quick", steps=60, warm_steps=30, relu_steps=20, test_prompts=128, seeds=1)
-        d = gpt_depth.depth_study(cfg, progress=False)
+        cfg = gpt_depth.study.PROFILES.resolve(
+            "quick", steps=60, warm_steps=30, relu_steps=20, test_prompts=128, seeds=1
+        )
+        d = gpt_depth.study.depth_study(cfg, progress=False)
     finally:
         torch.set_num_threads(threads)
     # each model's training record: its own schedule's steps (softmax: steps; ReLU: relu_steps from the
@@ -247,14 +249,17 @@ def test_gpt_mechanism_numbers(num_regression):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = mechanism.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
+        cfg = mechanism.study.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
                                          test_prompts=64, scan_prompts=32, measure_prompts=64, gd_steps=16,
                                          mlp_epochs=5)
-        res = mechanism.study(cfg, progress=False)
+        res = mechanism.study.study(cfg, progress=False)
     finally:
         torch.set_num_threads(threads)
     a, ch = res["alignment"], res["chosen"]
-    assert set(a["candidate"]) == {*mechanism.CANDIDATES, "model"} and set(a["mixture"]) == {"(1, 0)", "(.5, .5)"}
+    assert set(a["candidate"]) == {*mechanism.measures.CANDIDATES, "model"} and set(a["mixture"]) == {
+        "(1, 0)",
+        "(.5, .5)",
+    }
     num_regression.check({"pred_diff": a["pred_diff"].to_numpy(), "sens_diff": a["sens_diff"].to_numpy(),
                           "cosine": a["cosine"].to_numpy(), "r2": a["r2_candidate"].to_numpy()},
                          default_tolerance={"atol": 2e-3, "rtol": 2e-3}, basename="gpt_mechanism_alignment")
@@ -274,13 +279,14 @@ def test_gpt_scale_numbers(num_regression):
     import torch
 
     from icdl.gpt_icl import scale
+    from icdl.gpt_icl.core import longer
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = scale.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
+        cfg = longer.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
                                      test_prompts=128, mlp_prompts=64, mlp_epochs=5, resamples=20)
-        res = scale.study(cfg)
+        res = scale.study.study(cfg)
     finally:
         torch.set_num_threads(threads)
     tr, fits = res["trend"], res["fits"]
@@ -301,7 +307,9 @@ def test_gpt_plateau_numbers(num_regression):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        pl = gpt_plateau.plateau_runs(gpt_plateau.PROFILES.resolve("quick", steps=60, eval_every=20), progress=False)
+        pl = gpt_plateau.study.plateau_runs(
+            gpt_plateau.study.PROFILES.resolve("quick", steps=60, eval_every=20), progress=False
+        )
     finally:
         torch.set_num_threads(threads)
     num_regression.check({"val_r2": pl["history"]["val_r2"].to_numpy(),
@@ -450,7 +458,7 @@ def test_stage_timeline_numbers(num_regression):
     """Figure 'fig-stage-timeline': each job's worker lane, start and length in minutes, from the committed
     timed run (a lane-packing change, or seconds drawn as minutes, moves these; a rerun of the timing
     changes them on purpose and the baseline is regenerated with it)."""
-    from icdl.gpt_icl.pipeline import stage_times
+    from icdl.gpt_icl.reference import stage_times
     from icdl.repro.results import load_result
 
     st = stage_times(load_result(HERE.parent / "results" / "computation" / "timing.reference.json")["data"])
@@ -462,12 +470,12 @@ def test_stage_timeline_numbers(num_regression):
 def test_the_timeline_labels_fit_their_bars():
     """Every job's label in the committed timeline sits inside its own bar and overlaps no other label (the
     bug: "main N=3" and "main N=6" printed across each other on two ten-minute bars)."""
-    from icdl.figures.experiments import plot_stage_timeline
-    from icdl.gpt_icl.pipeline import stage_times
+    from icdl.figures.computation import plot_stage_timeline
+    from icdl.gpt_icl.reference import stage_times
     from icdl.repro.results import load_result
 
     st = stage_times(load_result(HERE.parent / "results" / "computation" / "timing.reference.json")["data"])
-    with figures.style():
+    with theme.style():
         fig = plot_stage_timeline(st, 120)
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
@@ -509,7 +517,7 @@ def test_committed_reference_numbers(num_regression):
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_icl")
     # the other reference figures of sec. 5: objective 3, objective 4, the plateau
     shift = load_result(res / "gpt_icl" / "shift.reference.json")["data"]
-    depth = gpt_depth.load(load_result(res / "gpt_depth" / "depth.reference.json"))
+    depth = gpt_depth.study.load(load_result(res / "gpt_depth" / "depth.reference.json"))
     plateau = load_result(res / "gpt_plateau" / "plateau.reference.json")["data"]
     num_regression.check({"shift_r2": np.asarray(shift["curves"]["r2"])[::5]},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_shift")
@@ -546,14 +554,15 @@ def test_committed_width_numbers(num_regression):
     them. A ReLU curve that forgot the softmax steps it starts from, FLOPs counted for the wrong width, or a
     comparison that swapped the studies moves these."""
     from icdl.gpt_icl import scale
+    from icdl.gpt_icl.core import longer
 
-    rc, wc = scale.PROFILES.resolve("reference"), scale.PROFILES.resolve(scale.WIDER)
-    narrow, wide = scale.load("reference"), scale.load(scale.WIDER)
-    curves = pd.concat([scale.flops_curve(narrow, rc), scale.flops_curve(wide, wc)], ignore_index=True)
+    rc, wc = longer.PROFILES.resolve("reference"), longer.PROFILES.resolve(scale.judge.WIDER)
+    narrow, wide = scale.study.load("reference"), scale.study.load(scale.judge.WIDER)
+    curves = pd.concat([scale.show.flops_curve(narrow, rc), scale.show.flops_curve(wide, wc)], ignore_index=True)
     num_regression.check({"width": curves["width"].to_numpy(dtype=float), "flops": curves["flops"].to_numpy(),
                           "shortfall": curves["shortfall"].to_numpy()},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_scale_width_curves")
-    cmp = scale.width_comparison(narrow, wide, rc, wc)
+    cmp = scale.judge.width_comparison(narrow, wide, rc, wc)
     num_regression.check({c: np.nan_to_num(cmp[c].to_numpy(dtype=float), nan=-1.0)
                           for c in ("delta", "delta_lo", "delta_hi", "matched_step", "delta_matched")},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_scale_width_changes")
@@ -567,7 +576,7 @@ def test_a_figure_redrawn_writes_the_same_svg_bytes():
     from icdl.repro.chapter import SVG_OPTIONS
 
     def draw() -> bytes:
-        with figures.style():
+        with theme.style():
             fig, ax = plt.subplots()
             ax.plot([0, 1, 2], [1, 0, 2], label="a")
             ax.legend()
@@ -601,12 +610,15 @@ def test_a_width_keeps_its_colour_whichever_widths_are_drawn():
         assert lines, label
         return mcolors.to_hex(lines[0].get_color())
 
-    with figures.style():
-        live, ref = figures.plot_fitted_steps(routes([16, 64])), figures.plot_fitted_steps(routes([16, 32, 64, 128]))
+    with theme.style():
+        live, ref = (
+            figures.theory.plot_fitted_steps(routes([16, 64])),
+            figures.theory.plot_fitted_steps(routes([16, 32, 64, 128])),
+        )
         one = pd.DataFrame({"hidden": [16, 64], "relative": [0.1, 0.05]})
         curves = pd.DataFrame({"hidden": [16, 16, 64, 64], "step": [1, 2, 1, 2],
                                "heldout_relative": [0.2, 0.1, 0.2, 0.1], "train_relative": [0.2, 0.1, 0.2, 0.1]})
-        fits = figures.plot_fit_curves(curves, one)
+        fits = figures.theory.plot_fit_curves(curves, one)
         label = "softmax, fitted, hidden 64"
         assert colour_of(live, label) == colour_of(ref, label) == colour_of(fits, "width 64")
         assert colour_of(live, "softmax, fitted, hidden 16") != colour_of(live, label)
@@ -715,13 +727,14 @@ def test_least_squares_yardsticks_of_the_sec5_figures(num_regression):
     R² over all prompts, would give −0.0085 or 0.0224 at depth 6), and its R² on objective 3's shifted
     prompts (computed from the seeds: pinned, and at μ = 0 at the training length between 3-NN-like 0.95 and
     a perfect fit)."""
-    from icdl.gpt_icl import evaluation, objectives, scale
+    from icdl.gpt_icl import scale
+    from icdl.gpt_icl.core import evaluation
     from icdl.repro.results import load_result
 
     sc = load_result(HERE.parent / "results" / "gpt_scale" / "scale.reference.json")["data"]
-    ls = scale.least_squares_shortfall(pd.DataFrame(sc["points"]))
+    ls = scale.trend.least_squares_shortfall(pd.DataFrame(sc["points"]))
     assert ls == pytest.approx({3: 0.988579 - 0.980070, 4: 0.992640 - 0.976900, 6: 0.995556 - 0.981481}, abs=2e-6)
-    cfg = objectives.PROFILES.resolve("reference")
+    cfg = main_study.PROFILES.resolve("reference")
     shift = evaluation.least_squares_param_shift(cfg, [3])
     at = shift[(shift["position"] == cfg["train_examples"]) & (shift["mu"] == 0.0)]["r2"].item()
     assert 0.95 < at < 0.995
@@ -737,14 +750,14 @@ def test_committed_n01_numbers(num_regression):
     (``python -m icdl.gpt_icl --profile n01 ...``): the transformers' R² (mean over seeds) and the baselines'
     per position, and the three judged numbers with their intervals (pinned: a rerun that moved them fails
     here until the baseline is regenerated and the diff reviewed)."""
-    from icdl.gpt_icl import n01, objectives
+    from icdl.gpt_icl.objectives import n01
     from icdl.repro.results import load_result
 
     icl = load_result(HERE.parent / "results" / "gpt_icl" / "icl.n01.json")["data"]
     curves, baselines = n01.figure_data(icl)
     assert set(curves["seeds"]) == {3}  # every point of the figure is the mean of the three seeds
-    entries = n01.judge(icl, objectives.PROFILES.resolve("n01")["train_examples"],
-                        objectives.CRITERIA["obj1_tolerance"])
+    entries = n01.judge(icl, main_study.PROFILES.resolve("n01")["train_examples"],
+                        main_study.CRITERIA["obj1_tolerance"])
     judged = np.array([[e["value"], e["values"]["value_lo"], e["values"]["value_hi"]] for e in entries])
     num_regression.check({"n01_r2": curves["r2"].to_numpy()[::5], "n01_baselines": baselines["r2"].to_numpy()[::5],
                           "n01_judged": judged.ravel()},

@@ -1,11 +1,11 @@
-"""The in-context baselines and R² (icdl.gpt_icl.baselines)."""
+"""The in-context baselines and R² (icdl.gpt_icl.core.baselines)."""
 
 import math
 
 import pytest
 import torch
 
-from icdl.gpt_icl import baselines as bl
+from icdl.gpt_icl.core import baselines as bl
 
 
 def test_baselines_never_see_the_query_label_on_noisy_data():

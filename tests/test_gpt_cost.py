@@ -1,8 +1,8 @@
-"""REB's cost comparison (icdl.gpt_icl.cost)."""
+"""REB's cost comparison (icdl.gpt_icl.compute.cost)."""
 
 import pytest
 
-from icdl.gpt_icl import cost
+from icdl.gpt_icl.compute import cost
 
 
 def test_cost_counts_match_the_formulas():
@@ -37,7 +37,7 @@ def test_cost_judge_both_sides():
 def test_the_cost_table_writes_every_count_in_one_form():
     """Every parameter and FLOP count of the REB table as $m \\times 10^{e}$ with three significant digits (the
     bug: one column mixing 2.2e+07, 168,000 and 9.52e+06); a mantissa that rounds up carries into the exponent."""
-    from icdl.gpt_icl.cost import sci
+    from icdl.gpt_icl.compute.cost import sci
 
     assert sci(2.2e7) == r"$2.2 \times 10^{7}$" and sci(168_000) == r"$1.68 \times 10^{5}$"
     assert sci(9.999e6) == r"$1 \times 10^{7}$" and sci(85) == r"$8.5 \times 10^{1}$"

@@ -4,10 +4,11 @@ import pandas as pd
 import pytest
 import torch
 
-from icdl.gpt_icl import baselines as bl
-from icdl.gpt_icl import depth, evaluation
-from icdl.gpt_icl import depth_judge as dj
-from icdl.gpt_icl.tasks import PRETRAINING, TaskConfig, sample_prompts
+from icdl.gpt_icl import depth
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import evaluation, main_study
+from icdl.gpt_icl.core.tasks import PRETRAINING, TaskConfig, sample_prompts
+from icdl.gpt_icl.depth import judge as dj
 
 
 def _table(r2s, examples=(15, 30)):
@@ -50,7 +51,7 @@ def test_depth_results_load_under_one_column_name():
     old = {"data": {"table": {"n_layer": [4], "attention": ["relu"], "position": [15], "r2": [0.5], "lo": [0.4],
                               "hi": [0.6]}, "baselines": {"method": ["least squares"], "position": [15], "r2": [0.9]},
                     "history": {}, "training": {}, "complete": True, "seconds": 1.0}, "provenance": {}}
-    got = depth.load(old)
+    got = depth.study.load(old)
     assert list(got["table"]["examples"]) == [15] and "position" not in got["table"]
     assert list(got["baselines"]["examples"]) == [15] and got["complete"] is True
 
@@ -58,9 +59,9 @@ def test_depth_results_load_under_one_column_name():
 def test_the_study_scores_the_query_after_the_stated_number_of_examples():
     """``examples`` = p means the query is the (p + 1)-th point of the prompt: the study's R² at p equals the
     R² across prompts of the model's predictions at index p (an off-by-one would read index p − 1)."""
-    cfg = depth.PROFILES.resolve("quick", layers=(1,), steps=4, warm_steps=2, relu_steps=2, examples=(3, 5),
+    cfg = depth.study.PROFILES.resolve("quick", layers=(1,), steps=4, warm_steps=2, relu_steps=2, examples=(3, 5),
                                  test_prompts=64)
-    res = depth.depth_study(cfg, progress=False)
+    res = depth.study.depth_study(cfg, progress=False)
     assert res["complete"] and sorted(res["table"]["examples"].unique()) == [3, 5]
     xs, ys = evaluation.test_prompts(cfg, cfg["target_depth"], PRETRAINING)
     ls = bl.r2_across_prompts(bl.least_squares(xs, ys), ys)
@@ -69,7 +70,7 @@ def test_the_study_scores_the_query_after_the_stated_number_of_examples():
     assert b[(bl.LEAST_SQUARES, 5)] == pytest.approx(float(ls[5]))
     assert b[(bl.LEAST_SQUARES, 3)] != pytest.approx(float(ls[2]))
     with pytest.raises(ValueError, match="test_examples"):
-        depth.depth_study(depth.PROFILES.resolve("quick", examples=(30,)), progress=False)
+        depth.study.depth_study(depth.study.PROFILES.resolve("quick", examples=(30,)), progress=False)
 
 
 class _ExactAt(torch.nn.Module):
@@ -89,7 +90,7 @@ def test_models_are_scored_at_the_index_of_the_stated_number_of_examples():
     """``examples`` = p scores the prediction at index p (the query after p examples): a model exact only at
     index 3 has R² 1 at p = 3 and not at p = 4 (reading index p − 1 or p + 1 would swap them)."""
     xs, ys = sample_prompts(TaskConfig(d=3, depth=2), 256, 8, torch.Generator().manual_seed(3))
-    rows = {r["examples"]: r for r in depth._scores(_ExactAt(3), xs, ys, [3, 4])}
+    rows = {r["examples"]: r for r in depth.study._scores(_ExactAt(3), xs, ys, [3, 4])}
     assert rows[3]["r2"] == pytest.approx(1.0) and rows[3]["lo"] <= 1.0 <= rows[3]["hi"] + 1e-12
     assert rows[4]["r2"] < 0.5
 
@@ -100,7 +101,7 @@ def test_a_current_depth_result_loads_unchanged():
                     "blocks": [{"n_layer": 4, "model": "relu", "seed": 2, "examples": 15, "sse": [1.0]}],
                     "labels": [{"examples": 15, "n": [1.0], "sy": [0.0], "syy": [1.0]}], "models": [],
                     "history": {}, "training": {}, "complete": False, "seconds": 2.0}, "provenance": {"x": 1}}
-    got = depth.load(raw)
+    got = depth.study.load(raw)
     assert got["table"].to_dict("list") == raw["data"]["table"] and got["complete"] is False
     assert got["blocks"] == raw["data"]["blocks"] and got["labels"] == raw["data"]["labels"]
     assert got["provenance"] == {"x": 1} and got["seconds"] == 2.0
@@ -113,7 +114,7 @@ def test_a_one_seed_result_from_before_the_seeds_loads_as_seed_0_without_sums():
                               "lo": [0.4, 0.5], "hi": [0.6, 0.7]},
                     "baselines": {"method": ["least squares"], "examples": [15], "r2": [0.9]},
                     "history": {}, "training": {}, "complete": True, "seconds": 2.0}, "provenance": {}}
-    got = depth.load(raw)
+    got = depth.study.load(raw)
     assert list(got["table"]["seed"]) == [0, 0] and got["blocks"] == [] and got["models"] == []
     entry = dj.judge(got)[0]
     assert entry["passed"] is True and entry["value"] == pytest.approx(0.1) and "values" not in entry
@@ -121,30 +122,30 @@ def test_a_one_seed_result_from_before_the_seeds_loads_as_seed_0_without_sums():
 
 
 def test_settings_glue_quotes_the_given_profile():
-    g = depth.settings_glue(depth.PROFILES.resolve("reference"))
+    g = depth.study.settings_glue(depth.study.PROFILES.resolve("reference"))
     assert g["depth_steps"] == "6 500" and g["depth_prompts"] == "4 096" and g["depth_target"] == "4"
-    assert depth.settings_glue(depth.PROFILES.resolve("quick"))["depth_prompts"] == "256"
+    assert depth.study.settings_glue(depth.study.PROFILES.resolve("quick"))["depth_prompts"] == "256"
 
 
 def test_the_reference_depth_study_trains_on_the_main_studys_schedule():
     """Objective 4 compares depths at the main models' budget: a depth study on a shorter (or longer) schedule
     than ``gpt_icl``'s reference would judge the deeper models on another training than the claims it sits
     beside (the bug: the depth profile's lengths edited, or left behind when the main study's change)."""
-    from icdl.gpt_icl import objectives
 
-    main, study = objectives.PROFILES.resolve("reference"), depth.PROFILES.resolve("reference")
+
+    main, study = main_study.PROFILES.resolve("reference"), depth.study.PROFILES.resolve("reference")
     for key in ("steps", "warm_steps", "relu_steps", "relu_init", "warm_family", "warm_width", "lr"):
         assert study[key] == main[key], key
 
 
-# ---- the judge on intervals over seeds and prompts (icdl.gpt_icl.depth_judge) --------------------------------------
+# ---- the judge on intervals over seeds and prompts (icdl.gpt_icl.depth.judge) --------------------------------------
 
 def _sums_result(deep_scales, shallow_scale=1.0, prompts=1024, examples=(2, 4), seed=0):
-    """A depth result built the way the study stores it (``depth._blocks``, ``label_sums``) from synthetic
+    """A depth result built the way the study stores it (``depth.study._blocks``, ``label_sums``) from synthetic
     predictions: every model's error on a prompt is its seed's scale times one heavy-tailed error per prompt,
     shared by the models (hard prompts are hard for both), so the prompt resampling moves every R² a lot and
     the gain between two models little -- if, and only if, the two are resampled on the same prompts."""
-    from icdl.gpt_icl.intervals import label_sums
+    from icdl.gpt_icl.core.intervals import label_sums
 
     g = torch.Generator().manual_seed(seed)
     ys = torch.randn(prompts, max(examples) + 2, generator=g, dtype=torch.float64)
@@ -154,9 +155,9 @@ def _sums_result(deep_scales, shallow_scale=1.0, prompts=1024, examples=(2, 4), 
         for s, c in enumerate(scales):
             pred = ys + c * err
             key = {"n_layer": n_layer, "attention": "softmax", "seed": s}
-            table += [{**key, **r} for r in depth._score_rows(pred.float(), ys.float(), examples)]
-            blocks += depth._blocks(pred, ys, examples, n_layer=n_layer, model="softmax", seed=s)
-    sums = label_sums(ys, depth._positions(examples))
+            table += [{**key, **r} for r in depth.study._score_rows(pred.float(), ys.float(), examples)]
+            blocks += depth.study._blocks(pred, ys, examples, n_layer=n_layer, model="softmax", seed=s)
+    sums = label_sums(ys, depth.study._positions(examples))
     labels = [{"examples": p, "n": sums["n"].tolist(), "sy": sums["sy"][i].tolist(), "syy": sums["syy"][i].tolist()}
               for i, p in enumerate(examples)]
     return {"table": pd.DataFrame(table), "blocks": blocks, "labels": labels}
@@ -220,7 +221,7 @@ def test_a_judge_refuses_a_result_missing_a_seed_of_one_model():
 # ---- units scored into files, read back instead of the models ----------------------------------------------------
 
 def _tiny(**kw):
-    return depth.PROFILES.resolve("quick", **{"layers": (1,), "steps": 4, "warm_steps": 2, "relu_steps": 2,
+    return depth.study.PROFILES.resolve("quick", **{"layers": (1,), "steps": 4, "warm_steps": 2, "relu_steps": 2,
                                               "examples": (3,), "test_prompts": 64, "seeds": 1, **kw})
 
 
@@ -228,13 +229,13 @@ def test_scored_units_are_read_back_without_their_models(tmp_path, monkeypatch):
     """A unit trained and scored by one call is read from its score file by the next, with no model and no
     training (its checkpoints may be gone: another session, another machine), and gives the same result."""
     cfg = _tiny()
-    first = depth.depth_study(cfg, folder=tmp_path, progress=False)
+    first = depth.study.depth_study(cfg, folder=tmp_path, progress=False)
     assert (tmp_path / "score_L1_seed0.json").is_file() and first["complete"]
     assert all(len(m["sha256"]) == 64 for m in first["models"])
     for ckpt in tmp_path.glob("*.pt*"):
         ckpt.unlink()
     monkeypatch.setattr(depth, "train_pair", lambda *a, **k: pytest.fail("a scored unit was trained again"))
-    again = depth.depth_study(cfg, folder=tmp_path, progress=False)
+    again = depth.study.depth_study(cfg, folder=tmp_path, progress=False)
     pd.testing.assert_frame_equal(again["table"], first["table"])
     assert again["blocks"] == first["blocks"] and again["models"] == first["models"]
 
@@ -244,10 +245,10 @@ def test_a_score_file_of_another_unit_is_refused_in_one_line(tmp_path):
     file and the command that rebuilds it -- not read as that unit's scores."""
     from icdl.repro.results import ResultFileError
 
-    depth.depth_study(_tiny(), folder=tmp_path, progress=False)
+    depth.study.depth_study(_tiny(), folder=tmp_path, progress=False)
     (tmp_path / "score_L2_seed0.json").write_bytes((tmp_path / "score_L1_seed0.json").read_bytes())
     with pytest.raises(ResultFileError, match=r"score_L2_seed0\.json holds another model than 2 layers, seed 0.*"
                                               r"--layers 2 --seeds 0"):
-        depth.depth_study(_tiny(layers=(2,)), folder=tmp_path, progress=False)
+        depth.study.depth_study(_tiny(layers=(2,)), folder=tmp_path, progress=False)
     with pytest.raises(ResultFileError, match="score_L1_seed0.json holds another model"):
-        depth.depth_study(_tiny(test_prompts=128), folder=tmp_path, progress=False)
+        depth.study.depth_study(_tiny(test_prompts=128), folder=tmp_path, progress=False)

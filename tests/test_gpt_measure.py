@@ -1,10 +1,10 @@
-"""FLOP counts and the MLP benchmark's bounds (icdl.gpt_icl.measure)."""
+"""FLOP counts and the MLP benchmark's bounds (icdl.gpt_icl.core.measure)."""
 
 import pytest
 import torch
 
-from icdl.gpt_icl import measure
-from icdl.gpt_icl.model import GPTConfig, InContextGPT
+from icdl.gpt_icl.core import measure
+from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 
 TINY = dict(d=3, n_layer=2, n_head=2, n_embd=16, max_examples=12)
 
@@ -25,7 +25,7 @@ def test_training_flops_count_the_attention_products(attention):
     """FLOPs of a step = 6 × tokens × (linear weights) + 12 × layers × batch × T² × width (the score and value
     products, forward and backward). The fused CPU softmax kernel is invisible to torch's FLOP counter; a
     count that dropped it was 17 % low at the reference size and flattered nothing but hid work."""
-    from icdl.gpt_icl.measure import flops_per_step, matmul_ceiling
+    from icdl.gpt_icl.core.measure import flops_per_step, matmul_ceiling
 
     cfg = GPTConfig(**{**TINY, "attention": attention})
     batch, examples = 4, 6

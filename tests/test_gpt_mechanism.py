@@ -1,4 +1,4 @@
-"""Chapter gpt_mechanism: the candidate algorithms (icdl.gpt_icl.algorithms), the measures, the choice of each
+"""Chapter gpt_mechanism: the candidate algorithms (icdl.gpt_icl.core.algorithms), the measures, the choice of each
 family's member nearest a model, and the judge (icdl.gpt_icl.mechanism)."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ import pandas as pd
 import pytest
 import torch
 
-from icdl.gpt_icl import algorithms as al
-from icdl.gpt_icl import baselines as bl
 from icdl.gpt_icl import mechanism as me
-from icdl.gpt_icl.model import GPTConfig, InContextGPT
-from icdl.gpt_icl.tasks import PRETRAINING, TaskConfig, apply_networks, output_scale, sample_prompts
+from icdl.gpt_icl.core import algorithms as al
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
+from icdl.gpt_icl.core.tasks import PRETRAINING, TaskConfig, apply_networks, output_scale, sample_prompts
 from icdl.repro.claims import criterion_holds
 
 TASK = TaskConfig(d=3, depth=3)  # K = 6
@@ -27,7 +28,7 @@ def prompts(B=12, k=10, seed=0, noise=0.1):
 
 
 def gd_one(x, y, n, x_q, eta, steps, scale, seed):
-    """GD on one network, written independently: the target family's forward pass of icdl.gpt_icl.tasks,
+    """GD on one network, written independently: the target family's forward pass of icdl.gpt_icl.core.tasks,
     eq. 2.2's 1/(2n) loss on the first n examples, torch.autograd, plain updates."""
     Ws = [W.double()[None].clone().requires_grad_(True) for W in al.start_weights(TASK, scale, seed)]
     s = output_scale(TASK.d, TASK.depth, TASK.width_factor, 0.0)
@@ -87,7 +88,7 @@ class GDModel(torch.nn.Module):
     """A "trained model" that is GD with planted settings: at every position, GD on the examples before it,
     then the network at the query (differentiable in the query, as a transformer is)."""
 
-    def __init__(self, eta, steps, scale, seed=me.SEEDS["start"]):
+    def __init__(self, eta, steps, scale, seed=me.measures.SEEDS["start"]):
         super().__init__()
         self.eta, self.steps, self.scale, self.seed = eta, steps, scale, seed
         self.dummy = torch.nn.Parameter(torch.zeros(1))
@@ -128,7 +129,7 @@ class LeastSquaresModel(torch.nn.Module):
 
 def _cfg(**kw):
     """A mechanism profile on TASK's size; the MLP at no measured position (it is tested on its own)."""
-    return me.PROFILES.resolve("quick", d=TASK.d, depths=(TASK.depth,), positions=(3, 6, 9), test_examples=12,
+    return me.study.PROFILES.resolve("quick", d=TASK.d, depths=(TASK.depth,), positions=(3, 6, 9), test_examples=12,
                                train_examples=10, scan_prompts=16, measure_prompts=16, test_prompts=16,
                                mlp_positions=(1,), etas=(0.1, 0.3, 1.0), gd_steps=16, init_scales=(0.25, 0.5),
                                lambdas=(0.1, 1.0), **kw)
@@ -151,14 +152,14 @@ def test_a_model_that_is_gd_is_found_with_its_step_size():
     at difference ~0 and cosine 1 on the test prompts -- and not confused with least squares."""
     cfg = _cfg()
     model = _double(GDModel(0.3, 8, 0.5))
-    xs, ys = me.scan_prompts(cfg, TASK.depth)
+    xs, ys = me.measures.scan_prompts(cfg, TASK.depth)
     with torch.no_grad():
         pm = model(xs, ys)[:, list(cfg["positions"])]
-    ch = me.choose(cfg, TASK.depth, pm, xs, ys)
+    ch = me.measures.choose(cfg, TASK.depth, pm, xs, ys)
     assert (ch["gd"]["eta"], ch["gd"]["steps"], ch["gd"]["init_scale"]) == (0.3, 8, 0.5)
     assert ch["gd"]["pred_diff"] < 1e-8
-    table, _, _ = me.measure(model, cfg, TASK.depth, "(1, 0)", ch)
-    gd = table[table["candidate"] == me.GD_NETWORK]
+    table, _, _ = me.measures.measure(model, cfg, TASK.depth, "(1, 0)", ch)
+    gd = table[table["candidate"] == me.measures.GD_NETWORK]
     assert (gd["pred_diff"] < 1e-8).all() and (gd["cosine"] > 1 - 1e-5).all() and (gd["sens_diff"] < 1e-8).all()
     ls = table[table["candidate"] == bl.LEAST_SQUARES]
     assert (ls["pred_diff"] > 1e-3).all()
@@ -169,22 +170,22 @@ def test_a_model_that_is_least_squares_is_found_nearest_to_least_squares():
     the nearest simple rule is above 1 (the judge would call hypothesis 1 false for it)."""
     cfg = _cfg()
     model = _double(LeastSquaresModel())
-    xs, ys = me.scan_prompts(cfg, TASK.depth)
+    xs, ys = me.measures.scan_prompts(cfg, TASK.depth)
     with torch.no_grad():
         pm = model(xs, ys)[:, list(cfg["positions"])]
-    ch = me.choose(cfg, TASK.depth, pm, xs, ys)
-    table, _, _ = me.measure(model, cfg, TASK.depth, "(1, 0)", ch)
+    ch = me.measures.choose(cfg, TASK.depth, pm, xs, ys)
+    table, _, _ = me.measures.measure(model, cfg, TASK.depth, "(1, 0)", ch)
     table = table.assign(depth=TASK.depth, attention="softmax")
-    near = me.nearest(table)
+    near = me.judge.nearest(table)
     assert (near["candidate"] == bl.LEAST_SQUARES).all() and (near["pred_diff"] < 1e-8).all()
-    t = me.nearest_table(table, "(1, 0)")
+    t = me.show.nearest_table(table, "(1, 0)")
     assert list(t.columns) == ["target depth", "attention", "k = 4", "k = 7", "k = 10"]
     assert (t[["k = 4", "k = 7", "k = 10"]] == bl.LEAST_SQUARES).all().all()
-    glue = me.glue_values(table, cfg)
+    glue = me.show.glue_values(table, cfg)
     assert glue["mech_nearest"] == "least squares for 1 of 1 models" and float(glue["mech_ratio"].split()[0]) > 1e3
     ls = table[table["candidate"] == bl.LEAST_SQUARES]
     assert (ls["cosine"] > 1 - 1e-5).all()
-    v = me.verdict_table(table, cfg["train_examples"])
+    v = me.judge.verdict_table(table, cfg["train_examples"])
     assert v["ratio"].iloc[0] > 1 and v["nearest_simple"].iloc[0] == bl.LEAST_SQUARES
 
 
@@ -240,29 +241,34 @@ def test_alignment_measures_on_known_differences():
     offset c gives B c² over the label spread (a wrong normaliser or a mean instead of a sum misses these)."""
     g = torch.Generator().manual_seed(0)
     pred, sens, y = torch.randn(50, 3, generator=g), torch.randn(50, 3, 4, generator=g), torch.randn(50, 3, generator=g)
-    same = me.alignment(pred, sens, pred, sens, y)
+    same = me.measures.alignment(pred, sens, pred, sens, y)
     assert (same["pred_diff"] == 0).all() and (same["sens_diff"] == 0).all()
     assert same["cosine"] == pytest.approx([1, 1, 1])
-    flip = me.alignment(pred, sens, pred + 0.5, -sens, y)
+    flip = me.measures.alignment(pred, sens, pred + 0.5, -sens, y)
     spread = ((y - y.mean(0)) ** 2).sum(0).numpy()
     assert flip["pred_diff"] == pytest.approx(50 * 0.25 / spread)
     assert flip["cosine"] == pytest.approx([-1, -1, -1]) and flip["sens_diff"] == pytest.approx([4, 4, 4])
-    none = me.alignment(pred, sens, pred, None, y)
+    none = me.measures.alignment(pred, sens, pred, None, y)
     assert (none["sens_diff"] == 1).all() and all(math.isnan(c) for c in none["cosine"])
     with pytest.raises(ValueError, match="same in every prompt"):
-        me.alignment(pred, sens, pred, sens, torch.ones(50, 3))
+        me.measures.alignment(pred, sens, pred, sens, torch.ones(50, 3))
 
 
 def _frame(gd_diff, simple_diff, cosine, shift_gd_diff=None, position=10):
     rows = []
     for depth, att in ((3, "softmax"), (3, "relu")):
-        for mixture, gd in (("(1, 0)", gd_diff), (me.SHIFTED, shift_gd_diff if shift_gd_diff is not None else gd_diff)):
-            rows.append({"depth": depth, "attention": att, "mixture": mixture, "candidate": me.GD_NETWORK,
+        for mixture, gd in (
+            ("(1, 0)", gd_diff),
+            (me.measures.SHIFTED, shift_gd_diff if shift_gd_diff is not None else gd_diff),
+        ):
+            rows.append({"depth": depth, "attention": att, "mixture": mixture, "candidate": me.measures.GD_NETWORK,
                          "position": position, "pred_diff": gd, "cosine": cosine})
-            for name, v in zip(me.SIMPLE_RULES, (simple_diff, simple_diff + 0.1, simple_diff + 0.2, simple_diff + 0.3)):
+            for name, v in zip(
+                me.measures.SIMPLE_RULES, (simple_diff, simple_diff + 0.1, simple_diff + 0.2, simple_diff + 0.3)
+            ):
                 rows.append({"depth": depth, "attention": att, "mixture": mixture, "candidate": name,
                              "position": position, "pred_diff": v, "cosine": 0.5})
-            rows.append({"depth": depth, "attention": att, "mixture": mixture, "candidate": me.GD_NETWORK,
+            rows.append({"depth": depth, "attention": att, "mixture": mixture, "candidate": me.measures.GD_NETWORK,
                          "position": position - 5, "pred_diff": 100.0, "cosine": -1.0})  # not the training length
     return pd.DataFrame(rows)
 
@@ -271,7 +277,7 @@ def test_judge_both_sides_of_each_threshold():
     """Hypothesis 1 holds at ratio 0.99 and fails at 1.01; hypothesis 2 at cosine 0.8 and 0.79; hypothesis 3 on
     the shifted rows alone; only the training length is read; every verdict agrees with the registry."""
     def verdicts(frame):
-        out = {e["claim"]: e for e in me.judge(frame, 10)}
+        out = {e["claim"]: e for e in me.judge.judge(frame, 10)}
         for e in out.values():
             assert e["passed"] == criterion_holds(e["claim"], {"value": e["value"]})
         return out
@@ -286,12 +292,12 @@ def test_judge_both_sides_of_each_threshold():
     assert v["mech-shift-gd"]["value"] == pytest.approx(2.0)
     # the worst model decides, not the average: ratios 0.7 and 1.1 fail (their mean, 0.9, would pass)
     mixed = _frame(0.07, 0.1, 0.9)
-    sel = (mixed["attention"] == "relu") & (mixed["candidate"] == me.GD_NETWORK) & (mixed["position"] == 10)
+    sel = (mixed["attention"] == "relu") & (mixed["candidate"] == me.measures.GD_NETWORK) & (mixed["position"] == 10)
     mixed.loc[sel, "pred_diff"] = 0.11
     v = verdicts(mixed)
     assert not v["mech-nearest-gd"]["passed"] and v["mech-nearest-gd"]["value"] == pytest.approx(1.1)
     with pytest.raises(ValueError, match="training length"):
-        me.judge(_frame(0.05, 0.1, 0.9), 11)
+        me.judge.judge(_frame(0.05, 0.1, 0.9), 11)
 
 
 @pytest.mark.parametrize("call, match", [
@@ -312,7 +318,7 @@ def test_bad_arguments_are_refused_by_name(call, match):
 def test_profiles_positions_include_the_training_length():
     """Every profile measures at the training length, where the claims are judged (the last position before
     ``train_examples``), and has the MLP's positions among its own."""
-    for name, cfg in me.PROFILES.profiles.items():  # as declared (the paper profile needs a larger machine)
+    for name, cfg in me.study.PROFILES.profiles.items():  # as declared (the paper profile needs a larger machine)
         assert cfg["train_examples"] - 1 in cfg["positions"]
         assert set(cfg["mlp_positions"]) <= set(cfg["positions"]) or name == "paper"
 
@@ -326,7 +332,7 @@ def test_flow_table_reads_the_scan_at_the_same_twice_and_half_the_time():
     chosen = pd.DataFrame([{"depth": 3, "attention": "softmax", "gd_init_scale": 0.25, "gd_eta": 0.1,
                             "gd_steps": 1024}, {"depth": 3, "attention": "softmax", "gd_init_scale": 0.5,
                                                 "gd_eta": 0.2, "gd_steps": 1024}])
-    t = me.flow_table(pd.DataFrame(rows), chosen)
+    t = me.show.flow_table(pd.DataFrame(rows), chosen)
     first = t.iloc[0]
     assert first["chosen"] == pytest.approx(25 + 1 + 1.024)
     assert first["2η, L/2 (same ηL)"] == pytest.approx(25 + 2 + 0.512)
@@ -340,15 +346,19 @@ def test_the_longer_judge_both_sides_of_each_threshold():
     falls (the worst model decides, not the mean); hypothesis 1 on the longer-trained models holds at 0.99 and
     fails at 1.01; the shifted rows are not read; a study of other models is refused, not compared."""
     def verdicts(main, longer):
-        out = {e["claim"]: e for e in me.judge_longer(main, longer, 10)}
+        out = {e["claim"]: e for e in me.judge.judge_longer(main, longer, 10)}
         for e in out.values():
             assert e["passed"] == criterion_holds(e["claim"], {"value": e["value"]})
         return out
 
     def with_relu(frame, gd):
         frame = frame.copy()
-        sel = (frame["attention"] == "relu") & (frame["candidate"] == me.GD_NETWORK) & (frame["position"] == 10) \
+        sel = (
+            (frame["attention"] == "relu")
+            & (frame["candidate"] == me.measures.GD_NETWORK)
+            & (frame["position"] == 10)
             & (frame["mixture"] == PRETRAINING)
+        )
         frame.loc[sel, "pred_diff"] = gd
         return frame
 
@@ -364,24 +374,24 @@ def test_the_longer_judge_both_sides_of_each_threshold():
     assert rise["mech-longer-toward-gd"]["value"] == pytest.approx(0.5)
     assert "depth 3 relu: 2.00 → 2.50" in rise["mech-longer-toward-gd"]["ours"]
     with pytest.raises(ValueError, match="other models"):
-        me.judge_longer(main, main[main["attention"] == "softmax"], 10)
+        me.judge.judge_longer(main, main[main["attention"] == "softmax"], 10)
 
 
 def test_the_longer_profile_asks_the_scale_studys_longest_trained_models():
     """Profile ``longer`` has the reference study's settings and reads the scale study's finished models from
     their committed checkpoints: their weights are not the main study's (the bug it guards: the main models
     measured twice under a new name)."""
-    from icdl.gpt_icl import objectives, scale
+    from icdl.gpt_icl.core import longer
 
-    longer, ref = me.PROFILES.resolve("longer"), me.PROFILES.resolve("reference")
+    long_cfg, ref = me.study.PROFILES.resolve("longer"), me.study.PROFILES.resolve("reference")
     own = ("profile", "run", "models")
-    assert {k: v for k, v in longer.items() if k not in own} == {k: v for k, v in ref.items() if k not in own}
-    assert (longer["models"], ref["models"]) == ("scale", "main")
-    models = me._models(longer, progress=False)
-    main = objectives.first_seed_models(objectives.PROFILES.resolve("reference"))
+    assert {k: v for k, v in long_cfg.items() if k not in own} == {k: v for k, v in ref.items() if k not in own}
+    assert (long_cfg["models"], ref["models"]) == ("scale", "main")
+    models = me.study._models(long_cfg, progress=False)
+    main = main_study.first_seed_models(main_study.PROFILES.resolve("reference"))
     assert set(models) == set(main) and len(models) == 2 * len(ref["depths"])
-    sc = scale.PROFILES.resolve("reference")
-    assert scale.long_settings(sc)["steps"] == sc["factor"] * objectives.PROFILES.resolve("reference")["steps"]
+    sc = longer.PROFILES.resolve("reference")
+    assert longer.long_settings(sc)["steps"] == sc["factor"] * main_study.PROFILES.resolve("reference")["steps"]
     for key, m in models.items():
         a, b = m.read_out.weight.detach(), main[key].read_out.weight.detach()
         assert a.shape == b.shape and not torch.equal(a, b), key
@@ -391,17 +401,17 @@ def test_the_verdict_table_sets_gd_and_the_models_accuracy_beside_the_ratio():
     """GD's own R² and the model's, from their own rows at the training length (the bugs: another candidate's
     R², another position's); where GD is the less accurate, the judge says the ratio cannot refute."""
     rows = []
-    for cand, pd_, r2 in ((me.GD_NETWORK, 0.2, 0.70), (bl.LEAST_SQUARES, 0.05, 0.98), ("ridge", 0.04, 0.97),
+    for cand, pd_, r2 in ((me.measures.GD_NETWORK, 0.2, 0.70), (bl.LEAST_SQUARES, 0.05, 0.98), ("ridge", 0.04, 0.97),
                           ("model", 0.0, 0.94)):
         for pos, shift in ((40, 0.0), (20, 0.1)):
-            for mixture in ("(1, 0)", me.SHIFTED):
+            for mixture in ("(1, 0)", me.measures.SHIFTED):
                 rows.append({"depth": 3, "attention": "softmax", "mixture": mixture, "position": pos,
                              "candidate": cand, "pred_diff": pd_ + shift, "cosine": 0.5, "r2_candidate": r2 - shift})
     table = pd.DataFrame(rows)
-    v = me.verdict_table(table, 40).set_index("mixture").loc["(1, 0)"]
+    v = me.judge.verdict_table(table, 40).set_index("mixture").loc["(1, 0)"]
     assert v["gd_r2"] == pytest.approx(0.70) and v["model_r2"] == pytest.approx(0.94)
     assert v["ratio"] == pytest.approx(0.2 / 0.04) and v["nearest_simple"] == "ridge"
-    entry = {e["claim"]: e for e in me.judge(table, 40)}["mech-nearest-gd"]
+    entry = {e["claim"]: e for e in me.judge.judge(table, 40)}["mech-nearest-gd"]
     assert "below the model's for 1 of 1 models" in entry["ours"] and not entry["passed"]
 
 
@@ -411,11 +421,11 @@ def test_the_fairness_glue_counts_corner_choices_and_weaker_gd():
     cfg = {"train_examples": 40, "etas": (0.1, 0.5, 1.0), "gd_steps": 64}
     rows = []
     for depth, gd_r2 in ((3, 0.7), (4, 0.99)):
-        for cand, r2 in ((me.GD_NETWORK, gd_r2), ("ridge", 0.97), ("model", 0.94)):
+        for cand, r2 in ((me.measures.GD_NETWORK, gd_r2), ("ridge", 0.97), ("model", 0.94)):
             rows.append({"depth": depth, "attention": "relu", "mixture": "(1, 0)", "position": 40, "candidate": cand,
                          "pred_diff": 0.1, "cosine": 0.5, "r2_candidate": r2})
     chosen = pd.DataFrame({"depth": [3, 4], "attention": ["relu"] * 2, "gd_eta": [0.1, 0.5], "gd_steps": [64, 64]})
-    g = me.fairness_glue(pd.DataFrame(rows), chosen, cfg)
+    g = me.show.fairness_glue(pd.DataFrame(rows), chosen, cfg)
     assert g["mech_corner"] == "1 of 2" and g["mech_gd_weaker"] == "1 of 2"
     assert g["mech_gd_r2"] == "0.70 to 0.99" and g["mech_model_r2"] == "0.94 to 0.94"
 
@@ -431,13 +441,13 @@ def _control_blocks(ratio, sens, cosine, spread=0.0, blocks=32, position=40):
     for att in ("softmax", "relu"):
         tilt = 1 + spread * rng.standard_normal(blocks)
         tilt /= tilt.mean()
-        for name, pred, s, c in ((bl.LEAST_SQUARES, 2.0, 0.9, 0.5), (me.RIDGE, ratio, sens, cosine),
-                                 (me.GD_NETWORK, 3.0, 0.9, 0.5), (me.ADAM_MLP, 5.0, 0.9, 0.5),
+        for name, pred, s, c in ((bl.LEAST_SQUARES, 2.0, 0.9, 0.5), (me.measures.RIDGE, ratio, sens, cosine),
+                                 (me.measures.GD_NETWORK, 3.0, 0.9, 0.5), (me.measures.ADAM_MLP, 5.0, 0.9, 0.5),
                                  (bl.NEAREST_NEIGHBOURS, 1.0, 1.0, float("nan")),
                                  (bl.CONTEXT_MEAN, 1.5, 1.0, float("nan"))):
             for b in range(blocks):
                 # the fit's numbers tilt block by block (the local rules' do not): resamples move its ratio
-                t = tilt[b] if name == me.RIDGE else 1.0
+                t = tilt[b] if name == me.measures.RIDGE else 1.0
                 rows.append({"depth": 1, "attention": att, "mixture": PRETRAINING, "candidate": name,
                              "position": position, "block": b, "n": 16, "pred": pred * t / blocks,
                              "sens": s * t / blocks, "own": 1 / blocks, "cos": c * 16 * (t if c == c else 1)})
@@ -452,7 +462,7 @@ def test_the_control_judge_both_sides_of_each_threshold():
     agrees with the registry; only the training length on the pretraining mixture is read (the bugs: a
     ratio the wrong way up, the mean over models instead of the worst, a sensitivity not divided by the
     model's own, a cosine summed instead of averaged)."""
-    from icdl.gpt_icl import mechanism_judge as mj
+    from icdl.gpt_icl.mechanism import judge as mj
     from icdl.repro.claims import criterion_verdict
 
     def entry(frame):
@@ -470,7 +480,7 @@ def test_the_control_judge_both_sides_of_each_threshold():
     assert wide["values"]["value_lo"] < 1 < wide["values"]["value_hi"] and wide["passed"] is None
     # the worst model decides: one model at ratio 1.2 fails the control even though the other is at 0.5
     mixed = _control_blocks(0.5, 0.1, 0.95)
-    sel = (mixed["attention"] == "relu") & (mixed["candidate"] == me.RIDGE)
+    sel = (mixed["attention"] == "relu") & (mixed["candidate"] == me.measures.RIDGE)
     mixed.loc[sel, "pred"] *= 1.2 / 0.5
     assert entry(mixed)["passed"] is False and entry(mixed)["value"] == pytest.approx(1.2)
     # the sensitivity measures are the prediction-nearest fit's, as registered, not the best of any fit (the
@@ -479,7 +489,7 @@ def test_the_control_judge_both_sides_of_each_threshold():
     sel = other["candidate"] == bl.LEAST_SQUARES
     other.loc[sel, "sens"] = 0.05 / 32
     assert entry(other)["passed"] is False and entry(other)["values"]["sens"] == pytest.approx(0.3)
-    assert mj.control(_control_blocks(0.99, 0.24, 0.95), 40)["models"][(1, "relu")]["fit"] == me.RIDGE
+    assert mj.control(_control_blocks(0.99, 0.24, 0.95), 40)["models"][(1, "relu")]["fit"] == me.measures.RIDGE
     with pytest.raises(ValueError, match="training length"):
         mj.judge_control(_control_blocks(0.99, 0.24, 0.95), 39)
     assert mj.judge_control(None, 40)[0]["ours"].startswith("not run")
@@ -490,12 +500,16 @@ def test_the_sensitivity_table_reads_both_measures_of_gd_least_squares_and_ridge
     training length on the pretraining mixture, and the nearest by each measure is the smallest difference and
     the largest cosine (the bugs: the nearest taken as the largest difference, another position's numbers)."""
     rows = []
-    for cand, l2, cos in ((me.GD_NETWORK, 0.3, 0.5), (bl.LEAST_SQUARES, 0.6, 0.8), (me.RIDGE, 0.4, 0.9),
-                          (bl.CONTEXT_MEAN, 1.0, float("nan"))):
-        for pos, mixture, off in ((40, "(1, 0)", 0.0), (20, "(1, 0)", 0.05), (40, me.SHIFTED, 0.1)):
+    for cand, l2, cos in (
+        (me.measures.GD_NETWORK, 0.3, 0.5),
+        (bl.LEAST_SQUARES, 0.6, 0.8),
+        (me.measures.RIDGE, 0.4, 0.9),
+        (bl.CONTEXT_MEAN, 1.0, float("nan")),
+    ):
+        for pos, mixture, off in ((40, "(1, 0)", 0.0), (20, "(1, 0)", 0.05), (40, me.measures.SHIFTED, 0.1)):
             rows.append({"depth": 4, "attention": "relu", "mixture": mixture, "position": pos, "candidate": cand,
                          "pred_diff": 0.1, "sens_diff": l2 + off, "cosine": cos - off, "r2_candidate": 0.9})
-    t = me.sensitivity_table(pd.DataFrame(rows), 40).iloc[0]
+    t = me.show.sensitivity_table(pd.DataFrame(rows), 40).iloc[0]
     assert (t["L2: GD"], t["L2: LS"], t["L2: ridge"]) == pytest.approx((0.3, 0.6, 0.4))
     assert (t["cos: GD"], t["cos: LS"], t["cos: ridge"]) == pytest.approx((0.5, 0.8, 0.9))
     assert t["nearest by L2"] == "GD" and t["nearest by cosine"] == "ridge"
@@ -508,14 +522,14 @@ def test_the_committed_control_is_judged_from_its_sums_and_its_table_is_pinned(n
     judge's own resamples (the bug: a glue computed another way than the verdict)."""
     import numpy as np
 
-    from icdl.gpt_icl import mechanism_judge as mj
+    from icdl.gpt_icl.mechanism import judge as mj
     from icdl.repro.results import load_result
 
-    data = me.load(load_result(me.PROFILES.folder() / "mechanism.control.json"))
-    (entry,) = me.judge_control(data["blocks"], 40)
+    data = me.study.load(load_result(me.study.PROFILES.folder() / "mechanism.control.json"))
+    (entry,) = me.judge.judge_control(data["blocks"], 40)
     assert entry["passed"] is (entry["values"]["value_hi"] < 1 and entry["values"]["sens_hi"] < 0.25
                                and entry["values"]["cosine_lo"] >= 0.9)
-    glue = me.control_glue(data, 40)
+    glue = me.show.control_glue(data, 40)
     lo = entry["values"]["value_lo"]
     assert glue["mech_control_ratio"].startswith(f"{entry['value']:.3f} (90 % interval {lo:.3f}")
     assert set(mj.control(data["blocks"], 40)["models"]) == {(1, "softmax"), (1, "relu")}
@@ -528,7 +542,7 @@ def test_the_committed_control_is_judged_from_its_sums_and_its_table_is_pinned(n
         assert m["cosine"][0] == pytest.approx(fits["cosine"].max(), rel=1e-5)
         local = at[(at["attention"] == att) & at["candidate"].isin(mj.LOCAL_RULES)]["pred_diff"].min()
         assert m["ratio"][0] == pytest.approx(row["pred_diff"] / local, rel=1e-5)
-    t = me.control_table(data["alignment"], 40)
+    t = me.show.control_table(data["alignment"], 40)
     num_regression.check({c: t[c].to_numpy(dtype=float) for c in ("prediction difference", "sensitivity difference",
                                                                    "cosine", "R²")},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="committed_control")
@@ -537,30 +551,42 @@ def test_the_committed_control_is_judged_from_its_sums_and_its_table_is_pinned(n
 
 def test_the_nearest_candidates_read_as_prose_without_doubled_parentheses():
     """The bug: "MLP (Adam, last epoch) (3 of 6 models)"."""
-    from icdl.gpt_icl.mechanism_show import _counted
+    from icdl.gpt_icl.mechanism.show import _counted
 
-    assert _counted({me.RIDGE: 3, me.ADAM_MLP: 3}, 6) == "ridge for 3 of 6 models, MLP (Adam, last epoch) for 3"
-    assert ") (" not in _counted({me.ADAM_MLP: 6}, 6)
+    assert (
+        _counted({me.measures.RIDGE: 3, me.measures.ADAM_MLP: 3}, 6)
+        == "ridge for 3 of 6 models, MLP (Adam, last epoch) for 3"
+    )
+    assert ") (" not in _counted({me.measures.ADAM_MLP: 6}, 6)
 
 
 def test_at_depth_one_the_network_candidates_are_named_linear():
     """The positive control's targets are depth-1 networks: "GD, N-layer network" would misname a linear fit."""
-    from icdl.gpt_icl.mechanism_show import _named_at_depth
+    from icdl.gpt_icl.mechanism.show import _named_at_depth
 
-    f = pd.DataFrame({"depth": [1, 1, 3], "candidate": [me.GD_NETWORK, me.ADAM_MLP, me.GD_NETWORK]})
+    f = pd.DataFrame(
+        {"depth": [1, 1, 3], "candidate": [me.measures.GD_NETWORK, me.measures.ADAM_MLP, me.measures.GD_NETWORK]}
+    )
     assert list(_named_at_depth(f)["candidate"]) == ["GD, one-layer (linear) network",
-                                                     "Adam, one-layer (linear) network", me.GD_NETWORK]
+                                                     "Adam, one-layer (linear) network", me.measures.GD_NETWORK]
 
 
 def test_the_shifted_inputs_prose_reads_the_shifted_rows_only():
     """The models' R², GD's R² and GD's cosine on the mixture (.5, .5), as ranges over the models (the bug: the
     pretraining rows read instead, where the models and GD are alike)."""
-    from icdl.gpt_icl.mechanism_show import shift_glue
+    from icdl.gpt_icl.mechanism.show import shift_glue
 
     rows = []
     for depth, shifted_model in ((3, -0.4), (4, 0.3)):
-        for mixture, model_r2, gd_r2, cos in ((PRETRAINING, 0.95, 0.96, 0.7), (me.SHIFTED, shifted_model, 0.96, 0.1)):
-            for cand, r2, c in ((me.GD_NETWORK, gd_r2, cos), (bl.LEAST_SQUARES, 0.9, 0.8), ("model", model_r2, 1.0)):
+        for mixture, model_r2, gd_r2, cos in (
+            (PRETRAINING, 0.95, 0.96, 0.7),
+            (me.measures.SHIFTED, shifted_model, 0.96, 0.1),
+        ):
+            for cand, r2, c in (
+                (me.measures.GD_NETWORK, gd_r2, cos),
+                (bl.LEAST_SQUARES, 0.9, 0.8),
+                ("model", model_r2, 1.0),
+            ):
                 rows.append({"depth": depth, "attention": "relu", "mixture": mixture, "position": 40,
                              "candidate": cand, "pred_diff": 0.1, "cosine": c, "r2_candidate": r2})
     g = shift_glue(pd.DataFrame(rows), 40)

@@ -1,4 +1,4 @@
-"""GD given a fair chance (``icdl.gpt_icl.mechanism_fair``): the grid's edges, the paired measures and the
+"""GD given a fair chance (``icdl.gpt_icl.mechanism.fair``): the grid's edges, the paired measures and the
 judge of the hypotheses asked on profile ``fair``, on sums whose answer is known."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from icdl.gpt_icl import baselines as bl
-from icdl.gpt_icl import mechanism_fair as mf
-from icdl.gpt_icl.mechanism_measures import GD_NETWORK, RIDGE
-from icdl.gpt_icl.tasks import PRETRAINING
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core.tasks import PRETRAINING
+from icdl.gpt_icl.mechanism import fair as mf
+from icdl.gpt_icl.mechanism.measures import GD_NETWORK, RIDGE
 from icdl.repro.claims import criterion_verdict
 
 CFG = {"etas": (0.05, 0.1, 0.2), "init_scales": (0.25, 0.5, 1.0), "lambdas": (0.1, 1.0, 10.0), "gd_steps": 64}

@@ -1,4 +1,4 @@
-"""GD tuned in gradient-flow time (``icdl.gpt_icl.mechanism_flow``): the grid read in flow time, the median
+"""GD tuned in gradient-flow time (``icdl.gpt_icl.mechanism.flow``): the grid read in flow time, the median
 block, and the judge of the hypotheses asked on profile ``flow``, on sums whose answer is known."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from icdl.gpt_icl import baselines as bl
-from icdl.gpt_icl import mechanism_flow as mf
-from icdl.gpt_icl.mechanism_measures import GD_NETWORK, RIDGE
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.mechanism import flow as mf
+from icdl.gpt_icl.mechanism.measures import GD_NETWORK, RIDGE
 from icdl.repro.claims import criterion_verdict, unmet_gates
 from test_gpt_mechanism_fair import MODELS, _blocks, _result
 
@@ -124,11 +124,11 @@ def test_the_fair_runs_edge_model_is_flat_along_its_flow_time():
     from icdl.gpt_icl import mechanism
     from icdl.repro.results import load_result, project_root
 
-    fair = mechanism.load(load_result(project_root() / "results" / "gpt_mechanism" / "mechanism.fair.json"))
-    cfg = mechanism.PROFILES.resolve("fair")
+    fair = mechanism.study.load(load_result(project_root() / "results" / "gpt_mechanism" / "mechanism.fair.json"))
+    cfg = mechanism.study.PROFILES.resolve("fair")
     row = mf.flow_along_time(fair, 4, "relu").loc[102.4].dropna()
     assert len(row) == 4 and row.max() / row.min() < 1.01
-    assert not mechanism.grid_edges(fair["chosen"], fair["gd_scan"], cfg)["fair"].all()
+    assert not mechanism.fair.grid_edges(fair["chosen"], fair["gd_scan"], cfg)["fair"].all()
     assert mf.flow_edges(fair["chosen"], fair["gd_scan"], cfg)["flow"].all()
     shown = mf.along_time_shown(fair, 4, "relu")
     assert list(shown.columns) == ["ηL", "η = 0.025", "η = 0.05", "η = 0.1", "η = 0.2"]

@@ -1,4 +1,4 @@
-"""The flow study over the main study's seeds (``icdl.gpt_icl.mechanism_seeds``): each seed's number, their
+"""The flow study over the main study's seeds (``icdl.gpt_icl.mechanism.seeds``): each seed's number, their
 mean over the drawn seeds, the two-level interval and the judge of ``mech-seeds-*``, on sums whose answer is
 known."""
 
@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 import torch
 
-from icdl.gpt_icl import mechanism_seeds as ms
-from icdl.gpt_icl.intervals import Draws
+from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core.intervals import Draws
+from icdl.gpt_icl.mechanism import seeds as ms
 from icdl.repro.claims import criterion_verdict, unmet_gates
 from test_gpt_mechanism_fair import MODELS
 from test_gpt_mechanism_flow import CFG, _flow_result
@@ -118,7 +119,7 @@ def test_each_seed_is_held_against_the_rule_nearest_its_own_model():
     """Least squares is nearer than ridge for seed 1's model (its sums at a tenth) and farther for the others:
     seed 1's ratio is to least squares, the others' to ridge (the bugs: the rule chosen on seed 0 or on the
     seeds' pooled sums and used for every seed)."""
-    from icdl.gpt_icl import baselines as bl
+    from icdl.gpt_icl.core import baselines as bl
 
     res = _seeds_result(*({"pred": 0.5, "sens": 0.5, "cosine": 0.9} for _ in range(3)))
     ls = (res["blocks"]["candidate"] == bl.LEAST_SQUARES) & (res["blocks"]["seed"] == 1)
@@ -186,7 +187,7 @@ def _small(**more):
 
     small = {"steps": 100, "warm_steps": 50, "relu_steps": 50, "test_prompts": 64, "scan_prompts": 32,
              "measure_prompts": 64, "gd_steps": 16, "mlp_epochs": 5}
-    return mechanism.PROFILES.resolve("quick", **(small | more))
+    return mechanism.study.PROFILES.resolve("quick", **(small | more))
 
 
 class _Linear(torch.nn.Module):
@@ -206,18 +207,19 @@ def test_the_study_of_seeded_models_keeps_each_seed_apart():
     (the bugs: the seed dropped, so that the second model's rows overwrite or join the first's; the shifted
     mixture measured for nothing)."""
     from icdl.gpt_icl import mechanism
-    from icdl.gpt_icl.tasks import PRETRAINING
+    from icdl.gpt_icl.core.tasks import PRETRAINING
 
     cfg = {**_small(depths=(3,)), "mixtures": (PRETRAINING,)}  # mixture names are not override values
     w = [0.3, -0.2, 0.1, 0.0, 0.5]
-    res = mechanism.study(cfg, models={(3, "softmax", 0): _Linear(w), (3, "softmax", 1): _Linear([2 * v for v in w])},
-                          progress=False)
+    res = mechanism.study.study(
+        cfg, models={(3, "softmax", 0): _Linear(w), (3, "softmax", 1): _Linear([2 * v for v in w])}, progress=False
+    )
     for k in ("alignment", "chosen", "gd_scan", "blocks"):
         assert set(res[k]["seed"]) == {0, 1}, k
     assert set(res["alignment"]["mixture"]) == {PRETRAINING}
-    seeds = mechanism.PROFILES.resolve("seeds")
+    seeds = mechanism.study.PROFILES.resolve("seeds")
     assert seeds["mixtures"] == (PRETRAINING,) and seeds["models"] == "seeds" and seeds["seeds"] == 3
-    flow = mechanism.PROFILES.resolve("flow")  # the flow study's grid and prompts, every seed's model
+    flow = mechanism.study.PROFILES.resolve("flow")  # the flow study's grid and prompts, every seed's model
     assert all(seeds[k] == flow[k] for k in ("etas", "gd_steps", "init_scales", "lambdas", "positions",
                                              "scan_prompts", "measure_prompts"))
     assert len(res["chosen"]) == 2
@@ -229,7 +231,7 @@ def test_the_study_of_seeded_models_keeps_each_seed_apart():
 
 
 def test_the_parts_are_joined_in_depth_order_whatever_order_they_finish_in():
-    """:func:`mechanism.join` of parts given deepest first (the order the workers usually finish in) puts every
+    """:func:`mechanism.study.join` of parts given deepest first (the order the workers usually finish in) puts every
     frame, ``replay`` included, in depth order, and is complete only if every part is (the bugs: the parts
     joined as they finish, a frame only some parts have dropped)."""
     from icdl.gpt_icl import mechanism
@@ -238,10 +240,10 @@ def test_the_parts_are_joined_in_depth_order_whatever_order_they_finish_in():
         return {"alignment": pd.DataFrame({"depth": [d, d]}), "replay": pd.DataFrame({"depth": [d]}),
                 "complete": complete, "seconds": 1.0}
 
-    joined = mechanism.join({6: part(6), 3: part(3), 4: part(4)})
+    joined = mechanism.study.join({6: part(6), 3: part(3), 4: part(4)})
     assert list(joined["alignment"]["depth"]) == [3, 3, 4, 4, 6, 6] and list(joined["replay"]["depth"]) == [3, 4, 6]
     assert joined["complete"] is True and "seconds" not in joined
-    assert mechanism.join({6: part(6), 3: part(3, complete=False)})["complete"] is False
+    assert mechanism.study.join({6: part(6), 3: part(3, complete=False)})["complete"] is False
 
 
 def test_the_study_on_two_processes_is_the_study_on_one():
@@ -254,8 +256,8 @@ def test_the_study_on_two_processes_is_the_study_on_one():
     torch.set_num_threads(1)
     try:
         cfg = _small(depths=(3, 6), steps=40, warm_steps=20, relu_steps=20, gd_steps=8, mlp_epochs=2)
-        one = mechanism.study(cfg, progress=False)
-        two = mechanism.run(cfg, workers=2)
+        one = mechanism.study.study(cfg, progress=False)
+        two = mechanism.study.run(cfg, workers=2)
     finally:
         torch.set_num_threads(threads)
     for k in ("alignment", "chosen", "gd_scan", "examples", "blocks", "gd_fit"):
@@ -268,15 +270,15 @@ def test_the_committed_checkpoints_replay_the_main_study_s_errors_and_a_swapped_
     squared errors per block that the main study stored for it (to float rounding across machines); the same
     model labelled as the ReLU one does not (the bug it catches: the seeds run reading checkpoints that are not the
     models the main study judged -- a seed or an attention swapped, a model retrained otherwise)."""
-    from icdl.gpt_icl import mechanism, objectives
+    from icdl.gpt_icl import mechanism
     from icdl.repro.results import load_result
 
-    cfg = mechanism.PROFILES.resolve("reference")
-    soft = objectives.reference_models({**cfg, "depths": (3,)}, seeds=(0,), names=("softmax",))[(3, "softmax", 0)]
-    stored = load_result(objectives.PROFILES.folder() / "icl.reference.json")["data"]["blocks"]
-    rows = mechanism.replay(cfg, {(3, "softmax", 0): soft, (3, "relu", 0): soft}, stored).set_index("attention")
+    cfg = mechanism.study.PROFILES.resolve("reference")
+    soft = main_study.reference_models({**cfg, "depths": (3,)}, seeds=(0,), names=("softmax",))[(3, "softmax", 0)]
+    stored = load_result(main_study.PROFILES.folder() / "icl.reference.json")["data"]["blocks"]
+    rows = mechanism.seeds.replay(cfg, {(3, "softmax", 0): soft, (3, "relu", 0): soft}, stored).set_index("attention")
     assert rows.loc["softmax", "largest_change"] < 1e-4
     assert rows.loc["softmax", "sse"] == pytest.approx(rows.loc["softmax", "sse_stored"], rel=1e-5)
     assert rows.loc["relu", "largest_change"] > 0.01  # the softmax model read as the ReLU one
     with pytest.raises(ValueError, match="seed 7"):
-        mechanism.replay(cfg, {(3, "relu", 7): soft}, stored)
+        mechanism.seeds.replay(cfg, {(3, "relu", 7): soft}, stored)

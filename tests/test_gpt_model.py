@@ -1,11 +1,11 @@
-"""The GPT-2-style in-context learner (icdl.gpt_icl.model): token layout, causality, ReLU attention."""
+"""The GPT-2-style in-context learner (icdl.gpt_icl.core.model): token layout, causality, ReLU attention."""
 
 import math
 
 import pytest
 import torch
 
-from icdl.gpt_icl.model import GPTConfig, InContextGPT
+from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 
 TINY = dict(d=3, n_layer=2, n_head=2, n_embd=16, max_examples=12)
 
@@ -93,7 +93,7 @@ def test_the_gelu_operator_is_torchs_gelu_bit_for_bit_and_survives_compile():
     graph that decomposed it and changed the rounding (the compiled step must call the same kernels)."""
     from torch.nn import functional as F
 
-    from icdl.gpt_icl.model import gelu
+    from icdl.gpt_icl.core.model import gelu
 
     g = torch.Generator().manual_seed(3)
     x = (3 * torch.randn(4096, generator=g)).requires_grad_()

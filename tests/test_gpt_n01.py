@@ -1,15 +1,16 @@
-"""The judge of ICDL's questions at x ~ N(0, I) (icdl.gpt_icl.n01), on constructed predictions whose answer is
-known: on labels of variance 1, a predictor with error variance s² has R² about 1 − s² and MSE about s², so
-its error relative to least squares (error variance s²_LS) is about 1 − s²/s²_LS."""
+"""The judge of ICDL's questions at x ~ N(0, I) (icdl.gpt_icl.objectives.n01), on constructed predictions whose
+answer is known: on labels of variance 1, a predictor with error variance s² has R² about 1 − s² and MSE about s²,
+so its error relative to least squares (error variance s²_LS) is about 1 − s²/s²_LS."""
 
 import numpy as np
 import pytest
 import torch
 
-from icdl.gpt_icl import baselines as bl
-from icdl.gpt_icl import evaluation, n01
-from icdl.gpt_icl.evaluation import PAIRED
-from icdl.gpt_icl.intervals import summary
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import evaluation, main_study
+from icdl.gpt_icl.core.evaluation import PAIRED
+from icdl.gpt_icl.core.intervals import summary
+from icdl.gpt_icl.objectives import n01
 from icdl.repro.claims import criterion_verdict
 
 L, B = 6, 4096  # training length, prompts
@@ -92,7 +93,7 @@ def test_the_numbers_have_the_right_sign_and_size():
     assert e["gpt-n01-obj1"]["value"] == pytest.approx(0.30 - 0.05, abs=0.03)
     # (MSE − MSE_MLP)/MSE_MLP: softmax 0.25/0.05 − 1 = 4 at depth 6 against 0.15/0.05 − 1 = 2 at depth 3
     assert e["gpt-n01-depth-gap"]["value"] == pytest.approx(4 - 2, abs=0.3)  # the smaller: softmax (relu: 3)
-    vs = n01.versus_least_squares(__import__("icdl.gpt_icl.verdicts", fromlist=["Sums"]).Sums(
+    vs = n01.versus_least_squares(__import__("icdl.gpt_icl.core.verdicts", fromlist=["Sums"]).Sums(
         icl["blocks"], icl["labels"]), L)
     assert summary(vs[(3, "softmax")])["value"] == pytest.approx(0.5, abs=0.03)
 
@@ -160,11 +161,11 @@ def test_the_n01_profile_trains_and_tests_on_inputs_centred_at_zero():
     every model (its training batches and validation prompts), the tanh warm phase, the test mixtures and the
     shifted-parameter prompts; the reference keeps ICDL's N(−2, I) (the bug: a task built without the profile's
     centre falls back to 2)."""
-    from icdl.gpt_icl import objectives, schedule
-    from icdl.gpt_icl.evaluation import shifted_prompts, test_prompts
-    from icdl.gpt_icl.tasks import MIXTURES
+    from icdl.gpt_icl.core import schedule
+    from icdl.gpt_icl.core.evaluation import shifted_prompts, test_prompts
+    from icdl.gpt_icl.core.tasks import MIXTURES
 
-    n, ref = objectives.PROFILES.resolve("n01"), objectives.PROFILES.resolve("reference")
+    n, ref = main_study.PROFILES.resolve("n01"), main_study.PROFILES.resolve("reference")
     assert n["centre"] == 0.0 and ref["centre"] == 2.0
     assert {k: v for k, v in n.items() if k not in ("centre", "profile", "run")} == \
         {k: v for k, v in ref.items() if k not in ("centre", "profile", "run")}
@@ -184,14 +185,14 @@ def test_the_n01_profile_trains_and_tests_on_inputs_centred_at_zero():
 def test_the_chapter_refuses_to_execute_at_the_command_only_profile():
     """``python -m icdl.repro.execute gpt_icl --profile n01`` would judge ICDL's claims on the N(0, I) models and
     write a ledger file the report shows: refused in one line that names the command that runs n01."""
-    from icdl.gpt_icl import objectives
+
     from icdl.repro.execute import main
     from icdl.repro.profiles import ProfileError
 
     with pytest.raises(ProfileError, match="run by its command, not by the chapter") as err:
-        objectives.PROFILES.check_chapter_profile("n01")
+        main_study.PROFILES.check_chapter_profile("n01")
     assert n01.COMMAND in str(err.value)
-    objectives.PROFILES.check_chapter_profile("reference")  # the chapter's own profiles pass
+    main_study.PROFILES.check_chapter_profile("reference")  # the chapter's own profiles pass
     with pytest.raises(SystemExit) as stop:
         main(["gpt_icl", "--profile", "n01"])
     assert stop.value.code == 2

@@ -1,4 +1,4 @@
-"""Objectives 1–3 (icdl.gpt_icl.objectives, .schedule, .evaluation): profiles, schedule, prompts, cache, judge."""
+"""Objectives 1–3 (icdl.gpt_icl.core.main_study, .schedule, .evaluation): profiles, schedule, prompts, cache, judge."""
 
 import dataclasses
 
@@ -6,31 +6,32 @@ import pandas as pd
 import pytest
 import torch
 
-from icdl.gpt_icl import baselines as bl
-from icdl.gpt_icl import evaluation, objectives, schedule
-from icdl.gpt_icl.model import InContextGPT
-from icdl.gpt_icl.tasks import MIXTURES, PRETRAINING
-from icdl.gpt_icl.training import train
+from icdl.gpt_icl import objectives
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import evaluation, main_study, schedule
+from icdl.gpt_icl.core.model import InContextGPT
+from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
+from icdl.gpt_icl.core.training import train
 from icdl.repro.profiles import ProfileError
 
 
 def test_profile_checks():
     with pytest.raises(ValueError, match="mlp_positions"):
-        evaluation.mlp_positions(objectives.PROFILES.resolve("quick", mlp_positions=(2, 40)))
+        evaluation.mlp_positions(main_study.PROFILES.resolve("quick", mlp_positions=(2, 40)))
     with pytest.raises(ProfileError, match="depths"):
-        objectives.PROFILES.resolve("quick", depths=(3, "x"))
+        main_study.PROFILES.resolve("quick", depths=(3, "x"))
     with pytest.raises(ProfileError, match="depths"):
-        objectives.PROFILES.resolve("quick", depths=(3, 9))
+        main_study.PROFILES.resolve("quick", depths=(3, 9))
     with pytest.raises(ValueError, match="mixture"):
-        evaluation.test_prompts(objectives.PROFILES.resolve("quick"), 3, "(0, 1)")
+        evaluation.test_prompts(main_study.PROFILES.resolve("quick"), 3, "(0, 1)")
 
 
 def test_param_shift_evaluation():
-    cfg = objectives.PROFILES.resolve("quick", depths=(2,), steps=5, test_prompts=64, mlp_prompts=64, mlp_epochs=2,
+    cfg = main_study.PROFILES.resolve("quick", depths=(2,), steps=5, test_prompts=64, mlp_prompts=64, mlp_epochs=2,
                                       mlp_width=8)
     torch.manual_seed(0)
     model = InContextGPT(schedule.configs(cfg, 2, "relu", cfg["n_layer"])[0]).eval()
-    res = objectives.param_shift({(2, "relu", 0): model}, cfg)
+    res = main_study.param_shift({(2, "relu", 0): model}, cfg)
     curves = res["curves"]
     assert set(curves["mu"]) == set(evaluation.PARAM_SHIFTS) and len(curves) == 3 * cfg["test_examples"]
     # the shifted prompts differ from the unshifted ones
@@ -44,7 +45,7 @@ def test_param_shift_evaluation():
 
 
 def test_baselines_are_cached_beside_the_checkpoints(tmp_path, monkeypatch):
-    cfg = objectives.PROFILES.resolve("quick", depths=(2,), test_prompts=16, test_examples=8, train_examples=6,
+    cfg = main_study.PROFILES.resolve("quick", depths=(2,), test_prompts=16, test_examples=8, train_examples=6,
                               mlp_positions=(3,), mlp_epochs=2, mlp_width=8)
     first = evaluation.cached_baselines(cfg, 2, tmp_path, progress=False, command="test")
     assert (tmp_path / "baselines_depth2.json").is_file()
@@ -68,7 +69,7 @@ def test_baselines_are_cached_beside_the_checkpoints(tmp_path, monkeypatch):
 def test_test_prompts_are_a_prefix_whatever_their_number():
     """Block seeding: whole blocks of 512 prompts do not depend on how many are drawn -- the cached MLP
     baseline (on the first mlp_prompts = 512) stays valid when test_prompts grows."""
-    cfg = objectives.PROFILES.resolve("quick", test_prompts=1024)
+    cfg = main_study.PROFILES.resolve("quick", test_prompts=1024)
     xa, ya = evaluation.test_prompts(cfg, 3, PRETRAINING)
     xb, yb = evaluation.test_prompts(cfg, 3, PRETRAINING, count=600)
     xc, yc = evaluation.test_prompts(cfg, 3, PRETRAINING, count=512)
@@ -78,7 +79,7 @@ def test_test_prompts_are_a_prefix_whatever_their_number():
 
 
 def test_switch_model_is_the_softmax_weights_under_relu_attention():
-    cfg = objectives.PROFILES.resolve("quick", steps=20, warm_steps=10, relu_steps=5, test_prompts=32)
+    cfg = main_study.PROFILES.resolve("quick", steps=20, warm_steps=10, relu_steps=5, test_prompts=32)
     pair = schedule.train_pair(cfg, 2, cfg["n_layer"], command="test", progress=False)
     assert pair["complete"] and pair["switch"].cfg.attention == "relu"
     soft = pair["softmax"]["model"].state_dict()
@@ -91,13 +92,13 @@ def test_profiles_are_checked_as_a_whole_against_memory(monkeypatch):
     a notebook cell. The estimate grows with the prompts it evaluates at once (a dropped factor would not)."""
     from icdl.repro import profiles
 
-    small = objectives.memory_estimate(objectives.PROFILES.resolve("quick"))
-    big = objectives.memory_estimate(objectives.PROFILES.resolve("quick", test_prompts=2560))
+    small = main_study.memory_estimate(main_study.PROFILES.resolve("quick"))
+    big = main_study.memory_estimate(main_study.PROFILES.resolve("quick", test_prompts=2560))
     assert 9 < big / small <= 10.5
     with pytest.raises(ProfileError, match=r"needs about [\d,.]+ GiB of memory; this machine has"):
-        objectives.PROFILES.resolve("reference", test_prompts=100_000, test_examples=200, n_embd=1024, n_layer=24)
+        main_study.PROFILES.resolve("reference", test_prompts=100_000, test_examples=200, n_embd=1024, n_layer=24)
     monkeypatch.setattr(profiles, "machine_memory", lambda: 2.0**40)  # a 1 TiB machine takes the paper profile
-    assert objectives.PROFILES.resolve("paper")["test_prompts"] == 6400
+    assert main_study.PROFILES.resolve("paper")["test_prompts"] == 6400
 
 
 #: how far a rerun's loss may sit from the committed one, relative: float kernels differ between CPUs (the first
@@ -121,7 +122,7 @@ def test_a_rerun_from_scratch_reproduces_the_committed_reference():
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        rcfg = objectives.PROFILES.resolve("reference")
+        rcfg = main_study.PROFILES.resolve("reference")
         mcfg, tcfg, trcfg = schedule.configs(rcfg, 3, "softmax", rcfg["n_layer"])
         until = committed[-1]["step"]
         rerun = train(mcfg, tcfg, trcfg, max_steps_this_call=until, progress=False)["history"].to_dict("records")
@@ -169,7 +170,7 @@ def _shift(r2_by_mu, train=4):
 def test_verdict_tables_read_the_positions_past_the_training_length():
     """drop_beyond = mean R² over the positions after the training length − R² at it; a window that began at
     the training length itself (off by one) would give other numbers; the switch model is not a model."""
-    t = objectives.verdict_tables(_curves(beyond={"softmax": 0.0, "relu": 1.0}, k=8), _mlp({2: 0.9}),
+    t = objectives.judge.verdict_tables(_curves(beyond={"softmax": 0.0, "relu": 1.0}, k=8), _mlp({2: 0.9}),
                                   _shift({0.0: 0.9}), 4)
     length = t["length"].set_index("attention")
     assert length.loc["softmax", "drop_beyond"] == pytest.approx(-0.9) and length.loc["relu", "drop_beyond"] == 0.0
@@ -182,20 +183,20 @@ def test_levels_and_switch_tables_on_known_numbers():
     softmax lead kept by the switch model (−5.6/0.3) and by the trained ReLU model (1.0)."""
     cm = pd.DataFrame([{"depth": 3, "mixture": PRETRAINING, "method": m, "position": 4, "r2": r}
                        for m, r in ((bl.CONTEXT_MEAN, 0.6), (bl.LEAST_SQUARES, 0.95))])
-    lv = objectives.levels_at(_curves(), cm, 4)
+    lv = objectives.judge.levels_at(_curves(), cm, 4)
     assert len(lv) == 2 and lv["above_context_mean"].tolist() == pytest.approx([0.3, 0.3])
     assert lv["least_squares"].tolist() == [0.95, 0.95]
-    sw = objectives.switch_table(_curves(), cm, 4).iloc[0]
+    sw = objectives.judge.switch_table(_curves(), cm, 4).iloc[0]
     assert sw["softmax_lead"] == pytest.approx(0.3) and sw["lead_at_switch"] == pytest.approx(-5.6)
     assert sw["kept_at_switch"] == pytest.approx(-5.6 / 0.3) and sw["relu_over_softmax"] == pytest.approx(1.0)
-    assert objectives.switch_table(_curves(switch=False), cm, 4).empty
+    assert objectives.judge.switch_table(_curves(switch=False), cm, 4).empty
 
 
 def test_shifted_targets_keep_the_pretraining_label_scale():
     """Objective 3's labels are divided by the output scale of the μ = 0 targets: at depth 2 a mean of −0.5
     doubles their spread and +0.5 halves it (labels rescaled by their own μ's scale -- a dropped
     ``scale_mu`` -- would have unit spread at every μ and hide the shift)."""
-    cfg = objectives.PROFILES.resolve("quick")
+    cfg = main_study.PROFILES.resolve("quick")
     std = {mu: float(evaluation.shifted_prompts(cfg, 2, mu)[1].std()) for mu in evaluation.PARAM_SHIFTS}
     assert 0.8 < std[0.0] < 1.2
     assert std[-0.5] > 1.5 and std[0.5] < 0.7
@@ -212,11 +213,11 @@ def test_reference_models_refuse_a_swapped_or_unfinished_checkpoint(tmp_path, mo
     from icdl.repro.results import CheckpointError, checkpoint_record
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    cfg = objectives.PROFILES.resolve("quick", depths=(2, 3), steps=4, warm_steps=2, relu_steps=2, test_prompts=16,
+    cfg = main_study.PROFILES.resolve("quick", depths=(2, 3), steps=4, warm_steps=2, relu_steps=2, test_prompts=16,
                                       mlp_prompts=16, mlp_epochs=1, mlp_positions=(2,), seeds=2)
-    folder = objectives.PROFILES.folder("checkpoints", "quick")
-    objectives.run(cfg, folder=folder, progress=False, train_only=True)
-    assert set(objectives.reference_models(cfg)) == {(d, a, s) for d in (2, 3) for a in objectives.MODELS
+    folder = main_study.PROFILES.folder("checkpoints", "quick")
+    main_study.run(cfg, folder=folder, progress=False, train_only=True)
+    assert set(main_study.reference_models(cfg)) == {(d, a, s) for d in (2, 3) for a in main_study.MODELS
                                                      for s in (0, 1)}
     # a seed's checkpoint is its own: seed 1 of a model swapped with seed 0 is refused too
     assert schedule.checkpoint_path(folder, 2, "relu", replicate=1).name == "gpt_seed1_depth2_relu.pt"
@@ -225,18 +226,18 @@ def test_reference_models_refuse_a_swapped_or_unfinished_checkpoint(tmp_path, mo
         shutil.move(src, dst)
         shutil.move(checkpoint_record(src), checkpoint_record(dst))
     with pytest.raises(CheckpointError, match=r"gpt_depth2_relu\.pt holds another model than target depth 2"):
-        objectives.reference_models(cfg)
-    longer = objectives.PROFILES.resolve("quick", depths=(3,), steps=8, warm_steps=2, relu_steps=2,
+        main_study.reference_models(cfg)
+    longer = main_study.PROFILES.resolve("quick", depths=(3,), steps=8, warm_steps=2, relu_steps=2,
                                          test_prompts=16)
     with pytest.raises(CheckpointError, match="holds another model|unfinished"):
-        objectives.reference_models(longer)
+        main_study.reference_models(longer)
 
 
 def test_the_softmax_twin_differs_from_the_relu_model_in_its_attention_alone():
     """The length comparison puts a difference on the attention only if the two models had the same training:
     the twin has the ReLU model's steps, prompts (seed) and start (the finished softmax weights); a replicate
     changes the training seed and nothing else."""
-    cfg = objectives.PROFILES.resolve("quick", steps=20, warm_steps=10, relu_steps=6, test_prompts=32)
+    cfg = main_study.PROFILES.resolve("quick", steps=20, warm_steps=10, relu_steps=6, test_prompts=32)
     n = cfg["n_layer"]
     relu, twin = schedule.configs(cfg, 3, "relu", n, 1), schedule.configs(cfg, 3, "softmax", n, 1, continued=True)
     assert twin[1:] == relu[1:] and twin[0] == dataclasses.replace(relu[0], attention="softmax")
@@ -258,7 +259,7 @@ def test_the_intros_scale_sentence_states_the_profiles():
     from pathlib import Path
 
     text = " ".join((Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text().split())
-    ref, paper = (objectives.PROFILES.profiles[p] for p in ("reference", "paper"))
+    ref, paper = (main_study.PROFILES.profiles[p] for p in ("reference", "paper"))
 
     def n(v: int) -> str:  # the book's thin-space thousands: 6 500, 500 000
         return f"{v:,}".replace(",", " ")

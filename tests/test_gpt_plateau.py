@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 import torch
 
-from icdl.gpt_icl import baselines as bl
 from icdl.gpt_icl import plateau
+from icdl.gpt_icl.core import baselines as bl
 
 
 def test_shortcut_is_exact_on_inputs_along_one_direction():
@@ -18,7 +18,7 @@ def test_shortcut_is_exact_on_inputs_along_one_direction():
     s = 1 + torch.rand(64, 10, 1, generator=g)
     xs = -2 * s * torch.ones(1, 1, 4)
     ys = torch.relu(torch.randn(64, 1, generator=g)) * xs.sum(-1)
-    pred = plateau.shortcut_predictor(xs, ys)
+    pred = plateau.study.shortcut_predictor(xs, ys)
     assert torch.allclose(pred[:, 1:], ys[:, 1:], atol=1e-5)
     assert (bl.context_mean(xs, ys)[:, 1:] - ys[:, 1:]).abs().max() > 0.1
     assert torch.equal(pred[:, 0], torch.zeros(64))
@@ -28,10 +28,10 @@ def test_leave_step_reads_the_midpoint():
     levels = pd.DataFrame({"family": ["a", "b"], "context_mean": [0.7, 0.8], "least_squares": [0.9, 1.0]})
     hist = pd.DataFrame({"family": ["a"] * 3 + ["b"] * 3, "step": [10, 20, 30] * 2,
                          "val_r2": [0.75, 0.81, 0.85, 0.80, 0.85, 0.89]})
-    out = plateau.leave_step(hist, levels).set_index("family")
+    out = plateau.study.leave_step(hist, levels).set_index("family")
     assert out.loc["a", "left_at_step"] == 20 and out.loc["a", "final_excess"] == pytest.approx(0.15)
     assert math.isnan(out.loc["b", "left_at_step"])  # 0.89 < midpoint 0.9: never left
     # at the midpoint exactly (0.75 between 0.5 and 1.0, exact in floats) is not above it: left one step later
     lv = pd.DataFrame({"family": ["c"], "context_mean": [0.5], "least_squares": [1.0]})
     h = pd.DataFrame({"family": ["c"] * 2, "step": [10, 20], "val_r2": [0.75, 0.8]})
-    assert plateau.leave_step(h, lv).set_index("family").loc["c", "left_at_step"] == 20
+    assert plateau.study.leave_step(h, lv).set_index("family").loc["c", "left_at_step"] == 20

@@ -9,39 +9,40 @@ import pandas as pd
 import pytest
 import torch
 
-from icdl.gpt_icl import baselines as bl
-from icdl.gpt_icl import objectives, scale
-from icdl.gpt_icl.schedule import train_pair
-from icdl.gpt_icl.training import load_snapshot, snapshot_path
+from icdl.gpt_icl import scale
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import longer, main_study
+from icdl.gpt_icl.core.schedule import train_pair
+from icdl.gpt_icl.core.training import load_snapshot, snapshot_path
 from icdl.repro import claims
 
 
 def test_snapshot_steps_are_half_doublings_from_before_the_base_to_the_end():
-    steps = scale.snapshot_steps(6500, 4, 2, 4)
+    steps = longer.snapshot_steps(6500, 4, 2, 4)
     assert steps == (1625, 2298, 3250, 4596, 6500, 9192, 13000, 18385, 26000)
-    assert scale.snapshot_steps(100, 8, 1, 0) == (100, 200, 400, 800)
+    assert longer.snapshot_steps(100, 8, 1, 0) == (100, 200, 400, 800)
     for bad in (3, 6, 0):  # a factor that is no power of two has no snapshot at its end
         with pytest.raises(ValueError, match="power of two"):
-            scale.snapshot_steps(100, bad, 1, 0)
+            longer.snapshot_steps(100, bad, 1, 0)
 
 
 def test_reference_profile_is_the_main_study_trained_four_times_longer():
     """A profile drifting from the main study's would make its base snapshot another model."""
-    cfg, main = scale.PROFILES.resolve("reference"), objectives.PROFILES.resolve("reference")
+    cfg, main = longer.PROFILES.resolve("reference"), main_study.PROFILES.resolve("reference")
     assert {k: v for k, v in cfg.items() if k in main and k != "profile"} == \
         {k: v for k, v in main.items() if k != "profile"}
-    assert scale.long_settings(cfg)["steps"] == 4 * main["steps"]
-    assert scale.long_settings(cfg)["warm_steps"] == main["warm_steps"]
-    assert scale.fit_from(cfg) == {"softmax": main["steps"], "relu": main["relu_steps"]}
+    assert longer.long_settings(cfg)["steps"] == 4 * main["steps"]
+    assert longer.long_settings(cfg)["warm_steps"] == main["warm_steps"]
+    assert scale.trend.fit_from(cfg) == {"softmax": main["steps"], "relu": main["relu_steps"]}
 
 
 @pytest.fixture(scope="module")
 def quick_pair():
     """The quick scale study's two models of target depth 3, trained in memory."""
-    cfg = scale.PROFILES.resolve("quick")
+    cfg = longer.PROFILES.resolve("quick")
     memory = {}
     for attention in ("softmax", "relu"):
-        memory[(3, attention)] = scale.train_model(cfg, 3, attention, progress=False, memory=memory)
+        memory[(3, attention)] = longer.train_model(cfg, 3, attention, progress=False, memory=memory)
     return cfg, memory
 
 
@@ -49,7 +50,7 @@ def test_the_snapshot_at_the_main_length_is_the_main_study_model(quick_pair):
     """Catches a snapshot taken one step late, a ReLU model started from the finished (longer) softmax model
     instead of the one at the main length, or seeds that differ from the main study's."""
     cfg, memory = quick_pair
-    main = train_pair(objectives.PROFILES.resolve("quick"), 3, cfg["n_layer"], command="test", progress=False)
+    main = train_pair(main_study.PROFILES.resolve("quick"), 3, cfg["n_layer"], command="test", progress=False)
     for attention, base in (("softmax", cfg["steps"]), ("relu", cfg["relu_steps"])):
         snap = memory[(3, attention)]["snapshots"][base]
         ref = main[attention]["model"].state_dict()
@@ -60,13 +61,13 @@ def test_the_snapshot_at_the_main_length_is_the_main_study_model(quick_pair):
 
 def test_snapshots_on_disk_survive_a_stop_and_equal_an_uninterrupted_run(quick_pair, tmp_path):
     cfg, memory = quick_pair
-    stop = scale.model_snapshots(cfg, "softmax")[1] + 7  # between two snapshots
-    first = scale.train_model(cfg, 3, "softmax", where=tmp_path, until=stop, progress=False)
+    stop = longer.model_snapshots(cfg, "softmax")[1] + 7  # between two snapshots
+    first = longer.train_model(cfg, 3, "softmax", where=tmp_path, until=stop, progress=False)
     assert first["steps_done"] == stop
     ckpt = tmp_path / "gpt_scale_depth3_softmax.pt"
-    written = [s for s in scale.model_snapshots(cfg, "softmax") if snapshot_path(ckpt, s).is_file()]
-    assert written == [s for s in scale.model_snapshots(cfg, "softmax") if s <= stop]
-    scale.train_model(cfg, 3, "softmax", where=tmp_path, progress=False)
+    written = [s for s in longer.model_snapshots(cfg, "softmax") if snapshot_path(ckpt, s).is_file()]
+    assert written == [s for s in longer.model_snapshots(cfg, "softmax") if s <= stop]
+    longer.train_model(cfg, 3, "softmax", where=tmp_path, progress=False)
     for step, state in memory[(3, "softmax")]["snapshots"].items():
         model, saved = load_snapshot(ckpt, step)
         assert saved["step"] == step
@@ -84,9 +85,9 @@ def test_paired_r2_is_r2_across_prompts_and_resamples_prompts_jointly():
     pred = y + 0.5 * torch.randn(300, generator=g)
     every = torch.arange(300)[None]
     expected = float(bl.r2_across_prompts(pred[:, None], y[:, None])[0])
-    assert scale._paired_r2(pred, y, every)[0] == pytest.approx(expected, abs=1e-6)
+    assert scale.trend._paired_r2(pred, y, every)[0] == pytest.approx(expected, abs=1e-6)
     idx = torch.randint(0, 300, (40, 300), generator=g)
-    r2 = scale._paired_r2(pred, y, idx)
+    r2 = scale.trend._paired_r2(pred, y, idx)
     assert r2.shape == (40,) and 0.5 < r2.mean() < 0.95 and r2.std() > 0
 
 
@@ -133,7 +134,7 @@ def test_fit_recovers_a_planted_slope_on_the_target_clock_and_its_forecast():
     5 doublings (16 000 target steps). Catches a fit in ln instead of log2, a fit on the model's own steps (the
     warm phase counted: another slope), a sign error in the forecast, or a fit over the warm-phase points."""
     pts, base = _planted()
-    fits = scale.fit_trend(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05, offset={"softmax": 500})
+    fits = scale.trend.fit_trend(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05, offset={"softmax": 500})
     f = fits.iloc[0]
     assert f["snapshots"] == 5 and f["first"] == base and f["first_target"] == 500 and f["last_target"] == 8000
     assert f["per_doubling"] == pytest.approx(-0.03, abs=1e-9)
@@ -141,8 +142,8 @@ def test_fit_recovers_a_planted_slope_on_the_target_clock_and_its_forecast():
     assert f["obj1_per_doubling"] == pytest.approx(-0.03, abs=1e-9)
     assert f["forecast"] == pytest.approx(16_000, rel=1e-6)  # on a line with no scatter: no band to give
     assert f["forecast_lo"] == pytest.approx(16_000, rel=1e-6) == f["forecast_hi"]
-    assert f["obj1_at_horizon"] == pytest.approx(0.2 - 0.03 * math.log2(scale.PAPER_STEPS / 500), abs=1e-9)
-    own = scale.fit_trend(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05).iloc[0]  # the old clock
+    assert f["obj1_at_horizon"] == pytest.approx(0.2 - 0.03 * math.log2(scale.trend.PAPER_STEPS / 500), abs=1e-9)
+    own = scale.trend.fit_trend(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05).iloc[0]  # the old clock
     assert own["per_doubling"] < -0.035  # the same points read on the model's own steps fall faster per doubling
 
 
@@ -151,20 +152,20 @@ def test_leaving_the_first_snapshot_out_refits_the_later_ones():
     the slope is steeper, without the first it is the planted one, from the four later snapshots alone (the
     bugs: the last snapshot left out instead of the first, or a warm-phase snapshot let in)."""
     pts, base = _planted(jumps=(0.1, 0.0, 0.0, 0.0, 0.0))
-    t = scale.leave_first_out(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05, offset={"softmax": 500})
+    t = scale.trend.leave_first_out(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05, offset={"softmax": 500})
     r = t.iloc[0]
     x = np.log2([500, 1000, 2000, 4000, 8000])
     y = 0.2 - 0.03 * (x - x[0]) + np.array([0.1, 0, 0, 0, 0])
     assert r["per_doubling"] == pytest.approx(np.polyfit(x, y, 1)[0], abs=1e-9) and r["per_doubling"] < -0.04
     assert r["without_first"] == pytest.approx(-0.03, abs=1e-9)
     assert r["without_lo"] <= -0.03 <= r["without_hi"] and r["sign_kept"]
-    shown = scale.leave_first_table(t).iloc[0]
+    shown = scale.show.leave_first_table(t).iloc[0]
     assert shown["without the first"].startswith("-0.0300 (")
-    glue = scale.leave_first_glue(t)
+    glue = scale.show.leave_first_glue(t)
     assert glue["lfo_to"] == "-0.0300" and glue["lfo_flips"] == "0 of 1"
     few, _ = _planted()
     with pytest.raises(ValueError, match="too few"):
-        scale.leave_first_out(few, _boot(few, 0.002), {"softmax": 4500}, tolerance=0.05, offset={"softmax": 500})
+        scale.trend.leave_first_out(few, _boot(few, 0.002), {"softmax": 4500}, tolerance=0.05, offset={"softmax": 500})
 
 
 def test_the_lines_band_holds_the_snapshots_scatter():
@@ -173,13 +174,15 @@ def test_the_lines_band_holds_the_snapshots_scatter():
     slopes the scatter allows. On points on a line with independent prompt noise, the scatter adds nothing."""
     jumps = (0.02, -0.02, 0.02, -0.02, 0.02)
     pts, base = _planted(jumps)
-    f = scale.fit_trend(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05, offset={"softmax": 500}).iloc[0]
+    f = scale.trend.fit_trend(pts, _boot(pts, 0.002), {"softmax": base}, tolerance=0.05, offset={"softmax": 500}).iloc[
+        0
+    ]
     prompts = f["prompt_only_hi"] - f["prompt_only_lo"]
     full = f["per_doubling_hi"] - f["per_doubling_lo"]
     assert full > 5 * prompts and f["per_doubling_lo"] < f["per_doubling"] < f["per_doubling_hi"]
     assert f["obj1_at_horizon_lo"] < f["obj1_at_horizon"] < f["obj1_at_horizon_hi"]
     clean, base = _planted()
-    g = scale.fit_trend(clean, _boot(clean, 0.002), {"softmax": base}, tolerance=0.05,
+    g = scale.trend.fit_trend(clean, _boot(clean, 0.002), {"softmax": base}, tolerance=0.05,
                         offset={"softmax": 500}).iloc[0]
     # no scatter beyond the prompts' own: the band is the prompts' (the bug: their noise counted twice, once in
     # the resamples and again in the scatter, about 1.4 times as wide)
@@ -196,7 +199,7 @@ def test_the_prompts_noise_is_counted_once():
     short = [0.2 - 0.03 * math.log2(t / 500) + 0.01 * rng.standard_normal() for t in target]
     own = [round(t) + 500 for t in target]
     pts = _points(3, own, short)
-    f = scale.fit_trend(pts, _boot(pts, 0.01, seed=10), {"softmax": own[0]}, tolerance=0.05,
+    f = scale.trend.fit_trend(pts, _boot(pts, 0.01, seed=10), {"softmax": own[0]}, tolerance=0.05,
                         offset={"softmax": 500}).iloc[0]
     assert f["per_doubling_hi"] - f["per_doubling_lo"] < 1.15 * (f["prompt_only_hi"] - f["prompt_only_lo"])
 
@@ -205,7 +208,7 @@ def test_the_forecast_extends_the_line_to_the_horizon():
     """The forecast is at most the horizon exactly when the line is within the tolerance there: a falling line
     crosses (or starts within), a rising one stays within only if it ends within (the bug: a rising line
     that starts within counted as reached)."""
-    f = scale.forecast_steps
+    f = scale.trend.forecast_steps
     assert f(0.2, -0.03, 0.05, 1, 10**6) == pytest.approx(32)   # a + b log2(T) = 0.05 at log2(T) = 5
     assert f(0.2, -0.03, 0.05, 500, 10**6) == 500               # a crossing before the first snapshot: from there
     assert f(0.04, -0.01, 0.05, 500, 10**6) == 500              # within from the start
@@ -218,15 +221,15 @@ def test_the_forecast_extends_the_line_to_the_horizon():
 def test_the_target_clock_counts_the_warm_phase_out_and_the_inherited_steps_in():
     """The reference's softmax model spends its first 5 000 steps on tanh targets; its ReLU twin starts from
     it at 6 500 steps, with 1 500 target steps already (the bug: the warm phase counted as training)."""
-    cfg = scale.PROFILES.resolve("reference")
-    assert scale.target_offset(cfg) == {"softmax": cfg["warm_steps"], "relu": -(cfg["steps"] - cfg["warm_steps"])}
-    assert scale.target_offset(cfg) == {"softmax": 5000, "relu": -1500}
-    assert scale.target_offset({**cfg, "warm_family": "none"})["softmax"] == 0
+    cfg = longer.PROFILES.resolve("reference")
+    assert scale.trend.target_offset(cfg) == {"softmax": cfg["warm_steps"], "relu": -(cfg["steps"] - cfg["warm_steps"])}
+    assert scale.trend.target_offset(cfg) == {"softmax": 5000, "relu": -1500}
+    assert scale.trend.target_offset({**cfg, "warm_family": "none"})["softmax"] == 0
 
 
 def test_trend_signs_shortfall_below_the_mlp_and_leads_over_the_baselines():
     pts = _points(4, [10, 20], [0.10, 0.02], mlp=0.95, ls=0.90, knn=0.80)
-    tr = scale.trend(pts, _boot(pts, 0.001))
+    tr = scale.trend.trend(pts, _boot(pts, 0.001))
     last = tr[tr["step"] == 20].iloc[0]
     assert last["shortfall"] == pytest.approx(0.02)   # MLP − model: positive while the model is worse
     assert last["lead_ls"] == pytest.approx(0.93 - 0.90)  # model − baseline: positive when the model is better
@@ -246,7 +249,7 @@ def _verdict(slope, slope_hi, obj1, lead, forecast, drop, draws=None):
                            for a in ("softmax", "relu") for s in (1, 2)])
     shift = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "mu": mu, "r2": 0.9 - (drop if mu == 0.5 else 0)
                            * (a == "softmax")} for a in ("softmax", "relu") for mu in (0.0, -0.5, 0.5)])
-    return {e["claim"]: e for e in scale.judge(fits, tr, points, shift, draws=draws)}
+    return {e["claim"]: e for e in scale.judge.judge(fits, tr, points, shift, draws=draws)}
 
 
 def recorded(entry: dict) -> dict:
@@ -318,10 +321,10 @@ def _wide_and_narrow(ls_shift: float = 0.0):
     bootstrap samples: per resample the wide softmax model's shortfall at the main length is 0.05 + e, the
     narrow one's 0.08 + e at the same steps and 0.03 + e at the compute-matched snapshot, so the paired
     differences are exactly −0.03 and +0.02 (unpaired or resorted samples would give a band)."""
-    ncfg = scale.PROFILES.resolve("quick")
+    ncfg = longer.PROFILES.resolve("quick")
     wcfg = {**ncfg, "n_embd": 2 * ncfg["n_embd"], "n_head": 2 * ncfg["n_head"], "factor": 1}
-    base = scale.fit_from(wcfg)
-    per_step = scale.training_flops(wcfg, "softmax", 1) / scale.training_flops(ncfg, "softmax", 1)
+    base = scale.trend.fit_from(wcfg)
+    per_step = scale.judge.training_flops(wcfg, "softmax", 1) / scale.judge.training_flops(ncfg, "softmax", 1)
     matched = round(base["softmax"] * per_step)
     rng = np.random.default_rng(0)
     mlp, e = 0.9 + 0.01 * rng.standard_normal(50), 0.01 * rng.standard_normal(50)
@@ -347,7 +350,7 @@ def test_the_width_comparison_pairs_the_models_and_matches_their_compute():
     compute-matched snapshot is the narrow one of the nearest training FLOPs (the ReLU model's narrow run never
     comes within half a doubling of them, so it has none), and two studies resampled differently are refused."""
     narrow, wide, ncfg, wcfg, matched = _wide_and_narrow()
-    cmp = scale.width_comparison(narrow, wide, ncfg, wcfg).set_index("attention")
+    cmp = scale.judge.width_comparison(narrow, wide, ncfg, wcfg).set_index("attention")
     sm, relu = cmp.loc["softmax"], cmp.loc["relu"]
     assert sm["delta"] == pytest.approx(-0.03) and relu["delta"] == pytest.approx(0.01)
     assert sm["delta_lo"] == pytest.approx(-0.03) and sm["delta_hi"] == pytest.approx(-0.03)
@@ -357,9 +360,9 @@ def test_the_width_comparison_pairs_the_models_and_matches_their_compute():
     assert relu["matched_step"] is None or relu["matched_step"] != relu["matched_step"]
     assert relu["delta_matched"] != relu["delta_matched"]  # NaN: no compute-matched snapshot
     # a ReLU model counts the softmax steps it starts from
-    assert scale.training_flops(ncfg, "relu", 0) == scale.training_flops(ncfg, "softmax", ncfg["steps"])
+    assert scale.judge.training_flops(ncfg, "relu", 0) == scale.judge.training_flops(ncfg, "softmax", ncfg["steps"])
     with pytest.raises(ValueError, match="cannot be paired"):
-        scale.width_comparison(*_wide_and_narrow(ls_shift=0.01)[:2], ncfg, wcfg)
+        scale.judge.width_comparison(*_wide_and_narrow(ls_shift=0.01)[:2], ncfg, wcfg)
 
 
 def test_the_flops_of_a_snapshot_grow_with_its_steps_and_count_the_softmax_start():
@@ -370,11 +373,11 @@ def test_the_flops_of_a_snapshot_grow_with_its_steps_and_count_the_softmax_start
     trend = pd.DataFrame([{"depth": 3, "attention": a, "step": st, "shortfall": 0.0, "shortfall_lo": 0.0,
                            "shortfall_hi": 0.0} for a, sts in (("softmax", (150, 300)), ("relu", (50, 100)))
                           for st in sts])
-    curve = scale.flops_curve({"trend": trend}, ncfg).set_index(["attention", "step"])["flops"]
+    curve = scale.show.flops_curve({"trend": trend}, ncfg).set_index(["attention", "step"])["flops"]
     assert curve[("softmax", 300)] == pytest.approx(2 * curve[("softmax", 150)])
     assert curve[("relu", 50)] > curve[("softmax", 300)]
     assert curve[("relu", 100)] - curve[("relu", 50)] == pytest.approx(curve[("softmax", 300)] / 6)
-    wider = scale.flops_curve({"trend": trend}, wcfg).set_index(["attention", "step"])["flops"]
+    wider = scale.show.flops_curve({"trend": trend}, wcfg).set_index(["attention", "step"])["flops"]
     assert wider[("softmax", 300)] > 3 * curve[("softmax", 300)]
 
 
@@ -391,7 +394,7 @@ def _wider_verdict(delta, delta_hi, matched, obj1, drop):
                            for a in ("softmax", "relu") for st in (1, 2)])
     shift = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "mu": mu, "r2": 0.9 - (drop if mu == 0.5 else 0)
                            * (a == "softmax")} for a in ("softmax", "relu") for mu in (0.0, -0.5, 0.5)])
-    return {e["claim"]: e for e in scale.judge_wider(cmp, {"points": points, "shift": shift})}
+    return {e["claim"]: e for e in scale.judge.judge_wider(cmp, {"points": points, "shift": shift})}
 
 
 def test_the_wider_judge_both_sides_of_each_threshold():
@@ -415,7 +418,7 @@ def test_the_wider_judge_both_sides_of_each_threshold():
     assert not claims.criterion_holds("scale-wider-closer", recorded(half["scale-wider-closer"]))
     assert "against the narrow model at 26 000 steps" in ok["scale-width-over-steps"]["ours"]
     assert "depth 3 relu" not in ok["scale-width-over-steps"]["ours"]
-    for entry in scale.judge_wider(None, None):
+    for entry in scale.judge.judge_wider(None, None):
         assert not entry["passed"] and entry["value"] != entry["value"] and "--profile wide" in entry["ours"]
 
 
@@ -426,30 +429,32 @@ def test_the_tuned_width_claims_wait_for_a_scan():
     change over the models (here exactly −0.03 at the main length, +0.02 at equal FLOPs: a pass and a failure,
     and the ReLU row, +0.01, is the largest at the main length, so the value is its)."""
     narrow, wide, ncfg, wcfg, _ = _wide_and_narrow()
-    cmp = scale.width_comparison(narrow, wide, ncfg, wcfg)
-    untuned = {e["claim"]: e for e in scale.judge_tuned_width(cmp, narrow, wide, wcfg)}
+    cmp = scale.judge.width_comparison(narrow, wide, ncfg, wcfg)
+    untuned = {e["claim"]: e for e in scale.judge.judge_tuned_width(cmp, narrow, wide, wcfg)}
     for claim, e in untuned.items():
         assert e["passed"] is None and e["values"]["tuned"] == 0, claim
         assert claims.unmet_gates(claim, recorded(e)) == [claims.GATE_WORDS["tuned"]]
         assert "1 rate tried" in e["ours"]
-    tuned = {e["claim"]: e for e in scale.judge_tuned_width(cmp, narrow, wide, {**wcfg, "lr_scan": (1e-4, 3e-4, 1e-3)})}
+    tuned = {
+        e["claim"]: e for e in scale.judge.judge_tuned_width(cmp, narrow, wide, {**wcfg, "lr_scan": (1e-4, 3e-4, 1e-3)})
+    }
     closer, over = tuned["scale-wider-tuned-closer"], tuned["scale-width-tuned-over-steps"]
     assert closer["value"] == pytest.approx(0.01) and closer["passed"] is False  # the ReLU model is farther
     assert over["value"] == pytest.approx(0.02) and over["values"]["value_lo"] == pytest.approx(0.02)
     assert over["passed"] is False
     for e in (closer, over):
         assert e["passed"] == claims.criterion_verdict(e["claim"], recorded(e))
-    assert all(e["passed"] is None for e in scale.judge_tuned_width(None, None, None, wcfg))
+    assert all(e["passed"] is None for e in scale.judge.judge_tuned_width(None, None, None, wcfg))
 
 
 def test_the_command_line_refuses_bad_input_in_one_line(capsys):
-    assert scale.main(["--profile", "nope", "--workers", "1"]) == 2
+    assert scale.study.main(["--profile", "nope", "--workers", "1"]) == 2
     assert "nope" in capsys.readouterr().err
     with pytest.raises(SystemExit) as err:
-        scale.main(["--profile", "quick", "--train", "softmax", "--depth", "5"])
+        scale.study.main(["--profile", "quick", "--train", "softmax", "--depth", "5"])
     assert err.value.code == 2 and "--depth must be one of" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        scale.main(["--profile", "quick"])
+        scale.study.main(["--profile", "quick"])
     assert "give --workers N" in capsys.readouterr().err
 
 
@@ -458,14 +463,14 @@ def test_the_judged_run_starts_from_the_main_studys_committed_models():
     reference models do (same weights, same prompts): R² at the training length, pretraining mixture, every
     target depth and attention. A scale run that drifted from the main study (another seed, a snapshot one
     step off, the ReLU model started elsewhere) would differ here."""
-    from icdl.gpt_icl.tasks import PRETRAINING
+    from icdl.gpt_icl.core.tasks import PRETRAINING
     from icdl.repro.results import load_result, project_root
 
     res = project_root() / "results"
-    sc = scale.from_result(load_result(res / "gpt_scale" / "scale.reference.json"))
+    sc = scale.study.from_result(load_result(res / "gpt_scale" / "scale.reference.json"))
     icl = pd.DataFrame(load_result(res / "gpt_icl" / "icl.reference.json")["data"]["curves"])
-    cfg = scale.PROFILES.resolve("reference")
-    base = scale.fit_from(cfg)
+    cfg = longer.PROFILES.resolve("reference")
+    base = scale.trend.fit_from(cfg)
     pts = sc["points"][sc["points"]["method"] == "transformer"]
     checked = 0
     for (depth, attention), g in pts.groupby(["depth", "attention"]):
@@ -486,22 +491,22 @@ def test_the_prose_verdicts_are_the_ledgers():
     that flipped a sign) would disagree here."""
     from icdl.repro.results import load_result, project_root
 
-    sc = scale.from_result(load_result(project_root() / "results" / "gpt_scale" / "scale.reference.json"))
-    glue = scale.glue_values(sc, scale.PROFILES.resolve("reference"))
-    judged = scale.judge(sc["fits"], sc["trend"], sc["points"], sc["shift"], sc["boot"], sc["fit_draws"])
+    sc = scale.study.from_result(load_result(project_root() / "results" / "gpt_scale" / "scale.reference.json"))
+    glue = scale.show.glue_values(sc, longer.PROFILES.resolve("reference"))
+    judged = scale.judge.judge(sc["fits"], sc["trend"], sc["points"], sc["shift"], sc["boot"], sc["fit_draws"])
     words = {True: "holds", False: "fails", None: "is undecided"}
     assert judged and all(glue[f"scale_verdict_{e['claim'].replace('-', '_')}"] == words[e["passed"]]
                           for e in judged)
-    assert glue["scale_obj1_tolerance"] == f"{objectives.CRITERIA['obj1_tolerance']:g}"
+    assert glue["scale_obj1_tolerance"] == f"{main_study.CRITERIA['obj1_tolerance']:g}"
 
 
 def test_ranges_read_as_ranges_in_the_prose():
     """"from A to B" with ranges for A and B: non-negative ranges take an en dash (the bug: "from 0.031 to 0.052
     to 0.010 to 0.025" read as four values in a row); signed ones keep "to" (an en dash beside a minus sign
     reads as a subtraction); equal ends print once."""
-    assert scale._rng([0.052, 0.031], ".3f") == "0.031–0.052"
-    assert scale._rng([-0.0159, -0.0086], "+.4f") == "-0.0159 to -0.0086"
-    assert scale._rng([-0.2, 0.1], ".1f") == "-0.2 to 0.1" and scale._rng([0.5, 0.5001], ".2f") == "0.50"
+    assert scale.show._rng([0.052, 0.031], ".3f") == "0.031–0.052"
+    assert scale.show._rng([-0.0159, -0.0086], "+.4f") == "-0.0159 to -0.0086"
+    assert scale.show._rng([-0.2, 0.1], ".1f") == "-0.2 to 0.1" and scale.show._rng([0.5, 0.5001], ".2f") == "0.50"
 
 
 def test_the_lead_over_3nn_is_decided_on_its_interval():
@@ -525,7 +530,7 @@ def test_the_lead_over_3nn_is_decided_on_its_interval():
                             else 0.2} for a in ("softmax", "relu")])
         shift = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "mu": mu, "r2": 0.9}
                               for a in ("softmax", "relu") for mu in (0.0, 0.5)])
-        e = {x["claim"]: x for x in scale.judge(fits, tr, points, shift, boot)}["scale-beats-knn"]
+        e = {x["claim"]: x for x in scale.judge.judge(fits, tr, points, shift, boot)}["scale-beats-knn"]
         assert e["passed"] == claims.criterion_verdict("scale-beats-knn", recorded(e))  # the registry agrees
         return e
 

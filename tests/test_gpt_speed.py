@@ -1,9 +1,10 @@
-"""Training speed against a same-run matmul (icdl.gpt_icl.speed)."""
+"""Training speed against a same-run matmul (icdl.gpt_icl.compute.speed)."""
 
 import pytest
 import torch
 
-from icdl.gpt_icl import objectives, speed
+from icdl.gpt_icl.compute import speed
+from icdl.gpt_icl.core import main_study
 from icdl.repro.profiles import ProfileError
 
 
@@ -26,9 +27,9 @@ def test_smoke_command_reports_and_fails_fast_without_a_gpu(capsys):
 def test_concurrent_smoke_trains_in_single_threaded_processes():
     """Two processes at once, each one thread, each the profile's model: catches workers that inherit the
     parent's thread count (four threads on two cores) or time another model than the one-process figure."""
-    from icdl.gpt_icl.speed import concurrent_smoke, smoke
+    from icdl.gpt_icl.compute.speed import concurrent_smoke, smoke
 
-    cfg = objectives.PROFILES.resolve("quick")
+    cfg = main_study.PROFILES.resolve("quick")
     both = concurrent_smoke(cfg, processes=2, steps=3)
     one = smoke(cfg, device="cpu", steps=1, warmup=0, matmul_n=64)
     assert [r["threads"] for r in both] == [1, 1]
@@ -39,7 +40,7 @@ def test_speed_table_keeps_two_threads_and_two_processes_apart_and_takes_medians
     """Three rounds per setting: the table's share is the median (an outlier round does not move it, a mean
     would), the spread is min..max, and two processes × one thread is its own row beside one process × two
     threads (grouping by threads alone would average them)."""
-    from icdl.gpt_icl.speed import speed_table
+    from icdl.gpt_icl.compute.speed import speed_table
 
     def run(p, t, share):
         return {"processes": p, "threads": t, "steps_per_s": 10 * share, "achieved_flops": share * 100.0,
@@ -107,7 +108,7 @@ def test_the_smoke_test_does_not_need_the_memory_of_a_whole_study(monkeypatch, c
 
     monkeypatch.setattr(profiles, "machine_memory", lambda: 16.0 * 2**30)  # the smoke needs ~8.4, the study ~47
     with pytest.raises(ProfileError):
-        objectives.PROFILES.resolve("paper")  # the study itself does not fit
+        main_study.PROFILES.resolve("paper")  # the study itself does not fit
     with pytest.raises(SystemExit) as exc:
         cli.main(["--profile", "paper", "--smoke", "0"])
     assert exc.value.code == 2 and "--smoke must be >= 1" in capsys.readouterr().err
@@ -137,7 +138,7 @@ def test_flags_a_command_would_ignore_are_refused_in_one_line(argv, message, cap
 def test_the_huggingface_design_is_our_architecture_and_the_side_by_side_table_reads_rounds():
     """The benchmark compares like with like: the HuggingFace model has our parameters plus its one-row token
     embedding, maps prompts to one prediction per example, and the ratio is taken round by round."""
-    from icdl.gpt_icl.model import GPTConfig, InContextGPT
+    from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 
     pytest.importorskip("transformers")
     mcfg = GPTConfig(d=5, n_layer=2, n_head=2, n_embd=32, max_examples=10)

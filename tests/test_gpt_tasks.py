@@ -1,11 +1,11 @@
-"""Random target networks and their prompts (icdl.gpt_icl.tasks)."""
+"""Random target networks and their prompts (icdl.gpt_icl.core.tasks)."""
 
 import math
 
 import pytest
 import torch
 
-from icdl.gpt_icl.tasks import MIXTURES, TaskConfig, apply_networks, output_scale, sample_prompts, sample_x
+from icdl.gpt_icl.core.tasks import MIXTURES, TaskConfig, apply_networks, output_scale, sample_prompts, sample_x
 
 
 def test_task_mixture_scale_and_curriculum_mask():
@@ -61,7 +61,7 @@ def test_variance_split_on_families_whose_answer_is_known():
     say; a known quadratic part is found at its share (2c²/total); noise counts as nonlinear at its full
     variance, which needs the n − d − 1 denominator (the in-sample residual would give 30 % less here: the
     bug of a split that fits and scores on the same inputs); the shares add up to 1."""
-    from icdl.gpt_icl.tasks import variance_split
+    from icdl.gpt_icl.core.tasks import variance_split
 
     d = 5
     lin = variance_split(*_linear_prompts(4000, 40, d, offset_sd=2.0), resamples=200)
@@ -82,7 +82,7 @@ def test_variance_split_on_families_whose_answer_is_known():
 def test_the_offset_share_is_not_inflated_by_the_noise_of_a_prompts_mean():
     """With no offset at all, the prompt means still scatter (each is a mean of n noisy labels); the split
     removes that scatter (the bug: the raw variance of the means, here about 1/n of the total)."""
-    from icdl.gpt_icl.tasks import variance_split
+    from icdl.gpt_icl.core.tasks import variance_split
 
     none = variance_split(*_linear_prompts(4000, 10, 3), resamples=100)
     assert none["offset"] == pytest.approx(0.0, abs=0.01)
@@ -104,7 +104,7 @@ def test_the_task_content_judge_on_both_sides_and_inconclusive():
     the mean share, or on the first family only, would not see the one family over the line)."""
     import numpy as np
 
-    from icdl.gpt_icl import task_content as tc
+    from icdl.gpt_icl.objectives import task_content as tc
 
     rng = np.random.default_rng(0)
 
@@ -133,7 +133,7 @@ def test_the_task_content_judge_on_both_sides_and_inconclusive():
 def test_a_warm_task_is_stored_in_the_tasks_own_form():
     """The training settings store a warm task as the task itself does (its default centre left out), so that
     checkpoints saved before the centre existed still match (the bug: a nested dataclass dumped whole)."""
-    from icdl.gpt_icl.training import TrainConfig
+    from icdl.gpt_icl.core.training import TrainConfig
 
     tr = TrainConfig(steps=2, warm_steps=1, warm_task=TaskConfig(d=3, family="tanh", width=7))
     assert "centre" not in tr.to_dict()["warm_task"]

@@ -1,13 +1,13 @@
-"""The trainer (icdl.gpt_icl.training): curriculum, warm phase and warm start, exact resumption, data parallel."""
+"""The trainer (icdl.gpt_icl.core.training): curriculum, warm phase and warm start, exact resumption, data parallel."""
 
 import pandas as pd
 import pytest
 import torch
 
-from icdl.gpt_icl import baselines as bl
-from icdl.gpt_icl.model import GPTConfig, InContextGPT
-from icdl.gpt_icl.tasks import TaskConfig, sample_prompts
-from icdl.gpt_icl.training import TrainConfig, _batch, curriculum, load_model, train
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
+from icdl.gpt_icl.core.tasks import TaskConfig, sample_prompts
+from icdl.gpt_icl.core.training import TrainConfig, _batch, curriculum, load_model, train
 from icdl.repro.results import CheckpointError
 
 TINY = dict(d=3, n_layer=2, n_head=2, n_embd=16, max_examples=12)
@@ -162,7 +162,7 @@ class _Oracle(torch.nn.Module):
 def test_validation_r2_averages_positions_from_eval_from_on():
     """``excess_r2(…, first)`` averages R² over positions first … k (1-based): a model exact from position
     ``first`` on scores 1.0; a window starting one position early would include a position it gets wrong."""
-    from icdl.gpt_icl.training import excess_r2
+    from icdl.gpt_icl.core.training import excess_r2
 
     xs, ys = sample_prompts(TaskConfig(d=3, depth=2), 256, 8, torch.Generator().manual_seed(2))
     model_r2, cm_r2 = excess_r2(_Oracle(4), xs, ys, 4)

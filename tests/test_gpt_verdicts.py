@@ -1,17 +1,17 @@
-"""Intervals over seeds and prompts (icdl.gpt_icl.intervals) and the verdicts of objectives 1–3 on them
-(icdl.gpt_icl.verdicts), on constructed predictions whose answer is known: R² of a predictor with error
+"""Intervals over seeds and prompts (icdl.gpt_icl.core.intervals) and the verdicts of objectives 1–3 on them
+(icdl.gpt_icl.core.verdicts), on constructed predictions whose answer is known: R² of a predictor with error
 variance s² on labels of variance 1 is about 1 − s²."""
 
 import numpy as np
 import pytest
 import torch
 
-from icdl.gpt_icl import baselines as bl
-from icdl.gpt_icl import evaluation, intervals, verdicts
-from icdl.gpt_icl.evaluation import PAIRED
-from icdl.gpt_icl.intervals import Draws, block_sums, label_sums, summary
-from icdl.gpt_icl.schedule import SOFTMAX_ON
-from icdl.gpt_icl.tasks import MIXTURES, PRETRAINING
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import evaluation, intervals, verdicts
+from icdl.gpt_icl.core.evaluation import PAIRED
+from icdl.gpt_icl.core.intervals import Draws, block_sums, label_sums, summary
+from icdl.gpt_icl.core.schedule import SOFTMAX_ON
+from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
 from icdl.repro.claims import criterion_verdict
 
 L, T, B = 6, 9, 1024  # training length, last position, prompts
@@ -256,7 +256,8 @@ def test_decide_on_both_sides_and_at_the_threshold():
     assert verdicts.decide(0.0, 0.1, ">", 0.0) is None and verdicts.decide(1e-9, 0.1, ">", 0.0) is True
 
 
-# ---- least squares as the yardstick (icdl.gpt_icl.yardstick) -------------------------------------------------------
+# ---- least squares as the yardstick (icdl.gpt_icl.objectives.yardstick) ---------------------------------------
+
 
 def _yard_result(model_factor=0.5, seeds=2, blocks=32):
     """Sums of one paired set at one position: least squares with a varying error per block, a model whose
@@ -264,8 +265,8 @@ def _yard_result(model_factor=0.5, seeds=2, blocks=32):
     (its squared error is then the labels' sum of squares)."""
     import numpy as np
 
-    from icdl.gpt_icl import baselines as bl
-    from icdl.gpt_icl.evaluation import PAIRED
+    from icdl.gpt_icl.core import baselines as bl
+    from icdl.gpt_icl.core.evaluation import PAIRED
 
     rng = np.random.default_rng(1)
     ls = rng.uniform(0.5, 3.0, blocks)
@@ -282,7 +283,7 @@ def test_the_error_relative_to_least_squares_is_a_paired_share_above_0_when_bett
     """A model with half of least squares' squared error in every block is 0.5 better, on every resample (the
     interval is the point: the same prompts for both); the bugs: the ratio inverted (−1.0), the two scored on
     different resamples (an interval), least squares not at 0."""
-    from icdl.gpt_icl import yardstick
+    from icdl.gpt_icl.objectives import yardstick
 
     t = yardstick.yardstick_table(_yard_result(0.5)).set_index("method")
     assert t.loc["softmax", "vs_ls"] == pytest.approx(0.5)
@@ -296,7 +297,7 @@ def test_the_error_relative_to_least_squares_is_a_paired_share_above_0_when_bett
 def test_the_normalised_squared_error_of_predicting_zero_is_one():
     """Garg et al.'s normalisation: a predictor of 0 scores exactly 1 (the bug: dividing by the labels' variance,
     which would put it above 1 whenever the labels have a mean)."""
-    from icdl.gpt_icl import yardstick
+    from icdl.gpt_icl.objectives import yardstick
 
     t = yardstick.yardstick_table(_yard_result()).set_index("method")
     assert t.loc["context mean", "nse"] == pytest.approx(1.0)

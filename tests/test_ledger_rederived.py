@@ -26,48 +26,51 @@ def _result(chapter: str, stem: str, profile: str = "reference") -> dict:
 
 def _gpt_icl(ledger):
     from icdl.gpt_icl import objectives
+    from icdl.gpt_icl.core import main_study
 
-    data = objectives.load(_result("gpt_icl", "icl"), _result("gpt_icl", "shift"))
-    train = objectives.PROFILES.resolve("reference")["train_examples"]
-    ledger.record_all(objectives.judge(data, train), judged_on="reference")
+    data = main_study.load(_result("gpt_icl", "icl"), _result("gpt_icl", "shift"))
+    train = main_study.PROFILES.resolve("reference")["train_examples"]
+    ledger.record_all(objectives.judge.judge(data, train), judged_on="reference")
 
 
 def _gpt_depth(ledger):
-    from icdl.gpt_icl import depth, depth_judge
+    from icdl.gpt_icl import depth
+    from icdl.gpt_icl.depth import judge as depth_judge
 
-    ledger.record_all(depth_judge.judge(depth.load(_result("gpt_depth", "depth"))), judged_on="reference")
+    ledger.record_all(depth_judge.judge(depth.study.load(_result("gpt_depth", "depth"))), judged_on="reference")
 
 
 def _gpt_scale(ledger):
     from icdl.gpt_icl import scale
+    from icdl.gpt_icl.core import longer
 
-    data = scale.from_result(_result("gpt_scale", "scale"), profile="reference")
-    wide = scale.from_result(_result("gpt_scale", "scale", scale.WIDER), profile=scale.WIDER)
-    rcfg, wcfg = scale.PROFILES.resolve("reference"), scale.PROFILES.resolve(scale.WIDER)
-    ledger.record_all(scale.judge(data["fits"], data["trend"], data["points"], data["shift"], data["boot"],
+    data = scale.study.from_result(_result("gpt_scale", "scale"), profile="reference")
+    wide = scale.study.from_result(_result("gpt_scale", "scale", scale.judge.WIDER), profile=scale.judge.WIDER)
+    rcfg, wcfg = longer.PROFILES.resolve("reference"), longer.PROFILES.resolve(scale.judge.WIDER)
+    ledger.record_all(scale.judge.judge(data["fits"], data["trend"], data["points"], data["shift"], data["boot"],
                                   data["fit_draws"]), judged_on="reference")
-    widths = scale.width_comparison(data, wide, rcfg, wcfg)
-    ledger.record_all(scale.judge_wider(widths, wide), judged_on=scale.WIDER)
-    ledger.record_all(scale.judge_tuned_width(widths, data, wide, wcfg), judged_on=scale.WIDER)
+    widths = scale.judge.width_comparison(data, wide, rcfg, wcfg)
+    ledger.record_all(scale.judge.judge_wider(widths, wide), judged_on=scale.judge.WIDER)
+    ledger.record_all(scale.judge.judge_tuned_width(widths, data, wide, wcfg), judged_on=scale.judge.WIDER)
 
 
 def _gpt_mechanism(ledger):
     from icdl.gpt_icl import mechanism
 
-    main = mechanism.load(_result("gpt_mechanism", "mechanism"))["alignment"]
-    longer = mechanism.load(_result("gpt_mechanism", "mechanism", "longer"))["alignment"]
-    train = mechanism.PROFILES.resolve("reference")["train_examples"]
-    ledger.record_all(mechanism.judge(main, train), judged_on="reference")
-    ledger.record_all(mechanism.judge_longer(main, longer, train), judged_on="longer")
-    control = mechanism.load(_result("gpt_mechanism", "mechanism", "control"))["blocks"]
-    ledger.record_all(mechanism.judge_control(control, train), judged_on="control")
-    passed = mechanism.judge_control(control, train)[0]["passed"] is True
-    for profile, judge in (("fair", mechanism.judge_fair), ("flow", mechanism.judge_flow),
-                           ("seeds", mechanism.judge_seeds)):
+    main = mechanism.study.load(_result("gpt_mechanism", "mechanism"))["alignment"]
+    longer = mechanism.study.load(_result("gpt_mechanism", "mechanism", "longer"))["alignment"]
+    train = mechanism.study.PROFILES.resolve("reference")["train_examples"]
+    ledger.record_all(mechanism.judge.judge(main, train), judged_on="reference")
+    ledger.record_all(mechanism.judge.judge_longer(main, longer, train), judged_on="longer")
+    control = mechanism.study.load(_result("gpt_mechanism", "mechanism", "control"))["blocks"]
+    ledger.record_all(mechanism.judge.judge_control(control, train), judged_on="control")
+    passed = mechanism.judge.judge_control(control, train)[0]["passed"] is True
+    for profile, judge in (("fair", mechanism.fair.judge_fair), ("flow", mechanism.flow.judge_flow),
+                           ("seeds", mechanism.seeds.judge_seeds)):
         path = ROOT / "results" / "gpt_mechanism" / f"mechanism.{profile}.json"
         if path.is_file():  # a run not made yet is recorded as waiting, and checked by test_registered
-            ledger.record_all(judge(mechanism.load(_result("gpt_mechanism", "mechanism", profile)),
-                                    mechanism.PROFILES.resolve(profile), train, passed), judged_on=profile)
+            ledger.record_all(judge(mechanism.study.load(_result("gpt_mechanism", "mechanism", profile)),
+                                    mechanism.study.PROFILES.resolve(profile), train, passed), judged_on=profile)
 
 
 def _lsa_training(ledger):
@@ -113,10 +116,11 @@ def test_committed_ledger_is_what_its_judges_say_of_the_committed_results(chapte
 def test_the_rederivation_sees_a_result_that_no_longer_gives_its_record(tmp_path, monkeypatch):
     """The check is not vacuous: a judge given a result whose worst model moved records another value and
     text, and the comparison above would then fail on it."""
-    from icdl.gpt_icl import depth, depth_judge
+    from icdl.gpt_icl import depth
+    from icdl.gpt_icl.depth import judge as depth_judge
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    data = depth.load(_result("gpt_depth", "depth"))
+    data = depth.study.load(_result("gpt_depth", "depth"))
     honest = Ledger("gpt_depth", "quick").record_all(depth_judge.judge(data), judged_on="reference")[0]
     deepest = data["table"]["n_layer"].max()
     moved = data["table"].copy()

@@ -168,7 +168,7 @@ def _gpt_like(path):
 
 
 def test_an_lsa_checkpoint_is_refused_where_a_gpt_one_is_read(tmp_path):
-    from icdl.gpt_icl.training import load_model
+    from icdl.gpt_icl.core.training import load_model
 
     path = _lsa_like(tmp_path / "model.pt")
     with pytest.raises(CheckpointError, match=r"model\.pt is not a GPT in-context checkpoint.*holds an LSA"):
@@ -227,7 +227,7 @@ def test_the_mechanism_study_s_memory_check_is_one_line(monkeypatch, capsys):
 
     monkeypatch.setattr(profiles, "machine_memory", lambda: 2.0**30)
     with pytest.raises(SystemExit) as stop:
-        mechanism.main(["--profile", "paper"])
+        mechanism.study.main(["--profile", "paper"])
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "GiB of memory" in err

@@ -359,8 +359,8 @@ BAD_NUMBER = f"{COMMA_COUNT}|{E_NOTATION}"
 
 
 def test_numbers_in_the_text_use_the_books_formats():
-    """Counts with a space between thousands and plain numbers where they are plain (``chapter.count``,
-    ``chapter.sci``): the bugs, "10,000" steps in gpt_scale's claims box and a bound of "4.0e+00" in
+    """Counts with a space between thousands and plain numbers where they are plain (``ledger.count``,
+    ``ledger.sci``): the bugs, "10,000" steps in gpt_scale's claims box and a bound of "4.0e+00" in
     icgd_transformer's, where the prose says 10 000 and 4.0. Checked: every table and the glued values (the
     prose's numbers) for commas; the claims boxes, the closing claims tables and the glued values for
     e-notation. Code listings and figures are not text."""

@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 
 from conftest import assert_process_ends, started_job_pid
-from icdl.gpt_icl import depth, objectives, plateau
-from icdl.gpt_icl.pipeline import Job, check_jobs, run_jobs, schedule
+from icdl.gpt_icl import depth, plateau, reference
+from icdl.gpt_icl.core import jobs, main_study
+from icdl.gpt_icl.core.jobs import Job, check_jobs, run_jobs
+from icdl.gpt_icl.reference import schedule
 
 # a stand-in for ``python -m icdl.gpt_icl``: the job's first argument is how long it sleeps, a negative one fails
 SLEEPER = (sys.executable, "-c",
@@ -30,7 +32,7 @@ def test_a_short_job_with_long_dependants_starts_before_a_long_job_alone(tmp_pat
     the chain to the end; the critical path starts the chain at once."""
     jobs = [Job("lone 1", ("0.3",), minutes=5), Job("lone 2", ("0.3",), minutes=5),
             Job("base", ("0.1",), minutes=1), Job("rest", ("0.3",), after=("base",), minutes=6)]
-    from icdl.gpt_icl.pipeline import critical_path
+    from icdl.gpt_icl.core.jobs import critical_path
 
     assert critical_path(jobs) == {"lone 1": 5, "lone 2": 5, "base": 7, "rest": 6}
     r = _by_name(_run(jobs, 2, tmp_path))
@@ -94,8 +96,8 @@ def test_the_job_list_is_checked_before_anything_runs(tmp_path):
 def test_the_reference_schedule_covers_every_part_once():
     # catches a model depth or target depth of the profile left out of the timed run, and an evaluation
     # job that does not wait for all of its training jobs
-    deep = depth.PROFILES.resolve("reference")
-    cfg = {**objectives.PROFILES.resolve("reference"), "depth_layers": deep["layers"]}
+    deep = depth.study.PROFILES.resolve("reference")
+    cfg = {**main_study.PROFILES.resolve("reference"), "depth_layers": deep["layers"]}
     jobs = schedule("reference")
     check_jobs(jobs)
     args = [" ".join(j.args) for j in jobs]
@@ -123,7 +125,7 @@ def test_stage_times_pack_jobs_into_worker_lanes_and_refuse_too_many_at_once():
     """Lanes: a job takes the first worker free at its start (catches two overlapping jobs drawn in one
     lane); a file whose jobs overlap more than its worker count is refused (a timing file from another
     run); the summary's core-minutes are the sum of the jobs and the target is judged on the wall time."""
-    from icdl.gpt_icl.pipeline import stage_times, timing_summary
+    from icdl.gpt_icl.reference import stage_times, timing_summary
 
     data = _timing([("train a", 0, 600), ("train b", 0, 300), ("train c", 300, 900), ("evaluate", 600, 1200)])
     st = stage_times(data)
@@ -142,14 +144,14 @@ def test_stage_times_pack_jobs_into_worker_lanes_and_refuse_too_many_at_once():
 def test_the_committed_reference_timing_covers_the_whole_run():
     """The committed timed run (``--workers``) ran every job of the schedule to exit 0, no worker ran two jobs
     at once, and the core-minutes fit in workers × wall (a file from a partial run, or an edited one, fails)."""
-    from icdl.gpt_icl.pipeline import schedule, stage_times, timing_summary
+    from icdl.gpt_icl.reference import schedule, stage_times, timing_summary
     from icdl.repro.results import load_result
     from icdl.studies.computation import PROFILES as COMPUTATION
 
     obj = load_result(COMPUTATION.folder() / "timing.reference.json")
     data = obj["data"]
     st = stage_times(data)
-    from icdl.gpt_icl.pipeline import REPLACED_AFTER_TIMING
+    from icdl.gpt_icl.reference import REPLACED_AFTER_TIMING
 
     expected = {j.name for j in schedule("reference")}
     timed = set(st["stage"])
@@ -167,16 +169,16 @@ def test_the_committed_reference_timing_covers_the_whole_run():
     # leave the timing describing other numbers than the book shows)
     # -- except those registered in RERUN_AFTER_TIMING, written by a later run of their own part (and an entry
     # there whose file the timed run did write is stale)
-    from icdl.gpt_icl.pipeline import RERUN_AFTER_TIMING
+    from icdl.gpt_icl.reference import RERUN_AFTER_TIMING
 
-    for study, part in ((objectives, "icl"), (objectives, "shift"), (depth, "depth"), (plateau, "plateau")):
+    for study, part in ((main_study, "icl"), (main_study, "shift"), (depth.study, "depth"), (plateau.study, "plateau")):
         prov = load_result(study.PROFILES.folder() / f"{part}.reference.json")["provenance"]
         same = prov["git_commit"] == obj["provenance"]["git_commit"]
         assert same != (part in RERUN_AFTER_TIMING), (part, "registered as rerun" if same else "not registered")
 
 
 def test_timing_glue_formats_the_summary_and_judges_the_target():
-    from icdl.gpt_icl.pipeline import timing_glue
+    from icdl.gpt_icl.reference import timing_glue
 
     data = _timing([("train a", 0, 600), ("train b", 0, 300), ("train c", 300, 900), ("evaluate", 600, 1200)])
     g = timing_glue(data, target_min=20)
@@ -195,7 +197,7 @@ def test_jobs_stop_with_the_scheduler(tmp_path):
     pidfile = tmp_path / "job.pid"
     job = (sys.executable, "-c", f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
                                  "time.sleep(60)")
-    script = ("import sys; from pathlib import Path; from icdl.gpt_icl.pipeline import Job, run_jobs; "
+    script = ("import sys; from pathlib import Path; from icdl.gpt_icl.reference import Job, run_jobs; "
               f"run_jobs([Job('long', ())], workers=1, logs=Path({str(tmp_path)!r}), python={job!r}, poll_s=0.05)")
     parent = subprocess.Popen([sys.executable, "-c", script])
     child = started_job_pid(pidfile, parent)
@@ -205,15 +207,15 @@ def test_jobs_stop_with_the_scheduler(tmp_path):
 
 
 def test_a_failed_run_never_replaces_the_committed_timing(tmp_path, monkeypatch):
-    from icdl.gpt_icl import pipeline
+
     from icdl.repro.results import load_result
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    monkeypatch.setattr(pipeline, "schedule", lambda profile: [Job("fails", ("-1",))])
-    real = pipeline.run_jobs
-    monkeypatch.setattr(pipeline, "run_jobs", lambda jobs, **kw: real(jobs, **{**kw, "python": SLEEPER,
+    monkeypatch.setattr(reference, "schedule", lambda profile: [Job("fails", ("-1",))])
+    real = jobs.run_jobs
+    monkeypatch.setattr(reference, "run_jobs", lambda jobs, **kw: real(jobs, **{**kw, "python": SLEEPER,
                                                                                 "poll_s": 0.02}))
-    assert pipeline.run_reference("reference", 1, seed=0) == 1
+    assert reference.run_reference("reference", 1, seed=0) == 1
     assert not (tmp_path / "results" / "computation" / "timing.reference.json").exists()
     assert load_result(tmp_path / "runs" / "gpt_icl_reference" / "timing.json")["data"]["complete"] is False
 
@@ -222,7 +224,7 @@ def test_seed_cost_counts_the_trained_models_per_seed_and_the_rest_once():
     """Two training jobs (main, depth study) and an evaluation in the timing; the main study's one seed 600 s of
     softmax and 120 s of ReLU (its twin counted as another 120 s), the depth study 300 s: 14 core-minutes a
     seed, the evaluation's 5 once. A twin left out, or the evaluation counted per seed, changes the sums."""
-    from icdl.gpt_icl.pipeline import seed_cost
+    from icdl.gpt_icl.reference import seed_cost
 
     data = _timing([("train main, target depth 3, seed 1", 0, 600), ("train depth study, 4 layers", 0, 300),
                     ("main: evaluate, baselines, write", 600, 900)])

@@ -315,9 +315,9 @@ def test_one_writer_refuses_a_second_process_and_names_the_first(tmp_path, monke
 
 
 def test_a_second_training_run_on_one_checkpoint_is_refused(tmp_path, monkeypatch):
-    from icdl.gpt_icl.model import GPTConfig
-    from icdl.gpt_icl.tasks import TaskConfig
-    from icdl.gpt_icl.training import TrainConfig, train
+    from icdl.gpt_icl.core.model import GPTConfig
+    from icdl.gpt_icl.core.tasks import TaskConfig
+    from icdl.gpt_icl.core.training import TrainConfig, train
     from icdl.repro.results import one_writer
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))

@@ -48,9 +48,14 @@ def _git(*args: str) -> str:
 
 
 def registry_at(commit: str) -> types.ModuleType:
-    """The claims registry as committed at ``commit`` (wherever the package kept it then), as a module."""
-    paths = [p for p in _git("ls-tree", "-r", "--name-only", commit).split() if p.endswith("/claims.py")]
-    for path in paths:
+    """The claims registry as committed at ``commit``, as a module: one file (``…/claims.py``, before the
+    registry was split by chapter) or the package ``src/icdl/repro/claims/`` with one part per chapter, loaded
+    from that commit's files under a name of its own (its parts import each other relatively)."""
+    files = _git("ls-tree", "-r", "--name-only", commit).split()
+    package = [p for p in files if p.startswith("src/icdl/repro/claims/") and p.endswith(".py")]
+    if package:
+        return _package_at(commit, package)
+    for path in [p for p in files if p.endswith("/claims.py")]:
         source = _git("show", f"{commit}:{path}")
         if "class Mismatch" in source:
             module = types.ModuleType(f"claims_at_{commit}")
@@ -60,7 +65,28 @@ def registry_at(commit: str) -> types.ModuleType:
             finally:
                 del sys.modules[module.__name__]
             return module
-    pytest.fail(f"no claims registry in commit {commit} (looked at {paths})")
+    pytest.fail(f"no claims registry in commit {commit}")
+
+
+def _package_at(commit: str, paths: list[str]) -> types.ModuleType:
+    import importlib.util
+    import tempfile
+
+    name = f"claims_at_{commit}"
+    folder = Path(tempfile.mkdtemp()) / name
+    folder.mkdir()
+    for path in paths:
+        (folder / Path(path).name).write_text(_git("show", f"{commit}:{path}"), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+            del sys.modules[key]
+    return module
 
 
 def _criterion(module, claim: str) -> list[tuple]:
@@ -120,3 +146,15 @@ def test_the_check_catches_a_moved_threshold_and_a_moved_band(monkeypatch):
                                                                   m.registered, m.judges))
     with pytest.raises(AssertionError, match="band moved"):
         test_registered_criteria_and_bands_have_not_moved("band", claim, m.registered)
+
+
+def test_the_registry_is_read_back_from_a_commit_part_by_part():
+    """The registry at HEAD, read from git as the check reads a registering commit (the package of one part per
+    chapter), holds today's criteria and bands: the bug it guards, a loader that reads only the old single
+    file and so cannot check a claim registered after the split."""
+    then = registry_at("HEAD")
+    assert then.__name__ == "claims_at_HEAD"
+    if _git("status", "--porcelain", "--", "src/icdl/repro/claims").strip():
+        pytest.skip("the registry has uncommitted changes: HEAD is not today's registry")
+    assert {c: _criterion(then, c) for c in then.CRITERIA} == {c: _criterion(claims, c) for c in claims.CRITERIA}
+    assert {m.claim: m.band for m in then.MISMATCHES.values()} == {m.claim: m.band for m in claims.MISMATCHES.values()}

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from icdl import relu_sums as rs
-from icdl.gpt_icl import algorithms as alg
+from icdl.gpt_icl.core import algorithms as alg
 from icdl.lsa import constructions as lc
 from icdl.lsa import model as lm
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-
-import matplotlib as mpl
 import seaborn as sns
+
+from ..repro.theme import PALETTE
 
 #: sizes in inches: a full-width figure and a single panel. The book's text column is about 671 px wide at a
 #: 1280 px window (:data:`COLUMN_PX`); an SVG figure is drawn at 96 px per inch and shrunk to the column if
@@ -13,12 +12,7 @@ import seaborn as sns
 WIDE = (7.0, 3.0)
 SINGLE = (4.2, 3.0)
 COLUMN_PX = 671
-#: the smallest font of any text in a figure (legends, annotations, tick labels of dense axes), in points:
-#: 9 pt is 12 px at the book's width (11.3 px if a tight bounding box widens the figure to 7.5 in), against
-#: 16 px body text
-SMALL = 9.0
 
-PALETTE = sns.color_palette("colorblind")
 
 # ---- one colour per meaning, the same in every figure of the book --------------------------------
 
@@ -140,43 +134,17 @@ def r2_limits(axes, values, floor: float = -1.0) -> None:
             ax.set_title(f"{ax.get_title()}\n(down to {low_text})", fontsize=9)
 
 
-#: pinned rcParams (on top of seaborn's theme) so pixel baselines do not drift with defaults
-RC = {
-    "figure.dpi": 100,
-    "savefig.dpi": 100,   # the pixel baselines; the book's figures are SVG (repro.chapter.start)
-    "svg.hashsalt": "icdl",  # the SVG's element ids from a fixed salt: a rerun draws the same bytes
-    "font.family": "DejaVu Sans",
-    "font.size": 10,
-    "axes.titlesize": 10,
-    "axes.labelsize": 10,
-    "legend.fontsize": SMALL,
-    "legend.title_fontsize": SMALL,
-    "legend.frameon": False,
-    "xtick.labelsize": 9,
-    "ytick.labelsize": 9,
-    "lines.linewidth": 1.6,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "figure.constrained_layout.use": True,
-    "image.cmap": "viridis",
-}
-
-
-def use_style() -> None:
-    """Apply the book's style globally (a chapter's first cell)."""
-    sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE, rc=RC)
-
-
-@contextlib.contextmanager
-def style():
-    """The book's style inside a ``with`` block (used by the pixel tests)."""
-    with mpl.rc_context():
-        use_style()
-        yield
-
-
 def rendered_px(fontsize_pt: float, figure_width_in: float) -> float:
     """How tall a font of ``fontsize_pt`` points is on screen, in CSS px, in a figure ``figure_width_in`` wide
     shown in the book's column (shrunk to :data:`COLUMN_PX` if wider, never enlarged)."""
     natural = figure_width_in * 96
     return fontsize_pt * 4 / 3 * min(1.0, COLUMN_PX / natural)
+
+
+def first_panel_legend(axes) -> tuple[list, list]:
+    """The legend entries of all panels, each name once (panels draw the same candidates)."""
+    seen = {}
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    return list(seen.values()), list(seen)

@@ -14,12 +14,12 @@ Four parts, each writing its own result file (all four by default):
 ``--depths`` and ``--seeds`` (main) and ``--layers`` (depth) train a subset, to spread the work over processes (one core
 each); they write no result file, and a later plain call assembles it from the checkpoints.
 ``--workers N`` runs the whole reference as single-threaded jobs on N cores and records the wall time of
-every stage (:mod:`icdl.gpt_icl.pipeline`, ``results/computation/timing.<profile>.json``).
+every stage (:mod:`icdl.gpt_icl.reference`, ``results/computation/timing.<profile>.json``).
 ``--benchmark`` and ``--speed`` measure the computation instead (``results/computation/``); ``--smoke``
 times a few training steps on a device and writes nothing.
 
 Under ``torchrun`` (several processes, e.g. one per GPU) the models train data-parallel
-(:mod:`icdl.gpt_icl.training`): every rank trains, rank 0 alone evaluates and writes::
+(:mod:`icdl.gpt_icl.core.training`): every rank trains, rank 0 alone evaluates and writes::
 
     torchrun --nproc_per_node 4 -m icdl.gpt_icl --profile paper --device cuda
 """
@@ -31,15 +31,16 @@ import sys
 import time
 from contextlib import nullcontext
 
-from ..repro.cli import Parser, at_least_one, cuda_or_refuse, given_twice
-from ..repro.profiles import ProfileError, dry_run
-from ..repro.results import ResultFileError, one_writer
-from . import depth, objectives, plateau
-from .measure import benchmark
-from .n01 import COMMAND as N01_COMMAND
-from .n01 import PROFILE as N01
-from .pipeline import run_reference
-from .speed import run_speed, save_measurement, smoke
+from icdl.gpt_icl import depth, plateau
+from icdl.gpt_icl.compute.speed import run_speed, save_measurement, smoke
+from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core.measure import benchmark
+from icdl.gpt_icl.objectives.n01 import COMMAND as N01_COMMAND
+from icdl.gpt_icl.objectives.n01 import PROFILE as N01
+from icdl.gpt_icl.reference import run_reference
+from icdl.repro.cli import Parser, at_least_one, cuda_or_refuse, given_twice
+from icdl.repro.profiles import ProfileError, dry_run
+from icdl.repro.results import ResultFileError, one_writer
 
 PARTS = ("main", "shift", "depth", "plateau")
 
@@ -172,21 +173,21 @@ def _main(argv: list[str] | None = None) -> int:
     cuda_or_refuse(p, args.device)
     try:
         # the smoke test only trains: the memory check of the whole profile's evaluation does not apply
-        cfg = objectives.PROFILES.resolve(args.profile, test_prompts=64, mlp_prompts=64) if args.smoke is not None \
-            else objectives.PROFILES.resolve(args.profile)
+        cfg = main_study.PROFILES.resolve(args.profile, test_prompts=64, mlp_prompts=64) if args.smoke is not None \
+            else main_study.PROFILES.resolve(args.profile)
         parts = args.part or list(PARTS)
         measuring = args.smoke is not None or args.workers is not None or args.benchmark or args.speed
         if not measuring:  # each part's settings, checked (memory included) before any work
-            _subset(p, "--depths", args.depths, objectives.PROFILES.profiles[args.profile]["depths"], args.profile)
+            _subset(p, "--depths", args.depths, main_study.PROFILES.profiles[args.profile]["depths"], args.profile)
             if "depth" in parts:
-                _subset(p, "--layers", args.layers, depth.PROFILES.profiles[args.profile]["layers"], args.profile)
-            study = depth if args.part == ["depth"] else objectives
+                _subset(p, "--layers", args.layers, depth.study.PROFILES.profiles[args.profile]["layers"], args.profile)
+            study = depth.study if args.part == ["depth"] else main_study
             _subset(p, "--seeds", args.seeds, tuple(range(study.PROFILES.profiles[args.profile]["seeds"])),
                     args.profile)
-            main_cfg = objectives.PROFILES.resolve(args.profile, **({"depths": args.depths} if args.depths else {}))
-            depth_cfg = depth.PROFILES.resolve(args.profile, **({"layers": args.layers} if args.layers else {})) \
+            main_cfg = main_study.PROFILES.resolve(args.profile, **({"depths": args.depths} if args.depths else {}))
+            depth_cfg = depth.study.PROFILES.resolve(args.profile, **({"layers": args.layers} if args.layers else {})) \
                 if "depth" in parts else None
-            plateau_cfg = plateau.PROFILES.resolve(args.profile) if "plateau" in parts else None
+            plateau_cfg = plateau.study.PROFILES.resolve(args.profile) if "plateau" in parts else None
     except ProfileError as err:
         p.error(str(err))
     at_least_one(p, smoke=args.smoke)  # after the settings: the smoke test gets past the study's memory check
@@ -220,43 +221,43 @@ def _main(argv: list[str] | None = None) -> int:
 
     if "main" in parts:
         t = time.perf_counter()
-        folder = objectives.PROFILES.folder("checkpoints", args.profile)
+        folder = main_study.PROFILES.folder("checkpoints", args.profile)
         if args.depths is not None or args.seeds is not None:
-            objectives.run(main_cfg, folder=folder, device=device_, seeds=args.seeds, **{**train, "train_only": True})
+            main_study.run(main_cfg, folder=folder, device=device_, seeds=args.seeds, **{**train, "train_only": True})
             print(f"target depths {args.depths or 'all'}, seeds {args.seeds or 'all'} trained; run without --depths "
                   "and --seeds to write the result file")
         else:
-            with writer(objectives, "icl"):
-                res = objectives.run(cfg, folder=folder, device=device_, **train)
+            with writer(main_study, "icl"):
+                res = main_study.run(cfg, folder=folder, device=device_, **train)
                 if not worker:
-                    data = {k: res[k] for k in objectives.RESULTS["icl"]}
-                    _wrote(objectives.write("icl", data, cfg, f"{base} --part main{suffix}", t), data)
+                    data = {k: res[k] for k in main_study.RESULTS["icl"]}
+                    _wrote(main_study.write("icl", data, cfg, f"{base} --part main{suffix}", t), data)
     if "shift" in parts and not worker:
         t = time.perf_counter()
-        with writer(objectives, "shift"):
-            data = objectives.param_shift(objectives.reference_models(cfg), cfg) | {"complete": True}
-            _wrote(objectives.write("shift", data, cfg, f"{base} --part shift", t), data)
+        with writer(main_study, "shift"):
+            data = main_study.param_shift(main_study.reference_models(cfg), cfg) | {"complete": True}
+            _wrote(main_study.write("shift", data, cfg, f"{base} --part shift", t), data)
     if "depth" in parts:
         t = time.perf_counter()
         subset = args.layers is not None or args.seeds is not None
-        with writer(depth, "depth") if not subset else nullcontext():
-            res = depth.depth_study(depth_cfg, folder=depth.PROFILES.folder("checkpoints", args.profile),
+        with writer(depth.study, "depth") if not subset else nullcontext():
+            res = depth.study.depth_study(depth_cfg, folder=depth.study.PROFILES.folder("checkpoints", args.profile),
                                     layers=list(args.layers) if args.layers else None, seeds=args.seeds,
                                     device=device_, **({**train, "train_only": True} if subset else train))
             if subset and not worker:
                 print(f"model depths {args.layers or 'all'}, seeds {args.seeds or 'all'} trained; run without "
                       "--layers and --seeds to write the result file")
             elif not worker:
-                _wrote(depth.write(res, depth_cfg, f"{base} --part depth{suffix}", t), res)
+                _wrote(depth.study.write(res, depth_cfg, f"{base} --part depth{suffix}", t), res)
     if "plateau" in parts:
         t = time.perf_counter()
-        folder = plateau.PROFILES.folder("checkpoints", args.profile)
+        folder = plateau.study.PROFILES.folder("checkpoints", args.profile)
         if worker:
-            plateau.plateau_runs(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
+            plateau.study.plateau_runs(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
             return 0
-        with writer(plateau, "plateau"):
-            res = plateau.study(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
-            _wrote(plateau.write(res, plateau_cfg, f"{base} --part plateau{suffix}", t), res)
+        with writer(plateau.study, "plateau"):
+            res = plateau.study.study(plateau_cfg, folder=folder, steps_this_call=args.steps_this_call, device=device_)
+            _wrote(plateau.study.write(res, plateau_cfg, f"{base} --part plateau{suffix}", t), res)
     return 0
 
 

@@ -9,4 +9,6 @@
 * ``python -m icdl.lsa --profile reference`` -- the resumable reference run (:mod:`icdl.lsa.__main__`).
 """
 
-from . import shapes  # noqa: F401,E402  (registers the shapes of this package's result files)
+from .shapes import register_shapes
+
+register_shapes()  # every result file of this package is checked against its shape on load and save

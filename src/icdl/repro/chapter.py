@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import figures
 from .execute import LOCK_ENV, chapter_lock
-from .ledger import Ledger, count, sci, typeset_minus  # noqa: F401 (count, sci: for the chapters)
+from .ledger import Ledger, count, typeset_minus
 from .profiles import ProfileError, ProfileSet
+from .theme import use_style
 
 #: column names of result tables that are not words, as the book prints them; any other snake_case name is
 #: printed with spaces (``start_min`` -> ``start min``)
@@ -196,7 +196,7 @@ def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | Non
     profiles.check_chapter_profile(profile)
     cfg = profiles.resolve(profile, **_overrides(overrides))
     hold_lock(profiles.chapter)
-    figures.use_style()
+    use_style()
     _vector_figures()
     _readable_frames()
     GLUED.clear()

@@ -10,7 +10,7 @@ report`` includes it in the page. ``tests/test_errata.py`` recomputes every meas
 
 This module is machinery: it imports no study. Each study keeps its entries (an ``ERRATA`` tuple) in a module of
 its own and registers it as an entry point of the group :data:`GROUP` in ``pyproject.toml``
-(``icdl.studies.errata``, ``icdl.gpt_icl.errata``, ``icdl.lsa.errata``); :func:`entries` collects them.
+(``icdl.studies.errata``, ``icdl.gpt_icl.objectives.errata``, ``icdl.lsa.errata``); :func:`entries` collects them.
 
 ==================  ==============================================================================
 :func:`entries`     the registered entries, in the order of their documents

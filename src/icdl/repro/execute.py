@@ -52,8 +52,9 @@ PROFILE_MODULES = {
     "icgd_linear": "icdl.studies.linear_gd", "gradient_decomposition": "icdl.studies.gradient",
     "relu_sums": "icdl.studies.relu_sums", "attention_passes": "icdl.studies.attention_passes",
     "icgd_transformer": "icdl.studies.icgd_transformer", "softmax": "icdl.studies.softmax",
-    "gpt_icl": "icdl.gpt_icl.objectives", "gpt_depth": "icdl.gpt_icl.depth", "gpt_plateau": "icdl.gpt_icl.plateau",
-    "gpt_scale": "icdl.gpt_icl.scale", "gpt_mechanism": "icdl.gpt_icl.mechanism",
+    "gpt_icl": "icdl.gpt_icl.core.main_study", "gpt_depth": "icdl.gpt_icl.depth.study",
+    "gpt_plateau": "icdl.gpt_icl.plateau.study", "gpt_scale": "icdl.gpt_icl.core.longer",
+    "gpt_mechanism": "icdl.gpt_icl.mechanism.study",
     "diffusion_score": "icdl.studies.diffusion", "lsa_construction": "icdl.lsa.constructions",
     "lsa_training": "icdl.lsa.study", "computation": "icdl.studies.computation",
 }

@@ -18,4 +18,6 @@ The trained-transformer study (ICDL sec. 5, chapter ``gpt_icl``) and Hagiwara's 
 ``lsa_construction`` and ``lsa_training``) are subpackages of their own: :mod:`icdl.gpt_icl`, :mod:`icdl.lsa`.
 """
 
-from . import shapes  # noqa: F401,E402  (registers the shapes of this package's result files)
+from .shapes import register_shapes
+
+register_shapes()  # every result file of this package is checked against its shape on load and save

@@ -2,8 +2,8 @@
 programs are batched, compiled and sharded, and how fast they run against this machine's limits.
 
 The measurements themselves live beside the code they time: :func:`icdl.lsa.training.benchmark_batched_vs_loop`
-and :func:`icdl.lsa.training.segments_table` (Hagiwara's training study); :mod:`icdl.gpt_icl.measure`,
-:mod:`icdl.gpt_icl.speed`, :mod:`icdl.gpt_icl.pipeline` and :mod:`icdl.gpt_icl.cost` (ICDL sec. 5). The
+and :func:`icdl.lsa.training.segments_table` (Hagiwara's training study); :mod:`icdl.gpt_icl.core.measure`,
+:mod:`icdl.gpt_icl.compute.speed`, :mod:`icdl.gpt_icl.reference` and :mod:`icdl.gpt_icl.compute.cost` (ICDL sec. 5). The
 files ``results/computation/{speed,benchmark,timing}.<profile>.json`` are written by
 ``python -m icdl.gpt_icl --profile <profile>`` with ``--speed``, ``--benchmark`` and ``--workers 2``
 (:data:`COMMANDS`).

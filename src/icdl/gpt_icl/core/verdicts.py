@@ -1,0 +1,253 @@
+"""The verdicts of ICDL's objectives 1–3 (chapter ``gpt_icl``) on intervals over seeds and prompts.
+
+Every number a claim is judged on is computed from the sums per block of prompts that the run stores
+(``blocks``, ``labels``: :func:`icdl.gpt_icl.core.evaluation.judged_sets`) on every resample of one
+:class:`~icdl.gpt_icl.core.intervals.Draws` -- the same resampled prompts for every model and baseline (paired),
+the seeds of every model resampled -- so each comes with a 90 % interval, and a claim whose interval straddles
+its threshold is ``inconclusive`` (:meth:`icdl.repro.claims.Condition.verdict`).
+
+===========================  ===========================================================================
+objective 1 (``icdl-obj1``)  the largest shortfall of a model's R² (mean over seeds) below the MLP's, on the
+                             MLP's own prompts, at its positions up to the training length
+objective 2, mixtures        the smallest fall of R² at the training length from one mixture to the next
+objective 2, length          the smallest margin, over target depths, of the ReLU model's mean change of
+                             R² past the training length over its softmax twin's (the same steps from the
+                             same weights: :data:`~icdl.gpt_icl.core.schedule.SOFTMAX_ON`)
+objective 3 (``icdl-obj3``)  objective 1's shortfall on the shifted targets (μ = ±0.5), MLP beside
+our ``gpt-obj3-drop``        the largest fall of R² at the training length from μ = 0 to μ = ±0.5
+===========================  ===========================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core.evaluation import PAIRED
+from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.model import ATTENTIONS
+from icdl.gpt_icl.core.schedule import SOFTMAX_ON
+from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
+
+
+class Sums:
+    """The stored sums of one result, indexed: :meth:`r2` of a model or baseline on a set, on every resample
+    of one :class:`~icdl.gpt_icl.core.intervals.Draws` (built for the result's number of seeds)."""
+
+    def __init__(self, blocks: list[dict], labels: list[dict]):
+        self.sse: dict[tuple, dict[int, dict[int, list]]] = {}
+        for b in blocks:
+            self.sse.setdefault((int(b["depth"]), b["model"], b["set"]), {}).setdefault(
+                int(b["seed"]), {})[int(b["position"])] = b["sse"]
+        self.labels: dict[tuple, dict[int, dict]] = {}
+        for r in labels:
+            self.labels.setdefault((int(r["depth"]), r["set"]), {})[int(r["position"])] = r
+        seeds = {s for per in self.sse.values() for s in per if s >= 0}
+        if not seeds:
+            raise ValueError("the result holds no model's sums per block: nothing to judge")
+        self.seeds = sorted(seeds)
+        if self.seeds != list(range(len(self.seeds))):
+            raise ValueError(f"the result's seeds must be 0, 1, …; got {self.seeds}")
+        self.draws = Draws(len(self.seeds), blocks=len(blocks[0]["sse"]))
+
+    def has(self, depth: int, model: str, set_name: str) -> bool:
+        return (depth, model, set_name) in self.sse
+
+    def _inputs(self, depth: int, model: str, set_name: str, positions: list[int]) -> tuple[np.ndarray, dict]:
+        per_seed = self.sse[(depth, model, set_name)]
+        seeds = sorted(per_seed)
+        if seeds != [-1] and seeds != self.seeds:
+            raise ValueError(f"{model} at target depth {depth} on {set_name!r} has seeds {seeds}, the result "
+                             f"{self.seeds}")
+        sse = np.array([[per_seed[s][p] for p in positions] for s in seeds])
+        return sse, self.label_sums(depth, set_name, positions)
+
+    def label_sums(self, depth: int, set_name: str, positions: list[int]) -> dict[str, np.ndarray]:
+        lab = self.labels[(depth, set_name)]
+        return {"n": np.array(lab[positions[0]]["n"]), "sy": np.array([lab[p]["sy"] for p in positions]),
+                "syy": np.array([lab[p]["syy"] for p in positions])}
+
+    def r2(self, depth: int, model: str, set_name: str, positions: list[int]) -> np.ndarray:
+        """``(resamples + 1, len(positions))``: R² of ``model`` (a model, mean over its seeds, or a baseline)."""
+        return self.draws.r2(*self._inputs(depth, model, set_name, positions))
+
+    def mse(self, depth: int, model: str, set_name: str, positions: list[int]) -> np.ndarray:
+        """``(resamples + 1, len(positions))``: its mean squared error, likewise."""
+        return self.draws.mse(*self._inputs(depth, model, set_name, positions))
+
+    def depths(self) -> list[int]:
+        return sorted({k[0] for k in self.sse})
+
+
+def _paired_positions(sums: Sums, depth: int, set_name: str, train_examples: int) -> list[int]:
+    return sorted(p for p in sums.sse[(depth, bl.mlp_method(depth), set_name)][-1] if p <= train_examples)
+
+
+def shortfalls(sums: Sums, set_names: list[str], train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention, set): (resamples + 1,)}``: the largest shortfall of the model's R² below the MLP's
+    over the MLP's positions up to the training length, on each paired set (objectives 1 and 3)."""
+    out = {}
+    for depth in sums.depths():
+        for name in set_names:
+            pos = _paired_positions(sums, depth, name, train_examples)
+            mlp = sums.r2(depth, bl.mlp_method(depth), name, pos)
+            for att in ATTENTIONS:
+                out[(depth, att, name)] = (mlp - sums.r2(depth, att, name, pos)).max(axis=1)
+    return out
+
+
+def mixture_falls(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (resamples + 1,)}``: the smallest fall of R² at the training length from one
+    mixture to the next, in the order of MIXTURES (positive: R² falls at every step)."""
+    out = {}
+    for depth in sums.depths():
+        for att in ATTENTIONS:
+            r2 = np.stack([sums.r2(depth, att, m, [train_examples])[:, 0] for m in MIXTURES], axis=1)
+            out[(depth, att)] = (r2[:, :-1] - r2[:, 1:]).min(axis=1)
+    return out
+
+
+def length_drops(sums: Sums, train_examples: int, test_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, model): (resamples + 1,)}``: mean R² over the positions past the training length minus R² at
+    it, pretraining mixture (negative where R² falls), for every model the result holds."""
+    pos = list(range(train_examples, test_examples + 1))
+    out = {}
+    for depth in sums.depths():
+        for model in (*ATTENTIONS, SOFTMAX_ON):
+            if sums.has(depth, model, PRETRAINING):
+                r2 = sums.r2(depth, model, PRETRAINING, pos)
+                out[(depth, model)] = r2[:, 1:].mean(axis=1) - r2[:, 0]
+    return out
+
+
+def shift_drops(sums: Sums, train_examples: int, mus=(-0.5, 0.5)) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (resamples + 1,)}``: the largest fall of R² at the training length from μ = 0 to
+    a shifted μ (all test prompts; objective 3 in our absolute form)."""
+    out = {}
+    for depth in sums.depths():
+        for att in ATTENTIONS:
+            base = sums.r2(depth, att, "μ=0", [train_examples])[:, 0]
+            out[(depth, att)] = np.max([base - sums.r2(depth, att, f"μ={mu:g}", [train_examples])[:, 0]
+                                        for mu in mus], axis=0)
+    return out
+
+
+def decide(lo: float, hi: float, op: str, threshold: float) -> bool | None:
+    """The judge's own verdict on an interval: True if every point of ``[lo, hi]`` satisfies ``op threshold``
+    (``"<"``, ``"<="``, ``">"`` or ``">="``), False if none does, None (inconclusive) if the interval straddles
+    the threshold. Every judge of an interval in sec. 5 decides through this one function."""
+    holds = {"<": lambda v: v < threshold, "<=": lambda v: v <= threshold, ">": lambda v: v > threshold,
+             ">=": lambda v: v >= threshold}[op]
+    return True if holds(lo) and holds(hi) else False if not holds(lo) and not holds(hi) else None
+
+
+def _entry(claim: str, stat: np.ndarray, ours: str, criterion: str, op: str, threshold: float,
+           fmt: str = ".3f") -> dict:
+    s = summary(stat)
+    value, lo, hi = (f"{s[k]:{fmt}}".replace("-", "−") for k in ("value", "lo", "hi"))  # a typographic minus
+    return {"claim": claim, "value": s["value"], "values": {"value_lo": s["lo"], "value_hi": s["hi"]},
+            "passed": decide(s["lo"], s["hi"], op, threshold),
+            "ours": f"{ours}: {value} (90 % interval {lo} to {hi}, over seeds and prompts)", "criterion": criterion}
+
+
+def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, criteria: dict) -> list[dict]:
+    """The ledger entries of objectives 1–3 from the sums of a result (``icl`` and ``shift`` each with
+    ``blocks`` and ``labels``): the value of each claim on all the data, its interval in ``values``; the
+    verdict (pass, fail, inconclusive) is the registry's (:func:`icdl.repro.claims.criterion_verdict`)."""
+    main, shifted = Sums(icl["blocks"], icl["labels"]), Sums(shift["blocks"], shift["labels"])
+    tol, max_drop = criteria["obj1_tolerance"], criteria["obj3_max_drop"]
+    obj1 = np.max(list(shortfalls(main, [PAIRED], train_examples).values()), axis=0)
+    falls = np.min(list(mixture_falls(main, train_examples).values()), axis=0)
+    drops = length_drops(main, train_examples, test_examples)
+    twin = SOFTMAX_ON if all((d, SOFTMAX_ON) in drops for d in main.depths()) else "softmax"
+    margin = np.min([drops[(d, "relu")] - drops[(d, twin)] for d in main.depths()], axis=0)
+    paired_shift = [n for n in {k[2] for k in shifted.sse} if n.startswith(PAIRED)]
+    obj3 = np.max(list(shortfalls(shifted, sorted(paired_shift), train_examples).values()), axis=0)
+    absolute = np.max(list(shift_drops(shifted, train_examples).values()), axis=0)
+    first, last = list(MIXTURES)[0], list(MIXTURES)[-1]
+    twin_words = "the same steps from the same weights" if twin == SOFTMAX_ON else "the softmax model"
+    return [
+        _entry("icdl-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
+               f"transformer R² ≥ MLP R² − {tol:g} at every MLP position ≤ training length on the MLP's prompts, "
+               f"mixture {PRETRAINING}, every depth and attention (the whole interval)", "<=", tol),
+        _entry("icdl-obj2-shift", falls, f"smallest fall of R² at the training length from one mixture to the next "
+               f"({first} → {last})", "R² falls at every step from one mixture to the next, every model "
+               "(smallest fall > 0, the whole interval)", ">", 0.0),
+        _entry("icdl-obj2-length", margin, "smallest margin over depths of the ReLU model's change past the "
+               f"training length over its softmax twin's ({twin_words})",
+               "softmax loses more R² past the training length than ReLU at every depth (margin > 0, the whole "
+               "interval)", ">", 0.0),
+        _entry("icdl-obj3", obj3, "largest shortfall below the MLP on shifted targets (μ = ±0.5), same prompts",
+               f"on targets with μ = ±0.5, transformer R² ≥ MLP R² − {tol:g} at every MLP position ≤ training "
+               "length, every depth and attention (the whole interval)", "<=", tol),
+        _entry("gpt-obj3-drop", absolute, "largest R² drop at the training length for μ = ±0.5",
+               f"R² at the training length drops by at most {max_drop:g} when μ moves to ±0.5, every model (the "
+               "whole interval)", "<=", max_drop),
+    ]
+
+
+def interval_table(icl: dict, shift: dict, train_examples: int, test_examples: int) -> pd.DataFrame:
+    """Per target depth and attention: each claim's number for that model with its 90 % interval (the rows
+    behind the chapter's verdict table; ``length_margin`` is per depth, repeated on both rows)."""
+    main, shifted = Sums(icl["blocks"], icl["labels"]), Sums(shift["blocks"], shift["labels"])
+    paired_shift = sorted(n for n in {k[2] for k in shifted.sse} if n.startswith(PAIRED))
+    o1 = shortfalls(main, [PAIRED], train_examples)
+    o3 = shortfalls(shifted, paired_shift, train_examples)
+    falls = mixture_falls(main, train_examples)
+    drops = length_drops(main, train_examples, test_examples)
+    absolute = shift_drops(shifted, train_examples)
+    rows = []
+    for depth in main.depths():
+        twin = drops.get((depth, SOFTMAX_ON), drops[(depth, "softmax")])
+        for att in ATTENTIONS:
+            cells = {"obj1_shortfall": o1[(depth, att, PAIRED)],
+                     "obj3_shortfall": np.max([o3[(depth, att, n)] for n in paired_shift], axis=0),
+                     "mixture_fall": falls[(depth, att)], "length_margin": drops[(depth, "relu")] - twin,
+                     "shift_drop": absolute[(depth, att)]}
+            row = {"depth": depth, "attention": att}
+            for name, stat in cells.items():
+                s = summary(stat)
+                row |= {name: s["value"], f"{name}_lo": s["lo"], f"{name}_hi": s["hi"]}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def r2_at(sums_of: dict, set_names: list[str], position: int) -> pd.DataFrame:
+    """R² on all the data (the mean over seeds for a model) of every model and baseline the sums hold, at one
+    query ``position`` of each named set: one row per target depth, set and model (the chapter's table of
+    objective 3's baselines)."""
+    sums = Sums(sums_of["blocks"], sums_of["labels"])
+    rows = []
+    for (depth, model, name), per_seed in sorted(sums.sse.items()):
+        if name in set_names and position in next(iter(per_seed.values())):
+            rows.append({"depth": depth, "set": name, "model": model,
+                         "r2": float(sums.r2(depth, model, name, [position])[0, 0])})
+    return pd.DataFrame(rows)
+
+
+#: the columns of :func:`interval_table` as the chapter names them
+INTERVAL_COLUMNS = {"obj1_shortfall": "shortfall below the MLP", "mixture_fall": "smallest fall between mixtures",
+                    "length_margin": "length margin (ReLU − softmax twin)",
+                    "obj3_shortfall": "shortfall below the MLP, μ = ±0.5", "shift_drop": "R² drop, μ = ±0.5"}
+
+
+def with_intervals(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """:func:`interval_table` for people: each number with its 90 % interval in one cell, "0.031 (0.020 to
+    0.045)", under the names of :data:`INTERVAL_COLUMNS`."""
+    out = table[["depth", "attention"]].copy()
+    for key, name in INTERVAL_COLUMNS.items():
+        out[name] = [f"{v:.{digits}f} ({lo:.{digits}f} to {hi:.{digits}f})".replace("-", "−")
+                     for v, lo, hi in zip(table[key], table[f"{key}_lo"], table[f"{key}_hi"])]
+    return out
+
+
+def seed_table(seed_curves: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """R² at the training length, pretraining mixture, of every trained model and seed: one row per target depth
+    and model, one column per seed, and the spread (highest minus lowest seed)."""
+    c = seed_curves[(seed_curves["mixture"] == PRETRAINING) & (seed_curves["position"] == train_examples)
+                    & seed_curves["attention"].isin((*ATTENTIONS, SOFTMAX_ON))]
+    wide = c.pivot_table(index=["depth", "attention"], columns="seed", values="r2")
+    wide.columns = [f"seed {int(s)}" for s in wide.columns]
+    wide["spread"] = wide.max(axis=1) - wide.min(axis=1)
+    return wide.reset_index().round(3)

@@ -1,0 +1,7 @@
+"""``python -m icdl.gpt_icl.mechanism``: the mechanism study's command (:func:`icdl.gpt_icl.mechanism.study.main`)."""
+
+import sys
+
+from icdl.gpt_icl.mechanism.study import main
+
+sys.exit(main())

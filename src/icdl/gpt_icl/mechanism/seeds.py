@@ -1,0 +1,262 @@
+"""The flow study over the main study's seeds (chapter ``gpt_mechanism``, profile ``seeds`` of
+:mod:`~icdl.gpt_icl.mechanism`): how much of a verdict is the one trained model it was read on.
+
+The flow claims (:mod:`~icdl.gpt_icl.mechanism.flow`) were decided on seed 0 of each model, with intervals over
+the test prompts only. The main study trained three seeds of every model (other initial weights and training
+prompts); profile ``seeds`` chooses GD's and ridge's members for each seed's model on the flow grid and
+measures it on the same test prompts. The registry (``icdl.repro.claims.CRITERIA``, ``mech-seeds-*``) reads,
+per model, the **mean over its seeds** of each flow number, and over the models the largest (the cosine: the
+smallest), with a two-level interval (:class:`~icdl.gpt_icl.core.intervals.Draws`): the seeds drawn with
+replacement, then the blocks of test prompts, drawn once per resample for every seed, candidate and model
+(paired). Gates: ``control`` (the positive control passed), ``flow`` (the flow gate met by every seed's
+model), ``seeds`` (three seeds measured for every model).
+
+==========================  ==========================================================================================
+:func:`replay`              each seed's model scored again against the main study's stored errors
+:func:`seed_edges`          :func:`~icdl.gpt_icl.mechanism.flow.flow_edges` for every seed's model
+:func:`seed_numbers`        per model, seed and resample the four flow numbers; per model their mean over drawn seeds
+:func:`judge_seeds`         the entries of ``mech-seeds-nearest-gd``, ``-sens-gd``, ``-cosine-gd``, ``-median-gd``
+:func:`seeds_table`         per model, for the reader: each seed's chosen flow time and number, the seed mean's interval
+:func:`against_flow`        seed 0 of the run against the flow run, which measured the same models
+:func:`edge_words`          the seeds' models whose member sits at an edge that matters, in words
+:func:`seeds_glue`          the prose's numbers
+==========================  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.mechanism.fair import gate_note, gated_entries, interval_cell, paired_measures
+from icdl.gpt_icl.mechanism.flow import CLAIMS as FLOW_CLAIMS
+from icdl.gpt_icl.mechanism.flow import flow_edges, flow_numbers, median_ratio
+from icdl.repro.ledger import sci
+
+#: the seeds each model needs before a verdict counts (gate ``seeds``, registered with the claims)
+SEEDS_NEEDED = 3
+#: the registered claims and the flow number each reads (the same lines as the flow claims)
+CLAIMS = {c.replace("mech-flow-", "mech-seeds-"): spec for c, spec in FLOW_CLAIMS.items()}
+#: the reader's names of the numbers: the flow study's, each a mean over the seeds
+WORDS = {"pred": "largest seed-mean ratio of GD's prediction difference to the nearest simple rule's",
+         "sens": "largest seed-mean ratio of GD's sensitivity L2 difference to the smallest simple rule's",
+         "cosine": "smallest seed-mean of the mean cosine of the model's sensitivity with GD's",
+         "median": "largest seed-mean median-block ratio of GD's prediction difference to the nearest simple rule's"}
+#: the largest relative change of a checkpoint's replayed errors at which it counts as the model the main study
+#: judged (:func:`replay`; float rounding across machines stays far below it)
+REPLAYED = 1e-4
+_MEASURES = ("pred", "sens", "cosine", "median")
+
+
+def _seeded(frame: pd.DataFrame, name: str) -> None:
+    if "seed" not in frame:
+        raise ValueError(f"the result's {name} have no column 'seed': it is not a run of profile seeds "
+                         "(python -m icdl.gpt_icl.mechanism --profile seeds --workers 2)")
+
+
+def replay(cfg, models: dict, stored: list[dict]) -> pd.DataFrame:
+    """Each model of ``models`` (``{(depth, attention, seed): model}``) scored again on the main study's
+    pretraining test prompts at the training length, against the squared errors per block of prompts that the
+    main study stored for that model and seed (``stored``: the ``blocks`` of ``results/gpt_icl/icl.<profile>.json``).
+    One row per model: both sums and the largest relative change over the blocks -- whether the checkpoints
+    measured here (the extra seeds stay local, rebuilt by the main study's command) are the models it judged."""
+    import torch
+
+    from icdl.gpt_icl.core.evaluation import predict, set_prompts
+    from icdl.gpt_icl.core.intervals import block_sums
+    from icdl.gpt_icl.core.tasks import PRETRAINING
+
+    L = cfg["train_examples"]
+    then = {(r["depth"], r["model"], r["seed"]): np.asarray(r["sse"], dtype=float) for r in stored
+            if r["set"] == PRETRAINING and r["position"] == L}
+    rows = []
+    for depth in sorted({k[0] for k in models}):
+        xs, ys = set_prompts(cfg, depth, {"mixture": PRETRAINING, "count": None})
+        for (d, att, seed), model in models.items():
+            if d != depth:
+                continue
+            if (d, att, seed) not in then:
+                raise ValueError(f"the main study's result holds no sums for target depth {d}, {att}, seed {seed}: "
+                                 "rerun python -m icdl.gpt_icl --profile reference --part main")
+            with torch.no_grad():
+                here = block_sums(predict(model, xs, ys), ys, [L])[0]
+            old = then[(d, att, seed)]
+            rows.append({"depth": d, "attention": att, "seed": seed, "sse": float(here.sum()),
+                         "sse_stored": float(old.sum()), "largest_change": float(np.max(np.abs(here - old) / old))})
+    return pd.DataFrame(rows)
+
+
+def seed_edges(chosen: pd.DataFrame, scan: pd.DataFrame, cfg) -> pd.DataFrame:
+    """One row per model and seed: :func:`~icdl.gpt_icl.mechanism.flow.flow_edges` of that seed's model (its
+    chosen member, flow time and the edges that matter), with a column ``seed``."""
+    _seeded(chosen, "chosen members")
+    parts = [flow_edges(c, scan[scan["seed"] == s], cfg).assign(seed=s) for s, c in chosen.groupby("seed")]
+    return pd.concat(parts, ignore_index=True).sort_values(["depth", "attention", "seed"], ignore_index=True)
+
+
+def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
+    """The four flow numbers on every resample of ``draws`` (default: a :class:`Draws` over the result's seeds
+    and blocks; row 0 every seed and prompt once). Per model ``(depth, attention)``: ``per_seed[measure]``
+    (``(seeds, resamples + 1)``, NaN for a seed the model lacks, each seed's number on the resampled blocks) and
+    ``[measure]`` their mean over each resample's drawn seeds (``(resamples + 1,)``); over the models the
+    largest ratios and the smallest cosine; ``seeds``: the seeds, in the order of the draws."""
+    _seeded(blocks, "sums per block")
+    seeds = sorted(int(s) for s in blocks["seed"].unique())
+    draws = draws or Draws(len(seeds), blocks=int(blocks["block"].nunique()))
+    if draws.n_seeds != len(seeds):
+        raise ValueError(f"the draws pick among {draws.n_seeds} seeds, the result has {len(seeds)}")
+    per_seed: dict = {}
+    for i, s in enumerate(seeds):
+        mine = blocks[blocks["seed"] == s]
+        m, med = paired_measures(mine, train_examples, draws), median_ratio(mine, train_examples, draws)
+        for key, v in m["models"].items():
+            slot = per_seed.setdefault(key, {k: np.full((len(seeds), len(draws.weights)), np.nan) for k in _MEASURES})
+            for k in ("pred", "sens", "cosine"):
+                slot[k][i] = v[k]
+            slot["median"][i] = med["models"][key]
+    models = {}
+    for key, slot in per_seed.items():  # each resample's mean over its drawn seeds (a seed drawn twice counts twice)
+        with warnings.catch_warnings():  # a resample that drew only seeds the model lacks: NaN (the gate is unmet)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            models[key] = {k: np.nanmean(np.take_along_axis(slot[k].T, draws.seeds, axis=1), axis=1)
+                           for k in _MEASURES}
+        models[key] |= {"per_seed": slot, "seeds": int((~np.isnan(slot["pred"][:, 0])).sum())}
+    out = {k: (np.min if k == "cosine" else np.max)([v[k] for v in models.values()], axis=0) for k in _MEASURES}
+    return out | {"models": models, "seeds": seeds}
+
+
+def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool) -> list[dict]:
+    """The ledger entries of the four hypotheses asked over the seeds (``result``: profile ``seeds``'
+    :func:`~icdl.gpt_icl.mechanism.load` frames, None while the run waits), each with its 90 % interval over
+    seeds and blocks of the test prompts, and the gates the registry reads: ``control`` (``control_passed``),
+    ``flow`` (no seed's model chose a member at an edge that matters) and ``seeds`` (every model measured on
+    :data:`SEEDS_NEEDED` seeds)."""
+    criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the mean over three seeds "
+                   f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval, with every seed's GD "
+                   "member inside its grid in flow time and the positive control passed"
+                for c, (_, op, t) in CLAIMS.items()}
+    if result is None:
+        return [{"claim": c, "passed": None, "value": None, "criterion": criteria[c],
+                 "ours": "not run: python -m icdl.gpt_icl.mechanism --profile seeds --workers 2"} for c in CLAIMS]
+    edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
+    flow = bool(edges["flow"].all())
+    nums = seed_numbers(result["blocks"], train_examples)
+    counts = [v["seeds"] for v in nums["models"].values()]
+    enough = min(counts) >= SEEDS_NEEDED
+    grid = ("inside its grid in flow time for every seed's model" if flow
+            else f"at an edge that matters for {int((~edges['flow']).sum())} of {len(edges)} seeds' models")
+    tail = (f"; {min(counts)} to {max(counts)} seeds per model" if min(counts) != max(counts)
+            else f"; {min(counts)} seeds per model") + f"; GD's chosen member {grid}"
+    rep = result.get("replay")
+    tail += ("; the checkpoints' replay not recorded" if rep is None or rep.empty else
+             f"; the checkpoints replay the main study's errors to a relative {sci(rep['largest_change'].max())}")
+    tail += gate_note(result, train_examples, control_passed, "seed-mean R²")
+    return gated_entries({c: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
+                         {"control": float(control_passed), "flow": float(flow), "seeds": float(enough)}, tail,
+                         criteria, over="the seeds and the test prompts")
+
+
+def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
+    """Per model, for the reader: the flow times its seeds' GD members chose, and for each of the four numbers
+    the seed mean with its 90 % interval (seeds and test prompts) and the value of each seed in seed order (a
+    dash for a seed not measured)."""
+    edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
+    nums = seed_numbers(result["blocks"], train_examples)["models"]
+    names = {"pred": "prediction ratio", "median": "median-block ratio", "sens": "sensitivity ratio",
+             "cosine": "cosine"}
+    rows = []
+    for (depth, att), v in nums.items():
+        mine = edges[(edges["depth"] == depth) & (edges["attention"] == att)]
+        row = {"depth": depth, "attention": att, "seeds": v["seeds"],
+               "ηL per seed": ", ".join(f"{t:g}" for t in mine["time"])}
+        for k, name in names.items():
+            each = ", ".join(f"{x:.2f}" if x == x else "—" for x in v["per_seed"][k][:, 0])  # seed by seed
+            row[name] = f"{interval_cell(v[k])}; seeds {each}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def against_flow(result: dict, flow: dict, train_examples: int) -> dict:
+    """Seed 0 of the seeds run against the flow run, which measured the same models on the same grid and
+    prompts: ``same`` -- for how many models both chose the same GD member and ridge λ -- of ``models``, and
+    ``largest``, the largest absolute difference of the four numbers on all prompts. A check of the seeds
+    pipeline (its one mixture, its several models per key, its processes) on a run already judged."""
+    cols = ["gd_eta", "gd_steps", "gd_init_scale", "ridge_lambda"]
+    mine = result["chosen"][result["chosen"]["seed"] == 0].set_index(["depth", "attention"])[cols]
+    theirs = flow["chosen"].set_index(["depth", "attention"])[cols]
+    common = mine.index.intersection(theirs.index)
+    same = int(np.isclose(mine.loc[common].to_numpy(float), theirs.loc[common].to_numpy(float)).all(axis=1).sum())
+    nums = seed_numbers(result["blocks"], train_examples)
+    first = nums["seeds"].index(0)
+    old = flow_numbers(flow, train_examples)["models"]
+    diffs = [abs(v["per_seed"][k][first, 0] - old[key][k][0]) for key, v in nums["models"].items() if key in old
+             for k in _MEASURES]
+    return {"same": same, "models": len(theirs), "largest": float(max(diffs))}
+
+
+def edge_words(result: dict, cfg) -> str:
+    """The seeds' models whose GD or ridge member sits at an edge that matters (:func:`seed_edges`), in words:
+    each with its edges, its step size, steps and flow time; "none" where the gate is met."""
+    words = {"scale_edge": "start scale", "time_edge": "flow time ηL", "eta_edge": "step size",
+             "lambda_edge": "ridge's λ"}
+    edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
+    held = []
+    for r in edges[~edges["flow"]].itertuples():
+        at = " and ".join(w for k, w in words.items() if getattr(r, k))
+        held.append(f"target depth {r.depth}, {r.attention} attention, seed {r.seed} ({at} at the grid's edge: "
+                    f"start scale {r.init_scale:g}, η = {r.eta:g}, L = {r.steps}, ηL = {r.time:g})")
+    return "; ".join(held) or "none"
+
+
+def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], flow: dict | None = None,
+               cfg=None) -> dict[str, str]:
+    """The prose's numbers of the seeds run, from the judge's own ``entries``: the four judged numbers with their
+    intervals; per measure how many models lie past the line on the whole interval of their seed mean
+    (``_far``), how many single seeds' models lie past it on their own number (``_seed_far``) and the range
+    of those numbers (``_singles``), the model that decides it (``_model``); the models (``seeds_models``);
+    the seeds per model; whether the checkpoints replay the main study's stored errors (:func:`replay`, a
+    clause); seed 0 against the flow run (``flow``, :func:`against_flow`); the models at an edge that matters
+    (``cfg``, the profile's settings: :func:`edge_words`). Dashes while the run waits."""
+    keys = {c: "seeds_" + key for c, (key, _, _) in CLAIMS.items()}
+    if result is None:
+        return ({k: "—" for v in keys.values() for k in (v, f"{v}_far", f"{v}_seed_far")}
+                | {f"{v}_{x}": "—" for v in keys.values() for x in ("singles", "model")}
+                | {k: "—" for k in ("seeds_count", "seeds_models", "seeds_replay", "seeds_flow_same",
+                                    "seeds_flow_diff", "seeds_edges")})
+    out = {}
+    for e in entries:
+        v = e["values"]
+        out[keys[e["claim"]]] = f"{e['value']:.3f} (90 % interval {v['value_lo']:.3f} to {v['value_hi']:.3f})"
+    nums = seed_numbers(result["blocks"], train_examples)
+    models = nums["models"].values()
+    for claim, (key, op, t) in CLAIMS.items():
+        def past(x, op=op, t=t):
+            return x >= t if op == "<" else x < t
+        s = [summary(v[key]) for v in models]
+        out[f"{keys[claim]}_far"] = f"{sum(past(x['lo'] if op == '<' else x['hi']) for x in s)} of {len(s)}"
+        single = [x for v in models for x in v["per_seed"][key][:, 0] if x == x]
+        out[f"{keys[claim]}_seed_far"] = f"{sum(past(x) for x in single)} of {len(single)}"
+        out[f"{keys[claim]}_singles"] = (f"{min(single):.2f}" if f"{min(single):.2f}" == f"{max(single):.2f}"
+                                         else f"{min(single):.2f} to {max(single):.2f}")
+    worst = {k: (min if k == "cosine" else max)(nums["models"], key=lambda m, k=k: nums["models"][m][k][0])
+             for k in _MEASURES}  # the model that decides each claim: the largest ratio, the smallest cosine
+    out |= {f"seeds_{k}_model": f"target depth {m[0]}, {m[1]} attention" for k, m in worst.items()}
+    counts = sorted({v["seeds"] for v in models})
+    rep = result.get("replay")
+    if rep is None or rep.empty:
+        replayed = "were not scored again against the errors it stored"
+    else:
+        change = rep["largest_change"].max()
+        replayed = (f"give the squared errors per block it stored for them (largest relative change {sci(change)} "
+                    f"over {len(rep)} models)" if change <= REPLAYED else
+                    f"do not give the errors it stored for them (relative changes up to {sci(change)}): they are "
+                    "not the models it judged")
+    match = against_flow(result, flow, train_examples) if flow is not None else None
+    out["seeds_edges"] = edge_words(result, cfg) if cfg is not None else "—"
+    return out | {"seeds_count": " to ".join(map(str, counts)), "seeds_models": str(len(nums["models"])),
+                  "seeds_replay": replayed,
+                  "seeds_flow_same": f"{match['same']} of {match['models']}" if match else "—",
+                  "seeds_flow_diff": sci(match["largest"]) if match else "—"}

@@ -1,0 +1,319 @@
+"""Which algorithm does a trained transformer run? (chapter ``gpt_mechanism``; this book's question, asked of
+the models of :mod:`~icdl.gpt_icl.core.main_study` after von Oswald et al. 2023 and Akyürek et al. 2023).
+
+Each trained model of the main study is held against candidate in-context algorithms run on the same
+prompts (:mod:`~icdl.gpt_icl.core.algorithms`): GD on an N-layer network of the target's architecture, the
+Adam-trained MLP of ICDL's baseline, least squares, ridge, 3-NN and the context mean. Three measures per
+query position, over the prompts ``b`` (:func:`alignment`):
+
+* ``pred_diff`` -- ``Σ_b (ŷ_model − ŷ_alg)² / Σ_b (y − ȳ)²``: the squared prediction difference on the
+  scale of R²'s denominator (0: the same predictions; 1: as far apart as the labels spread);
+* ``sens_diff`` -- ``Σ_b ‖s_model − s_alg‖² / Σ_b ‖s_model‖²`` for the sensitivities ``s = ∂ŷ/∂x_query``;
+* ``cosine`` -- the mean over prompts of the cosine between the two sensitivities (undefined, NaN, for
+  3-NN and the context mean, whose prediction does not move with the query almost everywhere).
+
+The free settings of a candidate family -- (η, L, initial scale) for GD, λ for ridge -- are chosen per
+model on held-out *scan* prompts (their own seeds), as the member of the family nearest the model (the
+smallest mean ``pred_diff`` over positions); every number the claims read is then measured on the test
+prompts of :mod:`~icdl.gpt_icl.core.evaluation`, on the pretraining mixture and on the farthest shifted one.
+
+The study is this module and four beside it, one idea each; every name of theirs that a chapter, a test or
+another study uses is re-exported here (``mechanism.judge`` is :func:`icdl.gpt_icl.mechanism.judge.judge`):
+
+=========================================  ============================================================================
+:mod:`~icdl.gpt_icl.mechanism.measures`    the candidates, the three measures, the member of each family nearest a model
+:mod:`~icdl.gpt_icl.mechanism.judge`       the nearest candidate, GD against the nearest simple rule, the ledger's judge
+:mod:`~icdl.gpt_icl.mechanism.fair`        GD given a fair chance: the grid's edges, the measures' intervals, its judge
+:mod:`~icdl.gpt_icl.mechanism.flow`        GD tuned in gradient-flow time ηL, the median block of prompts, their judge
+:mod:`~icdl.gpt_icl.mechanism.seeds`       the flow study's numbers over the main study's seeds, their judge
+:mod:`~icdl.gpt_icl.mechanism.show`        what the chapter shows: tables, the prose's numbers
+this module                                the profiles, the study over every model, its result file, the command
+=========================================  ============================================================================
+
+==================  ===================================================================================
+:data:`PROFILES`    ``quick`` (CI: models trained in memory), ``reference`` (the main study's checkpoints:
+                    ``python -m icdl.gpt_icl.mechanism --profile reference``, about 40 minutes on one core),
+                    ``longer`` (the same study of the scale study's longest-trained models,
+                    :func:`icdl.gpt_icl.scale.longest_trained_models`: ``--profile longer``),
+                    ``control`` (the positive control: the same architecture and schedule trained on linear,
+                    depth-1 targets, checkpoints local: ``--profile control``, about 20 minutes on one core),
+                    ``fair`` (the reference study with GD and ridge given a grid whose chosen members are interior:
+                    ``--profile fair``, about 60 minutes on one core), ``flow`` (the fair study on a grid read in
+                    gradient-flow time ηL: ``--profile flow``), ``seeds`` (the flow study of every seed's
+                    model, pretraining mixture: ``--profile seeds --workers 2``, about 70 minutes on two cores)
+:func:`study`       scan, choose and measure for every model (:func:`run`: on ``--workers`` processes)
+:func:`judge`       the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
+:func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
+:func:`judge_control` the entry of the positive control (``--profile control``: the main study's models
+                    trained on linear targets)
+:func:`write`,      the result file ``mechanism.<profile>.json`` and back (:func:`committed`: a command-only
+:func:`load`        profile's, as the chapter reads it)
+==================  ===================================================================================
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core.model import ATTENTIONS
+from icdl.gpt_icl.core.schedule import train_pair
+from icdl.gpt_icl.core.tasks import PRETRAINING
+from icdl.gpt_icl.mechanism.measures import (
+    SHIFTED,
+    choose,
+    fixed_candidates,
+    gd_grid,
+    measure,
+    measure_prompts,
+    scan_prompts,
+)
+from icdl.gpt_icl.mechanism.seeds import (
+    replay,
+)
+from icdl.repro.cli import Parser, at_least_one
+from icdl.repro.profiles import ProfileSet, dry_run
+from icdl.repro.results import ResultFileError, one_writer, save_profile_result
+
+_BOTH = (PRETRAINING, SHIFTED)
+_OWN = {
+    "quick": {"models": "main", "scan_prompts": 64, "measure_prompts": 128, "positions": (2, 5, 10, 19),
+              "etas": (0.1, 0.3, 1.0), "gd_steps": 64, "init_scales": (0.5,), "lambdas": (0.1, 1.0)},
+    "reference": {"models": "main", "scan_prompts": 256, "measure_prompts": 512, "positions": (2, 5, 10, 20, 30, 39),
+                  "etas": (0.1, 0.2, 0.5, 1.0, 2.0), "gd_steps": 1024, "init_scales": (0.25, 0.5, 1.0),
+                  "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)},
+    "paper": {"models": "main", "scan_prompts": 512, "measure_prompts": 1024, "positions": (2, 5, 10, 20, 30, 40, 50),
+              "etas": (0.1, 0.2, 0.5, 1.0, 2.0), "gd_steps": 1024, "init_scales": (0.25, 0.5, 1.0),
+              "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)},
+}
+for _own in _OWN.values():  # the measures on the pretraining mixture and the farthest shifted one
+    _own["mixtures"] = _BOTH
+#: ``longer``: the reference study's settings, asked of the models the scale study trained longest
+_OWN["longer"] = {**_OWN["reference"], "models": "scale"}
+#: ``control``: the positive control -- the main study's architecture and schedule trained here on depth-1
+#: (linear) targets, where the literature finds a trained transformer close to a least-squares fit
+_OWN["control"] = {**_OWN["reference"], "models": "control", "depths": (1,)}
+#: ``fair``: GD given a fair chance -- the reference study's models, prompts and candidates, with a grid wide
+#: enough that the member nearest each model is interior (the reference grid chose η = 0.1, its smallest, and
+#: L = 1024, its largest, for every model; η ≥ 0.5 diverged or stayed far, so the grid moves down in η and out
+#: in L and in the start scale), and ridge's λ likewise
+_OWN["fair"] = {**_OWN["reference"], "etas": (0.025, 0.05, 0.1, 0.2), "gd_steps": 4096,
+                "init_scales": (0.125, 0.25, 0.5, 1.0), "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)}
+#: ``flow``: the fair claims asked on a grid read in gradient-flow time T = ηL (``mech-flow-*``): the fair run
+#: chose members along one flow time (ηL ≈ 102), one of them at its smallest η, so η moves down one halving and L
+#: out one doubling (T up to 410 at the largest η), and a chosen η at the grid's edge counts where the
+#: neighbouring η at the same T leaves the scan flat (:func:`~icdl.gpt_icl.mechanism.flow.flow_edges`)
+_OWN["flow"] = {**_OWN["fair"], "etas": (0.0125, 0.025, 0.05), "gd_steps": 8192}
+#: ``seeds``: the flow study over the main study's seeds (``mech-seeds-*``): every seed's model of each depth and
+#: attention (``models = "seeds"``: seeds 0 to the main profile's ``seeds`` − 1), each with its own GD and ridge
+#: members chosen on the flow grid, measured on the pretraining mixture (what the claims read); GD's grid and
+#: the fixed candidates do not depend on the model and are computed once per depth
+_OWN["seeds"] = {**_OWN["flow"], "models": "seeds", "mixtures": (PRETRAINING,)}
+_BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper", "control": "reference",
+         "fair": "reference", "flow": "reference", "seeds": "reference"}
+PROFILES = ProfileSet(
+    "gpt_mechanism",
+    profiles={name: {**main_study.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
+    ranges={**main_study.PROFILES.ranges, "models": {"main", "scale", "control", "seeds"},
+            "mixtures": {_BOTH, (PRETRAINING,)}, "scan_prompts": (8, 10**5),
+            "measure_prompts": (8, 10**5), "positions": (1, 199), "etas": (1e-4, 100.0), "gd_steps": (1, 10**5),
+            "init_scales": (1e-3, 10.0), "lambdas": (1e-6, 1e6)},
+    command="python -m icdl.gpt_icl.mechanism --profile {profile}",
+    memory=main_study.memory_estimate,
+    command_only=("control", "fair", "flow", "seeds"),  # the chapter reads their results; only the command makes them
+)
+
+#: where the control's models are checkpointed (local: the result file records what the judge reads)
+CONTROL_FOLDER = ("checkpoints", "control")
+
+
+def _check(cfg) -> None:
+    if max(cfg["positions"]) >= cfg["test_examples"]:
+        raise ValueError(f"positions must be < test_examples={cfg['test_examples']}, got {cfg['positions']}")
+    if cfg["measure_prompts"] > cfg["test_prompts"]:
+        raise ValueError(f"measure_prompts={cfg['measure_prompts']} exceeds test_prompts={cfg['test_prompts']}")
+
+
+def _models(cfg, progress: bool) -> dict:
+    """The trained models the profile asks: the main study's, from the reference checkpoints (reference, fair)
+    or (quick) trained here in memory; with ``models = "scale"``, the scale study's longest-trained ones (its
+    reference run)."""
+    if cfg["models"] == "seeds":  # every seed's model: {(depth, attention, seed): model}
+        base = {**cfg, "profile": _BASE[cfg["profile"]]}
+        return main_study.reference_models(base, seeds=tuple(range(cfg["seeds"])), names=ATTENTIONS)
+    if cfg["models"] == "scale":
+        from icdl.gpt_icl.core import longer
+
+        return longer.longest_trained_models(longer.PROFILES.resolve("reference"))
+    if cfg["models"] == "control":  # trained (or resumed) from checkpoints of their own
+        out = {}
+        for depth in cfg["depths"]:
+            pair = train_pair(cfg, depth, cfg["n_layer"], command=PROFILES.command.format(profile=cfg["profile"]),
+                              folder=PROFILES.folder(*CONTROL_FOLDER), progress=progress)
+            if not pair["complete"]:
+                raise ValueError(f"the control's models at depth {depth} did not finish training")
+            out |= {(depth, att): pair[att]["model"] for att in ATTENTIONS}
+        return out
+    if cfg["profile"] == "quick":
+        out = {}
+        for depth in cfg["depths"]:
+            pair = train_pair(cfg, depth, cfg["n_layer"], command=main_study.MAIN_COMMAND.format(profile="quick"),
+                              progress=progress)
+            out |= {(depth, att): pair[att]["model"] for att in ATTENTIONS}
+        return out
+    # the main study's checkpoints, of the profile this one's training settings come from (fair: reference)
+    return main_study.first_seed_models({**cfg, "profile": _BASE[cfg["profile"]]})
+
+
+def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
+    """Scan, choose and measure for every trained model (``models``: ``{(depth, attention): model}``, or
+    ``{(depth, attention, seed): model}`` with a column ``seed`` in every frame; default the profile's), on the
+    profile's ``mixtures``. Returns ``{"alignment", "chosen", "gd_scan", "examples", "blocks", "gd_fit", "complete",
+    "seconds"}`` (``blocks``: the measures' sums per block of prompts,
+    :func:`~icdl.gpt_icl.mechanism.measures.measure`; ``gd_fit``: GD's own loss and R² over its grid per depth,
+    :func:`~icdl.gpt_icl.mechanism.measures.gd_grid`)."""
+    from tqdm import tqdm
+
+    _check(cfg)
+    t0 = time.perf_counter()
+    models = _models(cfg, progress) if models is None else models
+    pos = list(cfg["positions"])
+    rows, chosen_rows, scans, examples, sums, fits = [], [], [], [], [], []
+    seeded = all(len(k) == 3 for k in models)
+    order = sorted(models, key=lambda k: (k[0], ATTENTIONS.index(k[1]), k[2:]))  # by depth, attention, seed
+    for depth in sorted({k[0] for k in models}):
+        xs, ys = scan_prompts(cfg, depth)
+        grid, fit = gd_grid(cfg, depth, xs, ys, fit=True)  # the same for every model of this depth, as are:
+        fits.append(fit.assign(depth=depth))
+        fixed = {m: fixed_candidates(cfg, depth, *measure_prompts(cfg, depth, m)) for m in cfg["mixtures"]}
+        for key in tqdm([k for k in order if k[0] == depth], desc=f"mechanism depth {depth}", disable=not progress):
+            model, tag = models[key], {"depth": depth, "attention": key[1]} | ({"seed": key[2]} if seeded else {})
+            with torch.no_grad():
+                pm_scan = model(xs, ys)[:, pos]
+            ch = choose(cfg, depth, pm_scan, xs, ys, grid)
+            chosen_rows.append({**tag, **{f"gd_{k}": v for k, v in ch["gd"].items()},
+                                "ridge_lambda": ch["ridge"]["lambda"], "ridge_pred_diff": ch["ridge"]["pred_diff"]})
+            scans.append(ch["gd_scan"].assign(**tag))
+            for mixture in cfg["mixtures"]:
+                table, ex, blocks = measure(model, cfg, depth, mixture, ch, fixed[mixture])
+                rows.append(table.assign(**tag))
+                examples.append(ex.assign(**tag))
+                sums.append(blocks.assign(**tag))
+    extra = {}
+    if cfg["models"] == "seeds":  # the checkpoints are the models the main study judged (they stay local)
+        from icdl.repro.results import load_result
+
+        stored = load_result(main_study.PROFILES.folder() / f"icl.{_BASE[cfg['profile']]}.json")["data"]["blocks"]
+        extra["replay"] = replay(cfg, models, stored)
+    return extra | {"alignment": pd.concat(rows, ignore_index=True), "chosen": pd.DataFrame(chosen_rows),
+            "gd_scan": pd.concat(scans, ignore_index=True), "examples": pd.concat(examples, ignore_index=True),
+            "blocks": pd.concat(sums, ignore_index=True), "gd_fit": pd.concat(fits, ignore_index=True),
+            "complete": True, "seconds": time.perf_counter() - t0}
+
+
+def _one_depth(cfg: dict, depth: int, threads: int) -> dict:
+    """A worker of :func:`run`: the study of one target depth's models, on ``threads`` torch threads."""
+    torch.set_num_threads(threads)
+    return study({**cfg, "depths": (depth,)}, progress=False)
+
+
+def run(cfg, *, workers: int = 1, threads: int = 1, progress: bool = True) -> dict:
+    """:func:`study` of every model of the profile, on ``workers`` processes: each target depth's models in one
+    process (the largest depth first: GD's network costs in proportion to its depth), the parts joined in depth
+    order -- the same result as one process, since every prompt, start and candidate is seeded per depth."""
+    if workers == 1 or len(cfg["depths"]) == 1:
+        return study(cfg, progress=progress)
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_context
+
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        jobs = {pool.submit(_one_depth, dict(cfg), d, threads): d for d in sorted(cfg["depths"], reverse=True)}
+        parts = {}
+        for job in as_completed(jobs):
+            parts[jobs[job]] = job.result()
+            if progress:
+                print(f"mechanism: target depth {jobs[job]} done after {(time.perf_counter() - t0) / 60:.1f} min",
+                      flush=True)
+    return join(parts) | {"seconds": time.perf_counter() - t0}
+
+
+def join(parts: dict[int, dict]) -> dict:
+    """The studies of single target depths (``{depth: study result}``, in any order) as one: every frame
+    joined in depth order, ``complete`` if every part is."""
+    order = sorted(parts)
+    frames = sorted({k for p in parts.values() for k, v in p.items() if isinstance(v, pd.DataFrame)})
+    return ({k: pd.concat([parts[d][k] for d in order if k in parts[d]], ignore_index=True) for k in frames}
+            | {"complete": all(p["complete"] for p in parts.values())})
+
+
+# ---- result file ------------------------------------------------------------------------------------------
+
+FIELDS = ("alignment", "chosen", "gd_scan", "examples", "complete", "seconds")
+#: written by the runs since the positive control (``blocks``) and since profile fair (``gd_fit``), and by
+#: profile seeds (``replay``, :func:`~icdl.gpt_icl.mechanism.seeds.replay`); the runs before lack them
+OPTIONAL_FIELDS = ("blocks", "gd_fit", "replay")
+
+
+def write(res: dict, cfg, started: float, command: str | None = None, overrides: tuple[str, ...] = ()) -> Path:
+    """``results/gpt_mechanism/mechanism.<profile>.json`` from a :func:`study` result."""
+    data = {k: res[k] for k in FIELDS + OPTIONAL_FIELDS if k in res}
+    return save_profile_result(PROFILES, "mechanism", data, profile=cfg["profile"], seed=cfg["seed"],
+                               started=started, command=command, overrides=overrides)
+
+
+def load(raw: dict) -> dict:
+    """A committed result (an object of :func:`icdl.repro.results.load_result`) as frames."""
+    d = raw["data"]
+    return ({k: pd.DataFrame(d[k]) for k in FIELDS[:4] + tuple(f for f in OPTIONAL_FIELDS if f in d)}
+            | {"complete": bool(d["complete"]), "seconds": d["seconds"], "provenance": raw["provenance"]})
+
+
+def committed(profile: str, shown_on: str) -> dict | None:
+    """A command-only profile's committed result as the chapter reads it: its provenance shown
+    (:func:`~icdl.repro.results.show_reference`) and its frames (:func:`load`); None while its run waits, or
+    where the chapter itself reads another profile than the reference (``shown_on``: the quick study's models
+    are not the ones these runs measured)."""
+    from icdl.repro.results import show_reference
+
+    raw = show_reference(PROFILES, "mechanism", profile)
+    return load(raw) if raw is not None and shown_on == "reference" else None
+
+
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    p = Parser(prog="python -m icdl.gpt_icl.mechanism",
+               description="Which algorithm do the trained transformers of ICDL sec. 5 run?")
+    p.add_argument("--profile", default="reference", choices=PROFILES.names)
+    p.add_argument("--threads", type=int, default=1, help="torch threads per process (default 1: one core)")
+    p.add_argument("--workers", type=int, default=1, help="processes, one target depth each at a time (default 1)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m icdl.gpt_icl.mechanism --profile reference [--workers N]``: the study on the main study's
+    checkpoints, written with provenance to ``results/gpt_mechanism/mechanism.<profile>.json``."""
+    p = parser()
+    args = p.parse_args(argv)
+    at_least_one(p, threads=args.threads, workers=args.workers)
+    try:  # the profile as a whole checked here, its memory included: one line, no traceback
+        cfg = PROFILES.resolve(args.profile)
+    except ValueError as err:
+        p.error(str(err))
+    if dry_run(f"the mechanism study, profile {args.profile}, on {args.workers} process(es) of {args.threads} "
+               "thread(s)"):
+        return 0
+    torch.set_num_threads(args.threads)
+    t = time.perf_counter()
+    target = PROFILES.folder() / f"mechanism.{args.profile}.json"
+    try:
+        with one_writer(target, f"result {target.name}"):  # one run of the study at a time
+            path = write(run(cfg, workers=args.workers, threads=args.threads), cfg, started=t)
+    except (ResultFileError, ValueError) as err:
+        p.exit(2, f"python -m icdl.gpt_icl.mechanism: error: {err}\n")
+    print(f"wrote {path}")
+    return 0

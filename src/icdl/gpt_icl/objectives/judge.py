@@ -1,0 +1,145 @@
+"""ICDL's objectives 1–3 judged on the main study (chapter ``gpt_icl``): the tables behind the claims, the
+ledger's judge, and the levels the chapter reads the models by.
+
+The models, their runs and files are the main study's (:mod:`icdl.gpt_icl.core.main_study`); the numbers a
+claim is judged on, with their intervals over seeds and prompts, are :mod:`icdl.gpt_icl.core.verdicts`'.
+
+=========================  ================================================================================
+:func:`assumptions`        a profile's choices beside ICDL's, as the chapter's table shows them
+:func:`verdict_tables`     per model, the point values behind objectives 1–3
+:func:`judge`              the ledger entries of objectives 1–3, each with its interval
+:func:`levels_at`          R² at one position beside the context mean and least squares
+:func:`off_plateau`        every model leads the context mean by the registered margin
+:func:`switch_table`       what the softmax-to-ReLU switch keeps of the softmax model's lead
+=========================  ================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import verdicts
+from icdl.gpt_icl.core.main_study import CRITERIA
+from icdl.gpt_icl.core.model import ATTENTIONS
+from icdl.gpt_icl.core.schedule import AT_SWITCH
+from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
+from icdl.repro.ledger import count
+
+_steps = count  # thousands as the prose writes them
+
+
+def assumptions(cfg) -> pd.DataFrame:
+    """The choices of a profile beside ICDL's, as the chapter's table shows them (text)."""
+    return pd.DataFrame([
+        ("target networks", f"{cfg['target_family']} hidden layers, K = 2d units, no biases, linear output",
+         "not stated"),
+        ("target parameters", "entries ~ N(0, 1), each layer divided by √fan-in", "N(0, I), no scaling stated"),
+        ("label scale", "y divided by its standard deviation under training draws", "not stated"),
+        ("input size d", f"{cfg['d']} (CPU profiles), 20 (paper profile)", "20"),
+        ("model", f"{cfg['n_layer']} layers, {cfg['n_head']} heads, width {cfg['n_embd']}", "12, 8, 256"),
+        ("ReLU attention", "σ(qᵀk/√dₕ)/nᵢ, nᵢ the positions token i attends to (causal); the 1/√dₕ is a "
+                           "rescaled value map, the same functions", "σ(qᵀk)/n (Def. 7)"),
+        ("seeds", f"{cfg['seeds']} per model (initial weights and training prompts)", "not stated"),
+        ("optimiser", f"Adam, lr {cfg['lr']}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
+         "batch 64, 500k steps, 50 examples + query"),
+        ("softmax schedule", f"{_steps(cfg['steps'])} steps, the first {_steps(cfg['warm_steps'])} on "
+                             f"{cfg['warm_family']} targets of width {cfg['warm_width']}", "not stated"),
+        ("ReLU-attention schedule", f"{_steps(cfg['relu_steps'])} steps from the trained softmax weights"
+         if cfg["relu_init"] == "softmax" else "as softmax, from scratch", "not stated (trained like softmax)"),
+        ("curriculum", "none" if cfg["curriculum_interval"] == 0 else f"every {cfg['curriculum_interval']} steps",
+         "not stated (Garg et al. use one)"),
+        ("R²", f"per prompt position, across {cfg['test_prompts']} test prompts", "'mean R² over prompts'"),
+        ("MLP baseline", f"depth of the target, width {cfg['mlp_width']}, Adam lr 1e-3, full batch, "
+                         f"{cfg['mlp_epochs']} epochs, best epoch; first {cfg['mlp_prompts']} test prompts",
+         "width 200, MSE, 100 epochs, best R² over epochs"),
+], columns=["choice", f"ours ({cfg['profile']} run)", "ICDL"])
+
+
+def _trained(curves: pd.DataFrame) -> pd.DataFrame:
+    return curves[curves["attention"].isin(ATTENTIONS)]  # the trained models, not the switch curves
+
+
+def verdict_tables(curves: pd.DataFrame, baselines: pd.DataFrame, shift: pd.DataFrame,
+                   train_examples: int) -> dict[str, pd.DataFrame]:
+    """Per target depth and attention (the trained models), the numbers the claims are judged on:
+
+    * ``obj1``: the largest shortfall of the transformer's R² below the MLP baseline's at the MLP's
+      positions up to the training length, pretraining mixture (NaN without MLP rows);
+    * ``mixtures``: R² at the training length on each mixture, one column per mixture in MIXTURES' order;
+    * ``length``: R² at the training length and the mean R² over the positions beyond it minus that
+      (``drop_beyond``, negative when R² falls), pretraining mixture;
+    * ``param_shift``: R² at the training length for each μ, and ``max_drop``, the largest fall from μ = 0."""
+    trained = _trained(curves)
+    ref = trained[trained["mixture"] == PRETRAINING]
+    obj1, length = [], []
+    for (depth, att), g in ref.groupby(["depth", "attention"]):
+        mlp = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == PRETRAINING)
+                        & bl.is_mlp(baselines["method"])]
+        mlp = mlp[mlp["position"] <= train_examples]
+        tf = g.set_index("position")["r2"]
+        gaps = [float(row.r2 - tf[row.position]) for row in mlp.itertuples()]
+        obj1.append({"depth": depth, "attention": att, "max_shortfall": max(gaps) if gaps else np.nan})
+        at_len = tf[min(train_examples, tf.index.max())]
+        beyond = tf[tf.index > train_examples]
+        length.append({"depth": depth, "attention": att, "r2_at_train_length": float(at_len),
+                       "drop_beyond": float(beyond.mean() - at_len) if len(beyond) else np.nan})
+    mixtures = []
+    for (depth, att), g in trained[trained["position"] == train_examples].groupby(["depth", "attention"]):
+        r = g.set_index("mixture")["r2"]
+        mixtures.append({"depth": depth, "attention": att, **{m: float(r[m]) for m in MIXTURES}})
+    at = shift[shift["position"] == train_examples]
+    ps = at.pivot_table(index=["depth", "attention"], columns="mu", values="r2").reset_index()
+    ps["max_drop"] = ps[0.0] - ps[[m for m in ps.columns if m not in ("depth", "attention", 0.0)]].min(axis=1)
+    return {"obj1": pd.DataFrame(obj1), "mixtures": pd.DataFrame(mixtures), "length": pd.DataFrame(length),
+            "param_shift": ps}
+
+
+def off_plateau(levels: pd.DataFrame) -> bool:
+    """Our check that the models learn in context at all: every model of :func:`levels_at` leads the context
+    mean by at least ``CRITERIA["off_plateau_margin"]``."""
+    return bool((levels["above_context_mean"] >= CRITERIA["off_plateau_margin"]).all())
+
+
+def judge(data: dict, train_examples: int) -> list[dict]:
+    """The ledger entries of objectives 1–3 for a result of :func:`load` (or of :func:`run` with
+    :func:`param_shift` as ``shift``), each number with its interval over seeds and prompts
+    (:func:`icdl.gpt_icl.core.verdicts.judge`, by :data:`CRITERIA`). Whether a claim passes, fails or is
+    inconclusive is decided by the registry (:func:`icdl.repro.claims.criterion_verdict`), not here."""
+    test_examples = int(data["curves"]["position"].max())
+    return verdicts.judge(data["sums"], data["shift_sums"], train_examples, test_examples, CRITERIA)
+
+
+def levels_at(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
+    """Per target depth and attention (the trained models): R² at query ``position`` on the pretraining
+    mixture, beside the context mean and least squares there, and the lead over the context mean."""
+    c = _trained(curves)
+    c = c[(c["mixture"] == PRETRAINING) & (c["position"] == position)]
+    b = baselines[(baselines["mixture"] == PRETRAINING) & (baselines["position"] == position)]
+    rows = []
+    for r in c.itertuples():
+        bd = b[b["depth"] == r.depth].set_index("method")["r2"]
+        rows.append({"depth": int(r.depth), "attention": r.attention, "r2": float(r.r2),
+                     "context_mean": float(bd[bl.CONTEXT_MEAN]), "least_squares": float(bd[bl.LEAST_SQUARES]),
+                     "above_context_mean": float(r.r2 - bd[bl.CONTEXT_MEAN])})
+    return pd.DataFrame(rows)
+
+
+def switch_table(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
+    """Per target depth, at query ``position`` on the pretraining mixture: the lead over the context mean of
+    the softmax model, of its weights under ReLU attention before ReLU training (:data:`AT_SWITCH`), and of
+    the trained ReLU model; ``kept_at_switch`` and ``relu_over_softmax`` are the last two as shares of the
+    first."""
+    c = curves[(curves["mixture"] == PRETRAINING) & (curves["position"] == position)]
+    b = baselines[(baselines["mixture"] == PRETRAINING) & (baselines["position"] == position)
+                  & (baselines["method"] == bl.CONTEXT_MEAN)].set_index("depth")["r2"]
+    rows = []
+    for depth, g in c.groupby("depth"):
+        r = g.set_index("attention")["r2"] - float(b[depth])
+        if AT_SWITCH not in r:
+            continue
+        rows.append({"depth": int(depth), "softmax_lead": float(r["softmax"]), "lead_at_switch": float(r[AT_SWITCH]),
+                     "relu_lead": float(r["relu"]), "kept_at_switch": float(r[AT_SWITCH] / r["softmax"]),
+                     "relu_over_softmax": float(r["relu"] / r["softmax"])})
+    return pd.DataFrame(rows)

@@ -1,0 +1,195 @@
+"""ICDL's questions asked again where the task needs a deep network (chapter ``gpt_icl``, profile ``n01``).
+
+At ICDL's inputs, x ~ N(−2, I), a linear fit within a prompt leaves a few per cent of the label variance
+(:mod:`~icdl.gpt_icl.objectives.task_content`): least squares is then hard to beat, and "comparable to the trained
+network" says little about learning a deep network. With x ~ N(0, I) -- the inputs of REB's network baselines --
+the same targets leave 15–20 % to the part no linear fit explains. Profile ``n01`` of
+:data:`icdl.gpt_icl.core.main_study.PROFILES` is the main study's models, schedule, seeds and evaluation with
+``centre = 0`` (training and test prompts alike), and this module judges it on the claims registered before its
+run, each on the paired prompts (the MLP's own) over every seed, with its 90 % interval:
+
+=======================  ==============================================================================
+``gpt-n01-beats-ls``     the smallest error relative to least squares, (MSE_LS − MSE)/MSE_LS, over target
+                         depths and attentions, at the MLP's last position up to the training length (> 0)
+``gpt-n01-obj1``         objective 1's number: the largest shortfall of a model's R² below the MLP's, at
+                         the MLP's positions up to the training length (≤ the tolerance)
+``gpt-n01-depth-gap``    the smaller over the attentions of the excess error over the MLP,
+                         (MSE − MSE_MLP)/MSE_MLP, at the deepest target depth minus that at the shallowest, at
+                         that last position (> 0: the gap grows with depth)
+=======================  ==============================================================================
+
+Every model's number is that of its mean squared error over its seeds (the sums of every seed pooled, as R² is),
+so "every transformer" means every model, each averaged over its seeds. The depth gap is a ratio of mean squared
+errors, not a difference of R²: R² divides by the labels' spread across prompts, whose share of a per-prompt
+offset grows with the targets' depth, so the same within-prompt error would give a smaller R² shortfall at depth 6
+than at depth 3.
+
+:func:`side_by_side` puts the two tasks' numbers in one table for the chapter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core.evaluation import PAIRED
+from icdl.gpt_icl.core.intervals import summary
+from icdl.gpt_icl.core.model import ATTENTIONS
+from icdl.gpt_icl.core.verdicts import Sums, _entry, _paired_positions, shortfalls
+
+#: the profile of chapter gpt_icl that asks the questions at x ~ N(0, I), and the command that produces it
+PROFILE = "n01"
+COMMAND = "python -m icdl.gpt_icl --profile n01 --part main --part shift"
+
+
+def last_position(sums: Sums, depth: int, train_examples: int) -> int:
+    """The MLP's last query position up to the training length on the paired prompts: where the claims that
+    compare at one position compare."""
+    return _paired_positions(sums, depth, PAIRED, train_examples)[-1]
+
+
+def versus_least_squares(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (resamples + 1,)}``: the error relative to least squares,
+    ``(MSE_LS − MSE)/MSE_LS``, at :func:`last_position` on the paired prompts (above 0: better than the affine
+    fit of the prompt's examples)."""
+    out = {}
+    for depth in sums.depths():
+        pos = [last_position(sums, depth, train_examples)]
+        ls = sums.mse(depth, bl.LEAST_SQUARES, PAIRED, pos)[:, 0]
+        for att in ATTENTIONS:
+            out[(depth, att)] = 1 - sums.mse(depth, att, PAIRED, pos)[:, 0] / ls
+    return out
+
+
+def excess_over_mlp(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (resamples + 1,)}``: ``(MSE − MSE_MLP)/MSE_MLP`` at :func:`last_position` on the
+    paired prompts, with the MLP of that target depth (above 0: worse than the MLP)."""
+    out = {}
+    for depth in sums.depths():
+        pos = [last_position(sums, depth, train_examples)]
+        mlp = sums.mse(depth, bl.mlp_method(depth), PAIRED, pos)[:, 0]
+        for att in ATTENTIONS:
+            out[(depth, att)] = sums.mse(depth, att, PAIRED, pos)[:, 0] / mlp - 1
+    return out
+
+
+def shortfall_at_last(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (resamples + 1,)}``: the MLP's R² minus the model's at :func:`last_position`."""
+    out = {}
+    for depth in sums.depths():
+        pos = [last_position(sums, depth, train_examples)]
+        mlp = sums.r2(depth, bl.mlp_method(depth), PAIRED, pos)[:, 0]
+        for att in ATTENTIONS:
+            out[(depth, att)] = mlp - sums.r2(depth, att, PAIRED, pos)[:, 0]
+    return out
+
+
+def _criteria(tolerance: float, deep: int = 6, shallow: int = 3) -> dict[str, str]:
+    """Each claim's criterion in words, the same whether it is judged or still waits for its run."""
+    return {
+        "gpt-n01-beats-ls": r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/\mathrm{MSE}_{\mathrm{LS}}$"
+                            " > 0 at the MLP's last position up to the training length, every depth and attention "
+                            "(the whole interval)",
+        "gpt-n01-obj1": f"transformer R² ≥ MLP R² − {tolerance:g} at every MLP position ≤ training length on the "
+                        "MLP's prompts, every depth and attention (the whole interval)",
+        "gpt-n01-depth-gap": r"the excess error over the MLP, "
+                             r"$(\mathrm{MSE} - \mathrm{MSE}_{\mathrm{MLP}})/\mathrm{MSE}_{\mathrm{MLP}}$,"
+                             f" at target depth {deep} exceeds that at depth {shallow} for both attentions (the "
+                             "whole interval)",
+    }
+
+
+def pending(tolerance: float) -> list[dict]:
+    """The three claims while profile ``n01`` has no complete result: nothing judged, the command named (the
+    ledger records them as not yet covered)."""
+    return [{"claim": claim, "value": None, "passed": False, "criterion": text,
+             "ours": f"not run yet: {COMMAND}"} for claim, text in _criteria(tolerance).items()]
+
+
+def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
+    """The ledger entries of the three registered claims from the ``blocks`` and ``labels`` of an ``n01``
+    result (verdicts pass, fail or inconclusive on the whole 90 % interval)."""
+    sums = Sums(icl["blocks"], icl["labels"])
+    depths = sums.depths()
+    if len(depths) < 2:
+        raise ValueError(f"the depth gap needs two target depths; the result has {depths}")
+    vs_ls = np.min(list(versus_least_squares(sums, train_examples).values()), axis=0)
+    obj1 = np.max(list(shortfalls(sums, [PAIRED], train_examples).values()), axis=0)
+    excess = excess_over_mlp(sums, train_examples)
+    gap = np.min([excess[(depths[-1], att)] - excess[(depths[0], att)] for att in ATTENTIONS], axis=0)
+    text = _criteria(tolerance, depths[-1], depths[0])
+    return [
+        _entry("gpt-n01-beats-ls", vs_ls, "smallest error relative to least squares over depths and attentions, "
+               "same prompts", text["gpt-n01-beats-ls"], ">", 0.0),
+        _entry("gpt-n01-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
+               text["gpt-n01-obj1"], "<=", tolerance),
+        _entry("gpt-n01-depth-gap", gap, f"smaller over the attentions of the excess error over the MLP at "
+               f"target depth {depths[-1]} minus depth {depths[0]}", text["gpt-n01-depth-gap"], ">", 0.0),
+    ]
+
+
+#: the columns of :func:`side_by_side`, as the chapter shows them
+SIDE_COLUMNS = {"r2": "R²", "vs_ls": "error relative to least squares", "shortfall": "shortfall below the MLP",
+                "excess": "excess error over the MLP"}
+
+
+def side_by_side(results: dict[str, dict], train_examples: int) -> pd.DataFrame:
+    """One row per task (``results``: a name, e.g. the inputs' distribution, to a result's ``blocks`` and
+    ``labels``), target depth and attention: R², the error relative to least squares, the shortfall below the
+    MLP and the excess error over it at the MLP's last position up to the training length, each "value (lo to
+    hi)"."""
+    def cell(stat, sign=""):
+        s = summary(stat)
+        return f"{s['value']:{sign}.3f} ({s['lo']:{sign}.3f} to {s['hi']:{sign}.3f})".replace("-", "−")
+
+    rows = []
+    for task, icl in results.items():
+        sums = Sums(icl["blocks"], icl["labels"])
+        vs_ls, short = versus_least_squares(sums, train_examples), shortfall_at_last(sums, train_examples)
+        excess = excess_over_mlp(sums, train_examples)
+        for depth in sums.depths():
+            pos = [last_position(sums, depth, train_examples)]
+            for att in ATTENTIONS:
+                rows.append({"inputs": task, "target depth": depth, "attention": att,
+                             SIDE_COLUMNS["r2"]: cell(sums.r2(depth, att, PAIRED, pos)[:, 0]),
+                             SIDE_COLUMNS["vs_ls"]: cell(vs_ls[(depth, att)], "+"),
+                             SIDE_COLUMNS["shortfall"]: cell(short[(depth, att)], "+"),
+                             SIDE_COLUMNS["excess"]: cell(excess[(depth, att)], "+")})
+    return pd.DataFrame(rows)
+
+
+def glue_values(entries: list[dict]) -> dict[str, str]:
+    """The prose's numbers of the three claims, each "value (90 % interval lo to hi)" from the judge's own
+    entries (dashes while the run waits)."""
+    names = {"gpt-n01-beats-ls": "n01_vs_ls", "gpt-n01-obj1": "n01_obj1", "gpt-n01-depth-gap": "n01_gap"}
+    out = {}
+    for e in entries:
+        v, values = e.get("value"), e.get("values") or {}
+        if v is None or "value_lo" not in values:
+            out[names[e["claim"]]] = "—"
+            continue
+        sign = "" if e["claim"] == "gpt-n01-obj1" else "+"
+        out[names[e["claim"]]] = (f"{v:{sign}.3f} (90 % interval {values['value_lo']:{sign}.3f} to "
+                                  f"{values['value_hi']:{sign}.3f})").replace("-", "−")
+    return out
+
+
+def per_model_glue(icl: dict | None, train_examples: int) -> dict[str, str]:
+    """The per-model ends the prose quotes beside the claims' extremes: the largest error relative to least
+    squares over the models (``n01_vs_ls_best``: the model nearest to beating it) and the number of models whose
+    whole interval lies below 0 (``n01_vs_ls_below``, "k of n"); dashes while the run waits."""
+    if icl is None:
+        return {"n01_vs_ls_best": "—", "n01_vs_ls_below": "—"}
+    stats = versus_least_squares(Sums(icl["blocks"], icl["labels"]), train_examples)
+    best = max(float(v[0]) for v in stats.values())
+    below = sum(summary(v)["hi"] < 0 for v in stats.values())
+    return {"n01_vs_ls_best": f"{best:+.3f}".replace("-", "−"), "n01_vs_ls_below": f"{below} of {len(stats)}"}
+
+
+def figure_data(icl: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The curves (the mean over seeds, :func:`~icdl.gpt_icl.core.main_study.mean_curves`) and the baselines of an
+    ``n01`` result, as :func:`icdl.figures.plot_icl_methods` draws them."""
+    from icdl.gpt_icl.core.main_study import mean_curves
+
+    return mean_curves(pd.DataFrame(icl["curves"])), pd.DataFrame(icl["baselines"])

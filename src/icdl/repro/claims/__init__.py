@@ -1,0 +1,150 @@
+"""The registry of every result the book must reproduce from the three source documents
+(ICDL, the authors' answers to its reviewers REB, and Hagiwara's LSA; cited in ``book/references.bib``).
+
+One :class:`Claim` per row of the reproducibility report. ``source`` is the item
+in the words of the papers' own numbering, ``paper`` the paper's value or qualitative claim.
+``chapter`` is the id of the chapter that records it (``notebooks/<chapter>.py``; one constant
+per chapter below); ``None`` means not yet covered,
+and the report lists it as such. ``test`` is the pytest node that guards the
+number or the construction behind the record.
+
+A claim with a chapter must have a record in ``results/ledger/`` (checked by
+``tests/test_ledger.py``). Each chapter's claims, criteria, registrations, deviations and known failures are
+data in a part of their own (``icdl/repro/claims/<chapter>.py``, on the types of :mod:`~icdl.repro.claims.base`);
+this module assembles the parts in the book's order and answers every question about them. Adding a claim to a
+chapter's part is how the chapter registers what it promises to check.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import (
+    attention_passes,
+    computation,
+    diffusion_score,
+    gpt_depth,
+    gpt_icl,
+    gpt_mechanism,
+    gpt_scale,
+    gradient_decomposition,
+    icgd_linear,
+    icgd_transformer,
+    lsa_construction,
+    lsa_training,
+    relu_sums,
+    softmax,
+)
+from .base import Claim, Condition, Mismatch
+
+#: every chapter's part, in the book's order (the report lists the claims in this order)
+PARTS: tuple[ModuleType, ...] = (icgd_linear, gradient_decomposition, relu_sums, attention_passes, icgd_transformer,
+                                 softmax, gpt_icl, gpt_depth, gpt_scale, gpt_mechanism, diffusion_score, computation,
+                                 lsa_construction, lsa_training)
+
+
+def _merged(name: str) -> dict:
+    """The parts' dictionaries ``name`` as one; a key in two parts is an error (one claim, one chapter)."""
+    out: dict = {}
+    for part in PARTS:
+        mine = getattr(part, name, {})
+        twice = sorted(set(out) & set(mine))
+        if twice:
+            raise RuntimeError(f"{name} of {part.__name__} repeats {twice}: each claim belongs to one chapter")
+        out.update(mine)
+    return out
+
+
+CLAIMS: tuple[Claim, ...] = tuple(c for part in PARTS for c in part.CLAIMS)
+#: every claim's criterion, as the numbers a chapter records and the comparisons they must pass -- all of
+#: them (the ledger re-judges every stored record from its numbers, passes included). A chapter's own
+#: verdict must agree with this table, or recording the claim fails. ``value`` is also the number a
+#: registered mismatch's band is about.
+CRITERIA: dict[str, tuple[Condition, ...]] = _merged("CRITERIA")
+#: bands registered before the run they judge (a failed criterion whose value lies in the band is ``mismatch``)
+MISMATCHES: dict[str, Mismatch] = _merged("MISMATCHES")
+#: bands that were registered and withdrawn, with the reason: a band registered after a run of its design had
+#: been seen (or one so wide that it contains almost any failure) says little about the run it judges. Their
+#: claims are judged by the criterion alone (pass, fail or inconclusive); the report lists them.
+WITHDRAWN: dict[str, str] = _merged("WITHDRAWN")
+#: the commit that registered each claim's criterion as it stands (``git show <commit>:…/claims/<chapter>.py``, or
+#: the single ``claims.py`` before the split): a test (``tests/test_registered.py``) reads every one and fails
+#: where a threshold, comparison or band differs today from what was registered, or where a committed result the
+#: claim is judged on was made before it
+REGISTERED: dict[str, str] = _merged("REGISTERED")
+#: Claims whose check runs under a stated change of the paper's setting, registered with the change: a record
+#: that meets its criterion is ``pass (deviation)``, never a plain ``pass``, and its report entry names the change.
+DEVIATIONS: dict[str, str] = _merged("DEVIATIONS")
+#: Claims whose criterion fails outside any band registered before the run. They stay ``fail`` -- in the
+#: ledger, the report and the chapters -- and are listed here with what was seen, so that CI does not block
+#: on a failure that is already known and shown; a listed claim that stops failing turns CI red until it is
+#: removed from this list (``tests/test_ledger.py``). A failure that is not listed turns CI red.
+KNOWN_FAILURES: dict[str, str] = _merged("KNOWN_FAILURES")
+
+
+#: the documents the claims come from, by the prefix of their ids, in the order the summaries list them
+DOCUMENTS = {"icdl": "ICDL (the paper)", "reb": "REB (its review discussion)", "lsa": "LSA (Hagiwara)",
+             "book": "This book's own questions"}
+#: claim-id prefixes of this book's own questions (which algorithm the models run; what longer training does; our
+#: own forms of the GPT experiments' claims)
+_BOOK_PREFIXES = ("mech", "scale", "gpt")
+
+
+def document(claim_id: str) -> str:
+    """The document a claim comes from (a key of :data:`DOCUMENTS`), from its id's prefix."""
+    prefix = claim_id.split("-", 1)[0]
+    prefix = "book" if prefix in _BOOK_PREFIXES else prefix
+    if prefix not in DOCUMENTS:
+        raise KeyError(f"claim id {claim_id!r} has no known document prefix; known: {sorted(DOCUMENTS)}")
+    return prefix
+
+
+CLAIMS_BY_ID: dict[str, Claim] = {c.id: c for c in CLAIMS}
+if len(CLAIMS_BY_ID) != len(CLAIMS):  # pragma: no cover - guards edits of the table above
+    raise RuntimeError("duplicate claim ids in icdl.claims.CLAIMS")
+
+
+def get_claim(claim_id: str) -> Claim:
+    try:
+        return CLAIMS_BY_ID[claim_id]
+    except KeyError:
+        raise KeyError(f"unknown claim id {claim_id!r}; known ids: {sorted(CLAIMS_BY_ID)}") from None
+
+
+def claims_for(chapter: str) -> list[Claim]:
+    return [c for c in CLAIMS if c.chapter == chapter]
+
+
+def criterion_verdict(claim: str, values: dict) -> bool | None:
+    """The registered criterion of ``claim`` on the recorded numbers ``values``: None (inconclusive) if a gate
+    of its design is not met; else False if any condition fails, else None if any is undecided by its interval
+    (:meth:`Condition.verdict`), else True."""
+    if claim not in CRITERIA:
+        raise KeyError(f"claim {claim!r} has no registered criterion in icdl.repro.claims.CRITERIA")
+    if any(c.op == "gate" and c.verdict(values) is None for c in CRITERIA[claim]):
+        return None  # a gate not met: the design cannot decide this claim
+    verdicts = [c.verdict(values) for c in CRITERIA[claim]]
+    return False if False in verdicts else None if None in verdicts else True
+
+
+#: a gate's key as the reader reads it (:func:`unmet_gates`)
+GATE_WORDS = {"control": "the positive control passes",
+              "fair": "every chosen GD and ridge member lies inside its grid",
+              "flow": "every chosen GD member lies inside its grid in flow time ηL, its η's edge flat",
+              "tuned": "the wider models' learning rate was chosen by a scan at their width",
+              "seeds": "every model is measured on three seeds"}
+
+
+def unmet_gates(claim: str, values: dict) -> list[str]:
+    """The gates of ``claim``'s criterion that ``values`` do not meet, in words (:data:`GATE_WORDS`)."""
+    return [GATE_WORDS.get(c.key, c.key) for c in CRITERIA.get(claim, ())
+            if c.op == "gate" and c.verdict(values) is None]
+
+
+def criterion_holds(claim: str, values: dict) -> bool:
+    """Whether the recorded numbers ``values`` meet the registered criterion of ``claim`` (decidedly: an
+    inconclusive verdict does not hold)."""
+    return criterion_verdict(claim, values) is True
+
+
+__all__ = ["CLAIMS", "CRITERIA", "Claim", "Condition", "Mismatch"]

@@ -1,0 +1,109 @@
+"""The types of the claims registry (:mod:`icdl.repro.claims`) and what its parts share: a claim, a
+criterion's conditions, a mismatch band, the chapter ids, and the sec.-5 setting every deviation of the GPT
+experiments names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    source: str
+    paper: str
+    chapter: str | None = None
+    test: str | None = None
+
+
+def row(id, source, paper, chapter=None, test=None) -> Claim:  # a short constructor for the tables
+    return Claim(id, source, paper, chapter, test)
+
+
+#: the chapter ids (``notebooks/<id>.py``), one constant per chapter
+ICGD_LINEAR = "icgd_linear"
+GRADIENT = "gradient_decomposition"
+LSA_CONSTRUCTION = "lsa_construction"
+LSA_TRAINING = "lsa_training"
+RELU_SUMS = "relu_sums"
+PASSES = "attention_passes"
+THEOREM1 = "icgd_transformer"
+GPT_ICL = "gpt_icl"
+GPT_DEPTH = "gpt_depth"
+GPT_MECHANISM = "gpt_mechanism"
+GPT_SCALE = "gpt_scale"
+COMPUTATION = "computation"
+SOFTMAX = "softmax"
+DIFFUSION = "diffusion_score"
+
+
+# ---- criteria as data ------------------------------------------------------------------------------
+
+
+_OPS = {"<": lambda v, t: v < t, "<=": lambda v, t: v <= t, ">": lambda v, t: v > t, ">=": lambda v, t: v >= t,
+        "==": lambda v, t: v == t, "gate": lambda v, t: v >= t}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One comparison of a criterion: the recorded number ``key`` against ``threshold`` by ``op``.
+
+    Where the record also holds an interval for the number (``<key>_lo`` and ``<key>_hi``: over seeds and
+    prompts, say), the comparison is decided by the interval: it holds when the whole interval lies on the
+    passing side, fails when the whole interval lies on the failing side, and is undecided (``None``) when the
+    interval straddles the threshold -- a margin inside the noise decides nothing. A number recorded without an
+    interval (a deterministic check: the theory) is its own interval of one point, never undecided.
+
+    ``op = "gate"``: a condition on the design, not on the finding (``key`` at least ``threshold``: a positive
+    control passed, a candidate given a fair chance). Unmet, it leaves the whole claim undecided, whatever
+    the other conditions say (:func:`criterion_verdict`): a verdict counts only where its gates are met."""
+    key: str
+    op: str
+    threshold: float
+
+    def holds(self, values: dict) -> bool:
+        v = values.get(self.key)
+        return v is not None and v == v and bool(_OPS[self.op](float(v), self.threshold))  # NaN never holds
+
+    def verdict(self, values: dict) -> bool | None:
+        """True, False, or None where the recorded interval straddles the threshold (see the class)."""
+        if self.op == "gate":
+            return True if self.holds(values) else None
+        lo, hi = values.get(f"{self.key}_lo"), values.get(f"{self.key}_hi")
+        if lo is None or hi is None or self.op == "==":
+            return self.holds(values)
+        if not (lo == lo and hi == hi and lo <= hi):  # NaN or reversed ends: no interval to decide on
+            return False
+        ends = [self.holds({self.key: lo}), self.holds({self.key: hi})]
+        return True if all(ends) else False if not any(ends) else None
+
+
+def all_of(*conditions: tuple[str, str, float]) -> tuple[Condition, ...]:
+    return tuple(Condition(k, op, float(t)) for k, op, t in conditions)
+
+
+#: 1.0 for a check that held, 0.0 for one that did not (for checks that are exact by construction)
+HELD = ("held", "==", 1)
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A failed criterion we expect and can explain, registered before the run that judges it: the record
+    is shown as ``mismatch`` only if it fails its criterion *and* its value (``quantity``) lies in ``band``;
+    a failure outside the band, or of a claim not registered here, is ``fail`` and turns CI red.
+    ``registered`` is the commit that registered this band (``git show`` it), ``judges`` the run it is
+    about."""
+    claim: str
+    quantity: str
+    band: tuple[float, float]
+    reason: str
+    registered: str = ""
+    judges: str = ""
+
+    def contains(self, value: float | None) -> bool:
+        return value is not None and self.band[0] <= float(value) <= self.band[1]
+
+
+#: the GPT-2 experiments' setting here against ICDL sec. 5 and Appendix F
+SEC5 = ("models trained at d = 5 with 3 layers × 2 heads × width 64, the softmax model with a tanh warm phase and "
+         "the ReLU-attention model started from its weights; ICDL: d = 20, 12 × 8 × 256, 500 k steps, each from "
+         "scratch on ReLU targets")

@@ -1,0 +1,135 @@
+"""The claims of chapter ``gpt_icl``: what it must reproduce, each criterion as data, and the
+registrations, deviations and known failures of its claims (:mod:`icdl.repro.claims` assembles every
+chapter's part)."""
+
+from __future__ import annotations
+
+from .base import GPT_ICL, SEC5, Claim, Condition, all_of, row
+
+CLAIMS: tuple[Claim, ...] = (
+    # ---- ICDL experiments ----------------------------------------------------------------
+    row("icdl-obj1", "ICDL objective 1 (Figs. 2–4)", "ICL R² comparable to the trained MLP baseline up to 50 examples",
+        GPT_ICL, "tests/test_gpt_verdicts.py::test_obj1_both_sides_of_the_tolerance_and_inconclusive_between"),
+    row("icdl-obj2-shift", "ICDL objective 2 (Figs. 2–4)", "R² drops as the test mixture moves away from pretraining",
+        GPT_ICL, "tests/test_gpt_verdicts.py::test_obj2_mixtures_need_a_fall_at_every_step"),
+    row("icdl-obj2-length", "ICDL objective 2 (Figs. 3–4)", "softmax degrades past the pretraining length, ReLU less",
+        GPT_ICL, "tests/test_gpt_verdicts.py::test_obj2_length_compares_relu_with_its_softmax_twin"),
+    row("icdl-obj3", "ICDL objective 3 (Figs. 5–6)",
+        "with shifted target parameters, ICL stays comparable to the network trained on the prompt",
+        GPT_ICL, "tests/test_gpt_verdicts.py::test_obj3_is_objective_1_on_the_shifted_prompts"),
+    row("gpt-obj3-drop", "ICDL objective 3 (Figs. 5–6), as an absolute fall (this book's form)",
+        "not claimed by ICDL in this form: R² at the training length falls by at most 0.1 when μ moves to ±0.5",
+        GPT_ICL, "tests/test_gpt_verdicts.py::test_the_shift_drop_is_the_largest_fall_from_mu_0"),
+    row("gpt-task-linear", "ICDL sec. 5's task, measured (this book's question)",
+        "not claimed by ICDL: within a prompt, ICDL's targets at x ~ N(−2, I) are almost linear (under 5 % of "
+        "the label variance is left by a linear fit), so the task barely tests learning a deep network",
+        GPT_ICL, "tests/test_gpt_tasks.py::test_variance_split_on_families_whose_answer_is_known"),
+    row("gpt-task-n01", "ICDL sec. 5's task at the baselines' inputs, measured (this book's question)",
+        "not claimed by ICDL: with x ~ N(0, I), the inputs of REB's network baselines, the same targets leave "
+        "at least 15 % of the label variance to the part no linear fit within a prompt explains",
+        GPT_ICL, "tests/test_gpt_tasks.py::test_variance_split_on_families_whose_answer_is_known"),
+    # ICDL's questions asked again where the task needs a deep network: the main study's models and schedule,
+    # trained and tested with x ~ N(0, I) (profile n01 of chapter gpt_icl; icdl.gpt_icl.objectives.n01)
+    row("gpt-n01-beats-ls", "ICDL sec. 5 at x ~ N(0, I) (this book's question)",
+        "not claimed by ICDL in this form: where a linear fit within a prompt leaves at least 15 % of the label "
+        "variance, every trained transformer (each averaged over its seeds) predicts better than least squares on "
+        "the prompt's examples",
+        GPT_ICL, "tests/test_gpt_n01.py::test_each_claim_both_sides_of_its_line_and_inconclusive_between"),
+    row("gpt-n01-obj1", "ICDL objective 1 at x ~ N(0, I) (this book's question)",
+        "not claimed by ICDL on this task: ICL R² comparable to the MLP trained on the prompt (objective 1) where "
+        "the targets are far from linear",
+        GPT_ICL, "tests/test_gpt_n01.py::test_each_claim_both_sides_of_its_line_and_inconclusive_between"),
+    row("gpt-n01-depth-gap", "ICDL sec. 5 at x ~ N(0, I) (this book's question)",
+        "not claimed by ICDL: the transformer's excess error over the MLP, "
+        r"$(\mathrm{MSE} - \mathrm{MSE}_{\mathrm{MLP}})/\mathrm{MSE}_{\mathrm{MLP}}$, grows with "
+        "the depth of the target networks (6 layers against 3)",
+        GPT_ICL, "tests/test_gpt_n01.py::test_each_claim_both_sides_of_its_line_and_inconclusive_between"),
+)
+
+CRITERIA: dict[str, tuple[Condition, ...]] = {
+    # objectives 1–3 on three seeds, paired prompts and 90 % intervals (icdl.gpt_icl.core.verdicts; each number
+    # recorded with value_lo and value_hi): the largest shortfall below the MLP on its prompts; the smallest fall
+    # of R² from one mixture to the next; the smallest margin of the ReLU model's change past the training
+    # length over its softmax twin's; objective 1's shortfall on the shifted targets; our absolute form of 3
+    "icdl-obj1": all_of(("value", "<=", 0.05)),
+    "icdl-obj2-shift": all_of(("value", ">", 0)),
+    "icdl-obj2-length": all_of(("value", ">", 0)),
+    "icdl-obj3": all_of(("value", "<=", 0.05)),
+    "gpt-obj3-drop": all_of(("value", "<=", 0.1)),
+    # registered before the run of icdl.gpt_icl.core.tasks.task_content_table that judges them (chapter gpt_icl), but
+    # after the exploratory measurement reported in the issue that asked for them (1.6–2.6 % at N(−2, I), 15–20 %
+    # at N(0, I), another seed and code): the largest nonlinear share over d = 5, 20 and target depths 3, 4, 6
+    # at x ~ N(−2, I), and the smallest at x ~ N(0, I), each over its whole 90 % interval over prompts
+    "gpt-task-linear": all_of(("value", "<", 0.05)),
+    "gpt-task-n01": all_of(("value", ">=", 0.15)),
+    # registered before any run of profile n01 of chapter gpt_icl (the main study's models and schedule with
+    # x ~ N(0, I) in training and test: python -m icdl.gpt_icl --profile n01 --part main), judged by
+    # icdl.gpt_icl.objectives.n01.judge on its paired prompts over three seeds, each over its whole 90 % interval: the
+    # smallest error relative to least squares, (MSE_LS − MSE)/MSE_LS, over target depths and attentions at
+    # the MLP's last position up to the training length; objective 1's number (the largest shortfall below the
+    # MLP at its positions up to the training length); the smaller over the attentions of the excess error over
+    # the MLP, (MSE − MSE_MLP)/MSE_MLP, at target depth 6 minus that at depth 3, at that last position (a ratio
+    # of errors, not a difference of R², whose denominator's offset share grows with depth). Each model's MSE is
+    # pooled over its seeds. Registered again at 21aab27 (REGISTERED), still before any run: the first
+    # registration (ae6f39a) judged the depth gap on the R² shortfall
+    "gpt-n01-beats-ls": all_of(("value", ">", 0)),
+    "gpt-n01-obj1": all_of(("value", "<=", 0.05)),
+    "gpt-n01-depth-gap": all_of(("value", ">", 0)),
+}
+
+WITHDRAWN: dict[str, str] = {
+    "icdl-obj1": "the band (0.05, 0.20) was widened to (0.02, 0.20) at f47b8f5 after runs of "
+                 "the same design had been seen; and the design changed (three seeds, paired prompts, intervals)",
+    "icdl-obj2-shift": "the band (0, 0.99) on the share of models (e12d524) contained almost any "
+                       "failure; the claim is now judged on the smallest fall between mixtures, with its interval",
+    "icdl-obj2-length": "the band (−0.10, 0) was widened to (−0.25, 0) at f47b8f5 to contain "
+                        "a failing run; and the comparison changed (the ReLU model against its softmax twin)",
+    "icdl-obj3": "the band (0.10, 1.0) was about the absolute fall of R² (now this book's absolute form of "
+                 "objective 3); ICDL's claim is now judged against the MLP on the shifted prompts, a design without "
+                 "a band",
+}
+
+#: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
+#: registry at that commit and fails where a threshold, comparison or band differs today)
+REGISTERED: dict[str, str] = {
+    "icdl-obj1": "bf39a6e",
+    "icdl-obj2-shift": "bf39a6e",
+    "icdl-obj2-length": "bf39a6e",
+    "icdl-obj3": "bf39a6e",
+    "gpt-obj3-drop": "bf39a6e",
+    "gpt-task-linear": "142ad4c",
+    "gpt-task-n01": "142ad4c",
+    "gpt-n01-beats-ls": "21aab27",
+    "gpt-n01-obj1": "21aab27",
+    "gpt-n01-depth-gap": "21aab27",
+}
+
+DEVIATIONS: dict[str, str] = {
+    "icdl-obj1": SEC5, "icdl-obj2-shift": SEC5, "icdl-obj2-length": SEC5, "icdl-obj3": SEC5,
+    "gpt-obj3-drop": SEC5,
+    **{c: SEC5 + "; here with x ~ N(0, I) in training and test, where ICDL trains on N(−2, I)"
+       for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")},
+}
+
+KNOWN_FAILURES: dict[str, str] = {
+    # objectives 1 and 3 on three seeds, paired prompts and 90 % intervals, judged on python -m icdl.gpt_icl
+    # --profile reference --part main --part shift (commit bf39a6e, each model trained by --part main --depths D
+    # --seeds S at the same commit)
+    "icdl-obj1": "on the MLP's own prompts the largest shortfall below the MLP up to the training length is 0.086 "
+                 "(90 % interval 0.060 to 0.118, over seeds and prompts), from the target-depth-6 ReLU models (R² "
+                 "0.945, 0.923 and 0.900 at the training length for the three seeds); the depth-3 and depth-4 "
+                 "models fall short by 0.030 to 0.035",
+    "icdl-obj3": "on targets with μ = ±0.5 the per-prompt MLP keeps R² of at least 0.98 and least squares of at least "
+                 "0.92, while the transformers fall short of the MLP by up to 0.61 (target depth 6, ReLU attention; "
+                 "interval 0.51 to 0.93) and by 0.10 to 0.14 at target depths 3 and 4",
+    "gpt-obj3-drop": "R² at the training length falls by up to 0.62 (target depth 6, ReLU attention; interval 0.51 to "
+                     "0.73) when μ moves to ±0.5, and by 0.05 to 0.10 at target depths 3 and 4",
+    # ICDL's questions asked again at x ~ N(0, I) (python -m icdl.gpt_icl --profile n01 --part main --part shift
+    # at 0569757, three seeds): with the main study's schedule, not tuned for this task, the models stay far
+    # from both yardsticks
+    "gpt-n01-beats-ls": "at x ~ N(0, I) every transformer predicts worse than least squares on the same prompts: "
+                        "its error relative to least squares runs from −0.270 to −1.645 over the six models, below 0 "
+                        "on the whole 90 % interval for five of them (the smallest, −1.645: −3.394 to −1.206)",
+    "gpt-n01-obj1": "at x ~ N(0, I) the largest shortfall below the MLP is 0.490 (90 % interval 0.455 to 0.564), "
+                    "ten times objective 1's tolerance",
+}

@@ -1,0 +1,73 @@
+"""The claims of chapter ``lsa_training``: what it must reproduce, each criterion as data, and the
+registrations, deviations and known failures of its claims (:mod:`icdl.repro.claims` assembles every
+chapter's part)."""
+
+from __future__ import annotations
+
+from .base import LSA_TRAINING, Claim, Condition, Mismatch, all_of, row
+
+CLAIMS: tuple[Claim, ...] = (
+    row("lsa-table1-error", "LSA Table 1 (test error)", "errors 0.00063 – 0.00267 over 10 runs (median 0.00097)",
+        LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
+    row("lsa-table1-corr", "LSA Table 1 (corr of 1/σ with 1/V)", "correlations −0.005 – 0.926 over 10 runs",
+        LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
+    row("lsa-fig2", "LSA Fig. 2",
+        "$|W_{\\mathrm{in}}|$ and $|W_{\\mathrm{out}}|$ (4×51), log colour: the (3, 51) output weight dominates",
+        LSA_TRAINING, "tests/test_lsa.py::test_fig2_is_judged_on_the_query_cells_alone"),
+    row("lsa-table2", "LSA Table 2", "corr(z, f) = 0.99479, corr(z, LS) = −0.99396; coefficients as listed",
+        LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
+    row("lsa-fig3", "LSA Fig. 3", "fitted curve on [−3, 3], full output and via the (3, 51) cell, close to LS",
+        LSA_TRAINING, "tests/test_lsa.py::test_judge_reads_the_paper_criteria"),
+    row("lsa-conclusion", "LSA conclusion", "some runs use the LayerNorm division (corr > 0.9 in ≥ 1 run)",
+        LSA_TRAINING, "tests/test_lsa.py::test_judge_reads_the_paper_criteria"),
+    row("lsa-l1-dominance", "LSA sec. 4 at a stronger ℓ1 penalty (the paper does not give its strength)",
+        "Fig. 2's premise: one query-token cell far above the others (the largest ≥ 10× the second) in the analysed "
+        "run, at ℓ1 = 1e-4 or 1e-3",
+        LSA_TRAINING, "tests/test_lsa.py::test_the_l1_scan_judge_takes_the_best_strength"),
+    row("lsa-l1-table2", "LSA Table 2 at a stronger ℓ1 penalty",
+        "Table 2's correlations (corr(z, f) and |corr(z, LS)| > 0.95) in the analysed run, at ℓ1 = 1e-4 or 1e-3",
+        LSA_TRAINING, "tests/test_lsa.py::test_the_l1_scan_judge_takes_the_best_strength"),
+)
+
+CRITERIA: dict[str, tuple[Condition, ...]] = {
+    # the paper's median test error of Table 1 is 0.000985: ours within a factor 3 of it
+    "lsa-table1-error": all_of(("value", ">=", 0.000985 / 3), ("value", "<=", 3 * 0.000985)),
+    "lsa-table1-corr": all_of(("value", ">=", 0.3)),
+    "lsa-conclusion": all_of(("value", ">", 0.9)),
+    "lsa-table2": all_of(("value", ">", 0.95)),
+    # the query token's largest output weight against its second largest (the paper's "extremely large
+    # compared to the other values"), where the median of all weights stood before (issue 40)
+    "lsa-fig2": all_of(("query_ratio", ">=", 10)),
+    "lsa-fig3": all_of(("value", ">", 0.9)),
+    # registered before any run of the ℓ1 scan (python -m icdl.lsa --profile l1e-4 and --profile l1e-3: the
+    # reference protocol with 5 runs at a stronger ℓ1): the best over the two strengths of the analysed run's
+    # ratio of the largest to the second query-token output weight, and of min(corr(z, f), |corr(z, LS)|)
+    "lsa-l1-dominance": all_of(("value", ">=", 10)),
+    "lsa-l1-table2": all_of(("value", ">", 0.95)),
+}
+
+MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
+    Mismatch("lsa-fig3", "corr(output through the dominant cell alone, LS line)", (-1.0, -0.9),
+             "panel (a), the full output, can be reproduced while panel (b) is not: where the dominant cell's "
+             "output weight has the opposite sign, the curve through that cell alone falls where the "
+             "least-squares line rises and the other cells carry the rest of the output",
+             "e12d524", "the reference run of python -m icdl.lsa --profile reference"),
+)}
+
+#: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
+#: registry at that commit and fails where a threshold, comparison or band differs today)
+REGISTERED: dict[str, str] = {
+    "lsa-fig2": "eac7c3b",
+    "lsa-l1-dominance": "a904e6b",
+    "lsa-l1-table2": "a904e6b",
+}
+
+KNOWN_FAILURES: dict[str, str] = {
+    "lsa-fig2": "in the analysed run 8 of the reference (10 runs × 20 000 epochs) the query token's read-out is split "
+                "between two embeddings of almost equal output weight, (1, 51) and (3, 51): the largest is 1.12× "
+                "the second (though 65× the median of all output weights)",
+    "lsa-table2": "in the reference run (10 runs × 20 000 epochs) the analysed run 8 uses the "
+                  "LayerNorm division (Table 1 correlation 0.946), but over the 1000 test prompts the value of its "
+                  "dominant query cell (1, 51) correlates with the least-squares estimate at −0.43 (paper −0.994), "
+                  "though eq. 57's regression still explains it at 0.93",
+}
