@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import seaborn as sns
 
-from ..repro.theme import PALETTE
+from ..repro import theme
 
 #: sizes in inches: a full-width figure and a single panel. The book's text column is about 671 px wide at a
 #: 1280 px window (:data:`COLUMN_PX`); an SVG figure is drawn at 96 px per inch and shrunk to the column if
@@ -12,6 +12,8 @@ from ..repro.theme import PALETTE
 WIDE = (7.0, 3.0)
 SINGLE = (4.2, 3.0)
 COLUMN_PX = 671
+#: the book's palette and its smallest font (points), from the theme every chapter applies (icdl.repro.theme)
+PALETTE, SMALL = theme.PALETTE, theme.SMALL
 
 
 # ---- one colour per meaning, the same in every figure of the book --------------------------------
