@@ -262,11 +262,11 @@ def test_ctrl_c_to_the_workers_run_stops_its_jobs_in_one_line(tmp_path):
     pidfile = tmp_path / "job.pid"
     job = (sys.executable, "-c", f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
                                  "time.sleep(60)")
-    script = ("import sys\nfrom icdl.gpt_icl import pipeline\n"
-              "pipeline.schedule = lambda profile: [pipeline.Job('long', ())]\n"
-              "real = pipeline.run_jobs\n"
-              f"pipeline.run_jobs = lambda jobs, **kw: real(jobs, **{{**kw, 'python': {job!r}, 'poll_s': 0.05}})\n"
-              "sys.exit(pipeline.run_reference('quick', 2, seed=0))\n")
+    script = ("import sys\nfrom icdl.gpt_icl import reference\n"
+              "reference.schedule = lambda profile: [reference.Job('long', ())]\n"
+              "real = reference.run_jobs\n"
+              f"reference.run_jobs = lambda jobs, **kw: real(jobs, **{{**kw, 'python': {job!r}, 'poll_s': 0.05}})\n"
+              "sys.exit(reference.run_reference('quick', 2, seed=0))\n")
     # SIGINT at its default in the scheduler: a suite started in the background by a non-interactive shell
     # inherits SIGINT ignored (POSIX), and Python then never raises KeyboardInterrupt
     parent = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "ICDL_ROOT": str(tmp_path)},
