@@ -90,7 +90,7 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
                     refused(["--smoke", "0"], "--smoke must be >= 1, got 0"),
                     refused(["--smoke", "3", "--workers", "2"], "separate commands")],
     }),
-    "icdl.gpt_icl.scale": ("icdl.gpt_icl.scale", {
+    "icdl.gpt_icl.scale": ("icdl.gpt_icl.scale.study", {
         "--profile": [acts(["--profile", "wide", "--workers", "2"], "profile wide: the whole run"),
                       refused(["--profile", "nope", "--workers", "1"], "unknown profile 'nope'")],
         "--workers": [acts(["--workers", "2"], "the whole run on 2 worker(s), on cpu"),
@@ -113,7 +113,7 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
         "--device": [cuda(["--train", "softmax", "--depth", "3", "--device", "cuda"], "depth 3, on cuda"),
                      cuda(["--workers", "1", "--device", "cuda"], "1 worker(s), on cuda")],
     }),
-    "icdl.gpt_icl.mechanism": ("icdl.gpt_icl.mechanism", {
+    "icdl.gpt_icl.mechanism": ("icdl.gpt_icl.mechanism.study", {
         "--profile": [acts(["--profile", "longer"], "profile longer"),
                       refused(["--profile", "nope"], "invalid choice: 'nope'")],
         "--threads": [acts(["--threads", "2"], "of 2 thread(s)"),

@@ -234,7 +234,7 @@ def test_scored_units_are_read_back_without_their_models(tmp_path, monkeypatch):
     assert all(len(m["sha256"]) == 64 for m in first["models"])
     for ckpt in tmp_path.glob("*.pt*"):
         ckpt.unlink()
-    monkeypatch.setattr(depth, "train_pair", lambda *a, **k: pytest.fail("a scored unit was trained again"))
+    monkeypatch.setattr(depth.study, "train_pair", lambda *a, **k: pytest.fail("a scored unit was trained again"))
     again = depth.study.depth_study(cfg, folder=tmp_path, progress=False)
     pd.testing.assert_frame_equal(again["table"], first["table"])
     assert again["blocks"] == first["blocks"] and again["models"] == first["models"]

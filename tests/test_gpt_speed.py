@@ -92,7 +92,7 @@ def test_the_command_dispatches_measurements_to_their_writer(monkeypatch, capsys
     monkeypatch.setattr(cli, "save_measurement", lambda cfg, name, res, t: calls.append(("save", name, res)) or name)
     monkeypatch.setattr(cli, "run_reference",
                         lambda profile, workers, seed: calls.append(("workers", workers, seed)) or 0)
-    monkeypatch.setattr(cli.objectives, "run", lambda *a, **k: pytest.fail("a measurement must not train"))
+    monkeypatch.setattr(cli.main_study, "run", lambda *a, **k: pytest.fail("a measurement must not train"))
     assert cli.main(["--profile", "reference", "--benchmark"]) == 0
     assert cli.main(["--profile", "reference", "--speed"]) == 0
     assert cli.main(["--profile", "reference", "--workers", "2"]) == 0
