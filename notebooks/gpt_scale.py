@@ -74,12 +74,12 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl import scale
-from icdl.gpt_icl.core import longer, main_study
+from icdl.gpt_icl.core import main_study
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # small models: one thread is as fast and leaves the other core to long runs
-cfg, ledger = chapter.start(longer.PROFILES, profile, overrides)
+cfg, ledger = chapter.start(scale.models.PROFILES, profile, overrides)
 
 # %% [markdown]
 # ## The runs
@@ -127,9 +127,9 @@ cfg, ledger = chapter.start(longer.PROFILES, profile, overrides)
 # its targets.
 
 # %%
-data, scale_on = chapter.reference_or_live(longer.PROFILES, ("scale",), scale.study.from_result,
+data, scale_on = chapter.reference_or_live(scale.models.PROFILES, ("scale",), scale.study.from_result,
                                            lambda: scale.study.study(cfg), profile)
-rcfg = longer.PROFILES.resolve("reference") if scale_on == "reference" else cfg
+rcfg = scale.models.PROFILES.resolve("reference") if scale_on == "reference" else cfg
 print("judged on:", scale_on)
 
 # %% tags=["remove-cell"]
@@ -241,8 +241,8 @@ else:
 # objectives 1 and 3 on the wider models.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-wide_raw = show_reference(longer.PROFILES, "scale", scale.judge.WIDER)
-wcfg = longer.PROFILES.resolve(scale.judge.WIDER)
+wide_raw = show_reference(scale.models.PROFILES, "scale", scale.judge.WIDER)
+wcfg = scale.models.PROFILES.resolve(scale.judge.WIDER)
 wide = scale.study.from_result(wide_raw, profile=scale.judge.WIDER) if wide_raw is not None and scale_on == "reference" else None
 widths = scale.judge.width_comparison(data, wide, rcfg, wcfg) if wide is not None else None
 if widths is not None:

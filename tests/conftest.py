@@ -27,7 +27,7 @@ JUDGES = (("icdl.gpt_icl.objectives.judge", "judge"), ("icdl.gpt_icl.core.verdic
           ("icdl.gpt_icl.depth.judge", "judge"), ("icdl.gpt_icl.objectives.task_content", "judge"),
           ("icdl.gpt_icl.compute.cost", "judge"),
           ("icdl.gpt_icl.scale.judge", "judge"), ("icdl.gpt_icl.scale.judge", "judge_wider"),
-          ("icdl.gpt_icl.mechanism.judge", "judge"), ("icdl.gpt_icl.mechanism.judge", "judge_longer"),
+          ("icdl.gpt_icl.mechanism.judge", "judge_control"), ("icdl.gpt_icl.mechanism.seeds", "judge_seeds"),
           ("icdl.lsa.study", "judge"), ("icdl.lsa.study", "judge_scan"), ("icdl.studies.diffusion", "judge"))
 
 

@@ -93,9 +93,8 @@ def test_a_second_scoring_of_the_same_depth_is_refused(root, capsys):
     """``scale --score --depth D`` holds the lock of its score file: a second one is refused in one line (exit
     status 2) naming the first one's pid, before it reads any checkpoint."""
     from icdl.gpt_icl import scale
-    from icdl.gpt_icl.core import longer
 
-    cfg = longer.PROFILES.resolve("quick")
+    cfg = scale.models.PROFILES.resolve("quick")
     path = scale.study._score_path(cfg, cfg["depths"][0])
     first, _ = holder(f"from icdl.repro.results import one_writer\n"
                    f"lock = one_writer({str(path)!r}); lock.__enter__(); print('held', flush=True)")

@@ -279,12 +279,11 @@ def test_gpt_scale_numbers(num_regression):
     import torch
 
     from icdl.gpt_icl import scale
-    from icdl.gpt_icl.core import longer
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        cfg = longer.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
+        cfg = scale.models.PROFILES.resolve("quick", depths=(3,), steps=100, warm_steps=50, relu_steps=50,
                                      test_prompts=128, mlp_prompts=64, mlp_epochs=5, resamples=20)
         res = scale.study.study(cfg)
     finally:
@@ -413,13 +412,11 @@ FIGURE_TESTS = {
     "fig-lsa-weights": "test_committed_reference_numbers",
     "fig-lsa-curves": "test_committed_reference_numbers",
     "fig-lsa-l1-scan": "test_lsa_l1_scan_numbers",
-    # gpt_mechanism draws the reference when it is complete (pinned there), the live run otherwise (pinned on a
-    # reduced quick run)
-    "fig-mech-alignment": "test_committed_reference_numbers",
-    "fig-mech-cosine": "test_committed_reference_numbers",
-    "fig-mech-sensitivity-examples": "test_committed_reference_numbers",
-    "fig-mech-scan": "test_committed_reference_numbers",
-    "fig-mech-alignment-shift": "test_committed_reference_numbers",
+    # gpt_mechanism draws the committed seeds run: the seed means and seed 0's scan and sensitivities
+    "fig-mech-alignment": "test_committed_seeds_mechanism_numbers",
+    "fig-mech-cosine": "test_committed_seeds_mechanism_numbers",
+    "fig-mech-sensitivity-examples": "test_committed_seeds_mechanism_numbers",
+    "fig-mech-scan": "test_committed_seeds_mechanism_numbers",
     # gpt_scale likewise: the reference when complete, the live run otherwise (test_gpt_scale_numbers)
     "fig-scale-trend": "test_committed_reference_numbers",
     "fig-scale-forecast": "test_committed_reference_numbers",
@@ -525,17 +522,6 @@ def test_committed_reference_numbers(num_regression):
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_depth")
     num_regression.check({"plateau_val_r2": np.asarray(plateau["history"]["val_r2"])},
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_plateau")
-    mech = load_result(res / "gpt_mechanism" / "mechanism.reference.json")["data"]
-    num_regression.check({"mech_pred_diff": np.asarray(mech["alignment"]["pred_diff"], dtype=float),
-                          "mech_cosine": np.nan_to_num(np.asarray(mech["alignment"]["cosine"], dtype=float), nan=-9.0),
-                          "mech_r2": np.asarray(mech["alignment"]["r2_candidate"], dtype=float)},
-                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism")
-    num_regression.check({"mech_scan": np.asarray(mech["gd_scan"]["pred_diff"], dtype=float)[::9],
-                          "mech_eta": np.asarray(mech["chosen"]["gd_eta"], dtype=float),
-                          "mech_steps": np.asarray(mech["chosen"]["gd_steps"], dtype=float)},
-                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism_scan")
-    num_regression.check({"mech_sensitivity": np.asarray(mech["examples"]["sensitivity"], dtype=float)},
-                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_mechanism_examples")
     sc = load_result(res / "gpt_scale" / "scale.reference.json")["data"]
     inf_as = -1.0  # a forecast that never comes (a line that does not fall) is stored as inf
     num_regression.check({f"scale_{c}": np.asarray(sc["trend"][c], dtype=float)
@@ -548,15 +534,37 @@ def test_committed_reference_numbers(num_regression):
                          default_tolerance={"rtol": 1e-12, "atol": 0}, basename="reference_scale_fits")
 
 
+def test_committed_seeds_mechanism_numbers(num_regression):
+    """The figures of chapter gpt_mechanism, from the committed seeds run: every seed mean the two alignment
+    figures draw (:func:`icdl.gpt_icl.mechanism.show.seed_mean`), and seed 0's scan, chosen members and
+    sensitivities. A seed mean that averaged another model's seeds in, or a figure drawn from another seed than
+    its caption says, moves these."""
+    from icdl.gpt_icl import mechanism
+
+    seeds = mechanism.study.committed("seeds")
+    mean = mechanism.show.seed_mean(seeds["alignment"])
+    num_regression.check({"mech_pred_diff": mean["pred_diff"].to_numpy(dtype=float),
+                          "mech_cosine": np.nan_to_num(mean["cosine"].to_numpy(dtype=float), nan=-9.0),
+                          "mech_r2": mean["r2_candidate"].to_numpy(dtype=float)},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="seeds_mechanism")
+    scan, chosen = seeds["gd_scan"].query("seed == 0"), seeds["chosen"].query("seed == 0")
+    num_regression.check({"mech_scan": scan["pred_diff"].to_numpy(dtype=float)[::9]},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="seeds_mechanism_scan")
+    num_regression.check({"mech_eta": chosen["gd_eta"].to_numpy(dtype=float),
+                          "mech_steps": chosen["gd_steps"].to_numpy(dtype=float),
+                          "mech_sensitivity": seeds["examples"].query("seed == 0 and depth == 3 and attention == "
+                                                                      "'softmax'")["sensitivity"].to_numpy(dtype=float)[:6]},
+                         default_tolerance={"rtol": 1e-12, "atol": 0}, basename="seeds_mechanism_chosen")
+
+
 def test_committed_width_numbers(num_regression):
     """Figure 'fig-scale-width' and the width table: every point of both widths' curves (training FLOPs and the
     shortfall below the MLP, from the committed reference and wide results) and the paired changes between
     them. A ReLU curve that forgot the softmax steps it starts from, FLOPs counted for the wrong width, or a
     comparison that swapped the studies moves these."""
     from icdl.gpt_icl import scale
-    from icdl.gpt_icl.core import longer
 
-    rc, wc = longer.PROFILES.resolve("reference"), longer.PROFILES.resolve(scale.judge.WIDER)
+    rc, wc = scale.models.PROFILES.resolve("reference"), scale.models.PROFILES.resolve(scale.judge.WIDER)
     narrow, wide = scale.study.load("reference"), scale.study.load(scale.judge.WIDER)
     curves = pd.concat([scale.show.flops_curve(narrow, rc), scale.show.flops_curve(wide, wc)], ignore_index=True)
     num_regression.check({"width": curves["width"].to_numpy(dtype=float), "flops": curves["flops"].to_numpy(),

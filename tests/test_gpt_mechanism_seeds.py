@@ -1,6 +1,6 @@
-"""The flow study over the main study's seeds (``icdl.gpt_icl.mechanism.seeds``): each seed's number, their
-mean over the drawn seeds, the two-level interval and the judge of ``mech-seeds-*``, on sums whose answer is
-known."""
+"""The live design of the mechanism question, every seed's model (``icdl.gpt_icl.mechanism.seeds``): each
+seed's number, their mean over the drawn seeds, the two-level interval and the judge of ``mech-seeds-*``, on
+sums whose answer is known."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from icdl.gpt_icl.core import main_study
 from icdl.gpt_icl.core.intervals import Draws
 from icdl.gpt_icl.mechanism import seeds as ms
 from icdl.repro.claims import criterion_verdict, unmet_gates
-from test_gpt_mechanism_fair import MODELS
-from test_gpt_mechanism_flow import CFG, _flow_result
+from test_gpt_mechanism_grid import CFG, MODELS, _flow_result
 
 FRAMES = ("blocks", "chosen", "gd_scan", "alignment")
 
@@ -167,19 +166,6 @@ def test_the_table_and_the_prose_read_each_seed_and_the_mean():
     assert set(ms.seeds_glue(None, 40, [])) == set(glue)
 
 
-def test_seed_zero_is_checked_against_the_flow_run_of_the_same_models():
-    """Seed 0 of the seeds run against a flow run of the same models: the same members and numbers give "2 of 2"
-    and a difference of 0; a flow run whose GD sits elsewhere and whose ratio differs is caught (the bugs: seed 1
-    compared, or the comparison reading the seed mean)."""
-    res = _seeds_result(*({"pred": p, "sens": 0.5, "cosine": 0.9} for p in (0.4, 0.8, 1.5)))
-    same = ms.against_flow(res, _flow_result(pred=0.4, sens=0.5, cosine=0.9), 40)
-    assert same == {"same": 2, "models": 2, "largest": pytest.approx(0.0, abs=1e-12)}
-    other = ms.against_flow(res, _flow_result(pred=0.5, sens=0.5, cosine=0.9, eta=0.05, steps=16), 40)
-    assert other["same"] == 0 and other["largest"] == pytest.approx(0.1)
-    glue = ms.seeds_glue(res, 40, ms.judge_seeds(res, CFG, 40, True), _flow_result(pred=0.4, sens=0.5, cosine=0.9))
-    assert glue["seeds_flow_same"] == "2 of 2" and glue["seeds_flow_diff"] == "0"
-
-
 # ---- the study: every seed's model, on one process or several ----------------------------------------------
 
 def _small(**more):
@@ -219,9 +205,11 @@ def test_the_study_of_seeded_models_keeps_each_seed_apart():
     assert set(res["alignment"]["mixture"]) == {PRETRAINING}
     seeds = mechanism.study.PROFILES.resolve("seeds")
     assert seeds["mixtures"] == (PRETRAINING,) and seeds["models"] == "seeds" and seeds["seeds"] == 3
-    flow = mechanism.study.PROFILES.resolve("flow")  # the flow study's grid and prompts, every seed's model
-    assert all(seeds[k] == flow[k] for k in ("etas", "gd_steps", "init_scales", "lambdas", "positions",
-                                             "scan_prompts", "measure_prompts"))
+    # the flow grid and the main sizes it was registered with (c27bba6: the flow profile's grid and prompts)
+    assert (seeds["etas"], seeds["gd_steps"], seeds["init_scales"]) == ((0.0125, 0.025, 0.05), 8192,
+                                                                       (0.125, 0.25, 0.5, 1.0))
+    assert seeds["lambdas"] == (0.01, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
+    assert (seeds["scan_prompts"], seeds["measure_prompts"], seeds["positions"]) == (256, 512, (2, 5, 10, 20, 30, 39))
     assert len(res["chosen"]) == 2
     at = res["blocks"][(res["blocks"]["candidate"] == "least squares") & (res["blocks"]["position"] == 20)]
     per_seed = at.groupby("seed")["pred"].sum()
@@ -273,8 +261,9 @@ def test_the_committed_checkpoints_replay_the_main_study_s_errors_and_a_swapped_
     from icdl.gpt_icl import mechanism
     from icdl.repro.results import load_result
 
-    cfg = mechanism.study.PROFILES.resolve("reference")
-    soft = main_study.reference_models({**cfg, "depths": (3,)}, seeds=(0,), names=("softmax",))[(3, "softmax", 0)]
+    cfg = mechanism.study.PROFILES.resolve("seeds")
+    soft = main_study.reference_models({**cfg, "profile": "reference", "depths": (3,)}, seeds=(0,),
+                                       names=("softmax",))[(3, "softmax", 0)]
     stored = load_result(main_study.PROFILES.folder() / "icl.reference.json")["data"]["blocks"]
     rows = mechanism.seeds.replay(cfg, {(3, "softmax", 0): soft, (3, "relu", 0): soft}, stored).set_index("attention")
     assert rows.loc["softmax", "largest_change"] < 1e-4

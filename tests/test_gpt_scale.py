@@ -11,38 +11,38 @@ import torch
 
 from icdl.gpt_icl import scale
 from icdl.gpt_icl.core import baselines as bl
-from icdl.gpt_icl.core import longer, main_study
+from icdl.gpt_icl.core import main_study
 from icdl.gpt_icl.core.schedule import train_pair
 from icdl.gpt_icl.core.training import load_snapshot, snapshot_path
 from icdl.repro import claims
 
 
 def test_snapshot_steps_are_half_doublings_from_before_the_base_to_the_end():
-    steps = longer.snapshot_steps(6500, 4, 2, 4)
+    steps = scale.models.snapshot_steps(6500, 4, 2, 4)
     assert steps == (1625, 2298, 3250, 4596, 6500, 9192, 13000, 18385, 26000)
-    assert longer.snapshot_steps(100, 8, 1, 0) == (100, 200, 400, 800)
+    assert scale.models.snapshot_steps(100, 8, 1, 0) == (100, 200, 400, 800)
     for bad in (3, 6, 0):  # a factor that is no power of two has no snapshot at its end
         with pytest.raises(ValueError, match="power of two"):
-            longer.snapshot_steps(100, bad, 1, 0)
+            scale.models.snapshot_steps(100, bad, 1, 0)
 
 
 def test_reference_profile_is_the_main_study_trained_four_times_longer():
     """A profile drifting from the main study's would make its base snapshot another model."""
-    cfg, main = longer.PROFILES.resolve("reference"), main_study.PROFILES.resolve("reference")
+    cfg, main = scale.models.PROFILES.resolve("reference"), main_study.PROFILES.resolve("reference")
     assert {k: v for k, v in cfg.items() if k in main and k != "profile"} == \
         {k: v for k, v in main.items() if k != "profile"}
-    assert longer.long_settings(cfg)["steps"] == 4 * main["steps"]
-    assert longer.long_settings(cfg)["warm_steps"] == main["warm_steps"]
+    assert scale.models.long_settings(cfg)["steps"] == 4 * main["steps"]
+    assert scale.models.long_settings(cfg)["warm_steps"] == main["warm_steps"]
     assert scale.trend.fit_from(cfg) == {"softmax": main["steps"], "relu": main["relu_steps"]}
 
 
 @pytest.fixture(scope="module")
 def quick_pair():
     """The quick scale study's two models of target depth 3, trained in memory."""
-    cfg = longer.PROFILES.resolve("quick")
+    cfg = scale.models.PROFILES.resolve("quick")
     memory = {}
     for attention in ("softmax", "relu"):
-        memory[(3, attention)] = longer.train_model(cfg, 3, attention, progress=False, memory=memory)
+        memory[(3, attention)] = scale.models.train_model(cfg, 3, attention, progress=False, memory=memory)
     return cfg, memory
 
 
@@ -61,13 +61,13 @@ def test_the_snapshot_at_the_main_length_is_the_main_study_model(quick_pair):
 
 def test_snapshots_on_disk_survive_a_stop_and_equal_an_uninterrupted_run(quick_pair, tmp_path):
     cfg, memory = quick_pair
-    stop = longer.model_snapshots(cfg, "softmax")[1] + 7  # between two snapshots
-    first = longer.train_model(cfg, 3, "softmax", where=tmp_path, until=stop, progress=False)
+    stop = scale.models.model_snapshots(cfg, "softmax")[1] + 7  # between two snapshots
+    first = scale.models.train_model(cfg, 3, "softmax", where=tmp_path, until=stop, progress=False)
     assert first["steps_done"] == stop
     ckpt = tmp_path / "gpt_scale_depth3_softmax.pt"
-    written = [s for s in longer.model_snapshots(cfg, "softmax") if snapshot_path(ckpt, s).is_file()]
-    assert written == [s for s in longer.model_snapshots(cfg, "softmax") if s <= stop]
-    longer.train_model(cfg, 3, "softmax", where=tmp_path, progress=False)
+    written = [s for s in scale.models.model_snapshots(cfg, "softmax") if snapshot_path(ckpt, s).is_file()]
+    assert written == [s for s in scale.models.model_snapshots(cfg, "softmax") if s <= stop]
+    scale.models.train_model(cfg, 3, "softmax", where=tmp_path, progress=False)
     for step, state in memory[(3, "softmax")]["snapshots"].items():
         model, saved = load_snapshot(ckpt, step)
         assert saved["step"] == step
@@ -221,7 +221,7 @@ def test_the_forecast_extends_the_line_to_the_horizon():
 def test_the_target_clock_counts_the_warm_phase_out_and_the_inherited_steps_in():
     """The reference's softmax model spends its first 5 000 steps on tanh targets; its ReLU twin starts from
     it at 6 500 steps, with 1 500 target steps already (the bug: the warm phase counted as training)."""
-    cfg = longer.PROFILES.resolve("reference")
+    cfg = scale.models.PROFILES.resolve("reference")
     assert scale.trend.target_offset(cfg) == {"softmax": cfg["warm_steps"], "relu": -(cfg["steps"] - cfg["warm_steps"])}
     assert scale.trend.target_offset(cfg) == {"softmax": 5000, "relu": -1500}
     assert scale.trend.target_offset({**cfg, "warm_family": "none"})["softmax"] == 0
@@ -321,7 +321,7 @@ def _wide_and_narrow(ls_shift: float = 0.0):
     bootstrap samples: per resample the wide softmax model's shortfall at the main length is 0.05 + e, the
     narrow one's 0.08 + e at the same steps and 0.03 + e at the compute-matched snapshot, so the paired
     differences are exactly −0.03 and +0.02 (unpaired or resorted samples would give a band)."""
-    ncfg = longer.PROFILES.resolve("quick")
+    ncfg = scale.models.PROFILES.resolve("quick")
     wcfg = {**ncfg, "n_embd": 2 * ncfg["n_embd"], "n_head": 2 * ncfg["n_head"], "factor": 1}
     base = scale.trend.fit_from(wcfg)
     per_step = scale.judge.training_flops(wcfg, "softmax", 1) / scale.judge.training_flops(ncfg, "softmax", 1)
@@ -469,7 +469,7 @@ def test_the_judged_run_starts_from_the_main_studys_committed_models():
     res = project_root() / "results"
     sc = scale.study.from_result(load_result(res / "gpt_scale" / "scale.reference.json"))
     icl = pd.DataFrame(load_result(res / "gpt_icl" / "icl.reference.json")["data"]["curves"])
-    cfg = longer.PROFILES.resolve("reference")
+    cfg = scale.models.PROFILES.resolve("reference")
     base = scale.trend.fit_from(cfg)
     pts = sc["points"][sc["points"]["method"] == "transformer"]
     checked = 0
@@ -492,7 +492,7 @@ def test_the_prose_verdicts_are_the_ledgers():
     from icdl.repro.results import load_result, project_root
 
     sc = scale.study.from_result(load_result(project_root() / "results" / "gpt_scale" / "scale.reference.json"))
-    glue = scale.show.glue_values(sc, longer.PROFILES.resolve("reference"))
+    glue = scale.show.glue_values(sc, scale.models.PROFILES.resolve("reference"))
     judged = scale.judge.judge(sc["fits"], sc["trend"], sc["points"], sc["shift"], sc["boot"], sc["fit_draws"])
     words = {True: "holds", False: "fails", None: "is undecided"}
     assert judged and all(glue[f"scale_verdict_{e['claim'].replace('-', '_')}"] == words[e["passed"]]

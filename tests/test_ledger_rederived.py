@@ -42,11 +42,10 @@ def _gpt_depth(ledger):
 
 def _gpt_scale(ledger):
     from icdl.gpt_icl import scale
-    from icdl.gpt_icl.core import longer
 
     data = scale.study.from_result(_result("gpt_scale", "scale"), profile="reference")
     wide = scale.study.from_result(_result("gpt_scale", "scale", scale.judge.WIDER), profile=scale.judge.WIDER)
-    rcfg, wcfg = longer.PROFILES.resolve("reference"), longer.PROFILES.resolve(scale.judge.WIDER)
+    rcfg, wcfg = scale.models.PROFILES.resolve("reference"), scale.models.PROFILES.resolve(scale.judge.WIDER)
     ledger.record_all(scale.judge.judge(data["fits"], data["trend"], data["points"], data["shift"], data["boot"],
                                   data["fit_draws"]), judged_on="reference")
     widths = scale.judge.width_comparison(data, wide, rcfg, wcfg)
@@ -57,20 +56,13 @@ def _gpt_scale(ledger):
 def _gpt_mechanism(ledger):
     from icdl.gpt_icl import mechanism
 
-    main = mechanism.study.load(_result("gpt_mechanism", "mechanism"))["alignment"]
-    longer = mechanism.study.load(_result("gpt_mechanism", "mechanism", "longer"))["alignment"]
-    train = mechanism.study.PROFILES.resolve("reference")["train_examples"]
-    ledger.record_all(mechanism.judge.judge(main, train), judged_on="reference")
-    ledger.record_all(mechanism.judge.judge_longer(main, longer, train), judged_on="longer")
+    cfg = mechanism.study.PROFILES.resolve("seeds")
     control = mechanism.study.load(_result("gpt_mechanism", "mechanism", "control"))["blocks"]
-    ledger.record_all(mechanism.judge.judge_control(control, train), judged_on="control")
-    passed = mechanism.judge.judge_control(control, train)[0]["passed"] is True
-    for profile, judge in (("fair", mechanism.fair.judge_fair), ("flow", mechanism.flow.judge_flow),
-                           ("seeds", mechanism.seeds.judge_seeds)):
-        path = ROOT / "results" / "gpt_mechanism" / f"mechanism.{profile}.json"
-        if path.is_file():  # a run not made yet is recorded as waiting, and checked by test_registered
-            ledger.record_all(judge(mechanism.study.load(_result("gpt_mechanism", "mechanism", profile)),
-                                    mechanism.study.PROFILES.resolve(profile), train, passed), judged_on=profile)
+    entries = mechanism.judge.judge_control(control, cfg["train_examples"])
+    ledger.record_all(entries, judged_on="control")
+    seeds = mechanism.study.load(_result("gpt_mechanism", "mechanism", "seeds"))
+    ledger.record_all(mechanism.seeds.judge_seeds(seeds, cfg, cfg["train_examples"], entries[0]["passed"] is True),
+                      judged_on="seeds")
 
 
 def _lsa_training(ledger):

@@ -53,7 +53,7 @@ PROFILE_MODULES = {
     "relu_sums": "icdl.studies.relu_sums", "attention_passes": "icdl.studies.attention_passes",
     "icgd_transformer": "icdl.studies.icgd_transformer", "softmax": "icdl.studies.softmax",
     "gpt_icl": "icdl.gpt_icl.core.main_study", "gpt_depth": "icdl.gpt_icl.depth.study",
-    "gpt_plateau": "icdl.gpt_icl.plateau.study", "gpt_scale": "icdl.gpt_icl.core.longer",
+    "gpt_plateau": "icdl.gpt_icl.plateau.study", "gpt_scale": "icdl.gpt_icl.scale.models",
     "gpt_mechanism": "icdl.gpt_icl.mechanism.study",
     "diffusion_score": "icdl.studies.diffusion", "lsa_construction": "icdl.lsa.constructions",
     "lsa_training": "icdl.lsa.study", "computation": "icdl.studies.computation",

@@ -41,6 +41,7 @@ from .claims import (
     DOCUMENTS,
     KNOWN_FAILURES,
     MISMATCHES,
+    REPLACED,
     WITHDRAWN,
     criterion_verdict,
     document,
@@ -469,6 +470,7 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
         lines += [f'* <a href="#claim-{claim}">{math_html(get_claim(claim).source)}</a>: {_esc(why)}'
                   for claim, why in WITHDRAWN.items()]
         lines.append("")
+    lines += replaced_section()
     lines += ["## Every claim, by document", ""]
     df = df.assign(document=df["id"].map(document))
     for key, title in DOCUMENTS.items():
@@ -479,6 +481,25 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
         lines += [_claim_block(r, errata.get(r.id)) for r in part.itertuples()]
         lines += ["</div>", ""]
     return "\n".join(lines) + "\n"
+
+
+def replaced_section() -> list[str]:
+    """The report's "Designs we replaced" (:data:`icdl.repro.claims.REPLACED`): per replaced claim, what it said,
+    the run it was judged on and its verdict there, why it was replaced and the live claims that answer it now.
+    Its verdicts are history: no chapter records these claims, and the counts above leave them out."""
+    if not REPLACED:
+        return []
+    lines = ["## Designs we replaced", "",
+             "Each of this book's questions has one live claim, judged on its latest registered design. The claims "
+             "of the designs it replaced are listed here with the run they were judged on and their verdict there "
+             "(that commit reproduces it); no chapter records them any more.", ""]
+    for r in REPLACED.values():
+        now = ", ".join(f'<a href="#claim-{b}">{_esc(b)}</a>' for b in r.by) or "not asked again"
+        lines.append(f"* **{math_html(r.source)}** (`{r.id}`): "
+                     f'<span class="{status_class(r.status)}">{_esc(r.status)}</span> on '
+                     f"{_commands_as_code(r.judged_on)} -- {math_html(typeset_minus(r.ours))}. "
+                     f"*Replaced: {_esc(r.reason)}.* Answered now by: {now}.")
+    return lines + [""]
 
 
 def _commands_as_code(text: str) -> str:

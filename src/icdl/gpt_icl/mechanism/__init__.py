@@ -3,15 +3,15 @@ the main study's models after von Oswald et al. 2023 and Akyürek et al. 2023).
 
 ============  =========================================================================================
 ``measures``  the candidates, the three measures, the member of each family nearest a model
-``judge``     the nearest candidate, GD against the nearest simple rule, the positive control
-``fair``      GD's grid edges, the measures' intervals, the gates the later designs share
-``flow``      GD tuned in gradient-flow time ηL, and the median block of prompts
-``seeds``     the flow numbers over the main study's seeds, their judge (the live design)
-``show``      what the chapter shows: tables, the prose's numbers
+``grid``      where GD's chosen member sits in its grid, read in gradient-flow time: the gate
+``numbers``   the four registered numbers with paired intervals, and the gated ledger entries
+``seeds``     the live design: every seed's model, the seed means, their judge
+``judge``     the nearest candidate, and the positive control with its judge
+``show``      what the chapter shows: seed means, tables, the prose's numbers
 ``study``     the profiles, the study over every model, its result file, ``python -m icdl.gpt_icl.mechanism``
 ============  =========================================================================================
 """
 
-from . import fair, flow, judge, measures, seeds, show, study
+from . import grid, judge, measures, numbers, seeds, show, study
 
-__all__ = ["fair", "flow", "judge", "measures", "seeds", "show", "study"]
+__all__ = ["grid", "judge", "measures", "numbers", "seeds", "show", "study"]

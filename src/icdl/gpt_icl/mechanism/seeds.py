@@ -1,23 +1,22 @@
-"""The flow study over the main study's seeds (chapter ``gpt_mechanism``, profile ``seeds`` of
-:mod:`~icdl.gpt_icl.mechanism`): how much of a verdict is the one trained model it was read on.
+"""The live design of the mechanism question (chapter ``gpt_mechanism``, profile ``seeds`` of
+:mod:`~icdl.gpt_icl.mechanism.study`): each of the main study's trained models, every one of its training seeds,
+held against GD on the network tuned in gradient-flow time and against the linear and local rules.
 
-The flow claims (:mod:`~icdl.gpt_icl.mechanism.flow`) were decided on seed 0 of each model, with intervals over
-the test prompts only. The main study trained three seeds of every model (other initial weights and training
-prompts); profile ``seeds`` chooses GD's and ridge's members for each seed's model on the flow grid and
-measures it on the same test prompts. The registry (``icdl.repro.claims.CRITERIA``, ``mech-seeds-*``) reads,
-per model, the **mean over its seeds** of each flow number, and over the models the largest (the cosine: the
-smallest), with a two-level interval (:class:`~icdl.gpt_icl.core.intervals.Draws`): the seeds drawn with
-replacement, then the blocks of test prompts, drawn once per resample for every seed, candidate and model
-(paired). Gates: ``control`` (the positive control passed), ``flow`` (the flow gate met by every seed's
-model), ``seeds`` (three seeds measured for every model).
+The main study trained three seeds of every model (other initial weights and training prompts); profile
+``seeds`` chooses GD's and ridge's members for each seed's model on the flow grid (:mod:`.grid`) and measures
+it on the test prompts. The registry (``icdl.repro.claims.CRITERIA``, ``mech-seeds-*``) reads, per model, the
+**mean over its seeds** of each of the four numbers (:mod:`.numbers`), and over the models the largest (the
+cosine: the smallest), with a two-level interval (:class:`~icdl.gpt_icl.core.intervals.Draws`): the seeds drawn
+with replacement, then the blocks of test prompts, drawn once per resample for every seed, candidate and model
+(paired). Gates: ``control`` (the positive control passed), ``flow`` (the flow gate met by every seed's model),
+``seeds`` (three seeds measured for every model).
 
 ==========================  ==========================================================================================
 :func:`replay`              each seed's model scored again against the main study's stored errors
-:func:`seed_edges`          :func:`~icdl.gpt_icl.mechanism.flow.flow_edges` for every seed's model
-:func:`seed_numbers`        per model, seed and resample the four flow numbers; per model their mean over drawn seeds
+:func:`seed_edges`          :func:`~icdl.gpt_icl.mechanism.grid.flow_edges` for every seed's model
+:func:`seed_numbers`        per model, seed and resample the four numbers; per model their mean over drawn seeds
 :func:`judge_seeds`         the entries of ``mech-seeds-nearest-gd``, ``-sens-gd``, ``-cosine-gd``, ``-median-gd``
 :func:`seeds_table`         per model, for the reader: each seed's chosen flow time and number, the seed mean's interval
-:func:`against_flow`        seed 0 of the run against the flow run, which measured the same models
 :func:`edge_words`          the seeds' models whose member sits at an edge that matters, in words
 :func:`seeds_glue`          the prose's numbers
 ==========================  ==========================================================================================
@@ -31,16 +30,22 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core.intervals import Draws, summary
-from icdl.gpt_icl.mechanism.fair import gate_note, gated_entries, interval_cell, paired_measures
-from icdl.gpt_icl.mechanism.flow import CLAIMS as FLOW_CLAIMS
-from icdl.gpt_icl.mechanism.flow import flow_edges, flow_numbers, median_ratio
+from icdl.gpt_icl.mechanism.grid import flow_edges
+from icdl.gpt_icl.mechanism.numbers import (
+    gate_note,
+    gated_entries,
+    interval_cell,
+    median_ratio,
+    paired_measures,
+)
 from icdl.repro.ledger import sci
 
 #: the seeds each model needs before a verdict counts (gate ``seeds``, registered with the claims)
 SEEDS_NEEDED = 3
-#: the registered claims and the flow number each reads (the same lines as the flow claims)
-CLAIMS = {c.replace("mech-flow-", "mech-seeds-"): spec for c, spec in FLOW_CLAIMS.items()}
-#: the reader's names of the numbers: the flow study's, each a mean over the seeds
+#: the registered claims, the number of :mod:`.numbers` each reads, and its line
+CLAIMS = {"mech-seeds-nearest-gd": ("pred", "<", 1.0), "mech-seeds-sens-gd": ("sens", "<", 1.0),
+          "mech-seeds-cosine-gd": ("cosine", ">=", 0.8), "mech-seeds-median-gd": ("median", "<", 1.0)}
+#: the reader's names of the numbers, each a mean over the seeds
 WORDS = {"pred": "largest seed-mean ratio of GD's prediction difference to the nearest simple rule's",
          "sens": "largest seed-mean ratio of GD's sensitivity L2 difference to the smallest simple rule's",
          "cosine": "smallest seed-mean of the mean cosine of the model's sensitivity with GD's",
@@ -90,7 +95,7 @@ def replay(cfg, models: dict, stored: list[dict]) -> pd.DataFrame:
 
 
 def seed_edges(chosen: pd.DataFrame, scan: pd.DataFrame, cfg) -> pd.DataFrame:
-    """One row per model and seed: :func:`~icdl.gpt_icl.mechanism.flow.flow_edges` of that seed's model (its
+    """One row per model and seed: :func:`~icdl.gpt_icl.mechanism.grid.flow_edges` of that seed's model (its
     chosen member, flow time and the edges that matter), with a column ``seed``."""
     _seeded(chosen, "chosen members")
     parts = [flow_edges(c, scan[scan["seed"] == s], cfg).assign(seed=s) for s, c in chosen.groupby("seed")]
@@ -98,7 +103,7 @@ def seed_edges(chosen: pd.DataFrame, scan: pd.DataFrame, cfg) -> pd.DataFrame:
 
 
 def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
-    """The four flow numbers on every resample of ``draws`` (default: a :class:`Draws` over the result's seeds
+    """The four registered numbers on every resample of ``draws`` (default: a :class:`Draws` over the result's seeds
     and blocks; row 0 every seed and prompt once). Per model ``(depth, attention)``: ``per_seed[measure]``
     (``(seeds, resamples + 1)``, NaN for a seed the model lacks, each seed's number on the resampled blocks) and
     ``[measure]`` their mean over each resample's drawn seeds (``(resamples + 1,)``); over the models the
@@ -179,22 +184,6 @@ def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def against_flow(result: dict, flow: dict, train_examples: int) -> dict:
-    """Seed 0 of the seeds run against the flow run, which measured the same models on the same grid and
-    prompts: ``same`` -- for how many models both chose the same GD member and ridge λ -- of ``models``, and
-    ``largest``, the largest absolute difference of the four numbers on all prompts. A check of the seeds
-    pipeline (its one mixture, its several models per key, its processes) on a run already judged."""
-    cols = ["gd_eta", "gd_steps", "gd_init_scale", "ridge_lambda"]
-    mine = result["chosen"][result["chosen"]["seed"] == 0].set_index(["depth", "attention"])[cols]
-    theirs = flow["chosen"].set_index(["depth", "attention"])[cols]
-    common = mine.index.intersection(theirs.index)
-    same = int(np.isclose(mine.loc[common].to_numpy(float), theirs.loc[common].to_numpy(float)).all(axis=1).sum())
-    nums = seed_numbers(result["blocks"], train_examples)
-    first = nums["seeds"].index(0)
-    old = flow_numbers(flow, train_examples)["models"]
-    diffs = [abs(v["per_seed"][k][first, 0] - old[key][k][0]) for key, v in nums["models"].items() if key in old
-             for k in _MEASURES]
-    return {"same": same, "models": len(theirs), "largest": float(max(diffs))}
 
 
 def edge_words(result: dict, cfg) -> str:
@@ -211,21 +200,19 @@ def edge_words(result: dict, cfg) -> str:
     return "; ".join(held) or "none"
 
 
-def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], flow: dict | None = None,
-               cfg=None) -> dict[str, str]:
+def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], cfg=None) -> dict[str, str]:
     """The prose's numbers of the seeds run, from the judge's own ``entries``: the four judged numbers with their
     intervals; per measure how many models lie past the line on the whole interval of their seed mean
     (``_far``), how many single seeds' models lie past it on their own number (``_seed_far``) and the range
     of those numbers (``_singles``), the model that decides it (``_model``); the models (``seeds_models``);
     the seeds per model; whether the checkpoints replay the main study's stored errors (:func:`replay`, a
-    clause); seed 0 against the flow run (``flow``, :func:`against_flow`); the models at an edge that matters
-    (``cfg``, the profile's settings: :func:`edge_words`). Dashes while the run waits."""
+    clause); the models at an edge that matters (``cfg``, the profile's settings: :func:`edge_words`). Dashes
+    while the run waits."""
     keys = {c: "seeds_" + key for c, (key, _, _) in CLAIMS.items()}
     if result is None:
         return ({k: "—" for v in keys.values() for k in (v, f"{v}_far", f"{v}_seed_far")}
                 | {f"{v}_{x}": "—" for v in keys.values() for x in ("singles", "model")}
-                | {k: "—" for k in ("seeds_count", "seeds_models", "seeds_replay", "seeds_flow_same",
-                                    "seeds_flow_diff", "seeds_edges")})
+                | {k: "—" for k in ("seeds_count", "seeds_models", "seeds_replay", "seeds_edges")})
     out = {}
     for e in entries:
         v = e["values"]
@@ -254,9 +241,6 @@ def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], fl
                     f"over {len(rep)} models)" if change <= REPLAYED else
                     f"do not give the errors it stored for them (relative changes up to {sci(change)}): they are "
                     "not the models it judged")
-    match = against_flow(result, flow, train_examples) if flow is not None else None
     out["seeds_edges"] = edge_words(result, cfg) if cfg is not None else "—"
     return out | {"seeds_count": " to ".join(map(str, counts)), "seeds_models": str(len(nums["models"])),
-                  "seeds_replay": replayed,
-                  "seeds_flow_same": f"{match['same']} of {match['models']}" if match else "—",
-                  "seeds_flow_diff": sci(match["largest"]) if match else "—"}
+                  "seeds_replay": replayed}

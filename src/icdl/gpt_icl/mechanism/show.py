@@ -1,15 +1,11 @@
-"""What the chapter ``gpt_mechanism`` shows of the mechanism study (:mod:`~icdl.gpt_icl.mechanism`): its
-tables, readable headers, and the numbers its prose quotes, formatted.
+"""What the chapter ``gpt_mechanism`` shows of the mechanism study: its tables, readable headers, and the
+numbers its prose quotes, formatted.
 
 =======================  ==============================================================================================
+:func:`seed_mean`        the measures per position as the mean over each model's seeds (the chapter's figures)
 :func:`nearest_table`    the nearest candidate per model and prompt position on one mixture
-:func:`verdict_display`  :func:`~icdl.gpt_icl.mechanism.judge.verdict_table` with readable headers
-:func:`sensitivity_table` per model, GD's sensitivity difference and cosine beside least squares' and ridge's
 :func:`chosen_table`     the settings chosen per model
-:func:`flow_table`       whether GD's chosen setting is an optimum of the scan or an edge of its grid
-:func:`glue_values`      the numbers of the chapter's prose
-:func:`longer_table`,    the main study's models beside the ones trained four times longer
-:func:`longer_glue`
+:func:`design_glue`      the design's sizes, the chosen steps and the layers Theorem 1 would need for them
 :func:`control_table`,   the positive control: every candidate's three measures at the training length, and the
 :func:`control_glue`     numbers the prose quotes
 =======================  ==============================================================================================
@@ -17,24 +13,25 @@ tables, readable headers, and the numbers its prose quotes, formatted.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from icdl.gpt_icl.core import algorithms as al
 from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.tasks import PRETRAINING
-from icdl.gpt_icl.mechanism.judge import LINEAR_FITS, LOCAL_RULES, control, judge_longer, nearest, verdict_table
-from icdl.gpt_icl.mechanism.measures import ADAM_MLP, AT_DEPTH_ONE, GD_NETWORK, RIDGE, SHIFTED
+from icdl.gpt_icl.mechanism.judge import LINEAR_FITS, LOCAL_RULES, control, nearest
+from icdl.gpt_icl.mechanism.measures import ADAM_MLP, AT_DEPTH_ONE, RIDGE
 
-# ---- what the chapter shows ---------------------------------------------------------------------------------
+#: the measures a seed mean is taken of (the alignment table's numbers)
+MEASURES = ("pred_diff", "sens_diff", "cosine", "r2_candidate")
 
 
-def _counted(counts, total: int) -> str:
-    """Candidates with the number of models each is nearest, as prose: "ridge for 3 of 6 models, the MLP (Adam,
-    last epoch) for 3" -- a name that holds parentheses of its own is not followed by a second pair."""
-    parts = [f"{name} for {n} of {total} models" if i == 0 else f"{name} for {n}"
-             for i, (name, n) in enumerate(counts.items())]
-    return ", ".join(parts)
+def seed_mean(alignment: pd.DataFrame) -> pd.DataFrame:
+    """The alignment table of a run over seeds (a column ``seed``) as one row per model, candidate, mixture and
+    position: each measure the mean over the model's seeds (NaN only where every seed's is: 3-NN's and the
+    context mean's cosine). A table without seeds is returned as it is."""
+    if "seed" not in alignment:
+        return alignment
+    keys = ["depth", "attention", "candidate", "mixture", "position"]
+    return alignment.groupby(keys, sort=False)[list(MEASURES)].mean().reset_index()
 
 
 def _named_at_depth(frame: pd.DataFrame, column: str = "candidate") -> pd.DataFrame:
@@ -54,119 +51,11 @@ def nearest_table(alignment: pd.DataFrame, mixture: str) -> pd.DataFrame:
     return t.reset_index().rename(columns={"depth": "target depth"})
 
 
-def longer_table(main: pd.DataFrame, longer: pd.DataFrame, train_examples: int) -> pd.DataFrame:
-    """Per model at the training length (pretraining mixture), the main study's models beside the ones trained
-    four times longer: the nearest simple rule, GD's ratio to it, and the cosine of GD's sensitivity."""
-    def at(alignment):
-        v = verdict_table(alignment, train_examples)
-        return v[v["mixture"] == PRETRAINING].set_index(["depth", "attention"])
-
-    a, b = at(main), at(longer)
-    return pd.DataFrame({
-        "nearest simple rule (main)": a["nearest_simple"], "nearest simple rule (4×)": b["nearest_simple"],
-        "GD / nearest (main)": a["ratio"].map("{:.2f}".format), "GD / nearest (4×)": b["ratio"].map("{:.2f}".format),
-        "GD cosine (main)": a["gd_cosine"].map("{:.2f}".format), "GD cosine (4×)": b["gd_cosine"].map("{:.2f}".format),
-    }).reset_index().rename(columns={"depth": "target depth"})
-
-
-def longer_glue(main: pd.DataFrame, longer: pd.DataFrame | None, train_examples: int) -> dict[str, str]:
-    """The prose's numbers about the longer-trained models: the range of GD's ratio and cosine over them, and
-    which candidate is nearest each (dashes where the run has not been made)."""
-    if longer is None:
-        return {k: "—" for k in ("mech_longer_ratio", "mech_longer_cosine", "mech_longer_nearest",
-                                 "mech_longer_rises")}
-    v = verdict_table(longer, train_examples)
-    pre = v[v["mixture"] == PRETRAINING]
-    near = nearest(longer)
-    near = near[(near["mixture"] == PRETRAINING) & (near["position"] == train_examples)]
-    counts = near["candidate"].value_counts()
-    change = next(e for e in judge_longer(main, longer, train_examples) if e["claim"] == "mech-longer-toward-gd")
-    before = verdict_table(main, train_examples)
-    before = before[before["mixture"] == PRETRAINING].set_index(["depth", "attention"])["ratio"]
-    rises = int((pre.set_index(["depth", "attention"])["ratio"] > before).sum())
-    return {"mech_longer_rises": f"{rises} of {len(pre)}" if change["value"] == change["value"] else "—",
-            "mech_longer_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
-            "mech_longer_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
-            "mech_longer_nearest": _counted(counts, len(near))}
-
-
 def chosen_table(chosen: pd.DataFrame) -> pd.DataFrame:
     """The settings chosen per model, as the chapter's table shows them."""
     return chosen.rename(columns={"depth": "target depth", "gd_init_scale": "GD: start scale", "gd_eta": "GD: η",
                                   "gd_steps": "GD: L", "gd_pred_diff": "GD: difference (scan)",
                                   "ridge_lambda": "ridge: λ", "ridge_pred_diff": "ridge: difference (scan)"})
-
-
-def flow_table(gd_scan: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
-    """Whether GD's chosen setting is a real optimum of the scan or an edge of its grid: per model, the scan's
-    difference at the chosen (η, L), at (2η, L/2) -- the same time ηL of gradient flow -- and at (2η, L), twice
-    the time, and at (η, L/2), half of it (NaN where the grid has no such cell). Equal first two and larger
-    last two: the chosen time ηL is an interior optimum, and smaller η with more steps would only repeat it."""
-    rows = []
-    for r in chosen.itertuples():
-        g = gd_scan[(gd_scan["depth"] == r.depth) & (gd_scan["attention"] == r.attention)
-                    & (gd_scan["init_scale"] == r.gd_init_scale)].set_index(["eta", "steps"])["pred_diff"]
-        eta, L = r.gd_eta, r.gd_steps
-        cells = {"chosen": (eta, L), "2η, L/2 (same ηL)": (2 * eta, L // 2), "2η, L (twice ηL)": (2 * eta, L),
-                 "η, L/2 (half ηL)": (eta, L // 2)}
-        rows.append({"target depth": r.depth, "attention": r.attention, "η": eta, "L": L,
-                     **{name: float(g.get(cell, np.nan)) for name, cell in cells.items()}})
-    return pd.DataFrame(rows)
-
-
-def verdict_display(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """:func:`verdict_table` as the chapter shows it: readable headers, the mixture as the inputs' weights."""
-    return verdicts.rename(columns={
-        "depth": "target depth", "mixture": "inputs ω", "position": "k", "gd_pred_diff": "GD: difference",
-        "gd_cosine": "GD: cosine", "nearest_simple": "nearest simple rule", "simple_pred_diff": "its difference",
-        "ratio": "GD / nearest simple", "gd_r2": "GD: R²", "model_r2": "model: R²"})
-
-
-def sensitivity_table(alignment: pd.DataFrame, train_examples: int, mixture: str = PRETRAINING) -> pd.DataFrame:
-    """Per model at the training length on one mixture: the two sensitivity measures -- the L2 difference
-    ``sens_diff`` (0: the same sensitivity; 1: as far as a candidate with none) and the mean cosine -- for GD
-    on the network beside least squares and ridge (3-NN and the context mean have no sensitivity), and which of
-    the three is nearest by each measure."""
-    at = alignment[(alignment["mixture"] == mixture) & (alignment["position"] == train_examples)]
-    names = {GD_NETWORK: "GD", bl.LEAST_SQUARES: "LS", RIDGE: "ridge"}
-    rows = []
-    for (depth, att), g in at.groupby(["depth", "attention"]):
-        g = g.set_index("candidate").loc[list(names)]
-        rows.append({"target depth": depth, "attention": att,
-                     **{f"L2: {short}": g.loc[c, "sens_diff"] for c, short in names.items()},
-                     **{f"cos: {short}": g.loc[c, "cosine"] for c, short in names.items()},
-                     "nearest by L2": names[g["sens_diff"].idxmin()], "nearest by cosine": names[g["cosine"].idxmax()]})
-    return pd.DataFrame(rows)
-
-
-def glue_values(alignment: pd.DataFrame, cfg) -> dict[str, str]:
-    """The numbers the chapter's prose quotes, as text: which candidate is nearest each model at the training
-    length (pretraining mixture), the range of the ratio and of the cosine over the models, and the sizes."""
-    v = verdict_table(alignment, cfg["train_examples"])
-    pre = v[v["mixture"] == PRETRAINING]
-    near = nearest(alignment)
-    near = near[(near["mixture"] == PRETRAINING) & (near["position"] == cfg["train_examples"])]
-    counts = near["candidate"].value_counts()
-    return {"mech_nearest": _counted(counts, len(near)),
-            "mech_ratio": f"{pre['ratio'].min():.2f} to {pre['ratio'].max():.2f}",
-            "mech_cosine": f"{pre['gd_cosine'].min():.2f} to {pre['gd_cosine'].max():.2f}",
-            "mech_train": str(cfg["train_examples"]), "mech_scan": str(cfg["scan_prompts"]),
-            "mech_measure": str(cfg["measure_prompts"]), "mech_max_steps": str(cfg["gd_steps"]),
-            "mech_grid": str(len(cfg["etas"]) * len(cfg["init_scales"]) * len(al.recorded_steps(cfg["gd_steps"])))}
-
-
-
-def fairness_glue(alignment: pd.DataFrame, chosen: pd.DataFrame, cfg) -> dict[str, str]:
-    """Whether GD had a fair chance, as the chapter's prose quotes it: how many models' chosen GD member sits in
-    the grid's corner (its smallest step size and its largest number of steps), and GD's own R² at the training
-    length against the models' (pretraining mixture)."""
-    v = verdict_table(alignment, cfg["train_examples"])
-    pre = v[v["mixture"] == PRETRAINING]
-    corner = int(((chosen["gd_eta"] == min(cfg["etas"])) & (chosen["gd_steps"] == cfg["gd_steps"])).sum())
-    return {"mech_corner": f"{corner} of {len(chosen)}",
-            "mech_gd_r2": f"{pre['gd_r2'].min():.2f} to {pre['gd_r2'].max():.2f}",
-            "mech_model_r2": f"{pre['model_r2'].min():.2f} to {pre['model_r2'].max():.2f}",
-            "mech_gd_weaker": f"{int((pre['gd_r2'] < pre['model_r2']).sum())} of {len(pre)}"}
 
 
 # ---- the positive control ----------------------------------------------------------------------------------
@@ -223,13 +112,24 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
                            versus(bl.LEAST_SQUARES), versus(RIDGE))))
 
 
-def shift_glue(alignment: pd.DataFrame, train_examples: int) -> dict[str, str]:
-    """The prose's numbers on the shifted mixture at the training length: the models' R², GD's R² and the mean
-    cosine of GD's sensitivity with the model's, each as a range over the models."""
-    v = verdict_table(alignment, train_examples)
-    v = v[v["mixture"] == SHIFTED]
 
-    def span(col):
-        return f"{v[col].min():.2f} to {v[col].max():.2f}".replace("-", "−")
 
-    return {"shift_model_r2": span("model_r2"), "shift_gd_r2": span("gd_r2"), "shift_gd_cos": span("gd_cosine")}
+def design_glue(cfg, chosen: pd.DataFrame | None) -> dict[str, str]:
+    """The design's sizes as the prose gives them (scan and measured prompts, GD's grid, its largest L) and, from
+    the members the seeds' models chose (``chosen``; None while the run waits), the range of their steps L and the
+    fewest layers Theorem 1's construction would need to run them: (2N + 4)·L for a target of N layers (ICDL
+    Theorem 1), which a 3-layer model is far from."""
+    from icdl.gpt_icl.core.algorithms import recorded_steps
+    from icdl.repro.ledger import count
+
+    out = {"mech_scan": count(cfg["scan_prompts"]), "mech_measure": count(cfg["measure_prompts"]),
+           "mech_max_steps": count(cfg["gd_steps"]),
+           "mech_grid": count(len(cfg["etas"]) * len(cfg["init_scales"]) * len(recorded_steps(cfg["gd_steps"]))),
+           "mech_etas": ", ".join(f"{e:g}" for e in cfg["etas"]),
+           "mech_scales": ", ".join(f"{s:g}" for s in cfg["init_scales"])}
+    if chosen is None or chosen.empty:
+        return out | {"mech_chosen_steps": "—", "mech_thm1_layers": "—"}
+    steps = chosen["gd_steps"].astype(int)
+    layers = int(((2 * chosen["depth"] + 4) * steps).min())
+    lo, hi = count(int(steps.min())), count(int(steps.max()))
+    return out | {"mech_chosen_steps": lo if lo == hi else f"{lo} to {hi}", "mech_thm1_layers": count(layers)}

@@ -1,10 +1,8 @@
-"""Which algorithm does a trained transformer run? (chapter ``gpt_mechanism``; this book's question, asked of
-the models of :mod:`~icdl.gpt_icl.core.main_study` after von Oswald et al. 2023 and Akyürek et al. 2023).
-
-Each trained model of the main study is held against candidate in-context algorithms run on the same
-prompts (:mod:`~icdl.gpt_icl.core.algorithms`): GD on an N-layer network of the target's architecture, the
-Adam-trained MLP of ICDL's baseline, least squares, ridge, 3-NN and the context mean. Three measures per
-query position, over the prompts ``b`` (:func:`alignment`):
+"""Which algorithm does a trained transformer run? The study itself (chapter ``gpt_mechanism``): every trained
+model of the main study held against candidate in-context algorithms run on the same prompts
+(:mod:`~icdl.gpt_icl.core.algorithms`): GD on an N-layer network of the target's architecture, the Adam-trained
+MLP of ICDL's baseline, least squares, ridge, 3-NN and the context mean. Three measures per query position, over
+the prompts ``b`` (:func:`~icdl.gpt_icl.mechanism.measures.alignment`):
 
 * ``pred_diff`` -- ``Σ_b (ŷ_model − ŷ_alg)² / Σ_b (y − ȳ)²``: the squared prediction difference on the
   scale of R²'s denominator (0: the same predictions; 1: as far apart as the labels spread);
@@ -15,37 +13,16 @@ query position, over the prompts ``b`` (:func:`alignment`):
 The free settings of a candidate family -- (η, L, initial scale) for GD, λ for ridge -- are chosen per
 model on held-out *scan* prompts (their own seeds), as the member of the family nearest the model (the
 smallest mean ``pred_diff`` over positions); every number the claims read is then measured on the test
-prompts of :mod:`~icdl.gpt_icl.core.evaluation`, on the pretraining mixture and on the farthest shifted one.
-
-The study is this module and four beside it, one idea each; every name of theirs that a chapter, a test or
-another study uses is re-exported here (``mechanism.judge`` is :func:`icdl.gpt_icl.mechanism.judge.judge`):
-
-=========================================  ============================================================================
-:mod:`~icdl.gpt_icl.mechanism.measures`    the candidates, the three measures, the member of each family nearest a model
-:mod:`~icdl.gpt_icl.mechanism.judge`       the nearest candidate, GD against the nearest simple rule, the ledger's judge
-:mod:`~icdl.gpt_icl.mechanism.fair`        GD given a fair chance: the grid's edges, the measures' intervals, its judge
-:mod:`~icdl.gpt_icl.mechanism.flow`        GD tuned in gradient-flow time ηL, the median block of prompts, their judge
-:mod:`~icdl.gpt_icl.mechanism.seeds`       the flow study's numbers over the main study's seeds, their judge
-:mod:`~icdl.gpt_icl.mechanism.show`        what the chapter shows: tables, the prose's numbers
-this module                                the profiles, the study over every model, its result file, the command
-=========================================  ============================================================================
+prompts of :mod:`~icdl.gpt_icl.core.evaluation`.
 
 ==================  ===================================================================================
-:data:`PROFILES`    ``quick`` (CI: models trained in memory), ``reference`` (the main study's checkpoints:
-                    ``python -m icdl.gpt_icl.mechanism --profile reference``, about 40 minutes on one core),
-                    ``longer`` (the same study of the scale study's longest-trained models,
-                    :func:`icdl.gpt_icl.scale.longest_trained_models`: ``--profile longer``),
-                    ``control`` (the positive control: the same architecture and schedule trained on linear,
-                    depth-1 targets, checkpoints local: ``--profile control``, about 20 minutes on one core),
-                    ``fair`` (the reference study with GD and ridge given a grid whose chosen members are interior:
-                    ``--profile fair``, about 60 minutes on one core), ``flow`` (the fair study on a grid read in
-                    gradient-flow time ηL: ``--profile flow``), ``seeds`` (the flow study of every seed's
-                    model, pretraining mixture: ``--profile seeds --workers 2``, about 70 minutes on two cores)
+:data:`PROFILES`    ``seeds`` (the chapter's design: every seed's model of the main study on the flow grid,
+                    ``python -m icdl.gpt_icl.mechanism --profile seeds --workers 2``, about 70 minutes on two
+                    cores), ``control`` (the positive control: the same architecture and schedule trained on
+                    linear, depth-1 targets, checkpoints local: ``--profile control``, about 20 minutes on one
+                    core), ``paper`` (the seeds design on the paper profile's models, for a GPU), ``quick``
+                    (tests: models trained in memory, a small grid)
 :func:`study`       scan, choose and measure for every model (:func:`run`: on ``--workers`` processes)
-:func:`judge`       the ledger entries of the hypotheses (:data:`icdl.repro.claims.CRITERIA`)
-:func:`judge_longer` the entries of the hypotheses about the longer-trained models against the main ones
-:func:`judge_control` the entry of the positive control (``--profile control``: the main study's models
-                    trained on linear targets)
 :func:`write`,      the result file ``mechanism.<profile>.json`` and back (:func:`committed`: a command-only
 :func:`load`        profile's, as the chapter reads it)
 ==================  ===================================================================================
@@ -80,51 +57,43 @@ from icdl.repro.profiles import ProfileSet, dry_run
 from icdl.repro.results import ResultFileError, one_writer, save_profile_result
 
 _BOTH = (PRETRAINING, SHIFTED)
+#: the sizes at which the main study's models are measured: prompts to scan and to measure, the positions
+_MAIN_SIZES = {"scan_prompts": 256, "measure_prompts": 512, "positions": (2, 5, 10, 20, 30, 39)}
+#: GD's grid read in gradient-flow time T = ηL (with ridge's λ): every chosen member inside it in start scale and
+#: flow time, a chosen η at an edge only where the neighbouring η at the same T leaves the scan flat
+#: (:func:`~icdl.gpt_icl.mechanism.grid.flow_edges`)
+_FLOW_GRID = {"etas": (0.0125, 0.025, 0.05), "gd_steps": 8192, "init_scales": (0.125, 0.25, 0.5, 1.0),
+              "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)}
 _OWN = {
+    # ``quick`` (tests and a look at the study's workings): models trained here in memory, a small grid
     "quick": {"models": "main", "scan_prompts": 64, "measure_prompts": 128, "positions": (2, 5, 10, 19),
-              "etas": (0.1, 0.3, 1.0), "gd_steps": 64, "init_scales": (0.5,), "lambdas": (0.1, 1.0)},
-    "reference": {"models": "main", "scan_prompts": 256, "measure_prompts": 512, "positions": (2, 5, 10, 20, 30, 39),
-                  "etas": (0.1, 0.2, 0.5, 1.0, 2.0), "gd_steps": 1024, "init_scales": (0.25, 0.5, 1.0),
-                  "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)},
-    "paper": {"models": "main", "scan_prompts": 512, "measure_prompts": 1024, "positions": (2, 5, 10, 20, 30, 40, 50),
-              "etas": (0.1, 0.2, 0.5, 1.0, 2.0), "gd_steps": 1024, "init_scales": (0.25, 0.5, 1.0),
-              "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)},
+              "etas": (0.1, 0.3, 1.0), "gd_steps": 64, "init_scales": (0.5,), "lambdas": (0.1, 1.0), "mixtures": _BOTH},
+    # ``seeds`` (``mech-seeds-*``, the chapter's design): every seed's model of each depth and attention of the
+    # main study (``models = "seeds"``), each with its own GD and ridge members chosen on the flow grid, measured
+    # on the pretraining mixture; GD's grid and the fixed candidates are computed once per depth
+    "seeds": {"models": "seeds", **_MAIN_SIZES, **_FLOW_GRID, "mixtures": (PRETRAINING,)},
+    # ``paper``: the same design on the paper profile's models (a command for a GPU)
+    "paper": {"models": "seeds", "scan_prompts": 512, "measure_prompts": 1024,
+              "positions": (2, 5, 10, 20, 30, 40, 50), **_FLOW_GRID, "mixtures": (PRETRAINING,)},
+    # ``control``: the positive control -- the main study's architecture and schedule trained here on depth-1
+    # (linear) targets, where the literature finds a trained transformer close to a least-squares fit; measured
+    # on the grid it was registered with
+    "control": {"models": "control", "depths": (1,), **_MAIN_SIZES, "etas": (0.1, 0.2, 0.5, 1.0, 2.0),
+                "gd_steps": 1024, "init_scales": (0.25, 0.5, 1.0), "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0),
+                "mixtures": _BOTH},
 }
-for _own in _OWN.values():  # the measures on the pretraining mixture and the farthest shifted one
-    _own["mixtures"] = _BOTH
-#: ``longer``: the reference study's settings, asked of the models the scale study trained longest
-_OWN["longer"] = {**_OWN["reference"], "models": "scale"}
-#: ``control``: the positive control -- the main study's architecture and schedule trained here on depth-1
-#: (linear) targets, where the literature finds a trained transformer close to a least-squares fit
-_OWN["control"] = {**_OWN["reference"], "models": "control", "depths": (1,)}
-#: ``fair``: GD given a fair chance -- the reference study's models, prompts and candidates, with a grid wide
-#: enough that the member nearest each model is interior (the reference grid chose η = 0.1, its smallest, and
-#: L = 1024, its largest, for every model; η ≥ 0.5 diverged or stayed far, so the grid moves down in η and out
-#: in L and in the start scale), and ridge's λ likewise
-_OWN["fair"] = {**_OWN["reference"], "etas": (0.025, 0.05, 0.1, 0.2), "gd_steps": 4096,
-                "init_scales": (0.125, 0.25, 0.5, 1.0), "lambdas": (0.01, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)}
-#: ``flow``: the fair claims asked on a grid read in gradient-flow time T = ηL (``mech-flow-*``): the fair run
-#: chose members along one flow time (ηL ≈ 102), one of them at its smallest η, so η moves down one halving and L
-#: out one doubling (T up to 410 at the largest η), and a chosen η at the grid's edge counts where the
-#: neighbouring η at the same T leaves the scan flat (:func:`~icdl.gpt_icl.mechanism.flow.flow_edges`)
-_OWN["flow"] = {**_OWN["fair"], "etas": (0.0125, 0.025, 0.05), "gd_steps": 8192}
-#: ``seeds``: the flow study over the main study's seeds (``mech-seeds-*``): every seed's model of each depth and
-#: attention (``models = "seeds"``: seeds 0 to the main profile's ``seeds`` − 1), each with its own GD and ridge
-#: members chosen on the flow grid, measured on the pretraining mixture (what the claims read); GD's grid and
-#: the fixed candidates do not depend on the model and are computed once per depth
-_OWN["seeds"] = {**_OWN["flow"], "models": "seeds", "mixtures": (PRETRAINING,)}
-_BASE = {"quick": "quick", "reference": "reference", "longer": "reference", "paper": "paper", "control": "reference",
-         "fair": "reference", "flow": "reference", "seeds": "reference"}
+#: the main study's profile each profile's models and training settings come from
+_BASE = {"quick": "quick", "seeds": "reference", "paper": "paper", "control": "reference"}
 PROFILES = ProfileSet(
     "gpt_mechanism",
     profiles={name: {**main_study.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
-    ranges={**main_study.PROFILES.ranges, "models": {"main", "scale", "control", "seeds"},
+    ranges={**main_study.PROFILES.ranges, "models": {"main", "control", "seeds"},
             "mixtures": {_BOTH, (PRETRAINING,)}, "scan_prompts": (8, 10**5),
             "measure_prompts": (8, 10**5), "positions": (1, 199), "etas": (1e-4, 100.0), "gd_steps": (1, 10**5),
             "init_scales": (1e-3, 10.0), "lambdas": (1e-6, 1e6)},
     command="python -m icdl.gpt_icl.mechanism --profile {profile}",
     memory=main_study.memory_estimate,
-    command_only=("control", "fair", "flow", "seeds"),  # the chapter reads their results; only the command makes them
+    command_only=("control", "seeds"),  # the chapter reads their results; only the command makes them
 )
 
 #: where the control's models are checkpointed (local: the result file records what the judge reads)
@@ -139,34 +108,23 @@ def _check(cfg) -> None:
 
 
 def _models(cfg, progress: bool) -> dict:
-    """The trained models the profile asks: the main study's, from the reference checkpoints (reference, fair)
-    or (quick) trained here in memory; with ``models = "scale"``, the scale study's longest-trained ones (its
-    reference run)."""
-    if cfg["models"] == "seeds":  # every seed's model: {(depth, attention, seed): model}
+    """The trained models the profile asks: every seed's model of the main study, from its checkpoints
+    (``models = "seeds"``: ``{(depth, attention, seed): model}``); the control's, trained on linear targets;
+    or (``models = "main"``, profile quick) the main study's quick models, trained here in memory."""
+    if cfg["models"] == "seeds":
         base = {**cfg, "profile": _BASE[cfg["profile"]]}
         return main_study.reference_models(base, seeds=tuple(range(cfg["seeds"])), names=ATTENTIONS)
-    if cfg["models"] == "scale":
-        from icdl.gpt_icl.core import longer
-
-        return longer.longest_trained_models(longer.PROFILES.resolve("reference"))
-    if cfg["models"] == "control":  # trained (or resumed) from checkpoints of their own
-        out = {}
-        for depth in cfg["depths"]:
-            pair = train_pair(cfg, depth, cfg["n_layer"], command=PROFILES.command.format(profile=cfg["profile"]),
-                              folder=PROFILES.folder(*CONTROL_FOLDER), progress=progress)
-            if not pair["complete"]:
-                raise ValueError(f"the control's models at depth {depth} did not finish training")
-            out |= {(depth, att): pair[att]["model"] for att in ATTENTIONS}
-        return out
-    if cfg["profile"] == "quick":
-        out = {}
-        for depth in cfg["depths"]:
-            pair = train_pair(cfg, depth, cfg["n_layer"], command=main_study.MAIN_COMMAND.format(profile="quick"),
-                              progress=progress)
-            out |= {(depth, att): pair[att]["model"] for att in ATTENTIONS}
-        return out
-    # the main study's checkpoints, of the profile this one's training settings come from (fair: reference)
-    return main_study.first_seed_models({**cfg, "profile": _BASE[cfg["profile"]]})
+    control = cfg["models"] == "control"  # trained (or resumed) from checkpoints of their own
+    out = {}
+    for depth in cfg["depths"]:
+        pair = train_pair(cfg, depth, cfg["n_layer"], progress=progress,
+                          **({"command": PROFILES.command.format(profile=cfg["profile"]),
+                              "folder": PROFILES.folder(*CONTROL_FOLDER)} if control else
+                             {"command": main_study.MAIN_COMMAND.format(profile="quick")}))
+        if control and not pair["complete"]:
+            raise ValueError(f"the control's models at depth {depth} did not finish training")
+        out |= {(depth, att): pair[att]["model"] for att in ATTENTIONS}
+    return out
 
 
 def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
@@ -254,8 +212,8 @@ def join(parts: dict[int, dict]) -> dict:
 # ---- result file ------------------------------------------------------------------------------------------
 
 FIELDS = ("alignment", "chosen", "gd_scan", "examples", "complete", "seconds")
-#: written by the runs since the positive control (``blocks``) and since profile fair (``gd_fit``), and by
-#: profile seeds (``replay``, :func:`~icdl.gpt_icl.mechanism.seeds.replay`); the runs before lack them
+#: written by every run since the positive control (``blocks``), GD's own fit over its grid (``gd_fit``) and, by
+#: profile seeds, the replay of the main study's errors (``replay``, :func:`~icdl.gpt_icl.mechanism.seeds.replay`)
 OPTIONAL_FIELDS = ("blocks", "gd_fit", "replay")
 
 
@@ -273,29 +231,27 @@ def load(raw: dict) -> dict:
             | {"complete": bool(d["complete"]), "seconds": d["seconds"], "provenance": raw["provenance"]})
 
 
-def committed(profile: str, shown_on: str) -> dict | None:
+def committed(profile: str) -> dict | None:
     """A command-only profile's committed result as the chapter reads it: its provenance shown
-    (:func:`~icdl.repro.results.show_reference`) and its frames (:func:`load`); None while its run waits, or
-    where the chapter itself reads another profile than the reference (``shown_on``: the quick study's models
-    are not the ones these runs measured)."""
+    (:func:`~icdl.repro.results.show_reference`) and its frames (:func:`load`); None while its run waits."""
     from icdl.repro.results import show_reference
 
     raw = show_reference(PROFILES, "mechanism", profile)
-    return load(raw) if raw is not None and shown_on == "reference" else None
+    return load(raw) if raw is not None else None
 
 
 def parser():
     """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
     p = Parser(prog="python -m icdl.gpt_icl.mechanism",
                description="Which algorithm do the trained transformers of ICDL sec. 5 run?")
-    p.add_argument("--profile", default="reference", choices=PROFILES.names)
+    p.add_argument("--profile", default="seeds", choices=PROFILES.names)
     p.add_argument("--threads", type=int, default=1, help="torch threads per process (default 1: one core)")
     p.add_argument("--workers", type=int, default=1, help="processes, one target depth each at a time (default 1)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icdl.gpt_icl.mechanism --profile reference [--workers N]``: the study on the main study's
+    """``python -m icdl.gpt_icl.mechanism --profile seeds [--workers N]``: the study on the main study's
     checkpoints, written with provenance to ``results/gpt_mechanism/mechanism.<profile>.json``."""
     p = parser()
     args = p.parse_args(argv)

@@ -2,6 +2,7 @@
 the trained MLP a matter of training, and how much training would close it?
 
 ==========  =========================================================================================
+``models``  the profiles (the main study's lengths times a factor), the snapshot steps, training one model
 ``trend``   every snapshot's scores beside the baselines, the line through the shortfall, its forecast
 ``judge``   the ledger's judge, and the wider models against the reference at equal steps and FLOPs
 ``show``    what the chapter shows: tables and the numbers its prose quotes
@@ -9,6 +10,6 @@ the trained MLP a matter of training, and how much training would close it?
 ==========  =========================================================================================
 """
 
-from . import judge, show, study, trend
+from . import judge, models, show, study, trend
 
-__all__ = ["judge", "show", "study", "trend"]
+__all__ = ["judge", "models", "show", "study", "trend"]

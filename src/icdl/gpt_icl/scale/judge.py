@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import main_study
-from icdl.gpt_icl.core.longer import COMMAND
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import configs
+from icdl.gpt_icl.scale.models import COMMAND
 from icdl.gpt_icl.scale.trend import PAPER_STEPS, band, fit_from
 from icdl.repro.claims import criterion_verdict
 from icdl.repro.ledger import count

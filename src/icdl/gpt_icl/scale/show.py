@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import main_study
-from icdl.gpt_icl.core.longer import COMMAND, model_snapshots
 from icdl.gpt_icl.core.model import ATTENTIONS, InContextGPT
 from icdl.gpt_icl.core.schedule import configs
 from icdl.gpt_icl.scale.judge import (
@@ -30,6 +29,7 @@ from icdl.gpt_icl.scale.judge import (
     rates_scanned,
     training_flops,
 )
+from icdl.gpt_icl.scale.models import COMMAND, model_snapshots
 from icdl.gpt_icl.scale.trend import PAPER_STEPS, fit_from, target_offset
 from icdl.repro.ledger import count
 

@@ -13,7 +13,7 @@ The study is this module and four beside it, one idea each; every name of theirs
 another study uses is re-exported here (``scale.judge`` is :func:`icdl.gpt_icl.scale.judge.judge`):
 
 ===================================  =================================================================================
-:mod:`~icdl.gpt_icl.core.longer`    the profiles, the snapshot steps, training one model
+:mod:`~icdl.gpt_icl.scale.models`    the profiles, the snapshot steps, training one model
 :mod:`~icdl.gpt_icl.scale.trend`     the scores of every snapshot, the trend, its fit and forecast (paired prompts)
 :mod:`~icdl.gpt_icl.scale.judge`     the ledger's judge; the wider models beside the reference's
 :mod:`~icdl.gpt_icl.scale.show`      what the chapter shows: tables, the prose's numbers
@@ -52,7 +52,10 @@ from pathlib import Path
 import pandas as pd
 
 from icdl.gpt_icl.core import main_study
-from icdl.gpt_icl.core.longer import (
+from icdl.gpt_icl.core.model import ATTENTIONS, InContextGPT
+from icdl.gpt_icl.core.schedule import checkpoint_path, configs
+from icdl.gpt_icl.core.training import load_snapshot
+from icdl.gpt_icl.scale.models import (
     COMMAND,
     PROFILES,
     TAG,
@@ -61,9 +64,6 @@ from icdl.gpt_icl.core.longer import (
     model_snapshots,
     train_model,
 )
-from icdl.gpt_icl.core.model import ATTENTIONS, InContextGPT
-from icdl.gpt_icl.core.schedule import checkpoint_path, configs
-from icdl.gpt_icl.core.training import load_snapshot
 from icdl.gpt_icl.scale.trend import (
     FIT_COLUMNS,
     fit_from,

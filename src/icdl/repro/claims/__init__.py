@@ -35,7 +35,7 @@ from . import (
     relu_sums,
     softmax,
 )
-from .base import Claim, Condition, Mismatch
+from .base import Claim, Condition, Mismatch, Replaced
 
 #: every chapter's part, in the book's order (the report lists the claims in this order)
 PARTS: tuple[ModuleType, ...] = (icgd_linear, gradient_decomposition, relu_sums, attention_passes, icgd_transformer,
@@ -80,6 +80,21 @@ DEVIATIONS: dict[str, str] = _merged("DEVIATIONS")
 #: on a failure that is already known and shown; a listed claim that stops failing turns CI red until it is
 #: removed from this list (``tests/test_ledger.py``). A failure that is not listed turns CI red.
 KNOWN_FAILURES: dict[str, str] = _merged("KNOWN_FAILURES")
+#: designs replaced by a later one that asks the same question (:class:`~icdl.repro.claims.base.Replaced`): one
+#: question, one live claim; the replaced ones are listed in the report with their verdict at the time, and no
+#: chapter records them any more
+REPLACED: dict[str, Replaced] = _merged("REPLACED")
+
+
+def _check_replaced() -> None:
+    live = {c.id for c in CLAIMS}
+    twice = sorted(set(REPLACED) & (live | set(CRITERIA) | set(REGISTERED) | set(KNOWN_FAILURES)))
+    unknown = sorted({b for r in REPLACED.values() for b in r.by} - live)
+    if twice or unknown:
+        raise RuntimeError(f"replaced claims still live: {twice}; replaced by claims that are not live: {unknown}")
+
+
+_check_replaced()
 
 
 #: the documents the claims come from, by the prefix of their ids, in the order the summaries list them
@@ -129,7 +144,6 @@ def criterion_verdict(claim: str, values: dict) -> bool | None:
 
 #: a gate's key as the reader reads it (:func:`unmet_gates`)
 GATE_WORDS = {"control": "the positive control passes",
-              "fair": "every chosen GD and ridge member lies inside its grid",
               "flow": "every chosen GD member lies inside its grid in flow time ηL, its η's edge flat",
               "tuned": "the wider models' learning rate was chosen by a scan at their width",
               "seeds": "every model is measured on three seeds"}
@@ -147,4 +161,4 @@ def criterion_holds(claim: str, values: dict) -> bool:
     return criterion_verdict(claim, values) is True
 
 
-__all__ = ["CLAIMS", "CRITERIA", "Claim", "Condition", "Mismatch"]
+__all__ = ["CLAIMS", "CRITERIA", "REPLACED", "Claim", "Condition", "Mismatch", "Replaced"]

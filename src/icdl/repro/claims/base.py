@@ -107,3 +107,23 @@ class Mismatch:
 SEC5 = ("models trained at d = 5 with 3 layers × 2 heads × width 64, the softmax model with a tanh warm phase and "
          "the ReLU-attention model started from its weights; ICDL: d = 20, 12 × 8 × 256, 500 k steps, each from "
          "scratch on ReLU targets")
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """A claim whose design was replaced by a later one that asks the same question (or that was not asked
+    again): one question has one live answer, on its latest design. The record keeps what the replaced claim
+    said (``source``, ``paper``), the run it was judged on (``judged_on``: command and commit) and its verdict
+    there (``status``, ``ours``), the commit that registered its criterion (``registered``; empty where the
+    design was registered only by running it first), the live claims that now answer it (``by``; empty if
+    none does) and why it was replaced (``reason``). The report's "Designs we replaced" lists these; the
+    ledger no longer records them, and ``git show <registered>`` gives the criterion as it was."""
+    id: str
+    source: str
+    paper: str
+    status: str
+    ours: str
+    judged_on: str
+    registered: str
+    by: tuple[str, ...]
+    reason: str

@@ -1,0 +1,137 @@
+"""The registered numbers of the mechanism claims, with paired intervals over the blocks of test prompts, and
+the ledger entries gated as the registry asks (chapter ``gpt_mechanism``, ``mech-seeds-*``).
+
+Per model, at the training length on the pretraining mixture, from the measures' sums per block of prompts
+(``blocks`` of :func:`icdl.gpt_icl.mechanism.study.study`): GD's prediction difference over the nearest simple
+rule's (``pred``), its sensitivity L2 difference over the smallest simple rule's (``sens``), its mean cosine with
+the model's sensitivity (``cosine``), and the median over blocks of GD's prediction difference over that of the
+rule nearest the model over all prompts (``median``: a number a few prompts cannot carry). Every number is
+computed on each resample of one :class:`~icdl.gpt_icl.core.intervals.Draws`, the same resampled prompts for every
+candidate and model (paired).
+
+======================  ==============================================================================================
+:func:`paired_measures` ``pred``, ``sens``, ``cosine`` per model and over the models, on every resample
+:func:`median_ratio`    the median block's ratio per model and over the models, on every resample
+:func:`four_numbers`    the four together
+:func:`gated_entries`   ledger entries from the numbers, with the registry's gates
+:func:`gate_note`       the entries' closing words: the control, and GD less accurate than the model
+:func:`interval_cell`   a number over resamples as a table cell
+======================  ==============================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.tasks import PRETRAINING
+from icdl.gpt_icl.mechanism.measures import GD_NETWORK, SIMPLE_RULES
+from icdl.repro.claims import criterion_verdict
+
+
+def paired_measures(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
+    """The three registered numbers on every resample of one :class:`~icdl.gpt_icl.core.intervals.Draws` (row 0: all
+    prompts; the same resampled prompts for every candidate and model: paired), from the measures' sums per
+    block (``blocks`` of :func:`icdl.gpt_icl.mechanism.study.study`) at the training length on the pretraining
+    mixture. Per model ``(depth, attention)``: ``pred`` (GD's prediction difference over the nearest simple
+    rule's), ``sens`` (GD's sensitivity L2 difference over the smallest simple rule's; a rule without a slope
+    counts the model's own, 1), ``cosine`` (GD's mean cosine); over the models the largest two ratios and the
+    smallest cosine, each ``(resamples + 1,)``."""
+    at = blocks[(blocks["mixture"] == PRETRAINING) & (blocks["position"] == train_examples)]
+    if at.empty:
+        raise ValueError(f"the result holds no sums per block at the training length (position {train_examples}) "
+                         "on the pretraining mixture: rerun python -m icdl.gpt_icl.mechanism --profile seeds")
+    per_model = {}
+    for key, g in at.groupby(["depth", "attention"]):
+        rules = [c for c in SIMPLE_RULES if c in set(g["candidate"])]
+        if GD_NETWORK not in set(g["candidate"]) or not rules:
+            raise ValueError(f"the sums of model {key} lack GD or every simple rule")
+        w = (draws or Draws(1, blocks=int(g["block"].nunique()))).weights          # (R, blocks)
+        col = {c: {k: w @ part.sort_values("block")[k].to_numpy(dtype=float)
+                   for k in ("pred", "sens", "cos", "own", "n")} for c, part in g.groupby("candidate")}
+        gd = col[GD_NETWORK]
+        per_model[key] = {"pred": gd["pred"] / np.min([col[c]["pred"] for c in rules], axis=0),
+                          "sens": gd["sens"] / np.min([col[c]["sens"] for c in rules], axis=0),
+                          "cosine": gd["cos"] / gd["n"]}
+    return {"models": per_model,
+            "pred": np.max([m["pred"] for m in per_model.values()], axis=0),
+            "sens": np.max([m["sens"] for m in per_model.values()], axis=0),
+            "cosine": np.min([m["cosine"] for m in per_model.values()], axis=0)}
+
+
+def _lower_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row, the weighted lower median of ``values`` (``(R, blocks)``) with ``weights`` (``(R, blocks)``,
+    block counts): the smallest value at which the cumulative weight reaches half the row's total."""
+    order = np.argsort(values, axis=1)
+    v = np.take_along_axis(values, order, axis=1)
+    cw = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
+    k = (cw >= cw[:, -1:] / 2).argmax(axis=1)
+    return v[np.arange(len(v)), k]
+
+def median_ratio(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
+    """On every resample of :class:`~icdl.gpt_icl.core.intervals.Draws` (row 0: every block once), per model: the
+    simple rule nearest the model over the resampled prompts (the smallest weighted sum of its prediction
+    difference), and the weighted lower median over the blocks of GD's prediction difference over that rule's
+    (``(resamples + 1,)``); over the models, the largest. At the training length, pretraining mixture."""
+    at = blocks[(blocks["mixture"] == PRETRAINING) & (blocks["position"] == train_examples)]
+    if at.empty:
+        raise ValueError(f"the result holds no sums per block at the training length (position {train_examples}) "
+                         "on the pretraining mixture: rerun python -m icdl.gpt_icl.mechanism --profile seeds")
+    per_model = {}
+    for key, g in at.groupby(["depth", "attention"]):
+        col = {c: part.sort_values("block")["pred"].to_numpy(dtype=float) for c, part in g.groupby("candidate")}
+        rules = [c for c in SIMPLE_RULES if c in col]
+        if GD_NETWORK not in col or not rules:
+            raise ValueError(f"the sums of model {key} lack GD or every simple rule")
+        w = (draws or Draws(1, blocks=len(col[GD_NETWORK]))).weights                 # (R, blocks)
+        per_rule = np.stack([col[c] for c in rules])                                 # (rules, blocks)
+        nearest = np.argmin(w @ per_rule.T, axis=1)                                  # (R,)
+        ratio = col[GD_NETWORK][None, :] / per_rule[nearest]                         # (R, blocks)
+        per_model[key] = _lower_median(ratio, w)
+    return {"models": per_model, "median": np.max(list(per_model.values()), axis=0)}
+
+def four_numbers(result: dict, train_examples: int, draws: Draws | None = None) -> dict:
+    """The four registered numbers on every resample of ``draws`` (:func:`paired_measures` and
+    :func:`median_ratio`): over the models and, under ``models``, per model."""
+    m = paired_measures(result["blocks"], train_examples, draws)
+    med = median_ratio(result["blocks"], train_examples, draws)
+    return {"pred": m["pred"], "sens": m["sens"], "cosine": m["cosine"], "median": med["median"],
+            "models": {k: v | {"median": med["models"][k]} for k, v in m["models"].items()}}
+
+
+def interval_cell(stat) -> str:
+    """A number over resamples as a table cell: "value (lo to hi)", its 90 % interval."""
+    s = summary(stat)
+    return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
+
+def _r2s(alignment: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    at = alignment[(alignment["mixture"] == PRETRAINING) & (alignment["position"] == train_examples)]
+    return at.pivot_table(index=["depth", "attention"], columns="candidate", values="r2_candidate")
+
+def gate_note(result: dict, train_examples: int, control_passed: bool, r2: str = "R²") -> str:
+    """The end of a gated entry's text: whether the positive control passed, and for how many models GD's own R²
+    is below the model's (a "farther" that may be GD's inaccuracy, not another algorithm; ``r2``: what the R²
+    is called, e.g. "seed-mean R²" where the alignment table holds several seeds per model)."""
+    at = _r2s(result["alignment"], train_examples)
+    weaker = int((at[GD_NETWORK] < at["model"]).sum())
+    return (f"; positive control {'passed' if control_passed else 'not passed'}"
+            + (f"; GD's own {r2} below the model's for {weaker} of {len(at)} models" if weaker else ""))
+
+def gated_entries(names: dict[str, str], words: dict[str, str], numbers: dict, gates: dict[str, float], tail: str,
+                  criteria: dict[str, str], over: str = "the test prompts") -> list[dict]:
+    """Ledger entries of claims decided on the interval of a number over the models (``numbers[key]``: its
+    value on every resample, row 0 on all prompts; ``numbers["models"]``: per model) with the registry's
+    ``gates``: per claim (``names``: claim → key) the value, its 90 % interval, each model's value and
+    ``tail``; the verdict is the registry's. ``over``: what the interval resamples."""
+    out = []
+    for claim, key in names.items():
+        s = summary(numbers[key])
+        per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in numbers["models"].items())
+        shown = (f"{s['value']:.3f} (90 % interval of this {'smallest' if key == 'cosine' else 'largest'} over the "
+                 f"models, {s['lo']:.3f} to {s['hi']:.3f}, over resamples of {over})")
+        values = {"value_lo": s["lo"], "value_hi": s["hi"], **gates}
+        out.append({"claim": claim, "value": s["value"], "values": values,
+                    "passed": criterion_verdict(claim, {"value": s["value"], **values}),
+                    "ours": f"{words[key]}: {shown}; {per}{tail}", "criterion": criteria[claim]})
+    return out
