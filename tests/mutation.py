@@ -1285,7 +1285,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mutation score: {sum(r['killed'] for r in rows)}/{len(rows)} killed ({100 * score:.0f} %)")
     if args.only is None:
         sys.path.insert(0, str(ROOT / "src"))
-        from icdl.repro.results import provenance, results_dir, save_result
+        from icdl.repro.files import results_dir
+        from icdl.repro.results import provenance, save_result
 
         path = save_result(results_dir("mutation") / "mutation.json",
                            {"mutants": rows, "killed": sum(r["killed"] for r in rows), "total": len(rows),

@@ -96,7 +96,7 @@ def test_a_second_scoring_of_the_same_depth_is_refused(root, capsys):
 
     cfg = scale.models.PROFILES.resolve("quick")
     path = scale.study._score_path(cfg, cfg["depths"][0])
-    first, _ = holder(f"from icdl.repro.results import one_writer\n"
+    first, _ = holder(f"from icdl.repro.files import one_writer\n"
                    f"lock = one_writer({str(path)!r}); lock.__enter__(); print('held', flush=True)")
     try:
         assert scale.study.main(["--profile", "quick", "--score", "--depth", str(cfg["depths"][0])]) == 2

@@ -28,7 +28,8 @@ def test_every_measured_erratum_holds(entry):
 
 @pytest.mark.parametrize("entry", [e for e in errata.entries() if e.claim], ids=lambda e: e.id)
 def test_an_erratum_resting_on_a_claim_has_that_claim_passing(entry):
-    from icdl.repro.ledger import PASS_DEVIATION, claim_frame
+    from icdl.repro.ledger import PASS_DEVIATION
+    from icdl.repro.pages import claim_frame
 
     assert entry.claim in {c.id for c in claims.CLAIMS}, f"{entry.id}: unknown claim {entry.claim!r}"
     row = claim_frame().set_index("id").loc[entry.claim]
@@ -80,7 +81,7 @@ def test_each_claim_an_erratum_is_about_links_to_its_entry():
     those claims get such a link."""
     from docutils.nodes import make_id
 
-    from icdl.repro.ledger import render_report
+    from icdl.repro.pages import render_report
 
     report = render_report(errata=errata.report_links())
     about: dict = {}

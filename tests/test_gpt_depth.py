@@ -243,7 +243,7 @@ def test_scored_units_are_read_back_without_their_models(tmp_path, monkeypatch):
 def test_a_score_file_of_another_unit_is_refused_in_one_line(tmp_path):
     """A score file copied under another unit's name (or written under other settings) is refused, naming the
     file and the command that rebuilds it -- not read as that unit's scores."""
-    from icdl.repro.results import ResultFileError
+    from icdl.repro.files import ResultFileError
 
     depth.study.depth_study(_tiny(), folder=tmp_path, progress=False)
     (tmp_path / "score_L2_seed0.json").write_bytes((tmp_path / "score_L1_seed0.json").read_bytes())

@@ -115,7 +115,7 @@ def test_a_rerun_from_scratch_reproduces_the_committed_reference():
     threads (the README says so); across CPUs the kernels' rounding differs."""
     from pathlib import Path
 
-    from icdl.repro.results import load_checkpoint
+    from icdl.repro.checkpoints import load_checkpoint
 
     ckpt = Path(__file__).resolve().parents[1] / "results/gpt_icl/checkpoints/reference/gpt_depth3_softmax.pt"
     committed = load_checkpoint(ckpt)["history"][:2]
@@ -210,7 +210,7 @@ def test_reference_models_refuse_a_swapped_or_unfinished_checkpoint(tmp_path, mo
     and all, so each file is intact) it must refuse, naming the file -- not write R² of the wrong models."""
     import shutil
 
-    from icdl.repro.results import CheckpointError, checkpoint_record
+    from icdl.repro.checkpoints import CheckpointError, checkpoint_record
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     cfg = main_study.PROFILES.resolve("quick", depths=(2, 3), steps=4, warm_steps=2, relu_steps=2, test_prompts=16,

@@ -464,7 +464,8 @@ def test_the_judged_run_starts_from_the_main_studys_committed_models():
     target depth and attention. A scale run that drifted from the main study (another seed, a snapshot one
     step off, the ReLU model started elsewhere) would differ here."""
     from icdl.gpt_icl.core.tasks import PRETRAINING
-    from icdl.repro.results import load_result, project_root
+    from icdl.repro.files import project_root
+    from icdl.repro.results import load_result
 
     res = project_root() / "results"
     sc = scale.study.from_result(load_result(res / "gpt_scale" / "scale.reference.json"))
@@ -489,7 +490,8 @@ def test_the_prose_verdicts_are_the_ledgers():
     """The words the chapter's prose uses for each claim ("holds", "fails") come from the same judge as the
     ledger, for the committed reference: a prose verdict typed once and left behind by a rerun (or a judge
     that flipped a sign) would disagree here."""
-    from icdl.repro.results import load_result, project_root
+    from icdl.repro.files import project_root
+    from icdl.repro.results import load_result
 
     sc = scale.study.from_result(load_result(project_root() / "results" / "gpt_scale" / "scale.reference.json"))
     glue = scale.show.glue_values(sc, scale.models.PROFILES.resolve("reference"))

@@ -8,7 +8,7 @@ from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 from icdl.gpt_icl.core.tasks import TaskConfig, sample_prompts
 from icdl.gpt_icl.core.training import TrainConfig, _batch, curriculum, load_model, train
-from icdl.repro.results import CheckpointError
+from icdl.repro.checkpoints import CheckpointError
 
 TINY = dict(d=3, n_layer=2, n_head=2, n_embd=16, max_examples=12)
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from icdl.repro.claims import CLAIMS, CLAIMS_BY_ID, CRITERIA, DOCUMENTS, KNOWN_FAILURES, MISMATCHES, Mismatch, document
-from icdl.repro.ledger import Ledger, judge_status, load_records, render_report, report_frame
+from icdl.repro.ledger import Ledger, judge_status, load_records
+from icdl.repro.pages import render_report, report_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -252,7 +253,7 @@ def test_records_that_disagree_across_profiles_combine_into_the_worst_status(tmp
     its records), the record the reader sees is the one judged on the reference, and both profiles are
     listed; a quick record judged on the reference's data says so after a save and a reload; the seed of
     the run reaches the ledger file's provenance."""
-    from icdl.repro.ledger import claim_frame
+    from icdl.repro.pages import claim_frame
     from icdl.repro.results import load_result
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
@@ -277,7 +278,8 @@ def test_a_claim_whose_reference_is_missing_is_not_covered_never_failed(tmp_path
     """With the reference result deleted, a chapter judges nothing: its claims are recorded as not yet
     covered (not a live judgement stored in the ledger, and no fail written into it), and the report says
     so; a record of the same claim judged on a reference elsewhere is the one the report shows."""
-    from icdl.repro.ledger import NOT_COVERED, claim_frame
+    from icdl.repro.ledger import NOT_COVERED
+    from icdl.repro.pages import claim_frame
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("gpt_icl", "quick")
@@ -299,7 +301,8 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     such passes and counts as worse than a pass; a claim without a registered change stays ``pass``; a
     mismatch of a deviation claim names the change too. Re-judging a stored record gives the same status."""
     from icdl.repro.claims import DEVIATIONS
-    from icdl.repro.ledger import PASS_DEVIATION, claim_frame, render_report, render_summary, status_class
+    from icdl.repro.ledger import PASS_DEVIATION, status_class
+    from icdl.repro.pages import claim_frame, render_report, render_summary
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     assert "icdl-obj3" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS

@@ -13,15 +13,9 @@ import pytest
 import torch
 
 from conftest import assert_process_ends, started_job_pid
-from icdl.repro.results import (
-    CheckpointError,
-    ResultFileError,
-    load_checkpoint,
-    one_writer,
-    provenance,
-    save_checkpoint,
-    save_result,
-)
+from icdl.repro.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
+from icdl.repro.files import ResultFileError, one_writer
+from icdl.repro.results import provenance, save_result
 
 DEAD = 999_999_999  # above any pid_max: never a live process
 
@@ -55,11 +49,11 @@ def test_the_next_save_sweeps_the_tmp_files_of_dead_writers_only(tmp_path):
 
 
 def test_a_write_names_its_tmp_file_after_its_process(tmp_path, monkeypatch):
-    from icdl.repro import results
+    from icdl.repro import files
 
     seen = []
     real = os.replace
-    monkeypatch.setattr(results.os, "replace", lambda a, b: (seen.append(Path(a).name), real(a, b)))
+    monkeypatch.setattr(files.os, "replace", lambda a, b: (seen.append(Path(a).name), real(a, b)))
     save_result(tmp_path / "r.json", {"x": 1}, provenance=_prov())
     assert seen and seen[0].startswith(f".r.json.{os.getpid()}.") and seen[0].endswith(".tmp")
 
@@ -74,7 +68,7 @@ def test_the_next_checkpoint_save_sweeps_a_dead_save_s_tmp(tmp_path):
 def test_a_lock_refusal_in_the_holder_s_first_moment_names_its_pid(tmp_path, monkeypatch):
     """The holder has the lock but has not written its line yet (the file is empty, or still names the
     previous, finished holder): the refusal names the pid the kernel lists, never 'another process'."""
-    from icdl.repro.results import lock_file
+    from icdl.repro.files import lock_file
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     target = tmp_path / "results" / "demo" / "x.json"

@@ -8,8 +8,8 @@ from icdl.lsa import constructions as lsa_constructions
 from icdl.lsa import model as lsa_model
 from icdl.lsa import study as lsa_study
 from icdl.lsa import training as lsa_training
+from icdl.repro.checkpoints import load_checkpoint
 from icdl.repro.ledger import judge_status
-from icdl.repro.results import load_checkpoint
 
 
 def _data(prompts=500, N=50, seed=0):
@@ -398,7 +398,7 @@ def test_a_merge_stopped_while_deleting_its_shards_is_finished_not_refused(tmp_p
     """Killed after writing the merged checkpoint but before deleting every shard: the next plain call
     deletes the leftover (already merged) shard instead of failing on "shards missing"; and a shard being
     trained by another process is never merged (its lock is held)."""
-    from icdl.repro.results import ResultFileError, one_writer
+    from icdl.repro.files import ResultFileError, one_writer
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=2, M=1000, M_val=200, batch=500, val_every=2,
@@ -513,7 +513,7 @@ def test_a_checkpoint_of_another_profile_is_refused_by_the_readout(tmp_path):
 
     from icdl.lsa import readout
     from icdl.lsa.study import PROFILES
-    from icdl.repro.results import CheckpointError
+    from icdl.repro.checkpoints import CheckpointError
 
     path = Path(__file__).resolve().parents[1] / "results/lsa_training/checkpoint.reference.pt"
     with pytest.raises(CheckpointError, match=r"checkpoint.reference.pt holds 10 runs .*python -m icdl.lsa"):

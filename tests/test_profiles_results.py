@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from icdl.repro.files import ResultFileError
 from icdl.repro.profiles import ProfileError, ProfileSet
-from icdl.repro.results import PROVENANCE_KEYS, ResultFileError, load_result, provenance, save_result
+from icdl.repro.results import PROVENANCE_KEYS, load_result, provenance, save_result
 from icdl.studies.linear_gd import PROFILES
 
 
@@ -211,7 +212,7 @@ def test_checkpoints_are_checked_against_their_record(tmp_path):
     command that rebuilds it (they used to load silently, or fail with a bare OSError/UnicodeDecodeError)."""
     import torch
 
-    from icdl.repro.results import CheckpointError, load_checkpoint, save_checkpoint
+    from icdl.repro.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
 
     path = save_checkpoint(tmp_path / "m.pt", {"w": torch.arange(1000.0)}, command="python -m icdl.demo --x")
     assert torch.equal(load_checkpoint(path)["w"], torch.arange(1000.0))
@@ -236,7 +237,7 @@ def test_every_committed_result_carries_provenance():
     """Walk results/: every JSON file loads with full provenance, and every checkpoint matches its record."""
     from pathlib import Path
 
-    from icdl.repro.results import load_checkpoint
+    from icdl.repro.checkpoints import load_checkpoint
 
     root = Path(__file__).resolve().parents[1] / "results"
     jsons = [p for p in root.rglob("*.json")]
@@ -287,13 +288,13 @@ def test_one_writer_refuses_a_second_process_and_names_the_first(tmp_path, monke
     import sys
     import time
 
-    from icdl.repro.results import one_writer
+    from icdl.repro.files import one_writer
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     target = tmp_path / "results" / "demo" / "checkpoint.quick.pt"
     ready = tmp_path / "ready"
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import time, pathlib; from icdl.repro.results import one_writer\n"
+        "import time, pathlib; from icdl.repro.files import one_writer\n"
         f"with one_writer({str(target)!r}):\n"
         f"    pathlib.Path({str(ready)!r}).write_text('x'); time.sleep(30)")],
         env={**os.environ, "ICDL_ROOT": str(tmp_path)})
@@ -318,7 +319,7 @@ def test_a_second_training_run_on_one_checkpoint_is_refused(tmp_path, monkeypatc
     from icdl.gpt_icl.core.model import GPTConfig
     from icdl.gpt_icl.core.tasks import TaskConfig
     from icdl.gpt_icl.core.training import TrainConfig, train
-    from icdl.repro.results import one_writer
+    from icdl.repro.files import one_writer
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ckpt = tmp_path / "m.pt"
@@ -384,9 +385,9 @@ class _Killed(BaseException):
 
 def _save_killed_at(monkeypatch, ckpt, state, kill_at: int) -> None:
     """``save_checkpoint(ckpt, state)`` killed just before its ``kill_at``-th atomic rename."""
-    from icdl.repro import results
+    from icdl.repro import checkpoints, files
 
-    real, calls = results.os.replace, []
+    real, calls = files.os.replace, []
 
     def replace(src, dst):
         calls.append(dst)
@@ -395,9 +396,9 @@ def _save_killed_at(monkeypatch, ckpt, state, kill_at: int) -> None:
         real(src, dst)
 
     with monkeypatch.context() as m:
-        m.setattr(results.os, "replace", replace)
+        m.setattr(files.os, "replace", replace)
         with pytest.raises(_Killed):
-            results.save_checkpoint(ckpt, state, command="c")
+            checkpoints.save_checkpoint(ckpt, state, command="c")
 
 
 @pytest.mark.parametrize("kill_at", [1, 2, 3])
@@ -407,15 +408,15 @@ def test_a_checkpoint_save_killed_at_any_step_leaves_a_consistent_pair(tmp_path,
     next save finishes or discards what was left and leaves no stray file."""
     import torch
 
-    from icdl.repro import results
+    from icdl.repro import checkpoints
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ckpt = tmp_path / "m.pt"
-    results.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="c")
+    checkpoints.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="c")
     _save_killed_at(monkeypatch, ckpt, {"x": torch.tensor([2.0])}, kill_at)
-    assert float(results.load_checkpoint(ckpt)["x"]) in (1.0, 2.0)
-    results.save_checkpoint(ckpt, {"x": torch.tensor([3.0])}, command="c")
-    assert float(results.load_checkpoint(ckpt)["x"]) == 3.0
+    assert float(checkpoints.load_checkpoint(ckpt)["x"]) in (1.0, 2.0)
+    checkpoints.save_checkpoint(ckpt, {"x": torch.tensor([3.0])}, command="c")
+    assert float(checkpoints.load_checkpoint(ckpt)["x"]) == 3.0
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("m.pt")) == ["m.pt", "m.pt.json"]
 
 
@@ -424,15 +425,15 @@ def test_a_first_save_killed_after_its_record_still_counts_as_a_checkpoint(tmp_p
     checkpoint exists (a resume must not start again from step 0), loads, and the next save promotes it."""
     import torch
 
-    from icdl.repro import results
+    from icdl.repro import checkpoints
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ckpt = tmp_path / "m.pt"
     _save_killed_at(monkeypatch, ckpt, {"x": torch.tensor([5.0])}, 3)
-    assert not ckpt.exists() and results.checkpoint_exists(ckpt)
-    assert float(results.load_checkpoint(ckpt)["x"]) == 5.0
-    results.remove_checkpoint(ckpt)
-    assert not results.checkpoint_exists(ckpt) and not list(tmp_path.glob("m.pt*"))
+    assert not ckpt.exists() and checkpoints.checkpoint_exists(ckpt)
+    assert float(checkpoints.load_checkpoint(ckpt)["x"]) == 5.0
+    checkpoints.remove_checkpoint(ckpt)
+    assert not checkpoints.checkpoint_exists(ckpt) and not list(tmp_path.glob("m.pt*"))
 
 
 def test_no_half_saved_checkpoint_is_committed():
@@ -447,7 +448,7 @@ def test_write_errors_are_one_line_and_a_refused_file_chooses_no_command(tmp_pat
     would otherwise choose what the user is told to run)."""
     import torch
 
-    from icdl.repro import results
+    from icdl.repro import checkpoints, files, results
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     folder = tmp_path / "ro"
@@ -458,17 +459,17 @@ def test_write_errors_are_one_line_and_a_refused_file_chooses_no_command(tmp_pat
             if os.access(folder, os.W_OK):  # root ignores the mode: simulate the full disk instead
                 def full(*a, **k):
                     raise OSError(28, "No space left on device")
-                m.setattr(results.tempfile, "mkstemp", full)
+                m.setattr(files.tempfile, "mkstemp", full)
             with pytest.raises(ResultFileError, match=r"cannot write .*r\.json: .*the previous file is unchanged"):
                 results.save_result(path, {"x": 2}, provenance=_prov())
     finally:
         folder.chmod(0o700)
     assert json.loads(path.read_text())["data"] == {"x": 1}
     ckpt = tmp_path / "m.pt"
-    results.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="rm -rf / (from the file)")
+    checkpoints.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="rm -rf / (from the file)")
     ckpt.write_bytes(ckpt.read_bytes()[:-5] + b"xxxxx")
-    with pytest.raises(results.CheckpointError) as err:
-        results.load_checkpoint(ckpt, command="python -m icdl.gpt_icl --profile reference --part main")
+    with pytest.raises(checkpoints.CheckpointError) as err:
+        checkpoints.load_checkpoint(ckpt, command="python -m icdl.gpt_icl --profile reference --part main")
     assert "--part main" in str(err.value) and "rm -rf" not in str(err.value)
 
 

@@ -39,8 +39,8 @@ from icdl.gpt_icl.objectives.n01 import COMMAND as N01_COMMAND
 from icdl.gpt_icl.objectives.n01 import PROFILE as N01
 from icdl.gpt_icl.reference import run_reference
 from icdl.repro.cli import Parser, at_least_one, cuda_or_refuse, given_twice
+from icdl.repro.files import ResultFileError, one_writer
 from icdl.repro.profiles import ProfileError, dry_run
-from icdl.repro.results import ResultFileError, one_writer
 
 PARTS = ("main", "shift", "depth", "plateau")
 

@@ -56,7 +56,8 @@ def run_reference(profile: str, workers: int, seed: int) -> int:
     a failed run goes to its log folder (``runs/gpt_icl_<profile>/timing.json``), so it never replaces the
     timing of a complete run. Returns the exit status (1 when a job failed, 130 when interrupted by Ctrl-C:
     the running jobs stopped, one line said so, no timing written)."""
-    from icdl.repro.results import project_root, provenance, save_result
+    from icdl.repro.files import project_root
+    from icdl.repro.results import provenance, save_result
     from icdl.studies.computation import PROFILES as COMPUTATION
 
     logs = project_root() / "runs" / f"gpt_icl_{profile}"

@@ -6,17 +6,11 @@ import time
 
 import torch
 
+from ..repro.checkpoints import checkpoint_exists
 from ..repro.cli import Parser, at_least_one
+from ..repro.files import ResultFileError, one_writer
 from ..repro.profiles import ProfileError, dry_run
-from ..repro.results import (
-    ResultFileError,
-    checkpoint_exists,
-    frame_to_lists,
-    load_result,
-    one_writer,
-    provenance,
-    save_result,
-)
+from ..repro.results import frame_to_lists, load_result, provenance, save_result
 from .study import PROFILES, load_training, result_data
 from .training import (
     _shard_paths,

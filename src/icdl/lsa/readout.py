@@ -25,7 +25,7 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from ..repro.results import CheckpointError, load_checkpoint
+from ..repro.checkpoints import CheckpointError, load_checkpoint
 from .model import TF, _corr
 from .training import _command, _run_data
 

@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ..repro.files import ResultFileError
 from ..repro.ledger import count
 from ..repro.profiles import ProfileSet
-from ..repro.results import ResultFileError, frame_to_lists, load_result
+from ..repro.results import frame_to_lists, load_result
 from .model import TF, _corr, make_prompts, sample_data
 from .readout import paper_run
 from .training import _run_data

@@ -14,15 +14,9 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from ..repro.results import (
-    checkpoint_exists,
-    git_commit,
-    hardware,
-    load_checkpoint,
-    one_writer,
-    remove_checkpoint,
-    save_checkpoint,
-)
+from ..repro.checkpoints import checkpoint_exists, load_checkpoint, remove_checkpoint, save_checkpoint
+from ..repro.files import one_writer
+from ..repro.results import git_commit, hardware
 from .model import TF, LSAData, sample_data, tf_forward
 
 Tensor = torch.Tensor
@@ -80,7 +74,7 @@ def train(cfg, *, checkpoint: Path | None = None, checkpoint_every: int = 500, p
           max_epochs_this_call: int | None = None, compile: bool = True, runs: list[int] | None = None,
           lock: bool = True, dtype: torch.dtype = torch.float32) -> dict:
     """:func:`_train` with the checkpoint held by one writer at a time
-    (:func:`icdl.repro.results.one_writer`): a second run on the same checkpoint is refused at once.
+    (:func:`icdl.repro.files.one_writer`): a second run on the same checkpoint is refused at once.
     ``lock=False`` for a caller that holds the checkpoint's lock already. ``dtype`` is the paper's float32
     everywhere in the book; float64 serves the regression test, whose numbers must not depend on the CPU (in
     float32, Adam turns a near-zero gradient's rounding into a full step, and the curve moves by 10 % between

@@ -244,7 +244,7 @@ def hold_lock(chapter: str) -> None:
     icdl.repro.execute`` holds) for the rest of this process, unless this process or, through
     :data:`LOCK_ENV`, one of its ancestors already holds it. A second writer -- papermill run on a notebook
     that ``execute`` is running, or the reverse -- is refused at once with
-    :class:`~icdl.repro.results.ResultFileError` in one line naming the process that holds the lock."""
+    :class:`~icdl.repro.files.ResultFileError` in one line naming the process that holds the lock."""
     import os
 
     if chapter in _HELD:

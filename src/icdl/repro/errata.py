@@ -86,7 +86,7 @@ def entries() -> tuple[Erratum, ...]:
 
 
 def _claim_rows() -> dict[str, dict]:
-    from .ledger import claim_frame
+    from .pages import claim_frame
 
     return {r["id"]: r for r in claim_frame().to_dict("records")}
 
@@ -118,7 +118,7 @@ def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
 def render() -> str:
     """The entries as MyST markdown: a section per document, a block per entry with its anchor (the guarding
     test's id may wrap after its separators, so a phone does not scroll sideways)."""
-    from .ledger import breakable
+    from .pages import breakable
 
     claims = _claim_rows()
     lines = []
@@ -151,7 +151,7 @@ def render_summary() -> str:
 
 def report_links() -> dict[str, tuple[str, str]]:
     """Per claim that an entry is about: the entry's anchor as Sphinx writes it (``icdl-cor1.1`` ->
-    ``erratum-icdl-cor1-1``) and its title, for the report's link (:func:`icdl.repro.ledger.render_report`)."""
+    ``erratum-icdl-cor1-1``) and its title, for the report's link (:func:`icdl.repro.pages.render_report`)."""
     from docutils.nodes import make_id
 
     out: dict[str, tuple[str, str]] = {}
@@ -176,8 +176,8 @@ def parser():
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.repro.errata OUT.md [SUMMARY.md]``: write the errata's entries and, if named, the line
     for the results at a glance (``make report`` does both)."""
+    from .files import atomic_write_text
     from .profiles import dry_run
-    from .results import atomic_write_text
 
     args = parser().parse_args(argv)
     if dry_run(f"write the errata's entries to {args.out}"

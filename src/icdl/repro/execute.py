@@ -32,8 +32,8 @@ import threading
 import time
 from pathlib import Path
 
+from .files import ResultFileError, one_writer, pid_alive, project_root
 from .profiles import RUN_NAME
-from .results import ResultFileError, one_writer, pid_alive, project_root
 
 KERNEL = "python3"
 #: what this command tells the kernel it starts: ``<chapter>:<pid>``, the chapter whose lock the process ``pid``
@@ -166,7 +166,7 @@ def chapter_lock(name: str, root: Path | None = None):
     """The one-writer lock of chapter ``name`` (on ``notebooks/<name>.py``), whatever its profile: held by this
     command around the chapter's run and by the chapter itself (:func:`icdl.repro.chapter.hold_lock`, so that
     papermill run directly on the notebook holds it too). A context manager; a second holder is refused with
-    :class:`~icdl.repro.results.ResultFileError` naming the first one's process."""
+    :class:`~icdl.repro.files.ResultFileError` naming the first one's process."""
     return one_writer((root or project_root()) / "notebooks" / f"{name}.py", f"chapter {name}")
 
 

@@ -132,7 +132,7 @@ class ProfileSet:
 
     def folder(self, *parts: str) -> Path:
         """``results/<chapter>/<parts…>``, created if missing: where this chapter's results live."""
-        from .results import results_dir
+        from .files import results_dir
 
         return results_dir(self.chapter, *parts)
 

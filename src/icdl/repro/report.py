@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from .errata import report_links
-from .ledger import render_report, render_summary
-from .results import atomic_write_text
+from .files import atomic_write_text
+from .pages import render_report, render_summary
 
 
 def parser():

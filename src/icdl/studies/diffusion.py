@@ -38,8 +38,9 @@ from tqdm import tqdm
 
 from ..networks import Architecture, forward, projected_gd, risk
 from ..repro.cli import Parser
+from ..repro.files import ResultFileError, one_writer
 from ..repro.profiles import ProfileError, ProfileSet, dry_run
-from ..repro.results import ResultFileError, frame_to_lists, one_writer, save_profile_result
+from ..repro.results import frame_to_lists, save_profile_result
 from .icgd_transformer import Task, build_model
 
 Tensor = torch.Tensor

@@ -27,8 +27,9 @@ from ..constructions.softmax import build_quantiser, contextual_separation
 from ..layers import FeedForward, SoftmaxAttention, SoftmaxBlock
 from ..networks import Architecture, explicit_gradient, risk
 from ..repro.cli import Parser
+from ..repro.files import ResultFileError, one_writer
 from ..repro.profiles import ProfileError, ProfileSet, dry_run
-from ..repro.results import ResultFileError, frame_to_lists, one_writer, save_profile_result
+from ..repro.results import frame_to_lists, save_profile_result
 from .icgd_transformer import Task, build_model, prompt_tokens
 
 

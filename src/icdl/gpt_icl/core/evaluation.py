@@ -18,7 +18,8 @@ from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.intervals import block_sums, label_sums
 from icdl.gpt_icl.core.schedule import target_task
 from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING, sample_prompts
-from icdl.repro.results import ResultFileError, frame_to_lists, load_result, provenance, save_result
+from icdl.repro.files import ResultFileError
+from icdl.repro.results import frame_to_lists, load_result, provenance, save_result
 
 #: test prompts are drawn in blocks of this many with a seed per block, so that the first block is the same
 #: whatever the number of prompts (and the MLP baseline, run on the first ``mlp_prompts``, sees a prefix)

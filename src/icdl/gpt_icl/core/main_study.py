@@ -48,8 +48,9 @@ from icdl.gpt_icl.core.schedule import (
 )
 from icdl.gpt_icl.core.schedule import memory_estimate as schedule_memory
 from icdl.gpt_icl.core.tasks import MIXTURES
+from icdl.repro.checkpoints import load_checkpoint
 from icdl.repro.profiles import ProfileSet
-from icdl.repro.results import load_checkpoint, save_profile_result
+from icdl.repro.results import save_profile_result
 
 
 def memory_estimate(cfg) -> float:
@@ -163,7 +164,8 @@ def _sha(folder: Path | None, depth: int, attention: str, seed: int) -> str:
     """The sha256 of a model's checkpoint (from its record), or "" for a model trained in memory."""
     if folder is None:
         return ""
-    from icdl.repro.results import checkpoint_record, load_result
+    from icdl.repro.checkpoints import checkpoint_record
+    from icdl.repro.results import load_result
 
     return load_result(checkpoint_record(checkpoint_path(folder, depth, attention, replicate=seed)))["data"]["sha256"]
 

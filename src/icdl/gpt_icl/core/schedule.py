@@ -25,7 +25,7 @@ from pathlib import Path
 from icdl.gpt_icl.core.model import ATTENTIONS, GPTConfig, InContextGPT
 from icdl.gpt_icl.core.tasks import TaskConfig
 from icdl.gpt_icl.core.training import TrainConfig, load_model, plain, train
-from icdl.repro.results import CheckpointError
+from icdl.repro.checkpoints import CheckpointError
 
 #: the settings shared by the profiles of every study of ICDL sec. 5 (each study adds its own)
 MODEL_SETTINGS = {

@@ -41,7 +41,8 @@ from tqdm import tqdm
 from icdl.gpt_icl.core.baselines import context_mean, r2_across_prompts
 from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 from icdl.gpt_icl.core.tasks import TaskConfig, sample_prompts
-from icdl.repro.results import CheckpointError, checkpoint_exists, load_checkpoint, one_writer, save_checkpoint
+from icdl.repro.checkpoints import CheckpointError, checkpoint_exists, load_checkpoint, save_checkpoint
+from icdl.repro.files import one_writer
 
 #: the seeds of a run, from ``TrainConfig.seed``: the model's initial weights use the seed itself, the
 #: stream of training prompts ``seed + SEEDS["prompts"]``, the fixed validation prompts ``seed + SEEDS["validation"]``
@@ -185,7 +186,7 @@ def train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoin
     ``checkpoint_every`` steps and at the end of the call. ``init_state`` (a state dict of a model of the
     same shape) replaces the initial weights; ``cfg.init_from`` must then say where they come from.
     ``command`` (the command that rebuilds the checkpoint) goes into the checkpoint's record. A checkpoint
-    has one writer at a time (:func:`icdl.repro.results.one_writer`): a second run of the same model is
+    has one writer at a time (:func:`icdl.repro.files.one_writer`): a second run of the same model is
     refused at once, naming the first. ``snapshots``: steps after which the weights are kept
     (:func:`snapshot_path` beside the checkpoint; without a checkpoint in the result's ``"snapshots"``,
     ``{step: state dict}``)."""

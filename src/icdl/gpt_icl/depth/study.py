@@ -39,16 +39,11 @@ from icdl.gpt_icl.core.schedule import MODEL_RANGES, MODEL_SETTINGS, checkpoint_
 from icdl.gpt_icl.core.schedule import memory_estimate as schedule_memory
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.core.training import plain
+from icdl.repro.checkpoints import checkpoint_record
+from icdl.repro.files import ResultFileError
 from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
-from icdl.repro.results import (
-    ResultFileError,
-    checkpoint_record,
-    load_result,
-    provenance,
-    save_profile_result,
-    save_result,
-)
+from icdl.repro.results import load_result, provenance, save_profile_result, save_result
 
 
 def memory_estimate(cfg) -> float:

@@ -53,8 +53,9 @@ from icdl.gpt_icl.mechanism.seeds import (
     replay,
 )
 from icdl.repro.cli import Parser, at_least_one
+from icdl.repro.files import ResultFileError, one_writer
 from icdl.repro.profiles import ProfileSet, dry_run
-from icdl.repro.results import ResultFileError, one_writer, save_profile_result
+from icdl.repro.results import save_profile_result
 
 _BOTH = (PRETRAINING, SHIFTED)
 #: the sizes at which the main study's models are measured: prompts to scan and to measure, the positions

@@ -25,8 +25,8 @@ from icdl.gpt_icl.core import main_study
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import checkpoint_path, configs
 from icdl.gpt_icl.core.training import load_snapshot, train
+from icdl.repro.checkpoints import checkpoint_exists, load_checkpoint
 from icdl.repro.profiles import ProfileSet
-from icdl.repro.results import checkpoint_exists, load_checkpoint
 
 _OWN = {
     "quick": {"factor": 2, "per_doubling": 2, "before": 2, "resamples": 50},

@@ -72,20 +72,11 @@ from icdl.gpt_icl.scale.trend import (
     target_offset,
     trend,
 )
+from icdl.repro.checkpoints import CheckpointError, checkpoint_exists, load_checkpoint
 from icdl.repro.cli import Parser, at_least_one, cuda_or_refuse
+from icdl.repro.files import ResultFileError, one_writer, project_root
 from icdl.repro.profiles import ProfileError, dry_run
-from icdl.repro.results import (
-    CheckpointError,
-    ResultFileError,
-    checkpoint_exists,
-    load_checkpoint,
-    load_result,
-    one_writer,
-    project_root,
-    provenance,
-    save_profile_result,
-    save_result,
-)
+from icdl.repro.results import load_result, provenance, save_profile_result, save_result
 
 # ---- the whole study: in memory (quick) or as resumable jobs (reference) ----------------------------------
 

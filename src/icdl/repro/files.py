@@ -1,0 +1,200 @@
+"""Where the project's files live, how they are written and who may write them: the project root, atomic writes
+(a temporary file and a rename, so a run killed midway leaves the old file or the new one, never neither), the
+sweep of the temporary files a killed writer left, and the one-writer lock every command holds for what it
+writes.
+
+========================  ============================================================================================
+:func:`project_root`      the repository (``ICDL_ROOT`` where set), :func:`results_dir` a folder of ``results/``
+:func:`atomic_write_text` a file replaced at once, through a temporary file beside it
+:func:`sweep_stale_tmp`   the temporary files of writers that died
+:func:`one_writer`        the lock of a result, a checkpoint or a chapter, refused at once to a second writer
+========================  ============================================================================================
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import OneLineError
+
+
+class ResultFileError(OneLineError):
+    """A result file is missing, unreadable, or lacks its provenance."""
+
+
+def project_root() -> Path:
+    """The repository root: ``$ICDL_ROOT`` if set, else the first folder at or above
+    the working directory that holds ``_toc.yml``, else the folder above ``src/``."""
+    env = os.environ.get("ICDL_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file():
+            return folder
+    return Path(__file__).resolve().parents[2]
+
+
+def results_dir(*parts: str) -> Path:
+    """``<root>/results/<parts...>``, created if missing."""
+    path = project_root().joinpath("results", *parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename. A folder that
+    cannot be written (read-only, full disk) is one :class:`ResultFileError` naming it; the previous file
+    stays as it was."""
+    path = Path(path)
+    try:
+        _atomic_write(path, data)
+    except OSError as err:
+        raise ResultFileError(f"cannot write {path}: {err.strerror or err}; make its folder writable (or free "
+                              "space on its disk), then run again -- the previous file is unchanged") from None
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts: it may be a live writer)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+#: a half-written file of an interrupted atomic write older than this, whose name carries no writer's pid
+#: (written before the pid went into the name), is swept too: no write takes a day
+_STALE_UNNAMED_S = 24 * 3600
+
+
+def sweep_stale_tmp(path: Path) -> list[Path]:
+    """Delete the half-written files an interrupted atomic write of ``path`` left beside it
+    (``.<name>.<pid>.<random>.tmp``) whose writer's process is gone -- never a live writer's -- and return
+    them. ``.gitignore`` promises this: the next save of the same file sweeps them."""
+    import glob
+
+    path = Path(path)
+    swept = []
+    try:
+        leftovers = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:
+        return swept
+    for tmp in leftovers:
+        middle = tmp.name[len(path.name) + 2:-len(".tmp")].split(".")
+        try:
+            if len(middle) == 2 and middle[0].isdigit():
+                stale = not pid_alive(int(middle[0]))
+            elif len(middle) == 1:  # the name of a write from before the pid was in it
+                stale = time.time() - tmp.stat().st_mtime > _STALE_UNNAMED_S
+            else:  # another file's (a longer name that starts with this one)
+                continue
+            if stale:
+                tmp.unlink()
+                swept.append(tmp)
+        except OSError:  # gone already, or not ours to delete: the write itself goes on
+            continue
+    return swept
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sweep_stale_tmp(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a result file is as readable as any other
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def lock_file(target: str | Path) -> tuple[Path, str]:
+    """The lock file of ``target`` (``runs/locks/<name>.<digest>.lock``) and the name it goes by."""
+    import hashlib
+
+    root = project_root()
+    target = Path(target).resolve()
+    try:
+        name = str(target.relative_to(root))
+    except ValueError:  # outside the project (e.g. a test's temporary folder): the absolute path
+        name = str(target)
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]  # distinct paths, distinct locks
+    return root / "runs" / "locks" / f"{Path(name).name}.{digest}.lock", name
+
+
+@contextmanager
+def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
+    """Hold the one-writer lock of ``target`` (a result file, a checkpoint, a chapter) while it is being
+    produced: a second process asking for the same lock is refused at once with :class:`ResultFileError`
+    naming the process that holds it. The lock files live in ``runs/locks/`` (ignored by git); the
+    operating system releases a lock when its process ends, however it ends (``fcntl.flock``)."""
+    import fcntl
+
+    lock, name = lock_file(target)
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock, "a+")
+    except OSError as err:
+        raise ResultFileError(f"cannot create the lock file {lock}: {err.strerror or err}; make "
+                              f"{lock.parent} writable, then run again") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _lock_holder(handle, lock)
+        handle.close()
+        raise ResultFileError(f"{what or name} is being written by {holder}; wait for it to finish (or stop it), "
+                              "then run again") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()} ({' '.join(['python', *sys.argv])[:300]})")
+    handle.flush()
+    try:
+        yield
+    finally:
+        handle.close()
+
+
+def _lock_holder(handle, lock: Path) -> str:
+    """Who holds the lock of ``handle``: the line its holder wrote (``pid N (command)``) -- read again for a
+    moment while the holder is between taking the lock and writing that line (the file is then empty, or still
+    names the previous, finished holder) -- else the pid the kernel lists for the lock (``/proc/locks``)."""
+    import re
+
+    for _ in range(10):
+        handle.seek(0)
+        text = handle.read().strip()
+        found = re.match(r"pid (\d+)", text)
+        if found and int(found[1]) != os.getpid() and pid_alive(int(found[1])):
+            return text
+        time.sleep(0.05)
+    try:
+        inode = os.fstat(handle.fileno()).st_ino
+        for line in Path("/proc/locks").read_text().splitlines():
+            fields = line.split()
+            if "FLOCK" in fields and fields[-3].rsplit(":", 1)[-1] == str(inode):
+                return f"pid {fields[-4]}"
+    except (OSError, IndexError):
+        pass
+    return f"another process (the lock {lock} names none)"

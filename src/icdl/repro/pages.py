@@ -1,0 +1,224 @@
+"""The reproducibility report and the first page's summary, rendered from the sealed ledger files
+(:func:`icdl.repro.ledger.load_records`) and the claims registry (:mod:`icdl.repro.claims`): the counts by status,
+the failures, mismatches and open questions with what was seen, the designs replaced, and one block per claim
+grouped by document. ``python -m icdl.repro.report`` writes them for the book's build.
+
+======================  ============================================================================================
+:func:`report_frame`    one row per stored record
+:func:`claim_frame`     one row per registered claim: its worst status over its records, the chapter, the test
+:func:`render_report`   the report page as MyST markdown
+:func:`replaced_section` the report's "Designs we replaced"
+:func:`render_summary`  the first page's summary: the counts and the two tables of :mod:`icdl.repro.glance`
+======================  ============================================================================================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .claims import CLAIMS, DEVIATIONS, DOCUMENTS, REPLACED, WITHDRAWN, document, get_claim
+from .ledger import (
+    INCONCLUSIVE,
+    NOT_COVERED,
+    PASS_DEVIATION,
+    STATUS_SENTENCES,
+    STATUSES,
+    Record,
+    esc,
+    load_records,
+    math_html,
+    status_class,
+    typeset_minus,
+)
+
+
+def report_frame(folder: Path | None = None) -> pd.DataFrame:
+    """One row per (claim, profile) record, plus one row per claim with no record."""
+    records = load_records(folder)
+    by_claim: dict[str, list[tuple[Record, dict]]] = {}
+    for rec, prov in records:
+        by_claim.setdefault(rec.claim, []).append((rec, prov))
+    rows = []
+    for c in CLAIMS:
+        entries = by_claim.get(c.id)
+        if not entries:
+            rows.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": "—",
+                         "criterion": "—", "status": "not yet covered", "profile": "—",
+                         "chapter": c.chapter or "—", "test": c.test or "—", "note": ""})
+            continue
+        for rec, prov in entries:
+            rows.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": rec.ours,
+                         "criterion": rec.criterion, "status": rec.status, "profile": rec.profile,
+                         "chapter": c.chapter or "—", "test": c.test or "—", "note": rec.note,
+                         "commit": prov.get("git_commit", "")[:12]})
+    return pd.DataFrame(rows)
+
+
+_ORDER = ("fail", "mismatch", INCONCLUSIVE, PASS_DEVIATION, "pass")  # a claim's status: the worst of its records
+
+
+def chapter_title(chapter: str) -> str:
+    """A chapter's title, its notebook's first heading (the link text a reader can read, not the file id)."""
+    import re
+
+    src = Path(__file__).resolve().parents[3] / "notebooks" / f"{chapter}.py"
+    if src.is_file():
+        if m := re.search(r"^# # (.+)$", src.read_text(encoding="utf-8"), flags=re.M):
+            return m.group(1).strip()
+    return chapter
+
+
+def _deviation(claim: str) -> str:
+    """The registered change of the paper's setting under which a claim is checked, as a line of HTML (or '')."""
+    return f"<br><small><i>deviation: {math_html(DEVIATIONS[claim])}</i></small>" if claim in DEVIATIONS else ""
+
+
+def claim_frame(folder: Path | None = None) -> pd.DataFrame:
+    """One row per registered claim: its status (the worst over its records; ``not yet covered`` without
+    one), the statuses per profile side by side, and the record the reader sees -- the one judged on the
+    largest run (a record judged on a reference result before one judged on a quick run)."""
+    rows_by_claim: dict[str, list[dict]] = {}
+    for _, row in report_frame(folder).iterrows():
+        rows_by_claim.setdefault(row["id"], []).append(row.to_dict())
+    out = []
+    for c in CLAIMS:
+        rows = rows_by_claim.get(c.id, [])
+        recs = [r for r in rows if r["status"] != "not yet covered"]
+        if not recs:
+            out.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": "—", "criterion": "—",
+                        "status": "not yet covered", "profiles": "—", "chapter": c.chapter or "", "test": c.test or "",
+                        "note": ""})
+            continue
+        shown = sorted(recs, key=lambda r: (not str(r["profile"]).startswith("reference"), r["profile"]))[0]
+        status = min((r["status"] for r in recs), key=_ORDER.index)
+        profiles = "; ".join(f"{r['profile']}: {r['status']}" for r in recs)
+        out.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": shown["ours"],
+                    "criterion": shown["criterion"], "status": status, "profiles": profiles,
+                    "chapter": c.chapter or "", "test": c.test or "", "note": shown["note"]})
+    return pd.DataFrame(out)
+
+
+def render_report(folder: Path | None = None, errata: dict | None = None) -> str:
+    """The report as MyST markdown: the counts of claims by status, the failures and the registered
+    mismatches with their reasons first, then every claim as a block, grouped by document (anchor
+    ``claim-<id>``, a link to the chapter that checks it, the statuses per profile and the guarding test, and
+    a link to the erratum about it: ``errata`` maps a claim to the anchor and title of its entry,
+    :func:`icdl.repro.errata.report_links`)."""
+    errata = errata or {}
+    df = claim_frame(folder)
+    counts = df["status"].value_counts()
+    summary = ", ".join(f"**{counts.get(s, 0)}** {s}" for s in (*STATUSES, "not yet covered"))
+    lines = [f"**{len(df)} claims:** {summary}.", ""]
+
+    def chapter_link(ch: str) -> str:
+        return f'<a href="../notebooks/{ch}.html">{math_html(chapter_title(ch))}</a>' if ch else "—"
+
+    for status, title in (("fail", "Failures"), ("mismatch", "Registered mismatches"),
+                          (INCONCLUSIVE, "Inconclusive: an interval straddles the line, or a gate is not met"),
+                          (PASS_DEVIATION, "Passes under a changed setting of the paper")):
+        part = df[df["status"] == status]
+        if len(part):
+            lines += [f"## {title}", ""]
+            for r in part.itertuples():
+                lines.append(f'* **{r.source}** ({chapter_link(r.chapter)}, <a href="#claim-{r.id}">details</a>): '
+                             f"{typeset_minus(r.ours)}. "
+                             f"*{typeset_minus(_commands_as_code(r.note)) or 'no registered reason'}*")
+            lines.append("")
+    if WITHDRAWN:
+        lines += ["## Withdrawn bands", "", "A band registered after a run of its design had been seen cannot tell "
+                  "an expected failure from an unexpected one; these were withdrawn, and their claims are judged "
+                  "by the criterion alone.", ""]
+        lines += [f'* <a href="#claim-{claim}">{math_html(get_claim(claim).source)}</a>: {esc(why)}'
+                  for claim, why in WITHDRAWN.items()]
+        lines.append("")
+    lines += replaced_section()
+    lines += ["## Every claim, by document", ""]
+    df = df.assign(document=df["id"].map(document))
+    for key, title in DOCUMENTS.items():
+        part = df[df["document"] == key]
+        if part.empty:
+            continue
+        lines += [f"### {title}", "", '<div class="claims">']
+        lines += [_claim_block(r, errata.get(r.id)) for r in part.itertuples()]
+        lines += ["</div>", ""]
+    return "\n".join(lines) + "\n"
+
+
+def replaced_section() -> list[str]:
+    """The report's "Designs we replaced" (:data:`icdl.repro.claims.REPLACED`): per replaced claim, what it said,
+    the run it was judged on and its verdict there, why it was replaced and the live claims that answer it now.
+    Its verdicts are history: no chapter records these claims, and the counts above leave them out."""
+    if not REPLACED:
+        return []
+    lines = ["## Designs we replaced", "",
+             "Each of this book's questions has one live claim, judged on its latest registered design. The claims "
+             "of the designs it replaced are listed here with the run they were judged on and their verdict there "
+             "(that commit reproduces it); no chapter records them any more.", ""]
+    for r in REPLACED.values():
+        now = ", ".join(f'<a href="#claim-{b}">{esc(b)}</a>' for b in r.by) or "not asked again"
+        lines.append(f"* **{math_html(r.source)}** (`{r.id}`): "
+                     f'<span class="{status_class(r.status)}">{esc(r.status)}</span> on '
+                     f"{_commands_as_code(r.judged_on)} -- {math_html(typeset_minus(r.ours))}. "
+                     f"*Replaced: {esc(r.reason)}.* Answered now by: {now}.")
+    return lines + [""]
+
+
+def _commands_as_code(text: str) -> str:
+    """``python -m …`` commands inside a note as code, so the page shows them as typed (in prose the
+    typographer would turn their ``--`` into a dash)."""
+    import re
+
+    return re.sub(r"(python -m [\w.]+(?: --?[\w-]+(?: (?!--)[\w./,]+)?)*)", r"`\1`", text)
+
+
+def breakable(test: str) -> str:
+    """A test id that may wrap after its path separators and underscores, never inside a word."""
+    return "".join(f"{esc(ch)}<wbr>" if ch in "/_:" else esc(ch) for ch in test)
+
+
+def _claim_block(r, erratum: tuple[str, str] | None = None) -> str:
+    """One claim of the report as a block (anchor ``claim-<id>``): the result and its status first, then what
+    the paper says, ours, the criterion, and the statuses per profile, the chapter and the guarding test; with
+    ``erratum`` (the anchor and title of an erratum about this claim), a link to its entry."""
+    slip = (f'<dt>erratum</dt><dd><a href="errata.html#{erratum[0]}">{math_html(erratum[1])}</a></dd>'
+            if erratum is not None else "")
+    chapter = (f'<a href="../notebooks/{r.chapter}.html">{math_html(chapter_title(r.chapter))}</a>' if r.chapter
+               else "no chapter yet")
+    test = f"<code>{breakable(r.test)}</code>" if r.test else "no test yet"
+    return (f'<div class="claim" id="claim-{r.id}">'
+            f'<p class="claim-head"><span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span> '
+            f"{math_html(r.source)} <small>({esc(r.id)})</small></p>"
+            f'<dl><dt>paper</dt><dd>{math_html(r.paper)}</dd>'
+            f"<dt>ours</dt><dd>{math_html(r.ours)}{_deviation(r.id)}</dd>"
+            f"<dt>criterion</dt><dd>{math_html(r.criterion)}</dd>"
+            f"<dt>runs</dt><dd>{esc(r.profiles)} · {chapter} · {test}</dd>{slip}</dl></div>")
+
+
+def render_summary(folder: Path | None = None) -> str:
+    """The results at a glance, as MyST markdown (the intro and the report open with it): per source document
+    the number of claims by status, and one line per claim that is not a plain pass, linked to its entry in the
+    report."""
+    from .glance import render_glance
+
+    df = claim_frame(folder)
+    df["document"] = df["id"].map(document)
+    legend = "".join(f'<li><span class="{status_class(k)}"><b>{esc(k)}</b></span>: {esc(v)}</li>'
+                     for k, v in STATUS_SENTENCES.items())
+    lines = [render_glance(dict(zip(df["id"], df["status"])), status_class, math_html), "",
+             f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>", "",
+             "**Every claim that is not a plain pass**, by document:", ""]
+    for key, title in DOCUMENTS.items():
+        part = df[df["document"] == key]
+        if part.empty:
+            continue
+        counts = part["status"].value_counts()
+        tally = ", ".join(f"{counts[s]} {s}" for s in (*STATUSES, NOT_COVERED) if counts.get(s, 0))
+        lines.append(f"**{title}** — {len(part)} claims: {tally}.")
+        lines.append("")
+        for r in part[part["status"] != "pass"].itertuples():
+            lines.append(f'* <a href="report.html#claim-{r.id}">{esc(r.source)}</a> — {esc(r.paper)}: '
+                         f'<span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span>')
+        lines.append("")
+    return "\n".join(lines)
