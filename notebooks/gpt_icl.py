@@ -51,19 +51,15 @@
 # (**{glue:text}`status_gpt_task_linear`**), so these objectives barely test
 # learning a *deep* network; at $x \sim \mathcal N(0, I)$, the inputs of the
 # paper's network baselines, at least {glue:text}`task_n01_min` is
-# (**{glue:text}`status_gpt_task_n01`**). Asked again on that task, with the
-# same models and schedule, the transformers do worse than least squares on the
-# same prompts (**{glue:text}`status_gpt_n01_beats_ls`**) and far worse than the
-# MLP (objective 1: **{glue:text}`status_gpt_n01_obj1`**); whether their gap to
-# the MLP grows with the targets' depth stays open
-# (**{glue:text}`status_gpt_n01_depth_gap`**).
+# (**{glue:text}`status_gpt_task_n01`**). The questions asked again on that
+# task are {doc}`gpt_n01`.
 #
-# Code: `icdl.gpt_icl` -- `model`, `tasks`, `training`, `schedule` (the two
-# schedules), `evaluation` (test prompts, R²), `baselines`, and `objectives`
-# (this chapter's profiles, run and result files), `intervals` (the bootstrap over
-# seeds and prompts), `verdicts` (the judge), `task_content` (what the task
-# asks), `yardstick` (least squares as the yardstick) and `n01` (the questions
-# again at $x \sim \mathcal N(0, I)$).
+# Code: `icdl.gpt_icl.core` -- `model`, `tasks`, `training`, `schedule` (the two
+# schedules), `evaluation` (test prompts, R²), `baselines`, `intervals` (the
+# bootstrap over seeds and prompts), `verdicts` (the numbers judged) and
+# `main_study` (the profiles, run and result files) -- and
+# `icdl.gpt_icl.objectives` -- `judge`, `task_content` (what the task asks) and
+# `yardstick` (least squares as the yardstick).
 
 # %% [markdown]
 # **What this chapter checks, and what we found** (each claim links to its entry
@@ -78,15 +74,13 @@ overrides = {}
 
 # %% tags=["remove-output"]
 import torch
-from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl import objectives
 from icdl.gpt_icl.core import evaluation, main_study, verdicts
-from icdl.gpt_icl.objectives import n01, task_content, yardstick
+from icdl.gpt_icl.objectives import task_content, yardstick
 from icdl.repro import chapter
 from icdl.repro.ledger import count
-from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(main_study.PROFILES, profile, overrides)
@@ -258,11 +252,8 @@ kept = objectives.judge.switch_table(data["curves"], data["baselines"], train_le
 chapter.table(kept)
 
 # %% tags=["remove-cell"]
-lo_hi = {"lead": at_len["above_context_mean"], "r2": at_len["r2"], "ls": at_len["least_squares"],
-         "behind_ls": at_len["least_squares"] - at_len["r2"],
-         "switch": kept["lead_at_switch"], "relu_lead": kept["relu_lead"]}
 chapter.glue(judged_on=judged_on, margin=f"{margin}", seeds=f"{jcfg['seeds']}", warm_steps=count(rcfg['warm_steps']),
-             **{f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in lo_hi.items() for end in ("min", "max")})
+             **objectives.judge.levels_glue(at_len, kept))
 
 # %% [markdown]
 # *Kept at the switch* is the share of the softmax model's lead over the context
@@ -299,14 +290,7 @@ yard_at = int(yard[yard["examples"] < train_len]["examples"].max())
 chapter.table(yardstick.shown(yard, yard_at))
 
 # %% tags=["remove-cell"]
-at = yard[yard["examples"] == yard_at]
-models, mlps = at[at["method"].isin(("softmax", "relu"))], at[at["method"].str.startswith("MLP")]
-chapter.glue(yard_examples=str(yard_at),
-             yard_models_min=f"{models['vs_ls'].min():+.2f}".replace("-", "−"),
-             yard_models_max=f"{models['vs_ls'].max():+.2f}".replace("-", "−"),
-             yard_models_beat=str(int((models["vs_ls_lo"] > 0).sum())), yard_models_n=str(len(models)),
-             yard_mlp_min=f"{mlps['vs_ls'].min():+.2f}", yard_mlp_max=f"{mlps['vs_ls'].max():+.2f}",
-             yard_nse_min=f"{models['nse'].min():.3f}", yard_nse_max=f"{models['nse'].max():.3f}")
+chapter.glue(**yardstick.glue_values(yard, yard_at))
 
 # %% [markdown]
 # Against least squares the picture is plainer than against the MLP: the
@@ -341,15 +325,12 @@ fig = figures.gpt.plot_icl_param_shift(data["shift"], train_len,
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 mlp_last = max(p + 1 for p in jcfg["mlp_positions"] if p + 1 <= train_len)
-shifted = verdicts.r2_at(data["shift_sums"], [s for s in {b["set"] for b in data["shift_sums"]["blocks"]}
-                                              if s.startswith("paired")], mlp_last)
-shown = shifted.assign(model=shifted["model"].where(~shifted["model"].str.startswith("MLP"), "MLP"))
-chapter.table(shown.pivot_table(index=["depth", "set"], columns="model", values="r2").reset_index().round(3))
+shifted = objectives.judge.shifted_r2(data["shift_sums"], mlp_last)
+chapter.table(shifted)
 
 # %% tags=["remove-cell"]
-by = {m: shown[shown["model"] == m]["r2"] for m in ("MLP", "least squares", "softmax", "relu")}
-chapter.glue(shift_mlp_min=f"{by['MLP'].min():.2f}", shift_ls_min=f"{by['least squares'].min():.2f}",
-             shift_tf_min=f"{min(by['softmax'].min(), by['relu'].min()):.2f}")
+chapter.glue(shift_mlp_min=f"{shifted['MLP'].min():.2f}", shift_ls_min=f"{shifted['least squares'].min():.2f}",
+             shift_tf_min=f"{shifted[['softmax', 'relu']].min().min():.2f}")
 
 # %% [markdown]
 # On the shifted prompts the per-prompt MLP keeps an R² of at least
@@ -382,19 +363,15 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # and then the test prompts, in 32 blocks, the same prompts for every model and
 # baseline, so each comparison is paired (`icdl.gpt_icl.core.intervals`). The criteria
 # were registered before the run that judges them, and a test reads them back
-# from that commit:
-#
-# 1. **Objective 1**: on the MLP's own prompts, at every MLP position up to the
-#    training length, the transformer's R² (mean over seeds) is at most
-#    {glue:text}`obj1_tolerance` below the MLP's, every model.
-# 2. **Objective 2, mixtures**: at the training length, R² falls at every step
-#    from (1, 0) through (.9, .1) and (.7, .3) to (.5, .5), every model (the
-#    smallest fall is above 0).
-# 3. **Objective 2, length**: past the training length the softmax twin loses
-#    more R² than the ReLU model, at every depth (the smallest margin is above 0).
-# 4. **Objective 3**: objective 1's comparison on targets with μ = ±0.5.
-# 5. **Our absolute form of objective 3**: R² at the training length falls by at
-#    most {glue:text}`obj3_max_drop` when μ moves to ±0.5, every model.
+# from that commit: **objective 1**, on the MLP's own prompts at every MLP position up to the
+# training length, the transformer's R² (mean over seeds) at most
+# {glue:text}`obj1_tolerance` below the MLP's, every model; **objective 2**, R²
+# at the training length falling at every step from (1, 0) through (.9, .1) and
+# (.7, .3) to (.5, .5), and past the training length the softmax twin losing
+# more R² than the ReLU model at every depth; **objective 3**, objective 1's
+# comparison on targets with μ = ±0.5; and **our absolute form of it**, R² at
+# the training length falling by at most {glue:text}`obj3_max_drop` when μ
+# moves to ±0.5, every model.
 #
 # Each model's numbers, with their intervals. A claim's number is the largest
 # (or smallest) of these over the models, and its interval is that of the
@@ -422,65 +399,11 @@ chapter.glue(obj1_tolerance=f"{main_study.CRITERIA['obj1_tolerance']:g}",
              obj1_hi=f"{judged['icdl-obj1']['values']['value_hi']:.3f}")
 
 # %% [markdown]
-# ## Where the task needs a deep network: $x \sim \mathcal N(0, I)$
-#
-# The task-content table above says that at ICDL's inputs a transformer can meet
-# objective 1 without learning anything a linear learner could not. The same
-# questions are asked again where the targets are far from linear: a second
-# reference run (profile `n01` of the command below) with the same models,
-# schedule, seeds, prompts and baselines, and inputs from $\mathcal N(0, I)$ in training and in test, the
-# inputs of REB's network baselines. Its three questions were registered before
-# its run, each judged on the MLP's own prompts with its 90 % interval over seeds
-# and prompts (`icdl.gpt_icl.objectives.n01`): does every transformer predict better than
-# least squares on the prompt's examples (error relative to least squares above
-# 0)? Does it stay within objective 1's tolerance of the MLP? Does its error in
-# excess of the MLP's, $(\mathrm{MSE} - \mathrm{MSE}_{\text{MLP}})/\mathrm{MSE}_{\text{MLP}}$,
-# grow with the depth of the target networks? The schedule is the
-# main study's, not tuned for this task; a model that stays on the context-mean
-# plateau is then a finding about the schedule on this task, shown as such.
-
-# %% tags=["NBVAL_CHECK_OUTPUT"]
-n01_obj = show_reference(main_study.PROFILES, "icl", n01.PROFILE, command=n01.COMMAND)
-n01_len = main_study.PROFILES.resolve(n01.PROFILE)["train_examples"]
-n01_done = n01_obj is not None and n01_obj["data"]["complete"]
-if n01_done:
-    same = judged_on == "reference" and rcfg["train_examples"] == n01_len  # the same positions on both tasks
-    tasks = {"N(0, I)": n01_obj["data"]} | ({"N(−2, I), ICDL's": data["sums"]} if same else {})
-    display(chapter.table(n01.side_by_side(tasks, n01_len)))
-n01_entries = (n01.judge(n01_obj["data"], n01_len, main_study.CRITERIA["obj1_tolerance"])
-               if n01_done else n01.pending(main_study.CRITERIA["obj1_tolerance"]))
-
-# %% tags=["remove-cell"]
-chapter.glue(**n01.glue_values(n01_entries), **n01.per_model_glue(n01_obj["data"] if n01_done else None, n01_len))
-
-# %% [markdown]
-# On this task no transformer predicts better than least squares on the same
-# prompts: the error relative to least squares (above 0: better than least
-# squares) is below 0 for every model, from {glue:text}`n01_vs_ls_best` down to
-# {glue:text}`n01_vs_ls` (the interval of the smallest over the models,
-# computed on every resample; the table gives each model's own), and below 0 on
-# its whole interval for {glue:text}`n01_vs_ls_below` models
-# (**{glue:text}`status_gpt_n01_beats_ls`**).
-# The largest shortfall below the MLP is {glue:text}`n01_obj1`, against
-# objective 1's tolerance of {glue:text}`obj1_tolerance`
-# (**{glue:text}`status_gpt_n01_obj1`**). Whether the excess error over the MLP
-# grows with the target depth is not decided: from depth 3 to depth 6 it
-# changes by {glue:text}`n01_gap` (the smaller change over the two attentions),
-# an interval on both sides of 0 (**{glue:text}`status_gpt_n01_depth_gap`**). With
-# the main study's schedule the models learn less than a linear fit on this
-# task; the figure puts them beside the baselines.
-
-# %% mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length.", "name": "fig-icl-methods-n01"}}
-if n01_done:
-    fig = figures.gpt.plot_icl_methods(*n01.figure_data(n01_obj["data"]), n01_len)
-
-# %% [markdown]
 # ## The claims, judged
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(list(judged.values()), judged_on=judged_on, covered=judged_on == "reference")
 ledger.record_all(list(task_judged.values()))  # measured here, in every profile alike
-ledger.record_all(n01_entries, judged_on=n01.PROFILE, covered=n01_done)
 ledger.save()
 ledger.judged()
 

@@ -143,3 +143,22 @@ def switch_table(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -
                      "relu_lead": float(r["relu"]), "kept_at_switch": float(r[AT_SWITCH] / r["softmax"]),
                      "relu_over_softmax": float(r["relu"] / r["softmax"])})
     return pd.DataFrame(rows)
+
+
+def levels_glue(levels: pd.DataFrame, kept: pd.DataFrame) -> dict[str, str]:
+    """The prose's ranges over the models of :func:`levels_at` (R², the lead over the context mean, least
+    squares, least squares' lead over the model) and :func:`switch_table` (the lead at the switch and after the
+    ReLU training): ``<name>_min`` and ``<name>_max``."""
+    ranges = {"lead": levels["above_context_mean"], "r2": levels["r2"], "ls": levels["least_squares"],
+              "behind_ls": levels["least_squares"] - levels["r2"], "switch": kept["lead_at_switch"],
+              "relu_lead": kept["relu_lead"]}
+    return {f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in ranges.items() for end in ("min", "max")}
+
+
+def shifted_r2(shift_sums: dict, position: int) -> pd.DataFrame:
+    """Objective 3 beside its yardsticks: R² at ``position`` on the paired shifted prompts (the MLP's own), one
+    row per target depth and set (μ), one column per model -- the transformers, least squares, the MLP."""
+    sets = sorted(s for s in {b["set"] for b in shift_sums["blocks"]} if s.startswith("paired"))
+    r2 = verdicts.r2_at(shift_sums, sets, position)
+    r2 = r2.assign(model=r2["model"].where(~r2["model"].str.startswith("MLP"), "MLP"))
+    return r2.pivot_table(index=["depth", "set"], columns="model", values="r2").reset_index().round(3)

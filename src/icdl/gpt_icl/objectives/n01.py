@@ -1,4 +1,5 @@
-"""ICDL's questions asked again where the task needs a deep network (chapter ``gpt_icl``, profile ``n01``).
+"""ICDL's questions asked again where the task needs a deep network (chapter ``gpt_n01``, on profile ``n01`` of the
+main study).
 
 At ICDL's inputs, x ~ N(−2, I), a linear fit within a prompt leaves a few per cent of the label variance
 (:mod:`~icdl.gpt_icl.objectives.task_content`): least squares is then hard to beat, and "comparable to the trained
@@ -24,7 +25,8 @@ errors, not a difference of R²: R² divides by the labels' spread across prompt
 offset grows with the targets' depth, so the same within-prompt error would give a smaller R² shortfall at depth 6
 than at depth 3.
 
-:func:`side_by_side` puts the two tasks' numbers in one table for the chapter.
+:func:`side_by_side` puts the two tasks' numbers in one table for the chapter. The chapter itself runs nothing
+heavy: its one profile (:data:`PROFILES`) reads the committed run of the main study's profile ``n01``.
 """
 
 from __future__ import annotations
@@ -37,10 +39,13 @@ from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import summary
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.verdicts import Sums, _entry, _paired_positions, shortfalls
+from icdl.repro.profiles import ProfileSet
 
-#: the profile of chapter gpt_icl that asks the questions at x ~ N(0, I), and the command that produces it
+#: the main study's profile that asks the questions at x ~ N(0, I), and the command that produces it
 PROFILE = "n01"
 COMMAND = "python -m icdl.gpt_icl --profile n01 --part main --part shift"
+#: the chapter's profiles: it reads the committed run of :data:`PROFILE` and trains nothing itself
+PROFILES = ProfileSet("gpt_n01", profiles={"quick": {}})
 
 
 def last_position(sums: Sums, depth: int, train_examples: int) -> int:

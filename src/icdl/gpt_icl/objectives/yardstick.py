@@ -67,3 +67,21 @@ def shown(table: pd.DataFrame, examples: int) -> pd.DataFrame:
         "error relative to least squares": [
             "0 (the yardstick)" if m == bl.LEAST_SQUARES else cell(v, lo, hi, "+")
             for m, v, lo, hi in zip(t["method"], t["vs_ls"], t["vs_ls_lo"], t["vs_ls_hi"])]}).reset_index(drop=True)
+
+
+def glue_values(table: pd.DataFrame, examples: int) -> dict[str, str]:
+    """The prose's numbers at ``examples`` examples before the query: the transformers' error relative to least
+    squares (its range, and how many models beat least squares over their whole interval), the MLP's, and the
+    transformers' normalised squared error."""
+    at = table[table["examples"] == examples]
+    models, mlps = at[at["method"].isin(ATTENTIONS)], at[at["method"].str.startswith("MLP")]
+
+    def signed(v):
+        return f"{v:+.2f}".replace("-", "−")
+
+    return {"yard_examples": str(examples), "yard_models_min": signed(models["vs_ls"].min()),
+            "yard_models_max": signed(models["vs_ls"].max()),
+            "yard_models_beat": str(int((models["vs_ls_lo"] > 0).sum())),
+            "yard_models_n": str(len(models)), "yard_mlp_min": signed(mlps["vs_ls"].min()),
+            "yard_mlp_max": signed(mlps["vs_ls"].max()), "yard_nse_min": f"{models['nse'].min():.3f}",
+            "yard_nse_max": f"{models['nse'].max():.3f}"}

@@ -26,6 +26,7 @@ from . import (
     gpt_depth,
     gpt_icl,
     gpt_mechanism,
+    gpt_n01,
     gpt_scale,
     gradient_decomposition,
     icgd_linear,
@@ -39,8 +40,8 @@ from .base import Claim, Condition, Mismatch, Replaced
 
 #: every chapter's part, in the book's order (the report lists the claims in this order)
 PARTS: tuple[ModuleType, ...] = (icgd_linear, gradient_decomposition, relu_sums, attention_passes, icgd_transformer,
-                                 softmax, gpt_icl, gpt_depth, gpt_scale, gpt_mechanism, diffusion_score, computation,
-                                 lsa_construction, lsa_training)
+                                 softmax, gpt_icl, gpt_n01, gpt_depth, gpt_scale, gpt_mechanism, diffusion_score,
+                                 computation, lsa_construction, lsa_training)
 
 
 def _merged(name: str) -> dict:
