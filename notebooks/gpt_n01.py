@@ -12,7 +12,6 @@
 #     name: python3
 # ---
 
-
 # %% [markdown]
 # # Where the task needs a deep network: $x \sim \mathcal N(0, I)$
 #
