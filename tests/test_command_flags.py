@@ -114,7 +114,7 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
                      cuda(["--workers", "1", "--device", "cuda"], "1 worker(s), on cuda")],
     }),
     "icdl.gpt_icl.mechanism": ("icdl.gpt_icl.mechanism.study", {
-        "--profile": [acts(["--profile", "longer"], "profile longer"),
+        "--profile": [acts(["--profile", "control"], "profile control"),
                       refused(["--profile", "nope"], "invalid choice: 'nope'")],
         "--threads": [acts(["--threads", "2"], "of 2 thread(s)"),
                       refused(["--threads", "0"], "--threads must be >= 1, got 0")],
