@@ -398,26 +398,18 @@ def _wider_verdict(delta, delta_hi, matched, obj1, drop):
 
 
 def test_the_wider_judge_both_sides_of_each_threshold():
-    """Each claim of the wider models passes just inside its registered criterion and fails just outside; the
-    judge reads the worst model, the band's upper end, the compute-matched models only (the ReLU row has no
-    match and must not count as a pass or a failure), and the last snapshot; without a run it holds nothing."""
+    """Objectives 1 and 3 on the wider models pass just inside their registered criteria and fail just outside;
+    the judge reads the worst model and the last snapshot; without a run it holds nothing. The width comparisons
+    themselves are judged only with a tuned rate (the untuned ones are replaced designs, no longer recorded)."""
     ok = _wider_verdict(-0.001, -0.0001, -0.001, 0.049, 0.099)
     bad = _wider_verdict(0.001, 0.01, 0.001, 0.051, 0.101)
-    for claim in ("scale-wider-closer", "scale-width-over-steps", "icdl-obj1-wider", "icdl-obj3-wider"):
+    assert set(ok) == {"icdl-obj1-wider", "icdl-obj3-wider"}
+    for claim in ok:
         assert ok[claim]["passed"] and not bad[claim]["passed"], claim
         assert claims.criterion_holds(claim, recorded(ok[claim])), claim  # the registry agrees with the judge
         assert not claims.criterion_holds(claim, recorded(bad[claim])), claim
-    # the numbers recorded are the worst model's and the compute-matched ones' (the ReLU row, without a match,
-    # must not pull the value to its -0.05, nor its NaN make the value NaN)
-    assert recorded(ok["scale-wider-closer"]) == {"value": pytest.approx(-0.001), "delta_hi": pytest.approx(-0.0001)}
-    assert ok["scale-width-over-steps"]["value"] == pytest.approx(-0.001)
     assert ok["icdl-obj1-wider"]["value"] == pytest.approx(0.049)
     assert ok["icdl-obj3-wider"]["value"] == pytest.approx(0.099)
-    half = _wider_verdict(-0.01, 0.002, -0.01, 0.0, 0.0)  # closer on the whole, but the band reaches above 0
-    assert not half["scale-wider-closer"]["passed"]
-    assert not claims.criterion_holds("scale-wider-closer", recorded(half["scale-wider-closer"]))
-    assert "against the narrow model at 26 000 steps" in ok["scale-width-over-steps"]["ours"]
-    assert "depth 3 relu" not in ok["scale-width-over-steps"]["ours"]
     for entry in scale.judge.judge_wider(None, None):
         assert not entry["passed"] and entry["value"] != entry["value"] and "--profile wide" in entry["ours"]
 
