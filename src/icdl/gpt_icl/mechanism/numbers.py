@@ -30,6 +30,15 @@ from icdl.gpt_icl.mechanism.measures import GD_NETWORK, SIMPLE_RULES
 from icdl.repro.claims import criterion_verdict
 
 
+def _at_training_length(blocks: pd.DataFrame, train_examples: int) -> pd.DataFrame:
+    """The sums per block that every number reads: the training length, the pretraining mixture."""
+    at = blocks[(blocks["mixture"] == PRETRAINING) & (blocks["position"] == train_examples)]
+    if at.empty:
+        raise ValueError(f"the result holds no sums per block at the training length (position {train_examples}) "
+                         "on the pretraining mixture: rerun python -m icdl.gpt_icl.mechanism --profile seeds")
+    return at
+
+
 def paired_measures(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
     """The three registered numbers on every resample of one :class:`~icdl.gpt_icl.core.intervals.Draws` (row 0: all
     prompts; the same resampled prompts for every candidate and model: paired), from the measures' sums per
@@ -38,10 +47,7 @@ def paired_measures(blocks: pd.DataFrame, train_examples: int, draws: Draws | No
     rule's), ``sens`` (GD's sensitivity L2 difference over the smallest simple rule's; a rule without a slope
     counts the model's own, 1), ``cosine`` (GD's mean cosine); over the models the largest two ratios and the
     smallest cosine, each ``(resamples + 1,)``."""
-    at = blocks[(blocks["mixture"] == PRETRAINING) & (blocks["position"] == train_examples)]
-    if at.empty:
-        raise ValueError(f"the result holds no sums per block at the training length (position {train_examples}) "
-                         "on the pretraining mixture: rerun python -m icdl.gpt_icl.mechanism --profile seeds")
+    at = _at_training_length(blocks, train_examples)
     per_model = {}
     for key, g in at.groupby(["depth", "attention"]):
         rules = [c for c in SIMPLE_RULES if c in set(g["candidate"])]
@@ -74,10 +80,7 @@ def median_ratio(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
     simple rule nearest the model over the resampled prompts (the smallest weighted sum of its prediction
     difference), and the weighted lower median over the blocks of GD's prediction difference over that rule's
     (``(resamples + 1,)``); over the models, the largest. At the training length, pretraining mixture."""
-    at = blocks[(blocks["mixture"] == PRETRAINING) & (blocks["position"] == train_examples)]
-    if at.empty:
-        raise ValueError(f"the result holds no sums per block at the training length (position {train_examples}) "
-                         "on the pretraining mixture: rerun python -m icdl.gpt_icl.mechanism --profile seeds")
+    at = _at_training_length(blocks, train_examples)
     per_model = {}
     for key, g in at.groupby(["depth", "attention"]):
         col = {c: part.sort_values("block")["pred"].to_numpy(dtype=float) for c, part in g.groupby("candidate")}
