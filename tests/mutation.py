@@ -935,8 +935,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "wider-obj3-mean-not-worst",
         "gpt_icl/scale/judge.py",
-        'objective3 = float(drops["max_drop"].max())\n    matched',
-        'objective3 = float(drops["max_drop"].mean())\n    matched',
+        'objective3 = float(drops["max_drop"].max())\n    return [',
+        'objective3 = float(drops["max_drop"].mean())\n    return [',
         "recorded value: mean for worst",
         T_SCALE,
     ),
