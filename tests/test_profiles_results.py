@@ -609,9 +609,10 @@ def test_glued_numbers_carry_a_minus_sign_not_a_hyphen():
 
 
 def _committed_results():
-    import icdl.gpt_icl  # noqa: F401  (each package registers the shapes of its result files)
-    import icdl.lsa  # noqa: F401
-    import icdl.studies  # noqa: F401
+    import importlib
+
+    for package in ("icdl.gpt_icl", "icdl.lsa", "icdl.studies"):
+        importlib.import_module(package)  # each package registers the shapes of its result files on import
 
     root = Path(__file__).resolve().parents[1] / "results"
     return sorted(p for p in root.glob("*/*.json") if p.parent.name not in ("ledger", "mutation")
