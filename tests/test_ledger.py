@@ -491,3 +491,16 @@ def test_the_bottom_line_renders_each_verdict_with_its_colour_and_link():
     assert 'class="status-inconclusive"><b>undecided</b>' in obj2 and "0 of 2 claims hold" in obj2
     question = html.split("The fitted trend reaches", 1)[1].split("</tr>", 1)[0]
     assert "does not hold" in question
+
+
+def test_the_replaced_designs_section_leaves_its_math_to_myst():
+    """The report's "Designs we replaced" is markdown: a claim's $...$ stays for MyST's dollarmath (the bug it
+    catches: MathJax's \\( \\) delimiters written into markdown, whose escapes eat the backslashes, leaving the
+    formula unrendered), and every replaced claim is listed with the run it was judged on."""
+    from icdl.repro.claims import REPLACED
+    from icdl.repro.pages import replaced_section
+
+    text = "\n".join(replaced_section())
+    assert "\\(" not in text and "$\\partial \\hat y / \\partial x_{\\mathrm{query}}$" in text
+    for r in REPLACED.values():
+        assert f"(`{r.id}`)" in text and "python -m" in text

@@ -158,10 +158,11 @@ def replaced_section() -> list[str]:
              "(that commit reproduces it); no chapter records them any more.", ""]
     for r in REPLACED.values():
         now = ", ".join(f'<a href="#claim-{b}">{esc(b)}</a>' for b in r.by) or "not asked again"
-        lines.append(f"* **{math_html(r.source)}** (`{r.id}`): "
+        # markdown, as the failures' list above: MyST renders the $...$ of the claims' words itself
+        lines.append(f"* **{r.source}** (`{r.id}`): "
                      f'<span class="{status_class(r.status)}">{esc(r.status)}</span> on '
-                     f"{_commands_as_code(r.judged_on)} -- {math_html(typeset_minus(r.ours))}. "
-                     f"*Replaced: {esc(r.reason)}.* Answered now by: {now}.")
+                     f"{_commands_as_code(r.judged_on)} -- {typeset_minus(r.ours)}. "
+                     f"*Replaced: {r.reason}.* Answered now by: {now}.")
     return lines + [""]
 
 
