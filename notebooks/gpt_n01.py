@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown]
-# # Where the task needs a deep network: $x \sim \mathcal N(0, I)$
+# # Where the task needs a deep network: inputs from N(0, I)
 #
 # At ICDL's inputs, $x \sim \mathcal N(-2, I)$, a linear function fitted within
 # each prompt leaves a few per cent of the label variance ({doc}`gpt_icl`,
