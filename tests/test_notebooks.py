@@ -405,3 +405,13 @@ def test_no_prose_is_swallowed_by_a_code_cell():
                     found.append(f"{src.name}: {head}")
                     break
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("src", CHAPTERS, ids=lambda p: p.stem)
+def test_a_chapter_title_holds_no_tex(src):
+    """A chapter's title is shown in the sidebar of every page, and a page without math of its own loads no
+    MathJax: TeX in a title reads raw there (the bug: gpt_n01's "$x \\sim \\mathcal N(0, I)$", which also left the
+    browser check waiting on every such page)."""
+    first = next(c for c in jupytext.read(src).cells if c.cell_type == "markdown")
+    title = next(line for line in first.source.splitlines() if line.startswith("# "))
+    assert "$" not in title and "\\" not in title, f"{src.name}: {title!r}"
