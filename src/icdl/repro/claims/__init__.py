@@ -4,7 +4,7 @@
 One :class:`Claim` per row of the reproducibility report. ``source`` is the item
 in the words of the papers' own numbering, ``paper`` the paper's value or qualitative claim.
 ``chapter`` is the id of the chapter that records it (``notebooks/<chapter>.py``; one constant
-per chapter below); ``None`` means not yet covered,
+per chapter in :mod:`~icdl.repro.claims.base`); ``None`` means not yet covered,
 and the report lists it as such. ``test`` is the pytest node that guards the
 number or the construction behind the record.
 
