@@ -5,6 +5,7 @@ is judged on must have been made at or after that commit. Needs the repository's
 export)."""
 
 import json
+import os
 import subprocess
 import sys
 import types
@@ -166,3 +167,44 @@ def test_a_replaced_design_names_its_registration_and_is_no_longer_live(claim):
     assert r.status in ("pass", "fail", "inconclusive", "mismatch") and r.judged_on.startswith("python -m ")
     if r.registered:
         assert claim in registry_at(r.registered).CRITERIA, f"{claim}: {r.registered} registered no criterion for it"
+
+
+def _provenance_commits() -> list[tuple[str, str]]:
+    out = []
+    for path in _git("ls-files", "results").split():
+        if path.endswith(".json"):
+            obj = json.loads((ROOT / path).read_text())
+            made = obj.get("provenance", {}).get("git_commit") if isinstance(obj, dict) else None
+            if made:
+                out.append((path, made))
+    return out
+
+
+def test_every_committed_result_names_a_clean_commit_of_this_history():
+    """A committed file is what its stated command produces at its stated commit: that commit must be one a reader
+    can check out. Catches a chapter executed on a work-in-progress commit that was later amended away (its hash
+    then lives only in the writer's own object store, so a local clone still finds it and a fresh CI clone does
+    not), and a result made with uncommitted edits (``+dirty``)."""
+    made = _provenance_commits()
+    assert len(made) > 20, "the committed results carry their provenance"
+    wrong = [f"{path} ({commit})" for path, commit in made
+             if commit.endswith("+dirty") or not _in_history(commit)]
+    assert not wrong, ("made at a commit that is not a clean ancestor of HEAD -- run the stated command again at a "
+                       "clean commit: " + ", ".join(wrong))
+
+
+def _in_history(commit: str) -> bool:
+    sha = commit.split("+")[0]
+    return subprocess.run(["git", "merge-base", "--is-ancestor", sha, "HEAD"], cwd=ROOT,
+                          capture_output=True).returncode == 0
+
+
+def test_the_history_check_refuses_a_commit_off_the_branch_and_a_dirty_one():
+    """The positive control: a dangling commit (made here, then dropped from every branch) and a dirty marker."""
+    tree = _git("rev-parse", "HEAD^{tree}").strip()
+    who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    dangling = subprocess.run(["git", "commit-tree", tree, "-m", "dropped work in progress"], cwd=ROOT,
+                              capture_output=True, text=True, check=True, env={**os.environ, **who}).stdout.strip()
+    assert not _in_history(dangling)
+    head = _git("rev-parse", "HEAD").strip()
+    assert _in_history(head) and _in_history(head + "+dirty")  # the dirty marker is refused by the test itself
