@@ -1,6 +1,7 @@
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -494,6 +495,30 @@ def test_a_quick_result_with_the_same_numbers_is_not_rewritten(tmp_path):
     path.write_text("{ damaged")  # a damaged file is replaced, never kept
     save_result(path, {"x": [1.0, 2.0]}, provenance=prov(), keep_if_same=True)
     assert load_result(path)["data"] == {"x": [1.0, 2.0]}
+
+
+def test_a_kept_result_names_a_commit_of_this_history(tmp_path):
+    """keep_if_same keeps a file's provenance only where its commit is one a reader can check out: made at an
+    ancestor of today's commit it is kept; made at a commit since amended away (a dangling one: the bug that
+    left a ledger naming a commit no fresh clone has) or with uncommitted edits, it is written anew."""
+    from icdl.repro.results import checkable
+
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    parent = subprocess.run(["git", "rev-parse", "HEAD~1"], capture_output=True, text=True, check=True).stdout.strip()
+    tree = subprocess.run(["git", "rev-parse", "HEAD^{tree}"], capture_output=True, text=True, check=True).stdout.strip()
+    who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    dangling = subprocess.run(["git", "commit-tree", tree, "-m", "amended away"], capture_output=True, text=True,
+                              check=True, env={**os.environ, **who}).stdout.strip()
+    assert checkable(parent, head) and checkable(head, head) and checkable(head + "+dirty", head + "+dirty")
+    assert not checkable(dangling, head) and not checkable(parent + "+dirty", head)
+    assert not checkable("unknown", head) and checkable(parent, head + "+dirty")
+
+    path = tmp_path / "r.json"
+    p = provenance(command="python -m x", wall_time_s=1.0, profile="quick", seed=0)
+    for made, kept in ((parent, True), (dangling, False), (parent + "+dirty", False)):
+        save_result(path, {"x": [1.0]}, provenance={**p, "git_commit": made})
+        save_result(path, {"x": [1.0]}, provenance=p, keep_if_same=True)
+        assert (load_result(path)["provenance"]["git_commit"] == made) is kept, made
 
 
 def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():

@@ -126,9 +126,25 @@ def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str,
     return path
 
 
+def checkable(made: str, now: str) -> bool:
+    """Whether a file made at commit ``made`` still names a run a reader can reproduce from commit ``now``: the
+    same commit, or a clean commit (no ``+dirty``) of ``now``'s history."""
+    if made == now:
+        return True
+    if "+" in made or made == "unknown" or now in ("unknown", ""):
+        return False
+    head = now.split("+")[0]
+    try:
+        return subprocess.run(["git", "merge-base", "--is-ancestor", made, head], cwd=project_root(),
+                              capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
 def _same_result(path: Path, text: str) -> bool:
     """Whether ``path`` holds a valid result with the data of ``text`` (compared as JSON text, so every float
-    to the last digit) from the same command, profile and seed."""
+    to the last digit) from the same command, profile and seed, made at a commit a reader can check out (one
+    that made a file at a commit since dropped from the history, or with uncommitted edits, is written anew)."""
     if not path.is_file():
         return False
     try:
@@ -139,7 +155,8 @@ def _same_result(path: Path, text: str) -> bool:
     keys = ("command", "profile", "seed")
     if not isinstance(old, dict) or not isinstance(old.get("provenance"), dict) or \
             any(old["provenance"].get(k) != new["provenance"][k] for k in keys) or \
-            any(k not in old["provenance"] for k in PROVENANCE_KEYS):
+            any(k not in old["provenance"] for k in PROVENANCE_KEYS) or \
+            not checkable(old["provenance"]["git_commit"], new["provenance"]["git_commit"]):
         return False
     dump = lambda d: json.dumps(d, sort_keys=True, allow_nan=True)  # noqa: E731
     return dump(old.get("data")) == dump(new["data"])
