@@ -113,6 +113,13 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
         "--device": [cuda(["--train", "softmax", "--depth", "3", "--device", "cuda"], "depth 3, on cuda"),
                      cuda(["--workers", "1", "--device", "cuda"], "1 worker(s), on cuda")],
     }),
+    "icdl.gpt_icl.schedules": ("icdl.gpt_icl.schedules.__main__", {
+        "--profile": [acts(["--profile", "n01"], "the schedule scan, profile n01"),
+                      refused(["--profile", "reference"], "invalid choice: 'reference'")],
+        "--steps-this-call": [acts(["--profile", "icdl", "--steps-this-call", "500"], "500 steps per run this call"),
+                              refused(["--steps-this-call", "0"], "--steps-this-call must be >= 1, got 0")],
+        "--device": [cuda(["--profile", "paper", "--device", "cuda"], "profile paper, on cuda")],
+    }),
     "icdl.gpt_icl.mechanism": ("icdl.gpt_icl.mechanism.study", {
         "--profile": [acts(["--profile", "control"], "profile control"),
                       refused(["--profile", "nope"], "invalid choice: 'nope'")],

@@ -79,7 +79,8 @@ LAYERS = (
     ("theory", ("icdl.networks", "icdl.layers", "icdl.prompts", "icdl.relu_sums", "icdl.constructions")),
     ("core", ("icdl.gpt_icl.core",)),
     ("studies", ("icdl.studies", "icdl.lsa", "icdl.gpt_icl.objectives", "icdl.gpt_icl.depth",
-                 "icdl.gpt_icl.plateau", "icdl.gpt_icl.scale", "icdl.gpt_icl.mechanism", "icdl.gpt_icl.compute")),
+                 "icdl.gpt_icl.plateau", "icdl.gpt_icl.scale", "icdl.gpt_icl.mechanism", "icdl.gpt_icl.compute",
+                 "icdl.gpt_icl.schedules")),
     ("commands", ("icdl.gpt_icl",)),
     ("figures", ("icdl.figures",)),
 )
