@@ -65,6 +65,7 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl import mechanism
+from icdl.gpt_icl.core import main_study
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.repro import chapter
 
@@ -216,7 +217,7 @@ control_data = mechanism.study.committed("control")
 control_blocks = None if control_data is None else control_data["blocks"]
 control_entries = mechanism.judge.judge_control(control_blocks, train)
 control_passed = control_entries[0]["passed"] is True
-seeds_entries = mechanism.seeds.judge_seeds(seeds, scfg, train, control_passed)
+seeds_entries = mechanism.seeds.judge_seeds(seeds, scfg, train, control_passed, main_study.learning_gate("reference"))
 chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg))
 
 # %% [markdown]

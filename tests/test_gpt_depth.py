@@ -17,6 +17,10 @@ def _table(r2s, examples=(15, 30)):
                          for a, rs in r2s.items() for L, r in rs.items() for p in examples])
 
 
+#: a context mean far below every model of the tables here: the learning gate is met (its test: below)
+CM = {"baselines": pd.DataFrame({"method": [bl.CONTEXT_MEAN] * 2, "examples": [15, 30], "r2": [0.4, 0.4]})}
+
+
 def test_judge_depth_both_sides():
     """The deepest and the shallowest model are found by their number of layers, not by row order (the rows
     come 10, 4, 6 here); the claim needs the deepest strictly above the shallowest for every attention and
@@ -26,13 +30,13 @@ def test_judge_depth_both_sides():
         ["attention", "examples"])
     assert g.loc[("softmax", 15), "deeper_better"] and g.loc[("softmax", 15), "gain"] == pytest.approx(0.10)
     assert not g.loc[("relu", 30), "deeper_better"] and g.loc[("relu", 30), "shallowest"] == pytest.approx(0.80)
-    ok = dj.judge({"table": _table({"softmax": up, "relu": up})})[0]
+    ok = dj.judge({"table": _table({"softmax": up, "relu": up}), **CM})[0]
     assert ok["claim"] == "icdl-obj4" and ok["passed"] and ok["value"] == pytest.approx(0.10)
-    tie = dj.judge({"table": _table({"softmax": up, "relu": {10: 0.80, 4: 0.80}})})[0]
+    tie = dj.judge({"table": _table({"softmax": up, "relu": {10: 0.80, 4: 0.80}}), **CM})[0]
     assert not tie["passed"] and tie["value"] == pytest.approx(0.0)
-    loss = dj.judge({"table": _table({"softmax": up, "relu": {10: 0.75, 4: 0.80}})})[0]
+    loss = dj.judge({"table": _table({"softmax": up, "relu": {10: 0.75, 4: 0.80}}), **CM})[0]
     assert not loss["passed"] and loss["value"] == pytest.approx(-0.05)
-    assert "relu @15: −0.050" in loss["ours"] and "values" not in loss  # one seed: no interval
+    assert "relu @15: −0.050" in loss["ours"] and "value_lo" not in loss["values"]  # one seed: no interval
 
 
 def test_the_gains_table_shows_signed_gains_beside_the_depths_they_compare():
@@ -112,12 +116,13 @@ def test_a_one_seed_result_from_before_the_seeds_loads_as_seed_0_without_sums():
     judged on their point value (no interval, so no ``values``)."""
     raw = {"data": {"table": {"n_layer": [4, 10], "attention": ["relu"] * 2, "examples": [15] * 2, "r2": [0.5, 0.6],
                               "lo": [0.4, 0.5], "hi": [0.6, 0.7]},
-                    "baselines": {"method": ["least squares"], "examples": [15], "r2": [0.9]},
+                    "baselines": {"method": ["least squares", "context mean"], "examples": [15, 15],
+                                  "r2": [0.9, 0.3]},
                     "history": {}, "training": {}, "complete": True, "seconds": 2.0}, "provenance": {}}
     got = depth.study.load(raw)
     assert list(got["table"]["seed"]) == [0, 0] and got["blocks"] == [] and got["models"] == []
     entry = dj.judge(got)[0]
-    assert entry["passed"] is True and entry["value"] == pytest.approx(0.1) and "values" not in entry
+    assert entry["passed"] is True and entry["value"] == pytest.approx(0.1) and "value_lo" not in entry["values"]
     assert dj.r2_table(got)["seeds"].tolist() == [1, 1]
 
 
@@ -140,7 +145,7 @@ def test_the_reference_depth_study_trains_on_the_main_studys_schedule():
 
 # ---- the judge on intervals over seeds and prompts (icdl.gpt_icl.depth.judge) --------------------------------------
 
-def _sums_result(deep_scales, shallow_scale=1.0, prompts=1024, examples=(2, 4), seed=0):
+def _sums_result(deep_scales, shallow_scale=1.0, prompts=1024, examples=(2, 4), seed=0, cm_scale=3.0):
     """A depth result built the way the study stores it (``depth.study._blocks``, ``label_sums``) from synthetic
     predictions: every model's error on a prompt is its seed's scale times one heavy-tailed error per prompt,
     shared by the models (hard prompts are hard for both), so the prompt resampling moves every R² a lot and
@@ -157,10 +162,24 @@ def _sums_result(deep_scales, shallow_scale=1.0, prompts=1024, examples=(2, 4), 
             key = {"n_layer": n_layer, "attention": "softmax", "seed": s}
             table += [{**key, **r} for r in depth.study._score_rows(pred.float(), ys.float(), examples)]
             blocks += depth.study._blocks(pred, ys, examples, n_layer=n_layer, model="softmax", seed=s)
+    cm = ys + cm_scale * torch.randn(ys.shape, generator=g, dtype=torch.float64)  # the context mean, far worse
+    blocks += depth.study._blocks(cm, ys, examples, n_layer=0, model=bl.CONTEXT_MEAN, seed=-1)
     sums = label_sums(ys, depth.study._positions(examples))
     labels = [{"examples": p, "n": sums["n"].tolist(), "sy": sums["sy"][i].tolist(), "syy": sums["syy"][i].tolist()}
               for i, p in enumerate(examples)]
     return {"table": pd.DataFrame(table), "blocks": blocks, "labels": labels}
+
+
+def test_models_that_did_not_learn_leave_objective_4_undecided():
+    """The learning gate, read at the last evaluation point: a deeper model clearly better (a pass above) whose
+    models are no better than the context mean there decides nothing; so does a one-seed table whose context mean
+    is within the margin. A judge without the gate passes both."""
+    plateau = dj.judge(_sums_result([0.7, 0.72, 0.68], cm_scale=0.3))[0]
+    assert plateau["passed"] is None and "did not all learn" in plateau["ours"] and plateau["values"]["learned"] < 0.05
+    up = {10: 0.90, 4: 0.80, 6: 0.85}
+    near = {"baselines": pd.DataFrame({"method": [bl.CONTEXT_MEAN] * 2, "examples": [15, 30], "r2": [0.4, 0.77]})}
+    assert dj.judge({"table": _table({"softmax": up, "relu": up}), **near})[0]["passed"] is None
+    assert dj.judge({"table": _table({"softmax": up, "relu": up}), **CM})[0]["passed"] is True
 
 
 def test_the_depth_verdict_decides_on_both_sides_and_says_inconclusive_inside_the_noise():

@@ -29,8 +29,13 @@ def _seeds_result(*per_seed: dict, scale: dict | None = None) -> dict:
     return out | {"gd_fit": parts[0]["gd_fit"]}
 
 
-def _entries(result, control=True):
-    out = {e["claim"]: e for e in ms.judge_seeds(result, CFG, 40, control)}
+#: the learning gate of models that learned (met) and of models on the plateau (its own test below)
+LEARNED = {"learned": 0.3, "worst": "target depth 6, relu", "lead": 0.35, "lo": 0.3, "hi": 0.4}
+PLATEAU = {"learned": -0.02, "worst": "target depth 6, relu", "lead": 0.01, "lo": -0.02, "hi": 0.04}
+
+
+def _entries(result, control=True, learned=LEARNED):
+    out = {e["claim"]: e for e in ms.judge_seeds(result, CFG, 40, control, learned)}
     return {c: criterion_verdict(c, {"value": e["value"], **e["values"]}) for c, e in out.items()}, out
 
 
@@ -133,14 +138,25 @@ def test_without_a_passed_control_or_a_run_nothing_is_decided():
     near = {"pred": 0.5, "sens": 0.5, "cosine": 0.95}
     verdicts, e = _entries(_seeds_result(near, near, near), control=False)
     assert set(verdicts.values()) == {None} and "control not passed" in e["mech-seeds-nearest-gd"]["ours"]
-    for entry in ms.judge_seeds(None, CFG, 40, True):
+    for entry in ms.judge_seeds(None, CFG, 40, True, LEARNED):
         assert "--profile seeds" in entry["ours"] and entry["value"] is None and entry["passed"] is None
+
+
+def test_models_that_did_not_learn_decide_no_mechanism():
+    """The learning gate of the measured models (the main study's, :func:`main_study.learning_gate`): numbers
+    that pass every hypothesis, on models on the plateau, leave every verdict open and say which model."""
+    near = {"pred": 0.5, "sens": 0.5, "cosine": 0.95}
+    verdicts, e = _entries(_seeds_result(near, near, near))
+    assert set(verdicts.values()) == {True}
+    verdicts, e = _entries(_seeds_result(near, near, near), learned=PLATEAU)
+    assert set(verdicts.values()) == {None}
+    assert all("not every model learned the task (target depth 6, relu" in x["ours"] for x in e.values())
 
 
 def test_a_result_without_seeds_is_refused_by_name():
     flow = _flow_result()
     with pytest.raises(ValueError, match="not a run of profile seeds"):
-        ms.judge_seeds(flow, CFG, 40, True)
+        ms.judge_seeds(flow, CFG, 40, True, LEARNED)
 
 
 def test_the_table_and_the_prose_read_each_seed_and_the_mean():
@@ -151,7 +167,7 @@ def test_the_table_and_the_prose_read_each_seed_and_the_mean():
     cell = table.loc[MODELS[0], "prediction ratio"]
     assert cell.startswith("0.900 (") and cell.endswith("; seeds 0.40, 0.80, 1.50")
     assert table.loc[MODELS[0], "seeds"] == 3 and table.loc[MODELS[0], "ηL per seed"] == "0.8, 0.8, 0.8"
-    entries = ms.judge_seeds(res, CFG, 40, True)
+    entries = ms.judge_seeds(res, CFG, 40, True, LEARNED)
     glue = ms.seeds_glue(res, 40, entries)
     assert glue["seeds_pred_seed_far"] == "2 of 6" and glue["seeds_pred_far"] == "0 of 2"
     assert glue["seeds_sens_far"] == "0 of 2" and glue["seeds_count"] == "3"
@@ -162,7 +178,7 @@ def test_the_table_and_the_prose_read_each_seed_and_the_mean():
     assert ms.seeds_glue(res, 40, entries)["seeds_replay"].endswith("change 2.0 × 10⁻⁷ over 3 models)")
     res["replay"] = pd.DataFrame({"largest_change": [0.0, 0.03, 0.0]})  # a checkpoint that is another model
     assert "not the models it judged" in ms.seeds_glue(res, 40, entries)["seeds_replay"]
-    assert "3.0 × 10⁻²" in ms.judge_seeds(res, CFG, 40, True)[0]["ours"]
+    assert "3.0 × 10⁻²" in ms.judge_seeds(res, CFG, 40, True, LEARNED)[0]["ours"]
     assert set(ms.seeds_glue(None, 40, [])) == set(glue)
 
 

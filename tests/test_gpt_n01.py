@@ -10,6 +10,7 @@ from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core import evaluation, main_study
 from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import summary
+from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.objectives import n01
 from icdl.repro.claims import criterion_verdict
 
@@ -23,18 +24,21 @@ def _noisy(ys: torch.Tensor, variance: float, seed: int) -> torch.Tensor:
 
 
 def _icl(var: dict, ls=0.3, mlp=0.05, seeds: int = 3, depths=(3, 6), late: float = 0.0,
-         early: float = 0.0) -> dict:
+         early: float = 0.0, cm: float = 0.9) -> dict:
     """Blocks and labels of an n01 result: per target depth, least squares with error variance ``ls``, the MLP
     ``mlp`` (each one number, or one per depth as a dict), and each attention ``var[(depth, attention)]`` (one
     value, or one per seed). ``late`` is added to every model's error variance at position 8, past the training
     length (a judge that reads it moves); ``early`` to the transformers' at position 3 only (a judge that reads
-    only the last position misses it)."""
+    only the last position misses it). The pretraining set at the training length holds the learning gate's
+    input: the context mean with error variance ``cm`` and each model as on the paired prompts."""
     blocks, labels = [], []
     for k, depth in enumerate(depths):
         ls_d, mlp_d = (v[depth] if isinstance(v, dict) else v for v in (ls, mlp))
         ys = torch.randn(B, POSITIONS[-1], generator=torch.Generator().manual_seed(10 + k), dtype=torch.float64)
         prompts = {PAIRED: ({"positions": POSITIONS}, None, ys)}
-        labels += evaluation.label_rows(depth, prompts)
+        pre = {PRETRAINING: ({"positions": [L]}, None, torch.randn(
+            B, POSITIONS[-1], generator=torch.Generator().manual_seed(20 + k), dtype=torch.float64))}
+        labels += evaluation.label_rows(depth, prompts) + evaluation.label_rows(depth, pre)
         blocks += evaluation.block_rows(lambda xs, y, v=ls_d: _noisy(y, v, 1), prompts, depth=depth,
                                         model=bl.LEAST_SQUARES, seed=-1)
         blocks += evaluation.block_rows(lambda xs, y, v=mlp_d: _noisy(y, v, 2), prompts, depth=depth,
@@ -51,6 +55,9 @@ def _icl(var: dict, ls=0.3, mlp=0.05, seeds: int = 3, depths=(3, 6), late: float
                     g = torch.Generator().manual_seed(100 * s + k + (7 if att == "relu" else 0))
                     return y + scale.sqrt() * torch.randn(y.shape, generator=g, dtype=torch.float64)
                 blocks += evaluation.block_rows(pred, prompts, depth=depth, model=att, seed=s)
+                blocks += evaluation.block_rows(pred, pre, depth=depth, model=att, seed=s)
+        blocks += evaluation.block_rows(lambda xs, y: _noisy(y, cm, 3), pre, depth=depth, model=bl.CONTEXT_MEAN,
+                                        seed=-1)
     return {"blocks": blocks, "labels": labels}
 
 
@@ -60,6 +67,18 @@ def _judged(icl: dict) -> dict:
 
 def _verdict(entry: dict):
     return criterion_verdict(entry["claim"], {"value": entry["value"], **entry["values"]})
+
+
+def test_models_that_did_not_learn_decide_nothing():
+    """The learning gate: predictions that would pass every claim, from models no better than the context mean at
+    the training length (the committed n01 run's state), leave all three inconclusive with the reason; one
+    model on the plateau is enough. A judge without the gate passes them."""
+    good = {(3, "softmax"): 0.055, (3, "relu"): 0.055, (6, "softmax"): 0.085, (6, "relu"): 0.085}
+    for cm in (0.055, 0.085, 0.1):  # no lead, and a lead of at most 0.045: under the margin
+        entries = _judged(_icl(good, cm=cm))
+        assert [e["passed"] for e in entries.values()] == [None] * 3, cm
+        assert all(_verdict(e) is None and "did not all learn" in e["ours"] for e in entries.values())
+    assert [e["passed"] for e in _judged(_icl(good, cm=0.2)).values()] == [True] * 3
 
 
 def test_each_claim_both_sides_of_its_line_and_inconclusive_between():

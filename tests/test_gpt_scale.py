@@ -237,7 +237,18 @@ def test_trend_signs_shortfall_below_the_mlp_and_leads_over_the_baselines():
     assert last["shortfall_lo"] < 0.02 < last["shortfall_hi"]
 
 
-def _verdict(slope, slope_hi, obj1, lead, forecast, drop, draws=None):
+def _with_cm(points: pd.DataFrame, cm: float = 0.5, r2: float = 0.9) -> pd.DataFrame:
+    """``points`` with every model's R² at the training length ``r2`` (where it has none) and the context mean's
+    ``cm``: the learning gate's input (met by far at the defaults; its test below)."""
+    points = points.copy()
+    if "r2_all" not in points:
+        points["r2_all"] = r2
+    cms = [{"depth": d, "method": "context_mean", "attention": "", "step": 0, "r2_all": cm}
+           for d in points["depth"].unique()]
+    return pd.concat([points, pd.DataFrame(cms)], ignore_index=True)
+
+
+def _verdict(slope, slope_hi, obj1, lead, forecast, drop, draws=None, cm=0.5):
     fits = pd.DataFrame([{"depth": 3, "attention": "softmax", "per_doubling": slope, "per_doubling_lo": slope - 0.01,
                           "per_doubling_hi": slope_hi, "forecast": forecast, "last": 800},
                          {"depth": 3, "attention": "relu", "per_doubling": -0.05, "per_doubling_lo": -0.06,
@@ -249,7 +260,7 @@ def _verdict(slope, slope_hi, obj1, lead, forecast, drop, draws=None):
                            for a in ("softmax", "relu") for s in (1, 2)])
     shift = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "mu": mu, "r2": 0.9 - (drop if mu == 0.5 else 0)
                            * (a == "softmax")} for a in ("softmax", "relu") for mu in (0.0, -0.5, 0.5)])
-    return {e["claim"]: e for e in scale.judge.judge(fits, tr, points, shift, draws=draws)}
+    return {e["claim"]: e for e in scale.judge.judge(fits, tr, _with_cm(points, cm), shift, draws=draws)}
 
 
 def recorded(entry: dict) -> dict:
@@ -273,7 +284,8 @@ def test_judge_both_sides_of_each_threshold():
     assert _verdict(-0.01, -0.001, 0.0, 0.1, math.inf, 0.0)["scale-forecast"]["passed"] is False
     # the numbers recorded are the worst model's (the mean over the two models, or the other model, would give
     # -0.03, -0.0205, -0.0255, 0.1505, 250,000 and 0.0495 here): a recorded value the verdict cannot reveal
-    assert recorded(ok["scale-shortfall-falls"]) == {"value": pytest.approx(-0.01), "slope_hi": pytest.approx(-0.001)}
+    assert recorded(ok["scale-shortfall-falls"]) == {"value": pytest.approx(-0.01), "slope_hi": pytest.approx(-0.001),
+                                                     "learned": pytest.approx(0.4)}
     assert ok["icdl-obj1-longer"]["value"] == pytest.approx(0.049)
     assert ok["scale-beats-knn"]["value"] == pytest.approx(0.001)
     assert ok["scale-forecast"]["value"] == pytest.approx(499_000.0)
@@ -281,6 +293,22 @@ def test_judge_both_sides_of_each_threshold():
     # the claim's text gives each model's forecast
     text = _verdict(-0.01, -0.001, 0.0, 0.1, math.inf, 0.0)["scale-forecast"]["ours"]
     assert "depth 3 softmax: never" in text and "depth 3 relu: 1 000" in text
+
+
+def test_longest_trained_models_that_did_not_learn_decide_nothing():
+    """The learning gate on the last snapshot: numbers that pass every scale claim and objective on the wider
+    models, from models within the margin of the context mean (0.9 against 0.87), leave each claim inconclusive
+    with the reason; the gate reads the last snapshot, where an earlier one would read the warm phase."""
+    for judged in (_verdict(-0.01, -0.001, 0.049, 0.001, 499_000.0, 0.099, cm=0.87),
+                   _wider_verdict(-0.001, -0.0001, -0.001, 0.049, 0.099, cm=0.87)):
+        for claim, e in judged.items():
+            assert e["passed"] is None and "did not all learn" in e["ours"], claim
+            assert claims.criterion_verdict(claim, recorded(e)) is None
+    points = _with_cm(pd.DataFrame([{"depth": 3, "method": "transformer", "attention": "softmax", "step": s,
+                                     "r2_all": r2} for s, r2 in ((1, 0.5), (2, 0.9))]))
+    lead = scale.judge.context_mean_leads(points, None)
+    assert list(lead) == ["target depth 3, softmax, step 2"] and lead["target depth 3, softmax, step 2"][0] == \
+        pytest.approx(0.4)
 
 
 def test_the_slope_and_the_forecast_are_decided_on_their_draws():
@@ -331,11 +359,14 @@ def _wide_and_narrow(ls_shift: float = 0.0):
     ls = 0.5 + 0.01 * rng.standard_normal(50)
 
     def study(rows, samples, ls_samples):
-        points = pd.DataFrame([{"depth": 3, "method": "mlp", "attention": "", "step": 0, "r2_mlp_prompts": 0.9}]
+        points = pd.DataFrame([{"depth": 3, "method": "mlp", "attention": "", "step": 0, "r2_mlp_prompts": 0.9},
+                               {"depth": 3, "method": "context_mean", "attention": "", "step": 0, "r2_all": 0.5}]
                               + [{"depth": 3, "method": "transformer", "attention": a, "step": st,
-                                  "r2_mlp_prompts": 0.9 - short} for a, st, short in rows])
+                                  "r2_mlp_prompts": 0.9 - short, "r2_all": 0.9 - short} for a, st, short in rows])
         boot = {"mlp@mlp": mlp.tolist(), "least_squares@mlp": ls_samples.tolist(),
-                **{f"{a}:{st}@mlp": (mlp - short - e).tolist() for a, st, short in rows}}
+                "context_mean@all": (0.5 + e).tolist(),  # the learning gate's: every model far above it
+                **{f"{a}:{st}@mlp": (mlp - short - e).tolist() for a, st, short in rows},
+                **{f"{a}:{st}@all": (mlp - short - e).tolist() for a, st, short in rows}}
         return {"points": points, "boot": {"3": boot}}
 
     narrow = study([("softmax", base["softmax"], 0.08), ("softmax", matched, 0.03), ("softmax", 4 * matched, 0.0),
@@ -381,7 +412,7 @@ def test_the_flops_of_a_snapshot_grow_with_its_steps_and_count_the_softmax_start
     assert wider[("softmax", 300)] > 3 * curve[("softmax", 300)]
 
 
-def _wider_verdict(delta, delta_hi, matched, obj1, drop):
+def _wider_verdict(delta, delta_hi, matched, obj1, drop, cm=0.5):
     cmp = pd.DataFrame([{"depth": 3, "attention": "softmax", "width_narrow": 64, "width_wide": 128, "delta": delta,
                          "delta_lo": delta - 0.01, "delta_hi": delta_hi, "matched_step": 26000,
                          "delta_matched": matched, "delta_matched_lo": matched - 0.01,
@@ -394,7 +425,7 @@ def _wider_verdict(delta, delta_hi, matched, obj1, drop):
                            for a in ("softmax", "relu") for st in (1, 2)])
     shift = pd.DataFrame([{"depth": 3, "attention": a, "step": 2, "mu": mu, "r2": 0.9 - (drop if mu == 0.5 else 0)
                            * (a == "softmax")} for a in ("softmax", "relu") for mu in (0.0, -0.5, 0.5)])
-    return {e["claim"]: e for e in scale.judge.judge_wider(cmp, {"points": points, "shift": shift})}
+    return {e["claim"]: e for e in scale.judge.judge_wider(cmp, {"points": _with_cm(points, cm), "shift": shift})}
 
 
 def test_the_wider_judge_both_sides_of_each_threshold():
@@ -513,8 +544,9 @@ def test_the_lead_over_3nn_is_decided_on_its_interval():
 
     def judged(lead_softmax, noise):
         points = pd.DataFrame([{"depth": 3, "method": "transformer", "attention": a, "step": 2, "r2_all": 0.0,
-                                "obj1": 0.0} for a in ("softmax", "relu")])
-        boot = {"3": {"knn@all": knn.tolist(),
+                                "obj1": 0.0} for a in ("softmax", "relu")]
+                              + [{"depth": 3, "method": "context_mean", "attention": "", "step": 0, "r2_all": -1.0}])
+        boot = {"3": {"knn@all": knn.tolist(), "context_mean@all": (knn - 1.5).tolist(),
                       "softmax:2@all": (knn + lead_softmax + noise * rng.standard_normal(1000)).tolist(),
                       "relu:2@all": (knn + 0.2).tolist()}}
         fits = pd.DataFrame([{"depth": 3, "attention": a, "per_doubling": -0.01, "per_doubling_lo": -0.02,

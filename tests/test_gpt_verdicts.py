@@ -104,6 +104,10 @@ def _result(model_var: dict, mlp_var: float = 0.05, seeds: int = 3, sets=None) -
         if name.startswith(PAIRED):
             blocks += evaluation.block_rows(lambda xs, y: _noisy(y, mlp_var, 7), prompts, depth=3,
                                             model=bl.mlp_method(3), seed=-1)
+        if (bl.CONTEXT_MEAN, name) in model_var:  # a baseline: one prediction for every seed
+            cm = model_var[(bl.CONTEXT_MEAN, name)]
+            blocks += evaluation.block_rows(lambda xs, y, k=k, cm=cm: _noisy(y, cm, 77 + k), prompts, depth=3,
+                                            model=bl.CONTEXT_MEAN, seed=-1)
         for model in ("softmax", "relu", SOFTMAX_ON):
             var = model_var.get((model, name), model_var.get(model))
             if var is None:
@@ -115,9 +119,11 @@ def _result(model_var: dict, mlp_var: float = 0.05, seeds: int = 3, sets=None) -
     return verdicts.Sums(blocks, labels)
 
 
-def _verdict(claim: str, stat: np.ndarray):
+def _verdict(claim: str, stat: np.ndarray, learned: float = 1.0):
+    """The registry's verdict on a statistic, its models past the learning gate (``learned``: tested in
+    tests/test_gpt_learning.py)."""
     s = summary(stat)
-    return criterion_verdict(claim, {"value": s["value"], "value_lo": s["lo"], "value_hi": s["hi"]})
+    return criterion_verdict(claim, {"value": s["value"], "value_lo": s["lo"], "value_hi": s["hi"], "learned": learned})
 
 
 def _obj1(sums: verdicts.Sums, sets=(PAIRED,)) -> np.ndarray:
@@ -154,15 +160,19 @@ def test_obj2_mixtures_need_a_fall_at_every_step():
 
 def _length_rows(drop_of: dict, depth: int = 3) -> tuple[list, list]:
     """Blocks and labels of the pretraining set from L to T where each model's error variance is 0.1 up to the
-    training length and 0.1 + drop past it: its R² falls by about ``drop`` (labels of variance 1)."""
+    training length and 0.1 + drop past it: its R² falls by about ``drop`` (labels of variance 1); the context
+    mean's, ``drop`` at every position."""
     ys = _labels(300)
     prompts = {PRETRAINING: ({"positions": list(range(L, T + 1))}, None, ys)}
     blocks = []
     for model, drop in drop_of.items():
-        for s in range(3):
-            def pred(xs, y, drop=drop, s=s):
-                var = torch.full((T,), 0.1, dtype=torch.float64)
-                var[L:] += drop  # positions past the training length (0-based L = 1-based L + 1)
+        for s in range(3) if model != bl.CONTEXT_MEAN else (-1,):
+            def pred(xs, y, drop=drop, s=s, model=model):
+                if model == bl.CONTEXT_MEAN:  # the baseline: its error variance ``drop`` everywhere
+                    var = torch.full((T,), drop, dtype=torch.float64)
+                else:
+                    var = torch.full((T,), 0.1, dtype=torch.float64)
+                    var[L:] += drop  # positions past the training length (0-based L = 1-based L + 1)
                 g = torch.Generator().manual_seed(50 + s)
                 return y + var.sqrt() * torch.randn(y.shape, generator=g, dtype=torch.float64)
             blocks += evaluation.block_rows(pred, prompts, depth=depth, model=model, seed=s)
@@ -226,6 +236,7 @@ def test_the_judge_records_every_claim_with_its_interval_and_a_verdict_the_regis
     var = {("softmax", m): 0.1 + 0.1 * i for i, m in enumerate(MIXTURES)}
     var |= {("relu", m): 0.1 + 0.1 * i for i, m in enumerate(MIXTURES)}
     var |= {(a, PAIRED): 0.06 for a in ("softmax", "relu")} | {(SOFTMAX_ON, PRETRAINING): 0.1}
+    var |= {(bl.CONTEXT_MEAN, PRETRAINING): 0.9}  # R² about 0.1: every model leads it by about 0.8
     icl = _sums_dict(_result(var, sets=main_sets))
     shift_sets = {"μ=0": [L], "μ=-0.5": [L], "μ=0.5": [L], f"{PAIRED} μ=-0.5": MLP_POSITIONS,
                   f"{PAIRED} μ=0.5": MLP_POSITIONS}
@@ -242,11 +253,55 @@ def test_the_judge_records_every_claim_with_its_interval_and_a_verdict_the_regis
     assert entries["icdl-obj2-length"]["passed"] is not True
     assert "90 % interval" in entries["icdl-obj1"]["ours"]
     # the judge compares ReLU with its twin, not with the softmax model it started from
-    blocks, labels = _length_rows({"softmax": 0.0, "relu": 0.1, SOFTMAX_ON: 0.3})
+    blocks, labels = _length_rows({"softmax": 0.0, "relu": 0.1, SOFTMAX_ON: 0.3, bl.CONTEXT_MEAN: 0.8})
     icl["blocks"] = [b for b in icl["blocks"] if b["set"] != PRETRAINING] + blocks
     icl["labels"] = [r for r in icl["labels"] if r["set"] != PRETRAINING] + labels
     entries = {e["claim"]: e for e in verdicts.judge(icl, shift, L, T, criteria)}
     assert entries["icdl-obj2-length"]["passed"] is True and "same steps" in entries["icdl-obj2-length"]["ours"]
+
+
+def test_models_on_the_plateau_leave_every_claim_undecided_whatever_its_number():
+    """The learning gate (icdl.gpt_icl.core.learning): the result of the test above with the context mean as good
+    as the models at the training length -- a plateau -- decides nothing: objective 1 would pass, yet every
+    entry is inconclusive, records ``learned`` below the margin and says why. A judge that forgot the gate, or
+    took the lead's upper end (or the best model's) for the gate, would pass objective 1 here."""
+    main_sets = {PAIRED: MLP_POSITIONS, PRETRAINING: list(range(L, T + 1))} | {m: [L] for m in MIXTURES
+                                                                                 if m != PRETRAINING}
+    var = {(a, m): 0.1 + 0.1 * i for a in ("softmax", "relu") for i, m in enumerate(MIXTURES)}
+    var |= {(a, PAIRED): 0.06 for a in ("softmax", "relu")} | {(SOFTMAX_ON, PRETRAINING): 0.1}
+    shift_sets = {"μ=0": [L], "μ=-0.5": [L], "μ=0.5": [L], f"{PAIRED} μ=-0.5": MLP_POSITIONS,
+                  f"{PAIRED} μ=0.5": MLP_POSITIONS}
+    shift = _sums_dict(_result({"softmax": 0.06, "relu": 0.06}, sets=shift_sets))
+    criteria = {"obj1_tolerance": 0.05, "obj3_max_drop": 0.1}
+    for cm, learned in ((0.1, False), (0.13, False), (0.3, True)):  # R² gap to the context mean about 0, 0.03, 0.2
+        icl = _sums_dict(_result(var | {(bl.CONTEXT_MEAN, PRETRAINING): cm}, sets=main_sets))
+        entries = {e["claim"]: e for e in verdicts.judge(icl, shift, L, T, criteria)}
+        for e in entries.values():
+            assert (e["values"]["learned"] >= 0.05) is learned, (cm, e["values"]["learned"])
+            assert e["passed"] == criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})
+            if not learned:
+                assert e["passed"] is None and "did not all learn the task" in e["ours"]
+        assert (entries["icdl-obj1"]["passed"] is True) is learned
+
+
+def test_the_gate_reads_the_context_mean_at_the_training_length_and_every_model():
+    """context_mean_leads: one lead per depth and attention, at the training length L -- past it the models here
+    lose 0.5 of R² and would sit on the plateau (a gate read at the last position would call them unlearned) --
+    and the gate's number is the smallest lower end over the models (the worst model, not the best)."""
+    from icdl.gpt_icl.core.learning import gate
+
+    blocks, labels = _length_rows({"softmax": 0.5, "relu": 0.5, bl.CONTEXT_MEAN: 0.6})
+    sums = verdicts.Sums(blocks, labels)
+    leads = verdicts.context_mean_leads(sums, L)
+    assert set(leads) == {"target depth 3, softmax", "target depth 3, relu"}
+    for lead in leads.values():
+        assert lead[0] == pytest.approx(0.5, abs=0.05)
+    assert verdicts.context_mean_leads(sums, T)["target depth 3, relu"][0] == pytest.approx(0.0, abs=0.05)
+    worse = verdicts.Sums(*_length_rows({"softmax": 0.0, "relu": 0.0, bl.CONTEXT_MEAN: 0.2}))
+    both = {**leads, "a worse model": verdicts.context_mean_leads(worse, L)["target depth 3, relu"]}
+    g = gate(both)
+    assert g["worst"] == "a worse model" and g["learned"] == pytest.approx(summary(both["a worse model"])["lo"])
+    assert g["lo"] < g["lead"] < g["hi"] and g["lead"] == pytest.approx(0.1, abs=0.04)
 
 
 def test_decide_on_both_sides_and_at_the_threshold():

@@ -55,14 +55,15 @@ def _gpt_scale(ledger):
 
 def _gpt_mechanism(ledger):
     from icdl.gpt_icl import mechanism
+    from icdl.gpt_icl.core import main_study
 
     cfg = mechanism.study.PROFILES.resolve("seeds")
     control = mechanism.study.load(_result("gpt_mechanism", "mechanism", "control"))["blocks"]
     entries = mechanism.judge.judge_control(control, cfg["train_examples"])
     ledger.record_all(entries, judged_on="control")
     seeds = mechanism.study.load(_result("gpt_mechanism", "mechanism", "seeds"))
-    ledger.record_all(mechanism.seeds.judge_seeds(seeds, cfg, cfg["train_examples"], entries[0]["passed"] is True),
-                      judged_on="seeds")
+    ledger.record_all(mechanism.seeds.judge_seeds(seeds, cfg, cfg["train_examples"], entries[0]["passed"] is True,
+                                                  main_study.learning_gate("reference")), judged_on="seeds")
 
 
 def _lsa_training(ledger):

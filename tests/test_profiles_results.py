@@ -503,9 +503,10 @@ def test_a_kept_result_names_a_commit_of_this_history(tmp_path):
     left a ledger naming a commit no fresh clone has) or with uncommitted edits, it is written anew."""
     from icdl.repro.results import checkable
 
-    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    parent = subprocess.run(["git", "rev-parse", "HEAD~1"], capture_output=True, text=True, check=True).stdout.strip()
-    tree = subprocess.run(["git", "rev-parse", "HEAD^{tree}"], capture_output=True, text=True, check=True).stdout.strip()
+    def rev(name: str) -> str:
+        return subprocess.run(["git", "rev-parse", name], capture_output=True, text=True, check=True).stdout.strip()
+
+    head, parent, tree = rev("HEAD"), rev("HEAD~1"), rev("HEAD^{tree}")
     who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     dangling = subprocess.run(["git", "commit-tree", tree, "-m", "amended away"], capture_output=True, text=True,
                               check=True, env={**os.environ, **who}).stdout.strip()

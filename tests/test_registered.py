@@ -84,8 +84,17 @@ def _package_at(commit: str, paths: list[str]) -> types.ModuleType:
     return module
 
 
-def _criterion(module, claim: str) -> list[tuple]:
-    return [(c.key, c.op, float(c.threshold)) for c in module.CRITERIA[claim]]
+def _criterion(module, claim: str, without: frozenset = frozenset()) -> list[tuple]:
+    return [(c.key, c.op, float(c.threshold)) for c in module.CRITERIA[claim]
+            if not (c.op == "gate" and c.key in without)]
+
+
+def _added_gates(then, claim: str) -> frozenset:
+    """The gates of ``claim``'s criterion today that were added after its registration (``then``: the registry
+    at that commit) under a registration of their own (:data:`icdl.repro.claims.GATES_ADDED`)."""
+    had = {c.key for c in then.CRITERIA.get(claim, ()) if c.op == "gate"}
+    return frozenset(c.key for c in claims.CRITERIA[claim]
+                     if c.op == "gate" and c.key in claims.GATES_ADDED and c.key not in had)
 
 
 def _registrations() -> list[tuple[str, str, str]]:
@@ -103,9 +112,16 @@ def test_registered_criteria_and_bands_have_not_moved(what, claim, commit):
             f"{claim}: the band moved since its registration at {commit}")
         if not hasattr(then, "CRITERIA"):  # registered before criteria were data: the band is what was registered
             return
-    assert _criterion(then, claim) == _criterion(claims, claim), (
+    added = _added_gates(then, claim)
+    assert _criterion(then, claim) == _criterion(claims, claim, added), (
         f"{claim}: the criterion differs from the one registered at {commit}; register the change in a commit "
         "of its own before any run it judges, and name that commit in claims.REGISTERED")
+    for key in added:  # a gate added later: as registered at its own commit, for this claim
+        at = registry_at(claims.GATES_ADDED[key])
+        mine = [(c.op, float(c.threshold)) for c in claims.CRITERIA[claim] if c.key == key]
+        theirs = [(c.op, float(c.threshold)) for c in at.CRITERIA.get(claim, ()) if c.key == key]
+        assert mine == theirs, (f"{claim}: the gate {key!r} differs from the one registered at "
+                                f"{claims.GATES_ADDED[key]} ({theirs or 'absent there'})")
 
 
 @pytest.mark.parametrize("claim", sorted(c for c in claims.REGISTERED if c in JUDGED_ON))

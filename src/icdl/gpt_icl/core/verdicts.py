@@ -16,6 +16,9 @@ objective 2, length          the smallest margin, over target depths, of the ReL
 objective 3 (``icdl-obj3``)  objective 1's shortfall on the shifted targets (μ = ±0.5), MLP beside
 our ``gpt-obj3-drop``        the largest fall of R² at the training length from μ = 0 to μ = ±0.5
 ===========================  ===========================================================================
+
+Every one of these claims is about the trained models, so each carries the learning gate
+(:mod:`~icdl.gpt_icl.core.learning`, on :func:`context_mean_leads`): decided only where every model learned the task.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pandas as pd
 from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.learning import gate, gated
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import SOFTMAX_ON
 from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
@@ -133,6 +137,18 @@ def shift_drops(sums: Sums, train_examples: int, mus=(-0.5, 0.5)) -> dict[tuple,
     return out
 
 
+def context_mean_leads(sums: Sums, train_examples: int) -> dict[str, np.ndarray]:
+    """``{model: (resamples + 1,)}``: each trained model's R² (mean over its seeds) minus the context mean's at the
+    training length on the pretraining mixture, the same resampled prompts for both (the learning gate's input,
+    :func:`icdl.gpt_icl.core.learning.gate`)."""
+    out = {}
+    for depth in sums.depths():
+        cm = sums.r2(depth, bl.CONTEXT_MEAN, PRETRAINING, [train_examples])[:, 0]
+        for att in ATTENTIONS:
+            out[f"target depth {depth}, {att}"] = sums.r2(depth, att, PRETRAINING, [train_examples])[:, 0] - cm
+    return out
+
+
 def decide(lo: float, hi: float, op: str, threshold: float) -> bool | None:
     """The judge's own verdict on an interval: True if every point of ``[lo, hi]`` satisfies ``op threshold``
     (``"<"``, ``"<="``, ``">"`` or ``">="``), False if none does, None (inconclusive) if the interval straddles
@@ -167,7 +183,8 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
     absolute = np.max(list(shift_drops(shifted, train_examples).values()), axis=0)
     first, last = list(MIXTURES)[0], list(MIXTURES)[-1]
     twin_words = "the same steps from the same weights" if twin == SOFTMAX_ON else "the softmax model"
-    return [
+    learned = gate(context_mean_leads(main, train_examples))
+    return [gated(e, learned) for e in (
         _entry("icdl-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
                f"transformer R² ≥ MLP R² − {tol:g} at every MLP position ≤ training length on the MLP's prompts, "
                f"mixture {PRETRAINING}, every depth and attention (the whole interval)", "<=", tol),
@@ -184,7 +201,7 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
         _entry("gpt-obj3-drop", absolute, "largest R² drop at the training length for μ = ±0.5",
                f"R² at the training length drops by at most {max_drop:g} when μ moves to ±0.5, every model (the "
                "whole interval)", "<=", max_drop),
-    ]
+    )]
 
 
 def interval_table(icl: dict, shift: dict, train_examples: int, test_examples: int) -> pd.DataFrame:

@@ -9,14 +9,15 @@ resampled prompts), so the gain comes with a 90 % interval over seeds and prompt
 straddles 0 is ``inconclusive``. A one-seed result without sums per block (the runs before the seeds) is
 judged on its point value, as it was.
 
-======================  ===========================================================================
-:func:`r2_table`        R² (mean over seeds) of every model depth, attention and evaluation point, with
-                        its 90 % interval over seeds and prompts
-:func:`gains`           the gain from the shallowest to the deepest model per attention and point
-:func:`gains_shown`     :func:`gains` as the chapter shows it
-:func:`seed_table`      R² of every seed, to show the spread that the intervals carry
-:func:`judge`           the ledger entry of objective 4
-======================  ===========================================================================
+==========================  ===========================================================================
+:func:`r2_table`            R² (mean over seeds) of every model depth, attention and evaluation point, with
+                            its 90 % interval over seeds and prompts
+:func:`gains`               the gain from the shallowest to the deepest model per attention and point
+:func:`gains_shown`         :func:`gains` as the chapter shows it
+:func:`seed_table`          R² of every seed, to show the spread that the intervals carry
+:func:`context_mean_leads`  every model's lead over the context mean (the learning gate's input)
+:func:`judge`               the ledger entry of objective 4, behind the learning gate
+==========================  ===========================================================================
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.learning import gate, gated
 from icdl.gpt_icl.core.verdicts import decide
 
 
@@ -148,6 +151,21 @@ def seed_table(table: pd.DataFrame, examples: int) -> pd.DataFrame:
     return wide.reset_index().round(3)
 
 
+def context_mean_leads(res: dict) -> dict[str, np.ndarray]:
+    """``{model: (resamples + 1,)}``: each model's R² (mean over its seeds) minus the context mean's on the same
+    prompts at the last evaluation point (the learning gate's input, :func:`icdl.gpt_icl.core.learning.gate`);
+    a result without sums per block gives each lead as a point (an interval of one value)."""
+    at = int(res["table"]["examples"].max())
+    if not _has_sums(res):
+        t = res["table"][res["table"]["examples"] == at].groupby(["attention", "n_layer"])["r2"].mean()
+        cm = res["baselines"]
+        cm = float(pd.DataFrame(cm).query("examples == @at and method == @bl.CONTEXT_MEAN")["r2"].iloc[0])
+        return {f"{n} layers, {att}": np.array([v - cm, v - cm]) for (att, n), v in t.items()}
+    sums = DepthSums(res["blocks"], res["labels"])
+    cm = sums.r2(0, bl.CONTEXT_MEAN, [at])[:, 0]
+    return {f"{n} layers, {att}": sums.r2(n, att, [at])[:, 0] - cm for n, att in sums.models()}
+
+
 def judge(res: dict) -> list[dict]:
     """The ledger entry of objective 4 for a depth result (``table``, and ``blocks`` and ``labels`` where it
     has seeds): the smallest gain from the shallowest to the deepest model over both attentions and every
@@ -157,15 +175,16 @@ def judge(res: dict) -> list[dict]:
     criterion = ("for both attentions, the deepest model's R² (mean over seeds) exceeds the shallowest's at every "
                  "evaluation point (the whole interval)")
     each = "; ".join(f"{r.attention} @{r.examples}: {r.gain:+.3f}" for r in g.itertuples())
+    learned = gate(context_mean_leads(res))
     if not _has_sums(res):
-        return [{"claim": "icdl-obj4", "passed": bool(g["deeper_better"].all()), "value": float(g["gain"].min()),
-                 "ours": _minus("R² gain from the shallowest to the deepest model (one seed): " + each),
-                 "criterion": criterion}]
+        return [gated({"claim": "icdl-obj4", "passed": bool(g["deeper_better"].all()), "value": float(g["gain"].min()),
+                       "ours": _minus("R² gain from the shallowest to the deepest model (one seed): " + each),
+                       "criterion": criterion}, learned)]
     smallest = summary(np.min(list(_gain_stats(res).values()), axis=0))
     lo, hi = smallest["lo"], smallest["hi"]
-    return [{"claim": "icdl-obj4", "value": smallest["value"], "values": {"value_lo": lo, "value_hi": hi},
+    return [gated({"claim": "icdl-obj4", "value": smallest["value"], "values": {"value_lo": lo, "value_hi": hi},
              "passed": decide(lo, hi, ">", 0.0),
              "ours": _minus(f"smallest R² gain from the shallowest to the deepest model: {smallest['value']:+.3f} "
                             f"(90 % interval {lo:+.3f} to {hi:+.3f}, over seeds and prompts); per attention and "
                             f"point: {each}"),
-             "criterion": criterion}]
+             "criterion": criterion}, learned)]

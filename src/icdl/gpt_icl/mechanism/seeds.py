@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.learning import margin
 from icdl.gpt_icl.mechanism.grid import flow_edges
 from icdl.gpt_icl.mechanism.numbers import (
     gate_note,
@@ -133,12 +134,13 @@ def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
     return out | {"models": models, "seeds": seeds}
 
 
-def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool) -> list[dict]:
+def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool, learned: dict) -> list[dict]:
     """The ledger entries of the four hypotheses asked over the seeds (``result``: profile ``seeds``'
     :func:`~icdl.gpt_icl.mechanism.load` frames, None while the run waits), each with its 90 % interval over
     seeds and blocks of the test prompts, and the gates the registry reads: ``control`` (``control_passed``),
-    ``flow`` (no seed's model chose a member at an edge that matters) and ``seeds`` (every model measured on
-    :data:`SEEDS_NEEDED` seeds)."""
+    ``flow`` (no seed's model chose a member at an edge that matters), ``seeds`` (every model measured on
+    :data:`SEEDS_NEEDED` seeds) and ``learned`` (``learned``: the learning gate of the models measured,
+    :func:`icdl.gpt_icl.core.main_study.learning_gate`)."""
     criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the mean over three seeds "
                    f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval, with every seed's GD "
                    "member inside its grid in flow time and the positive control passed"
@@ -159,9 +161,13 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
     tail += ("; the checkpoints' replay not recorded" if rep is None or rep.empty else
              f"; the checkpoints replay the main study's errors to a relative {sci(rep['largest_change'].max())}")
     tail += gate_note(result, train_examples, control_passed, "seed-mean R²")
+    tail += (f"; every model learned the task (smallest lower end of a lead over the context mean "
+             f"{learned['learned']:.3f})" if learned["learned"] >= margin(next(iter(CLAIMS))) else
+             f"; not every model learned the task ({learned['worst']} leads the context mean by {learned['lead']:.3f}, "
+             f"90 % interval {learned['lo']:.3f} to {learned['hi']:.3f})").replace("-", "−")
     return gated_entries({c: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
-                         {"control": float(control_passed), "flow": float(flow), "seeds": float(enough)}, tail,
-                         criteria, over="the seeds and the test prompts")
+                         {"control": float(control_passed), "flow": float(flow), "seeds": float(enough),
+                          "learned": learned["learned"]}, tail, criteria, over="the seeds and the test prompts")
 
 
 def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:

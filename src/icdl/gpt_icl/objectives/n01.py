@@ -37,8 +37,9 @@ import pandas as pd
 from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import summary
+from icdl.gpt_icl.core.learning import gate, gated
 from icdl.gpt_icl.core.model import ATTENTIONS
-from icdl.gpt_icl.core.verdicts import Sums, _entry, _paired_positions, shortfalls
+from icdl.gpt_icl.core.verdicts import Sums, _entry, _paired_positions, context_mean_leads, shortfalls
 from icdl.repro.profiles import ProfileSet
 
 #: the main study's profile that asks the questions at x ~ N(0, I), and the command that produces it
@@ -114,7 +115,8 @@ def pending(tolerance: float) -> list[dict]:
 
 def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
     """The ledger entries of the three registered claims from the ``blocks`` and ``labels`` of an ``n01``
-    result (verdicts pass, fail or inconclusive on the whole 90 % interval)."""
+    result (verdicts pass, fail or inconclusive on the whole 90 % interval), each behind the learning gate
+    (:mod:`~icdl.gpt_icl.core.learning`): undecided where a model did not learn the task."""
     sums = Sums(icl["blocks"], icl["labels"])
     depths = sums.depths()
     if len(depths) < 2:
@@ -124,14 +126,15 @@ def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
     excess = excess_over_mlp(sums, train_examples)
     gap = np.min([excess[(depths[-1], att)] - excess[(depths[0], att)] for att in ATTENTIONS], axis=0)
     text = _criteria(tolerance, depths[-1], depths[0])
-    return [
+    learned = gate(context_mean_leads(sums, train_examples))
+    return [gated(e, learned) for e in (
         _entry("gpt-n01-beats-ls", vs_ls, "smallest error relative to least squares over depths and attentions, "
                "same prompts", text["gpt-n01-beats-ls"], ">", 0.0),
         _entry("gpt-n01-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
                text["gpt-n01-obj1"], "<=", tolerance),
         _entry("gpt-n01-depth-gap", gap, f"smaller over the attentions of the excess error over the MLP at "
                f"target depth {depths[-1]} minus depth {depths[0]}", text["gpt-n01-depth-gap"], ">", 0.0),
-    ]
+    )]
 
 
 #: the columns of :func:`side_by_side`, as the chapter shows them

@@ -2,14 +2,16 @@
 claims about longer training, and the wider models (profile ``wide``) beside the reference's, at the same steps
 and at the same training FLOPs.
 
-========================  ===========================================================================================
-:func:`judge`             the ledger entries of the scale claims (:data:`icdl.repro.claims.CRITERIA`)
-:func:`training_flops`    FLOPs of training a model of a profile to a given step
-:func:`width_comparison`  the ``wide`` profile's models beside the reference's: at the same steps, and at the
-                          reference's snapshot of the nearest training FLOPs
-:func:`judge_wider`       the ledger entries of the wider models
-:func:`judge_tuned_width` the entries of the width claims that ask for the wider models' learning rate tuned
-========================  ===========================================================================================
+=============================  ======================================================================================
+:func:`context_mean_leads`     each longest-trained model's lead over the context mean (the learning gate's input)
+:func:`judge`                  the ledger entries of the scale claims (:data:`icdl.repro.claims.CRITERIA`), each
+                               behind the learning gate, as every entry of this module
+:func:`training_flops`         FLOPs of training a model of a profile to a given step
+:func:`width_comparison`       the ``wide`` profile's models beside the reference's: at the same steps, and at the
+                               reference's snapshot of the nearest training FLOPs
+:func:`judge_wider`            the ledger entries of the wider models
+:func:`judge_tuned_width`      the entries of the width claims that ask for the wider models' learning rate tuned
+=============================  ======================================================================================
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core.learning import KEY, gate, gated
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import configs
 from icdl.gpt_icl.scale.models import COMMAND
@@ -53,6 +56,26 @@ def lead_knn_resamples(points: pd.DataFrame, boot: dict[str, dict[str, list]]) -
     leads = [np.asarray(boot[str(r.depth)][f"{r.attention}:{r.step}@all"], dtype=float)
              - np.asarray(boot[str(r.depth)]["knn@all"], dtype=float) for r in last.itertuples()]
     return np.min(leads, axis=0)
+
+
+def context_mean_leads(points: pd.DataFrame, boot: dict[str, dict[str, list]] | None) -> dict[str, np.ndarray]:
+    """``{model: (resamples + 1,)}``: each model's R² at its last snapshot minus the context mean's at the training
+    length, row 0 on all the test prompts, then on every bootstrap resample of ``boot`` (paired within a target
+    depth); without ``boot``, the point alone (an interval of one value). The learning gate's input
+    (:func:`icdl.gpt_icl.core.learning.gate`): the claims are about the longest-trained models."""
+    tf = points[points["method"] == "transformer"]
+    last = tf.loc[tf.groupby(["depth", "attention"])["step"].idxmax()]
+    out = {}
+    for r in last.itertuples():
+        cm = points[(points["method"] == "context_mean") & (points["depth"] == r.depth)]["r2_all"].iloc[0]
+        lead = [float(r.r2_all - cm)]
+        if boot is None:
+            lead.append(lead[0])
+        else:
+            b = boot[str(r.depth)]
+            lead += list(np.asarray(b[f"{r.attention}:{r.step}@all"], float) - np.asarray(b["context_mean@all"], float))
+        out[f"target depth {r.depth}, {r.attention}, step {r.step}"] = np.array(lead)
+    return out
 
 
 def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.DataFrame,
@@ -125,7 +148,8 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
     falls["passed"] = criterion_verdict("scale-shortfall-falls", {"value": slope, **falls["values"]})
     obj1["passed"] = criterion_verdict("icdl-obj1-longer", {"value": objective1, **obj1.get("values", {})})
     ahead["passed"] = criterion_verdict("scale-forecast", {"value": forecast, **ahead.get("values", {})})
-    return [
+    learned = gate(context_mean_leads(points, boot))
+    return [gated(e, learned) for e in (
         {"claim": "scale-shortfall-falls", **falls},
         {"claim": "icdl-obj1-longer", **obj1},
         {"claim": "scale-beats-knn", **knn},
@@ -134,7 +158,7 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
          "ours": "largest fall of R² at the training length when μ moves to ±0.5, longest-trained models: "
                  + listing(drops, "max_drop", lambda v: f"{v:.3f}"),
          "criterion": f"at most {max_drop} (objective 3's bound)"},
-    ]
+    )]
 
 
 # ---- the wider models (profile ``wide``) beside the reference's ------------------------------------------
@@ -252,7 +276,7 @@ def judge_tuned_width(cmp: pd.DataFrame | None, narrow: dict | None, wide: dict 
     (:func:`delta_resamples`), and the gate ``tuned`` (:func:`rates_scanned` at least :data:`SCAN_RATES`).
     Unmet, the registry leaves them inconclusive: an untuned wider model cannot say whether width helps."""
     n = rates_scanned(wcfg)
-    gate = f"; the wider models' learning rate: {n} rate{'s' if n > 1 else ''} tried at their width " \
+    note = f"; the wider models' learning rate: {n} rate{'s' if n > 1 else ''} tried at their width " \
            f"(a scan needs {SCAN_RATES})"
     criteria = {"scale-wider-tuned-closer": "below 0 for every model on the whole 90 % interval, the wider "
                                             "models' learning rate chosen by a scan",
@@ -261,19 +285,20 @@ def judge_tuned_width(cmp: pd.DataFrame | None, narrow: dict | None, wide: dict 
     if cmp is None or wide is None or narrow is None:
         return [{"claim": c, "passed": None, "value": None, "criterion": t,
                  "ours": f"not run: {COMMAND.format(profile=WIDER)}"} for c, t in criteria.items()]
+    learned = gate(context_mean_leads(wide["points"], wide.get("boot")))
     out = []
     for claim, matched, col in (("scale-wider-tuned-closer", False, "delta"),
                                 ("scale-width-tuned-over-steps", True, "delta_matched")):
         value = float(cmp[col].max())
         lo, hi = band(delta_resamples(cmp, narrow, wide, matched), 1 - LEVEL)
-        values = {"value_lo": lo, "value_hi": hi, "tuned": float(n >= SCAN_RATES)}
+        values = {"value_lo": lo, "value_hi": hi, "tuned": float(n >= SCAN_RATES), KEY: learned[KEY]}
         where = "at equal training FLOPs" if matched else "at the main study's length"
         out.append({"claim": claim, "value": value, "values": values, "criterion": criteria[claim],
                     "passed": criterion_verdict(claim, {"value": value, **values}),
                     "ours": f"largest change of the shortfall from width {cmp['width_narrow'].iloc[0]} to "
                             f"{cmp['width_wide'].iloc[0]} {where}: {value:+.4f} (90 % interval {lo:+.4f} to "
-                            f"{hi:+.4f}){gate}"})
-    return out
+                            f"{hi:+.4f}){note}"})
+    return [gated(e, learned) for e in out]
 
 
 def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
@@ -286,14 +311,15 @@ def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
     criteria = {"icdl-obj1-wider": f"at most {tolerance} (objective 1's tolerance)",
                 "icdl-obj3-wider": f"at most {max_drop} (objective 3's bound)"}
     if cmp is None or wide is None:
-        return [{"claim": c, "passed": False, "value": float("nan"), "criterion": t,
+        return [{"claim": c, "passed": None, "value": float("nan"), "criterion": t,
                  "ours": f"not run: {COMMAND.format(profile=WIDER)}"} for c, t in criteria.items()]
     tf = wide["points"][wide["points"]["method"] == "transformer"]
     final = tf.loc[tf.groupby(["depth", "attention"])["step"].idxmax()]
     objective1 = float(final["obj1"].max())
     drops = obj3_drop(wide["shift"])
     objective3 = float(drops["max_drop"].max())
-    return [
+    learned = gate(context_mean_leads(wide["points"], wide.get("boot")))
+    return [gated(e, learned) for e in (
         {"claim": "icdl-obj1-wider", "passed": objective1 <= tolerance, "value": objective1,
          "ours": f"largest shortfall below the MLP at its positions up to the training length, wider models: "
                  f"{objective1:.3f}",
@@ -302,4 +328,4 @@ def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
          "ours": "largest fall of R² at the training length when μ moves to ±0.5, wider models: "
                  + "; ".join(f"depth {r.depth} {r.attention}: {r.max_drop:.3f}" for r in drops.itertuples()),
          "criterion": criteria["icdl-obj3-wider"]},
-    ]
+    )]

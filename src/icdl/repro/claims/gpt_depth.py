@@ -4,7 +4,7 @@ chapter's part)."""
 
 from __future__ import annotations
 
-from .base import GPT_DEPTH, SEC5, Claim, Condition, Mismatch, all_of, row
+from .base import GPT_DEPTH, LEARNED, SEC5, Claim, Condition, Mismatch, all_of, row
 
 CLAIMS: tuple[Claim, ...] = (
     row("icdl-obj4", "ICDL objective 4 (Fig. 7)", "deeper transformers are better (depth 4, 6, 8, 10)",
@@ -12,7 +12,7 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 CRITERIA: dict[str, tuple[Condition, ...]] = {
-    "icdl-obj4": all_of(("value", ">", 0)),
+    "icdl-obj4": all_of(("value", ">", 0), LEARNED),
 }
 
 MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (

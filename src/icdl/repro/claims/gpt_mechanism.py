@@ -4,7 +4,7 @@ chapter's part)."""
 
 from __future__ import annotations
 
-from .base import GPT_MECHANISM, Claim, Condition, Replaced, all_of, row
+from .base import GPT_MECHANISM, LEARNED, Claim, Condition, Replaced, all_of, row
 
 CLAIMS: tuple[Claim, ...] = (
     row("mech-seeds-nearest-gd", "This book: hypothesis 1 over the main study's seeds",
@@ -52,12 +52,13 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # ``control`` (mech-control-linear passed), ``flow`` (the flow gate met by every seed's model), ``seeds``
     # (three seeds measured for every model)
     "mech-seeds-nearest-gd": all_of(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1),
-                                    ("seeds", "gate", 1)),
-    "mech-seeds-sens-gd": all_of(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1), ("seeds", "gate", 1)),
+                                    ("seeds", "gate", 1), LEARNED),
+    "mech-seeds-sens-gd": all_of(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1),
+                                 ("seeds", "gate", 1), LEARNED),
     "mech-seeds-cosine-gd": all_of(("value", ">=", 0.8), ("control", "gate", 1), ("flow", "gate", 1),
-                                   ("seeds", "gate", 1)),
+                                   ("seeds", "gate", 1), LEARNED),
     "mech-seeds-median-gd": all_of(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1),
-                                   ("seeds", "gate", 1)),
+                                   ("seeds", "gate", 1), LEARNED),
 }
 
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the

@@ -4,7 +4,7 @@ chapter's part)."""
 
 from __future__ import annotations
 
-from .base import GPT_N01, SEC5, Claim, Condition, all_of, row
+from .base import GPT_N01, LEARNED, SEC5, Claim, Condition, all_of, row
 
 CLAIMS: tuple[Claim, ...] = (
     # ICDL's questions asked again where the task needs a deep network: the main study's models and schedule,
@@ -36,9 +36,9 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # of errors, not a difference of R², whose denominator's offset share grows with depth). Each model's MSE is
     # pooled over its seeds. Registered again at 21aab27 (REGISTERED), still before any run: the first
     # registration (ae6f39a) judged the depth gap on the R² shortfall
-    "gpt-n01-beats-ls": all_of(("value", ">", 0)),
-    "gpt-n01-obj1": all_of(("value", "<=", 0.05)),
-    "gpt-n01-depth-gap": all_of(("value", ">", 0)),
+    "gpt-n01-beats-ls": all_of(("value", ">", 0), LEARNED),
+    "gpt-n01-obj1": all_of(("value", "<=", 0.05), LEARNED),
+    "gpt-n01-depth-gap": all_of(("value", ">", 0), LEARNED),
 }
 
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the

@@ -4,7 +4,7 @@ chapter's part)."""
 
 from __future__ import annotations
 
-from .base import GPT_SCALE, SEC5, Claim, Condition, Replaced, all_of, row
+from .base import GPT_SCALE, LEARNED, SEC5, Claim, Condition, Replaced, all_of, row
 
 CLAIMS: tuple[Claim, ...] = (
     # ---- ICDL's experiments with more training: how much of the shortfall is scale? ----------
@@ -51,11 +51,11 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # phase), the band holds the snapshots' scatter besides the prompts', the forecast is of objective 1's own
     # number (the largest shortfall over the MLP's positions, not the training length's alone) extended to the
     # paper's steps, and each number carries the 90 % interval of its largest (smallest) over the models
-    "scale-shortfall-falls": all_of(("value", "<", 0), ("slope_hi", "<", 0)),
-    "icdl-obj1-longer": all_of(("value", "<=", 0.05)),
-    "scale-beats-knn": all_of(("value", ">", 0)),
-    "scale-forecast": all_of(("value", "<=", 500_000)),
-    "icdl-obj3-longer": all_of(("value", "<=", 0.1)),
+    "scale-shortfall-falls": all_of(("value", "<", 0), ("slope_hi", "<", 0), LEARNED),
+    "icdl-obj1-longer": all_of(("value", "<=", 0.05), LEARNED),
+    "scale-beats-knn": all_of(("value", ">", 0), LEARNED),
+    "scale-forecast": all_of(("value", "<=", 500_000), LEARNED),
+    "icdl-obj3-longer": all_of(("value", "<=", 0.1), LEARNED),
     # registered before any run of their design (a scan of the learning rate at width 128): the wider claims
     # asked of wider models given their own learning rate -- the width-128 run of profile wide kept the width-64
     # rate and warm phase, and two of its softmax models were still on the plateau at step 4 596. value: the
@@ -63,12 +63,12 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # length; at the narrow model's snapshot of the nearest training FLOPs), each with its 90 % interval over
     # the test prompts, the largest over the models resample by resample. Gate ``tuned``: the wider models' rate
     # was chosen by a scan of at least three rates at their width (1 or 0); unmet, the claims are inconclusive
-    "scale-wider-tuned-closer": all_of(("value", "<", 0), ("tuned", "gate", 1)),
-    "scale-width-tuned-over-steps": all_of(("value", "<", 0), ("tuned", "gate", 1)),
+    "scale-wider-tuned-closer": all_of(("value", "<", 0), ("tuned", "gate", 1), LEARNED),
+    "scale-width-tuned-over-steps": all_of(("value", "<", 0), ("tuned", "gate", 1), LEARNED),
     # registered before the run of python -m icdl.gpt_icl.scale --profile wide --workers 2 (scale.judge_wider):
     # objective 1's and 3's numbers on the wider models
-    "icdl-obj1-wider": all_of(("value", "<=", 0.05)),
-    "icdl-obj3-wider": all_of(("value", "<=", 0.1)),
+    "icdl-obj1-wider": all_of(("value", "<=", 0.05), LEARNED),
+    "icdl-obj3-wider": all_of(("value", "<=", 0.1), LEARNED),
 }
 
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the

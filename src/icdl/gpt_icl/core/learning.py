@@ -1,0 +1,75 @@
+"""The learning gate of every trained-model claim of ICDL sec. 5: a claim about how well a transformer learns in
+context says nothing when its models never left the context-mean plateau, so it is decided only where they did.
+
+A model **learned** its task when its R² at the training length leads the context mean's on the same prompts by at
+least the registered margin on the whole of the lead's 90 % interval (over seeds and prompts, paired:
+:class:`~icdl.gpt_icl.core.intervals.Draws`). A claim's gate is met when every model it is about learned; its
+recorded number ``learned`` is the smallest lower end of the models' leads, and the registry's condition
+``("learned", "gate", margin)`` (:data:`icdl.repro.claims.base.LEARNED`) leaves the claim ``inconclusive`` where
+it falls short -- never ``pass``, never ``fail``: a verdict on a model that did not learn is its schedule's.
+
+==========================  ======================================================================================
+:func:`margin`              the registered margin (read from the registry: one number, one place)
+:func:`gate`                the gate of a set of models from their leads on every resample
+:func:`gated`               a judge's ledger entry with its gate applied (the number, and the verdict withheld)
+:func:`leads_table`         the leads per model, as the chapters show them
+==========================  ======================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from icdl.gpt_icl.core.intervals import summary
+from icdl.repro.claims import CRITERIA, criterion_verdict
+
+#: the key of the gate in a claim's criterion and in its recorded numbers
+KEY = "learned"
+
+
+def margin(claim: str) -> float:
+    """The margin registered in ``claim``'s criterion (its condition on :data:`KEY`); an error where the claim
+    has no learning gate."""
+    found = [c.threshold for c in CRITERIA.get(claim, ()) if c.key == KEY and c.op == "gate"]
+    if not found:
+        raise KeyError(f"claim {claim!r} has no learning gate in its registered criterion")
+    return float(found[0])
+
+
+def gate(leads: dict[str, np.ndarray]) -> dict:
+    """``leads``: per model (a name), its R² minus the context mean's at the training length on every resample
+    (row 0: all the data). Returns ``{"learned"}`` (the smallest lower end of the 90 % intervals), ``"worst"``
+    (that model) and its ``"lead"``, ``"lo"``, ``"hi"``."""
+    if not leads:
+        raise ValueError("the learning gate needs the lead of at least one model")
+    stats = {name: summary(lead) for name, lead in leads.items()}
+    worst = min(stats, key=lambda name: stats[name]["lo"])
+    s = stats[worst]
+    return {KEY: s["lo"], "worst": worst, "lead": s["value"], "lo": s["lo"], "hi": s["hi"]}
+
+
+def gated(entry: dict, g: dict) -> dict:
+    """``entry`` (a judge's ledger entry) with ``g`` (:func:`gate`) applied: ``learned`` among its recorded
+    numbers, the verdict the registry's on all of them (so, where the gate is unmet, withheld: ``passed`` None)
+    and then the reason in ``ours``."""
+    need = margin(entry["claim"])
+    out = {**entry, "values": {**entry.get("values", {}), KEY: g[KEY]}}
+    # the registry decides on every recorded number, the gate's included (a judge that asked it before the gate's
+    # number was there got an undecided gate)
+    out["passed"] = criterion_verdict(entry["claim"], {"value": entry["value"], **out["values"]})
+    if not g[KEY] >= need:
+        lead = f"{g['lead']:.3f} (90 % interval {g['lo']:.3f} to {g['hi']:.3f})".replace("-", "−")
+        out["passed"] = None
+        out["ours"] = (f"{entry['ours']}; not decided: the models did not all learn the task ({g['worst']} leads "
+                       f"the context mean by {lead}, the registered margin {need:g})")
+    return out
+
+
+def leads_table(leads: dict[str, np.ndarray], need: float) -> pd.DataFrame:
+    """One row per model: its lead over the context mean with its interval, and whether it learned."""
+    rows = []
+    for name, lead in leads.items():
+        s = summary(lead)
+        rows.append({"model": name, "lead": s["value"], "lo": s["lo"], "hi": s["hi"], "learned": s["lo"] >= need})
+    return pd.DataFrame(rows)
