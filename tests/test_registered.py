@@ -159,6 +159,21 @@ def test_the_check_catches_a_moved_threshold_and_a_moved_band(monkeypatch):
         test_registered_criteria_and_bands_have_not_moved("band", claim, m.registered)
 
 
+def test_a_gate_added_later_counts_only_as_registered(monkeypatch):
+    """A gate may join a criterion after its registration only under a registration of its own
+    (``claims.GATES_ADDED``), and only as registered there: another gate added in silence, or the learning gate
+    with another margin, fails the check; the learning gate as registered passes it."""
+    claim, commit = "icdl-obj4", claims.REGISTERED["icdl-obj4"]
+    test_registered_criteria_and_bands_have_not_moved("criterion", claim, commit)  # the gate as registered
+    value = claims.CRITERIA[claim][0]
+    for extra, words in ((claims.Condition("learned", "gate", 0.01), "gate 'learned' differs"),
+                         (claims.Condition("tuned", "gate", 1.0), "criterion differs")):
+        monkeypatch.setitem(claims.CRITERIA, claim, (value, extra))
+        with pytest.raises(AssertionError, match=words):
+            test_registered_criteria_and_bands_have_not_moved("criterion", claim, commit)
+        monkeypatch.undo()
+
+
 def test_the_registry_is_read_back_from_a_commit_part_by_part():
     """The registry at HEAD, read from git as the check reads a registering commit (the package of one part per
     chapter), holds today's criteria and bands: the bug it guards, a loader that reads only the old single
