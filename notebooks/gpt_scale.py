@@ -74,7 +74,7 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl import scale
-from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core import learning, main_study
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
 
@@ -263,8 +263,12 @@ chapter.glue(**scale.show.width_glue(widths, wide, rcfg, wcfg, data))
 # Objective 1 {glue:text}`width_verdict_icdl_obj1_wider` on the wider models
 # (largest shortfall {glue:text}`width_obj1`) and objective 3
 # {glue:text}`width_verdict_icdl_obj3_wider` (largest fall
-# {glue:text}`width_obj3`). The wide run's jobs took
-# {glue:text}`width_minutes` core-minutes.
+# {glue:text}`width_obj3`): at their last snapshot {glue:text}`wide_gate_met`
+# (the weakest, {glue:text}`wide_gate_worst`, leads the context mean by
+# {glue:text}`wide_gate_lead`; the learning gate of {doc}`gpt_icl` asks
+# {glue:text}`wide_gate_margin`), and a claim about models that did not all
+# learn decides nothing. The wide run's jobs took {glue:text}`width_minutes`
+# core-minutes.
 #
 # The wider models were trained with everything else of the main study kept:
 # its learning rate, batch and warm phase, all chosen at width
@@ -289,6 +293,13 @@ chapter.glue(**scale.show.width_glue(widths, wide, rcfg, wcfg, data))
 # {glue:text}`width_verdict_scale_wider_tuned_closer` and the claim at equal
 # compute {glue:text}`width_verdict_scale_width_tuned_over_steps`,
 # whatever their numbers, until such a scan is run.
+
+# %% tags=["remove-cell"]
+need = learning.margin("icdl-obj1-wider")
+chapter.glue(**(learning.words(learning.gate(scale.judge.context_mean_leads(wide["points"], wide.get("boot"))), need,
+                               prefix="wide_gate") if wide is not None else
+                {"wide_gate_met": "the run has not been made", "wide_gate_worst": "—", "wide_gate_lead": "—",
+                 "wide_gate_margin": f"{need:g}"}))
 
 # %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 90 % bootstrap bands over the test prompts; grey: objective 1's tolerance; dash-dot: least squares' own shortfall. Triangles on each panel's top edge (filled: the main width, open: twice it): the end of that width's softmax warm phase; its softmax snapshots left of the triangle were trained on tanh targets only.", "name": "fig-scale-width"}}
 curves = [scale.show.flops_curve(data, rcfg)] + ([scale.show.flops_curve(wide, wcfg)] if wide is not None else [])

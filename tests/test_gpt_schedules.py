@@ -103,3 +103,21 @@ def test_the_quick_scan_moves_the_model_and_its_curves_are_all_there():
     for _, g in h.groupby(["lr", "batch"]):
         assert list(g["step"]) == list(range(cfg["eval_every"], cfg["steps"] + 1, cfg["eval_every"]))
         assert g["loss"].iloc[-1] < g["loss"].iloc[0] * 1.5  # finite, not diverged
+
+
+def test_the_reader_s_table_and_words_name_the_chosen_run_beside_its_yardsticks():
+    """shown() and glue_words(): the chosen schedule (not the first or the last run), its best validation R² beside
+    the context mean and least squares of that task's own scan, and the command while the scan waits."""
+    fast = _curve(1e-3, 64, [0.50, 0.80, 0.897, 0.898, 0.90])
+    slow = _curve(1e-4, 32, [0.40, 0.45, 0.50, 0.55, 0.60])
+    scans = {"a": {"history": pd.concat([slow, fast], ignore_index=True),
+                   "levels": {"context_mean": 0.43, "least_squares": 0.75}},
+             "b": {"history": slow, "levels": {"context_mean": 0.9, "least_squares": 0.97}}}
+    table = scan.shown(scans).set_index("task")
+    assert table.loc["a", "learning rate"] == "0.001" and table.loc["a", "batch"] == 64
+    assert table.loc["a", "steps"] == 300 and table.loc["a", "validation R²"] == "0.900"
+    assert table.loc["b", "context mean"] == "0.900" and table.loc["b", "still rising at the budget"] == "yes"
+    words = scan.glue_words(scans, "a")["scan_n01_words"]
+    assert "learning rate 0.001 and batch 64" in words and "0.900 after 300 steps" in words
+    assert "context mean reaches 0.430 and least squares 0.750" in words and "rising" not in words
+    assert "python -m icdl.gpt_icl.schedules --profile n01" in scan.glue_words({}, "a")["scan_n01_words"]

@@ -1,5 +1,5 @@
 """Figures of the chapters on trained transformers' in-context learning: ``gpt_icl`` (objectives 1–3),
-``gpt_depth`` (objective 4) and ``gpt_plateau`` (the context-mean plateau)."""
+``gpt_depth`` (objective 4), ``gpt_plateau`` (the context-mean plateau) and ``gpt_n01`` (the schedule scans)."""
 
 from __future__ import annotations
 
@@ -243,3 +243,31 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
 # ---- gpt_scale: the main study trained longer ---------------------------------------------------------
 
 
+
+
+# ---- the schedule scans (chapter gpt_n01) ------------------------------------------------------------------
+
+
+def plot_schedule_scan(scans: dict[str, tuple[pd.DataFrame, dict, dict]]) -> plt.Figure:
+    """One panel per task (``scans``: its name to the scan's ``history``, ``levels`` and chosen schedule, as
+    :func:`icdl.gpt_icl.schedules.scan.choose` gives it): the validation R² of every run against the training step,
+    colour the learning rate (darker: larger), solid batch 64 and dashed batch 32 (other batches dotted), the context
+    mean (dotted) and least squares (dash-dot) on the same prompts, and the chosen run's chosen step (a dot)."""
+    fig, axes = plt.subplots(1, len(scans), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    lrs = sorted({float(lr) for h, _, _ in scans.values() for lr in h["lr"].unique()})
+    colours = ordered_colours(lrs)
+    dash = {64: "-", 32: "--"}
+    for ax, (task, (history, levels, chosen)) in zip(axes[0], scans.items()):
+        for (lr, batch), g in history.groupby(["lr", "batch"], sort=True):
+            ax.plot(g["step"], g["val_r2"], dash.get(int(batch), ":"), color=colours[float(lr)], lw=1.3,
+                    label=f"lr {float(lr):g}, batch {int(batch)}")
+        for method in (CONTEXT_MEAN, LEAST_SQUARES):
+            ax.axhline(levels[method.replace(" ", "_")], ls=BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
+                       label=method)
+        g = history[(history["lr"] == chosen["lr"]) & (history["batch"] == chosen["batch"])]
+        at = g[g["step"] == chosen["steps"]]
+        ax.plot(at["step"], at["val_r2"], "o", color="black", ms=5, zorder=5, label="chosen")
+        ax.set(title=task, xlabel="training step")
+    axes[0, 0].set_ylabel("validation R² (mean over positions)")
+    legend_outside(axes[0, -1], fontsize=SMALL)
+    return fig

@@ -13,6 +13,7 @@ it falls short -- never ``pass``, never ``fail``: a verdict on a model that did 
 :func:`gate`                the gate of a set of models from their leads on every resample
 :func:`gated`               a judge's ledger entry with its gate applied (the number, and the verdict withheld)
 :func:`leads_table`         the leads per model, as the chapters show them
+:func:`words`               the prose's numbers of a gate
 ==========================  ======================================================================================
 """
 
@@ -67,9 +68,22 @@ def gated(entry: dict, g: dict) -> dict:
 
 
 def leads_table(leads: dict[str, np.ndarray], need: float) -> pd.DataFrame:
-    """One row per model: its lead over the context mean with its interval, and whether it learned."""
+    """For the reader, one row per model: its lead over the context mean at the training length with its 90 %
+    interval ("0.067 (0.048 to 0.088)"), and whether it learned (the whole interval at least ``need``)."""
     rows = []
     for name, lead in leads.items():
         s = summary(lead)
-        rows.append({"model": name, "lead": s["value"], "lo": s["lo"], "hi": s["hi"], "learned": s["lo"] >= need})
+        cell = f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})".replace("-", "−")
+        rows.append({"model": name, "lead over the context mean": cell,
+                     f"learned (≥ {need:g})": "yes" if s["lo"] >= need else "no"})
     return pd.DataFrame(rows)
+
+
+def words(g: dict, need: float, prefix: str = "gate") -> dict[str, str]:
+    """The prose's numbers of a gate (:func:`gate`): ``<prefix>_worst`` (the model nearest the context mean),
+    ``<prefix>_lead`` ("0.067 (90 % interval 0.048 to 0.088)"), ``<prefix>_margin`` and ``<prefix>_met`` ("every
+    model learned the task" or "not every model learned the task by that margin")."""
+    lead = f"{g['lead']:.3f} (90 % interval {g['lo']:.3f} to {g['hi']:.3f})".replace("-", "−")
+    met = "every model learned the task" if g[KEY] >= need else "not every model learned the task by that margin"
+    return {f"{prefix}_worst": g["worst"], f"{prefix}_lead": lead, f"{prefix}_margin": f"{need:g}",
+            f"{prefix}_met": met}

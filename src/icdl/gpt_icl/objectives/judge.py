@@ -9,7 +9,6 @@ claim is judged on, with their intervals over seeds and prompts, are :mod:`icdl.
 :func:`verdict_tables`     per model, the point values behind objectives 1–3
 :func:`judge`              the ledger entries of objectives 1–3, each with its interval
 :func:`levels_at`          R² at one position beside the context mean and least squares
-:func:`off_plateau`        every model leads the context mean by the registered margin
 :func:`switch_table`       what the softmax-to-ReLU switch keeps of the softmax model's lead
 =========================  ================================================================================
 """
@@ -94,12 +93,6 @@ def verdict_tables(curves: pd.DataFrame, baselines: pd.DataFrame, shift: pd.Data
     ps["max_drop"] = ps[0.0] - ps[[m for m in ps.columns if m not in ("depth", "attention", 0.0)]].min(axis=1)
     return {"obj1": pd.DataFrame(obj1), "mixtures": pd.DataFrame(mixtures), "length": pd.DataFrame(length),
             "param_shift": ps}
-
-
-def off_plateau(levels: pd.DataFrame) -> bool:
-    """Our check that the models learn in context at all: every model of :func:`levels_at` leads the context
-    mean by at least ``CRITERIA["off_plateau_margin"]``."""
-    return bool((levels["above_context_mean"] >= CRITERIA["off_plateau_margin"]).all())
 
 
 def judge(data: dict, train_examples: int) -> list[dict]:

@@ -19,6 +19,7 @@ The grid and the rule are data, committed before the scan's run:
                        when the run still gained more than :data:`FLAT` over its last quarter (the budget, not
                        the curve, ended it)
 :func:`runs_table`     per run: its best validation R², where it was reached, its lead over the context mean
+:func:`shown`          the scans of several tasks side by side, as the chapter shows them
 =====================  ==========================================================================================
 
 The validation score is train()'s: R² across the validation prompts at each position from ``eval_from`` to the
@@ -40,8 +41,9 @@ from icdl.gpt_icl.core.model import GPTConfig
 from icdl.gpt_icl.core.schedule import MODEL_RANGES, SEED_PER_TARGET_DEPTH
 from icdl.gpt_icl.core.tasks import TaskConfig
 from icdl.gpt_icl.core.training import TrainConfig, train, validation_prompts
+from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
-from icdl.repro.results import load_result, save_profile_result
+from icdl.repro.results import save_profile_result
 
 #: the target depth and attention of every run: the main study's depth-3 softmax model
 DEPTH, ATTENTION = 3, "softmax"
@@ -162,12 +164,6 @@ def write(res: dict, cfg, started: float) -> Path:
                                seed=cfg["seed"], started=started, overrides=cfg["overrides"])
 
 
-def load(profile: str) -> dict:
-    """The committed scan of ``profile``: its fields, the history as a frame."""
-    data = load_result(PROFILES.folder() / f"scan.{profile}.json")["data"]
-    return {**data, "history": pd.DataFrame(data["history"]), "runs": pd.DataFrame(data["runs"])}
-
-
 def run(cfg, *, folder: Path | None, steps_this_call: int | None = None, device: str = "cpu",
         progress: bool = True) -> Path | None:
     """The whole scan of a profile and its result file (None, nothing written, when ``steps_this_call`` stopped
@@ -175,3 +171,33 @@ def run(cfg, *, folder: Path | None, steps_this_call: int | None = None, device:
     started = time.perf_counter()
     res = scan(cfg, folder=folder, steps_this_call=steps_this_call, progress=progress, device=device)
     return write(res, cfg, started) if res["complete"] else None
+
+
+def shown(scans: dict[str, dict]) -> pd.DataFrame:
+    """For the reader, one row per task (``scans``: a task's name to its scan's fields): the chosen step size,
+    batch and steps, the chosen run's best validation R² beside the context mean's and least squares' on the same
+    prompts, and whether the run was still rising at the step budget."""
+    rows = []
+    for task, res in scans.items():
+        c = choose(res["history"])
+        rows.append({"task": task, "learning rate": f"{c['lr']:g}", "batch": c["batch"], "steps": c["steps"],
+                     "validation R²": f"{c['best_r2']:.3f}",
+                     "context mean": f"{res['levels']['context_mean']:.3f}",
+                     "least squares": f"{res['levels']['least_squares']:.3f}",
+                     "still rising at the budget": "yes" if c["rising"] else "no"})
+    return pd.DataFrame(rows)
+
+
+def glue_words(scans: dict[str, dict], task: str, profile: str = "n01") -> dict[str, str]:
+    """``scan_<profile>_words``: what the scan of ``task`` (a key of ``scans``) shows, in a clause -- the chosen
+    schedule and its validation R² beside the context mean's and least squares' -- or, before its run, the
+    command that makes it."""
+    key = f"scan_{profile}_words"
+    if task not in scans:
+        return {key: f"its run has not been made yet ({PROFILES.command_for(profile)})"}
+    res = scans[task]
+    c, lv = choose(res["history"]), res["levels"]
+    rising = ", still rising at the step budget" if c["rising"] else ""
+    return {key: f"at learning rate {c['lr']:g} and batch {c['batch']} the model reaches a validation R² of "
+                 f"{c['best_r2']:.3f} after {count(c['steps'])} steps{rising}, where the context mean reaches "
+                 f"{lv['context_mean']:.3f} and least squares {lv['least_squares']:.3f} on the same prompts"}

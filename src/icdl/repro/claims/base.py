@@ -85,7 +85,7 @@ def all_of(*conditions: tuple[str, str, float]) -> tuple[Condition, ...]:
 
 #: the learning gate of every claim of sec. 5 about trained models (:mod:`icdl.gpt_icl.core.learning`): each model
 #: the claim is about leads the context mean's R² at the training length by at least 0.05 on the whole of the lead's
-#: 90 % interval -- the margin is the main study's ``off_plateau_margin``, fixed before its reference run. Added to
+#: 90 % interval -- the margin is the main study's off-plateau margin, fixed before its reference run. Added to
 #: criteria registered before it, under a registration of its own (:data:`GATES_ADDED`): a gate can only withhold a
 #: verdict (leave a claim inconclusive), never make a pass or a fail, so adding one after a run cannot tune an answer
 LEARNED = ("learned", "gate", 0.05)
