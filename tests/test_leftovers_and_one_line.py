@@ -92,6 +92,42 @@ def test_a_lock_folder_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
             pass
 
 
+def test_a_link_planted_at_a_lock_is_refused_and_its_target_untouched(tmp_path, monkeypatch):
+    """The lock's line is never written through a link (the probe: a link at a chapter's lock made ``execute``
+    overwrite README.md): refused in one line, the link's target byte for byte as it was."""
+    from icdl.repro.files import lock_file
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    target = tmp_path / "results" / "demo" / "x.json"
+    lock, _ = lock_file(target)
+    lock.parent.mkdir(parents=True)
+    victim = tmp_path / "README.md"
+    victim.write_text("the reader's file\n")
+    lock.symlink_to(victim)
+    with pytest.raises(ResultFileError, match="is a link; remove it"):
+        with one_writer(target):
+            pass
+    assert victim.read_text() == "the reader's file\n"
+    lock.unlink()
+    os.mkfifo(lock)  # not a regular file either
+    with pytest.raises(ResultFileError, match="not a regular file"):
+        with one_writer(target):
+            pass
+
+
+@pytest.mark.parametrize("kind", ["link", "folder", "pipe"])
+def test_an_output_path_that_is_not_a_regular_file_is_refused_before_anything_is_written(tmp_path, kind):
+    """A result written to a link, a folder or a pipe (the probe: the report given /dev/full, as root, replaced
+    the device node) is refused in one line, and nothing beside it is left half-written."""
+    target = tmp_path / "out.json"
+    other = tmp_path / "other.json"
+    other.write_text("{}")
+    {"link": lambda: target.symlink_to(other), "folder": target.mkdir, "pipe": lambda: os.mkfifo(target)}[kind]()
+    with pytest.raises(ResultFileError, match=r"out\.json is a (link|folder|device or pipe)"):
+        save_result(target, {"x": [1.0]}, provenance=_prov())
+    assert other.read_text() == "{}" and sorted(p.name for p in tmp_path.iterdir()) == ["other.json", "out.json"]
+
+
 # ---- chapter execution -------------------------------------------------------------------------------------
 
 
@@ -247,6 +283,20 @@ def test_a_damaged_ledger_file_is_one_line_under_the_report(tmp_path, monkeypatc
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert message in err and "softmax.quick.json" in err and "icdl.repro.execute softmax" in err
+    assert not (tmp_path / "R.md").exists()
+
+
+def test_the_report_refuses_a_device_or_folder_for_either_output_before_writing_both(tmp_path, monkeypatch, capsys):
+    """``python -m icdl.repro.report R.md <a pipe>`` (the probe gave /dev/full): one line naming the path, exit 2,
+    and the report itself not written either (both paths are checked before the first write)."""
+    from icdl.repro import report
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    (tmp_path / "_toc.yml").write_text("")
+    os.mkfifo(tmp_path / "S.md")
+    assert report.main([str(tmp_path / "R.md"), str(tmp_path / "S.md")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "S.md is a device or pipe" in err
     assert not (tmp_path / "R.md").exists()
 
 

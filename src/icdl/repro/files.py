@@ -6,6 +6,7 @@ writes.
 ========================  ============================================================================================
 :func:`project_root`      the repository (``ICDL_ROOT`` where set), :func:`results_dir` a folder of ``results/``
 :func:`atomic_write_text` a file replaced at once, through a temporary file beside it
+:func:`regular_or_new`    an output path refused unless it is a new or a regular file (never a link, folder, device)
 :func:`sweep_stale_tmp`   the temporary files of writers that died
 :func:`one_writer`        the lock of a result, a checkpoint or a chapter, refused at once to a second writer
 ========================  ============================================================================================
@@ -53,11 +54,31 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     cannot be written (read-only, full disk) is one :class:`ResultFileError` naming it; the previous file
     stays as it was."""
     path = Path(path)
+    regular_or_new(path)
     try:
         _atomic_write(path, data)
     except OSError as err:
         raise ResultFileError(f"cannot write {path}: {err.strerror or err}; make its folder writable (or free "
                               "space on its disk), then run again -- the previous file is unchanged") from None
+
+
+def regular_or_new(path: Path) -> None:
+    """Refuse, before anything is written, an output path that exists and is not a regular file: a link (whose
+    target a write would not be about), a folder, a device or a pipe (which a rename would replace)."""
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise ResultFileError(f"cannot write {path}: {err.strerror or err}") from None
+    if not stat.S_ISREG(mode):
+        kind = ("a link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode)
+                else "a device or pipe" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode)
+                else "not a regular file")
+        raise ResultFileError(f"{path} is {kind}, not a file this package writes; give the path of a new or "
+                              "regular file (nothing was written)")
 
 
 def pid_alive(pid: int) -> bool:
@@ -150,15 +171,24 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
     produced: a second process asking for the same lock is refused at once with :class:`ResultFileError`
     naming the process that holds it. The lock files live in ``runs/locks/`` (ignored by git); the
     operating system releases a lock when its process ends, however it ends (``fcntl.flock``)."""
+    import errno
     import fcntl
+    import stat
 
     lock, name = lock_file(target)
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(lock, "a+")
+        # never through a link: a link planted at the lock's name would make the lock's line overwrite its target
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise ResultFileError(f"the lock file {lock} is a link; remove it (rm {lock}), then run again") from None
         raise ResultFileError(f"cannot create the lock file {lock}: {err.strerror or err}; make "
                               f"{lock.parent} writable, then run again") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ResultFileError(f"the lock file {lock} is not a regular file; remove it (rm {lock}), then run again")
+    handle = os.fdopen(fd, "r+")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .errata import report_links
-from .files import atomic_write_text
+from .files import atomic_write_text, regular_or_new
 from .pages import render_report, render_summary
 
 
@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:  # every ledger file is checked as it loads (icdl.repro.ledger.load_records) before anything is written
         report, summary = render_report(errata=report_links()), render_summary()
+        for path in (args.report, args.summary):  # both outputs checked before either is written
+            regular_or_new(Path(path))
         atomic_write_text(Path(args.report), report)
         atomic_write_text(Path(args.summary), summary)
     except ValueError as err:  # ResultFileError, LedgerFileError: the file, the field and what to do
