@@ -50,7 +50,7 @@ T_BASE, T_TRAIN, T_SPEED = "tests/test_gpt_baselines.py", "tests/test_gpt_traini
 T_OBJ, T_DEPTH, T_PLATEAU = "tests/test_gpt_objectives.py", "tests/test_gpt_depth.py", "tests/test_gpt_plateau.py"
 T_COST, T_MECH = "tests/test_gpt_cost.py", "tests/test_gpt_mechanism.py"
 T_SCALE = "tests/test_gpt_scale.py"
-T_VERD = "tests/test_gpt_verdicts.py"
+T_VERD, T_LEARN = "tests/test_gpt_verdicts.py", "tests/test_gpt_learning.py"
 T_DIFF, T_TASKS = "tests/test_diffusion.py", "tests/test_gpt_tasks.py"
 
 #: the nearest-neighbour baseline's masking and selection, as one block (its leak mutant edits three lines)
@@ -935,16 +935,16 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "wider-obj3-mean-not-worst",
         "gpt_icl/scale/judge.py",
-        'objective3 = float(drops["max_drop"].max())\n    return [',
-        'objective3 = float(drops["max_drop"].mean())\n    return [',
+        'objective3 = float(drops["max_drop"].max())\n    learned = gate(context_mean_leads(wide["points"]',
+        'objective3 = float(drops["max_drop"].mean())\n    learned = gate(context_mean_leads(wide["points"]',
         "recorded value: mean for worst",
         T_SCALE,
     ),
     _m(
         "criterion-lost-condition",
         "repro/claims/gpt_scale.py",
-        '"scale-shortfall-falls": all_of(("value", "<", 0), ("slope_hi", "<", 0)),',
-        '"scale-shortfall-falls": all_of(("value", "<", 0)),',
+        '"scale-shortfall-falls": all_of(("value", "<", 0), ("slope_hi", "<", 0), LEARNED),',
+        '"scale-shortfall-falls": all_of(("value", "<", 0), LEARNED),',
         "registry: dropped condition",
         T_SCALE,
     ),
@@ -1018,6 +1018,30 @@ MUTANTS: tuple[Mutant, ...] = (
         "        if rows < self.min_rows:",
         "        if rows < 0:",
         "dropped check (an emptied table)",
+        T_PR,
+    ),
+    _m(
+        "learning-gate-on-the-point",
+        "gpt_icl/core/learning.py",
+        'return {KEY: s["lo"], "worst": worst',
+        'return {KEY: s["value"], "worst": worst',
+        "the gate read on the point value, not the whole interval",
+        T_LEARN,
+    ),
+    _m(
+        "learning-worst-by-point",
+        "gpt_icl/core/learning.py",
+        'worst = min(stats, key=lambda name: stats[name]["lo"])',
+        'worst = min(stats, key=lambda name: stats[name]["value"])',
+        "the gate's model chosen by its point, not its interval's lower end",
+        T_LEARN,
+    ),
+    _m(
+        "schema-optional-kinds",
+        "repro/schema.py",
+        "        for k, kind in (*self.fields.items(), *self.optional.items()):",
+        "        for k, kind in self.fields.items():",
+        "dropped check (an optional field of another kind)",
         T_PR,
     ),
     _m(

@@ -662,7 +662,8 @@ def test_each_field_of_a_committed_result_emptied_or_retyped_is_refused_naming_i
     """Every field a chapter reads, removed, emptied (a table of no rows: the chapter then failed with
     ``KeyError: 'attention'``) or given a value of another kind (``method = 5``), is refused at load in one
     line naming the file and the field -- before a chapter reads it or a command copies it into another
-    result (``python -m icdl.lsa`` copied a damaged benchmark)."""
+    result (``python -m icdl.lsa`` copied a damaged benchmark); an optional field (gpt_depth's ``blocks``) may be
+    absent but is refused when it holds another kind (the survivor: a check that skipped the optional fields)."""
     from icdl.repro import schema
 
     obj = json.loads(path.read_text())
@@ -698,6 +699,15 @@ def test_each_field_of_a_committed_result_emptied_or_retyped_is_refused_naming_i
                 message = rf"{re.escape(name)}\.{re.escape(col)}\[0\] must be a string"
                 with pytest.raises(ResultFileError, match=message):
                     load_result(copy)
+    for name, kind in shape.optional.items():  # an optional field may be absent, but never of another kind
+        if name not in obj["data"]:
+            continue
+        retyped = 5 if kind is not schema.NUMBER and kind is not schema.INTEGER else "5"
+        copy.write_text(json.dumps({**obj, "data": {**obj["data"], name: retyped}}))
+        with pytest.raises(ResultFileError, match=rf"{re.escape(str(copy))}: data\.{re.escape(name)}"):
+            load_result(copy)
+        copy.write_text(json.dumps({**obj, "data": {k: v for k, v in obj["data"].items() if k != name}}))
+        load_result(copy)  # absent: allowed
     copy.write_text(path.read_text())
     load_result(copy)  # and the untouched copy loads
 
