@@ -182,6 +182,24 @@ def test_models_that_did_not_learn_leave_objective_4_undecided():
     assert dj.judge({"table": _table({"softmax": up, "relu": up}), **CM})[0]["passed"] is True
 
 
+def test_objective_4_reads_the_smallest_gain_where_the_mean_gain_says_otherwise():
+    """A planted result in which the deeper softmax model is far better and the deeper ReLU model clearly worse:
+    the mean gain over the attentions is above 0, the smallest below, so the claim fails with the ReLU gain as
+    its value (the bug: the judge taking the mean gain, which passes it; it showed only when the committed
+    result was re-derived)."""
+    better = _sums_result([0.7, 0.72, 0.68])
+    worse = _sums_result([1.1, 1.12, 1.08])
+    relu = {"table": worse["table"].assign(attention="relu"),
+            "blocks": [{**b, "model": "relu"} for b in worse["blocks"] if b["n_layer"] > 0]}
+    res = {"table": pd.concat([better["table"], relu["table"]], ignore_index=True),
+           "blocks": better["blocks"] + relu["blocks"], "labels": better["labels"]}
+    g = dj.gains(res).groupby("attention")["gain"].mean()
+    assert g["softmax"] > 0 > g["relu"] and (g["softmax"] + g["relu"]) / 2 > 0
+    entry = dj.judge(res)[0]
+    assert entry["passed"] is False and entry["value"] == pytest.approx(dj.gains(res)["gain"].min(), abs=1e-6)
+    assert entry["values"]["value_hi"] < 0
+
+
 def test_the_depth_verdict_decides_on_both_sides_and_says_inconclusive_inside_the_noise():
     """A deeper model clearly better on every seed passes, clearly worse fails (the same judge, both sides of
     0), and one better on one seed and worse on two -- better on average -- is ``inconclusive``: its interval

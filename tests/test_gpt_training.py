@@ -190,3 +190,22 @@ def test_the_fast_step_trains_the_same_function_and_old_checkpoints_still_match(
     state = torch.load(ckpt, weights_only=True)
     assert "fast" not in state["settings"]["train"]
     assert train(mcfg, task, plain_cfg, checkpoint=ckpt, progress=False)["steps_done"] == 6
+
+
+def test_validation_prompts_are_not_the_training_stream():
+    """The fixed validation prompts have a seed of their own: none of them is a prompt of the first training
+    batches, and two runs that differ only in their seed are scored on different validation prompts (the bug:
+    validation drawn with the training stream's seed, scoring the model on prompts it trained on; it moved only
+    the plateau figure's numbers)."""
+    from icdl.gpt_icl.core.training import SEEDS, validation_prompts
+
+    task = TaskConfig(d=3, depth=2)
+    cfg = TrainConfig(steps=5, batch=16, examples=8, eval_every=5, log_every=5, eval_prompts=64, seed=3)
+    vx, _ = validation_prompts(task, cfg)
+    g = torch.Generator().manual_seed(cfg.seed + SEEDS["prompts"])
+    seen = torch.cat([_batch(task, cfg, step, g, "cpu")[0] for step in range(5)])
+    first = vx[:, 0, :]  # each prompt's first input is enough to tell two prompts apart
+    assert not any(torch.isclose(first[i], seen[:, 0, :]).all(1).any() for i in range(len(first)))
+    other, _ = validation_prompts(task, TrainConfig(**{**cfg.to_dict(), "seed": 4}))
+    assert not torch.equal(other, vx)
+    assert SEEDS["validation"] != SEEDS["prompts"]

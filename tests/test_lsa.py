@@ -580,3 +580,16 @@ def test_the_scan_profiles_change_only_the_penalty_and_the_runs():
         assert cfg["l1"] == l1 > ref["l1"] and cfg["runs"] == 5
         assert {k: v for k, v in cfg.items() if k not in ("l1", "runs", "profile", "run", "overrides")} == \
             {k: v for k, v in ref.items() if k not in ("l1", "runs", "profile", "run", "overrides")}
+
+
+def test_the_training_validation_and_test_prompts_are_three_different_draws():
+    """Each split has a seed of its own (training 0, validation 1, test 2), for every run: no validation or test
+    prompt is a training prompt (the bug: all splits from one seed, a model scored on what it trained on; it
+    moved only the LSA curve's numbers)."""
+    cfg = lsa_study.PROFILES.resolve("quick")
+    splits = [lsa_training._run_data(cfg, s) for s in (0, 1, 2)]
+    xs = [{tuple(p) for p in d.P[..., :3, 1].reshape(-1, 3).tolist()} for d in splits]  # each prompt's first 3 x
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        assert not xs[a] & xs[b], (a, b, len(xs[a] & xs[b]))
+    again = lsa_training._run_data(cfg, 1)
+    assert torch.equal(again.P, splits[1].P)  # and each split is the same draw every time
