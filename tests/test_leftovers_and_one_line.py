@@ -186,6 +186,69 @@ def test_sigterm_to_an_execution_leaves_no_work_in_progress_notebook(tmp_path):
     assert list((tmp_path / "runs" / ".tmp").iterdir()) == []
 
 
+def test_ctrl_c_to_an_execution_is_one_line_and_writes_nothing(tmp_path):
+    """SIGINT during a chapter's execution (the probe: a traceback through papermill's select loop): one line
+    naming the chapter, exit status 130, no work-in-progress notebook and no executed notebook left."""
+    _book(tmp_path, "import time\ntime.sleep(60)")
+    env = {**os.environ, "ICDL_ROOT": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "icdl.repro.execute", "computation"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wip = tmp_path / "runs" / ".tmp" / f"computation.quick.{proc.pid}.ipynb"
+    deadline = time.time() + 90
+    while not wip.exists():
+        assert time.time() < deadline and proc.poll() is None, proc.stderr.read() if proc.poll() else "too slow"
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "stopped (Ctrl-C)" in err
+    assert list((tmp_path / "runs" / ".tmp").iterdir()) == []
+    assert not (tmp_path / "notebooks" / "computation.ipynb").exists()
+
+
+def test_icdl_root_that_is_not_this_project_is_one_line(tmp_path, monkeypatch, capsys):
+    """``ICDL_ROOT`` missing or a file (the probe: a traceback, or results written under another folder): refused
+    by every command in one line naming it."""
+    from icdl.repro import execute
+
+    for root in (tmp_path / "missing", tmp_path / "a_file"):
+        if root.name == "a_file":
+            root.write_text("")
+        monkeypatch.setenv("ICDL_ROOT", str(root))
+        with pytest.raises(SystemExit) as stop:
+            execute.main(["computation"])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and f"ICDL_ROOT={root}" in err
+
+
+@pytest.mark.parametrize("env, words", [
+    ({"WORLD_SIZE": "abc"}, "WORLD_SIZE='abc' must be a whole number"),
+    ({"WORLD_SIZE": "0"}, "at least 1"),
+    ({"WORLD_SIZE": "2"}, "RANK is not set"),
+    ({"WORLD_SIZE": "2", "RANK": "2", "MASTER_ADDR": "h", "MASTER_PORT": "1"}, "RANK='2' is not one of 0..1"),
+    ({"WORLD_SIZE": "2", "RANK": "0"}, "MASTER_ADDR, MASTER_PORT not set"),
+])
+def test_a_world_size_torchrun_did_not_set_is_one_line(monkeypatch, capsys, env, words):
+    """``WORLD_SIZE`` outside torchrun, or not a number (the probe: a traceback from torch.distributed's
+    rendezvous): refused before any work, one line, exit status 2; a world of one process runs as always."""
+    from icdl.gpt_icl import __main__ as gpt_main
+
+    for key in ("WORLD_SIZE", "RANK", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("ICDL_DRY_RUN", "1")
+    with pytest.raises(SystemExit) as stop:
+        gpt_main.main(["--part", "plateau"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and words in err
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    assert gpt_main.main(["--part", "plateau"]) == 0
+
+
 # ---- checkpoints of another study --------------------------------------------------------------------------
 
 

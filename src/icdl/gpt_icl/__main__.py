@@ -52,15 +52,37 @@ def _ints(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, e.g. 3,6; got {text!r}") from None
 
 
-def _init_distributed(device: str) -> tuple[int, int, str]:
-    """Join the process group ``torchrun`` describes in the environment (nccl on GPUs, gloo on CPUs);
-    ``(world size, rank, device)``, with ``(1, 0, device)`` outside torchrun."""
+def torchrun_world(p: argparse.ArgumentParser) -> int:
+    """The number of processes the environment asks for (``WORLD_SIZE``, set by ``torchrun``), checked before any
+    work: a value that is not a whole number of at least 1, or a world of several processes without the rest of
+    what ``torchrun`` sets (``RANK`` below it, ``MASTER_ADDR``, ``MASTER_PORT``), is refused in one line."""
+    import os
+
+    text = os.environ.get("WORLD_SIZE", "1")
+    if not text.strip().isdigit() or int(text) < 1:
+        p.error(f"WORLD_SIZE={text!r} must be a whole number of processes, at least 1 (torchrun sets it); unset it "
+                "to train in one process")
+    world = int(text)
+    if world > 1:
+        rank = os.environ.get("RANK", "")
+        missing = [k for k in ("MASTER_ADDR", "MASTER_PORT") if not os.environ.get(k)]
+        if not rank.strip().isdigit() or int(rank) >= world or missing:
+            what = (f"RANK={rank!r} is not one of 0..{world - 1}" if rank and not missing else
+                    "RANK is not set" if not rank else f"{', '.join(missing)} not set")
+            p.error(f"WORLD_SIZE={world} asks for {world} processes, but {what}: start data-parallel training with "
+                    f".venv/bin/torchrun --nproc_per_node {world} -m icdl.gpt_icl ..., or unset WORLD_SIZE")
+    return world
+
+
+def _init_distributed(device: str, world: int) -> tuple[int, int, str]:
+    """Join the process group ``torchrun`` describes in the environment (nccl on GPUs, gloo on CPUs), ``world``
+    processes (checked by :func:`torchrun_world`); ``(world size, rank, device)``, with ``(1, 0, device)`` outside
+    torchrun."""
     import os
 
     import torch
     import torch.distributed as dist
 
-    world = int(os.environ.get("WORLD_SIZE", "1"))
     if world <= 1:
         return 1, 0, device
     if device == "cuda":
@@ -191,6 +213,7 @@ def _main(argv: list[str] | None = None) -> int:
     except ProfileError as err:
         p.error(str(err))
     at_least_one(p, smoke=args.smoke)  # after the settings: the smoke test gets past the study's memory check
+    world = torchrun_world(p)
     if dry_run(_described(args, parts)):
         return 0
     if args.smoke is not None:
@@ -210,7 +233,7 @@ def _main(argv: list[str] | None = None) -> int:
         res = {"cases": benchmark(cfg)} if args.benchmark else run_speed(cfg)
         print(f"wrote {save_measurement(cfg, name, res, started)}")
         return 0
-    world, rank, device_ = _init_distributed(args.device)
+    world, rank, device_ = _init_distributed(args.device, world)
     worker = rank != 0
     suffix = f" --steps-this-call {args.steps_this_call} (repeated until complete)" if args.steps_this_call else ""
     base = f"python -m icdl.gpt_icl --profile {args.profile}"

@@ -220,7 +220,10 @@ def main(argv: list[str] | None = None) -> int:
         if key.strip() in overrides:
             p.error(f"--set {key.strip()} is given twice; give each setting once")
         overrides[key.strip()] = _parse_value(value.strip())
-    root = project_root()
+    try:
+        root = project_root()
+    except ResultFileError as err:  # ICDL_ROOT pointing elsewhere
+        p.error(str(err))
     names = args.chapters or chapters(root)
     from .cli import given_twice
     from .profiles import ProfileError, dry_run
@@ -249,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
                 out, elapsed = execute_chapter(name, args.profile, overrides, root)
             except ResultFileError as err:
                 p.exit(2, f"python -m icdl.repro.execute: error: {err}\n")
+            except KeyboardInterrupt:  # Ctrl-C: the chapter's files were left as they were (execute_chapter's finally)
+                p.exit(130, f"python -m icdl.repro.execute: stopped (Ctrl-C) while executing {name}; its notebook and "
+                            "results were not written -- run the same command again\n")
             total += elapsed
             print(f"executed {name:<28} profile={args.profile:<10} {elapsed:7.1f} s -> {out.relative_to(root)}",
                   flush=True)

@@ -30,11 +30,15 @@ class ResultFileError(OneLineError):
 
 
 def project_root() -> Path:
-    """The repository root: ``$ICDL_ROOT`` if set, else the first folder at or above
-    the working directory that holds ``_toc.yml``, else the folder above ``src/``."""
+    """The repository root: ``$ICDL_ROOT`` if set (refused unless a folder), else the first folder at or above the
+    working directory that holds ``_toc.yml``, else the folder above ``src/``."""
     env = os.environ.get("ICDL_ROOT")
     if env:
-        return Path(env).resolve()
+        root = Path(env).resolve()
+        if not root.is_dir():
+            raise ResultFileError(f"ICDL_ROOT={env} is not a folder; point it at a clone of the repository, or unset "
+                                  "it")
+        return root
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
         if (folder / "_toc.yml").is_file():
