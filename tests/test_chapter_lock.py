@@ -89,6 +89,24 @@ def test_execute_passes_its_lock_to_the_chapter_it_runs_and_to_no_one_else(root)
         release(first)
 
 
+def test_the_lock_variable_is_honoured_only_for_an_ancestor_that_holds_the_lock(root):
+    """``ICDL_CHAPTER_LOCK=<chapter>:1`` set by hand (pid 1 is everyone's ancestor: the probe ran papermill beside
+    ``execute`` so) is not honoured -- the chapter still takes the lock, and is refused while another process
+    holds it; nor is the variable naming an ancestor that holds nothing."""
+    first, _ = holder(f"from icdl.repro.execute import chapter_lock\n"
+                      f"lock = chapter_lock({CHAPTER!r}); lock.__enter__(); print('held', flush=True)")
+    try:
+        forged = python("-c", START, env={"ICDL_CHAPTER_LOCK": f"{CHAPTER}:1"})
+        assert forged.returncode != 0 and f"is being written by pid {first.pid} " in forged.stderr
+    finally:
+        release(first)
+    # nobody holds it and the variable names this test's own process (an ancestor of the child): the chapter takes
+    # the lock itself (and starts), rather than running unlocked on the variable's word
+    code = (f"{START}\nfrom icdl.repro import chapter\nprint(sorted(chapter._HELD), flush=True)")
+    alone = python("-c", code, env={"ICDL_CHAPTER_LOCK": f"{CHAPTER}:{os.getpid()}"})
+    assert alone.returncode == 0 and f"['{CHAPTER}']" in alone.stdout, alone.stderr
+
+
 def test_a_second_scoring_of_the_same_depth_is_refused(root, capsys):
     """``scale --score --depth D`` holds the lock of its score file: a second one is refused in one line (exit
     status 2) naming the first one's pid, before it reads any checkpoint."""

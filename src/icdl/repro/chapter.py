@@ -250,11 +250,38 @@ def hold_lock(chapter: str) -> None:
     if chapter in _HELD:
         return
     name, _, pid = os.environ.get(LOCK_ENV, "").partition(":")
-    if name == chapter and pid.isdigit() and _is_ancestor(int(pid)):
+    if name == chapter and pid.isdigit() and _is_ancestor(int(pid)) and _holds(chapter, int(pid)):
         return
     lock = chapter_lock(chapter)
     lock.__enter__()  # released when the process ends (the kernel of a notebook, a script)
     _HELD[chapter] = lock
+
+
+def _holds(chapter: str, pid: int) -> bool:
+    """Whether process ``pid`` holds the lock of ``chapter`` now: the lock is taken (a non-blocking try fails) and
+    its line names ``pid``. An environment that names an ancestor which holds nothing (``ICDL_CHAPTER_LOCK=<chapter>:1``
+    set by hand: pid 1 is everyone's ancestor) is not honoured."""
+    import fcntl
+    import os
+    import re
+
+    from .files import lock_file, project_root
+
+    path, _ = lock_file(project_root() / "notebooks" / f"{chapter}.py")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:  # held: by whom?
+            found = re.match(r"pid (\d+)", os.pread(fd, 64, 0).decode(errors="replace"))
+            return bool(found) and int(found[1]) == pid
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False  # nobody holds it
+    finally:
+        os.close(fd)
 
 
 def _is_ancestor(pid: int) -> bool:
