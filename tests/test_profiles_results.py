@@ -641,7 +641,8 @@ def _committed_results():
         importlib.import_module(package)  # each package registers the shapes of its result files on import
 
     root = Path(__file__).resolve().parents[1] / "results"
-    return sorted(p for p in root.glob("*/*.json") if p.parent.name not in ("ledger", "mutation")
+    units = root.glob("*/checkpoints/*/*.json")  # a unit's scores beside its checkpoints (gpt_depth's score files)
+    return sorted(p for p in (*root.glob("*/*.json"), *units) if p.parent.name not in ("ledger", "mutation")
                   and not p.name.endswith(".pt.json"))
 
 
@@ -668,8 +669,8 @@ def test_each_field_of_a_committed_result_emptied_or_retyped_is_refused_naming_i
 
     obj = json.loads(path.read_text())
     shape = schema.shape_of(path)
-    copy = tmp_path / path.parent.name / path.name
-    copy.parent.mkdir()
+    copy = tmp_path / path.relative_to(Path(__file__).resolve().parents[1] / "results")  # chapter/…/name
+    copy.parent.mkdir(parents=True)
     for name, kind in shape.fields.items():
         emptied = [] if isinstance(kind, (schema.List, schema.Rows)) else {} if not isinstance(kind, schema.Kind) \
             else None

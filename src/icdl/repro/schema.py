@@ -168,8 +168,13 @@ def register(chapter: str, stem: str, fields: Mapping[str, Any], optional: Mappi
 
 def shape_of(path: str | Path) -> Fields | None:
     """The shape registered for a result file's path (its folder names the chapter, its name's first part the
-    stem: ``results/gpt_depth/depth.reference.json``, ``runs/overrides/gpt_depth/depth.quick+n=8.json``)."""
+    stem: ``results/gpt_depth/depth.reference.json``, ``runs/overrides/gpt_depth/depth.quick+n=8.json``; a unit's
+    file beside its checkpoints, ``results/gpt_depth/checkpoints/reference/score_L4_seed0.json``, under the stem
+    ``checkpoints/score``)."""
     path = Path(path)
+    if path.parent.parent.name == "checkpoints":  # a unit's file beside its checkpoints: results/<chapter>/
+        # checkpoints/<profile>/<kind>_<unit>.json, registered as "checkpoints/<kind>"
+        return SCHEMAS.get((path.parent.parent.parent.name, "checkpoints/" + path.name.split("_", 1)[0]))
     return SCHEMAS.get((path.parent.name, path.name.split(".", 1)[0]))
 
 

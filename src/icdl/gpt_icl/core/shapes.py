@@ -3,7 +3,7 @@
 :mod:`icdl.repro.schema` when :mod:`icdl.gpt_icl` is imported: every load and save of such a file checks its
 fields, the columns of its tables and that the tables a chapter reads are not empty."""
 
-from icdl.repro.schema import FLAG, INTEGER, NUMBER, TEXT, Fields, Keyed, List, Rows, Table, register
+from icdl.repro.schema import ANY, FLAG, INTEGER, NUMBER, TEXT, Fields, Keyed, List, Rows, Table, register
 
 _MODEL = ("attention",)
 _HISTORY = Table(text=_MODEL, numbers=("dims", "examples", "loss", "step"))
@@ -52,6 +52,18 @@ def register_shapes() -> None:
         "blocks": Rows({"n_layer": INTEGER, "model": TEXT, "seed": INTEGER, "examples": INTEGER, "sse": List(NUMBER)}),
         "labels": Rows({"examples": INTEGER, "n": List(NUMBER), "sy": List(NUMBER), "syy": List(NUMBER)}),
         "models": Rows({"n_layer": INTEGER, "attention": TEXT, "seed": INTEGER, "steps": INTEGER, "sha256": TEXT})})
+    # the MLP baselines of one target depth, cached beside the main study's checkpoints (core.evaluation)
+    register("gpt_icl", "checkpoints/baselines", {
+        "rows": Table(text=("method", "mixture"), numbers=("position", "r2")), "settings": Fields({"seed": INTEGER})})
+    # one unit's scores (a model depth and seed) beside its checkpoints, which the depth result is assembled from
+    unit = {"n_layer": INTEGER, "attention": TEXT, "seed": INTEGER}
+    register("gpt_depth", "checkpoints/score", {
+        "blocks": Rows({"n_layer": INTEGER, "model": TEXT, "seed": INTEGER, "examples": INTEGER, "sse": List(NUMBER)}),
+        "table": Rows({**unit, "examples": INTEGER, "r2": NUMBER, "lo": NUMBER, "hi": NUMBER}),
+        "models": Rows({**unit, "steps": INTEGER, "sha256": TEXT}),
+        "training": Rows({**unit, "seconds": NUMBER, "steps": INTEGER}),
+        "history": Rows({**unit, "step": INTEGER, "loss": NUMBER}),
+        "settings": Fields({"models": ANY, "test": ANY})})
     register("gpt_plateau", "plateau", {
         "history": Table(text=("family",), numbers=("dims", "examples", "loss", "step", "val_context_mean", "val_r2")),
         "levels": Table(text=("family",), numbers=("context_mean", "least_squares")),
