@@ -129,6 +129,8 @@ if n01_done:
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(n01_entries, judged_on=n01.PROFILE, covered=n01_done)
+# asked of the models trained at the schedule the scan fits to this task: waiting for that run
+ledger.record_all([n01.judge_share(None, n01_len, n01.FITTED_COMMAND)], judged_on="fitted schedule", covered=False)
 ledger.save()
 ledger.judged()
 

@@ -227,3 +227,26 @@ def test_the_prose_quotes_the_best_model_and_counts_the_intervals_below_zero():
     assert float(g["n01_vs_ls_best"].replace("−", "-")) == pytest.approx(1 - 0.15 / 0.30, abs=0.03)
     assert g["n01_vs_ls_below"] == "1 of 4"
     assert n01.per_model_glue(None, L) == {"n01_vs_ls_best": "—", "n01_vs_ls_below": "—"}
+
+
+def test_the_share_of_the_nonlinear_gain_both_sides_of_one_half():
+    """gpt-n01-share: least squares' error 0.3, the MLP's 0.05 (a gain of 0.25); a model with error 0.1 learns
+    (0.3 − 0.1)/0.25 = 0.8 of it (pass), one with 0.25 learns 0.2 (fail), one at 0.175 sits on the line
+    (inconclusive). The value is the worst model's (depth 6 here), and the normaliser the MLP's gain, not least
+    squares' error (which would give 0.67, 0.17 and 0.42: the middle case would fail)."""
+    def share(v6):
+        icl = _icl({(3, "softmax"): 0.1, (3, "relu"): 0.1, (6, "softmax"): v6, (6, "relu"): 0.1})
+        return n01.judge_share(icl, L, "cmd")
+
+    good, bad, line = share(0.1), share(0.25), share(0.175)
+    assert good["passed"] is True and good["value"] == pytest.approx(0.8, abs=0.05)
+    assert bad["passed"] is False and bad["value"] == pytest.approx(0.2, abs=0.05)
+    assert line["passed"] is None and line["values"]["value_lo"] < 0.5 < line["values"]["value_hi"]
+    for e in (good, bad, line):
+        assert _verdict(e) is e["passed"]
+    assert "depth 6 softmax" in bad["ours"]
+    plateau = n01.judge_share(_icl({(3, "softmax"): 0.1, (3, "relu"): 0.1, (6, "softmax"): 0.1, (6, "relu"): 0.1},
+                                   cm=0.12), L, "cmd")
+    assert plateau["passed"] is None and "did not all learn" in plateau["ours"]
+    waiting = n01.judge_share(None, L, "python -m the-run")
+    assert waiting["value"] is None and waiting["passed"] is None and "python -m the-run" in waiting["ours"]

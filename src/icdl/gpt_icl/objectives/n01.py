@@ -14,6 +14,8 @@ run, each on the paired prompts (the MLP's own) over every seed, with its 90 % i
                          depths and attentions, at the MLP's last position up to the training length (> 0)
 ``gpt-n01-obj1``         objective 1's number: the largest shortfall of a model's R² below the MLP's, at
                          the MLP's positions up to the training length (≤ the tolerance)
+``gpt-n01-share``        (at the schedule fitted to the task) the smallest share of the MLP's gain over
+                         least squares learned in context, (MSE_LS − MSE)/(MSE_LS − MSE_MLP) (> 0.5)
 ``gpt-n01-depth-gap``    the smaller over the attentions of the excess error over the MLP,
                          (MSE − MSE_MLP)/MSE_MLP, at the deepest target depth minus that at the shallowest, at
                          that last position (> 0: the gap grows with depth)
@@ -45,6 +47,9 @@ from icdl.repro.profiles import ProfileSet
 #: the main study's profile that asks the questions at x ~ N(0, I), and the command that produces it
 PROFILE = "n01"
 COMMAND = "python -m icdl.gpt_icl --profile n01 --part main --part shift"
+#: what the claims asked at the schedule fitted to the task wait for: the scan that fits it, then the study at it
+FITTED_COMMAND = ("the study at the schedule the scan fits to this task (its first step: "
+                  "python -m icdl.gpt_icl.schedules --profile n01)")
 #: the chapter's profiles: it reads the committed run of :data:`PROFILE` and trains nothing itself
 PROFILES = ProfileSet("gpt_n01", profiles={"quick": {}})
 
@@ -89,6 +94,44 @@ def shortfall_at_last(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray
         for att in ATTENTIONS:
             out[(depth, att)] = mlp - sums.r2(depth, att, PAIRED, pos)[:, 0]
     return out
+
+
+def nonlinear_share(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (resamples + 1,)}``: the share of the MLP's gain over least squares that the model
+    learns in context, ``(MSE_LS − MSE)/(MSE_LS − MSE_MLP)`` at :func:`last_position` on the paired prompts (1: as
+    good as the MLP trained on the prompt; 0: no better than least squares; the same as the ratio of the R² gains
+    on these prompts)."""
+    out = {}
+    for depth in sums.depths():
+        pos = [last_position(sums, depth, train_examples)]
+        ls = sums.mse(depth, bl.LEAST_SQUARES, PAIRED, pos)[:, 0]
+        gain = ls - sums.mse(depth, bl.mlp_method(depth), PAIRED, pos)[:, 0]
+        for att in ATTENTIONS:
+            out[(depth, att)] = (ls - sums.mse(depth, att, PAIRED, pos)[:, 0]) / gain
+    return out
+
+
+#: the words of ``gpt-n01-share``'s criterion
+SHARE_CRITERION = (r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/"
+                   r"(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}_{\mathrm{MLP}})$ > 0.5 at the MLP's last position up "
+                   "to the training length, every depth and attention (the whole interval), every model past the "
+                   "learning gate")
+
+
+def judge_share(icl: dict | None, train_examples: int, command: str) -> dict:
+    """The ledger entry of ``gpt-n01-share`` from an n01 result at its fitted schedule (``icl``; None while that
+    run waits: nothing judged, ``command`` named): the smallest share over the models with its interval, behind
+    the learning gate."""
+    if icl is None:
+        return {"claim": "gpt-n01-share", "value": None, "passed": None, "criterion": SHARE_CRITERION,
+                "ours": f"not run yet: {command}"}
+    sums = Sums(icl["blocks"], icl["labels"])
+    shares = nonlinear_share(sums, train_examples)
+    each = "; ".join(f"depth {d} {a}: {v[0]:.3f}" for (d, a), v in shares.items())
+    entry = _entry("gpt-n01-share", np.min(list(shares.values()), axis=0),
+                   "smallest share of the MLP's gain over least squares learned in context", SHARE_CRITERION, ">", 0.5)
+    entry["ours"] += f"; per model: {each}"
+    return gated(entry, gate(context_mean_leads(sums, train_examples)))
 
 
 def _criteria(tolerance: float, deep: int = 6, shallow: int = 3) -> dict[str, str]:
