@@ -59,6 +59,7 @@ REGISTERED: dict[str, str] = {
     "gpt-n01-beats-ls": "21aab27",
     "gpt-n01-obj1": "21aab27",
     "gpt-n01-depth-gap": "21aab27",
+    "gpt-n01-share": "452d7ca",
 }
 
 DEVIATIONS: dict[str, str] = {
