@@ -12,6 +12,9 @@ from icdl.repro.pages import render_report, report_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: the learning gate met (icdl.gpt_icl.core.learning): the sec.-5 claims used below as examples need it to decide
+LEARNED = {"learned": 1.0}
+
 
 def _quick_records():
     """Records written by chapters run at the quick profile (some judged on committed results)."""
@@ -236,16 +239,18 @@ def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatc
     inside, outside = (band[0] + band[1]) / 2, band[0] - 1.0
     ledger = Ledger("gpt_depth", "quick")
     recs = ledger.record_all([
-        {"claim": "icdl-obj4", "ours": "in band", "criterion": "c", "passed": False, "value": inside},
+        {"claim": "icdl-obj4", "ours": "in band", "criterion": "c", "passed": False, "value": inside,
+         "values": LEARNED},
     ], judged_on="reference") + Ledger("gpt_icl", "quick").record_all([
-        {"claim": "icdl-obj1", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01, "note": "a note"},
+        {"claim": "icdl-obj1", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01, "note": "a note",
+         "values": LEARNED},
     ], judged_on="reference")
     assert [r.status for r in recs] == ["mismatch", "pass (deviation)"]
     assert recs[0].value == inside and recs[1].note.startswith("a note. Deviation: ")
     assert {r.profile for r in recs} == {"reference"}
     other = Ledger("gpt_depth", "quick")
     assert other.record_all([{"claim": "icdl-obj4", "ours": "", "criterion": "c", "passed": False,
-                              "value": outside}])[0].status == "fail"
+                              "value": outside, "values": LEARNED}])[0].status == "fail"
 
 
 def test_records_that_disagree_across_profiles_combine_into_the_worst_status(tmp_path, monkeypatch):
@@ -284,13 +289,14 @@ def test_a_claim_whose_reference_is_missing_is_not_covered_never_failed(tmp_path
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("gpt_icl", "quick")
     rec = ledger.record_all([{"claim": "icdl-obj3", "ours": "live", "criterion": "c", "passed": False,
-                              "value": 5.0}], judged_on="quick (no complete reference result)", covered=False)[0]
+                              "value": 5.0, "values": LEARNED}], judged_on="quick (no complete reference result)",
+                            covered=False)[0]
     assert rec.status == NOT_COVERED and rec.rejudged() == NOT_COVERED and "not judged" in rec.note
     ledger.save()
     folder = tmp_path / "results" / "ledger"
     assert claim_frame(folder).set_index("id").loc["icdl-obj3", "status"] == NOT_COVERED
     other = Ledger("gpt_icl", "reference")
-    other.record("icdl-obj3", ours="judged", criterion="c", value=0.05)
+    other.record("icdl-obj3", ours="judged", criterion="c", value=0.05, values=LEARNED)
     other.save()
     assert claim_frame(folder).set_index("id").loc["icdl-obj3", "status"] == "pass (deviation)"
 
@@ -307,16 +313,17 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     assert "icdl-obj3" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS
     ledger = Ledger("gpt_icl", "reference")
-    dev = ledger.record("icdl-obj3", ours="short by 0.01", criterion="c", value=0.01)
+    dev = ledger.record("icdl-obj3", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
     assert dev.status == PASS_DEVIATION == dev.rejudged() and dev.note == f"deviation: {DEVIATIONS['icdl-obj3']}"
-    mis = Ledger("gpt_depth", "reference").record("icdl-obj4", ours="a loss of 0.05", criterion="c", value=-0.05)
+    mis = Ledger("gpt_depth", "reference").record("icdl-obj4", ours="a loss of 0.05", criterion="c", value=-0.05,
+                                                  values=LEARNED)
     assert mis.status == "mismatch" and "Deviation: " in mis.note
     assert "deviation:" in ledger.box().data and 'class="status-pass-deviation"' in ledger.box().data
     # a change of setting is written once under the box however many of its rows it concerns, each row marked
     two = Ledger("gpt_icl", "reference")  # not saved: the report below reads the saved ones
     assert DEVIATIONS["icdl-obj1"] == DEVIATIONS["icdl-obj3"] != DEVIATIONS["icdl-lemma19"]
-    two.record("icdl-obj1", ours="short by 0.01", criterion="c", value=0.01)
-    two.record("icdl-obj3", ours="short by 0.01", criterion="c", value=0.01)
+    two.record("icdl-obj1", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
+    two.record("icdl-obj3", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
     box = two.box().data
     assert box.count("deviation: ") == 1 and box.count("<sup>a</sup>") == 3 and "<sup>b</sup>" not in box
     assert "on the reference run" in box and ">reference<" not in box  # the run in words, not the profile id
@@ -336,7 +343,7 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     assert 'href="report.html#claim-icdl-obj3"' in summary and "claim-icdl-prompt" not in summary  # passes: no line
     # a claim's status is the worst of its records: a deviation pass beside a plain pass of the same claim
     other = Ledger("gpt_icl", "quick")
-    other.record("icdl-obj3", ours="x", criterion="c", value=0.01)
+    other.record("icdl-obj3", ours="x", criterion="c", value=0.01, values=LEARNED)
     other.save()
     assert claim_frame(tmp_path / "results" / "ledger").set_index("id").loc["icdl-obj3", "status"] == PASS_DEVIATION
 
@@ -410,16 +417,16 @@ def test_an_interval_decides_pass_fail_or_inconclusive_on_both_sides_of_the_thre
     assert c.verdict({"value": 0.04, "value_lo": 0.05, "value_hi": 0.03}) is False          # reversed ends
     assert Condition("value", ">", 0).verdict({"value": 0.1, "value_lo": -0.01, "value_hi": 0.2}) is None
     # several conditions: any decided failure fails the claim, else any undecided one makes it inconclusive
-    assert criterion_verdict("scale-shortfall-falls", {"value": -0.01, "slope_hi": 0.001}) is False
+    assert criterion_verdict("scale-shortfall-falls", {"value": -0.01, "slope_hi": 0.001, **LEARNED}) is False
     assert criterion_verdict("scale-shortfall-falls", {"value": -0.01, "value_lo": -0.02, "value_hi": 0.001,
-                                                       "slope_hi": -0.001}) is None
+                                                       "slope_hi": -0.001, **LEARNED}) is None
     assert criterion_verdict("scale-shortfall-falls", {"value": 0.01, "value_lo": -0.02, "value_hi": 0.02,
-                                                       "slope_hi": 0.001}) is False
+                                                       "slope_hi": 0.001, **LEARNED}) is False
     assert judge_status("icdl-obj1", None, 0.06) == "inconclusive"  # never mismatch: the band is for a miss
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("gpt_icl", "quick")
     rec = ledger.record("icdl-obj1", ours="0.040 (0.030 to 0.0501)", criterion="c", value=0.04,
-                        values={"value_lo": 0.03, "value_hi": 0.0501})
+                        values={"value_lo": 0.03, "value_hi": 0.0501, **LEARNED})
     assert rec.status == "inconclusive" and rec.rejudged() == "inconclusive"
     with pytest.raises(ValueError, match="disagrees"):  # a chapter cannot call a straddling interval a pass
         Ledger("gpt_icl", "quick").record("icdl-obj1", ours="", criterion="c", value=0.04, passed=True,

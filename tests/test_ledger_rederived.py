@@ -63,7 +63,8 @@ def _gpt_mechanism(ledger):
     ledger.record_all(entries, judged_on="control")
     seeds = mechanism.study.load(_result("gpt_mechanism", "mechanism", "seeds"))
     ledger.record_all(mechanism.seeds.judge_seeds(seeds, cfg, cfg["train_examples"], entries[0]["passed"] is True,
-                                                  main_study.learning_gate("reference")), judged_on="seeds")
+                                                  main_study.learning_gate(data=_result("gpt_icl", "icl")["data"])),
+                      judged_on="seeds")
 
 
 def _lsa_training(ledger):

@@ -283,13 +283,15 @@ def from_run(icl: dict, shift: dict) -> dict:
             "shift_sums": {"blocks": shift["blocks"], "labels": shift["labels"]}}
 
 
-def learning_gate(profile: str = "reference") -> dict:
+def learning_gate(profile: str = "reference", data: dict | None = None) -> dict:
     """The learning gate (:func:`icdl.gpt_icl.core.learning.gate`) of the committed models of ``profile``: every
-    model's lead over the context mean at the training length, from ``results/gpt_icl/icl.<profile>.json``'s sums
-    (for the studies that measure the main study's models again, e.g. the mechanism's)."""
+    model's lead over the context mean at the training length, from the sums of ``data`` (default: the data of
+    ``results/gpt_icl/icl.<profile>.json``) -- for the studies that measure the main study's models again, e.g.
+    the mechanism's."""
     from icdl.gpt_icl.core.learning import gate
     from icdl.gpt_icl.core.verdicts import Sums, context_mean_leads
     from icdl.repro.results import load_result
 
-    data = load_result(PROFILES.folder() / f"icl.{profile}.json")["data"]
+    if data is None:
+        data = load_result(PROFILES.folder() / f"icl.{profile}.json")["data"]
     return gate(context_mean_leads(Sums(data["blocks"], data["labels"]), PROFILES.resolve(profile)["train_examples"]))
