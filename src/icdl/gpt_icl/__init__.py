@@ -14,6 +14,7 @@ question, a question the core, the core only the machinery (:mod:`icdl.repro`); 
 ``scale``       the main study trained longer, and wider (chapter ``gpt_scale``)
 ``mechanism``   which algorithm the trained models run (chapter ``gpt_mechanism``)
 ``compute``     REB's cost comparison and the training speed (computation appendix)
+``schedules``   the schedule fitted to each task on validation prompts, before any judged run (chapter ``gpt_n01``)
 ``reference``   the whole reference run as single-threaded jobs on N cores, and its timing (``--workers``)
 ``__main__``    ``python -m icdl.gpt_icl``: the resumable reference and paper runs
 ==============  ===============================================================================================

@@ -52,6 +52,11 @@ def register_shapes() -> None:
         "blocks": Rows({"n_layer": INTEGER, "model": TEXT, "seed": INTEGER, "examples": INTEGER, "sse": List(NUMBER)}),
         "labels": Rows({"examples": INTEGER, "n": List(NUMBER), "sy": List(NUMBER), "syy": List(NUMBER)}),
         "models": Rows({"n_layer": INTEGER, "attention": TEXT, "seed": INTEGER, "steps": INTEGER, "sha256": TEXT})})
+    # a schedule scan (icdl.gpt_icl.schedules.scan): every run's validation curve, the yardsticks on its prompts
+    register("gpt_n01", "scan", {
+        "history": Table(numbers=("lr", "batch", "step", "loss", "val_r2", "val_context_mean")),
+        "levels": Fields({"context_mean": NUMBER, "least_squares": NUMBER}),
+        "runs": Table(numbers=("lr", "batch", "steps", "seconds")), "complete": FLAG})
     # the MLP baselines of one target depth, cached beside the main study's checkpoints (core.evaluation)
     register("gpt_icl", "checkpoints/baselines", {
         "rows": Table(text=("method", "mixture"), numbers=("position", "r2")), "settings": Fields({"seed": INTEGER})})
