@@ -29,10 +29,10 @@
 # **What we find** (on the {glue:text}`judged_on` run, {glue:text}`seeds` training
 # seeds of every model). Two schedules the paper does not mention -- a warm phase
 # on tanh targets, and ReLU attention started from the trained softmax weights --
-# take the models off the context-mean plateau, but not all of them by the margin
-# registered before the run: {glue:text}`gate_met`. The weakest,
-# {glue:text}`gate_worst`, leads the context mean by {glue:text}`gate_lead` at
-# the training length, against a margin of {glue:text}`gate_margin`. A claim about
+# take the models off the context-mean plateau, and yet {glue:text}`gate_met`:
+# the weakest, {glue:text}`gate_worst`, leads the context mean by
+# {glue:text}`gate_lead` at the training length, against a margin of
+# {glue:text}`gate_margin`. A claim about
 # how well these models learn in context is decided only where every model
 # learned the task (the learning gate), so every verdict of this chapter is
 # *inconclusive* until the study is asked again on a schedule fitted to the task

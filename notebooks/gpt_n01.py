@@ -27,9 +27,9 @@
 # MLP's own prompts with its 90 % interval over seeds and prompts.
 #
 # **What we find.** With the main study's schedule, not fitted to this task,
-# the models stayed at or near the context-mean plateau: {glue:text}`gate_met`
-# (the weakest, {glue:text}`gate_worst`, leads the context mean by
-# {glue:text}`gate_lead`; the margin is {glue:text}`gate_margin`). A claim
+# {glue:text}`gate_met` (the weakest, {glue:text}`gate_worst`, leads the
+# context mean by {glue:text}`gate_lead`; the margin is
+# {glue:text}`gate_margin`). A claim
 # about how well a model learns in context says nothing of a model that did not
 # learn, so the three questions stay open
 # (**{glue:text}`status_gpt_n01_beats_ls`**,
@@ -110,8 +110,7 @@ else:
     chapter.glue(gate_met="the run has not been made", gate_worst="—", gate_lead="—", gate_margin=f"{need:g}")
 
 # %% [markdown]
-# None of them is clear of the plateau. Read as description, the numbers of the
-# three questions say the same: the error relative to least squares (above 0:
+# Read as description, the numbers of the three questions: the error relative to least squares (above 0:
 # better than least squares) runs from {glue:text}`n01_vs_ls_best` down to
 # {glue:text}`n01_vs_ls` over the models, below 0 on its whole interval for
 # {glue:text}`n01_vs_ls_below` of them; the largest shortfall below the MLP is

@@ -266,8 +266,8 @@ chapter.glue(**scale.show.width_glue(widths, wide, rcfg, wcfg, data))
 # {glue:text}`width_obj3`): at their last snapshot {glue:text}`wide_gate_met`
 # (the weakest, {glue:text}`wide_gate_worst`, leads the context mean by
 # {glue:text}`wide_gate_lead`; the learning gate of {doc}`gpt_icl` asks
-# {glue:text}`wide_gate_margin`), and a claim about models that did not all
-# learn decides nothing. The wide run's jobs took {glue:text}`width_minutes`
+# {glue:text}`wide_gate_margin`); a claim is decided only where every model it
+# is about learned. The wide run's jobs took {glue:text}`width_minutes`
 # core-minutes.
 #
 # The wider models were trained with everything else of the main study kept:

@@ -82,8 +82,9 @@ def leads_table(leads: dict[str, np.ndarray], need: float) -> pd.DataFrame:
 def words(g: dict, need: float, prefix: str = "gate") -> dict[str, str]:
     """The prose's numbers of a gate (:func:`gate`): ``<prefix>_worst`` (the model nearest the context mean),
     ``<prefix>_lead`` ("0.067 (90 % interval 0.048 to 0.088)"), ``<prefix>_margin`` and ``<prefix>_met`` ("every
-    model learned the task" or "not every model learned the task by that margin")."""
+    model learned the task by the registered margin", or "not every model …")."""
     lead = f"{g['lead']:.3f} (90 % interval {g['lo']:.3f} to {g['hi']:.3f})".replace("-", "−")
-    met = "every model learned the task" if g[KEY] >= need else "not every model learned the task by that margin"
+    met = ("every model learned the task by the registered margin" if g[KEY] >= need else
+           "not every model learned the task by the registered margin")
     return {f"{prefix}_worst": g["worst"], f"{prefix}_lead": lead, f"{prefix}_margin": f"{need:g}",
             f"{prefix}_met": met}
