@@ -404,6 +404,7 @@ FIGURE_TESTS = {
     "fig-icl-depth": "test_committed_reference_numbers",
     "fig-icl-plateau": "test_committed_reference_numbers",
     "fig-icl-methods-n01": "test_committed_n01_numbers",
+    "fig-schedule-scan": "test_committed_scan_numbers",
     "fig-dsm-targets": "test_diffusion_numbers",
     "fig-score-errors": "test_diffusion_numbers",
     "fig-lsa-construction": "test_lsa_construction_error_numbers",
@@ -751,6 +752,27 @@ def test_least_squares_yardsticks_of_the_sec5_figures(num_regression):
     conditioned = shift[shift["position"] >= 12]
     num_regression.check({"ls_shift_r2": conditioned["r2"].to_numpy()[::7]},
                          default_tolerance={"rtol": 1e-5, "atol": 1e-7}, basename="reference_ls_shift")
+
+
+def test_committed_scan_numbers(num_regression):
+    """Figure 'fig-schedule-scan' and the scan table of chapter gpt_n01, from the committed scans
+    (``python -m icdl.gpt_icl.schedules --profile n01``; the ``icdl`` task's joins when its run is committed):
+    every run's validation curve, the baselines on the validation prompts and the chosen schedule (a changed
+    rule, or a curve read from another run, moves these)."""
+    import pandas as pd
+
+    from icdl.gpt_icl.schedules import scan
+    from icdl.repro.results import load_result
+
+    cols = {}
+    for profile in ("n01",):
+        res = load_result(HERE.parent / "results" / "gpt_n01" / f"scan.{profile}.json")["data"]
+        history = pd.DataFrame(res["history"])
+        c = scan.choose(history)
+        cols[f"{profile}_val_r2"] = history["val_r2"].to_numpy()
+        cols[f"{profile}_levels"] = np.array([res["levels"]["context_mean"], res["levels"]["least_squares"]])
+        cols[f"{profile}_chosen"] = np.array([c["lr"], c["batch"], c["steps"], c["best_r2"], float(c["rising"])])
+    num_regression.check(cols, default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="reference_scan")
 
 
 def test_committed_n01_numbers(num_regression):
