@@ -115,7 +115,7 @@ def test_the_reader_s_table_and_words_name_the_chosen_run_beside_its_yardsticks(
              "b": {"history": slow, "levels": {"context_mean": 0.9, "least_squares": 0.97}}}
     table = scan.shown(scans).set_index("task")
     assert table.loc["a", "learning rate"] == "0.001" and table.loc["a", "batch"] == 64
-    assert table.loc["a", "steps"] == 300 and table.loc["a", "validation R²"] == "0.900"
+    assert table.loc["a", "steps"] == "300" and table.loc["a", "validation R²"] == "0.900"
     assert table.loc["b", "context mean"] == "0.900" and table.loc["b", "still rising at the budget"] == "yes"
     words = scan.glue_words(scans, "a")["scan_n01_words"]
     assert "learning rate 0.001 and batch 64" in words and "0.900 after 300 steps" in words
