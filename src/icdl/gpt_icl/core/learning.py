@@ -60,11 +60,15 @@ def gated(entry: dict, g: dict) -> dict:
     # number was there got an undecided gate)
     out["passed"] = criterion_verdict(entry["claim"], {"value": entry["value"], **out["values"]})
     if not g[KEY] >= need:
-        lead = f"{g['lead']:.3f} (90 % interval {g['lo']:.3f} to {g['hi']:.3f})".replace("-", "−")
         out["passed"] = None
         out["ours"] = (f"{entry['ours']}; not decided: the models did not all learn the task ({g['worst']} leads "
-                       f"the context mean by {lead}, the registered margin {need:g})")
+                       f"the context mean by {_lead(g)}, the registered margin {need:g})")
     return out
+
+
+def _lead(g: dict) -> str:
+    """A gate's weakest lead as the prose writes it: "0.067 (90 % interval 0.048 to 0.088)"."""
+    return f"{g['lead']:.3f} (90 % interval {g['lo']:.3f} to {g['hi']:.3f})".replace("-", "−")
 
 
 def leads_table(leads: dict[str, np.ndarray], need: float) -> pd.DataFrame:
@@ -83,8 +87,7 @@ def words(g: dict, need: float, prefix: str = "gate") -> dict[str, str]:
     """The prose's numbers of a gate (:func:`gate`): ``<prefix>_worst`` (the model nearest the context mean),
     ``<prefix>_lead`` ("0.067 (90 % interval 0.048 to 0.088)"), ``<prefix>_margin`` and ``<prefix>_met`` ("every
     model learned the task by the registered margin", or "not every model …")."""
-    lead = f"{g['lead']:.3f} (90 % interval {g['lo']:.3f} to {g['hi']:.3f})".replace("-", "−")
     met = ("every model learned the task by the registered margin" if g[KEY] >= need else
            "not every model learned the task by the registered margin")
-    return {f"{prefix}_worst": g["worst"], f"{prefix}_lead": lead, f"{prefix}_margin": f"{need:g}",
+    return {f"{prefix}_worst": g["worst"], f"{prefix}_lead": _lead(g), f"{prefix}_margin": f"{need:g}",
             f"{prefix}_met": met}
