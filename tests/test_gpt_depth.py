@@ -34,6 +34,9 @@ def test_judge_depth_both_sides():
     assert ok["claim"] == "icdl-obj4" and ok["passed"] and ok["value"] == pytest.approx(0.10)
     tie = dj.judge({"table": _table({"softmax": up, "relu": {10: 0.80, 4: 0.80}}), **CM})[0]
     assert not tie["passed"] and tie["value"] == pytest.approx(0.0)
+    level = dj.gains({"table": _table({"softmax": up, "relu": {10: 0.80, 4: 0.80}})})
+    level = level.set_index(["attention", "examples"])
+    assert not level.loc[("relu", 15), "deeper_better"]  # equal is not better, in the table as in the verdict
     loss = dj.judge({"table": _table({"softmax": up, "relu": {10: 0.75, 4: 0.80}}), **CM})[0]
     assert not loss["passed"] and loss["value"] == pytest.approx(-0.05)
     assert "relu @15: −0.050" in loss["ours"] and "value_lo" not in loss["values"]  # one seed: no interval
