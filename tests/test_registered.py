@@ -218,10 +218,15 @@ def test_every_committed_result_names_a_clean_commit_of_this_history():
     not), and a result made with uncommitted edits (``+dirty``)."""
     made = _provenance_commits()
     assert len(made) > 20, "the committed results carry their provenance"
-    wrong = [f"{path} ({commit})" for path, commit in made
-             if commit.endswith("+dirty") or not _in_history(commit)]
+    wrong = [f"{path} ({commit})" for path, commit in made if _refused(commit)]
     assert not wrong, ("made at a commit that is not a clean ancestor of HEAD -- run the stated command again at a "
                        "clean commit: " + ", ".join(wrong))
+
+
+def _refused(commit: str) -> bool:
+    """A result's commit that a reader cannot check out as it was: made with uncommitted edits, or not in HEAD's
+    history."""
+    return commit.endswith("+dirty") or not _in_history(commit)
 
 
 def _in_history(commit: str) -> bool:
@@ -236,6 +241,6 @@ def test_the_history_check_refuses_a_commit_off_the_branch_and_a_dirty_one():
     who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     dangling = subprocess.run(["git", "commit-tree", tree, "-m", "dropped work in progress"], cwd=ROOT,
                               capture_output=True, text=True, check=True, env={**os.environ, **who}).stdout.strip()
-    assert not _in_history(dangling)
     head = _git("rev-parse", "HEAD").strip()
-    assert _in_history(head) and _in_history(head + "+dirty")  # the dirty marker is refused by the test itself
+    assert _refused(dangling) and _refused(head + "+dirty") and _refused("0" * 40)
+    assert not _refused(head) and not _refused(_git("rev-parse", "HEAD~1").strip())
