@@ -121,3 +121,31 @@ def test_the_reader_s_table_and_words_name_the_chosen_run_beside_its_yardsticks(
     assert "learning rate 0.001 and batch 64" in words and "0.900 after 300 steps" in words
     assert "context mean reaches 0.430 and least squares 0.750" in words and "rising" not in words
     assert "python -m icdl.gpt_icl.schedules --profile n01" in scan.glue_words({}, "a")["scan_n01_words"]
+
+
+def test_the_n01_study_trains_at_the_schedule_the_committed_scan_chose():
+    """Profile ``n01`` of the main study is the scan's choice on the task, not a schedule typed beside it: its step
+    size, batch and steps are what :func:`scan.choose` reads off the committed scan, with no warm phase and no warm
+    start, and its depth-3 softmax model at seed 0 is the scan's chosen run (the same model, task, optimiser and
+    seed; the study trains it ``fast``, the same update up to rounding). Catches a profile left at the old
+    schedule (lr 1e-3, batch 32, tanh warm phase), a steps count read off the wrong run, and a ReLU model still
+    warm-started from the softmax one."""
+    from icdl.gpt_icl.core import main_study
+    from icdl.gpt_icl.core.schedule import configs
+    from icdl.repro.files import results_dir
+    from icdl.repro.results import load_result
+
+    history = pd.DataFrame(load_result(results_dir("gpt_n01") / "scan.n01.json")["data"]["history"])
+    chosen = scan.choose(history)
+    assert main_study.N01_FITTED == {k: chosen[k] for k in ("lr", "batch", "steps")}
+    cfg = main_study.PROFILES.resolve("n01")
+    for attention in ("softmax", "relu"):
+        model, task, tr = configs(cfg, 3, attention, cfg["n_layer"])
+        assert (tr.lr, tr.batch, tr.steps) == (chosen["lr"], chosen["batch"], chosen["steps"])
+        assert tr.warm_steps == 0 and tr.warm_task is None and not tr.init_from and tr.fast
+        assert task.centre == 0.0
+    s_model, s_task, s_tr = scan.configs(scan.PROFILES.resolve("n01"), chosen["lr"], chosen["batch"])
+    model, task, tr = configs(cfg, 3, "softmax", cfg["n_layer"])
+    assert (model, task) == (s_model, s_task)
+    assert (tr.seed, tr.examples, tr.curriculum_interval) == (s_tr.seed, s_tr.examples, s_tr.curriculum_interval)
+    assert main_study.PROFILES.resolve("reference")["fast"] is False

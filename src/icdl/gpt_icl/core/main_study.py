@@ -61,25 +61,35 @@ def memory_estimate(cfg) -> float:
 _OWN = {
     "quick": {"depths": (3, 6), "n_layer": 2, "steps": 300, "train_examples": 20, "warm_steps": 150,
               "relu_steps": 100, "mlp_prompts": 256, "mlp_width": 32, "mlp_epochs": 30,
-              "mlp_positions": (2, 5, 10, 19), "seeds": 2},
+              "mlp_positions": (2, 5, 10, 19), "seeds": 2, "fast": False},
     "reference": {"depths": (3, 4, 6), "n_layer": 3, "steps": 6500, "train_examples": 40, "warm_steps": 5000,
                   "relu_steps": 2500, "mlp_prompts": 512, "mlp_width": 200, "mlp_epochs": 100,
-                  "mlp_positions": (5, 20, 39), "seeds": 3},
+                  "mlp_positions": (5, 20, 39), "seeds": 3, "fast": False},
     "paper": {"depths": (3, 4, 6), "n_layer": 12, "steps": 500_000, "train_examples": 51, "warm_steps": 0,
               "relu_steps": 500_000, "mlp_prompts": 6400, "mlp_width": 200, "mlp_epochs": 100,
-              "mlp_positions": tuple(range(1, 76)), "seeds": 3},
+              "mlp_positions": tuple(range(1, 76)), "seeds": 3, "fast": False},
 }
+#: profile ``n01``'s schedule: the one the scan of :mod:`icdl.gpt_icl.schedules` (profile ``n01``, committed as
+#: ``results/gpt_n01/scan.n01.json``) fits to the task x ~ N(0, I) on its validation prompts -- Adam at ``lr``,
+#: batch ``batch``, ``steps`` steps on the target family from scratch (no warm phase) -- given to both attentions,
+#: each trained from scratch (the scan fits the softmax model; ReLU attention gets the same schedule, not a warm
+#: start); ``fast``: the compiled step, the same update up to rounding. ``tests/test_gpt_schedules.py`` checks that
+#: these are the scan's choice.
+N01_FITTED = {"lr": 1e-4, "batch": 64, "steps": 9500}
 #: the inputs' centre c of every profile (x ~ N(−c, I) in training, ICDL's c = 2); profile ``n01`` is the
-#: reference with x ~ N(0, I) in training and test, where the targets are far from linear (icdl.gpt_icl.objectives.n01)
+#: reference's models, test prompts and seeds with x ~ N(0, I) in training and test, where the targets are far from
+#: linear (icdl.gpt_icl.objectives.n01), at the schedule fitted to that task (:data:`N01_FITTED`)
 _CENTRE = {"quick": 2.0, "reference": 2.0, "paper": 2.0, "n01": 0.0}
-_OWN["n01"] = dict(_OWN["reference"])
+_OWN["n01"] = {**_OWN["reference"], "steps": N01_FITTED["steps"], "warm_steps": 0, "relu_steps": N01_FITTED["steps"],
+               "fast": True}
+_MODEL = {**MODEL_SETTINGS, "n01": {**MODEL_SETTINGS["reference"], "batch": N01_FITTED["batch"],
+                                    "lr": N01_FITTED["lr"], "warm_family": "none", "relu_init": "scratch"}}
 PROFILES = ProfileSet(
     "gpt_icl",
-    profiles={name: {**MODEL_SETTINGS["reference" if name == "n01" else name], **own, "centre": _CENTRE[name]}
-              for name, own in _OWN.items()},
+    profiles={name: {**_MODEL[name], **own, "centre": _CENTRE[name]} for name, own in _OWN.items()},
     ranges={**MODEL_RANGES, "depths": (1, 8), "n_layer": (1, 24), "mlp_prompts": (8, 10**5),
             "mlp_width": (4, 1024), "mlp_epochs": (1, 1000), "mlp_positions": (1, 199), "seeds": (1, 20),
-            "centre": (0.0, 10.0)},
+            "centre": (0.0, 10.0), "fast": {False, True}},
     command="python -m icdl.gpt_icl --profile {profile} --part main --part shift",
     memory=memory_estimate,
     command_only=("n01",),

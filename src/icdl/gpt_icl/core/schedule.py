@@ -112,7 +112,8 @@ def configs(cfg, depth: int, attention: str, n_layer: int, replicate: int = 0, *
                      log_every=max(1, steps // 100),
                      warm_steps=0 if from_softmax or not warm else cfg["warm_steps"],
                      warm_task=None if from_softmax else warm_task,
-                     init_from=f"softmax model, target depth {depth}, {n_layer} layers" if from_softmax else "")
+                     init_from=f"softmax model, target depth {depth}, {n_layer} layers" if from_softmax else "",
+                     fast=cfg.get("fast", False))
     return model, target_task(cfg, depth), tr
 
 

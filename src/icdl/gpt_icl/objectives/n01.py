@@ -5,9 +5,10 @@ At ICDL's inputs, x ~ N(−2, I), a linear fit within a prompt leaves a few per 
 (:mod:`~icdl.gpt_icl.objectives.task_content`): least squares is then hard to beat, and "comparable to the trained
 network" says little about learning a deep network. With x ~ N(0, I) -- the inputs of REB's network baselines --
 the same targets leave 15–20 % to the part no linear fit explains. Profile ``n01`` of
-:data:`icdl.gpt_icl.core.main_study.PROFILES` is the main study's models, schedule, seeds and evaluation with
-``centre = 0`` (training and test prompts alike), and this module judges it on the claims registered before its
-run, each on the paired prompts (the MLP's own) over every seed, with its 90 % interval:
+:data:`icdl.gpt_icl.core.main_study.PROFILES` is the main study's models, seeds and evaluation with ``centre = 0``
+(training and test prompts alike), trained at the schedule the scan of :mod:`icdl.gpt_icl.schedules` fits to this
+task (:data:`~icdl.gpt_icl.core.main_study.N01_FITTED`), and this module judges it on the claims registered before
+its run, each on the paired prompts (the MLP's own) over every seed, with its 90 % interval:
 
 =======================  ==============================================================================
 ``gpt-n01-beats-ls``     the smallest error relative to least squares, (MSE_LS − MSE)/MSE_LS, over target
@@ -19,6 +20,8 @@ run, each on the paired prompts (the MLP's own) over every seed, with its 90 % i
 ``gpt-n01-depth-gap``    the smaller over the attentions of the excess error over the MLP,
                          (MSE − MSE_MLP)/MSE_MLP, at the deepest target depth minus that at the shallowest, at
                          that last position (> 0: the gap grows with depth)
+``gpt-n01-obj2-length``  (at the fitted schedule) objective 2's length margin, the main study's measure
+``gpt-n01-obj3``         (at the fitted schedule) objective 3, the main study's measure on shifted targets
 =======================  ==============================================================================
 
 Every model's number is that of its mean squared error over its seeds (the sums of every seed pooled, as R² is),
@@ -41,15 +44,13 @@ from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import summary
 from icdl.gpt_icl.core.learning import gate, gated
 from icdl.gpt_icl.core.model import ATTENTIONS
+from icdl.gpt_icl.core import verdicts
 from icdl.gpt_icl.core.verdicts import Sums, _entry, _paired_positions, context_mean_leads, shortfalls
 from icdl.repro.profiles import ProfileSet
 
 #: the main study's profile that asks the questions at x ~ N(0, I), and the command that produces it
 PROFILE = "n01"
 COMMAND = "python -m icdl.gpt_icl --profile n01 --part main --part shift"
-#: what the claims asked at the schedule fitted to the task wait for: the scan that fits it, then the study at it
-FITTED_COMMAND = ("the study at the schedule the scan fits to this task (its first step: "
-                  "python -m icdl.gpt_icl.schedules --profile n01)")
 #: the chapter's profiles: it reads the committed run of :data:`PROFILE` and trains nothing itself
 PROFILES = ProfileSet("gpt_n01", profiles={"quick": {}})
 
@@ -132,6 +133,24 @@ def judge_share(icl: dict | None, train_examples: int, command: str) -> dict:
                    "smallest share of the MLP's gain over least squares learned in context", SHARE_CRITERION, ">", 0.5)
     entry["ours"] += f"; per model: {each}"
     return gated(entry, gate(context_mean_leads(sums, train_examples)))
+
+
+#: the main study's entries that ``judge_objectives_2_3`` asks of the n01 models, and their names here
+OBJECTIVES_2_3 = {"icdl-obj2-length": "gpt-n01-obj2-length", "icdl-obj3": "gpt-n01-obj3"}
+
+
+def judge_objectives_2_3(icl: dict | None, shift: dict | None, train_examples: int, test_examples: int,
+                         criteria: dict, command: str = COMMAND) -> list[dict]:
+    """The ledger entries ``gpt-n01-obj2-length`` and ``gpt-n01-obj3``: the main study's own measures, thresholds
+    and learning gate (:func:`icdl.gpt_icl.core.verdicts.judge`) on an n01 result at its fitted schedule (``icl``
+    and ``shift``; None while that run waits: nothing judged, ``command`` named). Objective 2's mixture half is
+    left out: at centre 0 every one of ICDL's input mixtures is N(0, I)."""
+    if icl is None or shift is None:
+        return [{"claim": ours, "value": None, "passed": None, "criterion": "the main study's criterion of "
+                 f"{theirs}, on the models trained at x ~ N(0, I)", "ours": f"not run yet: {command}"}
+                for theirs, ours in OBJECTIVES_2_3.items()]
+    entries = {e["claim"]: e for e in verdicts.judge(icl, shift, train_examples, test_examples, criteria)}
+    return [{**entries[theirs], "claim": ours} for theirs, ours in OBJECTIVES_2_3.items()]
 
 
 def _criteria(tolerance: float, deep: int = 6, shallow: int = 3) -> dict[str, str]:

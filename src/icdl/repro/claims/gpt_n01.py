@@ -29,6 +29,14 @@ CLAIMS: tuple[Claim, ...] = (
         r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}_{\mathrm{MLP}})$, "
         "above 0.5",
         GPT_N01, "tests/test_gpt_n01.py::test_the_share_of_the_nonlinear_gain_both_sides_of_one_half"),
+    row("gpt-n01-obj2-length", "ICDL objective 2 (Figs. 3–4) at x ~ N(0, I), at a schedule fitted to the task",
+        "softmax degrades past the pretraining length, ReLU less -- asked of models that learned a task far from "
+        "linear",
+        GPT_N01, "tests/test_gpt_n01.py::test_objectives_2_and_3_are_the_main_study_s_judged_on_the_n01_models"),
+    row("gpt-n01-obj3", "ICDL objective 3 (Figs. 5–6) at x ~ N(0, I), at a schedule fitted to the task",
+        "ICL R² on targets with shifted parameters (μ = ±0.5) comparable to the MLP trained on the prompt -- asked "
+        "of models that learned a task far from linear",
+        GPT_N01, "tests/test_gpt_n01.py::test_objectives_2_and_3_are_the_main_study_s_judged_on_the_n01_models"),
 )
 
 CRITERIA: dict[str, tuple[Condition, ...]] = {
@@ -51,6 +59,17 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # each model's MSE pooled over its seeds; value: the smallest over target depths and attentions, with the 90 %
     # interval of that smallest (every resample); behind the learning gate
     "gpt-n01-share": all_of(("value", ">", 0.5), LEARNED),
+    # registered before any run of the same design (profile n01 at the schedule fitted by the scan, N01_FITTED of
+    # icdl.gpt_icl.core.main_study: both attentions from scratch, three seeds), judged by
+    # icdl.gpt_icl.objectives.n01.judge_objectives_2_3 with the main study's own measures and thresholds
+    # (icdl.gpt_icl.core.verdicts): objective 2's length margin, the smallest over target depths of the ReLU
+    # model's mean change of R² past the training length (pretraining inputs, up to the test length) minus the
+    # softmax model's (both trained from scratch on the same schedule: the softmax model is the ReLU model's twin);
+    # objective 3, the largest shortfall of a model's R² below the MLP's on the paired prompts of targets with
+    # μ = ±0.5, at the MLP's positions up to the training length. Objective 2's other half, the fall over ICDL's
+    # input mixtures, is not asked: at centre 0 every mixture ω₁ N(0, I) + ω₂ N(0, I) is the same distribution
+    "gpt-n01-obj2-length": all_of(("value", ">", 0), LEARNED),
+    "gpt-n01-obj3": all_of(("value", "<=", 0.05), LEARNED),
 }
 
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
@@ -64,7 +83,8 @@ REGISTERED: dict[str, str] = {
 
 DEVIATIONS: dict[str, str] = {
     **{c: SEC5 + "; here with x ~ N(0, I) in training and test, where ICDL trains on N(−2, I)"
-       for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap", "gpt-n01-share")},
+       for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap", "gpt-n01-share", "gpt-n01-obj2-length",
+                 "gpt-n01-obj3")},
 }
 
 KNOWN_FAILURES: dict[str, str] = {
