@@ -40,11 +40,11 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import verdicts
 from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import summary
 from icdl.gpt_icl.core.learning import gate, gated
 from icdl.gpt_icl.core.model import ATTENTIONS
-from icdl.gpt_icl.core import verdicts
 from icdl.gpt_icl.core.verdicts import Sums, _entry, _paired_positions, context_mean_leads, shortfalls
 from icdl.repro.profiles import ProfileSet
 

@@ -79,6 +79,8 @@ REGISTERED: dict[str, str] = {
     "gpt-n01-obj1": "21aab27",
     "gpt-n01-depth-gap": "21aab27",
     "gpt-n01-share": "452d7ca",
+    "gpt-n01-obj2-length": "bb2eba8",
+    "gpt-n01-obj3": "bb2eba8",
 }
 
 DEVIATIONS: dict[str, str] = {
