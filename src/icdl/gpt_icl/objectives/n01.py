@@ -46,6 +46,7 @@ from icdl.gpt_icl.core.intervals import summary
 from icdl.gpt_icl.core.learning import gate, gated
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.verdicts import Sums, _entry, _paired_positions, context_mean_leads, shortfalls
+from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
 
 #: the main study's profile that asks the questions at x ~ N(0, I), and the command that produces it
@@ -53,6 +54,17 @@ PROFILE = "n01"
 COMMAND = "python -m icdl.gpt_icl --profile n01 --part main --part shift"
 #: the chapter's profiles: it reads the committed run of :data:`PROFILE` and trains nothing itself
 PROFILES = ProfileSet("gpt_n01", profiles={"quick": {}})
+
+
+def state_words(cfg, done: bool) -> str:
+    """What the chapter can say of profile ``n01``'s run (``cfg``, resolved): how many models of how many steps, and
+    whether their result is committed (``done``) or the claims wait for :data:`COMMAND`."""
+    models = len(cfg["depths"]) * len(ATTENTIONS) * cfg["seeds"]
+    what = (f"{models} models (target depths {', '.join(map(str, cfg['depths']))}, both attentions, {cfg['seeds']} "
+            f"seeds), {count(cfg['steps'])} steps each")
+    if done:
+        return f"{what}, trained and scored"
+    return f"{what}; their run ({COMMAND}) is not committed yet, and until it is every claim below is not yet covered"
 
 
 def last_position(sums: Sums, depth: int, train_examples: int) -> int:
