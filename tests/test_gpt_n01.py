@@ -147,7 +147,7 @@ def test_the_side_by_side_table_names_each_task_and_model():
 def test_waiting_for_its_run_each_claim_names_the_command_and_judges_nothing():
     entries = n01.pending(0.05)
     assert [e["claim"] for e in entries] == ["gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap"]
-    assert all(e["value"] is None and n01.COMMAND in e["ours"] for e in entries)
+    assert all(e["value"] is None and e["passed"] is None and n01.COMMAND in e["ours"] for e in entries)
     # the same criterion words as once it is judged
     judged = n01.judge(_icl({(3, "softmax"): 0.1, (3, "relu"): 0.1, (6, "softmax"): 0.1, (6, "relu"): 0.1}), L, 0.05)
     assert [e["criterion"] for e in entries] == [e["criterion"] for e in judged]
@@ -272,4 +272,4 @@ def test_objectives_2_and_3_are_the_main_study_s_judged_on_the_n01_models(monkey
     assert seen["args"] == ("icl", "shift", 40, 60, {"obj1_tolerance": 0.05})
     waiting = n01.judge_objectives_2_3(None, None, 40, 60, {})
     assert [e["claim"] for e in waiting] == ["gpt-n01-obj2-length", "gpt-n01-obj3"]
-    assert all(e["value"] is None and n01.COMMAND in e["ours"] for e in waiting)
+    assert all(e["value"] is None and e["passed"] is None and n01.COMMAND in e["ours"] for e in waiting)

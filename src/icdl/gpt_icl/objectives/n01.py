@@ -183,7 +183,7 @@ def _criteria(tolerance: float, deep: int = 6, shallow: int = 3) -> dict[str, st
 def pending(tolerance: float) -> list[dict]:
     """The three claims while profile ``n01`` has no complete result: nothing judged, the command named (the
     ledger records them as not yet covered)."""
-    return [{"claim": claim, "value": None, "passed": False, "criterion": text,
+    return [{"claim": claim, "value": None, "passed": None, "criterion": text,
              "ours": f"not run yet: {COMMAND}"} for claim, text in _criteria(tolerance).items()]
 
 
