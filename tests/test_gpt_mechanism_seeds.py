@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
-from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core import intervals, main_study
 from icdl.gpt_icl.core.intervals import Draws
 from icdl.gpt_icl.mechanism import seeds as ms
 from icdl.repro.claims import criterion_verdict, unmet_gates
@@ -69,23 +69,23 @@ def test_a_margin_inside_the_seed_noise_is_inconclusive():
     assert v["value_lo"] < 1 < v["value_hi"]
 
 
-def test_each_resample_averages_the_seeds_it_drew():
-    """Row r of a model's number is the mean of its drawn seeds' numbers, a seed drawn twice counted twice, each
-    seed's number on the same resampled blocks (the bugs: the mean over the distinct seeds, or the seed picks
-    ignored, either of which narrows the interval to the prompts'; block weights drawn anew for each seed,
-    which unpairs the seeds)."""
+def test_each_row_is_one_seed_or_every_seed_on_resampled_prompts():
+    """A model's number on a seed row is that seed's number on all the prompts, and on a prompt row the mean of
+    every seed's number on the same resampled blocks (the bugs: a seed row holding another seed or the mean, a prompt
+    row that drops a seed, block weights drawn anew for each seed, which unpairs the seeds)."""
     res = _seeds_result(*({"pred": p, "sens": 0.5, "cosine": 0.9, "spread": 0.3} for p in (0.4, 0.8, 1.6)))
     draws = Draws(3, blocks=32, resamples=50)
     nums = ms.seed_numbers(res["blocks"], 40, draws)
     v = nums["models"][MODELS[0]]
-    for r in (0, 1, 7, 33):
-        assert v["pred"][r] == pytest.approx(np.mean(v["per_seed"]["pred"][draws.seeds[r], r]))
     assert v["pred"][0] == pytest.approx((0.4 + 0.8 + 1.6) / 3)
-    ps = v["per_seed"]["pred"]  # the same resampled blocks for every seed: each seed's ratio moves alike
+    for i, want in enumerate((0.4, 0.8, 1.6)):
+        assert v["pred"][1 + i] == pytest.approx(want)
+    assert np.all(np.isnan(v["pred"][4:intervals.FIRST_PROMPT_ROW]))
+    prompt = slice(intervals.FIRST_PROMPT_ROW, None)
+    assert np.allclose(v["pred"][prompt], v["per_seed"]["pred"][:, prompt].mean(0))
+    ps = v["per_seed"]["pred"][:, prompt]  # the same resampled blocks for every seed: each seed's ratio moves alike
     assert np.allclose(ps[0] / 0.4, ps[1] / 0.8) and np.allclose(ps[0] / 0.4, ps[2] / 1.6)
     assert not np.allclose(ps[0], ps[0, 0])  # ... and the blocks do move it
-    twice = [r for r in range(1, 51) if len(set(draws.seeds[r])) < 3]
-    assert twice and not np.allclose(v["pred"][twice], v["per_seed"]["pred"][:, twice].mean(0))
 
 
 def test_a_model_s_number_is_the_mean_of_its_seeds_ratios_not_of_their_pooled_sums():

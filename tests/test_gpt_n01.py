@@ -87,8 +87,9 @@ def test_each_claim_both_sides_of_its_line_and_inconclusive_between():
     good = _judged(_icl({(3, "softmax"): 0.055, (3, "relu"): 0.055, (6, "softmax"): 0.085, (6, "relu"): 0.085}))
     assert [good[c]["passed"] for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")] == [True] * 3
     assert all(_verdict(e) is e["passed"] for e in good.values())
-    # worse than least squares at depth 6, far below the MLP, and deeper targets no harder than shallow ones
-    bad = _judged(_icl({(3, "softmax"): 0.45, (3, "relu"): 0.45, (6, "softmax"): 0.40, (6, "relu"): 0.40}))
+    # worse than least squares at depth 6, far below the MLP, and deeper targets far easier than shallow ones
+    # (excess 5 at depth 6 against 8 at depth 3: three seeds' t term needs a clear margin to decide a fail)
+    bad = _judged(_icl({(3, "softmax"): 0.45, (3, "relu"): 0.45, (6, "softmax"): 0.31, (6, "relu"): 0.31}))
     assert [bad[c]["passed"] for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")] == [False] * 3
     assert all(_verdict(e) is e["passed"] for e in bad.values())
     # seeds that disagree around each line: least squares' error (0.3), the tolerance (MLP 0.05 + 0.05), no gap

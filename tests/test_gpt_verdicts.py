@@ -45,14 +45,20 @@ def test_a_resample_is_the_r2_of_the_prompts_it_draws():
     d = Draws(1, resamples=5, seed=7)
     got = d.r2(block_sums(pred, ys, positions), label_sums(ys, positions))
     size = B // intervals.BLOCKS
-    for r in range(1, 6):
+    first = intervals.FIRST_PROMPT_ROW
+    assert len(got) == first + 5
+    for r in range(first, first + 5):
         idx = torch.cat([torch.arange(b * size, (b + 1) * size).repeat(int(c)) for b, c in enumerate(d.weights[r])])
         want = bl.r2_across_prompts(pred[idx], ys[idx])[[p - 1 for p in positions]].numpy()
         assert np.allclose(got[r], want, rtol=0, atol=1e-12)
-    assert not np.allclose(got[1], got[0], atol=1e-4)  # a resample is not all the data
+    assert not np.allclose(got[first], got[0], atol=1e-4)  # a resample is not all the data
 
 
-def test_seeds_are_averaged_on_all_data_and_resampled_with_replacement():
+def test_seed_rows_are_each_seed_alone_and_prompt_rows_average_every_seed():
+    """Row 0 is the mean over seeds on all prompts; seed row s is seed s alone on all prompts (NaN past the
+    result's seeds); a prompt row averages every seed on its resampled prompts -- the seeds are no longer drawn with
+    replacement (the percentile over three seeds that covered 62 %). Catches a seed row holding another seed, a
+    seed row on resampled prompts, and a prompt row that drops a seed."""
     ys, positions = _labels(4), [L]
     sse = np.stack([block_sums(_noisy(ys, v, 10 + i), ys, positions) for i, v in enumerate((0.1, 0.6))])
     labels = label_sums(ys, positions)
@@ -60,12 +66,15 @@ def test_seeds_are_averaged_on_all_data_and_resampled_with_replacement():
     got = d.r2(sse, labels)[:, 0]
     alone = [Draws(1, resamples=1).r2(sse[i], labels)[0, 0] for i in range(2)]
     assert got[0] == pytest.approx(np.mean(alone), abs=1e-12)
-    both_first = np.where((d.seeds[1:] == 0).all(axis=1))[0] + 1
-    assert len(both_first) > 50
-    # a resample that drew seed 0 twice is seed 0's R² on its resampled prompts: far above the mean
-    assert np.all(got[both_first] > got[0] + 0.15)
+    assert got[1] == pytest.approx(alone[0], abs=1e-12) and got[2] == pytest.approx(alone[1], abs=1e-12)
+    assert alone[0] - alone[1] > 0.3  # the seeds differ: a swapped or averaged seed row shows
+    assert np.all(np.isnan(got[3:intervals.FIRST_PROMPT_ROW]))
+    prompt_rows = got[intervals.FIRST_PROMPT_ROW:]
+    assert np.all(np.abs(prompt_rows - got[0]) < 0.1)  # both seeds in every prompt row: never one seed's value
     with pytest.raises(ValueError, match="seeds"):
         Draws(3).r2(sse, labels)
+    with pytest.raises(ValueError, match="MAX_SEEDS"):
+        Draws(intervals.MAX_SEEDS + 1)
 
 
 def test_a_paired_difference_is_narrower_than_either_interval():
@@ -77,16 +86,45 @@ def test_a_paired_difference_is_narrower_than_either_interval():
     a, b = (d.r2(block_sums(p, ys, positions), labels)[:, 0] for p in (base, twin))
     width = {k: summary(v)["hi"] - summary(v)["lo"] for k, v in (("a", a), ("diff", a - b))}
     assert width["diff"] < width["a"] / 10  # the same resampled prompts for both: the prompt noise cancels
-    unpaired = a[1:] - np.random.default_rng(0).permutation(b[1:])
+    first = intervals.FIRST_PROMPT_ROW
+    unpaired = a[first:] - np.random.default_rng(0).permutation(b[first:])
     assert np.quantile(unpaired, 0.95) - np.quantile(unpaired, 0.05) > 5 * width["diff"]
 
 
-def test_summary_is_the_value_and_the_central_quantiles():
-    stat = np.concatenate([[0.3], np.linspace(0, 1, 1001)])
-    s = summary(stat)
-    assert (s["value"], s["lo"], s["hi"]) == (0.3, pytest.approx(0.05), pytest.approx(0.95))
-    with pytest.raises(ValueError, match="resample"):
+def _rows(value, seed_rows, prompt_rows):
+    seeds = np.full(intervals.MAX_SEEDS, np.nan)
+    seeds[:len(seed_rows)] = seed_rows
+    return np.concatenate([[value], seeds, prompt_rows])
+
+
+def test_summary_adds_the_seed_term_to_the_prompt_quantiles_in_quadrature():
+    """One seed: the interval is the prompt rows' central 90 %. Three seeds 0.2, 0.3, 0.4 about a value 0.3 with
+    no prompt noise: 0.3 ± t_2(0.95)·0.1/√3 = 0.3 ± 0.1686 (a z in place of t would give ± 0.095, a percentile
+    over seed draws ± 0.067). Both: the half-widths add in quadrature, each side its own prompt quantile. Catches
+    the seed term dropped, a z factor, sd without ddof=1, and the two terms added linearly."""
+    prompts = np.linspace(0, 1, 1001)
+    s = summary(_rows(0.3, [0.3], prompts))
+    assert (s["value"], s["lo"], s["hi"], s["seeds"]) == (0.3, pytest.approx(0.05), pytest.approx(0.95), 1)
+    flat = np.full(1000, 0.3)
+    s = summary(_rows(0.3, [0.2, 0.3, 0.4], flat))
+    half = 2.919986 * 0.1 / np.sqrt(3)
+    assert s["seeds"] == 3
+    assert (s["lo"], s["hi"]) == (pytest.approx(0.3 - half, abs=1e-6), pytest.approx(0.3 + half, abs=1e-6))
+    skew = np.concatenate([np.full(500, 0.3 - 0.04), np.full(500, 0.3 + 0.09)])
+    s = summary(_rows(0.3, [0.2, 0.3, 0.4], skew))
+    assert s["lo"] == pytest.approx(0.3 - np.hypot(0.04, half), abs=1e-6)
+    assert s["hi"] == pytest.approx(0.3 + np.hypot(0.09, half), abs=1e-6)
+    with pytest.raises(ValueError, match="row"):
         summary(np.array([1.0]))
+
+
+def test_t_quantiles_match_the_tables():
+    """Student's t at 0.95 for 1, 2, 4 and 19 degrees of freedom (the tables' values), and near the normal's 1.645
+    for many: catches a two-sided quantile (0.975 would give 4.303 at 2) and a wrong density constant."""
+    for df, want in ((1, 6.313752), (2, 2.919986), (4, 2.131847), (19, 1.729133), (1000, 1.646379)):
+        assert intervals.t_quantile(0.95, df) == pytest.approx(want, abs=2e-5)
+    with pytest.raises(ValueError, match="t_quantile"):
+        intervals.t_quantile(0.95, 0)
 
 
 # ---- the verdicts, on constructed results ---------------------------------------------------------------

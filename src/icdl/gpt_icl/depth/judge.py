@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
-from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.intervals import Draws, extreme, point, summary
 from icdl.gpt_icl.core.learning import gate, gated
 from icdl.gpt_icl.core.verdicts import decide
 
@@ -152,15 +152,15 @@ def seed_table(table: pd.DataFrame, examples: int) -> pd.DataFrame:
 
 
 def context_mean_leads(res: dict) -> dict[str, np.ndarray]:
-    """``{model: (resamples + 1,)}``: each model's R² (mean over its seeds) minus the context mean's on the same
+    """``{model: (rows,)}``: each model's R² (mean over its seeds) minus the context mean's on the same
     prompts at the last evaluation point (the learning gate's input, :func:`icdl.gpt_icl.core.learning.gate`);
-    a result without sums per block gives each lead as a point (an interval of one value)."""
+    a result without sums per block gives each lead as a point (:func:`~icdl.gpt_icl.core.intervals.point`)."""
     at = int(res["table"]["examples"].max())
     if not _has_sums(res):
         t = res["table"][res["table"]["examples"] == at].groupby(["attention", "n_layer"])["r2"].mean()
         cm = res["baselines"]
         cm = float(pd.DataFrame(cm).query("examples == @at and method == @bl.CONTEXT_MEAN")["r2"].iloc[0])
-        return {f"{n} layers, {att}": np.array([v - cm, v - cm]) for (att, n), v in t.items()}
+        return {f"{n} layers, {att}": point(v - cm) for (att, n), v in t.items()}
     sums = DepthSums(res["blocks"], res["labels"])
     cm = sums.r2(0, bl.CONTEXT_MEAN, [at])[:, 0]
     return {f"{n} layers, {att}": sums.r2(n, att, [at])[:, 0] - cm for n, att in sums.models()}
@@ -180,11 +180,12 @@ def judge(res: dict) -> list[dict]:
         return [gated({"claim": "icdl-obj4", "passed": bool(g["deeper_better"].all()), "value": float(g["gain"].min()),
                        "ours": _minus("R² gain from the shallowest to the deepest model (one seed): " + each),
                        "criterion": criterion}, learned)]
-    smallest = summary(np.min(list(_gain_stats(res).values()), axis=0))
+    smallest = extreme(_gain_stats(res), largest=False)
     lo, hi = smallest["lo"], smallest["hi"]
     return [gated({"claim": "icdl-obj4", "value": smallest["value"], "values": {"value_lo": lo, "value_hi": hi},
              "passed": decide(lo, hi, ">", 0.0),
              "ours": _minus(f"smallest R² gain from the shallowest to the deepest model: {smallest['value']:+.3f} "
-                            f"(90 % interval {lo:+.3f} to {hi:+.3f}, over seeds and prompts); per attention and "
+                            f"(90 % interval {lo:+.3f} to {hi:+.3f}, over seeds and prompts, each of "
+                            f"{smallest['models']} attention-and-point pairs on its own interval); per attention and "
                             f"point: {each}"),
              "criterion": criterion}, learned)]

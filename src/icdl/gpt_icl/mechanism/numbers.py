@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.intervals import Draws, extreme, summary
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.mechanism.measures import GD_NETWORK, SIMPLE_RULES
 from icdl.repro.claims import criterion_verdict
@@ -73,7 +73,9 @@ def _lower_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     v = np.take_along_axis(values, order, axis=1)
     cw = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
     k = (cw >= cw[:, -1:] / 2).argmax(axis=1)
-    return v[np.arange(len(v)), k]
+    out = v[np.arange(len(v)), k]
+    out[np.isnan(weights).any(axis=1)] = np.nan  # a seed row past the result's seeds stays empty
+    return out
 
 def median_ratio(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
     """On every resample of :class:`~icdl.gpt_icl.core.intervals.Draws` (row 0: every block once), per model: the
@@ -123,16 +125,18 @@ def gate_note(result: dict, train_examples: int, control_passed: bool, r2: str =
 
 def gated_entries(names: dict[str, str], words: dict[str, str], numbers: dict, gates: dict[str, float], tail: str,
                   criteria: dict[str, str], over: str = "the test prompts") -> list[dict]:
-    """Ledger entries of claims decided on the interval of a number over the models (``numbers[key]``: its
-    value on every resample, row 0 on all prompts; ``numbers["models"]``: per model) with the registry's
-    ``gates``: per claim (``names``: claim → key) the value, its 90 % interval, each model's value and
-    ``tail``; the verdict is the registry's. ``over``: what the interval resamples."""
+    """Ledger entries of claims about every model (``numbers["models"]``: per model, each number on every row of a
+    :class:`~icdl.gpt_icl.core.intervals.Draws`) with the registry's ``gates``: per claim (``names``: claim → key)
+    the largest ratio or the smallest cosine over the models, its interval read off each model's own
+    (:func:`~icdl.gpt_icl.core.intervals.extreme`), each model's value and ``tail``; the verdict is the
+    registry's. ``over``: what the interval resamples."""
     out = []
     for claim, key in names.items():
-        s = summary(numbers[key])
+        s = extreme({m: v[key] for m, v in numbers["models"].items()}, largest=key != "cosine")
         per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in numbers["models"].items())
-        shown = (f"{s['value']:.3f} (90 % interval of this {'smallest' if key == 'cosine' else 'largest'} over the "
-                 f"models, {s['lo']:.3f} to {s['hi']:.3f}, over resamples of {over})")
+        shown = (f"{s['value']:.3f} (the {'smallest' if key == 'cosine' else 'largest'} over the models; 90 % "
+                 f"interval {s['lo']:.3f} to {s['hi']:.3f} over {over}, each of {s['models']} models on its own "
+                 "interval)")
         values = {"value_lo": s["lo"], "value_hi": s["hi"], **gates}
         out.append({"claim": claim, "value": s["value"], "values": values,
                     "passed": criterion_verdict(claim, {"value": s["value"], **values}),

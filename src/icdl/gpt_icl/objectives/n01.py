@@ -141,7 +141,7 @@ def judge_share(icl: dict | None, train_examples: int, command: str) -> dict:
     sums = Sums(icl["blocks"], icl["labels"])
     shares = nonlinear_share(sums, train_examples)
     each = "; ".join(f"depth {d} {a}: {v[0]:.3f}" for (d, a), v in shares.items())
-    entry = _entry("gpt-n01-share", np.min(list(shares.values()), axis=0),
+    entry = _entry("gpt-n01-share", shares,
                    "smallest share of the MLP's gain over least squares learned in context", SHARE_CRITERION, ">", 0.5)
     entry["ours"] += f"; per model: {each}"
     return gated(entry, gate(context_mean_leads(sums, train_examples)))
@@ -195,10 +195,10 @@ def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
     depths = sums.depths()
     if len(depths) < 2:
         raise ValueError(f"the depth gap needs two target depths; the result has {depths}")
-    vs_ls = np.min(list(versus_least_squares(sums, train_examples).values()), axis=0)
-    obj1 = np.max(list(shortfalls(sums, [PAIRED], train_examples).values()), axis=0)
+    vs_ls = versus_least_squares(sums, train_examples)
+    obj1 = shortfalls(sums, [PAIRED], train_examples)
     excess = excess_over_mlp(sums, train_examples)
-    gap = np.min([excess[(depths[-1], att)] - excess[(depths[0], att)] for att in ATTENTIONS], axis=0)
+    gap = {att: excess[(depths[-1], att)] - excess[(depths[0], att)] for att in ATTENTIONS}
     text = _criteria(tolerance, depths[-1], depths[0])
     learned = gate(context_mean_leads(sums, train_examples))
     return [gated(e, learned) for e in (

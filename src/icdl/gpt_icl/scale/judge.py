@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import main_study
+from icdl.gpt_icl.core.intervals import point, prompt_only
 from icdl.gpt_icl.core.learning import KEY, gate, gated
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import configs
@@ -59,22 +60,22 @@ def lead_knn_resamples(points: pd.DataFrame, boot: dict[str, dict[str, list]]) -
 
 
 def context_mean_leads(points: pd.DataFrame, boot: dict[str, dict[str, list]] | None) -> dict[str, np.ndarray]:
-    """``{model: (resamples + 1,)}``: each model's R² at its last snapshot minus the context mean's at the training
-    length, row 0 on all the test prompts, then on every bootstrap resample of ``boot`` (paired within a target
-    depth); without ``boot``, the point alone (an interval of one value). The learning gate's input
-    (:func:`icdl.gpt_icl.core.learning.gate`): the claims are about the longest-trained models."""
+    """``{model: rows}``: each model's R² at its last snapshot minus the context mean's at the training length, row 0
+    on all the test prompts, then on every bootstrap resample of ``boot`` (paired within a target depth; one seed:
+    no seed rows, :func:`~icdl.gpt_icl.core.intervals.prompt_only`); without ``boot``, the point alone. The learning
+    gate's input (:func:`icdl.gpt_icl.core.learning.gate`): the claims are about the longest-trained models."""
     tf = points[points["method"] == "transformer"]
     last = tf.loc[tf.groupby(["depth", "attention"])["step"].idxmax()]
     out = {}
     for r in last.itertuples():
         cm = points[(points["method"] == "context_mean") & (points["depth"] == r.depth)]["r2_all"].iloc[0]
-        lead = [float(r.r2_all - cm)]
+        lead = float(r.r2_all - cm)
         if boot is None:
-            lead.append(lead[0])
-        else:
-            b = boot[str(r.depth)]
-            lead += list(np.asarray(b[f"{r.attention}:{r.step}@all"], float) - np.asarray(b["context_mean@all"], float))
-        out[f"target depth {r.depth}, {r.attention}, step {r.step}"] = np.array(lead)
+            out[f"target depth {r.depth}, {r.attention}, step {r.step}"] = point(lead)
+            continue
+        b = boot[str(r.depth)]
+        resampled = np.asarray(b[f"{r.attention}:{r.step}@all"], float) - np.asarray(b["context_mean@all"], float)
+        out[f"target depth {r.depth}, {r.attention}, step {r.step}"] = prompt_only(lead, resampled)
     return out
 
 
