@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
-from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.intervals import Draws, extreme
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.core.verdicts import decide
 from icdl.gpt_icl.mechanism.measures import ADAM_MLP, AT_DEPTH_ONE, GD_NETWORK, RIDGE
@@ -90,9 +90,18 @@ def control(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = Non
             "cosine": np.min([m["cosine"] for m in per_model.values()], axis=0)}
 
 
+def control_intervals(c: dict) -> dict[str, dict]:
+    """The control's three numbers (``c``: :func:`control`) as the judge decides them: the largest ratio and
+    sensitivity difference and the smallest cosine over the models, each interval read off every model's own
+    (:func:`~icdl.gpt_icl.core.intervals.extreme`)."""
+    per_model = {"value": "ratio", "sens": "sens", "cosine": "cosine"}
+    return {k: extreme({m: v[per_model[k]] for m, v in c["models"].items()}, largest=k != "cosine")
+            for k in per_model}
+
+
 def judge_control(blocks: pd.DataFrame | None, train_examples: int) -> list[dict]:
     """The ledger entry of the positive control (``mech-control-linear``): its three numbers with their 90 %
-    intervals over the test prompts, and the registry's verdict on them (pass only if every interval lies on
+    intervals over the test prompts (:func:`control_intervals`), and the registry's verdict on them (pass only if every interval lies on
     the passing side; inconclusive if one straddles). Without ``blocks`` (the run has not been made) the entry
     carries no number."""
     if blocks is None:
@@ -100,7 +109,7 @@ def judge_control(blocks: pd.DataFrame | None, train_examples: int) -> list[dict
                  "criterion": CONTROL_CRITERION,
                  "ours": "not run: python -m icdl.gpt_icl.mechanism --profile control"}]
     c = control(blocks, train_examples)
-    s = {k: summary(c[k]) for k in ("value", "sens", "cosine")}
+    s = control_intervals(c)
     verdicts = [decide(s[k]["lo"], s[k]["hi"], op, t) for k, op, t in (("value", "<", 1.0), ("sens", "<", 0.25),
                                                                           ("cosine", ">=", 0.9))]
     passed = False if False in verdicts else None if None in verdicts else True
@@ -116,6 +125,6 @@ def judge_control(blocks: pd.DataFrame | None, train_examples: int) -> list[dict
                         **{f"{k}{e}": s[k][v] for k in ("sens", "cosine")
                            for e, v in (("", "value"), ("_lo", "lo"), ("_hi", "hi"))}},
              "ours": f"transformers trained on linear targets, at the training length (90 % intervals over the test "
-                     f"prompts): largest ratio {shown('value')}, largest sensitivity difference {shown('sens')}, "
+                     f"prompts, each model's own): largest ratio {shown('value')}, largest sensitivity difference {shown('sens')}, "
                      f"smallest cosine {shown('cosine')}; {each}",
              "criterion": CONTROL_CRITERION}]

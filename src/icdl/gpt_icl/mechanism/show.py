@@ -16,8 +16,9 @@ from __future__ import annotations
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core.intervals import summary
 from icdl.gpt_icl.core.tasks import PRETRAINING
-from icdl.gpt_icl.mechanism.judge import LINEAR_FITS, LOCAL_RULES, control, nearest
+from icdl.gpt_icl.mechanism.judge import LINEAR_FITS, LOCAL_RULES, control, control_intervals, nearest
 from icdl.gpt_icl.mechanism.measures import ADAM_MLP, AT_DEPTH_ONE, RIDGE
 
 #: the measures a seed mean is taken of (the alignment table's numbers)
@@ -90,12 +91,11 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
     blocks, a = control_data["blocks"], control_data["alignment"]
     at = a[(a["mixture"] == PRETRAINING) & (a["position"] == train_examples)]
     model_r2 = at[at["candidate"] == "model"]["r2_candidate"]
-    from icdl.gpt_icl.core.intervals import summary
-
     c = control(blocks, train_examples)
+    intervals = control_intervals(c)
 
     def shown(k):
-        s = summary(c[k])
+        s = intervals[k]
         return f"{s['value']:.3f} (90 % interval {s['lo']:.3f} to {s['hi']:.3f})"
 
     fits = "; ".join(f"{att}: {AT_DEPTH_ONE.get(m['fit'], m['fit'])}"
