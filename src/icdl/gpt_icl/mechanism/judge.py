@@ -101,9 +101,9 @@ def control_intervals(c: dict) -> dict[str, dict]:
 
 def judge_control(blocks: pd.DataFrame | None, train_examples: int) -> list[dict]:
     """The ledger entry of the positive control (``mech-control-linear``): its three numbers with their 90 %
-    intervals over the test prompts (:func:`control_intervals`), and the registry's verdict on them (pass only if every interval lies on
-    the passing side; inconclusive if one straddles). Without ``blocks`` (the run has not been made) the entry
-    carries no number."""
+    intervals over the test prompts (:func:`control_intervals`), and the registry's verdict on them (pass only if
+    every interval lies on the passing side; inconclusive if one straddles). Without ``blocks`` (the run has not
+    been made) the entry carries no number."""
     if blocks is None:
         return [{"claim": "mech-control-linear", "passed": False, "value": float("nan"),
                  "criterion": CONTROL_CRITERION,
@@ -125,6 +125,6 @@ def judge_control(blocks: pd.DataFrame | None, train_examples: int) -> list[dict
                         **{f"{k}{e}": s[k][v] for k in ("sens", "cosine")
                            for e, v in (("", "value"), ("_lo", "lo"), ("_hi", "hi"))}},
              "ours": f"transformers trained on linear targets, at the training length (90 % intervals over the test "
-                     f"prompts, each model's own): largest ratio {shown('value')}, largest sensitivity difference {shown('sens')}, "
-                     f"smallest cosine {shown('cosine')}; {each}",
+                     f"prompts, each model's own): largest ratio {shown('value')}, largest sensitivity difference "
+                     f"{shown('sens')}, smallest cosine {shown('cosine')}; {each}",
              "criterion": CONTROL_CRITERION}]
