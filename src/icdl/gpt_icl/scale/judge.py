@@ -29,7 +29,7 @@ from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import configs
 from icdl.gpt_icl.scale.models import COMMAND
 from icdl.gpt_icl.scale.trend import PAPER_STEPS, band, fit_from
-from icdl.repro.claims import criterion_verdict
+from icdl.repro.claims import CRITERIA, criterion_verdict
 from icdl.repro.ledger import count
 
 # ---- the ledger ---------------------------------------------------------------------------------------
@@ -76,6 +76,29 @@ def context_mean_leads(points: pd.DataFrame, boot: dict[str, dict[str, list]] | 
         b = boot[str(r.depth)]
         resampled = np.asarray(b[f"{r.attention}:{r.step}@all"], float) - np.asarray(b["context_mean@all"], float)
         out[f"target depth {r.depth}, {r.attention}, step {r.step}"] = prompt_only(lead, resampled)
+    return out
+
+
+#: the seeds of every model of this study: the main study's seed 0, trained on (the registry's gate
+#: :data:`icdl.repro.claims.base.SEEDED` asks a claim about trained models for three)
+SEEDS_TRAINED = 1
+
+
+def seeded(entries: list[dict]) -> list[dict]:
+    """``entries`` with the number of seeds their models were trained on among the recorded numbers, and the
+    registry's verdict on all of them: with one seed, the gate :data:`icdl.repro.claims.base.SEEDED` is unmet and a
+    judged claim is inconclusive, its reason in ``ours``."""
+    out = []
+    for e in entries:
+        values = {**e.get("values", {}), "trained_seeds": float(SEEDS_TRAINED)}
+        e = {**e, "values": values}
+        if e.get("value") is not None and e["value"] == e["value"]:  # judged (not waiting for its run)
+            e["passed"] = criterion_verdict(e["claim"], {"value": e["value"], **values})
+            need = next(c.threshold for c in CRITERIA[e["claim"]] if c.key == "trained_seeds")
+            if SEEDS_TRAINED < need:
+                e["ours"] = (f"{e['ours']}; not decided: the models were trained on {SEEDS_TRAINED} seed, the "
+                             f"registered gate asks for {need:g}")
+        out.append(e)
     return out
 
 
@@ -150,7 +173,7 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
     obj1["passed"] = criterion_verdict("icdl-obj1-longer", {"value": objective1, **obj1.get("values", {})})
     ahead["passed"] = criterion_verdict("scale-forecast", {"value": forecast, **ahead.get("values", {})})
     learned = gate(context_mean_leads(points, boot))
-    return [gated(e, learned) for e in (
+    return seeded([gated(e, learned) for e in (
         {"claim": "scale-shortfall-falls", **falls},
         {"claim": "icdl-obj1-longer", **obj1},
         {"claim": "scale-beats-knn", **knn},
@@ -159,7 +182,7 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
          "ours": "largest fall of R² at the training length when μ moves to ±0.5, longest-trained models: "
                  + listing(drops, "max_drop", lambda v: f"{v:.3f}"),
          "criterion": f"at most {max_drop} (objective 3's bound)"},
-    )]
+    )])
 
 
 # ---- the wider models (profile ``wide``) beside the reference's ------------------------------------------
@@ -299,7 +322,7 @@ def judge_tuned_width(cmp: pd.DataFrame | None, narrow: dict | None, wide: dict 
                     "ours": f"largest change of the shortfall from width {cmp['width_narrow'].iloc[0]} to "
                             f"{cmp['width_wide'].iloc[0]} {where}: {value:+.4f} (90 % interval {lo:+.4f} to "
                             f"{hi:+.4f}){note}"})
-    return [gated(e, learned) for e in out]
+    return seeded([gated(e, learned) for e in out])
 
 
 def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
@@ -320,7 +343,7 @@ def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
     drops = obj3_drop(wide["shift"])
     objective3 = float(drops["max_drop"].max())
     learned = gate(context_mean_leads(wide["points"], wide.get("boot")))
-    return [gated(e, learned) for e in (
+    return seeded([gated(e, learned) for e in (
         {"claim": "icdl-obj1-wider", "passed": objective1 <= tolerance, "value": objective1,
          "ours": f"largest shortfall below the MLP at its positions up to the training length, wider models: "
                  f"{objective1:.3f}",
@@ -329,4 +352,4 @@ def judge_wider(cmp: pd.DataFrame | None, wide: dict | None) -> list[dict]:
          "ours": "largest fall of R² at the training length when μ moves to ±0.5, wider models: "
                  + "; ".join(f"depth {r.depth} {r.attention}: {r.max_drop:.3f}" for r in drops.itertuples()),
          "criterion": criteria["icdl-obj3-wider"]},
-    )]
+    )])

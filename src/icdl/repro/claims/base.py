@@ -90,6 +90,11 @@ def all_of(*conditions: tuple[str, str, float]) -> tuple[Condition, ...]:
 #: verdict (leave a claim inconclusive), never make a pass or a fail, so adding one after a run cannot tune an answer
 LEARNED = ("learned", "gate", 0.05)
 
+#: the gate of a claim about trained models judged on a study that trained one seed of each (issue 53): the number of
+#: seeds every model was trained on must be at least 3, the main study's, so that the seed term of the interval
+#: (icdl.gpt_icl.core.intervals) can be measured at all. Added under its own registration (:data:`GATES_ADDED`)
+SEEDED = ("trained_seeds", "gate", 3)
+
 #: gates added to criteria registered before them, each with the commit that registered it: ``tests/test_registered.py``
 #: compares a claim's criterion without such a gate against its own registration, and the gate itself against the
 #: registry at this commit
