@@ -98,7 +98,7 @@ SEEDED = ("trained_seeds", "gate", 3)
 #: gates added to criteria registered before them, each with the commit that registered it: ``tests/test_registered.py``
 #: compares a claim's criterion without such a gate against its own registration, and the gate itself against the
 #: registry at this commit
-GATES_ADDED: dict[str, str] = {"learned": "2907274"}
+GATES_ADDED: dict[str, str] = {"learned": "2907274", "trained_seeds": "96b213f"}
 
 #: 1.0 for a check that held, 0.0 for one that did not (for checks that are exact by construction)
 HELD = ("held", "==", 1)
