@@ -244,3 +244,46 @@ def test_the_history_check_refuses_a_commit_off_the_branch_and_a_dirty_one():
     head = _git("rev-parse", "HEAD").strip()
     assert _refused(dangling) and _refused(head + "+dirty") and _refused("0" * 40)
     assert not _refused(head) and not _refused(_git("rev-parse", "HEAD~1").strip())
+
+
+def _committed_ledger(chapter: str) -> dict | None:
+    """The quick ledger of ``chapter`` as committed at HEAD (not as this test run's execution of the chapter may
+    have rewritten it), or None where it is not committed."""
+    out = subprocess.run(["git", "show", f"HEAD:results/ledger/{chapter}.quick.json"], cwd=ROOT,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout)["data"] if out.returncode == 0 else None
+
+
+@pytest.mark.parametrize("chapter", sorted(claims.JUDGED_BY))
+def test_each_committed_verdict_was_judged_by_today_s_code(chapter):
+    """A registration pins the statistic as well as the threshold: the committed ledger records the digest of every
+    file that computes its chapter's registered values (``claims.JUDGED_BY``), and a change to one of them -- a
+    position moved, a max taken over other models, another interval method -- turns this red until the chapter is
+    executed again and its verdicts re-judged by the new code (``python -m icdl.repro.execute <chapter>``), so
+    that no committed verdict quietly belongs to code that is gone."""
+    from icdl.repro.ledger import stale_judges
+
+    if subprocess.run(["git", "rev-parse", "--git-dir"], cwd=ROOT, capture_output=True).returncode:
+        pytest.skip("not a git checkout: the committed ledger cannot be read")
+    data = _committed_ledger(chapter)
+    assert data is not None, f"results/ledger/{chapter}.quick.json is not committed"
+    stale = stale_judges(chapter, data, ROOT)
+    assert not stale, (f"{chapter}: the committed verdicts were judged by other code than {stale} holds now; run "
+                       f"python -m icdl.repro.execute {chapter} and commit its ledger")
+
+
+def test_a_changed_judge_file_is_named_and_an_unchanged_one_is_not(tmp_path):
+    """The positive control of the test above: in a copy of the judge files, a one-character change to one of
+    them is named, the others are not, a ledger without digests names them all, and today's digests name none."""
+    from icdl.repro.ledger import judge_digests, stale_judges
+
+    chapter = "gpt_n01"
+    for f in claims.JUDGED_BY[chapter]:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_bytes((ROOT / f).read_bytes())
+    data = {"judges": judge_digests(chapter, tmp_path)}
+    assert stale_judges(chapter, data, tmp_path) == []
+    edited = claims.JUDGED_BY[chapter][-1]
+    (tmp_path / edited).write_text((tmp_path / edited).read_text().replace(">", ">=", 1))
+    assert stale_judges(chapter, data, tmp_path) == [edited]
+    assert stale_judges(chapter, {}, tmp_path) == sorted(claims.JUDGED_BY[chapter])

@@ -35,6 +35,7 @@ from .claims import (
     CLAIMS_BY_ID,
     CRITERIA,
     DEVIATIONS,
+    JUDGED_BY,
     KNOWN_FAILURES,
     MISMATCHES,
     criterion_verdict,
@@ -225,6 +226,8 @@ class Ledger:
                           profile=self.profile, seed=self.seed)
         records = [asdict(r) for r in self.records]
         data = {"chapter": self.chapter, "records": records, "seal": seal(records)}
+        if self.chapter in JUDGED_BY:
+            data["judges"] = judge_digests(self.chapter)
         return save_result(self.path(), data, provenance=prov, keep_if_same=self.profile == "quick")
 
 
@@ -242,6 +245,23 @@ def run_words(run: str) -> str:
     if run in RUN_WORDS:
         return RUN_WORDS[run]
     return run if run.startswith("on ") else f"on {run}"
+
+
+def judge_digests(chapter: str, root: Path | None = None) -> dict[str, str]:
+    """``{path: sha256}`` of the files that compute ``chapter``'s registered values (``claims.JUDGED_BY``), as they
+    are under ``root`` (the repository) now; :meth:`Ledger.save` writes them beside the records."""
+    import hashlib
+
+    root = project_root() if root is None else root
+    return {f: hashlib.sha256((root / f).read_bytes()).hexdigest() for f in JUDGED_BY.get(chapter, ())}
+
+
+def stale_judges(chapter: str, data: dict, root: Path | None = None) -> list[str]:
+    """The files of ``chapter``'s judge (``claims.JUDGED_BY``) that differ from those that judged the ledger
+    ``data`` (a ledger file's ``data``): changed since, added, or not recorded at all. Empty where the records are
+    today's code's verdicts."""
+    now, then = judge_digests(chapter, root), data.get("judges") or {}
+    return sorted(f for f in set(now) | set(then) if now.get(f) != then.get(f))
 
 
 def seal(records: list[dict]) -> str:

@@ -32,3 +32,10 @@ DEVIATIONS: dict[str, str] = {
     "icdl-obj4": SEC5.replace("models trained", "models of 4–10 layers trained").replace(
         " with 3 layers × 2 heads × width 64", " with 2 heads × width 64"),
 }
+
+#: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
+JUDGED_BY: tuple[str, ...] = (
+    "src/icdl/gpt_icl/core/intervals.py",
+    "src/icdl/gpt_icl/core/learning.py",
+    "src/icdl/gpt_icl/depth/judge.py",
+)

@@ -209,3 +209,12 @@ REPLACED: dict[str, Replaced] = {r.id: r for r in (
              "registered again over the main study's three seeds, with intervals that carry the training noise "
              "too"),
 )}
+
+#: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
+JUDGED_BY: tuple[str, ...] = (
+    "src/icdl/gpt_icl/core/intervals.py",
+    "src/icdl/gpt_icl/core/learning.py",
+    "src/icdl/gpt_icl/mechanism/judge.py",
+    "src/icdl/gpt_icl/mechanism/numbers.py",
+    "src/icdl/gpt_icl/mechanism/seeds.py",
+)

@@ -93,3 +93,11 @@ KNOWN_FAILURES: dict[str, str] = {
     # none: the claims that failed on the reference run (see git history) are now behind the learning gate, which
     # a model of that run does not meet (core.learning): they are inconclusive until asked of models that learned
 }
+
+#: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
+JUDGED_BY: tuple[str, ...] = (
+    "src/icdl/gpt_icl/core/intervals.py",
+    "src/icdl/gpt_icl/core/learning.py",
+    "src/icdl/gpt_icl/core/verdicts.py",
+    "src/icdl/gpt_icl/objectives/n01.py",
+)

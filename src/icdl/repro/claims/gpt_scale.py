@@ -119,3 +119,11 @@ REPLACED: dict[str, Replaced] = {r.id: r for r in (
              "verdict was on that recipe, not on width; registered again with a gate that the wider models' "
              "rate be chosen by a scan at their width"),
 )}
+
+#: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
+JUDGED_BY: tuple[str, ...] = (
+    "src/icdl/gpt_icl/core/intervals.py",
+    "src/icdl/gpt_icl/core/learning.py",
+    "src/icdl/gpt_icl/scale/judge.py",
+    "src/icdl/gpt_icl/scale/trend.py",
+)
