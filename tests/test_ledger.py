@@ -417,11 +417,15 @@ def test_an_interval_decides_pass_fail_or_inconclusive_on_both_sides_of_the_thre
     assert c.verdict({"value": 0.04, "value_lo": 0.05, "value_hi": 0.03}) is False          # reversed ends
     assert Condition("value", ">", 0).verdict({"value": 0.1, "value_lo": -0.01, "value_hi": 0.2}) is None
     # several conditions: any decided failure fails the claim, else any undecided one makes it inconclusive
-    assert criterion_verdict("scale-shortfall-falls", {"value": -0.01, "slope_hi": 0.001, **LEARNED}) is False
+    gates = {**LEARNED, "trained_seeds": 3}  # the claim's gates met
+    assert criterion_verdict("scale-shortfall-falls", {"value": -0.01, "slope_hi": 0.001, **gates}) is False
     assert criterion_verdict("scale-shortfall-falls", {"value": -0.01, "value_lo": -0.02, "value_hi": 0.001,
-                                                       "slope_hi": -0.001, **LEARNED}) is None
+                                                       "slope_hi": -0.001, **gates}) is None
     assert criterion_verdict("scale-shortfall-falls", {"value": 0.01, "value_lo": -0.02, "value_hi": 0.02,
-                                                       "slope_hi": 0.001, **LEARNED}) is False
+                                                       "slope_hi": 0.001, **gates}) is False
+    # ... and with one seed (the gate SEEDED unmet) even a decided failure withholds its verdict
+    assert criterion_verdict("scale-shortfall-falls", {"value": 0.01, "slope_hi": 0.001, **LEARNED,
+                                                       "trained_seeds": 1}) is None
     assert judge_status("icdl-obj1", None, 0.06) == "inconclusive"  # never mismatch: the band is for a miss
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("gpt_icl", "quick")

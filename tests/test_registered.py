@@ -267,7 +267,7 @@ def test_each_committed_verdict_was_judged_by_today_s_code(chapter):
         pytest.skip("not a git checkout: the committed ledger cannot be read")
     data = _committed_ledger(chapter)
     assert data is not None, f"results/ledger/{chapter}.quick.json is not committed"
-    stale = stale_judges(chapter, data, ROOT)
+    stale = stale_judges(chapter, data, ROOT / "src" / "icdl")
     assert not stale, (f"{chapter}: the committed verdicts were judged by other code than {stale} holds now; run "
                        f"python -m icdl.repro.execute {chapter} and commit its ledger")
 
@@ -280,7 +280,7 @@ def test_a_changed_judge_file_is_named_and_an_unchanged_one_is_not(tmp_path):
     chapter = "gpt_n01"
     for f in claims.JUDGED_BY[chapter]:
         (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / f).write_bytes((ROOT / f).read_bytes())
+        (tmp_path / f).write_bytes((ROOT / "src" / "icdl" / f).read_bytes())
     data = {"judges": judge_digests(chapter, tmp_path)}
     assert stale_judges(chapter, data, tmp_path) == []
     edited = claims.JUDGED_BY[chapter][-1]

@@ -248,11 +248,12 @@ def run_words(run: str) -> str:
 
 
 def judge_digests(chapter: str, root: Path | None = None) -> dict[str, str]:
-    """``{path: sha256}`` of the files that compute ``chapter``'s registered values (``claims.JUDGED_BY``), as they
-    are under ``root`` (the repository) now; :meth:`Ledger.save` writes them beside the records."""
+    """``{path: sha256}`` of the files that compute ``chapter``'s registered values (``claims.JUDGED_BY``, paths in the
+    package), as they are under ``root`` (default: the package this code runs from, the code that judges) now;
+    :meth:`Ledger.save` writes them beside the records."""
     import hashlib
 
-    root = project_root() if root is None else root
+    root = Path(__file__).resolve().parents[1] if root is None else root
     return {f: hashlib.sha256((root / f).read_bytes()).hexdigest() for f in JUDGED_BY.get(chapter, ())}
 
 

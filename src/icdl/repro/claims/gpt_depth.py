@@ -35,7 +35,7 @@ DEVIATIONS: dict[str, str] = {
 
 #: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
 JUDGED_BY: tuple[str, ...] = (
-    "src/icdl/gpt_icl/core/intervals.py",
-    "src/icdl/gpt_icl/core/learning.py",
-    "src/icdl/gpt_icl/depth/judge.py",
+    "gpt_icl/core/intervals.py",
+    "gpt_icl/core/learning.py",
+    "gpt_icl/depth/judge.py",
 )

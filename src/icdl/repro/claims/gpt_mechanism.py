@@ -212,9 +212,9 @@ REPLACED: dict[str, Replaced] = {r.id: r for r in (
 
 #: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
 JUDGED_BY: tuple[str, ...] = (
-    "src/icdl/gpt_icl/core/intervals.py",
-    "src/icdl/gpt_icl/core/learning.py",
-    "src/icdl/gpt_icl/mechanism/judge.py",
-    "src/icdl/gpt_icl/mechanism/numbers.py",
-    "src/icdl/gpt_icl/mechanism/seeds.py",
+    "gpt_icl/core/intervals.py",
+    "gpt_icl/core/learning.py",
+    "gpt_icl/mechanism/judge.py",
+    "gpt_icl/mechanism/numbers.py",
+    "gpt_icl/mechanism/seeds.py",
 )

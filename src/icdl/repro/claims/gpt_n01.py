@@ -96,8 +96,8 @@ KNOWN_FAILURES: dict[str, str] = {
 
 #: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
 JUDGED_BY: tuple[str, ...] = (
-    "src/icdl/gpt_icl/core/intervals.py",
-    "src/icdl/gpt_icl/core/learning.py",
-    "src/icdl/gpt_icl/core/verdicts.py",
-    "src/icdl/gpt_icl/objectives/n01.py",
+    "gpt_icl/core/intervals.py",
+    "gpt_icl/core/learning.py",
+    "gpt_icl/core/verdicts.py",
+    "gpt_icl/objectives/n01.py",
 )

@@ -122,8 +122,8 @@ REPLACED: dict[str, Replaced] = {r.id: r for r in (
 
 #: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
 JUDGED_BY: tuple[str, ...] = (
-    "src/icdl/gpt_icl/core/intervals.py",
-    "src/icdl/gpt_icl/core/learning.py",
-    "src/icdl/gpt_icl/scale/judge.py",
-    "src/icdl/gpt_icl/scale/trend.py",
+    "gpt_icl/core/intervals.py",
+    "gpt_icl/core/learning.py",
+    "gpt_icl/scale/judge.py",
+    "gpt_icl/scale/trend.py",
 )
