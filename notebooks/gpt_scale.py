@@ -28,14 +28,22 @@
 # book's and were fixed before the run that judges them; what the thresholds
 # are read on was corrected after it (see *What was corrected* at the end).
 #
-# **What we find** (on the {glue:text}`scale_on` run): trained
+# **What we find.** No claim of this chapter is decided: the study trained one
+# seed of each model (the main study's first), so the seed-to-seed part of
+# every interval cannot be measured, and a claim about trained models needs
+# three seeds (the gate on the number of seeds of the experiments' protocol,
+# `icdl.repro.claims.base.SEEDED`). Two verdicts changed when that gate was
+# added: the claim that every model's shortfall falls with training, and
+# objective 3 on the longest-trained models, were failures on that one seed
+# and are now undecided; they will be asked again of the study run on three
+# seeds. What that one seed shows (on the {glue:text}`scale_on` run): trained
 # {glue:text}`scale_factor` times longer, the softmax models' shortfall below
 # the MLP at the training length goes from {glue:text}`scale_short_first_softmax`
 # to {glue:text}`scale_short_last_softmax`, the ReLU models' from
 # {glue:text}`scale_short_first_relu` to {glue:text}`scale_short_last_relu`.
 # The claim that every model's shortfall falls with training
-# {glue:text}`scale_verdict_scale_shortfall_falls` by its registered
-# criterion, which counts any model's band reaching above 0 as a failure: the
+# {glue:text}`scale_verdict_scale_shortfall_falls`; its registered criterion
+# counts any model's band reaching above 0 as a failure, and the
 # largest change per doubling is {glue:text}`scale_slope_max`
 # ({glue:text}`scale_slope_max_model`), and {glue:text}`scale_bands_above`
 # bands reach above 0. On the longest-trained models objective 1

@@ -87,10 +87,11 @@ KNOWN_FAILURES: dict[str, str] = _merged("KNOWN_FAILURES")
 REPLACED: dict[str, Replaced] = _merged("REPLACED")
 
 
-#: per chapter, the source files (paths in the package ``icdl``) that compute its registered claims' values from a run's stored numbers (the judge,
-#: the intervals, the gates): :meth:`icdl.repro.ledger.Ledger.save` writes their digests beside the records
-#: (:func:`icdl.repro.ledger.judge_digests`), and ``tests/test_registered.py`` fails where the committed ledger was
-#: judged by other code than today's -- a registration pins the statistic, not only its threshold
+#: per chapter, the source files (paths in the package ``icdl``) that compute its registered claims' values from a
+#: run's stored numbers (the judge, the intervals, the gates): :meth:`icdl.repro.ledger.Ledger.save` writes their
+#: digests beside the records (:func:`icdl.repro.ledger.judge_digests`), and ``tests/test_registered.py`` fails where
+#: the committed ledger was judged by other code than today's -- a registration pins the statistic, not only its
+#: threshold
 JUDGED_BY: dict[str, tuple[str, ...]] = {part.__name__.rsplit(".", 1)[-1]: part.JUDGED_BY
                                          for part in PARTS if hasattr(part, "JUDGED_BY")}
 
