@@ -331,12 +331,14 @@ chapter.glue(cost_params=f"{reb['gpt_params'] / 1e6:.1f} M", cost_tokens=str(reb
              cost_train_gap=f"{100 * (reb['train_flops'] / cost.REB_COST['train_flops'] - 1):+.0f} %")
 
 # %% [markdown]
-# The FLOP counts agree with REB's ({glue:text}`cost_icl_gap` for the forward
-# pass, {glue:text}`cost_train_gap` for the training), but for a reason worth
-# knowing: the 12-layer, 8-head, width-256 model has {glue:text}`cost_params`
-# parameters, not 22 M, and a prompt of 75 examples and a query is
-# {glue:text}`cost_tokens` tokens, not 76, because $x$ and $y$ are separate
-# tokens -- the two factors of about two cancel. The times cannot be compared
+# The FLOP totals agree with REB's ({glue:text}`cost_icl_gap` for the forward
+# pass, {glue:text}`cost_train_gap` for the training), but the counts they are
+# built from do not, and the claim states those too: the 12-layer, 8-head,
+# width-256 model has {glue:text}`cost_params` parameters, not 22 M, and a
+# prompt of 75 examples and a query is {glue:text}`cost_tokens` tokens, not 76,
+# because $x$ and $y$ are separate tokens. The two factors are each off by
+# about two, in opposite directions, and cancel; judged on every count it
+# states, REB's FLOP claim fails. The times cannot be compared
 # across machines; what carries over is the order: one forward pass costs less
 # than training the baseline.
 #

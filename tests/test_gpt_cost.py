@@ -13,22 +13,28 @@ def test_cost_counts_match_the_formulas():
     assert c["tokens"] == 22
 
 
-def _cost(icl_flops=3.34e9, train_flops=7.56e9, icl_s=1.0, train_s=2.0, threads=1):
-    return {"gpt_params": 5.6e6, "tokens": 152, "icl_flops": icl_flops, "icl_formula": 0.0, "mlp_params": 168_000,
+def _cost(icl_flops=3.34e9, train_flops=7.56e9, icl_s=1.0, train_s=2.0, threads=1, gpt_params=22e6, tokens=76):
+    """A cost result; by default every count REB states exactly (each test moves one)."""
+    return {"gpt_params": gpt_params, "tokens": tokens, "icl_flops": icl_flops, "icl_formula": 0.0,
+            "mlp_params": 168_000,
             "train_flops": train_flops, "train_formula": 0.0, "icl_seconds_cpu": icl_s, "train_seconds_cpu": train_s,
             "threads": threads}
 
 
 def test_cost_judge_both_sides():
-    """FLOPs: both totals within the tolerance of REB's, on either side (the larger distance decides: one
-    total off by 30 % fails even when the other matches); times: only the ordering is judged."""
+    """FLOPs: every count REB states within the tolerance of ours, on either side (the largest distance decides:
+    one total off by 30 % fails even when the other matches, and totals that agree only because a wrong parameter
+    count and a wrong token count cancel fail on the factors -- REB's own case); times: only the ordering is
+    judged."""
     tol = cost.FLOPS_TOLERANCE
-    near = _cost(icl_flops=3.34e9 * (1 + 0.9 * tol), train_flops=7.56e9 * (1 - 0.9 * tol))
+    near = _cost(icl_flops=3.34e9 / (1 + 0.9 * tol), train_flops=7.56e9 / (1 - 0.9 * tol))
     ok = {e["claim"]: e for e in cost.judge(near)}
     assert ok["reb-flops"]["passed"] and ok["reb-flops"]["value"] == pytest.approx(0.9 * tol)
-    for icl, train in ((3.34e9 * (1 + 1.2 * tol), 7.56e9), (3.34e9, 7.56e9 * (1 - 1.2 * tol))):
+    for icl, train in ((3.34e9 / (1 + 1.2 * tol), 7.56e9), (3.34e9, 7.56e9 / (1 - 1.2 * tol))):
         bad = cost.judge(_cost(icl_flops=icl, train_flops=train))[0]
         assert not bad["passed"] and bad["value"] == pytest.approx(1.2 * tol)
+    cancel = cost.judge(_cost(gpt_params=9.5e6, tokens=152))[0]  # totals exact, both factors off by about 2
+    assert not cancel["passed"] and cancel["value"] == pytest.approx(22 / 9.5 - 1) and "transformer" in cancel["ours"]
     times = {e["claim"]: e for e in cost.judge(_cost(icl_s=3.0, train_s=2.0, threads=2))}["reb-times"]
     assert not times["passed"] and "2 threads" in times["ours"]
     assert cost.judge(_cost())[1]["passed"] and "(1 thread)" in cost.judge(_cost())[1]["ours"]

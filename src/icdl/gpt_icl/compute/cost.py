@@ -23,7 +23,7 @@ from icdl.gpt_icl.core.tasks import layer_sizes
 #: the MLP's training; A100 seconds of one forward pass and one training step
 REB_COST = {"icl_flops": 3.34e9, "icl_params": 22e6, "icl_tokens": 76, "train_flops": 7.56e9,
             "train_params": 168_000, "samples": 75, "epochs": 100, "a100_forward_s": 1.38, "a100_step_s": 0.04}
-#: the criterion of the FLOP claim: both counted totals within this relative distance of REB's
+#: the criterion of the FLOP claim: every count REB states within this relative distance of ours
 FLOPS_TOLERANCE = 0.25
 
 
@@ -97,19 +97,37 @@ def cost_table(cost: dict) -> pd.DataFrame:
     ], columns=["quantity", "REB", "ours"])
 
 
+def flop_gaps(cost: dict) -> dict[str, float]:
+    """The relative distance of each count REB states for its FLOP claim from ours (a :func:`cost_comparison`
+    result): the transformer's parameters and tokens, the MLP's parameters, and the two FLOP totals built from them
+    -- so that a total that agrees because two wrong factors cancel is not read as agreement. Each as REB's number
+    over ours, less one, in size (0.5: REB's count is half again or half of the one we make)."""
+    ours = {"transformer parameters": cost["gpt_params"], "tokens": cost["tokens"],
+            "MLP parameters": cost["mlp_params"], "forward FLOPs": cost["icl_flops"],
+            "training FLOPs": cost["train_flops"]}
+    theirs = {"transformer parameters": REB_COST["icl_params"], "tokens": REB_COST["icl_tokens"],
+              "MLP parameters": REB_COST["train_params"], "forward FLOPs": REB_COST["icl_flops"],
+              "training FLOPs": REB_COST["train_flops"]}
+    return {k: abs(theirs[k] / ours[k] - 1) for k in ours}
+
+
 def judge(cost: dict) -> list[dict]:
-    """The ledger entries of REB's cost claims for a :func:`cost_comparison` result: both counted FLOP totals
-    within :data:`FLOPS_TOLERANCE` of REB's (``value``: the larger relative distance), and the ordering of
+    """The ledger entries of REB's cost claims for a :func:`cost_comparison` result: every count REB states
+    within :data:`FLOPS_TOLERANCE` of ours (``value``: the largest distance, :func:`flop_gaps`), and the ordering of
     REB's A100 times (one forward pass faster than 100 training steps) on this machine."""
-    gaps = (abs(cost["icl_flops"] / REB_COST["icl_flops"] - 1), abs(cost["train_flops"] / REB_COST["train_flops"] - 1))
+    gaps = flop_gaps(cost)
+    worst = max(gaps, key=gaps.get)
     params = cost["gpt_params"] / 1e6
     threads = f"{cost['threads']} thread" + ("s" if cost["threads"] > 1 else "")
     return [
-        {"claim": "reb-flops", "passed": max(gaps) < FLOPS_TOLERANCE, "value": float(max(gaps)),
+        {"claim": "reb-flops", "passed": gaps[worst] < FLOPS_TOLERANCE, "value": float(gaps[worst]),
          "ours": f"forward {cost['icl_flops'] / 1e9:.2f} GFLOPs ({params:.1f} M params × {cost['tokens']} tokens); "
-                 f"MLP training {cost['train_flops'] / 1e9:.2f} GFLOPs",
-         "criterion": f"both counted FLOP totals within {FLOPS_TOLERANCE:.0%} of REB's 3.34 and 7.56 GFLOPs",
-         "note": f"REB's 22 M params × 76 tokens vs ours {params:.1f} M × {cost['tokens']} tokens: the factors cancel"},
+                 f"MLP training {cost['train_flops'] / 1e9:.2f} GFLOPs; the farthest of REB's counts: {worst} "
+                 f"({gaps[worst]:.0%} off)",
+         "criterion": f"every count REB states -- the transformer's parameters and tokens, the MLP's parameters, both "
+                      f"FLOP totals -- within {FLOPS_TOLERANCE:.0%} of ours",
+         "note": f"REB's 22 M params × 76 tokens vs ours {params:.1f} M × {cost['tokens']} tokens: the totals agree "
+                 "only because the two factors' errors cancel"},
         {"claim": "reb-times", "passed": cost["icl_seconds_cpu"] < cost["train_seconds_cpu"],
          "value": cost["train_seconds_cpu"] / max(cost["icl_seconds_cpu"], 1e-12),
          "ours": f"forward pass faster than 100 training steps on this CPU ({threads})",

@@ -14,6 +14,16 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 CRITERIA: dict[str, tuple[Condition, ...]] = {
+    # value: the largest relative distance of a count REB states (the transformer's parameters and tokens, the MLP's
+    # parameters, the two FLOP totals) from ours (icdl.gpt_icl.compute.cost.flop_gaps). Until issue 53 only the
+    # totals were compared, which agree because REB's parameter and token counts are each off by about two in
+    # opposite directions; the claim states the factors, so they are judged (exact counts, no noise)
     "reb-flops": all_of(("value", "<", 0.25)),
     "reb-times": all_of(("value", ">", 1)),
+}
+
+KNOWN_FAILURES: dict[str, str] = {
+    "reb-flops": "REB counts 22 M parameters and 76 tokens; the model of its table has about 9.5 M and a prompt of 75 "
+                 "examples and a query is 152 tokens (x and y are separate tokens): each factor is off by about two, "
+                 "in opposite directions, so the totals agree while the counts they are built from do not",
 }
