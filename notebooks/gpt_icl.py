@@ -82,6 +82,7 @@ import torch
 
 from icdl import figures
 from icdl.gpt_icl import objectives
+from icdl.gpt_icl.compute import cost
 from icdl.gpt_icl.core import evaluation, learning, main_study, verdicts
 from icdl.gpt_icl.objectives import task_content, yardstick
 from icdl.repro import chapter
@@ -114,6 +115,22 @@ rcfg = main_study.PROFILES.resolve("reference")
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 chapter.table(objectives.judge.assumptions(main_study.PROFILES.resolve("reference")))
+
+# %% [markdown]
+# **Budget.** What one model costs to train, here and in the paper's
+# settings (the `paper` profile, Appendix F's model and steps): the models of
+# this chapter have {glue:text}`budget_params` parameters against the paper's
+# {glue:text}`budget_paper_params`, and each is trained with
+# {glue:text}`budget_share` of the FLOPs the paper spends on one model
+# (`icdl.gpt_icl.compute.cost.training_budget`; FLOPs counted on one step, times
+# the steps). Profile `n01` is {doc}`gpt_n01`'s, at the schedule fitted to its
+# task.
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+budgets = [r for name in ("reference", "n01", "paper")
+           for r in cost.training_budget({**main_study.PROFILES.profiles[name], "profile": name})]
+chapter.table(cost.budget_table(budgets))
+chapter.glue(**cost.budget_words(budgets, "reference"))
 
 # %% [markdown]
 # (tab-icl-assumptions)=

@@ -47,3 +47,37 @@ def test_the_cost_table_writes_every_count_in_one_form():
 
     assert sci(2.2e7) == r"$2.2 \times 10^{7}$" and sci(168_000) == r"$1.68 \times 10^{5}$"
     assert sci(9.999e6) == r"$1 \times 10^{7}$" and sci(85) == r"$8.5 \times 10^{1}$"
+
+
+def test_the_training_budget_counts_every_step_a_model_took():
+    """The reference's ReLU model counts the softmax steps it starts from (6 500 + 2 500; the bug: its own 2 500
+    alone), profile n01 trains both from scratch for the fitted 9 500; the FLOPs are the counted step's times the
+    steps and lie near the 6·N·tokens rule (the attention adds a little: a halved or doubled count falls outside);
+    the paper's row is its own yardstick."""
+    from icdl.gpt_icl.compute.cost import budget_table, training_budget
+    from icdl.gpt_icl.core import main_study
+    from icdl.gpt_icl.core.measure import flops_per_step
+    from icdl.gpt_icl.core.schedule import configs
+
+    def raw(name):
+        return {**main_study.PROFILES.profiles[name], "profile": name}
+
+    ref = {r["attention"]: r for r in training_budget(raw("reference"))}
+    assert (ref["softmax"]["steps"], ref["relu"]["steps"]) == (6500, 9000)
+    n01 = {r["attention"]: r for r in training_budget(raw("n01"))}
+    assert n01["softmax"]["steps"] == n01["relu"]["steps"] == main_study.N01_FITTED["steps"]
+    model, _, tr = configs(raw("n01"), 3, "softmax", 3)
+    assert n01["softmax"]["flops"] == flops_per_step(model, tr.batch, tr.examples) * tr.steps
+    rule = 6 * n01["softmax"]["parameters"] * (2 * tr.examples * tr.batch) * tr.steps
+    assert 1.0 < n01["softmax"]["flops"] / rule < 1.6
+    table = budget_table(training_budget(raw("paper")) + training_budget(raw("n01")))
+    assert list(table["share of the paper's"][:2]) == ["1.0e+00"] * 2
+    assert float(table["share of the paper's"].iloc[2]) < 1e-3
+    from icdl.gpt_icl.compute.cost import budget_words
+
+    words = budget_words(training_budget(raw("paper")) + training_budget(raw("n01")), "n01")
+    times = training_budget(raw("paper"))[0]["flops"] / n01["softmax"]["flops"]
+    assert words["budget_share"] == f"1/{float(f'{times:.2g}'):,.0f}".replace(",", " ")  # one share: equal budgets
+    assert words["budget_params"] == f"{n01['softmax']['parameters']:,}".replace(",", " ")
+    with pytest.raises(ValueError, match="paper"):
+        budget_words(training_budget(raw("n01")), "n01")

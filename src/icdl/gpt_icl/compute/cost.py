@@ -5,6 +5,9 @@ The authors' answer to the reviewers compares one forward pass of the paper-size
 of 75 examples with training the 6-layer MLP baseline on those examples, by FLOP formulas and by A100
 times. :func:`cost_comparison` counts both with torch's FLOP counter and times both on this machine;
 :func:`judge` turns that into the two ledger entries, :func:`cost_table` into the table beside REB's values.
+
+:func:`training_budget` puts the models of ICDL sec. 5 beside the paper's: parameters, steps and training FLOPs per
+model for a profile of the main study (chapter ``gpt_icl``: how far our CPU models are from what the paper trained).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import time
 import pandas as pd
 import torch
 
-from icdl.gpt_icl.core.measure import count_flops
+from icdl.gpt_icl.core.measure import count_flops, flops_per_step
 from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 from icdl.gpt_icl.core.tasks import layer_sizes
 
@@ -134,3 +137,50 @@ def judge(cost: dict) -> list[dict]:
          "criterion": "the ordering of REB's A100 times holds (absolute times are hardware-specific)",
          "note": "no GPU here; CPU seconds in the table above"},
     ]
+
+
+def training_budget(cfg, depth: int = 3) -> list[dict]:
+    """Per attention, what one model of a main-study profile (``cfg``, resolved) costs to train: its parameters,
+    its steps (a ReLU model warm-started from the softmax one counts the softmax model's steps too), the prompts and
+    examples of a step, and the FLOPs of all its steps (torch's counter on one forward and backward pass at the full
+    training length, times the steps: with a curriculum, as the paper's profile has, an upper bound)."""
+    from icdl.gpt_icl.core.schedule import configs
+
+    rows = []
+    for attention in ("softmax", "relu"):
+        model, _, tr = configs(cfg, depth, attention, cfg["n_layer"])
+        steps = tr.steps + (configs(cfg, depth, "softmax", cfg["n_layer"])[2].steps if tr.init_from else 0)
+        flops = flops_per_step(model, tr.batch, tr.examples) * steps
+        rows.append({"profile": cfg["profile"], "attention": attention, "parameters": InContextGPT(model).num_params(),
+                     "steps": steps, "batch": tr.batch, "examples": tr.examples, "flops": float(flops)})
+    return rows
+
+
+def budget_table(budgets: list[dict]) -> pd.DataFrame:
+    """:func:`training_budget` rows of several profiles for the reader, each model's FLOPs also as a share of the
+    paper's (the row of profile ``paper`` with the same attention)."""
+    paper = {r["attention"]: r["flops"] for r in budgets if r["profile"] == "paper"}
+    return pd.DataFrame([{"profile": r["profile"], "attention": r["attention"], "parameters": sci(r["parameters"]),
+                          "steps": f"{r['steps']:,}".replace(",", " "), "prompts × examples per step":
+                          f"{r['batch']} × {r['examples']}", "training FLOPs": sci(r["flops"]),
+                          "share of the paper's": (f"{r['flops'] / paper[r['attention']]:.1e}"
+                                                   if r["attention"] in paper else "—")} for r in budgets])
+
+
+def budget_words(budgets: list[dict], profile: str) -> dict[str, str]:
+    """The prose's numbers of :func:`training_budget` rows: ``budget_params`` and ``budget_paper_params`` (e.g.
+    "158 000" and "9 520 000") and ``budget_share``, the share of the paper's FLOPs one model of ``profile`` gets,
+    as fractions ("1/11 000 to 1/7 700" over its attentions, smaller share first)."""
+    paper = {r["attention"]: r for r in budgets if r["profile"] == "paper"}
+    ours = sorted((r for r in budgets if r["profile"] == profile), key=lambda r: r["flops"])
+    if not paper or not ours:
+        raise ValueError(f"budget_words needs rows of profile 'paper' and {profile!r}")
+
+    def fraction(r: dict) -> str:  # two significant digits: 1/11 000
+        times = float(f"{paper[r['attention']]['flops'] / r['flops']:.2g}")
+        return f"1/{times:,.0f}".replace(",", " ")
+
+    shares = list(dict.fromkeys(fraction(r) for r in ours))
+    return {"budget_params": f"{ours[0]['parameters']:,}".replace(",", " "),
+            "budget_paper_params": f"{paper['softmax']['parameters']:,}".replace(",", " "),
+            "budget_share": " to ".join(shares)}
