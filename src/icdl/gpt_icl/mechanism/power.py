@@ -1,0 +1,148 @@
+"""Can the mechanism's pipeline tell the algorithms apart at all? Planted models (chapter ``gpt_mechanism``).
+
+A verdict "the model is not nearest GD" means something only if the same pipeline -- the members chosen on scan
+prompts, the three measures on the test prompts, the registered ratios -- calls a model that *is* GD on the
+network nearest GD, and one that *is* ridge nearest ridge. Both are planted here, in minutes and without training,
+each a little off what the pipeline can match exactly, as a trained model would be:
+
+=====================  =========================================================================================
+``planted GD``         GD on the target's architecture at a step size, a number of steps and a start scale
+                       between the grid's (:func:`plant_settings`), from another start draw than the grid's
+``planted ridge``      ridge at a λ between the grid's
+both                   their predictions carry noise of :data:`NOISE` of the labels' variance (a model's
+                       prediction error); their sensitivities are the algorithm's own
+=====================  =========================================================================================
+
+:func:`power` runs the pipeline of :mod:`~icdl.gpt_icl.mechanism.measures` on both at one target depth and returns
+the sums per block of prompts that the mechanism's numbers (:func:`~icdl.gpt_icl.mechanism.numbers.paired_measures`)
+read; :func:`power_numbers` gives, per plant, GD's prediction difference over the nearest simple rule's (below 1:
+GD nearer) with its interval over the prompts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import torch
+from torch import Tensor
+
+from icdl.gpt_icl.core import algorithms as al
+from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.schedule import target_task
+from icdl.gpt_icl.core.tasks import PRETRAINING
+from icdl.gpt_icl.mechanism.measures import (
+    SEEDS,
+    choose,
+    fixed_candidates,
+    gd_grid,
+    measure,
+    measure_prompts,
+    scan_prompts,
+)
+from icdl.gpt_icl.mechanism.numbers import paired_measures
+
+#: the plants' prediction noise, as a share of the labels' variance at each position
+NOISE = 0.04
+#: the plants' names (the ``attention`` column of their sums, where a trained model has its attention)
+PLANTS = ("planted GD", "planted ridge")
+
+
+def _between(values) -> float:
+    """A value between a grid's two middle values (their geometric mean), or 1.25 times a grid of one."""
+    v = sorted(float(x) for x in values)
+    if len(v) == 1:
+        return 1.25 * v[0]
+    i = (len(v) - 1) // 2
+    return math.sqrt(v[i] * v[i + 1])
+
+
+def plant_settings(cfg) -> dict:
+    """The plants' settings, each off the grid the pipeline chooses from: GD's step size, start scale and ridge's λ
+    between the grid's middle values, GD's steps three quarters of the grid's largest (between the recorded powers
+    of two), and a start draw of its own."""
+    return {"eta": _between(cfg["etas"]), "init_scale": _between(cfg["init_scales"]),
+            "steps": max(1, (3 * cfg["gd_steps"]) // 4), "lambda": _between(cfg["lambdas"]),
+            "start_seed": SEEDS["start"] + 1}
+
+
+class Planted(torch.nn.Module):
+    """A model that runs one algorithm (``kind``: ``"gd"`` or ``"ridge"``) on each prompt, at the positions of
+    ``cfg`` (NaN elsewhere), its predictions with :data:`NOISE` of the labels' variance added (drawn with ``seed``:
+    a rerun is the same). ``forward(xs, ys)`` gives ``(B, k)`` predictions as a trained model does;
+    :meth:`sensitivity` the predictions and ``∂ŷ/∂x_query`` that :func:`~icdl.gpt_icl.core.algorithms.model_sensitivity`
+    reads."""
+
+    def __init__(self, kind: str, cfg, depth: int, seed: int = 0):
+        super().__init__()
+        if kind not in ("gd", "ridge"):
+            raise ValueError(f"kind must be 'gd' or 'ridge', got {kind!r}")
+        self.kind, self.cfg, self.depth, self.seed = kind, cfg, depth, seed
+        self.settings = plant_settings(cfg)
+
+    def _run(self, xs: Tensor, ys: Tensor, positions: list[int]) -> tuple[Tensor, Tensor]:
+        s = self.settings
+        if self.kind == "gd":
+            with torch.enable_grad():  # GD's own steps, also where the pipeline asks for predictions under no_grad
+                    pred, sens = al.gd_network_sensitivity(xs, ys, positions, target_task(self.cfg, self.depth),
+                                                       eta=s["eta"],
+                                                       steps=s["steps"], init_scale=s["init_scale"],
+                                                       seed=s["start_seed"])
+        else:
+            p, g = al.ridge(xs, ys, positions, [s["lambda"]])
+            pred, sens = p[0], g[0]
+        spread = ys[:, positions].double().var(0, keepdim=True)                       # (1, P)
+        g = torch.Generator().manual_seed(self.seed)
+        noise = torch.randn(pred.shape, generator=g, dtype=torch.float64) * (NOISE * spread).sqrt()
+        return (pred.double() + noise).to(xs.dtype), sens.to(xs.dtype)
+
+    def forward(self, xs: Tensor, ys: Tensor) -> Tensor:
+        k = xs.shape[1]
+        positions = sorted({p for p in self.cfg["positions"] if p < k} | {k - 1})
+        out = torch.full(ys.shape, float("nan"), dtype=xs.dtype)
+        out[:, positions] = self._run(xs, ys, positions)[0]
+        return out
+
+    def sensitivity(self, xs: Tensor, ys: Tensor, positions) -> tuple[Tensor, Tensor]:
+        return self._run(xs, ys, list(positions))
+
+
+def power(cfg, depth: int, progress: bool = False) -> pd.DataFrame:
+    """The pipeline on both plants at target depth ``depth`` of ``cfg`` (a mechanism profile): each plant's GD and
+    ridge members chosen on the scan prompts, then measured on the test prompts of the pretraining mixture. Returns
+    the sums per block of prompts (:func:`~icdl.gpt_icl.mechanism.measures.measure`), ``attention`` the plant's
+    name, ``depth`` the target depth."""
+    xs, ys = scan_prompts(cfg, depth)
+    grid = gd_grid(cfg, depth, xs, ys)
+    fixed = fixed_candidates(cfg, depth, *measure_prompts(cfg, depth, PRETRAINING))
+    pos = list(cfg["positions"])
+    parts = []
+    for name, kind in zip(PLANTS, ("gd", "ridge")):
+        plant = Planted(kind, cfg, depth)
+        with torch.no_grad():
+            chosen = choose(cfg, depth, plant(xs, ys)[:, pos], xs, ys, grid)
+        _, _, blocks = measure(plant, cfg, depth, PRETRAINING, chosen, fixed)
+        parts.append(blocks.assign(depth=depth, attention=name))
+    return pd.concat(parts, ignore_index=True)
+
+
+def power_numbers(blocks: pd.DataFrame, train_examples: int) -> dict[str, dict]:
+    """Per plant: GD's prediction difference over the nearest simple rule's (``pred``), its sensitivity difference
+    over the smallest simple rule's (``sens``) and GD's cosine (``cosine``), each ``{"value", "lo", "hi"}`` over
+    the test prompts (:func:`~icdl.gpt_icl.mechanism.numbers.paired_measures`, one seed: the prompt rows alone)."""
+    m = paired_measures(blocks, train_examples, Draws(1, blocks=int(blocks["block"].nunique())))
+    out = {}
+    for (_, name), v in m["models"].items():
+        out[name] = {k: summary(v[k]) for k in ("pred", "sens", "cosine")}
+    return out
+
+
+def shown(numbers: dict[str, dict]) -> pd.DataFrame:
+    """For the reader: per plant the three numbers, each "value (lo to hi)"."""
+    def cell(s):
+        return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
+
+    return pd.DataFrame([{"plant": name, "GD's prediction difference over the nearest simple rule's": cell(v["pred"]),
+                          "GD's sensitivity difference over the smallest simple rule's": cell(v["sens"]),
+                          "GD's cosine": cell(v["cosine"])} for name, v in numbers.items()])
+

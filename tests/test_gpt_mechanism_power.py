@@ -1,0 +1,61 @@
+"""Planted models (icdl.gpt_icl.mechanism.power): the mechanism's pipeline run on models that *are* an algorithm.
+The quick profile's grid, target depth 3, in seconds."""
+
+import pytest
+import torch
+
+from icdl.gpt_icl.core import algorithms as al
+from icdl.gpt_icl.mechanism import power, study
+from icdl.gpt_icl.mechanism.measures import SEEDS
+
+CFG = study.PROFILES.resolve("quick")
+
+
+def test_the_plants_settings_lie_between_the_grid_s_values():
+    """Off the grid in every setting the pipeline chooses (a plant on the grid would be matched exactly, which no
+    trained model is): the step size, start scale and λ strictly between grid values, the steps not a recorded
+    power of two, another start draw."""
+    s = power.plant_settings(study.PROFILES.resolve("quick") | {"etas": (0.0125, 0.025, 0.05),
+                                                                "init_scales": (0.125, 0.25, 0.5, 1.0),
+                                                                "gd_steps": 8192, "lambdas": (0.1, 1.0, 10.0)})
+    def between_two(v, grid):
+        return any(a < v < b for a, b in zip(grid, grid[1:]))
+
+    assert between_two(s["eta"], (0.0125, 0.025, 0.05)) and between_two(s["init_scale"], (0.125, 0.25, 0.5, 1.0))
+    assert between_two(s["lambda"], (0.1, 1.0, 10.0))
+    assert s["steps"] == 6144 and s["steps"] not in al.recorded_steps(8192) and s["start_seed"] != SEEDS["start"]
+
+
+def test_a_plant_predicts_at_the_profile_s_positions_with_its_algorithm_s_slope():
+    """The ridge plant's sensitivity is ridge's slope at its λ, its prediction ridge's plus noise of about NOISE of
+    the labels' variance (the bug: noise on the sensitivity, or none at all); forward fills only the positions the
+    pipeline reads and the last."""
+    xs = torch.randn(256, 12, CFG["d"])
+    ys = xs[..., 0] + 0.1 * torch.randn(256, 12)
+    plant = power.Planted("ridge", CFG, 3)
+    pred, sens = plant.sensitivity(xs, ys, [5, 10])
+    p, g = al.ridge(xs, ys, [5, 10], [plant.settings["lambda"]])
+    assert torch.allclose(sens.double(), g[0].double(), atol=1e-5)
+    share = ((pred.double() - p[0].double()) ** 2).mean(0) / ys[:, [5, 10]].double().var(0)
+    assert torch.all((share > 0.5 * power.NOISE) & (share < 2 * power.NOISE))
+    out = plant(xs, ys)
+    filled = [j for j in range(12) if not torch.isnan(out[0, j])]
+    assert filled == sorted({p for p in CFG["positions"] if p < 12} | {11})
+    with pytest.raises(ValueError, match="kind"):
+        power.Planted("adam", CFG, 3)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero")  # without noise the ridge plant's ridge difference is 0
+def test_the_pipeline_calls_planted_ridge_nearest_ridge_and_gd_on_the_grid_nearest_gd(monkeypatch):
+    """The positive controls of the positive control. A ridge plant: GD's prediction difference over the nearest
+    simple rule's lies above 1 on its whole interval (ridge nearer). A GD plant placed exactly on the grid, without
+    noise: GD's difference is 0 and the ratio far below 1. Catches the plants swapped, the pipeline choosing GD's
+    member for the wrong model, and a ratio taken the wrong way up."""
+    numbers = power.power_numbers(power.power(CFG, 3), CFG["train_examples"])
+    assert numbers["planted ridge"]["pred"]["lo"] > 1
+    on_grid = {"eta": CFG["etas"][0], "init_scale": CFG["init_scales"][0], "steps": CFG["gd_steps"],
+               "lambda": CFG["lambdas"][0], "start_seed": SEEDS["start"]}
+    monkeypatch.setattr(power, "plant_settings", lambda cfg: on_grid)
+    monkeypatch.setattr(power, "NOISE", 0.0)
+    exact = power.power_numbers(power.power(CFG, 3), CFG["train_examples"])
+    assert exact["planted GD"]["pred"]["hi"] < 0.01 and exact["planted GD"]["cosine"]["lo"] > 0.999
