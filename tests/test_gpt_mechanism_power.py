@@ -59,3 +59,28 @@ def test_the_pipeline_calls_planted_ridge_nearest_ridge_and_gd_on_the_grid_neare
     monkeypatch.setattr(power, "NOISE", 0.0)
     exact = power.power_numbers(power.power(CFG, 3), CFG["train_examples"])
     assert exact["planted GD"]["pred"]["hi"] < 0.01 and exact["planted GD"]["cosine"]["lo"] > 0.999
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero")  # the ridge plant's sensitivities are ridge's own exactly
+def test_the_power_judge_both_sides_and_waiting(monkeypatch):
+    """On plants placed exactly on the grid with almost no noise, both tasks' claims pass (GD's ratio near 0,
+    ridge's large); with the plants' labels swapped in the sums each fails, decided (the bug: the judge reading one
+    plant's number for the other's claim); waiting for its run, each of the four names the command and decides
+    nothing; the gate is met only where both claims of a task pass."""
+    on_grid = {"eta": CFG["etas"][0], "init_scale": CFG["init_scales"][0], "steps": CFG["gd_steps"],
+               "lambda": CFG["lambdas"][0], "start_seed": SEEDS["start"]}
+    monkeypatch.setattr(power, "plant_settings", lambda cfg: on_grid)
+    monkeypatch.setattr(power, "NOISE", 1e-3)  # a little: without any, ridge's own difference is 0 (a ratio of ∞)
+    blocks = power.run({**CFG, "depths": (3,)}, progress=False)["blocks"]
+    entries = {e["claim"]: e for e in power.judge(blocks, CFG["train_examples"], "cmd")}
+    assert set(entries) == {"mech-power-gd", "mech-power-ridge", "mech-power-gd-n01", "mech-power-ridge-n01"}
+    assert all(e["passed"] is True for e in entries.values()), entries
+    assert power.met(list(entries.values()), "icdl") == 1.0 == power.met(list(entries.values()), "n01")
+    swapped = blocks.assign(attention=blocks["attention"].map({power.PLANTS[0]: power.PLANTS[1],
+                                                               power.PLANTS[1]: power.PLANTS[0]}))
+    wrong = power.judge(swapped, CFG["train_examples"], "cmd")
+    assert all(e["passed"] is False for e in wrong), wrong
+    assert power.met(wrong, "icdl") == 0.0
+    waiting = power.judge(None, CFG["train_examples"], "the command")
+    assert len(waiting) == 4 and all(e["passed"] is None and "the command" in e["ours"] for e in waiting)
+    assert power.met(waiting, "n01") == 0.0

@@ -16,12 +16,16 @@ both                   their predictions carry noise of :data:`NOISE` of the lab
 :func:`power` runs the pipeline of :mod:`~icdl.gpt_icl.mechanism.measures` on both at one target depth and returns
 the sums per block of prompts that the mechanism's numbers (:func:`~icdl.gpt_icl.mechanism.numbers.paired_measures`)
 read; :func:`power_numbers` gives, per plant, GD's prediction difference over the nearest simple rule's (below 1:
-GD nearer) with its interval over the prompts.
+GD nearer) with its interval over the prompts. :func:`run` does it at every target depth of a profile on two tasks
+-- ICDL's inputs and x ~ N(0, I) (:data:`TASKS`) -- and writes ``results/gpt_mechanism/power.<profile>.json``
+(``python -m icdl.gpt_icl.mechanism.power --profile seeds``); :func:`judge` turns it into the registered claims
+``mech-power-gd`` and ``mech-power-ridge`` (per task), which gate the mechanism's verdicts on that task.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import torch
@@ -145,4 +149,124 @@ def shown(numbers: dict[str, dict]) -> pd.DataFrame:
     return pd.DataFrame([{"plant": name, "GD's prediction difference over the nearest simple rule's": cell(v["pred"]),
                           "GD's sensitivity difference over the smallest simple rule's": cell(v["sens"]),
                           "GD's cosine": cell(v["cosine"])} for name, v in numbers.items()])
+
+
+#: the tasks the power is measured on: the inputs' centre (ICDL's N(−2, I), and N(0, I) of chapter gpt_n01) and
+#: the suffix of their claims
+TASKS = {"icdl": (2.0, ""), "n01": (0.0, "-n01")}
+#: the result file's fields
+FIELDS = ("blocks", "complete", "seconds")
+
+
+def run(cfg, progress: bool = True) -> dict:
+    """:func:`power` at every target depth of ``cfg`` (a mechanism profile) on both :data:`TASKS`: one frame of sums
+    per block with columns ``task`` and ``depth``."""
+    import time
+
+    t0 = time.perf_counter()
+    parts = []
+    for task, (centre, _) in TASKS.items():
+        for depth in cfg["depths"]:
+            if progress:
+                print(f"power: task {task}, target depth {depth}", flush=True)
+            parts.append(power({**cfg, "centre": centre}, depth).assign(task=task))
+    return {"blocks": pd.concat(parts, ignore_index=True), "complete": True, "seconds": time.perf_counter() - t0}
+
+
+def claims_of(task: str) -> dict[str, str]:
+    """The two claims of one task: plant name -> claim id."""
+    suffix = TASKS[task][1]
+    return {PLANTS[0]: f"mech-power-gd{suffix}", PLANTS[1]: f"mech-power-ridge{suffix}"}
+
+
+def judge(blocks: pd.DataFrame | None, train_examples: int, command: str) -> list[dict]:
+    """The ledger entries of the power claims, per task (None while the run waits: nothing judged, ``command``
+    named): for the planted GD the largest over the target depths of GD's prediction difference over the nearest
+    simple rule's (below 1: the pipeline finds GD), for the planted ridge the smallest (above 1: it finds a simple
+    rule, not GD), each read off every depth's own interval over the test prompts
+    (:func:`~icdl.gpt_icl.core.intervals.extreme`)."""
+    from icdl.gpt_icl.core.intervals import extreme
+    from icdl.gpt_icl.core.verdicts import decide
+
+    out = []
+    for task in TASKS:
+        names = claims_of(task)
+        words = {PLANTS[0]: ("largest", "<", "nearer GD than any simple rule"),
+                 PLANTS[1]: ("smallest", ">", "nearer a simple rule than GD")}
+        if blocks is None:
+            out += [{"claim": names[p], "value": None, "passed": None, "ours": f"not run yet: {command}",
+                     "criterion": f"GD's prediction difference over the nearest simple rule's, {words[p][0]} over the "
+                                  f"target depths, {words[p][1]} 1 on its whole 90 % interval"} for p in PLANTS]
+            continue
+        mine = blocks[blocks["task"] == task]
+        m = paired_measures(mine, train_examples, Draws(1, blocks=int(mine["block"].nunique())))["models"]
+        for plant in PLANTS:
+            per_depth = {depth: v["pred"] for (depth, name), v in m.items() if name == plant}
+            largest, op = words[plant][0] == "largest", words[plant][1]
+            s = extreme(per_depth, largest=largest)
+            each = "; ".join(f"depth {d}: {v[0]:.3f}" for d, v in sorted(per_depth.items()))
+            out.append({"claim": names[plant], "value": s["value"],
+                        "values": {"value_lo": s["lo"], "value_hi": s["hi"]},
+                        "passed": decide(s["lo"], s["hi"], op, 1.0),
+                        "ours": f"{plant}: GD's prediction difference over the nearest simple rule's, "
+                                f"{words[plant][0]} over the depths {s['value']:.3f} (90 % interval {s['lo']:.3f} "
+                                f"to {s['hi']:.3f} over the test prompts, each depth on its own); {each}",
+                        "criterion": f"{words[plant][1]} ({op} 1 at every target depth, the whole interval)"})
+    return out
+
+
+def met(entries: list[dict], task: str) -> float:
+    """The gate ``power`` of the mechanism's claims on ``task``: 1.0 where both of its power claims passed."""
+    ids = set(claims_of(task).values())
+    return float(all(e["passed"] is True for e in entries if e["claim"] in ids)
+                 and sum(e["claim"] in ids for e in entries) == len(ids))
+
+
+#: the command that writes ``results/gpt_mechanism/power.<profile>.json``
+COMMAND = "python -m icdl.gpt_icl.mechanism.power --profile {profile}"
+
+
+def write(res: dict, cfg, started: float) -> Path:
+    """The result file ``results/gpt_mechanism/power.<profile>.json`` (an override run's own file elsewhere)."""
+    from icdl.gpt_icl.mechanism.study import PROFILES
+    from icdl.repro.results import save_profile_result
+
+    return save_profile_result(PROFILES, "power", {k: res[k] for k in FIELDS}, profile=cfg["profile"],
+                               seed=cfg["seed"], started=started, overrides=cfg["overrides"],
+                               command=COMMAND.format(profile=cfg["profile"]))
+
+
+def committed(profile: str) -> pd.DataFrame | None:
+    """The sums per block of a committed power run (its provenance shown), or None while it waits."""
+    from icdl.gpt_icl.mechanism.study import PROFILES
+    from icdl.repro.results import show_reference
+
+    raw = show_reference(PROFILES, "power", profile, command=COMMAND.format(profile=profile))
+    return None if raw is None else pd.DataFrame(raw["data"]["blocks"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m icdl.gpt_icl.mechanism.power --profile seeds``: the planted models at every target depth of a
+    mechanism profile, on both tasks; one line on a bad argument."""
+    import argparse
+    import time
+
+    from icdl.gpt_icl.mechanism.study import PROFILES
+    from icdl.repro.profiles import ProfileError
+
+    p = argparse.ArgumentParser(prog="python -m icdl.gpt_icl.mechanism.power", description=main.__doc__)
+    p.add_argument("--profile", default="seeds", choices=["quick", "seeds"])
+    args = p.parse_args(argv)
+    try:
+        cfg = PROFILES.resolve(args.profile)
+    except ProfileError as err:
+        p.error(str(err))
+    torch.set_num_threads(1)
+    started = time.perf_counter()
+    print(f"wrote {write(run(cfg), cfg, started)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
 
