@@ -85,6 +85,7 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
 #: registry at that commit and fails where a threshold, comparison or band differs today)
 REGISTERED: dict[str, str] = {
+    **{c: "9c4d0f7" for c in ("mech-power-gd", "mech-power-ridge", "mech-power-gd-n01", "mech-power-ridge-n01")},
     "mech-control-linear": "cb77cf4",
     "mech-seeds-nearest-gd": "c27bba6",
     "mech-seeds-sens-gd": "c27bba6",
