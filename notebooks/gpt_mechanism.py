@@ -219,7 +219,10 @@ control_data = mechanism.study.committed("control")
 control_blocks = None if control_data is None else control_data["blocks"]
 control_entries = mechanism.judge.judge_control(control_blocks, train)
 control_passed = control_entries[0]["passed"] is True
-seeds_entries = mechanism.seeds.judge_seeds(seeds, scfg, train, control_passed, main_study.learning_gate("reference"))
+power_blocks = mechanism.power.committed("seeds")
+power_entries = mechanism.power.judge(power_blocks, train, mechanism.power.COMMAND.format(profile="seeds"))
+seeds_entries = mechanism.seeds.judge_seeds(seeds, scfg, train, control_passed, main_study.learning_gate("reference"),
+                                            power=mechanism.power.met(power_entries, "icdl"))
 chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg))
 
 # %% [markdown]
@@ -304,6 +307,36 @@ if control_data is not None:
     display(chapter.table(mechanism.show.nearest_table(control_data["alignment"], PRETRAINING)))
 
 # %% [markdown]
+# ## Can the measures tell GD on the network from a linear rule?
+#
+# The control shows the measures finding a linear fit where the answer is
+# linear; the hypotheses ask something harder -- whether a model is nearer GD on
+# a nonlinear network than every linear rule, where both may predict well. So
+# the pipeline is also asked about models whose answer is known on the very
+# task of the hypotheses: a *planted GD* model that runs GD on the target's
+# architecture and a *planted ridge* model that runs ridge regression
+# (`icdl.gpt_icl.mechanism.power`), each a little off the grid the pipeline
+# chooses from (step size, steps, start scale and λ between its values, another
+# start draw for GD) and with prediction noise of 4 % of the labels' variance,
+# as a trained model's errors would be. The registered claims: the pipeline
+# calls the planted GD nearer GD than any simple rule, and the planted ridge
+# nearer a simple rule than GD, at every target depth, on ICDL's inputs and on
+# inputs from $N(0, I)$ ({doc}`gpt_n01`'s task), each on its whole interval over
+# the test prompts (`python -m icdl.gpt_icl.mechanism.power --profile seeds`).
+# Where they fail, the measures cannot tell the algorithms apart on that task,
+# and the hypotheses above stay undecided (the gate
+# {glue:text}`power_gate_words`): {glue:text}`power_state`.
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+if power_blocks is not None:
+    for task in mechanism.power.TASKS:
+        mine = power_blocks[power_blocks["task"] == task]
+        display(chapter.table(mechanism.power.shown(mechanism.power.power_numbers(mine, train)).assign(task=task)))
+
+# %% tags=["remove-cell"]
+chapter.glue(power_gate_words=mechanism.power.GATE, power_state=mechanism.power.state_words(power_entries))
+
+# %% [markdown]
 # ## What this does and does not show
 #
 # - *Nearest* is relative: a model can be nearest to one candidate and still
@@ -331,6 +364,7 @@ if control_data is not None:
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(control_entries, judged_on="control", covered=control_blocks is not None)
 ledger.record_all(seeds_entries, judged_on="seeds", covered=seeds is not None)
+ledger.record_all(power_entries, judged_on="planted models", covered=power_blocks is not None)
 ledger.save()
 ledger.judged()
 

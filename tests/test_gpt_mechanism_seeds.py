@@ -34,8 +34,8 @@ LEARNED = {"learned": 0.3, "worst": "target depth 6, relu", "lead": 0.35, "lo": 
 PLATEAU = {"learned": -0.02, "worst": "target depth 6, relu", "lead": 0.01, "lo": -0.02, "hi": 0.04}
 
 
-def _entries(result, control=True, learned=LEARNED):
-    out = {e["claim"]: e for e in ms.judge_seeds(result, CFG, 40, control, learned)}
+def _entries(result, control=True, learned=LEARNED, power=1.0):
+    out = {e["claim"]: e for e in ms.judge_seeds(result, CFG, 40, control, learned, power)}
     return {c: criterion_verdict(c, {"value": e["value"], **e["values"]}) for c, e in out.items()}, out
 
 

@@ -154,6 +154,8 @@ def shown(numbers: dict[str, dict]) -> pd.DataFrame:
 #: the tasks the power is measured on: the inputs' centre (ICDL's N(−2, I), and N(0, I) of chapter gpt_n01) and
 #: the suffix of their claims
 TASKS = {"icdl": (2.0, ""), "n01": (0.0, "-n01")}
+#: the gate's name as the chapter says it (``POWER`` of icdl.repro.claims.base)
+GATE = "power"
 #: the result file's fields
 FIELDS = ("blocks", "complete", "seconds")
 
@@ -269,4 +271,15 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def state_words(entries: list[dict]) -> str:
+    """What the power claims say, per task, in a clause: whether the pipeline called both plants right there (the
+    gate met), or that the run waits."""
+    if all(e.get("value") is None for e in entries):
+        return "the planted models' run has not been made yet"
+    where = {"icdl": "ICDL's inputs", "n01": "inputs from N(0, I)"}
+    said = {True: "calls both plants right (the gate is met)", False: "does not call both plants right (the gate is "
+            "unmet)"}
+    return "; ".join(f"on {where[task]} the pipeline {said[met(entries, task) == 1.0]}" for task in TASKS)
 

@@ -134,13 +134,15 @@ def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
     return out | {"models": models, "seeds": seeds}
 
 
-def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool, learned: dict) -> list[dict]:
+def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool, learned: dict,
+                power: float = 0.0) -> list[dict]:
     """The ledger entries of the four hypotheses asked over the seeds (``result``: profile ``seeds``'
     :func:`~icdl.gpt_icl.mechanism.load` frames, None while the run waits), each with its 90 % interval over
     seeds and blocks of the test prompts, and the gates the registry reads: ``control`` (``control_passed``),
     ``flow`` (no seed's model chose a member at an edge that matters), ``seeds`` (every model measured on
-    :data:`SEEDS_NEEDED` seeds) and ``learned`` (``learned``: the learning gate of the models measured,
-    :func:`icdl.gpt_icl.core.main_study.learning_gate`)."""
+    :data:`SEEDS_NEEDED` seeds), ``learned`` (``learned``: the learning gate of the models measured,
+    :func:`icdl.gpt_icl.core.main_study.learning_gate`) and ``power`` (1.0 where the planted models were told apart on
+    this task, :func:`icdl.gpt_icl.mechanism.power.met`)."""
     criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the mean over three seeds "
                    f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval, with every seed's GD "
                    "member inside its grid in flow time and the positive control passed"
@@ -167,7 +169,8 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
              f"90 % interval {learned['lo']:.3f} to {learned['hi']:.3f})").replace("-", "−")
     return gated_entries({c: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
                          {"control": float(control_passed), "flow": float(flow), "seeds": float(enough),
-                          "learned": learned["learned"]}, tail, criteria, over="the seeds and the test prompts")
+                          "learned": learned["learned"], "power": float(power)}, tail, criteria,
+                         over="the seeds and the test prompts")
 
 
 def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:

@@ -158,6 +158,7 @@ GATE_WORDS = {"control": "the positive control passes",
               "tuned": "the wider models' learning rate was chosen by a scan at their width",
               "seeds": "every model is measured on three seeds",
               "trained_seeds": "every model was trained on three seeds (the seed term of the interval measured)",
+              "power": "the measures tell a planted GD model from a planted ridge model on this task",
               "learned": "every model learned the task: its R² at the training length leads the context mean's by "
                          "the registered margin on the whole 90 % interval"}
 

@@ -95,6 +95,11 @@ LEARNED = ("learned", "gate", 0.05)
 #: (icdl.gpt_icl.core.intervals) can be measured at all. Added under its own registration (:data:`GATES_ADDED`)
 SEEDED = ("trained_seeds", "gate", 3)
 
+#: the gate of a claim about which algorithm a trained model runs (issue 53): the same pipeline calls a planted GD
+#: model nearest GD and a planted ridge model nearest a simple rule on the same task (``mech-power-*``), 1.0 where
+#: both passed. Added under its own registration (:data:`GATES_ADDED`)
+POWER = ("power", "gate", 1)
+
 #: gates added to criteria registered before them, each with the commit that registered it: ``tests/test_registered.py``
 #: compares a claim's criterion without such a gate against its own registration, and the gate itself against the
 #: registry at this commit

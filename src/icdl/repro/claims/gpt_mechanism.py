@@ -4,7 +4,7 @@ chapter's part)."""
 
 from __future__ import annotations
 
-from .base import GPT_MECHANISM, LEARNED, Claim, Condition, Replaced, all_of, row
+from .base import GPT_MECHANISM, LEARNED, POWER, Claim, Condition, Replaced, all_of, row
 
 CLAIMS: tuple[Claim, ...] = (
     row("mech-seeds-nearest-gd", "This book: hypothesis 1 over the main study's seeds",
@@ -73,13 +73,13 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "mech-power-gd-n01": all_of(("value", "<", 1)),
     "mech-power-ridge-n01": all_of(("value", ">", 1)),
     "mech-seeds-nearest-gd": all_of(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1),
-                                    ("seeds", "gate", 1), LEARNED),
+                                    ("seeds", "gate", 1), LEARNED, POWER),
     "mech-seeds-sens-gd": all_of(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1),
-                                 ("seeds", "gate", 1), LEARNED),
+                                 ("seeds", "gate", 1), LEARNED, POWER),
     "mech-seeds-cosine-gd": all_of(("value", ">=", 0.8), ("control", "gate", 1), ("flow", "gate", 1),
-                                   ("seeds", "gate", 1), LEARNED),
+                                   ("seeds", "gate", 1), LEARNED, POWER),
     "mech-seeds-median-gd": all_of(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1),
-                                   ("seeds", "gate", 1), LEARNED),
+                                   ("seeds", "gate", 1), LEARNED, POWER),
 }
 
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
@@ -239,4 +239,5 @@ JUDGED_BY: tuple[str, ...] = (
     "gpt_icl/mechanism/judge.py",
     "gpt_icl/mechanism/numbers.py",
     "gpt_icl/mechanism/seeds.py",
+    "gpt_icl/mechanism/power.py",
 )
