@@ -593,3 +593,30 @@ def test_the_training_validation_and_test_prompts_are_three_different_draws():
         assert not xs[a] & xs[b], (a, b, len(xs[a] & xs[b]))
     again = lsa_training._run_data(cfg, 1)
     assert torch.equal(again.P, splits[1].P)  # and each split is the same draw every time
+
+
+def test_the_paper_s_picture_without_l1_is_judged_on_the_run_it_would_analyse(monkeypatch):
+    """lsa-no-l1: the largest Table 1 correlation over the runs decides whether the paper would analyse a run at
+    all; where one exceeds 0.9 its query ratio and Table 2 are the judged numbers, where none does they are NaN
+    and the claim fails (the bug: the fallback run of the largest correlation read as the paper's). Both sides
+    of each line, and the waiting entry."""
+    import math
+
+    from icdl.lsa import study
+    from icdl.repro.claims import criterion_verdict
+
+    def fake(ratio, corr2):
+        return lambda data: [{"claim": "lsa-fig2", "value": ratio}, {"claim": "lsa-table2", "value": corr2}]
+
+    def entry(corrs, ratio=50.0, corr2=0.99):
+        monkeypatch.setattr(study, "judge", fake(ratio, corr2))
+        e = study.judge_no_l1({"complete": True, "table1": {"corr_inv_sigma_inv_V": corrs}, "chosen_run": 2})
+        return e, criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})
+
+    e, v = entry([0.2, 0.95, 0.5])
+    assert v is True and e["value"] == pytest.approx(0.95) and e["values"]["query_ratio"] == 50.0
+    e, v = entry([0.2, 0.85, 0.5])  # no run the paper would analyse: its numbers are not read
+    assert v is False and math.isnan(e["values"]["table2"]) and "no run the paper would analyse" in e["ours"]
+    assert entry([0.95], ratio=9.0)[1] is False and entry([0.95], corr2=0.94)[1] is False
+    waiting = study.judge_no_l1(None)
+    assert waiting["value"] is None and "python -m icdl.lsa --profile nol1" in waiting["ours"]

@@ -27,6 +27,11 @@ CLAIMS: tuple[Claim, ...] = (
     row("lsa-l1-table2", "LSA Table 2 at a stronger ℓ1 penalty",
         "Table 2's correlations (corr(z, f) and |corr(z, LS)| > 0.95) in the analysed run, at ℓ1 = 1e-4 or 1e-3",
         LSA_TRAINING, "tests/test_lsa.py::test_the_l1_scan_judge_takes_the_best_strength"),
+    row("lsa-no-l1", "LSA sec. 4, training without the ℓ1 penalty",
+        "\"in training without the ℓ1 regularization, similar results are obtained\": some run's LayerNorm divides by "
+        "the variance (Table 1 > 0.9), and in that run one query cell dominates (Fig. 2) and carries least squares "
+        "(Table 2 > 0.95)",
+        LSA_TRAINING, "tests/test_lsa.py::test_the_paper_s_picture_without_l1_is_judged_on_the_run_it_would_analyse"),
 )
 
 CRITERIA: dict[str, tuple[Condition, ...]] = {
@@ -44,6 +49,12 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # ratio of the largest to the second query-token output weight, and of min(corr(z, f), |corr(z, LS)|)
     "lsa-l1-dominance": all_of(("value", ">=", 10)),
     "lsa-l1-table2": all_of(("value", ">", 0.95)),
+    # registered before any run of python -m icdl.lsa --profile nol1 (study.judge_no_l1): the reference protocol
+    # (data seed, schedule) with five runs and no ℓ1 penalty. value: the largest Table 1 correlation of 1/σ with
+    # 1/V over the runs; in the run the paper would analyse (its Table 1 correlation above 0.9; none: both NaN, a
+    # failure) the query-token read-out's largest weight over the second (query_ratio) and Table 2's smaller
+    # correlation (table2)
+    "lsa-no-l1": all_of(("value", ">", 0.9), ("query_ratio", ">=", 10), ("table2", ">", 0.95)),
 }
 
 MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
