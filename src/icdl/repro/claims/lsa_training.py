@@ -71,6 +71,7 @@ REGISTERED: dict[str, str] = {
     "lsa-fig2": "eac7c3b",
     "lsa-l1-dominance": "a904e6b",
     "lsa-l1-table2": "a904e6b",
+    "lsa-no-l1": "92a18f9",
 }
 
 KNOWN_FAILURES: dict[str, str] = {
