@@ -102,6 +102,8 @@ RESULTS: tuple[Result, ...] = (
            "That cell computes the least-squares estimate across prompts (also at stronger ℓ1 penalties)."),
     Result("LSA Fig. 3", ("lsa-fig3",), "lsa_training", PROTOCOL,
            "Through that cell alone the output follows the least-squares line."),
+    Result("LSA sec. 4 without ℓ1", ("lsa-no-l1",), "lsa_training", PROTOCOL,
+           "Training without the ℓ1 penalty gives the same picture (Table 1, Fig. 2, Table 2)."),
 )
 
 _FAILED, _PASSED = {"fail", "mismatch"}, {"pass", "pass (deviation)"}
