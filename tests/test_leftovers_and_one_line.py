@@ -388,3 +388,23 @@ def test_the_package_s_refusals_show_as_one_line_in_ipython(capsys):
     out = capsys.readouterr().out
     assert out.strip().splitlines() == [next(line for line in out.splitlines() if line.strip())]
     assert out.strip().startswith("ResultFileError: result file /nonexistent/x.json does not exist")
+
+
+def test_a_first_call_shorter_than_the_first_validation_trains_and_writes_nothing_else(tmp_path, monkeypatch, capsys):
+    """``python -m icdl.lsa --profile quick --epochs-this-call 5`` from scratch: the epochs go into the checkpoint,
+    no result is written (there is no validation to hold yet, the first at ``val_every``), the call exits 0 and
+    says to run it again -- not a refusal that blames a result file that does not exist (issue 58); the next call
+    goes on from the checkpoint."""
+    from icdl.lsa.__main__ import main
+    from icdl.lsa.study import PROFILES
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    (tmp_path / "_toc.yml").write_text("")
+    save_result(PROFILES.folder() / "benchmark.quick.json", _BENCHMARK, provenance=_prov())
+    assert main(["--profile", "quick", "--epochs-this-call", "5", "--threads", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "epochs 5/" in err and "run the same command again" in err
+    assert (PROFILES.folder() / "checkpoint.quick.pt").exists()
+    assert not (PROFILES.folder() / "training.quick.json").exists()
+    assert main(["--profile", "quick", "--epochs-this-call", "5", "--threads", "1"]) == 0
+    assert "epochs 10/" in capsys.readouterr().err

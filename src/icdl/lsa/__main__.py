@@ -123,6 +123,11 @@ def _merge_train_write(args, cfg, ckpt, out_path, bench_path) -> int:
         print(f"nothing trained (epochs {res['epochs_done']}/{cfg['epochs']}, as in {out_path}); result left as it is",
               file=sys.stderr)
         return 0
+    if res["epochs_done"] < cfg["val_every"]:  # no validation yet: a result would have no history to hold
+        print(f"epochs {res['epochs_done']}/{cfg['epochs']} trained into {ckpt}; the first validation comes at epoch "
+              f"{cfg['val_every']}, so there is no result to write yet: run the same command again to go on",
+              file=sys.stderr)
+        return 0
     data = result_data(res, cfg, bench)
     command = "python -m icdl.lsa --profile " + args.profile + (
         f" --epochs-this-call {args.epochs_this_call} (repeated until complete)" if args.epochs_this_call else "")
