@@ -408,3 +408,25 @@ def test_a_first_call_shorter_than_the_first_validation_trains_and_writes_nothin
     assert not (PROFILES.folder() / "training.quick.json").exists()
     assert main(["--profile", "quick", "--epochs-this-call", "5", "--threads", "1"]) == 0
     assert "epochs 10/" in capsys.readouterr().err
+
+
+def test_a_folder_where_a_checkpoint_goes_is_one_line_before_any_training(tmp_path, monkeypatch, capsys):
+    """A folder at the LSA checkpoint's path: ``python -m icdl.lsa`` refuses in one line naming it, before any
+    epoch (it used to train, then end in IsADirectoryError's traceback); the checkpoint writer itself refuses the
+    same way, the folder left as it was."""
+    from icdl.lsa.__main__ import main
+    from icdl.lsa.study import PROFILES
+    from icdl.repro.checkpoints import CheckpointError, save_checkpoint
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    (tmp_path / "_toc.yml").write_text("")
+    folder = PROFILES.folder() / "checkpoint.quick.pt"
+    folder.mkdir(parents=True)
+    with pytest.raises(SystemExit) as stop:
+        main(["--profile", "quick", "--epochs-this-call", "5"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "checkpoint.quick.pt is a folder" in err and "epoch" not in err.lower()
+    with pytest.raises(CheckpointError, match="is a folder"):
+        save_checkpoint(folder, {"cfg": {}, "model": {}})
+    assert folder.is_dir()

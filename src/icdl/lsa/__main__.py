@@ -8,7 +8,7 @@ import torch
 
 from ..repro.checkpoints import checkpoint_exists
 from ..repro.cli import Parser, at_least_one
-from ..repro.files import ResultFileError, one_writer
+from ..repro.files import ResultFileError, one_writer, regular_or_new
 from ..repro.profiles import ProfileError, dry_run
 from ..repro.results import frame_to_lists, load_result, provenance, save_result
 from .study import PROFILES, load_training, result_data
@@ -72,6 +72,10 @@ def _main(argv: list[str] | None = None) -> int:
             ap.error(f"--shard must be I/N with 1 <= N <= runs={cfg['runs']} and 0 <= I < N (e.g. 0/2), "
                      f"got {args.shard!r}")
     ckpt = PROFILES.folder() / f"checkpoint.{args.profile}.pt"  # small: committed, so runs resume
+    try:  # a folder or link where the checkpoint goes: refused before any training, not after it
+        regular_or_new(ckpt)
+    except ResultFileError as err:
+        ap.error(f"checkpoint path: {err}")
     if args.shard is None and args.epochs_this_call is not None and _shards(ckpt):
         ap.error(f"--epochs-this-call: shard checkpoints of profile {args.profile} exist, and this call merges them "
                  "and trains nothing; run it without --epochs-this-call first (or finish the shards with --shard)")

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .files import ResultFileError, atomic_write_bytes
+from .files import ResultFileError, atomic_write_bytes, regular_or_new
 from .results import load_result, provenance, save_result
 
 
@@ -89,6 +89,11 @@ def save_checkpoint(path: str | Path, state: dict[str, Any], *, command: str = "
 
     path = Path(path)
     rec_path, pending = checkpoint_record(path), _pending(path)
+    for p in (path, rec_path, pending):  # a folder, link or device in the way: one line, nothing replaced
+        try:
+            regular_or_new(p)
+        except ResultFileError as err:
+            raise CheckpointError(f"checkpoint path: {err}") from None
     if pending.exists():  # a save that was stopped: finish it if its record was written, else drop it
         if _record_matches(rec_path, pending):
             os.replace(pending, path)
