@@ -781,9 +781,17 @@ def test_committed_n01_numbers(num_regression):
     per position, and the three judged numbers with their intervals (pinned: a rerun that moved them fails
     here until the baseline is regenerated and the diff reviewed)."""
     from icdl.gpt_icl.objectives import n01
+    from icdl.repro.ledger import load_records
     from icdl.repro.results import load_result
 
-    icl = load_result(HERE.parent / "results" / "gpt_icl" / "icl.n01.json")["data"]
+    path = HERE.parent / "results" / "gpt_icl" / "icl.n01.json"
+    if not path.is_file():  # the study at its fitted schedule is not committed yet: nothing to pin, and every claim
+        # it judges must be recorded as waiting (its baseline is made again from the run when it lands)
+        status = {r.claim: r.status for r, _ in load_records(HERE.parent / "results" / "ledger")}
+        waiting = {c: s for c, s in status.items() if c.startswith("gpt-n01-")}
+        assert len(waiting) == 6 and set(waiting.values()) == {"not yet covered"}, waiting
+        return
+    icl = load_result(path)["data"]
     curves, baselines = n01.figure_data(icl)
     assert set(curves["seeds"]) == {3}  # every point of the figure is the mean of the three seeds
     entries = n01.judge(icl, main_study.PROFILES.resolve("n01")["train_examples"],
