@@ -108,3 +108,15 @@ def test_every_model_on_the_line_is_rarely_a_false_fail_and_one_model_past_it_fa
     assert decide(s["lo"], s["hi"], "<=", 0.05) is True
     low = intervals.extreme({m: -v for m, v in inside.items()}, largest=False)  # the mirror: every value > 0
     assert decide(low["lo"], low["hi"], ">", -0.05) is True and low["value"] == pytest.approx(-s["value"])
+
+
+def test_a_model_without_a_number_leaves_an_every_model_claim_undecided_in_any_order():
+    """A model whose statistic is NaN (a gate's input missing, a ratio of nothing) cannot be dropped from a claim
+    about every model: the interval is NaN whichever position it holds (the bug: Python's max skipping a NaN that
+    is not first)."""
+    rng = np.random.default_rng(3)
+    ok, gone = _model_rows(rng, 0.0), np.full_like(_model_rows(rng, 0.0), np.nan)
+    for models in ({"a": ok, "b": gone}, {"b": gone, "a": ok}):
+        for largest in (True, False):
+            s = intervals.extreme(models, largest=largest)
+            assert np.isnan(s["lo"]) and np.isnan(s["hi"]), (models.keys(), largest)

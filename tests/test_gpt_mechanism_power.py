@@ -52,13 +52,14 @@ def test_the_pipeline_calls_planted_ridge_nearest_ridge_and_gd_on_the_grid_neare
     noise: GD's difference is 0 and the ratio far below 1. Catches the plants swapped, the pipeline choosing GD's
     member for the wrong model, and a ratio taken the wrong way up."""
     numbers = power.power_numbers(power.power(CFG, 3), CFG["train_examples"])
-    assert numbers["planted ridge"]["pred"]["lo"] > 1
+    assert set(numbers) == {(3, "planted GD"), (3, "planted ridge")}
+    assert numbers[(3, "planted ridge")]["pred"]["lo"] > 1
     on_grid = {"eta": CFG["etas"][0], "init_scale": CFG["init_scales"][0], "steps": CFG["gd_steps"],
                "lambda": CFG["lambdas"][0], "start_seed": SEEDS["start"]}
     monkeypatch.setattr(power, "plant_settings", lambda cfg: on_grid)
     monkeypatch.setattr(power, "NOISE", 0.0)
     exact = power.power_numbers(power.power(CFG, 3), CFG["train_examples"])
-    assert exact["planted GD"]["pred"]["hi"] < 0.01 and exact["planted GD"]["cosine"]["lo"] > 0.999
+    assert exact[(3, "planted GD")]["pred"]["hi"] < 0.01 and exact[(3, "planted GD")]["cosine"]["lo"] > 0.999
 
 
 @pytest.mark.filterwarnings("ignore:divide by zero")  # the ridge plant's sensitivities are ridge's own exactly

@@ -172,7 +172,7 @@ def budget_words(budgets: list[dict], profile: str) -> dict[str, str]:
     "158 000" and "9 520 000") and ``budget_share``, the share of the paper's FLOPs one model of ``profile`` gets,
     as fractions ("1/11 000 to 1/7 700" over its attentions, smaller share first)."""
     paper = {r["attention"]: r for r in budgets if r["profile"] == "paper"}
-    ours = sorted((r for r in budgets if r["profile"] == profile), key=lambda r: r["flops"])
+    ours = [r for r in budgets if r["profile"] == profile]
     if not paper or not ours:
         raise ValueError(f"budget_words needs rows of profile 'paper' and {profile!r}")
 
@@ -180,6 +180,7 @@ def budget_words(budgets: list[dict], profile: str) -> dict[str, str]:
         times = float(f"{paper[r['attention']]['flops'] / r['flops']:.2g}")
         return f"1/{times:,.0f}".replace(",", " ")
 
+    ours.sort(key=lambda r: r["flops"] / paper[r["attention"]]["flops"])  # the smaller share first
     shares = list(dict.fromkeys(fraction(r) for r in ours))
     return {"budget_params": f"{ours[0]['parameters']:,}".replace(",", " "),
             "budget_paper_params": f"{paper['softmax']['parameters']:,}".replace(",", " "),

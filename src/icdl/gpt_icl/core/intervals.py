@@ -124,7 +124,7 @@ class Draws:
         self.weights = np.vstack([np.ones(blocks), seed_rows, counts])
 
     def r2(self, sse: np.ndarray, labels: dict[str, np.ndarray]) -> np.ndarray:
-        """``(resamples + 1, P)``: R² of one predictor on every resample, averaged over the resample's seeds.
+        """``(rows, P)``: R² of one predictor on every row (module docstring), averaged over the row's seeds.
         ``sse`` is ``(seeds, P, blocks)`` (the predictor's :func:`block_sums` per seed, in seed order) or
         ``(P, blocks)`` for a predictor without seeds (a baseline); ``labels`` the :func:`label_sums` of the
         same prompts and positions."""
@@ -146,8 +146,8 @@ class Draws:
 
 
     def mse(self, sse: np.ndarray, labels: dict[str, np.ndarray]) -> np.ndarray:
-        """``(resamples + 1, P)``: the mean squared error of one predictor on every resample, averaged over the
-        resample's seeds (shapes as :meth:`r2`)."""
+        """``(rows, P)``: the mean squared error of one predictor on every row, averaged over the row's seeds (shapes
+        as :meth:`r2`)."""
         sse = np.asarray(sse, dtype=float)
         if sse.ndim == 2:
             sse = sse[None]
@@ -158,7 +158,7 @@ class Draws:
         return np.take_along_axis(per_seed, self.seeds[:, :, None], axis=1).mean(1)
 
     def mean_square(self, labels: dict[str, np.ndarray]) -> np.ndarray:
-        """``(resamples + 1, P)``: the labels' mean square on every resample (the error of predicting 0)."""
+        """``(rows, P)``: the labels' mean square on every row (the error of predicting 0)."""
         return (self.weights @ labels["syy"].T) / (self.weights @ labels["n"])[:, None]
 
 
@@ -235,10 +235,10 @@ def extreme(per_model: dict, largest: bool, level: float = LEVEL) -> dict[str, f
     m = len(per_model)
     own = [summary(v, level) for v in per_model.values()]
     wide = own if m == 1 else [summary(v, 1 - (1 - level) / m) for v in per_model.values()]
-    pick = max if largest else min
-    value = pick(s["value"] for s in own)
+    pick = np.max if largest else np.min  # numpy's: a model without a number (NaN) leaves the claim undecided,
+    value = pick([s["value"] for s in own])  # never dropped from it
     if largest:  # bounded above: a pass reads every hi, a fail one model's adjusted lo
-        lo, hi = max(s["lo"] for s in wide), max(s["hi"] for s in own)
+        lo, hi = np.max([s["lo"] for s in wide]), np.max([s["hi"] for s in own])
     else:
-        lo, hi = min(s["lo"] for s in own), min(s["hi"] for s in wide)
+        lo, hi = np.min([s["lo"] for s in own]), np.min([s["hi"] for s in wide])
     return {"value": float(value), "lo": float(lo), "hi": float(hi), "models": m}

@@ -3,11 +3,11 @@
 Objective 4 says that a deeper transformer is a better in-context learner. Its number is the **smallest gain**
 of R² from the shallowest to the deepest model, over both attentions and the evaluation points (examples
 before the query); the claim holds if that gain is above 0. Each R² is the mean over the seeds of a model,
-and on every resample of one :class:`~icdl.gpt_icl.core.intervals.Draws` the seeds are drawn again and the prompt
-blocks reweighted alike for every model (paired: the deepest and the shallowest model are scored on the same
-resampled prompts), so the gain comes with a 90 % interval over seeds and prompts and a claim whose interval
-straddles 0 is ``inconclusive``. A one-seed result without sums per block (the runs before the seeds) is
-judged on its point value, as it was.
+and every row of one :class:`~icdl.gpt_icl.core.intervals.Draws` -- one seed alone, or every seed on resampled
+prompt blocks, alike for every model (paired: the deepest and the shallowest model are scored on the same prompts)
+-- gives the gain again, so it comes with a 90 % interval over seeds and prompts (each attention and point on its
+own, :func:`~icdl.gpt_icl.core.intervals.extreme`) and a claim whose interval straddles 0 is ``inconclusive``. A
+one-seed result without sums per block (the runs before the seeds) is judged on its point value, as it was.
 
 ==========================  ===========================================================================
 :func:`r2_table`            R² (mean over seeds) of every model depth, attention and evaluation point, with

@@ -130,25 +130,25 @@ def power(cfg, depth: int, progress: bool = False) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def power_numbers(blocks: pd.DataFrame, train_examples: int) -> dict[str, dict]:
-    """Per plant: GD's prediction difference over the nearest simple rule's (``pred``), its sensitivity difference
-    over the smallest simple rule's (``sens``) and GD's cosine (``cosine``), each ``{"value", "lo", "hi"}`` over
-    the test prompts (:func:`~icdl.gpt_icl.mechanism.numbers.paired_measures`, one seed: the prompt rows alone)."""
+def power_numbers(blocks: pd.DataFrame, train_examples: int) -> dict[tuple[int, str], dict]:
+    """Per target depth and plant: GD's prediction difference over the nearest simple rule's (``pred``), its
+    sensitivity difference over the smallest simple rule's (``sens``) and GD's cosine (``cosine``), each
+    ``{"value", "lo", "hi"}`` over the test prompts (:func:`~icdl.gpt_icl.mechanism.numbers.paired_measures`, one
+    seed: the prompt rows alone)."""
     m = paired_measures(blocks, train_examples, Draws(1, blocks=int(blocks["block"].nunique())))
-    out = {}
-    for (_, name), v in m["models"].items():
-        out[name] = {k: summary(v[k]) for k in ("pred", "sens", "cosine")}
-    return out
+    return {(int(depth), name): {k: summary(v[k]) for k in ("pred", "sens", "cosine")}
+            for (depth, name), v in m["models"].items()}
 
 
-def shown(numbers: dict[str, dict]) -> pd.DataFrame:
-    """For the reader: per plant the three numbers, each "value (lo to hi)"."""
+def shown(numbers: dict[tuple[int, str], dict]) -> pd.DataFrame:
+    """For the reader: per target depth and plant the three numbers, each "value (lo to hi)"."""
     def cell(s):
         return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
 
-    return pd.DataFrame([{"plant": name, "GD's prediction difference over the nearest simple rule's": cell(v["pred"]),
+    return pd.DataFrame([{"target depth": depth, "plant": name,
+                          "GD's prediction difference over the nearest simple rule's": cell(v["pred"]),
                           "GD's sensitivity difference over the smallest simple rule's": cell(v["sens"]),
-                          "GD's cosine": cell(v["cosine"])} for name, v in numbers.items()])
+                          "GD's cosine": cell(v["cosine"])} for (depth, name), v in sorted(numbers.items())])
 
 
 #: the tasks the power is measured on: the inputs' centre (ICDL's N(−2, I), and N(0, I) of chapter gpt_n01) and

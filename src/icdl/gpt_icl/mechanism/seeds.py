@@ -6,10 +6,11 @@ The main study trained three seeds of every model (other initial weights and tra
 ``seeds`` chooses GD's and ridge's members for each seed's model on the flow grid (:mod:`.grid`) and measures
 it on the test prompts. The registry (``icdl.repro.claims.CRITERIA``, ``mech-seeds-*``) reads, per model, the
 **mean over its seeds** of each of the four numbers (:mod:`.numbers`), and over the models the largest (the
-cosine: the smallest), with a two-level interval (:class:`~icdl.gpt_icl.core.intervals.Draws`): the seeds drawn
-with replacement, then the blocks of test prompts, drawn once per resample for every seed, candidate and model
-(paired). Gates: ``control`` (the positive control passed), ``flow`` (the flow gate met by every seed's model),
-``seeds`` (three seeds measured for every model).
+cosine: the smallest), with an interval over seeds and prompts (:class:`~icdl.gpt_icl.core.intervals.Draws`: each
+seed alone, and every seed on blocks of test prompts resampled once for every seed, candidate and model, paired),
+read off each model's own (:func:`~icdl.gpt_icl.core.intervals.extreme`). Gates: ``control`` (the positive control
+passed), ``flow`` (the flow gate met by every seed's model), ``seeds`` (three seeds measured for every model),
+``learned`` and ``power`` (the planted models told apart, :mod:`.power`).
 
 ==========================  ==========================================================================================
 :func:`replay`              each seed's model scored again against the main study's stored errors
@@ -124,8 +125,8 @@ def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
                 slot[k][i] = v[k]
             slot["median"][i] = med["models"][key]
     models = {}
-    for key, slot in per_seed.items():  # each resample's mean over its drawn seeds (a seed drawn twice counts twice)
-        with warnings.catch_warnings():  # a resample that drew only seeds the model lacks: NaN (the gate is unmet)
+    for key, slot in per_seed.items():  # each row's mean over its seeds (a seed row: that seed alone)
+        with warnings.catch_warnings():  # a row whose seeds the model lacks: NaN (the gate is unmet)
             warnings.simplefilter("ignore", RuntimeWarning)
             models[key] = {k: np.nanmean(np.take_along_axis(slot[k].T, draws.seeds, axis=1), axis=1)
                            for k in _MEASURES}

@@ -27,3 +27,8 @@ KNOWN_FAILURES: dict[str, str] = {
                  "examples and a query is 152 tokens (x and y are separate tokens): each factor is off by about two, "
                  "in opposite directions, so the totals agree while the counts they are built from do not",
 }
+
+#: the code that computes this chapter's registered values (``claims.JUDGED_BY``)
+JUDGED_BY: tuple[str, ...] = (
+    "gpt_icl/compute/cost.py",
+)

@@ -38,4 +38,5 @@ JUDGED_BY: tuple[str, ...] = (
     "gpt_icl/core/intervals.py",
     "gpt_icl/core/learning.py",
     "gpt_icl/depth/judge.py",
+    "gpt_icl/core/verdicts.py",
 )

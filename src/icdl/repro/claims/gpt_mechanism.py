@@ -240,4 +240,6 @@ JUDGED_BY: tuple[str, ...] = (
     "gpt_icl/mechanism/numbers.py",
     "gpt_icl/mechanism/seeds.py",
     "gpt_icl/mechanism/power.py",
+    "gpt_icl/core/verdicts.py",
+    "gpt_icl/mechanism/measures.py",
 )
