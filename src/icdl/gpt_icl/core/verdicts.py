@@ -88,28 +88,47 @@ def _paired_positions(sums: Sums, depth: int, set_name: str, train_examples: int
     return sorted(p for p in sums.sse[(depth, bl.mlp_method(depth), set_name)][-1] if p <= train_examples)
 
 
-def shortfalls(sums: Sums, set_names: list[str], train_examples: int) -> dict[tuple, np.ndarray]:
-    """``{(depth, attention, set): (resamples + 1,)}``: the largest shortfall of the model's R² below the MLP's
-    over the MLP's positions up to the training length, on each paired set (objectives 1 and 3)."""
+def shortfall_points(sums: Sums, set_names: list[str], train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention, set, position): (rows,)}``: the shortfall of the model's R² below the MLP's at each of
+    the MLP's positions up to the training length, on each paired set -- what a claim about every model *and*
+    position reads, each on its own interval (:func:`~icdl.gpt_icl.core.intervals.extreme`)."""
     out = {}
     for depth in sums.depths():
         for name in set_names:
             pos = _paired_positions(sums, depth, name, train_examples)
             mlp = sums.r2(depth, bl.mlp_method(depth), name, pos)
             for att in ATTENTIONS:
-                out[(depth, att, name)] = (mlp - sums.r2(depth, att, name, pos)).max(axis=1)
+                gap = mlp - sums.r2(depth, att, name, pos)
+                out |= {(depth, att, name, p): gap[:, j] for j, p in enumerate(pos)}
     return out
 
 
-def mixture_falls(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
-    """``{(depth, attention): (resamples + 1,)}``: the smallest fall of R² at the training length from one
-    mixture to the next, in the order of MIXTURES (positive: R² falls at every step)."""
+def shortfalls(sums: Sums, set_names: list[str], train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention, set): (rows,)}``: the largest shortfall of the model's R² below the MLP's over the MLP's
+    positions up to the training length, on each paired set (objectives 1 and 3; for the tables)."""
+    out: dict[tuple, list] = {}
+    for (depth, att, name, _), gap in shortfall_points(sums, set_names, train_examples).items():
+        out.setdefault((depth, att, name), []).append(gap)
+    return {k: np.max(v, axis=0) for k, v in out.items()}
+
+
+def mixture_fall_points(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention, step): (rows,)}``: the fall of R² at the training length from one mixture to the next
+    (``step`` 0, 1, … in the order of MIXTURES; positive: R² falls), each on its own interval in the claim."""
     out = {}
     for depth in sums.depths():
         for att in ATTENTIONS:
             r2 = np.stack([sums.r2(depth, att, m, [train_examples])[:, 0] for m in MIXTURES], axis=1)
-            out[(depth, att)] = (r2[:, :-1] - r2[:, 1:]).min(axis=1)
+            out |= {(depth, att, step): r2[:, step] - r2[:, step + 1] for step in range(len(MIXTURES) - 1)}
     return out
+
+
+def mixture_falls(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (rows,)}``: the smallest of :func:`mixture_fall_points` over the steps (the tables)."""
+    out: dict[tuple, list] = {}
+    for (depth, att, _), fall in mixture_fall_points(sums, train_examples).items():
+        out.setdefault((depth, att), []).append(fall)
+    return {k: np.min(v, axis=0) for k, v in out.items()}
 
 
 def length_drops(sums: Sums, train_examples: int, test_examples: int) -> dict[tuple, np.ndarray]:
@@ -125,16 +144,23 @@ def length_drops(sums: Sums, train_examples: int, test_examples: int) -> dict[tu
     return out
 
 
-def shift_drops(sums: Sums, train_examples: int, mus=(-0.5, 0.5)) -> dict[tuple, np.ndarray]:
-    """``{(depth, attention): (resamples + 1,)}``: the largest fall of R² at the training length from μ = 0 to
-    a shifted μ (all test prompts; objective 3 in our absolute form)."""
+def shift_drop_points(sums: Sums, train_examples: int, mus=(-0.5, 0.5)) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention, μ): (rows,)}``: the fall of R² at the training length from μ = 0 to a shifted μ (all
+    test prompts; objective 3 in our absolute form), each on its own interval in the claim."""
     out = {}
     for depth in sums.depths():
         for att in ATTENTIONS:
             base = sums.r2(depth, att, "μ=0", [train_examples])[:, 0]
-            out[(depth, att)] = np.max([base - sums.r2(depth, att, f"μ={mu:g}", [train_examples])[:, 0]
-                                        for mu in mus], axis=0)
+            out |= {(depth, att, mu): base - sums.r2(depth, att, f"μ={mu:g}", [train_examples])[:, 0] for mu in mus}
     return out
+
+
+def shift_drops(sums: Sums, train_examples: int, mus=(-0.5, 0.5)) -> dict[tuple, np.ndarray]:
+    """``{(depth, attention): (rows,)}``: the largest of :func:`shift_drop_points` over the shifts (the tables)."""
+    out: dict[tuple, list] = {}
+    for (depth, att, _), drop in shift_drop_points(sums, train_examples, mus).items():
+        out.setdefault((depth, att), []).append(drop)
+    return {k: np.max(v, axis=0) for k, v in out.items()}
 
 
 def context_mean_leads(sums: Sums, train_examples: int) -> dict[str, np.ndarray]:
@@ -160,12 +186,13 @@ def decide(lo: float, hi: float, op: str, threshold: float) -> bool | None:
 
 def _entry(claim: str, stat: np.ndarray | dict, ours: str, criterion: str, op: str, threshold: float,
            fmt: str = ".3f") -> dict:
-    """A ledger entry from a statistic's rows (one number), or from ``{model: rows}`` for a claim about every model
-    (:func:`~icdl.gpt_icl.core.intervals.extreme`: each model's own interval, the fail side adjusted for their
-    number; the largest for an upper bound, ``op`` ``<``/``<=``, else the smallest)."""
+    """A ledger entry from a statistic's rows (one number), or from ``{key: rows}`` for a claim about every model (and
+    position, step or shift: each key one number the claim ranges over, :func:`~icdl.gpt_icl.core.intervals.extreme`:
+    each on its own interval, the fail side adjusted for their number; the largest for an upper bound, ``op``
+    ``<``/``<=``, else the smallest)."""
     if isinstance(stat, dict):
         s = extreme(stat, largest=op in ("<", "<="))
-        how = f"over seeds and prompts, each of {s['models']} models on its own interval"
+        how = f"over seeds and prompts, each of the {s['models']} numbers it ranges over on its own interval"
     else:
         s, how = summary(stat), "over seeds and prompts"
     value, lo, hi = (f"{s[k]:{fmt}}".replace("-", "−") for k in ("value", "lo", "hi"))  # a typographic minus
@@ -180,14 +207,14 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
     verdict (pass, fail, inconclusive) is the registry's (:func:`icdl.repro.claims.criterion_verdict`)."""
     main, shifted = Sums(icl["blocks"], icl["labels"]), Sums(shift["blocks"], shift["labels"])
     tol, max_drop = criteria["obj1_tolerance"], criteria["obj3_max_drop"]
-    obj1 = shortfalls(main, [PAIRED], train_examples)
-    falls = mixture_falls(main, train_examples)
+    obj1 = shortfall_points(main, [PAIRED], train_examples)
+    falls = mixture_fall_points(main, train_examples)
     drops = length_drops(main, train_examples, test_examples)
     twin = SOFTMAX_ON if all((d, SOFTMAX_ON) in drops for d in main.depths()) else "softmax"
     margin = {d: drops[(d, "relu")] - drops[(d, twin)] for d in main.depths()}
     paired_shift = [n for n in {k[2] for k in shifted.sse} if n.startswith(PAIRED)]
-    obj3 = shortfalls(shifted, sorted(paired_shift), train_examples)
-    absolute = shift_drops(shifted, train_examples)
+    obj3 = shortfall_points(shifted, sorted(paired_shift), train_examples)
+    absolute = shift_drop_points(shifted, train_examples)
     first, last = list(MIXTURES)[0], list(MIXTURES)[-1]
     twin_words = "the same steps from the same weights" if twin == SOFTMAX_ON else "the softmax model"
     learned = gate(context_mean_leads(main, train_examples))

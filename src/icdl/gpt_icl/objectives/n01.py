@@ -45,7 +45,13 @@ from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import summary
 from icdl.gpt_icl.core.learning import gate, gated
 from icdl.gpt_icl.core.model import ATTENTIONS
-from icdl.gpt_icl.core.verdicts import Sums, _entry, _paired_positions, context_mean_leads, shortfalls
+from icdl.gpt_icl.core.verdicts import (
+    Sums,
+    _entry,
+    _paired_positions,
+    context_mean_leads,
+    shortfall_points,
+)
 from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
 
@@ -196,7 +202,7 @@ def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
     if len(depths) < 2:
         raise ValueError(f"the depth gap needs two target depths; the result has {depths}")
     vs_ls = versus_least_squares(sums, train_examples)
-    obj1 = shortfalls(sums, [PAIRED], train_examples)
+    obj1 = shortfall_points(sums, [PAIRED], train_examples)
     excess = excess_over_mlp(sums, train_examples)
     gap = {att: excess[(depths[-1], att)] - excess[(depths[0], att)] for att in ATTENTIONS}
     text = _criteria(tolerance, depths[-1], depths[0])
