@@ -756,7 +756,7 @@ def test_least_squares_yardsticks_of_the_sec5_figures(num_regression):
 
 def test_committed_scan_numbers(num_regression):
     """Figure 'fig-schedule-scan' and the scan table of chapter gpt_n01, from the committed scans
-    (``python -m icdl.gpt_icl.schedules --profile n01``; the ``icdl`` task's joins when its run is committed):
+    (``python -m icdl.gpt_icl.schedules --profile n01`` and ``--profile icdl``):
     every run's validation curve, the baselines on the validation prompts and the chosen schedule (a changed
     rule, or a curve read from another run, moves these)."""
     import pandas as pd
@@ -765,7 +765,7 @@ def test_committed_scan_numbers(num_regression):
     from icdl.repro.results import load_result
 
     cols = {}
-    for profile in ("n01",):
+    for profile in ("n01", "icdl"):
         res = load_result(HERE.parent / "results" / "gpt_n01" / f"scan.{profile}.json")["data"]
         history = pd.DataFrame(res["history"])
         c = scan.choose(history)

@@ -63,6 +63,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "results/ledger/gpt_mechanism.quick.json",
     ),
     "gpt_n01": (
+        "results/gpt_n01/scan.icdl.json",
         "results/gpt_n01/scan.n01.json",
         "results/ledger/gpt_n01.quick.json",
     ),
