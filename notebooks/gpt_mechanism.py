@@ -69,6 +69,7 @@ from icdl import figures
 from icdl.gpt_icl import mechanism
 from icdl.gpt_icl.core import main_study
 from icdl.gpt_icl.core.tasks import PRETRAINING
+from icdl.gpt_icl.mechanism import power
 from icdl.repro import chapter
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
@@ -219,10 +220,10 @@ control_data = mechanism.study.committed("control")
 control_blocks = None if control_data is None else control_data["blocks"]
 control_entries = mechanism.judge.judge_control(control_blocks, train)
 control_passed = control_entries[0]["passed"] is True
-power_blocks = mechanism.power.committed("seeds")
-power_entries = mechanism.power.judge(power_blocks, train, mechanism.power.COMMAND.format(profile="seeds"))
+power_blocks = power.committed("seeds")
+power_entries = power.judge(power_blocks, train, power.COMMAND.format(profile="seeds"))
 seeds_entries = mechanism.seeds.judge_seeds(seeds, scfg, train, control_passed, main_study.learning_gate("reference"),
-                                            power=mechanism.power.met(power_entries, "icdl"))
+                                            power=power.met(power_entries, "icdl"))
 chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg))
 
 # %% [markdown]
@@ -329,12 +330,12 @@ if control_data is not None:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if power_blocks is not None:
-    for task in mechanism.power.TASKS:
+    for task in power.TASKS:
         mine = power_blocks[power_blocks["task"] == task]
-        display(chapter.table(mechanism.power.shown(mechanism.power.power_numbers(mine, train)).assign(task=task)))
+        display(chapter.table(power.shown(power.power_numbers(mine, train)).assign(task=task)))
 
 # %% tags=["remove-cell"]
-chapter.glue(power_gate_words=mechanism.power.GATE, power_state=mechanism.power.state_words(power_entries))
+chapter.glue(power_gate_words=power.GATE, power_state=power.state_words(power_entries))
 
 # %% [markdown]
 # ## What this does and does not show

@@ -128,6 +128,10 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
         "--workers": [acts(["--profile", "seeds", "--workers", "2"], "profile seeds, on 2 process(es)"),
                       refused(["--workers", "0"], "--workers must be >= 1, got 0")],
     }),
+    "icdl.gpt_icl.mechanism.power": ("icdl.gpt_icl.mechanism.power", {
+        "--profile": [acts(["--profile", "quick"], "the planted models, profile quick"),
+                      refused(["--profile", "control"], "invalid choice: 'control'")],
+    }),
     "icdl.lsa": ("icdl.lsa.__main__", {
         "--profile": [acts(["--profile", "quick"], "profile quick"),
                       refused(["--profile", "huge"], "invalid choice: 'huge'")],

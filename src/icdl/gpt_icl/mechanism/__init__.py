@@ -7,12 +7,13 @@ the main study's models after von Oswald et al. 2023 and Akyürek et al. 2023).
 ``numbers``   the four registered numbers with paired intervals, and the gated ledger entries
 ``seeds``     the live design: every seed's model, the seed means, their judge
 ``judge``     the nearest candidate, and the positive control with its judge
-``power``     planted models that are GD or ridge: can the pipeline tell the algorithms apart?
+``power``     planted models that are GD or ridge: can the pipeline tell the algorithms apart? (its own command,
+              ``python -m icdl.gpt_icl.mechanism.power``: imported by name, not here)
 ``show``      what the chapter shows: seed means, tables, the prose's numbers
 ``study``     the profiles, the study over every model, its result file, ``python -m icdl.gpt_icl.mechanism``
 ============  =========================================================================================
 """
 
-from . import grid, judge, measures, numbers, power, seeds, show, study
+from . import grid, judge, measures, numbers, seeds, show, study
 
-__all__ = ["grid", "judge", "measures", "numbers", "power", "seeds", "show", "study"]
+__all__ = ["grid", "judge", "measures", "numbers", "seeds", "show", "study"]

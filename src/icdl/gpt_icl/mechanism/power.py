@@ -247,25 +247,41 @@ def committed(profile: str) -> pd.DataFrame | None:
     return None if raw is None else pd.DataFrame(raw["data"]["blocks"])
 
 
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    from icdl.repro.cli import Parser
+
+    p = Parser(prog="python -m icdl.gpt_icl.mechanism.power",
+               description="Run the mechanism's pipeline on planted GD and ridge models at every target depth of a "
+                           "profile, on ICDL's inputs and on N(0, I).")
+    p.add_argument("--profile", default="seeds", choices=("quick", "seeds"),
+                   help="seeds (the grid and sizes of the chapter's design), quick (tests)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icdl.gpt_icl.mechanism.power --profile seeds``: the planted models at every target depth of a
-    mechanism profile, on both tasks; one line on a bad argument."""
-    import argparse
+    """``python -m icdl.gpt_icl.mechanism.power --profile seeds``; one line on a bad argument or a refused write."""
+    import sys
     import time
 
     from icdl.gpt_icl.mechanism.study import PROFILES
-    from icdl.repro.profiles import ProfileError
+    from icdl.repro.files import ResultFileError, one_writer
+    from icdl.repro.profiles import ProfileError, dry_run
 
-    p = argparse.ArgumentParser(prog="python -m icdl.gpt_icl.mechanism.power", description=main.__doc__)
-    p.add_argument("--profile", default="seeds", choices=["quick", "seeds"])
-    args = p.parse_args(argv)
+    args = parser().parse_args(argv)
+    prog = "python -m icdl.gpt_icl.mechanism.power"
     try:
         cfg = PROFILES.resolve(args.profile)
-    except ProfileError as err:
-        p.error(str(err))
-    torch.set_num_threads(1)
-    started = time.perf_counter()
-    print(f"wrote {write(run(cfg), cfg, started)}")
+        if dry_run(f"the planted models, profile {args.profile}, target depths {list(cfg['depths'])}, both tasks"):
+            return 0
+        torch.set_num_threads(1)
+        started = time.perf_counter()
+        with one_writer(PROFILES.folder() / f"power.{cfg['profile']}.json", f"the {cfg['profile']} power run"):
+            path = write(run(cfg), cfg, started)
+    except (ProfileError, ResultFileError, ValueError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
     return 0
 
 
