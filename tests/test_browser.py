@@ -105,8 +105,10 @@ def console_errors(driver) -> list[str]:
 
 
 def _pages() -> list[Path]:
+    # the code pages (book/_ext/code_pages.py: highlighted source, no math, no figure) are checked by
+    # test_code_names_link_to_their_source_pages, not page by page here
     return sorted(p for p in HTML.rglob("*.html") if p.name not in SKIP and "_static" not in p.parts
-                  and "_sources" not in p.parts)
+                  and "_sources" not in p.parts and "_code" not in p.parts)
 
 
 def _serve(folder: Path) -> tuple[subprocess.Popen, int]:
@@ -247,6 +249,49 @@ def test_no_page_scrolls_sideways_on_a_phone(browser):
     assert not problems, "\n".join(problems)
 
 
+#: what a reader cannot see without scrolling a box sideways: a table wider than the box that holds it (its last
+#: columns hidden at 1280 px), a display formula wider than its box in a box that does not scroll (cut off)
+HIDDEN_SIDEWAYS = r"""
+const out = [];
+const scrolls = e => ["auto", "scroll"].includes(getComputedStyle(e).overflowX);
+for (const t of document.querySelectorAll("main table")) {
+  const box = t.parentElement;
+  if (t.getBoundingClientRect().width > box.clientWidth + 1 || box.scrollWidth > box.clientWidth + 1)
+    out.push(`table ${Math.round(t.getBoundingClientRect().width - box.clientWidth)} px wider than its box: `
+             + `"${t.innerText.slice(0, 50).replace(/\s+/g, " ")}"`);
+}
+for (const m of document.querySelectorAll('main mjx-container[display="true"]')) {
+  const inner = m.firstElementChild ? m.firstElementChild.getBoundingClientRect().width : 0;
+  let cut = inner > m.clientWidth + 1 && !scrolls(m);
+  for (let a = m.parentElement; !cut && a && a !== document.body; a = a.parentElement) {
+    if (inner > a.clientWidth + 1 && getComputedStyle(a).overflowX === "hidden") cut = true;
+  }
+  if (cut) out.push(`display math cut off (${Math.round(inner)} px in ${m.clientWidth} px): `
+                    + `"${(m.getAttribute("aria-label") || m.textContent).slice(0, 50)}"`);
+}
+return out;
+"""
+
+
+def test_no_table_hides_columns_and_no_formula_is_cut(browser):
+    """At 1280 px every table fits its box (the bug: gpt_scale's fits table hiding its last column, the 500 k
+    forecast, behind a sideways scroll; gpt_mechanism's verdict table), and at 390 px no display formula is cut
+    at the column's edge without a scroll (notation's ICGD update, softmax's eq. E.1, errata's eqs. 107-108)."""
+    driver, base = browser
+    problems = []
+    try:
+        for width, kind in ((1280, "table"), (390, "display math")):
+            driver.set_window_size(width, 900)
+            for page in _pages():
+                rel = page.relative_to(HTML).as_posix()
+                _settled(driver, f"{base}/{rel}")
+                problems += [f"{rel} at {width} px: {p}" for p in driver.execute_script(HIDDEN_SIDEWAYS)
+                             if p.startswith(kind)]
+    finally:
+        driver.set_window_size(1280, 900)
+    assert not problems, "\n".join(problems)
+
+
 #: what a phone shows of each figure: its image's width against the page's, and the link around it
 PHONE_PROBE = r"""
 const done = arguments[arguments.length - 1];
@@ -339,6 +384,23 @@ def test_the_probe_sees_tex_left_in_the_text(browser, tmp_path):
                     "icdl.gpt_icl, ε⁻²</p></main></body></html>")
     driver.get(good.as_uri())
     assert not driver.execute_async_script(PROBE)["raw"]
+
+
+def test_code_names_link_to_their_source_pages():
+    """A module named in a chapter and a test named in the report are one click from their source, a page of
+    the built book whose anchor is the line that defines them (the bugs: a plain-text name, a link to a page
+    that was not written, an anchor the page does not have)."""
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"{HTML} has no built book: run `make html` first (make test does)")
+    chapter = (HTML / "notebooks" / "gpt_n01.html").read_text()
+    assert 'href="../_code/src/icdl/gpt_icl/objectives/n01.html"' in chapter, "gpt_n01 names its judge unlinked"
+    links = re.findall(r'class="code-link" href="((?:\.\./)*_code/tests/[^"#]+)#(L-\d+)"', (HTML / "book" / "report.html")
+                       .read_text())
+    assert len(links) > 30, f"only {len(links)} test names in the report link to their source"
+    for page, anchor in links[:40]:
+        source = (HTML / "book" / page).resolve()
+        assert source.is_file(), f"the report links to {page}, which the build did not write"
+        assert f'id="{anchor}"' in source.read_text(), f"{page} has no anchor {anchor}"
 
 
 def test_alt_text_is_the_captions_first_sentence():

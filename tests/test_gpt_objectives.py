@@ -252,21 +252,21 @@ def test_the_softmax_twin_differs_from_the_relu_model_in_its_attention_alone():
         schedule.configs(dict(cfg, relu_init="scratch"), 3, "softmax", n, continued=True)
 
 
-def test_the_intros_scale_sentence_states_the_profiles():
+def test_the_bottom_lines_scale_sentence_states_the_profiles():
     """The first page's comparison of our GPT runs with ICDL's (task dimension, layers × heads × width, steps)
-    is typed prose: it must say what the reference and paper profiles hold (the bug: a profile changed, the
-    intro still quoting the old size)."""
-    from pathlib import Path
+    is typed once, in the bottom line's scale words: it must say what the reference and paper profiles hold (the
+    bug: a profile changed, the first page still quoting the old size)."""
+    from icdl.repro.glance import GPT, SCALE_WORDS
 
-    text = " ".join((Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text().split())
+    text = SCALE_WORDS[GPT]
     ref, paper = (main_study.PROFILES.profiles[p] for p in ("reference", "paper"))
 
     def n(v: int) -> str:  # the book's thin-space thousands: 6 500, 500 000
         return f"{v:,}".replace(",", " ")
 
-    ours = (f"a {ref['d']}-dimensional task, {ref['n_layer']} layers × {ref['n_head']} heads × width "
-            f"{ref['n_embd']}, {n(ref['steps'])} steps on two CPU cores")
-    theirs = (f"a {paper['d']}-dimensional task with {paper['n_layer']} × {paper['n_head']} × {paper['n_embd']} "
+    ours = (f"d = {ref['d']}, {ref['n_layer']} layers × {ref['n_head']} heads × width {ref['n_embd']}, "
+            f"{n(ref['steps'])} steps on two CPU cores")
+    theirs = (f"d = {paper['d']}, {paper['n_layer']} × {paper['n_head']} × {paper['n_embd']} "
               f"for {n(paper['steps'])} steps")
     for expected in (ours, theirs):
-        assert expected in text, f"book/intro.md should say {expected!r}"
+        assert expected in text, f"icdl.repro.glance.SCALE_WORDS should say {expected!r}"

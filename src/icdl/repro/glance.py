@@ -1,17 +1,18 @@
 """The bottom line that the intro and the report open with: one row per result of the papers, then the book's
-own questions, each row's verdict generated from the ledger (so it cannot drift from the chapters).
+own questions, then the bottom line in sentences, every verdict and every measured number read off the ledger (so
+nothing on the first page can drift from the chapters).
 
 A *result* groups the claims that check one statement of a document (a theorem with its lemmas, one objective
-of the experiments, one table). Its verdict is read off its claims' statuses: **yes** when all pass, **yes,
-under a changed setting** when some pass only under a stated deviation, **partly** when some hold and some do
-not, **no** when none holds, **undecided** when an interval straddles its line and nothing failed, **not yet
-run** when no claim has a record. What each row checks, and at what scale against the paper, is written here
-once; the numbers are in the report and the chapters.
+of the experiments, one table). Its verdict speaks the claims' own words (:data:`icdl.repro.ledger.STATUSES`):
+the status its judged claims share, or **mixed** when they differ (the counts beside it); **not yet covered** when
+no claim has a record. What each row checks, and the kind of check against the paper (its *scale*), is written
+here once; the number that shows how close the check came is the record of the row's ``measured`` claim.
 
 ======================  ===========================================================================
 :data:`RESULTS`         the rows of the papers' results: label, claims, chapter, scale, what is checked
 :func:`verdict`         a result's verdict from its claims' statuses
 :func:`render_glance`   both tables as MyST markdown (HTML tables: they render offline on any screen)
+:func:`bottom_line`     the first page's bottom line, one sentence per verdict, generated from the same statuses
 ======================  ===========================================================================
 """
 
@@ -28,7 +29,7 @@ APPROX = "approximate, within its bound"
 FITTED = "fitted layers, small sizes"
 BUILT = "counted on the built model"
 MONTE = "Monte Carlo, small models"
-GPT = "about 100× smaller than the paper's"
+GPT = "a small GPT-2 on two CPU cores"
 PROTOCOL = "the paper's protocol"
 COUNTED = "our counts and CPU timings"
 SIGMOID = "small, with a sigmoid network"
@@ -43,7 +44,8 @@ SCALE_WORDS = {EXACT: "the construction executed with the paper's formulas; its 
                COUNTED: "operations counted from the construction and timed on our CPU, not the authors' A100",
                SIGMOID: "a sigmoid network where the paper has a ReLU one (see the errata)",
                GPT: "d = 5, 3 layers × 2 heads × width 64, 6 500 steps on two CPU cores, where ICDL trains d = 20, "
-                    "12 × 8 × 256 for 500 000 steps",
+                    "12 × 8 × 256 for 500 000 steps on GPUs (the chapter's budget table sets parameters, steps and "
+                    "FLOPs side by side)",
                PROTOCOL: "the paper's data, model, optimiser and number of runs"}
 
 
@@ -54,23 +56,28 @@ class Result:
     chapter: str
     scale: str
     checks: str  # what the claims check, in one plain sentence
+    measured: str = ""  # the claim whose record's words (what we measured) stand under the scale
 
 
 RESULTS: tuple[Result, ...] = (
     Result("ICDL Problem 1, Def. 7", ("icdl-prompt", "icdl-icgd-one-step", "icdl-icgd-L-steps"), "icgd_linear",
-           EXACT, "ReLU attention layers take gradient-descent steps on a linear model in their forward pass."),
+           EXACT, "ReLU attention layers take gradient-descent steps on a linear model in their forward pass.",
+           measured="icdl-icgd-one-step"),
     Result("ICDL Defs. 1–2, Lemmas 1 and 15", ("icdl-def1", "icdl-def2", "icdl-lemma1", "icdl-lemma15"),
            "gradient_decomposition", EXACT,
-           "The gradient of an N-layer network splits into the quantities the construction computes."),
+           "The gradient of an N-layer network splits into the quantities the construction computes.",
+           measured="icdl-lemma1"),
     Result("ICDL Def. 4, Lemma 7", ("icdl-lemma7",), "relu_sums", APPROX,
-           "Smooth activations and their derivatives are approximated by sums of ReLUs."),
+           "Smooth activations and their derivatives are approximated by sums of ReLUs.", measured="icdl-lemma7"),
     Result("ICDL Lemmas 2–5", ("icdl-lemma2", "icdl-lemma3", "icdl-lemma4", "icdl-lemma5"), "attention_passes",
-           APPROX, "Attention layers compute the network's forward and backward passes."),
+           APPROX, "Attention layers compute the network's forward and backward passes.", measured="icdl-lemma3"),
     Result("ICDL Theorem 1, Corollary 1.1", ("icdl-lemma6", "icdl-thm1", "icdl-cor1.1", "icdl-lemma14"),
            "icgd_transformer", APPROX,
-           "The (2N+4)L-layer transformer follows L steps of gradient descent on an N-layer network."),
+           "The (2N+4)L-layer transformer follows L steps of gradient descent on an N-layer network.",
+           measured="icdl-cor1.1"),
     Result("ICDL Theorem 2, Lemmas 16–17", ("icdl-thm2", "icdl-thm2-size", "icdl-lemma16", "icdl-lemma17"),
-           "softmax", FITTED, "Softmax transformers can do the same, by approximation, given enough size."),
+           "softmax", FITTED, "Softmax transformers can do the same, by approximation, given enough size.",
+           measured="icdl-thm2"),
     Result("ICDL objective 1 (Figs. 2–4)", ("icdl-obj1", "icdl-obj1-longer", "icdl-obj1-wider"), "gpt_icl", GPT,
            "A trained GPT-2 predicts in context about as well as a network trained on the prompt."),
     Result("ICDL objective 2 (Figs. 2–4)", ("icdl-obj2-shift", "icdl-obj2-length"), "gpt_icl", GPT,
@@ -81,104 +88,143 @@ RESULTS: tuple[Result, ...] = (
     Result("ICDL objective 4 (Fig. 7)", ("icdl-obj4",), "gpt_depth", GPT,
            "Deeper transformers learn better in context."),
     Result("ICDL Lemma 19 (diffusion)", ("icdl-lemma19",), "diffusion_score", SIGMOID,
-           "A transformer learns a diffusion model's score in context."),
+           "A transformer learns a diffusion model's score in context.", measured="icdl-lemma19"),
     Result("REB: sums of ReLUs", ("reb-sigmoid-sum", "reb-multiplication-sum"), "relu_sums", APPROX,
-           "The authors' fits for sigmoid and for the multiplication layer reach their stated accuracy."),
+           "The authors' fits for sigmoid and for the multiplication layer reach their stated accuracy.",
+           measured="reb-multiplication-sum"),
     Result("REB: widths and constants", ("reb-width", "reb-sigmoid-constants", "reb-layer-counts"),
            "icgd_transformer", BUILT,
-           "The construction's width, constants and layer count as the authors state them."),
+           "The construction's width, constants and layer count as the authors state them.", measured="reb-width"),
     Result("REB: cost", ("reb-flops", "reb-complexity", "reb-times"), "computation", COUNTED,
-           "In-context learning by the construction against training the network directly: FLOPs, order, time."),
+           "In-context learning by the construction against training the network directly: FLOPs, order, time.",
+           measured="reb-flops"),
     Result("REB: corrected score matching", ("reb-dsm",), "diffusion_score", MONTE,
-           "The authors' corrected denoising targets."),
+           "The authors' corrected denoising targets.", measured="reb-dsm"),
     Result("LSA sec. 3, Appendices A–B", ("lsa-construction", "lsa-appendix-a", "lsa-appendix-b"),
            "lsa_construction", APPROX,
-           "LayerNorm divides by the variance, so two attention layers compute least squares."),
+           "LayerNorm divides by the variance, so two attention layers compute least squares.",
+           measured="lsa-construction"),
     Result("LSA Table 1", ("lsa-table1-error", "lsa-table1-corr", "lsa-conclusion"), "lsa_training", PROTOCOL,
-           "Trained models reach small errors, and some runs divide by the variance through LayerNorm."),
+           "Trained models reach small errors, and some runs divide by the variance through LayerNorm.",
+           measured="lsa-table1-error"),
     Result("LSA Fig. 2", ("lsa-fig2", "lsa-l1-dominance"), "lsa_training", PROTOCOL,
-           "One query cell carries the estimate (also asked at stronger ℓ1 penalties)."),
+           "One query cell carries the estimate (also asked at stronger ℓ1 penalties).", measured="lsa-fig2"),
     Result("LSA Table 2", ("lsa-table2", "lsa-l1-table2"), "lsa_training", PROTOCOL,
-           "That cell computes the least-squares estimate across prompts (also at stronger ℓ1 penalties)."),
+           "That cell computes the least-squares estimate across prompts (also at stronger ℓ1 penalties).",
+           measured="lsa-table2"),
     Result("LSA Fig. 3", ("lsa-fig3",), "lsa_training", PROTOCOL,
-           "Through that cell alone the output follows the least-squares line."),
+           "Through that cell alone the output follows the least-squares line.", measured="lsa-fig3"),
     Result("LSA sec. 4 without ℓ1", ("lsa-no-l1",), "lsa_training", PROTOCOL,
            "Training without the ℓ1 penalty gives the same picture (Table 1, Fig. 2, Table 2)."),
 )
 
 _FAILED, _PASSED = {"fail", "mismatch"}, {"pass", "pass (deviation)"}
+#: a result whose judged claims do not share one status (the counts stand beside it)
+MIXED = "mixed"
 
 
 def verdict(statuses: list[str]) -> str:
-    """A result's verdict from its claims' statuses (see the module docstring); claims without a record are
-    left out unless no claim has one."""
+    """A result's verdict from its claims' statuses, in the statuses' own words: the one status its judged
+    claims share (``pass (deviation)`` when every one holds and some only under a changed setting), else
+    ``mixed``; claims without a record are left out unless no claim has one (``not yet covered``)."""
     judged = [s for s in statuses if s != "not yet covered"]
     if not judged:
-        return "not yet run"
+        return "not yet covered"
     kinds = set(judged)
-    if kinds <= {"pass"}:
-        return "yes"
-    if kinds <= _PASSED:
-        return "yes, under a changed setting"
-    if kinds & _FAILED:
-        return "partly" if kinds & _PASSED else "no"
-    return "undecided" if not kinds & _PASSED else "partly"
+    if len(kinds) == 1:
+        return judged[0]
+    return "pass (deviation)" if kinds <= _PASSED else MIXED
 
 
-#: the colour class of each verdict (the statuses' classes of :func:`icdl.repro.ledger.status_class`)
-VERDICT_STATUS = {"yes": "pass", "yes, under a changed setting": "pass (deviation)", "partly": "mismatch",
-                  "no": "fail", "undecided": "inconclusive", "not yet run": "not yet covered"}
+def _counts(statuses: list[str]) -> str:
+    """``2 pass · 1 fail``: the statuses of a result's claims, most common first (ties in the statuses' order)."""
+    order = ("pass", "pass (deviation)", "fail", "mismatch", "inconclusive", "not yet covered")
+    tally = {s: statuses.count(s) for s in order if s in statuses}
+    return " · ".join(f"{n} {s}" for s, n in sorted(tally.items(), key=lambda kv: -kv[1]))
 
 
 def _link(chapter: str, text: str, to_html) -> str:
     return f'<a href="../notebooks/{chapter}.html">{to_html(text)}</a>'
 
 
-#: a claim's status in the words of the tables (the questions' column; a result's column reads them together)
-ANSWER = {"pass": "holds", "pass (deviation)": "holds, under a changed setting", "fail": "does not hold",
-          "mismatch": "does not hold", "inconclusive": "undecided", "not yet covered": "not yet run"}
+def _status(word: str, status_class) -> str:
+    return f'<span class="{status_class(word)}"><b>{escape(word)}</b></span>'
 
 
-def render_glance(statuses: dict[str, str], status_class, to_html=escape) -> str:
+def _question(claim) -> str:
+    """A question of the book's own, as the tables write it: its statement without the registry's prefix."""
+    question = claim.paper
+    for prefix in ("not claimed by ICDL: ", "not claimed by ICDL in this form: ",
+                   "not claimed by ICDL on this task: "):
+        question = question.removeprefix(prefix)
+    return question[:1].upper() + question[1:]
+
+
+def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: dict[str, str] | None = None,
+                  after_papers: str = "") -> str:
     """The two tables as MyST markdown: the papers' results (``statuses``: claim id -> status, from the
-    ledger) and this book's own questions, each linked to its chapter; ``status_class`` gives a status its CSS
-    class and ``to_html`` turns a claim's words into a cell (the ledger's ``math_html`` hands its formulas to
-    MathJax; the ledger passes both, so this module needs no import of it)."""
+    ledger) and this book's own questions, each linked to its chapter; ``ours`` (claim id -> the record's words of
+    what was measured) fills in what each row's check reached under its scale; ``status_class`` gives a status its
+    CSS class and ``to_html`` turns a claim's words into a cell (the ledger's ``math_html`` hands its formulas to
+    MathJax; the ledger passes both, so this module needs no import of it); ``after_papers`` stands between the
+    first table and the rest (the intro's bottom line, read right after the verdicts)."""
     missing = sorted({c for r in RESULTS for c in r.claims} - set(CLAIMS_BY_ID))
     if missing:
         raise KeyError(f"the glance names claims the registry does not have: {missing}")
+    ours = ours or {}
     rows = []
     for r in RESULTS:
         got = [statuses.get(c, "not yet covered") for c in r.claims]
         word = verdict(got)
-        held = sum(s in _PASSED for s in got)
-        counted = f"{held} of {len(got)} claims hold" if len(got) > 1 else ""
-        rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td>"
-                    f'<td><span class="{status_class(VERDICT_STATUS[word])}"><b>{escape(word)}</b></span>'
-                    f"{'<br><small>' + counted + '</small>' if counted else ''}</td>"
-                    f"<td>{escape(r.scale)}</td><td>{escape(r.checks)}</td></tr>")
-    papers = ("<table class=\"glance\"><thead><tr><th>Result</th><th>Reproduced?</th><th>Our scale</th>"
-              "<th>What is checked</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    own = [c for c in CLAIMS if document(c.id) == "book"]
-    qrows = []
-    for c in own:
-        s = statuses.get(c.id, "not yet covered")
-        answer = ANSWER[s]
-        question = c.paper
-        for prefix in ("not claimed by ICDL: ", "not claimed by ICDL in this form: ",
-                       "not claimed by ICDL on this task: "):
-            question = question.removeprefix(prefix)
-        qrows.append(f"<tr><td>{_link(c.chapter, question[:1].upper() + question[1:], to_html)}</td>"
-                     f'<td><span class="{status_class(s)}"><b>{escape(answer)}</b></span></td></tr>')
-    questions = ("<table class=\"glance\"><thead><tr><th>This book's question</th><th>Finding</th></tr></thead>"
+        counted = f"<br><small>{_counts(got)}</small>" if len(got) > 1 and word == MIXED else ""
+        seen = ours.get(r.measured, "—") if r.measured else ""
+        measured = f"<br><small>{to_html(seen)}</small>" if seen not in ("", "—") else ""
+        rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td><td>{_status(word, status_class)}{counted}"
+                    f"</td><td>{escape(r.scale)}{measured}</td><td>{escape(r.checks)}</td></tr>")
+    papers = ("<table class=\"glance\"><thead><tr><th>Result</th><th>Verdict</th><th>Our scale, and what it reached"
+              "</th><th>What is checked</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    qrows = [f"<tr><td>{_link(c.chapter, _question(c), to_html)}</td>"
+             f"<td>{_status(statuses.get(c.id, 'not yet covered'), status_class)}</td></tr>"
+             for c in CLAIMS if document(c.id) == "book"]
+    questions = ("<table class=\"glance\"><thead><tr><th>This book's question</th><th>Verdict</th></tr></thead>"
                  "<tbody>" + "".join(qrows) + "</tbody></table>")
     scales = "; ".join(f"*{k}*: {v}" for k, v in SCALE_WORDS.items())
-    key = ("The words of both tables are read off the claims' statuses: "
-           + "; ".join(f"*{w}* ({', '.join(x for x, st in ANSWER.items() if st == w)})"
-                       for w in dict.fromkeys(ANSWER.values()))
-           + ". A result is *yes* when all its claims hold, *partly* when some hold and some do not, *no* when "
-           "none holds.")
-    return (f"{papers}\n\nScales: {scales}.\n\n**Questions of our own**, asked where the papers leave a doubt "
-            f"(the verdict says whether our statement held):\n\n{questions}\n\n{key}\n")
+    return (f"{papers}\n\n{after_papers}\nScales: {scales}. A result's verdict is the status its claims share, "
+            f"or *mixed* with their counts.\n\n**Questions of our own**, asked where the papers leave a doubt "
+            f"(the verdict says whether our statement held):\n\n{questions}\n")
 
 
+def bottom_line(statuses: dict[str, str], to_html=escape) -> str:
+    """The first page's bottom line as a markdown list: the papers' results grouped by verdict (the passes by the
+    kind of check they rest on), then the count of this book's own questions by status -- every word read off
+    ``statuses``, so the sentences cannot say more than the ledger."""
+    rows = [(r, verdict([statuses.get(c, "not yet covered") for c in r.claims])) for r in RESULTS]
+
+    def names(picked) -> str:
+        return "; ".join(_link(r.chapter, r.label, to_html) for r in picked)
+
+    lines = []
+    passed = [r for r, w in rows if w == "pass"]
+    if passed:
+        kinds = "; ".join(f"*{scale}*: {names([r for r in passed if r.scale == scale])}"
+                          for scale in dict.fromkeys(r.scale for r in passed))
+        lines.append(f"* **{len(passed)} of the papers' {len(rows)} results pass**, by the kind of check "
+                     f"they rest on — {kinds}.")
+    for word, one, many in (("pass (deviation)", "passes only under a setting we changed",
+                             "pass only under a setting we changed"),
+                            (MIXED, "is mixed: some of its claims hold and some do not",
+                             "are mixed: some of their claims hold and some do not"),
+                            ("mismatch", "misses within a margin registered before its run",
+                             "miss within a margin registered before their run"),
+                            ("fail", "fails", "fail"),
+                            ("inconclusive", "is inconclusive: an interval straddles its line or its models did not "
+                                             "meet a registered gate",
+                             "are inconclusive: an interval straddles their line or their models did not meet a "
+                             "registered gate"),
+                            ("not yet covered", "waits for its run", "wait for their run")):
+        picked = [r for r, w in rows if w == word]
+        if picked:
+            lines.append(f"* **{len(picked)} {one if len(picked) == 1 else many}** — {names(picked)}.")
+    own = [statuses.get(c.id, "not yet covered") for c in CLAIMS if document(c.id) == "book"]
+    lines.append(f"* **This book's own {len(own)} questions**: {_counts(own)}.")
+    return "\n".join(lines) + "\n"

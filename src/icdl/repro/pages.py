@@ -89,14 +89,15 @@ def claim_frame(folder: Path | None = None) -> pd.DataFrame:
         if not recs:
             out.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": "—", "criterion": "—",
                         "status": "not yet covered", "profiles": "—", "chapter": c.chapter or "", "test": c.test or "",
-                        "note": ""})
+                        "note": "", "shown_profile": ""})
             continue
         shown = sorted(recs, key=lambda r: (not str(r["profile"]).startswith("reference"), r["profile"]))[0]
         status = min((r["status"] for r in recs), key=_ORDER.index)
         profiles = "; ".join(f"{r['profile']}: {r['status']}" for r in recs)
         out.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": shown["ours"],
                     "criterion": shown["criterion"], "status": status, "profiles": profiles,
-                    "chapter": c.chapter or "", "test": c.test or "", "note": shown["note"]})
+                    "chapter": c.chapter or "", "test": c.test or "", "note": shown["note"],
+                    "shown_profile": shown["profile"]})
     return pd.DataFrame(out)
 
 
@@ -187,7 +188,8 @@ def _claim_block(r, erratum: tuple[str, str] | None = None) -> str:
             if erratum is not None else "")
     chapter = (f'<a href="../notebooks/{r.chapter}.html">{math_html(chapter_title(r.chapter))}</a>' if r.chapter
                else "no chapter yet")
-    test = f"<code>{breakable(r.test)}</code>" if r.test else "no test yet"
+    test = (f'<a class="code-link" data-code="{esc(r.test)}"><code>{breakable(r.test)}</code></a>' if r.test
+            else "no test yet")  # the book's code_pages extension gives the link its address
     return (f'<div class="claim" id="claim-{r.id}">'
             f'<p class="claim-head"><span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span> '
             f"{math_html(r.source)} <small>({esc(r.id)})</small></p>"
@@ -201,13 +203,18 @@ def render_summary(folder: Path | None = None) -> str:
     """The results at a glance, as MyST markdown (the intro and the report open with it): per source document
     the number of claims by status, and one line per claim that is not a plain pass, linked to its entry in the
     report."""
-    from .glance import render_glance
+    from .glance import bottom_line, render_glance
 
     df = claim_frame(folder)
     df["document"] = df["id"].map(document)
     legend = "".join(f'<li><span class="{status_class(k)}"><b>{esc(k)}</b></span>: {esc(v)}</li>'
                      for k, v in STATUS_SENTENCES.items())
-    lines = [render_glance(dict(zip(df["id"], df["status"])), status_class, math_html), "",
+    statuses = dict(zip(df["id"], df["status"]))
+    lines = [render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], df["ours"].where(
+                               df["shown_profile"].isin(("quick", "", "—")), df["ours"] + " (" + df["shown_profile"]
+                               + " run)"))),
+                           after_papers="**The bottom line**, read off the same verdicts:\n\n"
+                                        + bottom_line(statuses, math_html)), "",
              f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>", "",
              "**Every claim that is not a plain pass**, by document:", ""]
     for key, title in DOCUMENTS.items():
