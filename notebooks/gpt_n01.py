@@ -178,6 +178,11 @@ else:
 if n01_done:
     fig = figures.gpt.plot_icl_methods(*n01.figure_data(icl), n01_len)
 
+# %% mystnb={"figure": {"caption": "Objective 1 as judged at $x \\sim \\mathcal N(0, I)$: each model's $R^2$ shortfall below the MLP at the MLP's positions up to the training length, with its 90 % interval over seeds and prompts; dashed: the tolerance.", "name": "fig-icl-shortfall-n01"}}
+if n01_done:
+    fig = figures.gpt.plot_shortfall(verdicts.shortfall_frame(verdicts.Sums(icl["blocks"], icl["labels"]), n01_len),
+                                     tolerance)
+
 # %% [markdown]
 # ## The claims, judged
 

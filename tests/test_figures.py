@@ -671,6 +671,21 @@ def test_one_colour_per_meaning_and_no_two_meanings_alike():
     assert close == [], f"meanings drawn in colours too alike: {close}"
     assert mcolors.to_hex(fig_style.GD) == by_name["GD, N-layer network"]
 
+    def hue_chroma(colour):
+        _, a, b = _lab(colour)
+        return float(np.degrees(np.arctan2(b, a))), float(np.hypot(a, b))
+
+    # two saturated colours of one hue read as one colour however far apart their lightness: the palette's tan
+    # (3-NN) was 37 ΔE from the ReLU orange but 8° of hue, and a reader took one for the other
+    one_hue = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            (ha, ca), (hb, cb) = hue_chroma(by_name[a]), hue_chroma(by_name[b])
+            apart = abs((ha - hb + 180) % 360 - 180)
+            if min(ca, cb) > 20 and apart < 20 and np.linalg.norm(_lab(by_name[a]) - _lab(by_name[b])) < 50:
+                one_hue.append((a, b, round(apart)))
+    assert one_hue == [], f"meanings drawn in one hue: {one_hue}"
+
 
 #: the chapters whose figures draw the ReLU transformer in its colour; the others of sec. 5 and the diffusion
 #: chapter must not use that colour for anything else (GD was drawn in it in gpt_mechanism and diffusion_score)

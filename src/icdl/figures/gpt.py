@@ -102,6 +102,26 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
     return fig
 
 
+def plot_shortfall(frame: pd.DataFrame, tolerance: float) -> plt.Figure:
+    """Objective 1 as judged, one panel per target depth: each model's shortfall below the MLP at the MLP's
+    positions (:func:`icdl.gpt_icl.core.verdicts.shortfall_frame`) with its 90 % interval, the two attentions
+    side by side, on an axis fitted to the numbers; the tolerance line (dashed) and 0 (thin)."""
+    ds = sorted(frame["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 2.8), sharey=True, squeeze=False)
+    for ax, depth in zip(axes[0], ds):
+        for k, att in enumerate(ATTENTIONS):
+            g = frame[(frame["depth"] == depth) & (frame["attention"] == att)]
+            x = g["position"] + (k - 0.5) * 0.8  # the two attentions beside each other at every position
+            ax.errorbar(x, g["value"], yerr=[g["value"] - g["lo"], g["hi"] - g["value"]], fmt="o", ms=3.5,
+                        lw=1.1, capsize=2, color=ATTENTION[att], label=f"transformer, {att}")
+        ax.axhline(tolerance, ls="--", lw=1.0, color="0.3", label=f"tolerance {tolerance:g}")
+        ax.axhline(0.0, lw=0.6, color="0.6")
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    axes[0, 0].set_ylabel("R² shortfall below the MLP")
+    legend_outside(axes[0, -1], fontsize=SMALL)
+    return fig
+
+
 def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> plt.Figure:
     """Pretraining mixture, one panel per target depth: the softmax model, the same weights run with ReLU
     attention before any ReLU training ("at switch", dashed) and the ReLU model after its own training, with

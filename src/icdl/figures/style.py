@@ -21,7 +21,9 @@ PALETTE, SMALL = theme.PALETTE, theme.SMALL
 #: attention activation of a trained transformer
 ATTENTION = {"softmax": PALETTE[0], "relu": PALETTE[1]}
 #: reference methods beside a trained model (line styles fixed too: see BASELINE_STYLE)
-BASELINE = {"least squares": "0.1", "context mean": "0.45", "3-NN": PALETTE[5], "MLP": PALETTE[2]}
+#: (3-NN in olive: the palette's tan had the ReLU orange's hue, 8° apart, and read as the same colour)
+NEAREST = "#999933"
+BASELINE = {"least squares": "0.1", "context mean": "0.45", "3-NN": NEAREST, "MLP": PALETTE[2]}
 BASELINE_STYLE = {"least squares": "-.", "context mean": ":", "3-NN": "--"}
 #: candidate in-context algorithms held against a trained model (chapter gpt_mechanism): the baselines keep
 #: their colours and line styles; GD on the N-layer network (the hypothesis) and ridge have their own
@@ -30,7 +32,7 @@ BASELINE_STYLE = {"least squares": "-.", "context mean": ":", "3-NN": "--"}
 #: reads as the ReLU transformer's orange)
 GD = "#AA3377"
 CANDIDATE = {"GD, N-layer network": GD, "MLP (Adam, last epoch)": PALETTE[2], "least squares": "0.1",
-             "ridge": "#6A3D9A", "3-NN": PALETTE[5], "context mean": "0.45"}
+             "ridge": "#6A3D9A", "3-NN": NEAREST, "context mean": "0.45"}
 CANDIDATE_STYLE = {"GD, N-layer network": "-", "MLP (Adam, last epoch)": "-", "ridge": "-", **BASELINE_STYLE}
 #: test mixtures of inputs, from the pretraining mixture (1, 0) to (.5, .5): a sequential palette of its own
 MIXTURE_PALETTE = "flare"

@@ -112,6 +112,16 @@ def shortfalls(sums: Sums, set_names: list[str], train_examples: int) -> dict[tu
     return {k: np.max(v, axis=0) for k, v in out.items()}
 
 
+def shortfall_frame(sums: Sums, train_examples: int, set_name: str = PAIRED) -> pd.DataFrame:
+    """Objective 1's judged numbers for a figure: one row per target depth, attention and MLP position up to the
+    training length, the shortfall of the model's R² below the MLP's (``value``) with its 90 % interval
+    (``lo``, ``hi``) -- the numbers :func:`judge` reads, each on its own interval."""
+    rows = [{"depth": d, "attention": a, "position": p, "value": s["value"], "lo": s["lo"], "hi": s["hi"]}
+            for (d, a, _, p), stat in shortfall_points(sums, [set_name], train_examples).items()
+            for s in [summary(stat)]]
+    return pd.DataFrame(rows).sort_values(["depth", "attention", "position"], ignore_index=True)
+
+
 def mixture_fall_points(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
     """``{(depth, attention, step): (rows,)}``: the fall of R² at the training length from one mixture to the next
     (``step`` 0, 1, … in the order of MIXTURES; positive: R² falls), each on its own interval in the claim."""
