@@ -394,8 +394,8 @@ def test_code_names_link_to_their_source_pages():
         pytest.fail(f"{HTML} has no built book: run `make html` first (make test does)")
     chapter = (HTML / "notebooks" / "gpt_n01.html").read_text()
     assert 'href="../_code/src/icdl/gpt_icl/objectives/n01.html"' in chapter, "gpt_n01 names its judge unlinked"
-    links = re.findall(r'class="code-link" href="((?:\.\./)*_code/tests/[^"#]+)#(L-\d+)"', (HTML / "book" / "report.html")
-                       .read_text())
+    report = (HTML / "book" / "report.html").read_text()
+    links = re.findall(r'class="code-link" href="((?:\.\./)*_code/tests/[^"#]+)#(L-\d+)"', report)
     assert len(links) > 30, f"only {len(links)} test names in the report link to their source"
     for page, anchor in links[:40]:
         source = (HTML / "book" / page).resolve()
