@@ -169,7 +169,7 @@ chapter.table(pd.DataFrame({"run": t1["run"], "test MSE": t1["test_mse"].map("{:
 # %% [markdown]
 # ### LSA Fig. 2: input and output weights of the analysed run
 
-# %% mystnb={"figure": {"caption": "Absolute input weights (inputs 1, x, y against the four embeddings) and output weights (embeddings against the 51 tokens), log colour scale, for the analysed run (cf. LSA Fig. 2).", "name": "fig-lsa-weights"}}
+# %% mystnb={"figure": {"caption": "Absolute input weights (a: inputs 1, x, y against the four embeddings) and output weights (b: embeddings against the 51 tokens), log colour scale, for the analysed run (cf. LSA Fig. 2); (c) the query token's column of (b) on its own, each cell with its value, on the colour scale of (b).", "name": "fig-lsa-weights"}}
 fig = figures.lsa.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"run {data['chosen_run']}")
 
 # %% [markdown]

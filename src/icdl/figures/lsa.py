@@ -51,24 +51,40 @@ def plot_lsa_gd_two_steps(df: pd.DataFrame) -> plt.Figure:
 
 
 def plot_lsa_weights(W_in_abs, W_out_abs, title: str = "") -> plt.Figure:
-    """LSA Fig. 2: |W_in| (inputs 1, x, y × embeddings) and |W_out| (embeddings × tokens), log colour."""
+    """LSA Fig. 2: |W_in| (inputs 1, x, y × embeddings) and |W_out| (embeddings × tokens), log colour; (c) the
+    query token's column of |W_out| on its own, each cell labelled with its value -- the column the paper's claim
+    is about, a sliver one token wide in (b)."""
     import numpy as np
     from matplotlib.colors import LogNorm
 
     W_in_abs, W_out_abs = np.asarray(W_in_abs), np.asarray(W_out_abs)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=WIDE, width_ratios=[1, 4])
+    from matplotlib.ticker import NullFormatter
+
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(WIDE[0], WIDE[1] + 0.3), width_ratios=[1, 4, 1.1],
+                                     layout="constrained")
+    norms = {}
     for ax, W, lab in ((a1, W_in_abs, "(a) input weights"), (a2, W_out_abs, "(b) output weights")):
-        im = ax.imshow(np.clip(W, 1e-6, None), norm=LogNorm(vmin=max(W.min(), 1e-6), vmax=W.max()),
-                       cmap="magma", aspect="auto", origin="lower")
+        norms[lab] = LogNorm(vmin=max(W.min(), 1e-6), vmax=W.max())
+        im = ax.imshow(np.clip(W, 1e-6, None), norm=norms[lab], cmap="magma", aspect="auto", origin="lower")
         ax.grid(False)
         ax.set_title(lab)
-        fig.colorbar(im, ax=ax, shrink=0.8)
+        bar = fig.colorbar(im, ax=ax, shrink=0.8)
+        bar.ax.yaxis.set_minor_formatter(NullFormatter())  # powers of ten only: minor labels overlap the next panel
     a1.set(xticks=range(W_in_abs.shape[1]), xticklabels=range(1, W_in_abs.shape[1] + 1),
            yticks=range(3), yticklabels=["1", "x", "y"], xlabel="embedding", ylabel="input")
     a2.set(yticks=range(W_out_abs.shape[0]), yticklabels=range(1, W_out_abs.shape[0] + 1),
            xlabel="token (sequence position)", ylabel="embedding")
     xt = [0, 9, 19, 29, 39, W_out_abs.shape[1] - 1]
     a2.set_xticks(xt, [t + 1 for t in xt])
+    query = W_out_abs[:, -1:]
+    a3.imshow(np.clip(query, 1e-6, None), norm=norms["(b) output weights"], cmap="magma", aspect="auto",
+              origin="lower")
+    a3.grid(False)
+    for row, v in enumerate(query[:, 0]):
+        bright = np.log(max(v, 1e-6)) > np.log(norms["(b) output weights"].vmin * norms["(b) output weights"].vmax) / 2
+        a3.text(0, row, f"{v:.2g}", ha="center", va="center", fontsize=SMALL, color="black" if bright else "white")
+    a3.set(xticks=[0], xticklabels=[str(W_out_abs.shape[1])], yticks=range(W_out_abs.shape[0]),
+           yticklabels=range(1, W_out_abs.shape[0] + 1), xlabel="query token", title="(c) query")
     if title:
         fig.suptitle(title, fontsize=9)
     return fig

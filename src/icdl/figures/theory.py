@@ -314,7 +314,7 @@ def plot_quantiser_and_error(quantiser, D_grid: int, B: float, errors: pd.DataFr
 def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
     """Left: mean distance between ŵ^(l) and projected GD over steps, per route (fitted softmax blocks of
     several widths, the ReLU construction). Right: mean in-context risk along each route and along GD."""
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(WIDE[0], WIDE[1] + 1.0))
     gd = paths[paths["route"] == paths["route"].iloc[0]]
     ax2.plot(gd["step"], gd["risk_gd"], color="0.2", lw=1.4, label="projected GD")
     for route, g in paths.groupby("route", sort=False):
@@ -323,9 +323,10 @@ def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
         ax1.semilogy(g["step"][1:], g["distance"][1:], "-o", ms=3, color=color, label=route)
         ax2.plot(g["step"], g["risk_fitted"], "o", ms=4, mfc="none", color=color, label=route)
     ax1.set(xlabel="step l", ylabel=r"mean $\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
-    legend_outside(ax1, fontsize=SMALL)
+    # legends under the panels, not beside them: two legends to the right squeezed each panel to a sliver
+    legend_below(ax1, fontsize=SMALL, ncol=2)
     ax2.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
-    legend_outside(ax2, fontsize=SMALL)
+    legend_below(ax2, fontsize=SMALL, ncol=2)
     return fig
 
 
