@@ -276,7 +276,7 @@ def test_records_that_disagree_across_profiles_combine_into_the_worst_status(tmp
     assert loaded[("icdl-icgd-one-step", "quick")].profile == "reference"
     row = claim_frame(folder).set_index("id").loc["icdl-prompt"]
     assert row["status"] == "fail" and row["ours"] == "reference bad"
-    assert row["profiles"] == "quick: pass; reference: fail"
+    assert row["profiles"] == "the chapter's quick run: pass; the reference run: fail"
 
 
 def test_a_claim_whose_reference_is_missing_is_not_covered_never_failed(tmp_path, monkeypatch):

@@ -236,7 +236,8 @@ RUN_WORDS = {"reference": "on the reference run", "quick": "on this page's quick
              "paper": "on the paper's settings", "longer": "on the models trained longer",
              "wide": "on the twice-as-wide models", "n01": "on the run with x ~ N(0, I)",
              "control": "on the models trained on linear targets",
-             "fair": "on the rerun with GD's grid widened"}
+             "fair": "on the rerun with GD's grid widened", "seeds": "on the main study's seeds of every model",
+             "flow": "on the grid read along flow time"}
 
 
 def run_words(run: str) -> str:

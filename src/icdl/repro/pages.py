@@ -29,6 +29,7 @@ from .ledger import (
     esc,
     load_records,
     math_html,
+    run_words,
     status_class,
     typeset_minus,
 )
@@ -93,7 +94,8 @@ def claim_frame(folder: Path | None = None) -> pd.DataFrame:
             continue
         shown = sorted(recs, key=lambda r: (not str(r["profile"]).startswith("reference"), r["profile"]))[0]
         status = min((r["status"] for r in recs), key=_ORDER.index)
-        profiles = "; ".join(f"{r['profile']}: {r['status']}" for r in recs)
+        profiles = "; ".join(f"{run_words(r['profile']).removeprefix('on ').replace('this page', 'the chapter')}: "
+                               f"{r['status']}" for r in recs)
         out.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": shown["ours"],
                     "criterion": shown["criterion"], "status": status, "profiles": profiles,
                     "chapter": c.chapter or "", "test": c.test or "", "note": shown["note"],
