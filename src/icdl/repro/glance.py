@@ -160,14 +160,13 @@ def _question(claim) -> str:
     return question[:1].upper() + question[1:]
 
 
-def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: dict[str, str] | None = None,
-                  after_papers: str = "") -> str:
+def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: dict[str, str] | None = None
+                  ) -> str:
     """The two tables as MyST markdown: the papers' results (``statuses``: claim id -> status, from the
     ledger) and this book's own questions, each linked to its chapter; ``ours`` (claim id -> the record's words of
     what was measured) fills in what each row's check reached under its scale; ``status_class`` gives a status its
     CSS class and ``to_html`` turns a claim's words into a cell (the ledger's ``math_html`` hands its formulas to
-    MathJax; the ledger passes both, so this module needs no import of it); ``after_papers`` stands between the
-    first table and the rest (the intro's bottom line, read right after the verdicts)."""
+    MathJax; the ledger passes both, so this module needs no import of it)."""
     missing = sorted({c for r in RESULTS for c in r.claims} - set(CLAIMS_BY_ID))
     if missing:
         raise KeyError(f"the glance names claims the registry does not have: {missing}")
@@ -181,15 +180,16 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
         measured = f"<br><small>{to_html(seen)}</small>" if seen not in ("", "—") else ""
         rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td><td>{_status(word, status_class)}{counted}"
                     f"</td><td>{escape(r.scale)}{measured}</td><td>{escape(r.checks)}</td></tr>")
-    papers = ("<table class=\"glance\"><thead><tr><th>Result</th><th>Verdict</th><th>Our scale, and what it reached"
-              "</th><th>What is checked</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    papers = ("<table class=\"glance results\"><thead><tr><th>Result</th><th>Verdict</th>"
+              "<th>Our scale, and what it reached</th><th>What is checked</th></tr></thead><tbody>"
+              + "".join(rows) + "</tbody></table>")
     qrows = [f"<tr><td>{_link(c.chapter, _question(c), to_html)}</td>"
              f"<td>{_status(statuses.get(c.id, 'not yet covered'), status_class)}</td></tr>"
              for c in CLAIMS if document(c.id) == "book"]
-    questions = ("<table class=\"glance\"><thead><tr><th>This book's question</th><th>Verdict</th></tr></thead>"
-                 "<tbody>" + "".join(qrows) + "</tbody></table>")
+    questions = ("<table class=\"glance questions\"><thead><tr><th>This book's question</th><th>Verdict</th>"
+                 "</tr></thead><tbody>" + "".join(qrows) + "</tbody></table>")
     scales = "; ".join(f"*{k}*: {v}" for k, v in SCALE_WORDS.items())
-    return (f"{papers}\n\n{after_papers}\nScales: {scales}. A result's verdict is the status its claims share, "
+    return (f"{papers}\n\nScales: {scales}. A result's verdict is the status its claims share, "
             f"or *mixed* with their counts.\n\n**Questions of our own**, asked where the papers leave a doubt "
             f"(the verdict says whether our statement held):\n\n{questions}\n")
 
@@ -206,10 +206,10 @@ def bottom_line(statuses: dict[str, str], to_html=escape) -> str:
     lines = []
     passed = [r for r, w in rows if w == "pass"]
     if passed:
-        kinds = "; ".join(f"*{scale}*: {names([r for r in passed if r.scale == scale])}"
-                          for scale in dict.fromkeys(r.scale for r in passed))
         lines.append(f"* **{len(passed)} of the papers' {len(rows)} results pass**, by the kind of check "
-                     f"they rest on — {kinds}.")
+                     f"they rest on:")
+        lines += [f"  * *{scale}*: {names([r for r in passed if r.scale == scale])}"
+                  for scale in dict.fromkeys(r.scale for r in passed)]
     for word, one, many in (("pass (deviation)", "passes only under a setting we changed",
                              "pass only under a setting we changed"),
                             (MIXED, "is mixed: some of its claims hold and some do not",

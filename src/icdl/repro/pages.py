@@ -212,11 +212,10 @@ def render_summary(folder: Path | None = None) -> str:
     legend = "".join(f'<li><span class="{status_class(k)}"><b>{esc(k)}</b></span>: {esc(v)}</li>'
                      for k, v in STATUS_SENTENCES.items())
     statuses = dict(zip(df["id"], df["status"]))
-    lines = [render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], df["ours"].where(
-                               df["shown_profile"].isin(("quick", "", "—")), df["ours"] + " (" + df["shown_profile"]
-                               + " run)"))),
-                           after_papers="**The bottom line**, read off the same verdicts:\n\n"
-                                        + bottom_line(statuses, math_html)), "",
+    shown = df["ours"].where(df["shown_profile"].isin(("quick", "", "—")),
+                             df["ours"] + " (" + df["shown_profile"] + " run)")
+    lines = [bottom_line(statuses, math_html), "",
+             render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], shown))), "",
              f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>", "",
              "**Every claim that is not a plain pass**, by document:", ""]
     for key, title in DOCUMENTS.items():
