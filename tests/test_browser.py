@@ -342,6 +342,25 @@ def test_the_probe_sees_raw_math_and_missing_images(browser, tmp_path):
     assert seen["noAlt"], "an image without alt text passed"
 
 
+def test_the_probe_sees_a_hidden_column_and_a_cut_formula(browser, tmp_path):
+    """The sideways probe itself can fail: a table wider than the box that scrolls it (columns hidden at 1280 px),
+    and a display formula wider than a box that hides its overflow, are each reported; a table that fits is not."""
+    driver, _ = browser
+    page = tmp_path / "wide.html"
+    cells = "".join(f"<td>column{i}_with_a_long_unbreakable_value</td>" for i in range(12))
+    page.write_text("<html><body><main style='width:600px'>"
+                    f"<div style='overflow-x:auto'><table><tr>{cells}</tr></table></div>"
+                    "<div style='overflow-x:auto'><table><tr><td>fits</td></tr></table></div>"
+                    "<div style='width:200px;overflow:hidden'><mjx-container display='true' style='display:block'>"
+                    "<span style='display:inline-block;width:500px'>x</span></mjx-container></div>"
+                    "</main></body></html>")
+    driver.get(page.as_uri())
+    seen = driver.execute_script(HIDDEN_SIDEWAYS)
+    assert sum(p.startswith("table") for p in seen) == 1 and "column0" in next(p for p in seen if
+                                                                                p.startswith("table"))
+    assert sum(p.startswith("display math cut off") for p in seen) == 1, seen
+
+
 def test_the_probe_sees_console_errors_and_file_name_alt_text(browser, tmp_path):
     """A script that declares a constant twice (what two copies of Thebe's configuration did on every page)
     is a console error; an alt text that is the file name is no alt text; a described image passes."""
