@@ -620,3 +620,44 @@ def test_the_paper_s_picture_without_l1_is_judged_on_the_run_it_would_analyse(mo
     assert entry([0.95], ratio=9.0)[1] is False and entry([0.95], corr2=0.94)[1] is False
     waiting = study.judge_no_l1(None)
     assert waiting["value"] is None and "python -m icdl.lsa --profile nol1" in waiting["ours"]
+
+
+def test_the_chain_and_fig3_without_l1_read_every_dividing_run_and_the_line():
+    """lsa-no-l1-chain asks every run that divides (Table 1 > 0.9), not the analysed one alone (the bug: a second
+    dividing run whose cell does not carry least squares hidden behind the first); lsa-no-l1-fig3 reads the
+    cell-only output as a line against least squares (the bug: a correlation, which passes a line of another
+    slope, or one turned upside down by a negative weight, if its sign is dropped); both are inconclusive, not
+    failed, where no run divides. Both sides of each line."""
+    import numpy as np
+
+    from icdl.lsa import study
+    from icdl.repro.claims import criterion_verdict
+
+    ls = np.linspace(-1.5, 1.5, 100)
+
+    def data(corrs, carried, slope=1.0, intercept=0.0):
+        runs = list(range(1, len(corrs) + 1))
+        return {"complete": True, "chosen_run": 1,
+                "table1": {"run": runs, "corr_inv_sigma_inv_V": corrs},
+                "table2": {"run": runs, "corr_z_f": [0.999] * len(runs), "corr_z_ls": [-c for c in carried]},
+                "curves": {"ls": ls.tolist(), "through_cell": (intercept + slope * ls).tolist()}}
+
+    def verdicts(d):
+        return {e["claim"]: criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})
+                for e in study.judge_no_l1_chain(d)}
+
+    assert verdicts(data([0.95, 0.3, 0.92], [0.99, 0.2, 0.97])) == {"lsa-no-l1-chain": True, "lsa-no-l1-fig3": True}
+    # the second dividing run (run 3) does not carry least squares: the chain fails, whatever run 1 shows
+    assert verdicts(data([0.95, 0.3, 0.92], [0.99, 0.99, 0.90]))["lsa-no-l1-chain"] is False
+    # a run that does not divide may carry anything
+    assert verdicts(data([0.95, 0.3], [0.99, 0.1]))["lsa-no-l1-chain"] is True
+    assert verdicts(data([0.95], [0.99], slope=0.7))["lsa-no-l1-fig3"] is False   # the wrong slope
+    assert verdicts(data([0.95], [0.99], slope=1.3))["lsa-no-l1-fig3"] is False
+    assert verdicts(data([0.95], [0.99], slope=-1.0))["lsa-no-l1-fig3"] is False  # upside down
+    assert verdicts(data([0.95], [0.99], intercept=0.3))["lsa-no-l1-fig3"] is False  # shifted
+    assert verdicts(data([0.95], [0.99], slope=0.85, intercept=-0.15))["lsa-no-l1-fig3"] is True
+    none = study.judge_no_l1_chain(data([0.85, 0.5], [0.99, 0.99]))
+    assert all("no run the paper would analyse" in e["ours"] for e in none)
+    assert verdicts(data([0.85, 0.5], [0.99, 0.99])) == {"lsa-no-l1-chain": None, "lsa-no-l1-fig3": None}
+    waiting = study.judge_no_l1_chain(None)
+    assert all(e["value"] is None and "--profile nol1" in e["ours"] for e in waiting)

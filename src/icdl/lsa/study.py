@@ -284,3 +284,53 @@ def judge_no_l1(data: dict | None) -> dict:
     return {"claim": NO_L1_CLAIM, "value": corr, "values": values, "passed": None, "criterion": criterion,
             "ours": f"without ℓ1, the largest Table 1 correlation over the runs {corr:.3f}; {shown}"}
 
+
+
+#: the paper's chain and its Fig. 3, asked of the runs without ℓ1 (registered before their run, issue 54)
+NO_L1_CHAIN, NO_L1_FIG3 = "lsa-no-l1-chain", "lsa-no-l1-fig3"
+
+
+def line_fit(curves: dict) -> tuple[float, float]:
+    """LSA Fig. 3(b) read as a line: the output through the dominant query cell alone regressed on the
+    least-squares line over the figure's queries, ``through_cell ≈ intercept + slope · ls``; ``(slope,
+    intercept)`` -- 1 and 0 where the cell alone is the least-squares estimate."""
+    ls, cell = np.asarray(curves["ls"], dtype=float), np.asarray(curves["through_cell"], dtype=float)
+    slope, intercept = np.polyfit(ls, cell, 1)
+    return float(slope), float(intercept)
+
+
+def judge_no_l1_chain(data: dict | None) -> list[dict]:
+    """The ledger entries of the paper's chain and of its Fig. 3 without the ℓ1 penalty (profile :data:`NO_L1`):
+    ``lsa-no-l1-chain`` -- in *every* run whose LayerNorm divides by the variance (Table 1 > 0.9), one query cell
+    carries least squares (``value``: the smallest of Table 2's smaller correlation over those runs, > 0.95);
+    ``lsa-no-l1-fig3`` -- in the run the paper analyses, the cell-only output lies on the least-squares line
+    (:func:`line_fit`: slope 0.8–1.25, |intercept| ≤ 0.2). Both carry ``dividing_runs``, the number of runs
+    above 0.9: with none there is no run the paper would analyse, and the registered gate leaves both
+    inconclusive."""
+    chain = ("in every run whose Table 1 correlation exceeds 0.9, Table 2's smaller correlation > 0.95 (at least "
+             "one such run)")
+    fig3 = ("in the run the paper analyses, the cell-only output regressed on the least-squares line over [−3, 3]: "
+            "slope 0.8–1.25 and |intercept| ≤ 0.2 (at least one run above 0.9)")
+    if data is None or not data["complete"]:
+        todo = f"not run yet: {PROFILES.command_for(NO_L1)}"
+        return [{"claim": c, "value": None, "passed": None, "criterion": k, "ours": todo}
+                for c, k in ((NO_L1_CHAIN, chain), (NO_L1_FIG3, fig3))]
+    t1 = pd.DataFrame(data["table1"]).astype({"run": int})
+    t2 = pd.DataFrame(data["table2"]).astype({"run": int}).set_index("run")
+    dividing = [int(r) for r in t1.loc[t1["corr_inv_sigma_inv_V"] > 0.9, "run"]]
+    carried = {r: float(min(t2.loc[r, "corr_z_f"], abs(t2.loc[r, "corr_z_ls"]))) for r in dividing}
+    smallest = min(carried.values()) if carried else float("nan")
+    slope, intercept = line_fit(data["curves"]) if dividing else (float("nan"), float("nan"))
+    none = "no run the paper would analyse (no Table 1 correlation above 0.9)"
+    each = "; ".join(f"run {r}: {v:.3f}" for r, v in carried.items())
+    return [
+        {"claim": NO_L1_CHAIN, "value": smallest, "values": {"dividing_runs": float(len(dividing))},
+         "passed": None, "criterion": chain,
+         "ours": (f"{len(dividing)} of {len(t1)} runs divide; Table 2's smaller correlation in each: {each}"
+                  if dividing else none)},
+        {"claim": NO_L1_FIG3, "value": slope,
+         "values": {"intercept_abs": abs(intercept), "dividing_runs": float(len(dividing))},
+         "passed": None, "criterion": fig3,
+         "ours": (f"run {int(data['chosen_run'])}: cell-only output = {intercept:.3f} + {slope:.3f} × least squares"
+                  .replace("+ -", "− ") if dividing else none)},
+    ]

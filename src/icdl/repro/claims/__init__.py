@@ -154,6 +154,8 @@ def criterion_verdict(claim: str, values: dict) -> bool | None:
 
 #: a gate's key as the reader reads it (:func:`unmet_gates`)
 GATE_WORDS = {"control": "the positive control passes",
+              "dividing_runs": "some run's LayerNorm divides by the variance (Table 1 > 0.9): a run the paper "
+                               "would analyse",
               "flow": "every chosen GD member lies inside its grid in flow time ηL, its η's edge flat",
               "tuned": "the wider models' learning rate was chosen by a scan at their width",
               "seeds": "every model is measured on three seeds",

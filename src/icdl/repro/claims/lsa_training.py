@@ -32,6 +32,14 @@ CLAIMS: tuple[Claim, ...] = (
         "the variance (Table 1 > 0.9), and in that run one query cell dominates (Fig. 2) and carries least squares "
         "(Table 2 > 0.95)",
         LSA_TRAINING, "tests/test_lsa.py::test_the_paper_s_picture_without_l1_is_judged_on_the_run_it_would_analyse"),
+    row("lsa-no-l1-chain", "LSA sec. 4's chain, without the ℓ1 penalty",
+        "the analysis's chain: where LayerNorm divides by the variance (Table 1 > 0.9), one query cell carries "
+        "least squares (Table 2) -- asked of every run that divides",
+        LSA_TRAINING, "tests/test_lsa.py::test_the_chain_and_fig3_without_l1_read_every_dividing_run_and_the_line"),
+    row("lsa-no-l1-fig3", "LSA Fig. 3, without the ℓ1 penalty, as a line",
+        "Fig. 3(b): through the dominant cell alone the output follows the least-squares line -- its slope and "
+        "intercept against that line, not a correlation",
+        LSA_TRAINING, "tests/test_lsa.py::test_the_chain_and_fig3_without_l1_read_every_dividing_run_and_the_line"),
 )
 
 CRITERIA: dict[str, tuple[Condition, ...]] = {
@@ -55,6 +63,14 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # failure) the query-token read-out's largest weight over the second (query_ratio) and Table 2's smaller
     # correlation (table2)
     "lsa-no-l1": all_of(("value", ">", 0.9), ("query_ratio", ">=", 10), ("table2", ">", 0.95)),
+    # registered before any run of python -m icdl.lsa --profile nol1 (study.judge_no_l1_chain, issue 54), both gated
+    # on a run the paper would analyse (dividing_runs: runs with Table 1 > 0.9; none: inconclusive, not a fail).
+    # chain: value the smallest of Table 2's smaller correlation over every dividing run. fig3: value the slope of
+    # the cell-only output regressed on the least-squares line over Fig. 3's queries on [−3, 3], within 0.8–1.25 (a
+    # fifth either way, our tolerance: the paper gives none), and its |intercept| at most 0.2 in the labels' units
+    "lsa-no-l1-chain": all_of(("dividing_runs", "gate", 1), ("value", ">", 0.95)),
+    "lsa-no-l1-fig3": all_of(("dividing_runs", "gate", 1), ("value", ">=", 0.8), ("value", "<=", 1.25),
+                             ("intercept_abs", "<=", 0.2)),
 }
 
 MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
