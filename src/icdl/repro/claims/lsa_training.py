@@ -88,6 +88,8 @@ REGISTERED: dict[str, str] = {
     "lsa-l1-dominance": "a904e6b",
     "lsa-l1-table2": "a904e6b",
     "lsa-no-l1": "92a18f9",
+    "lsa-no-l1-chain": "06ac159",
+    "lsa-no-l1-fig3": "06ac159",
 }
 
 KNOWN_FAILURES: dict[str, str] = {
