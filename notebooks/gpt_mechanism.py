@@ -45,7 +45,9 @@
 # linear fit they run (**{glue:text}`status_mech_control_linear`**). Earlier
 # designs of this question -- a first grid that held GD in its corner, a wider
 # grid, one training seed in flow time -- were replaced by this one; their
-# verdicts at the time are in the report's *Designs we replaced*.
+# verdicts at the time are in the report's *Designs we replaced*. Asked again
+# of the models {doc}`gpt_n01` trains where the task needs a deep network, the
+# first hypothesis is **{glue:text}`status_mech_seeds_nearest_gd_n01`**.
 #
 # Code: `icdl.gpt_icl.mechanism` (`study`, `measures`, `grid`, `numbers`,
 # `seeds`, `judge`, `show`) and `icdl.gpt_icl.core.algorithms` (the
@@ -338,6 +340,33 @@ if power_blocks is not None:
 chapter.glue(power_gate_words=power.GATE, power_state=power.state_words(power_entries))
 
 # %% [markdown]
+# ## The same question where the task needs a deep network
+#
+# On ICDL's inputs not every model learned the task, and there a linear fit
+# within a prompt leaves only a few per cent of the label variance: the
+# hypotheses above can be neither decided nor sharply put. {doc}`gpt_n01`
+# trains the same models on inputs from $N(0, I)$, where a deep network is
+# needed, at a schedule fitted to that task. The four hypotheses are asked
+# again of its three seeds of every model -- the same grid, sizes, numbers,
+# lines and gates, the power gate read from the planted models on that task --
+# under claims registered before the run
+# (`python -m icdl.gpt_icl.mechanism --profile seeds-n01 --workers 2`): by
+# prediction **{glue:text}`status_mech_seeds_nearest_gd_n01`**, by sensitivity
+# **{glue:text}`status_mech_seeds_sens_gd_n01`**, by cosine
+# **{glue:text}`status_mech_seeds_cosine_gd_n01`**, on the median block
+# **{glue:text}`status_mech_seeds_median_gd_n01`**.
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+seeds_n01 = mechanism.study.committed("seeds-n01")
+n01_cfg = mechanism.study.PROFILES.resolve("seeds-n01")
+n01_learned = (main_study.learning_gate("n01") if (main_study.PROFILES.folder() / "icl.n01.json").is_file()
+               else None)
+n01_entries = mechanism.seeds.judge_seeds(seeds_n01, n01_cfg, n01_cfg["train_examples"], control_passed, n01_learned,
+                                          power=power.met(power_entries, "n01"), suffix="-n01")
+if seeds_n01 is not None:
+    display(chapter.table(mechanism.seeds.seeds_table(seeds_n01, n01_cfg, n01_cfg["train_examples"])))
+
+# %% [markdown]
 # ## What this does and does not show
 #
 # - *Nearest* is relative: a model can be nearest to one candidate and still
@@ -366,6 +395,7 @@ chapter.glue(power_gate_words=power.GATE, power_state=power.state_words(power_en
 ledger.record_all(control_entries, judged_on="control", covered=control_blocks is not None)
 ledger.record_all(seeds_entries, judged_on="seeds", covered=seeds is not None)
 ledger.record_all(power_entries, judged_on="planted models", covered=power_blocks is not None)
+ledger.record_all(n01_entries, judged_on="seeds-n01", covered=seeds_n01 is not None)
 ledger.save()
 ledger.judged()
 

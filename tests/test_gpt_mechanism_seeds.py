@@ -287,3 +287,33 @@ def test_the_committed_checkpoints_replay_the_main_study_s_errors_and_a_swapped_
     assert rows.loc["relu", "largest_change"] > 0.01  # the softmax model read as the ReLU one
     with pytest.raises(ValueError, match="seed 7"):
         mechanism.seeds.replay(cfg, {(3, "relu", 7): soft}, stored)
+
+
+def test_the_n01_hypotheses_are_the_seeds_design_on_n01_models():
+    """``mech-seeds-*-n01``: the same judge, numbers and gates on the models of main-study profile n01 (profile
+    seeds-n01 of the mechanism study: the seeds profile's grid and sizes, the n01 profile's inputs and schedule).
+    The bugs: the n01 claims judged under the ICDL task's ids (a verdict landing on the wrong claim), their
+    criterion drifting from the seeds claims', the profile measuring the ICDL models, the glue of one task
+    overwriting the other's."""
+    from icdl.gpt_icl.mechanism import study
+    from icdl.repro.claims import CRITERIA
+
+    seeds_cfg, n01_cfg = study.PROFILES.resolve("seeds"), study.PROFILES.resolve("seeds-n01")
+    assert n01_cfg["centre"] == main_study.PROFILES.resolve("n01")["centre"] == 0.0 != seeds_cfg["centre"]
+    assert n01_cfg["lr"] == main_study.N01_FITTED["lr"] and n01_cfg["steps"] == main_study.N01_FITTED["steps"]
+    for k in ("etas", "gd_steps", "init_scales", "lambdas", "scan_prompts", "measure_prompts", "positions"):
+        assert n01_cfg[k] == seeds_cfg[k], k
+    for c in ms.CLAIMS:
+        assert CRITERIA[f"{c}-n01"] == CRITERIA[c]
+    mine = {"pred": 0.9, "sens": 0.8, "cosine": 0.85}
+    result = _seeds_result(mine, mine, mine)
+    plain = {e["claim"]: e for e in ms.judge_seeds(result, CFG, 40, True, LEARNED, 1.0)}
+    n01 = {e["claim"]: e for e in ms.judge_seeds(result, CFG, 40, True, LEARNED, 1.0, suffix="-n01")}
+    assert set(n01) == {f"{c}-n01" for c in ms.CLAIMS}
+    for c in ms.CLAIMS:
+        assert n01[f"{c}-n01"]["value"] == plain[c]["value"] and n01[f"{c}-n01"]["values"] == plain[c]["values"]
+    waiting = ms.judge_seeds(None, n01_cfg, 40, True, None, suffix="-n01")
+    assert all("--profile seeds-n01" in e["ours"] and e["claim"].endswith("-n01") for e in waiting)
+    glue = ms.seeds_glue(result, 40, list(n01.values()), suffix="-n01")
+    assert glue and all(k.startswith("seeds_n01_") for k in glue)
+    assert glue["seeds_n01_pred"] == ms.seeds_glue(result, 40, list(plain.values()))["seeds_pred"]

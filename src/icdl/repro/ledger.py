@@ -237,7 +237,8 @@ RUN_WORDS = {"reference": "on the reference run", "quick": "on this page's quick
              "wide": "on the twice-as-wide models", "n01": "on the run with x ~ N(0, I)",
              "control": "on the models trained on linear targets",
              "fair": "on the rerun with GD's grid widened", "seeds": "on the main study's seeds of every model",
-             "flow": "on the grid read along flow time"}
+             "flow": "on the grid read along flow time",
+             "seeds-n01": "on the seeds of the models trained at x ~ N(0, I)"}
 
 
 def run_words(run: str) -> str:

@@ -135,22 +135,24 @@ def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
     return out | {"models": models, "seeds": seeds}
 
 
-def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool, learned: dict,
-                power: float = 0.0) -> list[dict]:
+def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool, learned: dict | None,
+                power: float = 0.0, suffix: str = "") -> list[dict]:
     """The ledger entries of the four hypotheses asked over the seeds (``result``: profile ``seeds``'
     :func:`~icdl.gpt_icl.mechanism.load` frames, None while the run waits), each with its 90 % interval over
     seeds and blocks of the test prompts, and the gates the registry reads: ``control`` (``control_passed``),
     ``flow`` (no seed's model chose a member at an edge that matters), ``seeds`` (every model measured on
     :data:`SEEDS_NEEDED` seeds), ``learned`` (``learned``: the learning gate of the models measured,
     :func:`icdl.gpt_icl.core.main_study.learning_gate`) and ``power`` (1.0 where the planted models were told apart on
-    this task, :func:`icdl.gpt_icl.mechanism.power.met`)."""
+    this task, :func:`icdl.gpt_icl.mechanism.power.met`). ``suffix`` names the task's claims (``-n01``: the same
+    hypotheses asked of the models of main-study profile ``n01``, profile ``seeds-n01``)."""
     criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the mean over three seeds "
                    f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval, with every seed's GD "
                    "member inside its grid in flow time and the positive control passed"
                 for c, (_, op, t) in CLAIMS.items()}
     if result is None:
-        return [{"claim": c, "passed": None, "value": None, "criterion": criteria[c],
-                 "ours": "not run: python -m icdl.gpt_icl.mechanism --profile seeds --workers 2"} for c in CLAIMS]
+        return [{"claim": c + suffix, "passed": None, "value": None, "criterion": criteria[c],
+                 "ours": f"not run: python -m icdl.gpt_icl.mechanism --profile seeds{suffix} --workers 2"}
+                for c in CLAIMS]
     edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
     flow = bool(edges["flow"].all())
     nums = seed_numbers(result["blocks"], train_examples)
@@ -168,9 +170,10 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
              f"{learned['learned']:.3f})" if learned["learned"] >= margin(next(iter(CLAIMS))) else
              f"; not every model learned the task ({learned['worst']} leads the context mean by {learned['lead']:.3f}, "
              f"90 % interval {learned['lo']:.3f} to {learned['hi']:.3f})").replace("-", "−")
-    return gated_entries({c: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
+    return gated_entries({c + suffix: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
                          {"control": float(control_passed), "flow": float(flow), "seeds": float(enough),
-                          "learned": learned["learned"], "power": float(power)}, tail, criteria,
+                          "learned": learned["learned"], "power": float(power)}, tail,
+                         {c + suffix: text for c, text in criteria.items()},
                          over="the seeds and the test prompts")
 
 
@@ -210,7 +213,17 @@ def edge_words(result: dict, cfg) -> str:
     return "; ".join(held) or "none"
 
 
-def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], cfg=None) -> dict[str, str]:
+def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], cfg=None,
+               suffix: str = "") -> dict[str, str]:
+    """:func:`_seeds_glue`, for the claims of ``suffix`` (:func:`judge_seeds`) under names of their own:
+    ``seeds_n01_pred`` for ``-n01``'s ``seeds_pred``."""
+    entries = [e | {"claim": e["claim"].removesuffix(suffix)} for e in entries] if suffix else entries
+    out = _seeds_glue(result, train_examples, entries, cfg)
+    tag = suffix.replace("-", "_")
+    return {k.replace("seeds_", f"seeds{tag}_", 1): v for k, v in out.items()}
+
+
+def _seeds_glue(result: dict | None, train_examples: int, entries: list[dict], cfg=None) -> dict[str, str]:
     """The prose's numbers of the seeds run, from the judge's own ``entries``: the four judged numbers with their
     intervals; per measure how many models lie past the line on the whole interval of their seed mean
     (``_far``), how many single seeds' models lie past it on their own number (``_seed_far``) and the range

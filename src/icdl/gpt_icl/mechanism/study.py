@@ -73,6 +73,9 @@ _OWN = {
     # main study (``models = "seeds"``), each with its own GD and ridge members chosen on the flow grid, measured
     # on the pretraining mixture; GD's grid and the fixed candidates are computed once per depth
     "seeds": {"models": "seeds", **_MAIN_SIZES, **_FLOW_GRID, "mixtures": (PRETRAINING,)},
+    # ``seeds-n01`` (``mech-seeds-*-n01``): the same design on the models of main-study profile ``n01`` (inputs from
+    # N(0, I), where a linear fit leaves much of the label variance, trained at the schedule its scan fitted)
+    "seeds-n01": {"models": "seeds", **_MAIN_SIZES, **_FLOW_GRID, "mixtures": (PRETRAINING,)},
     # ``paper``: the same design on the paper profile's models (a command for a GPU)
     "paper": {"models": "seeds", "scan_prompts": 512, "measure_prompts": 1024,
               "positions": (2, 5, 10, 20, 30, 40, 50), **_FLOW_GRID, "mixtures": (PRETRAINING,)},
@@ -84,7 +87,7 @@ _OWN = {
                 "mixtures": _BOTH},
 }
 #: the main study's profile each profile's models and training settings come from
-_BASE = {"quick": "quick", "seeds": "reference", "paper": "paper", "control": "reference"}
+_BASE = {"quick": "quick", "seeds": "reference", "seeds-n01": "n01", "paper": "paper", "control": "reference"}
 PROFILES = ProfileSet(
     "gpt_mechanism",
     profiles={name: {**main_study.PROFILES.profiles[_BASE[name]], **own} for name, own in _OWN.items()},
@@ -94,7 +97,7 @@ PROFILES = ProfileSet(
             "init_scales": (1e-3, 10.0), "lambdas": (1e-6, 1e6)},
     command="python -m icdl.gpt_icl.mechanism --profile {profile}",
     memory=main_study.memory_estimate,
-    command_only=("control", "seeds"),  # the chapter reads their results; only the command makes them
+    command_only=("control", "seeds", "seeds-n01"),  # the chapter reads their results; only the command makes them
 )
 
 #: where the control's models are checkpointed (local: the result file records what the judge reads)

@@ -24,6 +24,25 @@ CLAIMS: tuple[Claim, ...] = (
         "not claimed by ICDL: averaged over the seeds, on the median block of test prompts every model is nearer GD "
         "tuned in flow time than the simple rule nearest it over all prompts, by prediction difference",
         GPT_MECHANISM, "tests/test_gpt_mechanism_seeds.py::test_the_seeds_judge_both_sides_of_each_threshold"),
+    *(row(f"{claim}-n01", f"{source}, at x ~ N(0, I) (the fitted schedule's models)",
+          f"{paper}, asked of the models trained on inputs from N(0, I) -- where a linear fit leaves much of the label "
+          "variance -- at the schedule fitted to that task",
+          GPT_MECHANISM, "tests/test_gpt_mechanism_seeds.py::test_the_n01_hypotheses_are_the_seeds_design_on_n01")
+      for claim, source, paper in (
+          ("mech-seeds-nearest-gd", "This book: hypothesis 1 over the seeds",
+           "not claimed by ICDL: averaged over the seeds of each model, every model is nearer GD on an N-layer "
+           "network, tuned in flow time for each seed's model, than any linear or local rule, by prediction "
+           "difference"),
+          ("mech-seeds-sens-gd", "This book: GD nearest by the sensitivities, over the seeds",
+           "not claimed by ICDL: averaged over the seeds, every model's $\\partial \\hat y / \\partial "
+           "x_{\\mathrm{query}}$ is nearer that of GD tuned in flow time than any linear or local rule's in L2"),
+          ("mech-seeds-cosine-gd", "This book: hypothesis 2 over the seeds",
+           "not claimed by ICDL: averaged over the seeds, every model's $\\partial \\hat y / \\partial "
+           "x_{\\mathrm{query}}$ points where that of GD tuned in flow time does (mean cosine ≥ 0.8)"),
+          ("mech-seeds-median-gd", "This book: hypothesis 1 by the median block, over the seeds",
+           "not claimed by ICDL: averaged over the seeds, on the median block of test prompts every model is "
+           "nearer GD tuned in flow time than the simple rule nearest it over all prompts, by prediction "
+           "difference"))),
     *(row(f"mech-power-{kind}{suffix}", f"This book: the power of the mechanism's measures ({where})",
           f"not claimed by ICDL: the mechanism's pipeline (members chosen on scan prompts, measures on test prompts) "
           f"calls a planted model that runs {what} -- off the grid it chooses from, with prediction noise of 4 % of "
@@ -80,6 +99,15 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
                                    ("seeds", "gate", 1), LEARNED, POWER),
     "mech-seeds-median-gd": all_of(("value", "<", 1), ("control", "gate", 1), ("flow", "gate", 1),
                                    ("seeds", "gate", 1), LEARNED, POWER),
+    # registered before any run of python -m icdl.gpt_icl.mechanism --profile seeds-n01 (seeds.judge_seeds with
+    # suffix -n01), and before the n01 models were all trained or any of them measured by this pipeline: the four
+    # seeds hypotheses, the same numbers, intervals (intervals.Draws, each model on its own: intervals.extreme),
+    # lines and gates, asked of the three seeds of every model of main-study profile n01 (x ~ N(0, I), lr 1e-4,
+    # batch 64, 9 500 steps) on the seeds profile's flow grid, scan and test sizes; the learning gate from
+    # results/gpt_icl/icl.n01.json, the power gate from mech-power-gd-n01 and mech-power-ridge-n01
+    **{f"{c}-n01": all_of((("value", ">=", 0.8) if c == "mech-seeds-cosine-gd" else ("value", "<", 1)),
+                          ("control", "gate", 1), ("flow", "gate", 1), ("seeds", "gate", 1), LEARNED, POWER)
+       for c in ("mech-seeds-nearest-gd", "mech-seeds-sens-gd", "mech-seeds-cosine-gd", "mech-seeds-median-gd")},
 }
 
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
