@@ -119,6 +119,8 @@ REGISTERED: dict[str, str] = {
     "mech-seeds-sens-gd": "c27bba6",
     "mech-seeds-cosine-gd": "c27bba6",
     "mech-seeds-median-gd": "c27bba6",
+    **{f"{c}-n01": "76e98f8" for c in ("mech-seeds-nearest-gd", "mech-seeds-sens-gd", "mech-seeds-cosine-gd",
+                                  "mech-seeds-median-gd")},
 }
 
 #: designs of this chapter's question replaced by a later one (the report's "Designs we replaced"): each
