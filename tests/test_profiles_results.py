@@ -713,6 +713,76 @@ def test_each_field_of_a_committed_result_emptied_or_retyped_is_refused_naming_i
     load_result(copy)  # and the untouched copy loads
 
 
+def _sample(kind):
+    """A smallest value that fits ``kind`` (icdl.repro.schema), built from the shape alone."""
+    from icdl.repro import schema
+
+    simple = {schema.NUMBER: 1.5, schema.INTEGER: 1, schema.FLAG: True, schema.TEXT: "a",
+              schema.MAYBE_NUMBER: None, schema.ANY: None}
+    if isinstance(kind, schema.Kind):
+        return simple[kind]
+    if isinstance(kind, schema.List):
+        return [_sample(kind.kind)] * max(kind.min_len, 1)
+    if isinstance(kind, schema.Table):
+        rows = max(kind.min_rows, 1)
+        return {**{c: ["a"] * rows for c in kind.text}, **{c: [1.5] * rows for c in kind.numbers},
+                **{c: [True] * rows for c in kind.flags}}
+    if isinstance(kind, schema.Rows):
+        return [_sample(schema.Fields(kind.fields))] * max(kind.min_rows, 1)
+    if isinstance(kind, schema.Fields):
+        return {k: _sample(v) for k, v in kind.fields.items()}
+    if isinstance(kind, schema.Keyed):
+        return {f"k{i}": _sample(kind.kind) for i in range(max(kind.min_len, 1))}
+    raise AssertionError(f"no sample for the kind {kind!r}: teach _sample it")
+
+
+def _wrong(kind):
+    """A value of another kind than ``kind``."""
+    from icdl.repro import schema
+
+    return "5" if kind in (schema.NUMBER, schema.INTEGER, schema.MAYBE_NUMBER) else 5
+
+
+def test_every_optional_field_of_every_registered_shape_is_checked_for_its_kind(tmp_path):
+    """Each optional field of every registered shape (gpt_depth's ``blocks``, ``labels``, ``models``,
+    gpt_mechanism's ``blocks``, and any registered later) may be absent, but when present is checked like a
+    required field: a number where rows are meant is refused in one line naming the file and the field (the bug:
+    the check skipped the optional fields' kinds, and ``blocks = 5`` loaded). Built from the shapes themselves, so
+    an optional field no committed result holds yet is covered too."""
+    from icdl.repro import schema
+
+    _committed_results()  # imports every package, which registers its shapes
+    optional = [(key, name, kind) for key, shape in schema.SCHEMAS.items() for name, kind in shape.optional.items()]
+    assert {("gpt_depth", "depth", n) for n in ("blocks", "labels", "models")} | {
+        ("gpt_mechanism", "mechanism", "blocks")} <= {(*key, name) for key, name, _ in optional}
+    for (chapter, stem), name, kind in optional:
+        shape = schema.SCHEMAS[(chapter, stem)]
+        data = _sample(shape)
+        path = tmp_path / chapter / f"{stem}.quick.json"
+        schema.check(path, data)  # absent: allowed
+        schema.check(path, {**data, name: _sample(kind)})  # present and of its kind: allowed
+        for bad in (_wrong(kind), [] if isinstance(kind, (schema.List, schema.Rows)) else None):
+            if bad is None or (bad == [] and getattr(kind, "min_rows", getattr(kind, "min_len", 1)) == 0):
+                continue
+            with pytest.raises(schema.SchemaError, match=rf"{re.escape(str(path))}: data\.{re.escape(name)}") as err:
+                schema.check(path, {**data, name: bad})
+            assert "\n" not in str(err.value)
+
+
+def test_an_optional_field_nested_in_an_object_is_checked_for_its_kind():
+    """The same rule one level down: ``Fields(..., optional=...)`` inside a shape refuses an optional field of
+    another kind and accepts it absent."""
+    from icdl.repro import schema
+
+    inner = schema.Fields({"seed": schema.INTEGER}, optional={"rows": schema.Rows({"r2": schema.NUMBER})})
+    inner.check({"seed": 1}, "data.settings")
+    inner.check({"seed": 1, "rows": [{"r2": 0.5}]}, "data.settings")
+    for bad, message in ((5, r"data\.settings\.rows must be a list"),
+                         ([{"r2": "x"}], r"rows\[0\]\.r2 must be a number")):
+        with pytest.raises(schema.SchemaError, match=message):
+            inner.check({"seed": 1, "rows": bad}, "data.settings")
+
+
 def test_counts_and_powers_of_ten_as_the_prose_writes_them():
     """``count``: a space between thousands (the bug: "10,000" beside "6 500"), a float step count whole;
     ``sci``: plain between 0.1 and 10 000 (the bug: "4.0e+00"), otherwise a power of ten with a minus sign,
