@@ -380,6 +380,57 @@ def test_the_overrides_parameter_takes_a_dict_or_its_json_text():
     assert PROFILES.resolve("quick")["overrides"] == () and PROFILES.resolve("quick")["run"] == "quick"
 
 
+def test_papermill_yaml_parameters_refuse_a_key_given_twice_in_one_line():
+    """``papermill -y 'overrides: {n: 8, n: 16}'`` ran with n = 16: PyYAML keeps the last of two equal keys, and
+    the kernel receives the merged dict, the duplicate gone. The chapter reads papermill's YAML again from the
+    papermill process among its ancestors and refuses the key given twice, naming the parameter, as it refuses
+    ``'{"n": 8, "n": 16}'`` in JSON; a profile that is not a name (``-y 'profile: [quick]'``, a list) is one line
+    too, not ``TypeError: unhashable type: 'list'``."""
+    from icdl.repro.chapter import _papermill_yaml, check_yaml_once
+
+    check_yaml_once("overrides: {n: 8, steps: 50}\nprofile: quick")
+    for text, message in (("overrides: {n: 8, n: 16}", r"the parameter overrides gives 'n' twice \(papermill -y"),
+                          ("overrides:\n  n: 8\n  n: 16\n", r"the parameter overrides gives 'n' twice"),
+                          ("profile: quick\nprofile: reference", r"the parameter 'profile' is given twice")):
+        with pytest.raises(ProfileError, match=message) as err:
+            check_yaml_once(text)
+        assert "\n" not in str(err.value) and "give each" in str(err.value)
+    # papermill's options, long and short, and the value of -p (a name and a value) never read as an option
+    args = ["in.ipynb", "out.ipynb", "-p", "x", "-y", "-ya: 1", "--parameters_yaml=b: 2", "--parameters_yaml",
+            "c: 3", "-r", "y", "-f", "--cwd", "notebooks"]
+    assert [t for _, t in _papermill_yaml(args)] == ["a: 1", "b: 2", "c: 3"]
+    for bad in (["quick"], 3, None):
+        for check in (PROFILES.check_chapter_profile, PROFILES.resolve):
+            with pytest.raises(ProfileError, match=r"the parameter profile must be a profile's name, one of "
+                                                   r"\['quick', 'reference'\].*got") as err:
+                check(bad)
+            assert "\n" not in str(err.value)
+
+
+def test_a_chapter_started_by_papermill_rereads_its_yaml_from_the_papermill_process(tmp_path):
+    """End to end through ``/proc``: a process started by one whose command line is papermill's (its kernel) is
+    refused for ``-y`` or ``-f`` YAML that gives a key twice, in one line, and runs on with YAML that does not."""
+    import sys
+
+    script = tmp_path / "bin" / "papermill"  # stands for papermill: starts a kernel-like child, as papermill does
+    script.parent.mkdir()
+    script.write_text("import subprocess, sys\nsys.exit(subprocess.run([sys.executable, '-c', 'from "
+                      "icdl.repro.chapter import _papermill_yaml_once as f; f(); print(\"ran\")']).returncode)\n")
+    (tmp_path / "params.yaml").write_text("overrides:\n  n: 8\n  n: 16\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+
+    def run(*args):
+        return subprocess.run([sys.executable, str(script), "in.ipynb", "out.ipynb", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    for args in (["-y", "overrides: {n: 8, n: 16}"], ["-f", "params.yaml"]):
+        out = run(*args)
+        assert out.returncode != 0 and "ran" not in out.stdout
+        assert "ProfileError: the parameter overrides gives 'n' twice" in out.stderr, out.stderr
+    out = run("-y", "overrides: {n: 8}", "-p", "profile", "quick")
+    assert out.returncode == 0 and "ran" in out.stdout, out.stderr
+
+
 class _Killed(BaseException):
     """Stands for SIGKILL: nothing after it runs (not an Exception, so no handler cleans up)."""
 

@@ -75,10 +75,17 @@ class ProfileSet:
         return list(self.profiles)
 
     def check_chapter_profile(self, profile: str) -> None:
-        """Refuse, in one line, executing the chapter at a profile that only its command runs."""
+        """Refuse, in one line, executing the chapter at a profile that only its command runs (or a profile that
+        is not a name: ``papermill -y 'profile: [quick]'`` passes a list)."""
+        self._check_name(profile)
         if profile in self.command_only:
             raise ProfileError(f"{self.chapter}: profile {profile!r} is run by its command, not by the chapter: "
                                f"{self.command_for(profile)} (the chapter shows its result at quick or reference)")
+
+    def _check_name(self, profile: Any) -> None:
+        if not isinstance(profile, str):
+            raise ProfileError(f"{self.chapter}: the parameter profile must be a profile's name, one of {self.names} "
+                               f"(papermill: -p profile quick); got {profile!r}")
 
     def _check(self, key: str, value: Any, where: str) -> None:
         allowed = self.ranges.get(key)
@@ -138,6 +145,7 @@ class ProfileSet:
 
     def resolve(self, profile: str = "quick", **overrides: Any) -> Mapping[str, Any]:
         """The settings of ``profile`` with ``overrides`` applied, checked, read-only."""
+        self._check_name(profile)
         if profile not in self.profiles:
             raise ProfileError(
                 f"{self.chapter}: unknown profile {profile!r}; allowed profiles: {self.names}"
