@@ -270,3 +270,76 @@ def test_the_bottom_lines_scale_sentence_states_the_profiles():
               f"for {n(paper['steps'])} steps")
     for expected in (ours, theirs):
         assert expected in text, f"icdl.repro.glance.SCALE_WORDS should say {expected!r}"
+
+
+def _seeds_drawn(monkeypatch, module, call) -> list[int]:
+    """The seeds of the generators ``call`` draws prompts from through ``module.sample_prompts``."""
+    drawn = []
+
+    def record(task, B, k, g, *args, **kw):
+        drawn.append(g.initial_seed())
+        return torch.randn(B, k, task.d), torch.randn(B, k)  # values of no matter, drawn from no seed of theirs
+
+    with monkeypatch.context() as m:
+        m.setattr(module, "sample_prompts", record)
+        call()
+    return drawn
+
+
+def test_training_validation_and_test_prompts_are_drawn_from_disjoint_seeds(monkeypatch):
+    """Over every model of every profile of the main study (each target depth, seed and attention), the stream of
+    training prompts never shares its generator's seed with a validation set or with any block of the test
+    prompts (each mixture, each shift μ) -- a model scored on prompts it trained on (the bug, met once for the
+    validation prompts: drawn with the training seed, which only the plateau figure showed). The training stream's
+    and the validation's seeds are read from ``train`` itself on a short run, then for every model from its
+    settings as ``train`` builds them."""
+    from icdl.gpt_icl.core import training
+    from icdl.gpt_icl.core.schedule import ATTENTIONS
+
+    # train's own draws: the validation prompts once, then the training stream (one batch a step)
+    cfg = main_study.PROFILES.resolve("quick", depths=(2,))
+    model_cfg, task, tr = schedule.configs(cfg, 2, "softmax", 1)
+    tr = dataclasses.replace(tr, warm_steps=0, warm_task=None)
+    tr = dataclasses.replace(tr, steps=2, batch=4, eval_every=2, log_every=1, eval_prompts=8, curriculum_interval=0)
+    drawn = _seeds_drawn(monkeypatch, training, lambda: train(dataclasses.replace(model_cfg, n_layer=1), task, tr,
+                                                              progress=False))
+    assert drawn[0] == tr.seed + training.SEEDS["validation"]
+    assert set(drawn[1:]) == {tr.seed + training.SEEDS["prompts"]} and len(drawn) == 1 + tr.steps
+
+    for name in main_study.PROFILES.names:
+        cfg = dict(main_study.PROFILES.profiles[name])
+        stream, validation, test = set(), set(), set()
+        for depth in cfg["depths"]:
+            for replicate in range(cfg["seeds"]):
+                for attention in ATTENTIONS:
+                    seed = schedule.configs(cfg, depth, attention, cfg["n_layer"], replicate)[2].seed
+                    stream.add(seed + training.SEEDS["prompts"])
+                    validation.add(seed + training.SEEDS["validation"])
+            for mixture in MIXTURES:
+                test |= set(_seeds_drawn(monkeypatch, evaluation,
+                                         lambda c=cfg, d=depth, x=mixture: evaluation.test_prompts(c, d, x)))
+            for mu in evaluation.PARAM_SHIFTS:
+                test |= set(_seeds_drawn(monkeypatch, evaluation,
+                                         lambda c=cfg, d=depth, m=mu: evaluation.shifted_prompts(c, d, m)))
+        assert len(test) >= len(cfg["depths"]) * (len(MIXTURES) + len(evaluation.PARAM_SHIFTS))
+        assert not stream & validation, f"{name}: validation prompts drawn with a training stream's seed"
+        assert not stream & test, f"{name}: test prompts drawn with a training stream's seed {sorted(stream & test)}"
+        assert not validation & test, f"{name}: validation and test prompts share seeds {sorted(validation & test)}"
+
+
+def test_the_first_training_batch_is_none_of_the_validation_or_test_prompts():
+    """The prompts themselves, not only their seeds: no prompt of a model's first training batches is among its
+    validation prompts or the test prompts of its target depth (each prompt told apart by its first input's first
+    coordinate, a continuous draw)."""
+    from icdl.gpt_icl.core import training
+
+    cfg = main_study.PROFILES.resolve("quick", depths=(2,), test_prompts=64)
+    _, task, tr = schedule.configs(cfg, 2, "relu", 1)
+    tr = dataclasses.replace(tr, batch=16, eval_prompts=64, warm_steps=0, warm_task=None, curriculum_interval=0)
+    g = torch.Generator().manual_seed(tr.seed + training.SEEDS["prompts"])
+    seen = torch.cat([training._batch(task, tr, step, g, "cpu")[0] for step in range(4)])[:, 0, 0]
+    others = {"validation": training.validation_prompts(task, tr)[0][:, 0, 0],
+              "test": evaluation.test_prompts(cfg, 2, PRETRAINING)[0][:, 0, 0],
+              "shifted": evaluation.shifted_prompts(cfg, 2, 0.0)[0][:, 0, 0]}
+    for name, first in others.items():
+        assert not torch.isin(first, seen).any(), f"{name} prompts among the training batches"
