@@ -661,3 +661,18 @@ def test_the_chain_and_fig3_without_l1_read_every_dividing_run_and_the_line():
     assert verdicts(data([0.85, 0.5], [0.99, 0.99])) == {"lsa-no-l1-chain": None, "lsa-no-l1-fig3": None}
     waiting = study.judge_no_l1_chain(None)
     assert all(e["value"] is None and "--profile nol1" in e["ours"] for e in waiting)
+
+
+def test_training_validation_and_test_data_are_different_draws():
+    """Each split of every profile is its own draw (the bug: every split drawn from one seed, the test and
+    validation prompts then the training prompts, or the same random stream read at another offset -- a model
+    scored on what it trained on). No input (x or the query u, float64: a continuous draw) of the validation or
+    test prompts is an input of the training prompts, nor of each other's, and every run has prompts of its own."""
+    for name in lsa_study.PROFILES.names:
+        cfg = {**lsa_study.PROFILES.profiles[name], "M": 400, "M_val": 100, "test_prompts": 100, "N": 10}
+        splits = {split: lsa_training._run_data(cfg, split, torch.float64) for split in (0, 1, 2)}
+        inputs = {split: d.P[..., 1] for split, d in splits.items()}  # (runs, prompts, N + 1): x, then u
+        for a, b in ((0, 1), (0, 2), (1, 2)):
+            assert not torch.isin(inputs[b], inputs[a]).any(), f"{name}: splits {a} and {b} share inputs"
+        first = inputs[0][:, 0]  # each run's first training prompt
+        assert not torch.isin(first[1:], first[0]).any(), f"{name}: runs share their training prompts"
