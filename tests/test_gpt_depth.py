@@ -203,6 +203,28 @@ def test_objective_4_reads_the_smallest_gain_where_the_mean_gain_says_otherwise(
     assert entry["values"]["value_hi"] < 0
 
 
+def test_objective_4_reads_the_smallest_gain_over_the_evaluation_points_not_their_mean():
+    """The other axis of "every model": one attention whose deeper model is far better at one evaluation point and
+    clearly worse at the other. The mean gain over the points (and over every pair) is above 0, the smallest below,
+    so the claim fails on the smallest gain, the point where depth hurt, its interval wholly below 0 -- on seeds
+    with sums per block and on a one-seed table alike (a judge reading the mean gain passes both)."""
+    good, bad = 0.6, 1.08  # the deeper model's error scale (the shallower model's: 1)
+    scales = [torch.tensor([good] * 3 + [bad] * 3, dtype=torch.float64) * j for j in (1.0, 1.02, 0.98)]
+    res = _sums_result(scales)  # examples 2 and 4: the query at column 3 (good) and at column 5 (bad)
+    g = dj.gains(res).set_index("examples")["gain"]
+    assert g[2] > 0 > g[4] and g.mean() > 0
+    entry = dj.judge(res)[0]
+    assert entry["passed"] is False and entry["value"] == pytest.approx(g[4], abs=1e-6)
+    assert entry["values"]["value_hi"] < 0 and "softmax @4: −" in entry["ours"]
+    # one seed, no sums: the table's gains alone, +0.20 at 15 examples and −0.04 at 30, mean +0.08
+    table = pd.DataFrame([{"n_layer": L, "attention": "softmax", "examples": p, "r2": r}
+                          for (L, p), r in {(4, 15): 0.60, (10, 15): 0.80, (4, 30): 0.84, (10, 30): 0.80}.items()])
+    one = {"table": table, **CM}
+    assert dj.gains(one)["gain"].mean() > 0
+    entry = dj.judge(one)[0]
+    assert entry["passed"] is False and entry["value"] == pytest.approx(-0.04)
+
+
 def test_the_depth_verdict_decides_on_both_sides_and_says_inconclusive_inside_the_noise():
     """A deeper model clearly better on every seed passes, clearly worse fails (the same judge, both sides of
     0), and one better on one seed and worse on two -- better on average -- is ``inconclusive``: its interval
