@@ -207,6 +207,33 @@ def test_icdl_root_that_is_not_this_project_is_one_line(tmp_path, monkeypatch, c
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and f"ICDL_ROOT={root}" in err
 
 
+def test_icdl_root_at_another_clone_writes_there_but_names_the_commit_of_the_code_that_ran(tmp_path, monkeypatch):
+    """``ICDL_ROOT`` naming another clone (a folder, so not refused: the tests themselves point it at scratch
+    folders) sends the results there, but their provenance names the commit and the changes of the code that
+    computed them -- this tree's, whose package ran -- not the other clone's (the bug: the other clone's commit,
+    clean, recorded for numbers made by this tree's edited code)."""
+    import subprocess
+
+    from icdl.repro.files import project_root
+    from icdl.repro.results import code_root, git_commit, provenance
+
+    def git(*args):
+        return subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=tmp_path, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    (tmp_path / "_toc.yml").write_text("root: x\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "another clone")
+    other = git("rev-parse", "HEAD")
+    ours = git_commit(code_root())
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    assert project_root() == tmp_path.resolve()  # the results go to the other clone
+    assert code_root() == Path(__file__).resolve().parents[1]
+    recorded = provenance(command="x", wall_time_s=1.0, profile="quick", seed=0)["git_commit"]
+    assert recorded == ours and not recorded.startswith(other)
+
+
 @pytest.mark.parametrize("env, words", [
     ({"WORLD_SIZE": "abc"}, "WORLD_SIZE='abc' must be a whole number"),
     ({"WORLD_SIZE": "0"}, "at least 1"),

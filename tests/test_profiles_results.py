@@ -166,7 +166,7 @@ def test_frame_to_lists_round_trips_types():
     assert back["k"].dtype.kind == "i" and back["ok"].dtype == bool and back["name"].tolist() == ["a", "b"]
 
 
-def test_dirty_marker_ignores_generated_outputs_only(tmp_path, monkeypatch):
+def test_dirty_marker_ignores_generated_outputs_only(tmp_path):
     """A chapter's own freshly written results and executed notebooks must not mark its provenance dirty;
     a changed source file must (a marker dropped, or one that counts generated files, both fail here)."""
     import subprocess
@@ -183,14 +183,13 @@ def test_dirty_marker_ignores_generated_outputs_only(tmp_path, monkeypatch):
     git("init", "-q")
     git("add", "-A")
     git("commit", "-qm", "init")
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    clean = git_commit()
+    clean = git_commit(tmp_path)
     assert len(clean) == 40 and not clean.endswith("+dirty")
     (tmp_path / "results" / "a.json").write_text("2")
     (tmp_path / "notebooks" / "c.ipynb").write_text("m")
-    assert git_commit() == clean
+    assert git_commit(tmp_path) == clean
     (tmp_path / "notebooks" / "c.py").write_text("q")
-    assert git_commit() == clean + "+dirty"
+    assert git_commit(tmp_path) == clean + "+dirty"
 
 
 def test_result_files_get_normal_modes(tmp_path):

@@ -70,7 +70,7 @@ def test_outputs_the_book_rewrites_do_not_count_as_a_changed_tree(repo, tmp_path
     assert not write_archive(repo, tmp_path / ARCHIVE).changed
 
 
-def test_an_unpacked_archive_packs_itself_again_under_its_commit(repo, tmp_path, monkeypatch):
+def test_an_unpacked_archive_packs_itself_again_under_its_commit(repo, tmp_path):
     sha = _git(repo, "rev-parse", "HEAD")
     write_archive(repo, tmp_path / ARCHIVE)
     with tarfile.open(tmp_path / ARCHIVE) as tar:
@@ -83,8 +83,7 @@ def test_an_unpacked_archive_packs_itself_again_under_its_commit(repo, tmp_path,
     (unpacked / "Makefile").unlink()
     assert write_archive(unpacked, tmp_path / "less.tar.gz").changed
     # a record written from the unpacked tree names the archive's commit, marked as such
-    monkeypatch.setattr(results, "project_root", lambda: unpacked)
-    assert results.git_commit() == sha + "+archive"
+    assert results.git_commit(unpacked) == sha + "+archive"
 
 
 def test_a_tree_that_is_neither_is_refused_in_one_line(tmp_path):
@@ -123,13 +122,12 @@ def test_the_built_book_holds_the_source_of_its_commit():
     assert chapters and lacking == []
 
 
-def test_a_clone_names_its_own_commit_whatever_file_is_copied_into_it(repo, tmp_path, monkeypatch):
+def test_a_clone_names_its_own_commit_whatever_file_is_copied_into_it(repo, tmp_path):
     """A stray ``SOURCE_COMMIT`` in a clone (copied from an unpacked archive) names nothing: the records and the
     archive keep the clone's own commit (the bug: every record of that clone named the stray commit)."""
     sha = _git(repo, "rev-parse", "HEAD")
     (repo / COMMIT_FILE).write_text("0" * 40 + "\n")
-    monkeypatch.setattr(results, "project_root", lambda: repo)
-    assert results.git_commit() == sha
+    assert results.git_commit(repo) == sha
     source = write_archive(repo, tmp_path / ARCHIVE)
     assert source.commit == sha and source.from_git
 

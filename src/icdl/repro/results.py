@@ -53,12 +53,25 @@ def is_git_root(root: Path) -> bool:
     return bool(top) and Path(top).resolve() == Path(root).resolve()
 
 
-def git_commit() -> str:
-    """The current commit, with ``+dirty`` when tracked files other than generated outputs
+def code_root() -> Path | None:
+    """The tree whose ``src/icdl`` this process imported (a clone, or an unpacked source archive); ``None`` for
+    an installed copy outside any tree."""
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / "src" / "icdl" / "repro" / "results.py").is_file() else None
+
+
+def git_commit(root: Path | None = None) -> str:
+    """The commit of the code that runs, with ``+dirty`` when tracked files other than generated outputs
     (:data:`GENERATED`: results, executed notebooks) differ from it; in a tree unpacked from the book's source
     archive (no git), the archive's commit with ``+archive`` (its files may have been edited since:
-    :mod:`icdl.repro.source`); else ``unknown``."""
-    root = project_root()
+    :mod:`icdl.repro.source`); else ``unknown``.
+
+    The tree read is ``root``, by default the one whose package this process imported (:func:`code_root`), not
+    :func:`~icdl.repro.files.project_root`: with ``ICDL_ROOT`` naming another clone the results go there, but the
+    provenance names the commit and the changes of the code that computed them (the bug: the other clone's
+    commit, clean, for numbers made by this one's edited code). An installed copy outside any tree reads the
+    project root."""
+    root = Path(root) if root is not None else (code_root() or project_root())
     # git first where this is a clone (a stray COMMIT_FILE copied into it changes nothing); an unpacked archive,
     # even inside another repository, names its own commit
     archived = None if is_git_root(root) else archived_commit(root)
