@@ -580,3 +580,17 @@ def test_the_replaced_designs_section_leaves_its_math_to_myst():
     assert "\\(" not in text and "$\\partial \\hat y / \\partial x_{\\mathrm{query}}$" in text
     for r in REPLACED.values():
         assert f"(`{r.id}`)" in text and "python -m" in text
+
+
+def test_every_run_a_status_names_is_in_a_readers_words():
+    """The run under each status in a claims box and the report is in a reader's words, never a profile's
+    bookkeeping name (the bug: gpt_mechanism's "on seeds" and "on flow"): each one-word label of a committed
+    record has its words in ``RUN_WORDS``, and a label that adds to a run's name keeps the run's words."""
+    from icdl.repro.ledger import RUN_WORDS, run_words
+
+    labels = {rec.profile for rec, _ in load_records()}
+    bare = sorted(label for label in labels if " " not in label and label not in RUN_WORDS)
+    assert not bare, f"give these runs a reader's words in ledger.RUN_WORDS: {bare}"
+    assert run_words("seeds") == "over the main study's seeds" and run_words("flow") == "on the flow-time grid"
+    assert run_words("reference (20 000 of 20 000 epochs)") == "on the reference run (20 000 of 20 000 epochs)"
+    assert run_words("planted models") == "on planted models"

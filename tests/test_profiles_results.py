@@ -611,7 +611,7 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     cells = frame_html(pd.DataFrame({"held": [True, False], "steps": [3600.0, np.nan], "gain": [-0.0, 0.25],
                                      "r2": [0.5, 1.0]}))
     assert "<td>yes</td>" in cells and "<td>no</td>" in cells and "True" not in cells
-    assert "<td>3600</td>" in cells and "3600.0" not in cells and "<td>—</td>" in cells
+    assert "<td>3 600</td>" in cells and "3600" not in cells and "<td>—</td>" in cells
     assert "<td>0.00</td>" in cells and "−0" not in cells and "<td>0.25</td>" in cells and "<td>0.5</td>" in cells
     # whole numbers decided before rounding (0.9996 is not an exact 1), an infinity kept, nullable floats read,
     # a small negative rounded to zero shown without its sign
@@ -637,6 +637,29 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     wide = frame_html(pd.DataFrame([["ridge", "ridge"]] * 3, index=pd.Index([3, 4, 6], name="depth"),
                                    columns=pd.Index([11, 40], name="k")))
     assert "<th>k = 11</th>" in wide and "In every row" not in wide
+    # counts with the prose's thousands space from 1 000 on (the bug: softmax's "3002" in one table beside
+    # "3 002" in the next, whose column reached 10 000), in cells, a pivot's headers and a named index alike;
+    # a column of seeds is labels, not counts
+    counts = frame_html(pd.DataFrame({"params": [3002, 7178], "mse": [0.5, 0.25], "seed": [1234, 1235]},
+                                     index=pd.Index([1000, 2000], name="N")))
+    assert "<td>3 002</td>" in counts and "3002" not in counts and "<td>1 000</td>" in counts
+    assert "<td>1234</td>" in counts
+    assert "<th>R = 1 000</th>" in frame_html(pd.DataFrame([[1.0]], index=pd.Index([10], name="N"),
+                                                          columns=pd.Index([1000.0], name="R")))
+    # a small value is not rounded away when it matters beside its column (the bug: an ℓ1 strength of 1e-5
+    # printed "0.0000" beside 1e-4 and 1e-3); round-off beside large values still reads as 0
+    small = frame_html(pd.DataFrame({"l1": [1e-5, 1e-4, 1e-3], "mse": [8.1e-4, 1.3e-3, 5.1e-3]}), 4)
+    assert "<td>1e-5</td>" in small and "<td>1e-3</td>" in small and "0.0000" not in small
+    assert "<td>0.0051</td>" in small  # no value of its own rounds to zero: decimals as asked
+    assert "<td>0.0</td>" in frame_html(pd.DataFrame({"gap": [1e-9, 0.5]}), 2)  # as pandas prints a zero
+    # row numbers left by a sort or a filter are no index either (the bug: a column 28, 30, 31, 29 in
+    # lsa_training); a Series is a one-column table (the bug: "Name: slope, dtype: float64")
+    sorted_rows = frame_html(pd.DataFrame({"cell": ["(1, 51)", "(3, 51)"]}, index=[28, 30]))
+    assert "<th>28</th>" not in sorted_rows and "<td>(1, 51)</td>" in sorted_rows
+    from icdl.repro.chapter import series_html
+    series = series_html(pd.Series({"tanh": -2.04, "relu": -1.96}, name="slope"), 1)
+    assert "<th>slope</th>" in series and "<th>tanh</th>" in series and "<td>−2.0</td>" in series
+    assert "dtype" not in series
     # what JupyterLab shows in place of glued values: the box and each name with its value
     GLUED.clear()
     box = type("Box", (), {"data": '<p class="status-pass">x</p>'})()
@@ -860,3 +883,65 @@ def test_large_counts_in_tables_are_set_apart_as_in_the_prose():
     pivot = frame_html(pd.DataFrame([[1.0, 2.0]], index=pd.Index([50], name="N"),
                                     columns=pd.Index([100.0, 100000.0], name="R")))
     assert "<th>R = 100</th>" in pivot and "<th>R = 100 000</th>" in pivot
+
+
+def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
+    """The shared formatters behind the prose's numbers (icdl.repro.ledger): a small setting as ``1e-5``, and any
+    e-notation shown with its exponent unpadded (the bug: ``1e-05`` beside the text's ``1e-5``); a share as
+    ``52 %`` (the bug: ``52%`` beside the book's ``90 %``); a range whose ends print alike never as
+    ``0.24–0.24`` (the bug: diffusion_score's transformer errors); and a
+    command glued into the prose as markdown with its options as code (the bug: ``--part`` typeset as
+    ``–part`` by the typographer in computation's glued text)."""
+    import IPython.core.formatters as formatters
+    import pandas as pd
+
+    from icdl.repro.chapter import GLUED, Commands, frame_html, glued_html
+    from icdl.repro.ledger import commands_as_code, math_html, percent, plain, short_exponents, span
+
+    assert plain(1e-5) == "1e-5" and plain(2.5e-7) == "2.5e-7" and plain(0.001) == "0.001" and plain(1e5) == "100000"
+    assert plain(0.000985, 3) == "0.000985"
+    # one e-notation in the prose, the tables and the claims boxes: the exponent unpadded, a hash untouched
+    assert short_exponents("error 1e-05, 1.0e-03 and 5e+06 at commit a13e05b") == (
+        "error 1e-5, 1.0e-3 and 5e6 at commit a13e05b")
+    assert "<td>1.0e-3</td>" in frame_html(pd.DataFrame({"eps": ["1.0e-03", "2.0e-04"]}))
+    assert math_html("max deviation 1e-05") == "max deviation 1e-5"
+    assert percent(0.52) == "52 %" and percent(0.015, 1) == "1.5 %"
+    assert span([0.2412, 0.2444], ".2f", widen=1) == "0.241–0.244"  # one more digit tells them apart
+    assert span([0.24, 0.24], ".2f", widen=1) == "0.24"  # alike however printed: one value
+    assert span([0.031, 0.052], ".3f") == "0.031–0.052" and span([-0.2, 0.1], ".1f") == "-0.2 to 0.1"
+    assert commands_as_code("trained by --part depth --layers L --seeds S, then --part main") == (
+        "trained by `--part depth --layers L --seeds S`, then `--part main`")
+    assert commands_as_code("(python -m icdl.gpt_icl --profile n01 --part main) is not") == (
+        "(`python -m icdl.gpt_icl --profile n01 --part main`) is not")
+    assert commands_as_code("an ℓ1 of 1e-5 -- and a dash") == "an ℓ1 of 1e-5 -- and a dash"  # prose's -- left
+    bundle, _ = formatters.format_display_data(Commands("by --part main --seeds S, then"))
+    assert bundle["text/markdown"] == "by `--part main --seeds S`, then" and "--part" in bundle["text/plain"]
+    GLUED.clear()
+    GLUED["reruns"] = Commands("by --part main")
+    assert "<code>--part main</code>" in glued_html()
+    GLUED.clear()
+
+
+def test_a_glued_command_is_quoted_as_markdown_in_the_prose():
+    """A glued value that holds a command (``--part``, ``python -m``) is quoted in the prose with ``{glue:md}``,
+    which shows the command as code; ``{glue:text}`` would print its ``--`` as an en dash. Checked on the
+    committed notebooks' glued values."""
+    import re
+
+    import nbformat
+
+    from icdl.repro.execute import chapters
+    from icdl.repro.ledger import COMMAND
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for name in chapters(root):
+        src = (root / "notebooks" / f"{name}.py").read_text(encoding="utf-8")
+        nb = nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4)
+        for c in nb.cells:
+            for o in c.get("outputs", []):
+                key = o.get("metadata", {}).get("scrapbook", {}).get("name")
+                text = str(o.get("data", {}).get("application/papermill.record/text/plain", ""))
+                if key and re.search(COMMAND, text) and f"{{glue:text}}`{key}`" in src:
+                    found.append(f"{name}: {key}")
+    assert not found, "quote these with {glue:md}: " + ", ".join(found)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .execute import LOCK_ENV, chapter_lock
-from .ledger import Ledger, count, typeset_minus
+from .ledger import Ledger, commands_as_code, count, plain, short_exponents, typeset_minus
 from .profiles import ProfileError, ProfileSet
 from .theme import use_style
 
@@ -48,22 +48,64 @@ def header(name):
     return name.replace("_", " ") if re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+", name) else name
 
 
+#: the smallest count a table sets apart by thousands, as the prose does (:func:`~icdl.repro.ledger.count`:
+#: 3 002 beside 3 002, never 3002)
+THOUSANDS = 1_000
+
+#: a value that rounds to zero at a table's decimals is shown with significant digits when it is at least
+#: this share of its column's largest (an ℓ1 strength of 1e-5 beside 1e-3 is not "0.0000"); below it, it is
+#: round-off beside the others and reads as the zero it rounds to
+SMALL_SHARE = 1e-3
+
+
+def _is_label(name) -> bool:
+    """Whether a column holds labels rather than counts: a seed is a name for a run, not a quantity."""
+    return "seed" in str(name).lower()
+
+
+def _significant(vals, digits: int) -> list:
+    """A column's numbers with ``digits`` significant digits (:func:`~icdl.repro.ledger.plain`: ``1e-5``,
+    ``0.0008123``); where one of them needs an exponent and all are below 0.01, all are written with one
+    (``1e-5``, ``1e-4``, ``1e-3``, not ``1e-5``, ``0.0001``, ``0.001``)."""
+    import numpy as np
+
+    finite = vals[np.isfinite(vals) & (vals != 0)]
+    texts = [plain(v, digits) for v in finite]
+    power = any("e" in t for t in texts) and (np.abs(finite) < 0.01).all()
+
+    def one(v):
+        if not np.isfinite(v):
+            return np.nan
+        if v == 0:
+            return "0"
+        if power:
+            mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
+            mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+            return f"{mantissa}e{int(exponent)}"
+        return plain(v, digits)
+
+    return [one(v) for v in vals]
+
+
 def _readable_cells(df, digits: int | None = None):
     """Cells as a reader reads them: a truth value as yes / no (not Python's ``True``), a float column whose
     numbers are all whole (a step count stored as 3600.0) as integers -- decided on the unrounded numbers, so
     0.9996 is not shown as an exact 1 -- and as the book's counts (:func:`~icdl.repro.ledger.count`:
-    232 741 080) where the column reaches 10 000; other float columns rounded to ``digits``, and a zero
-    without a sign (a −0.0004 rounded to two digits is 0.00, not −0.00)."""
+    3 002, 232 741 080) where the column reaches :data:`THOUSANDS` (a column of seeds excepted); other float
+    columns rounded to ``digits``, and a zero without a sign (a −0.0004 rounded to two digits is 0.00, not
+    −0.00) -- unless a nonzero value would round to zero while it is at least :data:`SMALL_SHARE` of the
+    column's largest: then the column is written with ``digits`` significant digits (:func:`_significant`)."""
     import numpy as np
     import pandas as pd
 
     out = df.copy()
     for i in range(out.shape[1]):
         col = out.iloc[:, i]
+        counts = not _is_label(out.columns[i])
         if col.dtype == bool or (col.dtype == object and len(col)
                                  and col.map(lambda v: isinstance(v, (bool, np.bool_))).all()):
             out.isetitem(i, col.map(lambda v: "yes" if v else "no"))
-        elif pd.api.types.is_integer_dtype(col) and len(col) and (col.abs() >= 10_000).any():
+        elif pd.api.types.is_integer_dtype(col) and len(col) and counts and (col.abs() >= THOUSANDS).any():
             out.isetitem(i, col.map(count))  # 232 741 080, not 232741080
         elif pd.api.types.is_float_dtype(col):
             vals = col.to_numpy(dtype=float, na_value=np.nan)  # nullable Float64 too
@@ -71,14 +113,37 @@ def _readable_cells(df, digits: int | None = None):
             whole = (len(finite) and not np.isinf(vals).any() and (finite == np.round(finite)).all()
                      and (np.abs(finite) < 1e15).all())
             if whole:
-                big = (np.abs(finite) >= 10_000).any()  # a column with a count of 10 000 or more: all as counts
+                big = counts and (np.abs(finite) >= THOUSANDS).any()  # a column with a count of 1 000 or more
                 out.isetitem(i, pd.Series([(count(v) if big else int(v)) if np.isfinite(v) else np.nan for v in vals],
                                           index=col.index, dtype=object))  # NaN: the table's dash
                 continue
             if digits is not None:
+                sizes = np.abs(finite[finite != 0])
+                lost = sizes[np.round(sizes, digits) == 0]
+                if len(lost) and lost.max() >= SMALL_SHARE * sizes.max():
+                    out.isetitem(i, pd.Series(_significant(vals, digits), index=col.index, dtype=object))
+                    continue
                 vals = np.round(vals, digits)
             out.isetitem(i, pd.Series(np.where(vals == 0, 0.0, vals), index=col.index))  # -0.0 == 0: unsigned
     return out
+
+
+def _counts_in_index(shown, names) -> None:
+    """A named index reset to columns (``names``): its whole numbers of :data:`THOUSANDS` or more as counts,
+    like any column's (N = 1 000 beside 10 000)."""
+    import numpy as np
+    import pandas as pd
+
+    for name in names:
+        if name not in shown.columns or _is_label(name):
+            continue
+        col = shown[name]
+        if isinstance(col, pd.DataFrame) or not pd.api.types.is_numeric_dtype(col) or col.dtype == bool:
+            continue
+        vals = col.to_numpy(dtype=float, na_value=np.nan)
+        finite = vals[np.isfinite(vals)]
+        if len(finite) and (finite == np.round(finite)).all() and (np.abs(finite) >= THOUSANDS).any():
+            shown[name] = [count(v) if np.isfinite(v) else np.nan for v in vals]
 
 
 #: the fewest rows at which a column holding one value is said once under the table instead
@@ -106,17 +171,17 @@ def _one_value_columns(shown, pivot: bool):
 
 
 def _header_number(v) -> str:
-    """A pivot's column value in its header: a whole number of 10 000 or more as the book's count
-    (``R = 100 000``, not ``R = 100000``), any other as ``:g`` writes it."""
-    if float(v) == round(float(v)) and abs(float(v)) >= 10_000:
+    """A pivot's column value in its header: a whole number of :data:`THOUSANDS` or more as the book's count
+    (``R = 1 000``, ``R = 100 000``, not ``R = 100000``), any other as ``:g`` writes it."""
+    if float(v) == round(float(v)) and abs(float(v)) >= THOUSANDS:
         return count(v)
     return f"{v:g}" if isinstance(v, float) else f"{v}"
 
 
 def frame_html(df, digits: int | None = None) -> str:
-    """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (a named or meaningful index is
-    kept), readable cells (:func:`_readable_cells`), an em dash for a missing number, and each ``$…$`` in a
-    header or cell typeset as inline math."""
+    """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (nor the shuffled row numbers a
+    sort leaves; a named or meaningful index is kept), readable cells (:func:`_readable_cells`), an em dash
+    for a missing number, and each ``$…$`` in a header or cell typeset as inline math."""
     import html
     import re
 
@@ -126,7 +191,10 @@ def frame_html(df, digits: int | None = None) -> str:
     shown = _readable_cells(df, digits).rename(columns=header)
     shown.columns.names = [header(n) for n in shown.columns.names]
     shown.index.names = [header(n) for n in shown.index.names]
-    plain_index = isinstance(df.index, pd.RangeIndex) and df.index.name is None
+    # row numbers: a RangeIndex, or what is left of one after a sort or a filter (28, 30, 31, 29): an unnamed
+    # index of integers names no row
+    plain_index = df.index.nlevels == 1 and df.index.name is None and (
+        isinstance(df.index, pd.RangeIndex) or pd.api.types.is_integer_dtype(df.index))
     numeric = len(df.columns) and all(isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool)
                                       for c in df.columns)
     if numeric and df.columns.name is not None and df.index.nlevels == 1 and df.index.name:
@@ -137,7 +205,9 @@ def frame_html(df, digits: int | None = None) -> str:
         shown.columns.name = None
     if not plain_index and all(n is None for n in shown.columns.names) and all(df.index.names):
         # a named index is a column like the others: no header row of its own (above grouped columns too)
+        names = list(shown.index.names)
         shown, plain_index = shown.reset_index(col_fill=""), True
+        _counts_in_index(shown, names)
     shown, same = _one_value_columns(shown, pivot=bool(numeric) or df.columns.name is not None)
     out = shown.to_html(index=not plain_index, border=0, na_rep="—")
     if same:  # said once under the table, not repeated in a column
@@ -147,20 +217,29 @@ def frame_html(df, digits: int | None = None) -> str:
         raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
     # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)
     parts = re.split(r"(\$[^$]+\$)", out)
-    out = "".join(p if i % 2 else typeset_minus(p) for i, p in enumerate(parts))
+    out = "".join(p if i % 2 else typeset_minus(short_exponents(p)) for i, p in enumerate(parts))  # 1e-5, not 1e-05
     return re.sub(r"\$([^$]+)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', out)
 
 
 def table(df, digits: int = 3):
-    """A DataFrame as the page shows it: rounded, then :func:`frame_html`, as HTML whose plain-text fallback
-    is fixed (a Styler's repr carries a memory address that changes on every run)."""
+    """A DataFrame (or a Series, as its one column) as the page shows it: rounded, then :func:`frame_html`, as
+    HTML whose plain-text fallback is fixed (a Styler's repr carries a memory address that changes on every
+    run)."""
+    import pandas as pd
     from IPython.display import HTML
 
-    return HTML(frame_html(df, digits))
+    return HTML(series_html(df, digits) if isinstance(df, pd.Series) else frame_html(df, digits))
+
+
+def series_html(series, digits: int | None = None) -> str:
+    """A Series as a table for readers (:func:`frame_html` of its one column, named after the Series), never
+    pandas' text with its ``Name: slope, dtype: float64`` line."""
+    return frame_html(series.to_frame(series.name if series.name is not None else "value"), digits)
 
 
 def _readable_frames() -> None:
-    """Every DataFrame a chapter shows is drawn by :func:`frame_html` (outside IPython nothing to set)."""
+    """Every DataFrame and Series a chapter shows is drawn by :func:`frame_html` (outside IPython nothing to
+    set)."""
     try:
         import pandas as pd
         from IPython import get_ipython
@@ -169,6 +248,7 @@ def _readable_frames() -> None:
     ip = get_ipython()
     if ip is not None:
         ip.display_formatter.formatters["text/html"].for_type(pd.DataFrame, frame_html)
+        ip.display_formatter.formatters["text/html"].for_type(pd.Series, series_html)
 
 
 #: how a chapter's figures are written: SVG without the date of the run (with the style's fixed hash salt,
@@ -419,14 +499,49 @@ def _is_ancestor(pid: int) -> bool:
 GLUED: dict[str, Any] = {}
 
 
+class Commands:
+    """A glued text that holds a command (``python -m …``, ``--part depth --layers L``): its plain text, and
+    the same text as markdown with each command as inline code (:func:`~icdl.repro.ledger.commands_as_code`),
+    which the prose quotes with ``{glue:md}``. Quoted with ``{glue:text}`` the typographer would print the
+    options' ``--`` as an en dash (``–part``)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.data = commands_as_code(text)
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+    def _repr_markdown_(self) -> str:
+        return self.data
+
+
 def glue(**values: Any) -> None:
     """Glue each value under its name for ``{glue:text}`` in the prose (not shown where it is computed); a
-    text's negative numbers with a minus sign (:func:`typeset_minus`)."""
+    text's negative numbers with a minus sign (:func:`typeset_minus`). A text that holds a command is glued as
+    :class:`Commands`: the prose quotes it with ``{glue:md}``, which shows the commands as code."""
+    import re
+
     from myst_nb import glue as _glue
+
+    from .ledger import COMMAND
 
     for name, value in values.items():
         if isinstance(value, str):
-            value = typeset_minus(value)
+            value = typeset_minus(short_exponents(value))
+            if re.search(COMMAND, value):
+                value = Commands(value)
+        _glue(name, value, display=False)
+        GLUED[name] = value
+
+
+def glue_md(**values: str) -> None:
+    """Glue each text as markdown (:class:`Commands`, its commands as inline code) for ``{glue:md}`` in the
+    prose, whether or not this run's text holds a command (a ``{glue:md}`` of a plain text shows nothing)."""
+    from myst_nb import glue as _glue
+
+    for name, value in values.items():
+        value = Commands(typeset_minus(short_exponents(str(value))))
         _glue(name, value, display=False)
         GLUED[name] = value
 
@@ -434,9 +549,12 @@ def glue(**values: Any) -> None:
 def glued_html() -> str:
     """The chapter's claims box (if glued) and a table of every other glued value, by the name the prose
     quotes, as HTML."""
+    import re
     from html import escape
 
     def shown(value) -> str:
+        if isinstance(value, Commands):  # its commands as code, as the book shows them
+            return re.sub(r"`([^`]*)`", r"<code>\1</code>", escape(value.data))
         return value.data if hasattr(value, "data") and isinstance(value.data, str) else escape(str(value))
 
     box = shown(GLUED["claims_box"]) if "claims_box" in GLUED else ""

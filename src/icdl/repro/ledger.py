@@ -236,9 +236,11 @@ RUN_WORDS = {"reference": "on the reference run", "quick": "on this page's quick
              "paper": "on the paper's settings", "longer": "on the models trained longer",
              "wide": "on the twice-as-wide models", "n01": "on the run with x ~ N(0, I)",
              "control": "on the models trained on linear targets",
-             "fair": "on the rerun with GD's grid widened", "seeds": "on the main study's seeds of every model",
-             "flow": "on the grid read along flow time",
-             "seeds-n01": "on the seeds of the models trained at x ~ N(0, I)"}
+             "fair": "on the rerun with GD's grid widened",
+             # gpt_mechanism's profiles: its design over the main study's seeds, the earlier flow-time run, and the
+             # seeds design on the models trained at x ~ N(0, I)
+             "seeds": "over the main study's seeds", "flow": "on the flow-time grid",
+             "seeds-n01": "over the seeds of the models trained at x ~ N(0, I)"}
 
 
 def run_words(run: str) -> str:
@@ -246,7 +248,10 @@ def run_words(run: str) -> str:
     label of the chapter's own (``the ℓ1 scan (l1e-4, l1e-3)``, ``longer``) prefixed with "on"."""
     if run in RUN_WORDS:
         return RUN_WORDS[run]
-    return run if run.startswith("on ") else f"on {run}"
+    name, paren, rest = run.partition(" (")  # "reference (20 000 of 20 000 epochs)": the run's words, then the rest
+    if paren and name in RUN_WORDS:
+        return f"{RUN_WORDS[name]}{paren}{rest}"
+    return run if run.startswith(("on ", "over ")) else f"on {run}"
 
 
 def judge_digests(chapter: str, root: Path | None = None) -> dict[str, str]:
@@ -352,6 +357,77 @@ def count(n) -> str:
     return f"{round(n):,}".replace(",", " ")
 
 
+def plain(x: float, digits: int | None = None) -> str:
+    """A number as the book's prose and tables write a setting or a small value: ``:g`` (``digits`` significant
+    digits, else ``:g``'s six) with a short exponent -- ``1e-5``, ``2.5e-4``, not ``1e-05`` -- and plainly
+    otherwise (``0.001``, ``0.5``, ``100``)."""
+    return short_exponents(f"{x:.{digits}g}" if digits is not None else f"{x:g}")
+
+
+#: a number in e-notation (``1e-05``, ``2.5e+06``), standing alone (not inside a word or a commit hash)
+E_NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)e([+-]?)(\d+)(?![\w.])"
+
+
+def short_exponents(text: str) -> str:
+    """Every e-notation number in ``text`` with the exponent the book writes (``1e-5``, ``2.5e6``), not
+    Python's padded ``1e-05`` or ``2.5e+06``: one style in the prose, the tables and the claims boxes."""
+    import re
+
+    return re.sub(E_NUMBER, lambda m: f"{m[1]}e{'-' if m[2] == '-' else ''}{int(m[3])}", text)
+
+
+def e_notation(x: float, digits: int = 0) -> str:
+    """A number in e-notation with ``digits`` after the point and a short exponent (``6e-3``, ``1.5e-12``, not
+    ``6e-03``): a table column of errors over many powers of ten."""
+    return short_exponents(f"{x:.{digits}e}")
+
+
+def percent(share: float, digits: int = 0) -> str:
+    """A share as the book writes a percentage: a space before the sign (``52 %``, ``1.5 %``), never ``52%``."""
+    return f"{100 * share:.{digits}f} %"
+
+
+def span(values, fmt: str, widen: int = 0) -> str:
+    """The range of ``values`` in ``fmt``: ``0.031–0.052`` (an en dash where neither end is negative, so that
+    "from A to B" reads as two ranges), ``−0.016 to −0.009`` otherwise. Two ends that print alike are never
+    shown as ``0.24–0.24``: a fixed-point ``fmt`` (``.2f``) gets up to ``widen`` more digits to tell them apart,
+    and ends still alike are one value. A value that rounds to zero is shown without its sign."""
+    import re
+
+    lo, hi = min(values), max(values)
+    one = a = fixed(lo, fmt)
+    b = fixed(hi, fmt)
+    point = re.fullmatch(r"([+ ]?)\.(\d+)f", fmt)
+    for extra in range(1, widen + 1 if point else 1):
+        if a != b:
+            break
+        wider = f"{point[1]}.{int(point[2]) + extra}f"
+        a, b = fixed(lo, wider), fixed(hi, wider)
+    if a == b:
+        return one
+    return f"{a}–{b}" if lo >= 0 and "+" not in fmt else f"{a} to {b}"
+
+
+def fixed(v: float, fmt: str) -> str:
+    """``v`` in ``fmt``, without the sign of a value that rounds to zero (``-0.000`` reads as a fall)."""
+    out = f"{v:{fmt}}"
+    return f"{0.0:{fmt}}" if out.strip("+-0.,") == "" and out.lstrip("+").startswith("-") else out
+
+
+#: a ``python -m`` command, or a run of command-line options with their values (``--part depth --layers L``)
+_OPTION = r"--[a-z][\w-]*(?: (?!--)[\w./]+(?:,[\w./]+)*)?"
+COMMAND = rf"python -m [\w.]+(?: -?{_OPTION})*|(?<![\w`-]){_OPTION}(?: {_OPTION})*"
+
+
+def commands_as_code(text: str) -> str:
+    """``python -m …`` commands and runs of options (``--part main --seeds S``) inside a text as inline code
+    (markdown), so the page shows them as typed: in prose Sphinx's typographer would turn their ``--`` into
+    an en dash (``–part``)."""
+    import re
+
+    return re.sub(COMMAND, r"`\g<0>`", text)
+
+
 def sci(x: float, digits: int = 1) -> str:
     """A number as the prose writes it: plainly between 0.1 and 10 000 (``4.0``, not ``4.0e+00``), otherwise as
     a power of ten with the prose's signs (``2.1 × 10⁻³``, ``5 × 10⁶``: not ``2.1e-03``); ``digits`` after the
@@ -383,7 +459,7 @@ def math_html(text: object) -> str:
     parts = str(text).split("$")
     if len(parts) % 2 == 0:
         raise ValueError(f"unpaired $ in {text!r}: write each formula as $…$")
-    return "".join(esc(typeset_minus(p)) if i % 2 == 0  # a number's sign as the tables' minus sign
+    return "".join(esc(typeset_minus(short_exponents(p))) if i % 2 == 0  # a number's sign as the tables' minus
                    else f'<span class="math notranslate nohighlight">\\({esc(p)}\\)</span>'
                    for i, p in enumerate(parts))
 

@@ -26,6 +26,7 @@ from .ledger import (
     STATUS_SENTENCES,
     STATUSES,
     Record,
+    commands_as_code,
     esc,
     load_records,
     math_html,
@@ -170,11 +171,8 @@ def replaced_section() -> list[str]:
 
 
 def _commands_as_code(text: str) -> str:
-    """``python -m …`` commands inside a note as code, so the page shows them as typed (in prose the
-    typographer would turn their ``--`` into a dash)."""
-    import re
-
-    return re.sub(r"(python -m [\w.]+(?: --?[\w-]+(?: (?!--)[\w./,]+)?)*)", r"`\1`", text)
+    """``python -m …`` commands inside a note as code (:func:`~icdl.repro.ledger.commands_as_code`)."""
+    return commands_as_code(text)
 
 
 def breakable(test: str) -> str:
@@ -212,8 +210,8 @@ def render_summary(folder: Path | None = None) -> str:
     legend = "".join(f'<li><span class="{status_class(k)}"><b>{esc(k)}</b></span>: {esc(v)}</li>'
                      for k, v in STATUS_SENTENCES.items())
     statuses = dict(zip(df["id"], df["status"]))
-    shown = df["ours"].where(df["shown_profile"].isin(("quick", "", "—")),
-                             df["ours"] + " (" + df["shown_profile"] + " run)")
+    judged_on = df["ours"] + " (" + df["shown_profile"].map(run_words) + ")"  # the run in a reader's words
+    shown = df["ours"].where(df["shown_profile"].isin(("quick", "", "—")), judged_on)
     lines = [bottom_line(statuses, math_html), "",
              render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], shown))), "",
              f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>", "",

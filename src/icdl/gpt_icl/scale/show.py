@@ -31,25 +31,20 @@ from icdl.gpt_icl.scale.judge import (
 )
 from icdl.gpt_icl.scale.models import COMMAND, model_snapshots
 from icdl.gpt_icl.scale.trend import PAPER_STEPS, fit_from, target_offset
-from icdl.repro.ledger import count
+from icdl.repro.ledger import count, fixed, span
 
 # ---- what the chapter shows -----------------------------------------------------------------------------
 
 
 def _rng(values, fmt: str) -> str:
-    """The range of ``values``: ``0.031–0.052`` (an en dash where neither end is negative, so that "from A to
-    B" reads as two ranges), ``−0.016 to −0.009`` otherwise, one value where both ends print alike."""
-    lo, hi = min(values), max(values)
-    a, b = _num(lo, fmt), _num(hi, fmt)
-    if a == b:
-        return a
-    return f"{a}–{b}" if lo >= 0 and "+" not in fmt else f"{a} to {b}"
+    """The range of ``values`` (:func:`icdl.repro.ledger.span`): ``0.031–0.052``, ``−0.016 to −0.009`` where an
+    end is negative, one value where both ends print alike."""
+    return span(values, fmt)
 
 
 def _num(v: float, fmt: str) -> str:
     """``v`` in ``fmt``, without the sign of a value that rounds to zero (``-0.000`` reads as a fall)."""
-    out = f"{v:{fmt}}"
-    return f"{0.0:{fmt}}" if out.strip("+-0.,") == "" and out.lstrip("+").startswith("-") else out
+    return fixed(v, fmt)
 
 
 def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
