@@ -54,6 +54,7 @@ from icdl import relu_sums as rs
 from icdl.constructions.lemmas import ICGDLayout, build_forward_layers
 from icdl.networks import Architecture
 from icdl.repro import chapter
+from icdl.repro.ledger import e_notation, span
 from icdl.studies.attention_passes import PROFILES as FORWARD_PROFILES
 from icdl.studies.attention_passes import bound_check, forward_pass_study, lemma2_errors
 
@@ -198,8 +199,7 @@ print(f"error / bound between {c4['min_ratio']:.1f} and {c4['max_ratio']:.1f}")
 l5 = study[study["lemma"] == 5]
 print("EWML layers reproduce the recursion (3.6) on their inputs to 1e-14:", "yes" if l5["recursion_dev"].max() < 1e-14 else "no")
 s_err = l5.groupby("H")["error"].max()
-print("largest |s_hat(j)[k] - s(j)[k]| by number of ReLUs H:")
-s_err.map(lambda v: f"{v:.0e}")
+chapter.table(s_err.map(e_notation).to_frame("largest |ŝ(j)[k] − s(j)[k]|"))
 
 # %% [markdown]
 # ## The claims, judged
@@ -207,17 +207,17 @@ s_err.map(lambda v: f"{v:.0e}")
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record("icdl-lemma2",
               ours=f"{len(study)} cases (N ≤ {cfg['N_max']}, K = {cfg['K']}, H ≤ {cfg['H_max']}): error/bound "
-                   f"{c2['min_ratio']:.2f}–{c2['max_ratio']:.2f}; ReLU exact ({max(relu_errs):.0e})",
+                   f"{span([c2['min_ratio'], c2['max_ratio']], '.2f', widen=1)}; ReLU exact ({max(relu_errs):.0e})",
               criterion="measured ‖p̂(j) − p(j)‖ ≤ bound (3.8) in every case; exact for r = ReLU",
               values={"bounds_held": float(c2["within"]), "relu_error": max(relu_errs)},
               passed=c2["within"] and max(relu_errs) < 1e-12,
               note="value reads $t_s$ (see text); $B_\\theta = 1 + K C_1$ measured in the Theorem 1 chapter")
 ledger.record("icdl-lemma3",
-              ours=f"{c3['cases']} cases: error/bound {c3['min_ratio']:.2f}–{c3['max_ratio']:.2f}",
+              ours=f"{c3['cases']} cases: error/bound {span([c3['min_ratio'], c3['max_ratio']], '.2f', widen=1)}",
               criterion="measured |r̂'(j)[k] − r'(j)[k]| ≤ bound (3.12) in every case",
               values={"held": float(c3["within"])}, note="B_θ in icgd_transformer: 1 + ((N−1)K + d) C₂, the paper counts (N−1)K units")
 ledger.record("icdl-lemma4",
-              ours=f"{c4['cases']} cases (log-cosh loss): error/bound {c4['min_ratio']:.2f}–{c4['max_ratio']:.2f}",
+              ours=f"{c4['cases']} cases (log-cosh loss): error/bound {span([c4['min_ratio'], c4['max_ratio']], '.2f', widen=1)}",
               criterion="measured |g[k] − u(p(N), y)[k]| ≤ bound (3.14) in every case (examples only)",
               values={"held": float(c4["within"])}, note="B_θ within max{R₃+1, C₃}: icgd_transformer")
 ledger.record("icdl-lemma5",

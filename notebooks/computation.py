@@ -258,7 +258,9 @@ if sp is not None and "side_by_side" in sp["data"]:
 timing = show_reference(PROFILES, "timing", command=COMMANDS["timing"].format(profile="reference"))
 if timing is not None:
     stages = reference.stage_times(timing["data"])
-    chapter.glue(**reference.timing_glue(timing["data"]))
+    timing_words = reference.timing_glue(timing["data"])
+    chapter.glue_md(timing_reruns=timing_words.pop("timing_reruns"))  # its commands as code ({glue:md})
+    chapter.glue(**timing_words)
     display(chapter.table(stages[["stage", "worker", "start_min", "minutes", "command"]], 1))
 
 # %% mystnb={"figure": {"caption": "The timed reference run of ICDL sec. 5 (the trained transformers, the depth study, the plateau study) on two cores: one row per worker (a single-threaded process), one bar per job from its start to its end (main N: the softmax and ReLU models of one target depth; L: the two models of one depth-study model depth; eval: a call that evaluates and writes a result file).", "name": "fig-stage-timeline"}}
@@ -282,7 +284,7 @@ if timing is not None:
 # ordering the jobs by the longest chain that waits on them, rather than by
 # their own length, would start the main models first. The timed run trained one
 # seed of every model; the committed results of sec. 5 come from runs of their
-# own parts, which the figure does not time: {glue:text}`timing_reruns`. What
+# own parts, which the figure does not time: {glue:md}`timing_reruns`. What
 # their seeds cost follows from the same timings.
 #
 # **What a seed costs.** The experiments' verdicts rest on three training seeds

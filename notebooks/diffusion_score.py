@@ -51,6 +51,7 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.repro import chapter
+from icdl.repro.ledger import span
 from icdl.repro.results import show_reference
 from icdl.studies import diffusion
 
@@ -155,7 +156,7 @@ if ref is not None:
     tf_err = final[final["method"] == "transformer"]["score_error"]
     chapter.glue(ref_steps=diffusion.PROFILES.resolve("reference")["steps"],
                  ref_gd_error=f"{final[final['method'] == 'GD']['score_error'].iloc[0]:.2f}",
-                 ref_tf_error=f"{tf_err.min():.2f}–{tf_err.max():.2f}",
+                 ref_tf_error=span(tf_err, ".2f", widen=1),  # never "0.24–0.24"
                  ref_margin=f"{(t1_ref['eta_eps'] / t1_ref['step_deviation']).min():.0f}")
 else:
     chapter.glue(ref_steps="—", ref_gd_error="—", ref_tf_error="—", ref_margin="—")

@@ -33,7 +33,7 @@
 # {glue:text}`scan_main_optimiser` within the scan's budget. A scan of learning
 # rate and batch size on validation prompts, registered before its run, finds a
 # schedule that learns: {glue:text}`scan_n01_words`. The study at that schedule:
-# {glue:text}`n01_state`. On ICDL's own inputs the same scan finds
+# {glue:md}`n01_state`. On ICDL's own inputs the same scan finds
 # {glue:text}`scan_icdl_words`; there the main study's optimiser, without its
 # warm phase, reaches {glue:text}`scan_icdl_main_optimiser`.
 #
@@ -143,8 +143,8 @@ n01_entries = ((n01.judge(icl, n01_len, tolerance) if n01_done else n01.pending(
                + n01.judge_objectives_2_3(icl, shifted, n01_len, n01_test, main_study.CRITERIA))
 
 # %% tags=["remove-cell"]
-chapter.glue(n01_state=n01.state_words(n01_cfg, n01_done), **n01.glue_values(n01_entries[:3]),
-             **n01.per_model_glue(icl, n01_len))
+chapter.glue_md(n01_state=n01.state_words(n01_cfg, n01_done))  # its command as code ({glue:md})
+chapter.glue(**n01.glue_values(n01_entries[:3]), **n01.per_model_glue(icl, n01_len))
 
 # %% [markdown]
 # ## Did the models learn the task?

@@ -47,7 +47,7 @@ import numpy as np
 from icdl import figures
 from icdl.networks import Architecture
 from icdl.repro import chapter
-from icdl.repro.ledger import count, sci
+from icdl.repro.ledger import count, sci, span
 from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 
@@ -354,7 +354,7 @@ ledger.record("icdl-cor1.1",
               values={"held": float(corollary["within_paper"].all() and corollary["within_induction"].all())},
               note="the induction gives $(1 + \\eta L_f)^l$; the printed $n$ in place of $\\eta$ is a weaker bound")
 ledger.record("icdl-lemma6",
-              ours=f"measured/bound {l6['ratio'].min():.2f}–{l6['ratio'].max():.2f} over H and layers",
+              ours=f"measured/bound {span(l6['ratio'], '.2f', widen=1)} over H and layers",
               criterion="|ŝ(j)[k] − s(j)[k]| ≤ the Lemma 6 recursion evaluated with the sums' errors",
               values={"held": float(l6["within"].all())})
 ledger.record("icdl-lemma14",

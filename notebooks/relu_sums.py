@@ -104,8 +104,7 @@ fig = figures.theory.plot_relu_sum_errors(curve)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 slopes = relu_sum_study.fitted_slope(curve)
-print("log-log slope of the sup error against H, per target:")
-slopes.round(1)
+chapter.table(slopes.rename_axis("target").to_frame("log-log slope of the sup error against H"), 1)
 
 # %% [markdown]
 # Every target falls like $H^{-2}$, as the interpolation bound predicts, and $C$

@@ -57,6 +57,7 @@ from icdl import figures
 from icdl.constructions import softmax as quantise
 from icdl.networks import Architecture
 from icdl.repro import chapter
+from icdl.repro.ledger import percent
 from icdl.repro.results import show_reference
 from icdl.studies import softmax as softmax_study
 
@@ -272,7 +273,7 @@ ledger.record("icdl-thm2-size",
                    f"of the step from the narrowest to width {size_trend['widest_hidden']}; log-log slope "
                    f"{size_trend['slope']:.2f}",
               criterion=f"slope of log(error) vs log(width) < {softmax_study.WIDTH_SLOPE_MAX} and the widest block "
-                        f"within {softmax_study.WIDEST_MAX:.0%} of the step (fixed before the reference run)",
+                        f"within {percent(softmax_study.WIDEST_MAX)} of the step (fixed before the reference run)",
               value=size_trend["slope"], values={"widest": size_trend["widest"]}, passed=size_trend["passed"],
               judged_on=size_on, covered=size_on == "reference")
 ledger.save()

@@ -77,8 +77,8 @@ def test_speed_glue_keys_each_setting_and_skips_missing_ceilings():
     assert g["speed_ceiling_1"] == "80 %" and "speed_ceiling_2p" not in g
     assert g["speed_verdict_1"].startswith("reaches") and g["speed_verdict_2p"].startswith("falls short")
     shown = speed.speed_shown(speed.speed_table({"runs": runs})).set_index("setting")
-    assert shown.loc["2 processes × 1 thread", "all products alone"] == "--"  # no ceiling of its own
-    assert shown.loc["1 process × 1 thread", "share of the matmul (range)"] == "50% (48%–52%)"
+    assert shown.loc["2 processes × 1 thread", "all products alone"] == "—"  # no ceiling of its own
+    assert shown.loc["1 process × 1 thread", "share of the matmul (range)"] == "50 % (48 %–52 %)"
 
 
 def test_the_command_dispatches_measurements_to_their_writer(monkeypatch, capsys):

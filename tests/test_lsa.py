@@ -530,8 +530,8 @@ def test_table1_is_shown_as_two_distributions():
     ours = pd.DataFrame({"run": [1, 2, 3], "test_mse": [0.003, 0.001, 0.002],
                          "corr_inv_sigma_inv_V": [0.95, -0.2, 0.5]})
     t = distributions(ours, PAPER_TABLE1).set_index("over the runs")
-    assert t.loc["smallest", "test MSE, ours"] == "0.00100" and t.loc["largest", "corr, ours"] == "+0.950"
-    assert t.loc["median", "test MSE, paper"] == f"{PAPER_TABLE1['test_mse'].median():.5f}"
+    assert t.loc["smallest", "test MSE, ours"] == "0.001" and t.loc["largest", "corr, ours"] == "+0.950"
+    assert t.loc["median", "test MSE, paper"] == "0.000985"  # three significant digits, not 0.00098
     assert t.loc["runs with corr > 0.9", "corr, ours"] == "1 of 3"
     assert t.loc["runs with corr > 0.9", "corr, paper"] == "2 of 10"
 
@@ -676,3 +676,38 @@ def test_training_validation_and_test_data_are_different_draws():
             assert not torch.isin(inputs[b], inputs[a]).any(), f"{name}: splits {a} and {b} share inputs"
         first = inputs[0][:, 0]  # each run's first training prompt
         assert not torch.isin(first[1:], first[0]).any(), f"{name}: runs share their training prompts"
+
+
+def test_the_papers_median_error_is_one_number_wherever_it_is_shown():
+    """The paper's median Table 1 error, 0.000985 (the mean of its fifth and sixth errors), in the claim's text,
+    its criterion, the judge's words and the chapters' table (the bug: "median 0.00097" typed into the claim
+    beside "paper median 0.00098" cut to five decimals in one row of the claims box)."""
+    from icdl.lsa.readout import distributions
+    from icdl.repro.claims import CLAIMS_BY_ID, CRITERIA
+    from icdl.repro.claims.lsa_training import PAPER_MEDIAN_ERROR
+
+    assert PAPER_MEDIAN_ERROR == pytest.approx(float(lsa_study.PAPER_TABLE1["test_mse"].median()), abs=1e-12)
+    assert "median 0.000985" in CLAIMS_BY_ID["lsa-table1-error"].paper
+    assert {c.threshold for c in CRITERIA["lsa-table1-error"]} == {PAPER_MEDIAN_ERROR / 3, 3 * PAPER_MEDIAN_ERROR}
+    ours = lsa_study.judge(_fake_result([0.2, 0.95], [0.0008, 0.0008]))[0]
+    assert "(paper median 0.000985)" in ours["ours"]
+    table = distributions(lsa_study.PAPER_TABLE1, lsa_study.PAPER_TABLE1).set_index("over the runs")
+    assert table.loc["median", "test MSE, paper"] == "0.000985"
+
+
+def test_the_construction_figure_and_text_share_one_tolerance():
+    """The R from which on the construction's error no longer depends on R: the text's "within 2 %" and the
+    figure's merged curve ("within 1 %" in its legend, the bug) read one tolerance and one rule."""
+    import matplotlib.pyplot as plt
+
+    from icdl.figures.lsa import plot_lsa_construction_errors
+    from icdl.repro.ledger import percent
+
+    rows = [{"N": N, "R": R, "mean_abs_err": e / N, "u_minus_xbar_over_N": 1 / N, "ybar_over_N": 1 / N}
+            for N in (10, 50) for R, e in ((1.0, 0.5), (10.0, 0.13), (100.0, 0.1015), (1e3, 0.1001), (1e4, 0.1))]
+    errs = pd.DataFrame(rows)
+    assert lsa_constructions.flat_Rs(errs) == [100.0, 1e3, 1e4] and lsa_constructions.flat_from(errs) == 100.0
+    fig = plot_lsa_construction_errors(errs)
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    plt.close(fig)
+    assert f"R = 100, 1000, 10000\n(within {percent(lsa_constructions.R_FLAT_RTOL)})" in labels

@@ -183,7 +183,7 @@ def test_timing_glue_formats_the_summary_and_judges_the_target():
     data = _timing([("train a", 0, 600), ("train b", 0, 300), ("train c", 300, 900), ("evaluate", 600, 1200)])
     g = timing_glue(data, target_min=20)
     got = (g["timing_wall_min"], g["timing_core_min"], g["timing_busy"], g["timing_bound"])
-    assert got == ("20", "35", "88%", "18")
+    assert got == ("20", "35", "88 %", "18")  # the book's "90 %", not "90%"
     assert g["timing_verdict"] == "within" and timing_glue(data, target_min=19)["timing_verdict"] == "over"
     assert timing_glue({**data, "complete": False}, 60)["timing_verdict"].startswith("not finished")
 

@@ -6,29 +6,29 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from ..lsa.constructions import R_FLAT_RTOL, flat_Rs
+from ..repro.ledger import percent, plain
 from .style import PALETTE, SINGLE, SMALL, WIDE, legend_below, legend_outside
 
 # ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------
 
 
-def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = 0.01) -> plt.Figure:
+def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = R_FLAT_RTOL) -> plt.Figure:
     """Mean |TF(4,2,2) − ŷ_LS| against N for several R, beside the terms the construction neglects. The values
-    of R whose curves agree with the largest R's within ``rtol`` at every N are drawn as one curve with one
+    of R from which on the error agrees with the largest R's within ``rtol`` at every N
+    (:func:`~icdl.lsa.constructions.flat_Rs`, the chapter's text's tolerance) are drawn as one curve with one
     legend entry (five coinciding curves under five entries hide all but the last); the two neglected terms
     (nearly equal) are drawn in two greys, the dotted one wider and on top."""
-    import numpy as np
-
     curves = {R: g.sort_values("N") for R, g in df.groupby("R")}
     top = max(curves)
-    wide = df.pivot_table(index="N", columns="R", values="mean_abs_err")  # R's curves side by side, on one N
-    same = [R for R in curves if wide[R].notna().equals(wide[top].notna())
-            and np.allclose(wide[R].dropna(), wide[top].dropna(), rtol=rtol, atol=0)]
+    same = flat_Rs(df, rtol)
     groups = [[R] for R in curves if R not in same] + [same]
     fig, ax = plt.subplots(figsize=SINGLE)
     cmap = sns.color_palette("mako_r", n_colors=len(groups) + 1)[1:]
     for color, Rs in zip(cmap, groups):
         g = curves[Rs[-1]]
-        label = f"R = {Rs[0]:g}" if len(Rs) == 1 else f"R = {', '.join(f'{R:g}' for R in Rs)}\n(within {rtol:.0%})"
+        label = (f"R = {Rs[0]:g}" if len(Rs) == 1
+                 else f"R = {', '.join(f'{R:g}' for R in Rs)}\n(within {percent(rtol)})")
         ax.loglog(g["N"], g["mean_abs_err"], "o-", ms=3, color=color, label=label)
     g = curves[top]
     ax.loglog(g["N"], g["u_minus_xbar_over_N"], "--", color="0.3", lw=1.2, label="mean |u − x̄| / N")
@@ -134,6 +134,6 @@ def plot_l1_scan(rows: pd.DataFrame, ratio_line: float = 10.0, corr_line: float 
     ax2.set(xlabel="ℓ1 coefficient", ylabel="Table 2: smaller |correlation|", ylim=(0, 1.02))
     legend_below(ax2, fontsize=SMALL)
     for ax in (ax1, ax2):
-        ax.set_xticks(list(r["l1"]), [f"{v:g}" for v in r["l1"]])
+        ax.set_xticks(list(r["l1"]), [plain(v) for v in r["l1"]])
         ax.xaxis.set_minor_locator(plt.NullLocator())
     return fig

@@ -22,6 +22,7 @@ import sys
 import pandas as pd
 
 from icdl.gpt_icl.core.jobs import Job, run_jobs
+from icdl.repro.ledger import percent
 
 
 def schedule(profile: str) -> list[Job]:
@@ -111,9 +112,9 @@ def timing_summary(data: dict, target_min: float = 90.0) -> dict:
 #: later commit, with what changed: the timing describes the run of the other files only. An entry whose file
 #: the timed run did write is stale (``tests/test_pipeline.py``); a full timed rerun empties this.
 RERUN_AFTER_TIMING = {
-    "depth": "the depth study, three seeds of every model depth on the main study's schedule (6500 / 5000 / 2500 "
+    "depth": "the depth study, three seeds of every model depth on the main study's schedule (6 500 / 5 000 / 2 500 "
              "steps; each unit trained by --part depth --layers L --seeds S), where the timed run trained one seed "
-             "at 4000 / 2500 / 1500",
+             "at 4 000 / 2 500 / 1 500",
     "icl": "the main study, rerun with three seeds of every model and the ReLU models' softmax twins (each model "
            "trained by --part main --depths D --seeds S, then --part main), where the timed run trained one seed",
     "shift": "objective 3, rerun on the three seeds and with the baselines on the shifted prompts",
@@ -134,7 +135,7 @@ def timing_glue(data: dict, target_min: float = 90.0) -> dict[str, str]:
     s = timing_summary(data, target_min)
     verdict = "within" if s["within_target"] else "over" if s["complete"] else "not finished, so not judged against"
     return {"timing_wall_min": f"{s['wall_min']:.0f}", "timing_core_min": f"{s['core_min']:.0f}",
-            "timing_busy": f"{s['busy']:.0%}", "timing_target_min": f"{s['target_min']:.0f}",
+            "timing_busy": percent(s['busy']), "timing_target_min": f"{s['target_min']:.0f}",
             "timing_bound": f"{s['core_min'] / s['workers']:.0f}", "timing_verdict": verdict,
             "timing_reruns": "; ".join(RERUN_AFTER_TIMING.values()) or "none"}
 

@@ -5,7 +5,8 @@
 * :func:`gd_two_steps_tf432` -- TF(4, 3, 2) without LayerNorm doing two GD steps on θ (Appendix B), with
   :func:`gd_two_steps_closed_form` and :func:`gd_two_steps_explicit` to check it against;
 * :func:`appendix_a_pair` -- two inputs with the same LSA output (Appendix A);
-* :func:`construction_errors`, :func:`gd_two_steps_errors` -- their errors against N and R;
+* :func:`construction_errors`, :func:`gd_two_steps_errors` -- their errors against N and R, and
+  :func:`flat_from`, the R from which on the error no longer depends on R;
 * :func:`construction_precision` -- TF(4, 2, 2) in float32 against float64 (the error grows like RN).
 """
 
@@ -185,6 +186,27 @@ def construction_errors(Ns=(10, 20, 50, 100, 200, 500, 1000), Rs=(1.0, 10.0, 100
                          "u_minus_xbar_over_N": float(((d.u - d.xbar).abs() / N).mean()),
                          "ybar_over_N": float((d.ybar.abs() / N).mean())})
     return pd.DataFrame(rows)
+
+
+#: how close (relative) the construction's error at R must be to the largest R's, at every N, for the error
+#: to count as no longer depending on R: the one tolerance of the chapter's text ("within 2 %") and of its
+#: figure, which draws those R as one curve
+R_FLAT_RTOL = 0.02
+
+
+def flat_Rs(errs: pd.DataFrame, rtol: float = R_FLAT_RTOL) -> list[float]:
+    """The R (ascending) from which on :func:`construction_errors`' mean error is within ``rtol`` of the
+    largest R's at every N: every R of the grid from :func:`flat_from` up (the largest alone at least)."""
+    table = errs.pivot_table(index="N", columns="R", values="mean_abs_err")
+    change = (table.div(table.iloc[:, -1], axis=0) - 1).abs()
+    Rs = list(table.columns)
+    start = min(i for i in range(len(Rs)) if (change.iloc[:, i:] < rtol).all().all())
+    return [float(R) for R in Rs[start:]]
+
+
+def flat_from(errs: pd.DataFrame, rtol: float = R_FLAT_RTOL) -> float:
+    """The smallest R from which on the construction's error is within ``rtol`` of the largest R's at every N."""
+    return flat_Rs(errs, rtol)[0]
 
 
 def construction_precision(Ns=(10, 50, 200, 1000), Rs=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5), prompts: int = 2000,

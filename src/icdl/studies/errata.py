@@ -14,6 +14,7 @@ import math
 import torch
 
 from ..repro.errata import Erratum, Evidence
+from ..repro.ledger import percent
 
 
 @torch.no_grad()
@@ -36,7 +37,8 @@ def _def7_matrix_form() -> Evidence:
     rel = float((matrix - vector).norm() / vector.norm())
     err = float((ours - vector).abs().max())
     return Evidence(f"on a random prompt of 6 tokens the printed matrix form differs from the vector form by "
-                    f"{rel:.0%} (relative); our layer equals the vector form to {err:.0e}", rel > 0.1 and err < 1e-12)
+                    f"{percent(rel)} (relative); our layer equals the vector form to {err:.0e}",
+                    rel > 0.1 and err < 1e-12)
 
 
 @torch.no_grad()

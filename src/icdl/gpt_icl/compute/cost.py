@@ -21,6 +21,7 @@ import torch
 from icdl.gpt_icl.core.measure import count_flops, flops_per_step
 from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 from icdl.gpt_icl.core.tasks import layer_sizes
+from icdl.repro.ledger import percent
 
 #: REB's numbers: FLOPs, parameters and tokens of one forward pass; FLOPs, parameters, samples and epochs of
 #: the MLP's training; A100 seconds of one forward pass and one training step
@@ -126,9 +127,9 @@ def judge(cost: dict) -> list[dict]:
         {"claim": "reb-flops", "passed": gaps[worst] < FLOPS_TOLERANCE, "value": float(gaps[worst]),
          "ours": f"forward {cost['icl_flops'] / 1e9:.2f} GFLOPs ({params:.1f} M params × {cost['tokens']} tokens); "
                  f"MLP training {cost['train_flops'] / 1e9:.2f} GFLOPs; the farthest of REB's counts: {worst} "
-                 f"({gaps[worst]:.0%} off)",
+                 f"({percent(gaps[worst])} off)",
          "criterion": f"every count REB states -- the transformer's parameters and tokens, the MLP's parameters, both "
-                      f"FLOP totals -- within {FLOPS_TOLERANCE:.0%} of ours",
+                      f"FLOP totals -- within {percent(FLOPS_TOLERANCE)} of ours",
          "note": f"REB's 22 M params × 76 tokens vs ours {params:.1f} M × {cost['tokens']} tokens: the totals agree "
                  "only because the two factors' errors cancel"},
         {"claim": "reb-times", "passed": cost["icl_seconds_cpu"] < cost["train_seconds_cpu"],

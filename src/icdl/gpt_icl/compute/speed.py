@@ -24,7 +24,7 @@ from icdl.gpt_icl.core.measure import flops_per_step, matmul_ceiling, matmul_flo
 from icdl.gpt_icl.core.model import InContextGPT
 from icdl.gpt_icl.core.schedule import configs
 from icdl.gpt_icl.core.tasks import sample_prompts
-from icdl.repro.ledger import count
+from icdl.repro.ledger import count, percent
 from icdl.repro.results import save_profile_result
 
 
@@ -174,9 +174,9 @@ def share_verdict(lo: float, hi: float, target: float = TARGET_SHARE) -> str:
 
 def speed_shown(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`speed_table` as the appendix shows it: one row per setting, readable headers with units, shares
-    as per cent with their range over rounds, ``--`` where a setting has no ceiling (two processes)."""
+    as per cent with their range over rounds, a dash where a setting has no ceiling (two processes)."""
     def pct(v):
-        return "--" if v != v else f"{v:.0%}"
+        return "—" if v != v else percent(v)
 
     out = pd.DataFrame({
         "setting": [f"{int(r.processes)} process{'es' if r.processes > 1 else ''} × {int(r.threads)} "
@@ -186,7 +186,7 @@ def speed_shown(table: pd.DataFrame) -> pd.DataFrame:
         "steps/s": table["steps_per_s"].map("{:.1f}".format),
         "training GFLOP/s": (table["achieved_flops"] / 1e9).map("{:.1f}".format),
         "matmul GFLOP/s": (table["matmul_flops"] / 1e9).map("{:.1f}".format),
-        "share of the matmul (range)": [f"{r.share_of_matmul:.0%} ({r.share_lo:.0%}–{r.share_hi:.0%})"
+        "share of the matmul (range)": [f"{percent(r.share_of_matmul)} ({percent(r.share_lo)}–{percent(r.share_hi)})"
                                         for r in table.itertuples()],
     })
     for col, name in (("gemm_share_of_matmul", "linear layers alone"),
@@ -207,7 +207,7 @@ def speed_glue(data: dict) -> dict[str, str]:
                           ("ceiling", "ceiling_share_of_matmul"), ("gemm", "gemm_share_of_matmul")):
             share = getattr(r, col, float("nan"))
             if share == share:  # not NaN: the two-process row has no ceiling of its own
-                out[f"speed_{name}_{key}"] = f"{100 * share:.0f} %"
+                out[f"speed_{name}_{key}"] = percent(share)
         out[f"speed_verdict_{key}"] = share_verdict(r.share_lo, r.share_hi)
     return out
 
@@ -333,12 +333,12 @@ def side_by_side_glue(data: dict) -> dict[str, str]:
     :data:`TARGET_OVER_HF` and :data:`TARGET_SHARE_FAST`."""
     t = side_by_side_table(data).set_index("variant")
     out = {"sbs_rounds": f"{data['rounds']}", "sbs_target_hf": f"{TARGET_OVER_HF}",
-           "sbs_target_share": f"{TARGET_SHARE_FAST:.0%}"}
+           "sbs_target_share": percent(TARGET_SHARE_FAST)}
     for key, name in (("plain", "ours"), ("fast", "ours, compiled")):
         r = t.loc[name]
         out |= {f"sbs_{key}_hf": f"{r.over_hf:.2f}", f"sbs_{key}_hf_lo": f"{r.over_hf_lo:.2f}",
-                f"sbs_{key}_hf_hi": f"{r.over_hf_hi:.2f}", f"sbs_{key}_share": f"{r.share:.0%}",
-                f"sbs_{key}_share_lo": f"{r.share_lo:.0%}", f"sbs_{key}_share_hi": f"{r.share_hi:.0%}",
+                f"sbs_{key}_hf_hi": f"{r.over_hf_hi:.2f}", f"sbs_{key}_share": percent(r.share),
+                f"sbs_{key}_share_lo": percent(r.share_lo), f"sbs_{key}_share_hi": percent(r.share_hi),
                 f"sbs_{key}_hf_verdict": share_verdict(r.over_hf_lo, r.over_hf_hi, TARGET_OVER_HF),
                 f"sbs_{key}_share_verdict": share_verdict(r.share_lo, r.share_hi, TARGET_SHARE_FAST)}
     return out
@@ -353,5 +353,6 @@ def side_by_side_shown(data: dict) -> pd.DataFrame:
         "training step": t["variant"], "parameters": t["params"].map(count),
         "steps/s (median)": t["steps_per_s"].map("{:.1f}".format),
         "× HuggingFace (range)": [f"{r.over_hf:.2f} ({r.over_hf_lo:.2f}–{r.over_hf_hi:.2f})" for r in t.itertuples()],
-        "share of the matmul (range)": [f"{r.share:.0%} ({r.share_lo:.0%}–{r.share_hi:.0%})" for r in t.itertuples()],
+        "share of the matmul (range)": [f"{percent(r.share)} ({percent(r.share_lo)}–{percent(r.share_hi)})"
+                                        for r in t.itertuples()],
     })

@@ -29,6 +29,7 @@ from icdl.gpt_icl.core.model import GPTConfig
 from icdl.gpt_icl.core.schedule import MODEL_RANGES, MODEL_SETTINGS, SEED_PER_TARGET_DEPTH
 from icdl.gpt_icl.core.tasks import TaskConfig, sample_prompts
 from icdl.gpt_icl.core.training import TrainConfig, train, validation_prompts
+from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
 from icdl.repro.results import save_profile_result
 
@@ -230,7 +231,7 @@ def glue_values(summary_df: pd.DataFrame, shortcut: pd.DataFrame) -> dict[str, s
     and the shares (per cent) of the model's predictions the context mean explains alone and with the
     shortcut."""
     summ, last = summary_df.set_index("family"), shortcut.iloc[-1]
-    left = "; ".join(f"{fam}: {'never' if pd.isna(v) else f'step {int(v)}'}"
+    left = "; ".join(f"{fam}: {'never' if pd.isna(v) else f'step {count(v)}'}"
                      for fam, v in summ["left_at_step"].items())
     return {"relu_within": f"{100 * summ.loc[RELU_2D.label, 'within_share']:.0f}",
             "tanh_within": f"{100 * summ.loc[TANH_100.label, 'within_share']:.0f}",

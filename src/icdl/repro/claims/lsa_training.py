@@ -6,8 +6,14 @@ from __future__ import annotations
 
 from .base import LSA_TRAINING, Claim, Condition, Mismatch, all_of, row
 
+#: the median of the paper's Table 1 test errors over its 10 runs (the mean of 0.00092 and 0.00105): what the
+#: claim quotes and its criterion is centred on. ``icdl.lsa.study.PAPER_TABLE1`` holds the ten errors, and
+#: ``PAPER_MEDIAN_ERROR`` there is this number (tests/test_lsa.py checks that their median is it)
+PAPER_MEDIAN_ERROR = 0.000985
+
 CLAIMS: tuple[Claim, ...] = (
-    row("lsa-table1-error", "LSA Table 1 (test error)", "errors 0.00063 – 0.00267 over 10 runs (median 0.00097)",
+    row("lsa-table1-error", "LSA Table 1 (test error)",
+        f"errors 0.00063 – 0.00267 over 10 runs (median {PAPER_MEDIAN_ERROR:g})",
         LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
     row("lsa-table1-corr", "LSA Table 1 (corr of 1/σ with 1/V)", "correlations −0.005 – 0.926 over 10 runs",
         LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
@@ -44,7 +50,7 @@ CLAIMS: tuple[Claim, ...] = (
 
 CRITERIA: dict[str, tuple[Condition, ...]] = {
     # the paper's median test error of Table 1 is 0.000985: ours within a factor 3 of it
-    "lsa-table1-error": all_of(("value", ">=", 0.000985 / 3), ("value", "<=", 3 * 0.000985)),
+    "lsa-table1-error": all_of(("value", ">=", PAPER_MEDIAN_ERROR / 3), ("value", "<=", 3 * PAPER_MEDIAN_ERROR)),
     "lsa-table1-corr": all_of(("value", ">=", 0.3)),
     "lsa-conclusion": all_of(("value", ">", 0.9)),
     "lsa-table2": all_of(("value", ">", 0.95)),
