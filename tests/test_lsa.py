@@ -711,3 +711,35 @@ def test_the_construction_figure_and_text_share_one_tolerance():
     labels = fig.axes[0].get_legend_handles_labels()[1]
     plt.close(fig)
     assert f"R = 100, 1000, 10000\n(within {percent(lsa_constructions.R_FLAT_RTOL)})" in labels
+
+
+def test_every_run_of_a_strength_is_read_not_the_analysed_one_alone():
+    """``readout.every_run`` / ``run_counts`` / ``runs_words`` (issue 54): a strength whose analysed run is split
+    while the other runs each have one dominant cell that carries least squares is counted by all its runs (the
+    bug: "the read-out stays split" read off the analysed run); the chain is named only for a run that both
+    divides (Table 1 > 0.9) and passes Table 2, not for a run that does one of the two."""
+    import pandas as pd
+
+    from icdl.lsa import readout
+
+    def strength(l1, corrs, ratios, table2, chosen):
+        runs = list(range(1, len(corrs) + 1))
+        data = {"settings": {"l1": l1}, "chosen_run": chosen,
+                "table1": {"run": runs, "test_mse": [1e-3] * len(runs), "corr_inv_sigma_inv_V": corrs},
+                "table2": {"run": runs, "corr_z_f": [0.999] * len(runs), "corr_z_ls": [-t for t in table2]}}
+        cells = pd.DataFrame([{"run": r, "cell": f"({e}, 51)", "rank": e, "abs_w": (ratio if e == 1 else 1.0),
+                               "slope_share": 0.25, "corr_z_ls": 0.5}
+                              for r, ratio in zip(runs, ratios) for e in (1, 2, 3, 4)])
+        return readout.every_run(data, cells)
+
+    strong = strength(1e-3, [0.1, 0.2, 0.3], [1.5, 3000.0, 800.0], [0.5, 0.999, 0.998], chosen=1)
+    weak = strength(1e-5, [0.95, 0.5], [1.1, 1.2], [0.43, 0.96], chosen=1)
+    assert strong["analysed"].tolist() == [True, False, False]
+    counts = readout.run_counts(pd.concat([weak, strong])).set_index("ℓ1")
+    assert counts.loc[1e-3, "one dominant cell (≥ 10×)"] == 2 and counts.loc[1e-3, "Table 2 > 0.95"] == 2
+    assert counts.loc[1e-5, "divide (Table 1 > 0.9)"] == 1 and counts.loc[1e-5, "Table 2 > 0.95"] == 1
+    words = readout.runs_words(pd.concat([weak, strong]))
+    assert "at ℓ1 = 1e-3, 2 of 3 runs have one dominant query cell" in words["lsa_runs_counts"]
+    assert words["lsa_runs_chain"].startswith("no run")  # run 1 at 1e-5 divides but fails Table 2; run 2 the reverse
+    chained = strength(1e-5, [0.95], [20.0], [0.97], chosen=1)
+    assert readout.runs_words(chained)["lsa_runs_chain"] == "run 1 at ℓ1 = 1e-5"

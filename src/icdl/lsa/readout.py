@@ -14,6 +14,9 @@ its coefficient of that term, over the sum of those products over the query cell
                        smallest test error)
 :func:`query_cells`    every query cell of every run: weight, correlations, share of the slope term
 :func:`split_summary`  per run: the two largest query cells side by side
+:func:`every_run`      per run of one strength: Table 1, the query cells' weight ratio, Table 2, the analysed run
+:func:`run_counts`     per strength: how many runs divide, have one dominant cell, pass Table 2
+:func:`runs_words`     those counts, and the runs where the paper's chain holds, in words for the prose
 :func:`distributions`  Table 1 as two distributions (ours, the paper's) rather than run against run
 :func:`trained_model`  the runs of a training checkpoint, at the weights the study evaluates (each run's
                        best on validation)
@@ -121,3 +124,61 @@ def distributions(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     rows.append({"over the runs": "runs with corr > 0.9", "test MSE, ours": "", "test MSE, paper": "",
                  "corr, ours": f"{above['ours']} of {len(ours)}", "corr, paper": f"{above['paper']} of {len(paper)}"})
     return pd.DataFrame(rows)
+
+
+#: a query cell "dominates" where its output weight is at least this many times the second's (the registered line
+#: of ``lsa-fig2`` and ``lsa-l1-dominance``); Table 2 "holds" where its smaller correlation exceeds 0.95
+DOMINANT, TABLE2 = 10.0, 0.95
+
+
+def every_run(data: dict, cells: pd.DataFrame) -> pd.DataFrame:
+    """One row per run of one training result (``data``, the ``data`` of ``results/lsa_training/training.<profile>
+    .json``; ``cells``: :func:`query_cells` of its checkpoint): ℓ1, the run, whether it is the run the paper's rule
+    analyses, the test error, Table 1's correlation of 1/σ with 1/V, the ratio of the largest query-cell output
+    weight to the second, the largest cell's share of the slope term, and Table 2's smaller correlation
+    (min(corr(z, f), |corr(z, LS)|) of that cell) -- so that no strength is read from one run."""
+    t1 = pd.DataFrame(data["table1"]).astype({"run": int}).set_index("run")
+    t2 = pd.DataFrame(data["table2"]).astype({"run": int}).set_index("run")
+    split = split_summary(cells).set_index("run")
+    rows = []
+    for run in t1.index:
+        rows.append({"ℓ1": float(data["settings"]["l1"]), "run": int(run),
+                     "analysed": int(run) == int(data["chosen_run"]),
+                     "test MSE": float(t1.loc[run, "test_mse"]),
+                     "Table 1 corr": float(t1.loc[run, "corr_inv_sigma_inv_V"]),
+                     "weight ratio": float(split.loc[run, "weight ratio"]),
+                     "largest cell's share": float(split.loc[run, "first share"]),
+                     "Table 2 corr": float(min(t2.loc[run, "corr_z_f"], abs(t2.loc[run, "corr_z_ls"])))})
+    return pd.DataFrame(rows)
+
+
+def run_counts(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per strength (rows of :func:`every_run` for several results): the runs, and how many divide by the
+    variance (Table 1 > 0.9), have one dominant query cell (:data:`DOMINANT`) and pass Table 2 (:data:`TABLE2`),
+    and how many do both of the last two."""
+    out = []
+    for l1, g in runs.groupby("ℓ1", sort=True):
+        dom, t2 = g["weight ratio"] >= DOMINANT, g["Table 2 corr"] > TABLE2
+        out.append({"ℓ1": l1, "runs": len(g), "divide (Table 1 > 0.9)": int((g["Table 1 corr"] > 0.9).sum()),
+                    f"one dominant cell (≥ {DOMINANT:g}×)": int(dom.sum()), f"Table 2 > {TABLE2:g}": int(t2.sum()),
+                    "both": int((dom & t2).sum())})
+    return pd.DataFrame(out)
+
+
+def runs_words(runs: pd.DataFrame) -> dict[str, str]:
+    """The prose's words for :func:`every_run`'s rows of several strengths: per strength how many runs have one
+    dominant query cell and how many pass Table 2 (``lsa_runs_counts``), and the runs in which the paper's chain
+    holds -- LayerNorm divides by the variance (Table 1 > 0.9) *and* one cell carries least squares (Table 2) --
+    or that there is none (``lsa_runs_chain``)."""
+    def ell(v: float) -> str:
+        return f"{v:.0e}".replace("e-0", "e-")
+
+    counts = run_counts(runs)
+    dom_col = next(c for c in counts if c.startswith("one dominant"))
+    t2_col = next(c for c in counts if c.startswith("Table 2"))
+    parts = [f"at ℓ1 = {ell(r['ℓ1'])}, {int(r[dom_col])} of {int(r['runs'])} runs have one dominant query cell and "
+             f"{int(r[t2_col])} pass{'es' if int(r[t2_col]) == 1 else ''} Table 2" for _, r in counts.iterrows()]
+    chain = runs[(runs["Table 1 corr"] > 0.9) & (runs["Table 2 corr"] > TABLE2)]
+    said = ("no run at any strength both divides by the variance and passes Table 2" if chain.empty else
+            "; ".join(f"run {int(r['run'])} at ℓ1 = {ell(r['ℓ1'])}" for _, r in chain.iterrows()))
+    return {"lsa_runs_counts": "; ".join(parts), "lsa_runs_chain": said}
