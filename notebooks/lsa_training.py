@@ -27,9 +27,9 @@
 # variance through LayerNorm (**{glue:text}`status_lsa_conclusion`**). In the
 # run the paper's rule analyses, at the $\ell_1$ strength we had to choose (the
 # paper gives none), the query's read-out is split between two cells and Table
-# 2's single-cell correlations come out **{glue:text}`status_lsa_table2`**; at
-# stronger penalties the analysed run of a strength passes Table 2
-# (**{glue:text}`status_lsa_l1_table2`**). Over every run of every strength:
+# 2's single-cell correlations come out **{glue:text}`status_lsa_table2`**;
+# asked of the analysed run at a stronger penalty, Table 2 is
+# **{glue:text}`status_lsa_l1_table2`**. Over every run of every strength:
 # {glue:text}`lsa_runs_counts`; and {glue:text}`lsa_runs_chain`, the paper's
 # chain from the division to the read-out. Without the penalty, where the paper
 # says the results are similar, three claims wait for their run
