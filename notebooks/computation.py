@@ -21,7 +21,7 @@
 # ({doc}`lsa_training`) and the thousands of per-prompt MLP baselines of ICDL's
 # experiments ({doc}`gpt_icl`). The numbers come from committed results of the
 # commands named with them; the first table below is measured live. The last
-# section checks REB's comparison of what in-context learning and training cost.
+# section checks {term}`REB`'s comparison of what in-context learning and training cost.
 #
 # Code: `icdl.lsa.training` (`benchmark_batched_vs_loop`, `segments_table`,
 # `shard_runs`), `icdl.gpt_icl.core.measure` (FLOP counts, rates, the MLP benchmark),
@@ -288,9 +288,9 @@ if timing is not None:
 # their seeds cost follows from the same timings.
 #
 # **What a seed costs.** The experiments' verdicts rest on three training seeds
-# of every model of the main study. One seed of its models trains in
+# of every model of the {term}`main study`. One seed of its models trains in
 # {glue:text}`seed_main_min` core-minutes (the softmax and ReLU models of the
-# three target depths, as their checkpoints record, and the softmax twin of each
+# three target depths, as their checkpoints record, and the {term}`softmax twin` of each
 # ReLU model, which trains as long); one seed of the depth study's models takes
 # {glue:text}`seed_depth_min`. With the plateau study and the evaluations of the
 # timed run counted once, three seeds of every model of the whole reference need

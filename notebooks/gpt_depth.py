@@ -79,7 +79,7 @@ chapter.glue(**depth.study.settings_glue(rcfg if depth_on == "reference" else cf
 # In that run: targets of depth {glue:text}`depth_target`, prompts of
 # {glue:text}`depth_train` examples in training (so that the last evaluation
 # point lies inside the training length), the two schedules of {doc}`gpt_icl` at
-# the main study's lengths -- {glue:text}`depth_steps` softmax steps, the first
+# the {term}`main study`'s lengths -- {glue:text}`depth_steps` softmax steps, the first
 # {glue:text}`depth_warm` on tanh targets, then {glue:text}`depth_relu` ReLU
 # steps from the softmax weights -- the same for every depth, so that the
 # deeper models are judged on the budget of the models they are compared with.
@@ -120,14 +120,14 @@ chapter.glue(depth_min_gain=f"{gains['gain'].min():+.3f}".replace("-", "−"),
 # the weakest softmax model {glue:text}`depth_weakest_softmax`. Each interval
 # resamples the seeds of every model and, on the same draws, the blocks of test
 # prompts for every model alike, so that the two models of a gain are compared
-# on the same prompts. The reason registered with this claim's mismatch band is a
+# on the same prompts. The reason registered with this claim's {term}`mismatch band` is a
 # hypothesis, not a finding: at $d = 5$ a 4-layer model already sits near least
 # squares (the dash-dot lines), so extra layers have little to add in the same
 # training budget.
 #
-# Did every model learn the task? Each model's lead over the context mean at the
+# Did every model learn the task? Each model's lead over the {term}`context mean` at the
 # last evaluation point, with its 90 % interval over seeds and prompts (the
-# learning gate of {doc}`gpt_icl`):
+# {term}`learning gate` of {doc}`gpt_icl`):
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 leads = depth_judge.context_mean_leads(data)

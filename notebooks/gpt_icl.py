@@ -27,14 +27,14 @@
 # and why the models need the schedule below is {doc}`gpt_plateau`.
 #
 # **What we find** (on the {glue:text}`judged_on` run, {glue:text}`seeds` training
-# seeds of every model). Two schedules the paper does not mention -- a warm phase
+# seeds of every model). Two schedules the paper does not mention -- a {term}`warm phase`
 # on tanh targets, and ReLU attention started from the trained softmax weights --
 # take the models off the context-mean plateau, and yet {glue:text}`gate_met`:
-# the weakest, {glue:text}`gate_worst`, leads the context mean by
+# the weakest, {glue:text}`gate_worst`, leads the {term}`context mean` by
 # {glue:text}`gate_lead` at the training length, against a margin of
 # {glue:text}`gate_margin`. A claim about
 # how well these models learn in context is decided only where every model
-# learned the task (the learning gate), so every verdict of this chapter is
+# learned the task (the {term}`learning gate`), so every verdict of this chapter is
 # *inconclusive* until the study is asked again on a schedule fitted to the task
 # ({doc}`gpt_n01` scans it): objective 1, **{glue:text}`status_icdl_obj1`**;
 # objective 2's fall over the input mixtures,
@@ -169,7 +169,7 @@ chapter.glue(**cost.budget_words(budgets, "reference"))
 # share of each part with a 90 % bootstrap interval over prompts). We measure
 # ICDL's targets at the paper's inputs, $x \sim \mathcal N(-2, I)$, and at
 # $x \sim \mathcal N(0, I)$ -- the inputs on which, by the authors' answer to a
-# reviewer (REB, to R2xK), their network baselines were trained and tested -- at
+# reviewer ({term}`REB`, to R2xK), their network baselines were trained and tested -- at
 # the paper's $d = 20$ and our $d = 5$:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
@@ -389,7 +389,7 @@ chapter.glue(shift_mlp_min=f"{shifted['MLP'].min():.2f}", shift_ls_min=f"{shifte
 # **Softmax against ReLU past the training length.** The ReLU model trains
 # {glue:text}`relu_steps` more steps than the softmax model it starts from, so
 # a difference between those two would be the training's as much as the
-# attention's. Each ReLU model therefore has a softmax twin: the same finished
+# attention's. Each ReLU model therefore has a {term}`softmax twin`: the same finished
 # softmax weights trained on for the same steps, on the same prompts, with
 # softmax attention. Objective 2's length comparison is between the twins.
 

@@ -28,14 +28,14 @@
 # The question and its hypotheses are this book's, not the paper's; their
 # criteria were registered before the run that judges them.
 #
-# **What we find.** Over the main study's three training seeds of each of its
+# **What we find.** Over the {term}`main study`'s three training seeds of each of its
 # six models, with GD's free settings tuned for every seed's model on a grid
 # read in gradient-flow time, the four hypotheses that the models are nearer GD
 # on the network than any linear or local rule are
 # **{glue:text}`status_mech_seeds_nearest_gd`** (by prediction,
 # {glue:text}`seeds_pred`), **{glue:text}`status_mech_seeds_sens_gd`** (by
 # sensitivity), **{glue:text}`status_mech_seeds_cosine_gd`** (by cosine) and
-# **{glue:text}`status_mech_seeds_median_gd`** (on the median block of
+# **{glue:text}`status_mech_seeds_median_gd`** (on the {term}`median block` of
 # prompts): one seed's GD member sits at an edge of its grid that matters, and
 # not every model measured learned the task by the registered margin
 # ({doc}`gpt_icl`), so two registered gates are unmet and nothing is decided.
@@ -44,7 +44,7 @@
 # the same pipeline asked of transformers trained on linear targets, finds the
 # linear fit they run (**{glue:text}`status_mech_control_linear`**). Earlier
 # designs of this question -- a first grid that held GD in its corner, a wider
-# grid, one training seed in flow time -- were replaced by this one; their
+# grid, one training seed in {term}`flow time` -- were replaced by this one; their
 # verdicts at the time are in the report's *Designs we replaced*. Asked again
 # of the models {doc}`gpt_n01` trains where the task needs a deep network, the
 # first hypothesis is **{glue:text}`status_mech_seeds_nearest_gd_n01`**.
@@ -94,7 +94,7 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 # - **The MLP of ICDL's baseline**, trained by Adam on the same examples (at
 #   the last epoch: a candidate must not look at the query's label).
 # - **Least squares** with an intercept, **ridge** (intercept not penalised),
-#   **3-nearest neighbours** and the **context mean** -- the linear and local
+#   **3-nearest neighbours** and the **{term}`context mean`** -- the linear and local
 #   rules of {doc}`gpt_icl`.
 #
 # GD has three free settings -- $\eta$, $L$ and the start's scale -- and ridge
@@ -125,7 +125,7 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 # The difference is on the scale of R²'s denominator: 0 means the same
 # predictions, 1 as far apart as the labels spread. The sensitivity difference
 # is von Oswald et al.'s second measure: 0 for the same sensitivity, 1 for a
-# candidate with none. The sensitivity of 3-NN and of the context mean is zero
+# candidate with none. The sensitivity of {term}`3-NN` and of the context mean is zero
 # almost everywhere, so their sensitivity difference is 1 and they have no
 # cosine.
 #

@@ -19,13 +19,13 @@
 # each prompt leaves a few per cent of the label variance ({doc}`gpt_icl`,
 # *What the task asks of a model*): there a transformer can meet objective 1
 # without learning anything a linear learner could not. The same questions are
-# asked here where the targets are far from linear: the main study's models,
+# asked here where the targets are far from linear: the {term}`main study`'s models,
 # seeds, test prompts and baselines, with inputs from $\mathcal N(0, I)$ in
 # training and in test -- the inputs of the paper's network baselines
 # {cite:p}`wu2025icdlreview` -- trained at a schedule fitted to this task on
 # validation prompts. The questions are this book's, registered before the run,
 # each judged on the MLP's own prompts with its 90 % interval over seeds and
-# prompts, behind the learning gate: a claim about how well a model learns in
+# prompts, behind the {term}`learning gate`: a claim about how well a model learns in
 # context says nothing of a model that did not learn.
 #
 # **What we find.** The main study's optimiser does not fit this task: at its
@@ -35,7 +35,7 @@
 # schedule that learns: {glue:text}`scan_n01_words`. The study at that schedule:
 # {glue:md}`n01_state`. On ICDL's own inputs the same scan finds
 # {glue:text}`scan_icdl_words`; there the main study's optimiser, without its
-# warm phase, reaches {glue:text}`scan_icdl_main_optimiser`.
+# {term}`warm phase`, reaches {glue:text}`scan_icdl_main_optimiser`.
 #
 # Code: `icdl.gpt_icl.schedules.scan` (the scan), `icdl.gpt_icl.objectives.n01`
 # (the judge, the side-by-side table, the figure's data) and

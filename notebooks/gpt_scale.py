@@ -29,7 +29,7 @@
 # are read on was corrected after it (see *What was corrected* at the end).
 #
 # **What we find.** No claim of this chapter is decided: the study trained one
-# seed of each model (the main study's first), so the seed-to-seed part of
+# seed of each model (the {term}`main study`'s first), so the seed-to-seed part of
 # every interval cannot be measured, and a claim about trained models needs
 # three seeds (the gate on the number of seeds of the experiments' protocol,
 # `icdl.repro.claims.base.SEEDED`). Two verdicts changed when that gate was
@@ -57,7 +57,7 @@
 # best level with a linear fit.
 # Twice the width at the main study's steps changes the shortfall by
 # {glue:text}`width_delta` (above 0: further from the MLP), with the narrow
-# models' learning rate and warm phase, not tuned for the wider ones: a
+# models' learning rate and {term}`warm phase`, not tuned for the wider ones: a
 # verdict on that recipe, not on width, so the claims about a wider model
 # with its own learning rate wait for a scan of it. Every model's numbers are
 # in the sections below.
@@ -115,7 +115,7 @@ cfg, ledger = chapter.start(scale.models.PROFILES, profile, overrides)
 #   objective 1 asks it to be at most {glue:text}`scale_obj1_tolerance`, and
 #   {doc}`gpt_icl` judges it at the largest shortfall over the positions at
 #   which the MLP is scored, so the two chapters' numbers for one model differ;
-# - the **lead over least squares** and **over 3-NN**,
+# - the **lead over least squares** and **over {term}`3-NN`**,
 #   $R^2_{\text{model}} - R^2_{\text{baseline}}$, on all test prompts.
 #
 # The bands of each snapshot resample the prompts with replacement, the same
@@ -272,8 +272,8 @@ chapter.glue(**scale.show.width_glue(widths, wide, rcfg, wcfg, data))
 # (largest shortfall {glue:text}`width_obj1`) and objective 3
 # {glue:text}`width_verdict_icdl_obj3_wider` (largest fall
 # {glue:text}`width_obj3`): at their last snapshot {glue:text}`wide_gate_met`
-# (the weakest, {glue:text}`wide_gate_worst`, leads the context mean by
-# {glue:text}`wide_gate_lead`; the learning gate of {doc}`gpt_icl` asks
+# (the weakest, {glue:text}`wide_gate_worst`, leads the {term}`context mean` by
+# {glue:text}`wide_gate_lead`; the {term}`learning gate` of {doc}`gpt_icl` asks
 # {glue:text}`wide_gate_margin`); a claim is decided only where every model it
 # is about learned. The wide run's jobs took {glue:text}`width_minutes`
 # core-minutes.

@@ -266,7 +266,7 @@ print(f"most heads in a layer: {size['max_heads']}")
 print(f"heads grow like ε^{heads_eps['slope']:.2f} (Theorem 1 allows ε^-2, from Lemma 7's general rate)")
 
 # %% [markdown]
-# The width is below REB's $NK^2 + 3NK + 3K$. The heads grow like $\epsilon^{-1/2}$,
+# The width is below {term}`REB`'s $NK^2 + 3NK + 3K$. The heads grow like $\epsilon^{-1/2}$,
 # much slower than the theorem's $\tilde O(\epsilon^{-2})$: that exponent comes from
 # Lemma 7's rate for general smooth functions of several variables, while our sums
 # approximate functions of one variable by interpolation, with error of order $H^{-2}$

@@ -131,7 +131,7 @@ acc.assign(eps=acc["eps"].map(lambda v: f"{v:.1e}"), C=acc["C"].round(2)).pivot(
 
 # %% [markdown]
 # And the product, which decides whether the element-wise multiplication layer
-# could be replaced by ReLU layers (the authors' answer to a reviewer, REB), on $[-4, 4]^2$:
+# could be replaced by ReLU layers (the authors' answer to a reviewer, {term}`REB`), on $[-4, 4]^2$:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 prod = pd.DataFrame([relu_sum_study.smallest_H("product: t·y", e, cfg["R"]) for e in (1e-2, 1e-3)])
