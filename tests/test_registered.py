@@ -30,6 +30,10 @@ JUDGED_ON["mech-control-linear"] = ("results/gpt_mechanism/mechanism.control.jso
 # the mechanism hypotheses over the main study's seeds (python -m icdl.gpt_icl.mechanism --profile seeds --workers 2)
 JUDGED_ON |= {c: ("results/gpt_mechanism/mechanism.seeds.json",)
               for c in ("mech-seeds-nearest-gd", "mech-seeds-sens-gd", "mech-seeds-cosine-gd", "mech-seeds-median-gd")}
+# the scale study's claims of its first commit (python -m icdl.gpt_icl.scale --profile reference --workers 2)
+JUDGED_ON |= {c: ("results/gpt_scale/scale.reference.json",) for c in (
+    "scale-shortfall-falls", "scale-beats-knn", "scale-forecast", "icdl-obj1-longer", "icdl-obj3-longer")}
+JUDGED_ON |= {c: ("results/gpt_scale/scale.wide.json",) for c in ("icdl-obj1-wider", "icdl-obj3-wider")}
 # scale-wider-tuned-closer and scale-width-tuned-over-steps (registered at 638b4ca) wait for a run of their design,
 # a scan of the learning rate at width 128; the untuned wide run they are shown on leaves their gate unmet
 
@@ -89,10 +93,11 @@ def _criterion(module, claim: str, without: frozenset = frozenset()) -> list[tup
             if not (c.op == "gate" and c.key in without)]
 
 
-def _added_gates(then, claim: str) -> frozenset:
+def _added_gates(then, claim: str, was: str | None = None) -> frozenset:
     """The gates of ``claim``'s criterion today that were added after its registration (``then``: the registry
-    at that commit) under a registration of their own (:data:`icdl.repro.claims.GATES_ADDED`)."""
-    had = {c.key for c in then.CRITERIA.get(claim, ()) if c.op == "gate"}
+    at that commit, where the claim was called ``was``) under a registration of their own
+    (:data:`icdl.repro.claims.GATES_ADDED`)."""
+    had = {c.key for c in then.CRITERIA.get(was or claim, ()) if c.op == "gate"}
     return frozenset(c.key for c in claims.CRITERIA[claim]
                      if c.op == "gate" and c.key in claims.GATES_ADDED and c.key not in had)
 
@@ -112,14 +117,15 @@ def test_registered_criteria_and_bands_have_not_moved(what, claim, commit):
             f"{claim}: the band moved since its registration at {commit}")
         if not hasattr(then, "CRITERIA"):  # registered before criteria were data: the band is what was registered
             return
-    added = _added_gates(then, claim)
-    assert _criterion(then, claim) == _criterion(claims, claim, added), (
+    was = claims.RENAMED.get(claim, claim)  # the claim's id at its registering commit
+    added = _added_gates(then, claim, was)
+    assert _criterion(then, was) == _criterion(claims, claim, added), (
         f"{claim}: the criterion differs from the one registered at {commit}; register the change in a commit "
         "of its own before any run it judges, and name that commit in claims.REGISTERED")
     for key in added:  # a gate added later: as registered at its own commit, for this claim
         at = registry_at(claims.GATES_ADDED[key])
         mine = [(c.op, float(c.threshold)) for c in claims.CRITERIA[claim] if c.key == key]
-        theirs = [(c.op, float(c.threshold)) for c in at.CRITERIA.get(claim, ()) if c.key == key]
+        theirs = [(c.op, float(c.threshold)) for c in at.CRITERIA.get(claim, at.CRITERIA.get(was, ())) if c.key == key]
         assert mine == theirs, (f"{claim}: the gate {key!r} differs from the one registered at "
                                 f"{claims.GATES_ADDED[key]} ({theirs or 'absent there'})")
 

@@ -73,6 +73,8 @@ WITHDRAWN: dict[str, str] = _merged("WITHDRAWN")
 #: where a threshold, comparison or band differs today from what was registered, or where a committed result the
 #: claim is judged on was made before it
 REGISTERED: dict[str, str] = _merged("REGISTERED")
+#: claims registered under another id (today's id -> the id in the registry at the registering commit)
+RENAMED: dict[str, str] = _merged("RENAMED")
 #: Claims whose check runs under a stated change of the paper's setting, registered with the change: a record
 #: that meets its criterion is ``pass (deviation)``, never a plain ``pass``, and its report entry names the change.
 DEVIATIONS: dict[str, str] = _merged("DEVIATIONS")
