@@ -119,6 +119,14 @@ RESULTS: tuple[Result, ...] = (
            "chain holds in every run that divides."),
 )
 
+#: why a claim is inconclusive, in a few words for a table cell: an unmet gate of its design (by the gate's key,
+#: :data:`icdl.repro.claims.GATE_WORDS` has the full sentences), or an interval across its line
+GATE_SHORT = {"learned": "not every model learned the task", "trained_seeds": "one training seed",
+              "seeds": "fewer than three seeds measured", "flow": "GD's member at its grid's edge",
+              "power": "the measures' power not shown", "control": "the positive control not passed",
+              "tuned": "the learning rate not tuned", "dividing_runs": "no run the paper would analyse"}
+STRADDLES = "an interval across its line"
+
 _FAILED, _PASSED = {"fail", "mismatch"}, {"pass", "pass (deviation)"}
 #: a result whose judged claims do not share one status (the counts stand beside it)
 MIXED = "mixed"
@@ -161,8 +169,14 @@ def _question(claim) -> str:
     return question[:1].upper() + question[1:]
 
 
-def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: dict[str, str] | None = None
-                  ) -> str:
+def why_inconclusive(values: dict, gates: list[str]) -> list[str]:
+    """What an inconclusive verdict rests on, for the table: the unmet gates of its design (``gates``: their keys)
+    in :data:`GATE_SHORT`'s words, or, with every gate met, :data:`STRADDLES`."""
+    return [GATE_SHORT.get(g, g) for g in gates] or [STRADDLES]
+
+
+def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: dict[str, str] | None = None,
+                  why: dict[str, list[str]] | None = None) -> str:
     """The two tables as MyST markdown: the papers' results (``statuses``: claim id -> status, from the
     ledger) and this book's own questions, each linked to its chapter; ``ours`` (claim id -> the record's words of
     what was measured) fills in what each row's check reached under its scale; ``status_class`` gives a status its
@@ -171,12 +185,15 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
     missing = sorted({c for r in RESULTS for c in r.claims} - set(CLAIMS_BY_ID))
     if missing:
         raise KeyError(f"the glance names claims the registry does not have: {missing}")
-    ours = ours or {}
+    ours, why = ours or {}, why or {}
     rows = []
     for r in RESULTS:
         got = [statuses.get(c, "not yet covered") for c in r.claims]
         word = verdict(got)
         counted = f"<br><small>{_counts(got)}</small>" if len(got) > 1 and word == MIXED else ""
+        reasons = list(dict.fromkeys(x for c in r.claims if statuses.get(c) == "inconclusive" for x in why.get(c, ())))
+        if reasons:  # what an undecided verdict rests on: the gates its design did not meet
+            counted += f"<br><small>undecided: {escape('; '.join(reasons))}</small>"
         seen = ours.get(r.measured, "—") if r.measured else ""
         measured = f"<br><small>{to_html(seen)}</small>" if seen not in ("", "—") else ""
         rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td><td>{_status(word, status_class)}{counted}"
@@ -185,7 +202,9 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
               "<th>Our scale, and what it reached</th><th>What is checked</th></tr></thead><tbody>"
               + "".join(rows) + "</tbody></table>")
     qrows = [f"<tr><td>{_link(c.chapter, _question(c), to_html)}</td>"
-             f"<td>{_status(statuses.get(c.id, 'not yet covered'), status_class)}</td></tr>"
+             f"<td>{_status(statuses.get(c.id, 'not yet covered'), status_class)}"
+             + (f"<br><small>{escape('; '.join(why[c.id]))}</small>"
+                if statuses.get(c.id) == "inconclusive" and why.get(c.id) else "") + "</td></tr>"
              for c in CLAIMS if document(c.id) == "book"]
     questions = ("<table class=\"glance questions\"><thead><tr><th>This book's question</th><th>Verdict</th>"
                  "</tr></thead><tbody>" + "".join(qrows) + "</tbody></table>")

@@ -199,6 +199,22 @@ def _claim_block(r, erratum: tuple[str, str] | None = None) -> str:
             f"<dt>runs</dt><dd>{esc(r.profiles)} · {chapter} · {test}</dd>{slip}</dl></div>")
 
 
+def inconclusive_reasons(folder: Path | None = None) -> dict[str, list[str]]:
+    """Per inconclusive claim, what its verdict rests on (:func:`icdl.repro.glance.why_inconclusive`), read off its
+    inconclusive records' numbers: the gates they leave unmet, or an interval across the line."""
+    from .claims import CRITERIA
+    from .glance import why_inconclusive
+
+    out: dict[str, list[str]] = {}
+    for rec, _ in load_records(folder):
+        if rec.status != INCONCLUSIVE:
+            continue
+        values = {**rec.values, "value": rec.value}
+        gates = [c.key for c in CRITERIA.get(rec.claim, ()) if c.op == "gate" and c.verdict(values) is None]
+        out[rec.claim] = list(dict.fromkeys(out.get(rec.claim, []) + why_inconclusive(values, gates)))
+    return out
+
+
 def render_summary(folder: Path | None = None) -> str:
     """The results at a glance, as MyST markdown (the intro and the report open with it): per source document
     the number of claims by status, and one line per claim that is not a plain pass, linked to its entry in the
@@ -213,7 +229,8 @@ def render_summary(folder: Path | None = None) -> str:
     judged_on = df["ours"] + " (" + df["shown_profile"].map(run_words) + ")"  # the run in a reader's words
     shown = df["ours"].where(df["shown_profile"].isin(("quick", "", "—")), judged_on)
     lines = [bottom_line(statuses, math_html), "",
-             render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], shown))), "",
+             render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], shown)),
+                           why=inconclusive_reasons(folder)), "",
              f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>", "",
              "**Every claim that is not a plain pass**, by document:", ""]
     for key, title in DOCUMENTS.items():
