@@ -54,7 +54,7 @@ from icdl import relu_sums as rs
 from icdl.constructions.lemmas import ICGDLayout, build_forward_layers
 from icdl.networks import Architecture
 from icdl.repro import chapter
-from icdl.repro.ledger import e_notation, span
+from icdl.repro.typeset import e_notation, span
 from icdl.studies.attention_passes import PROFILES as FORWARD_PROFILES
 from icdl.studies.attention_passes import bound_check, forward_pass_study, lemma2_errors
 

@@ -51,8 +51,8 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.repro import chapter
-from icdl.repro.ledger import span
 from icdl.repro.results import show_reference
+from icdl.repro.typeset import span
 from icdl.studies import diffusion
 
 torch.set_num_threads(1)

@@ -87,7 +87,7 @@ from icdl.gpt_icl.compute import cost
 from icdl.gpt_icl.core import evaluation, learning, main_study, verdicts
 from icdl.gpt_icl.objectives import task_content, yardstick
 from icdl.repro import chapter
-from icdl.repro.ledger import count
+from icdl.repro.typeset import count
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(main_study.PROFILES, profile, overrides)

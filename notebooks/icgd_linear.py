@@ -48,8 +48,8 @@ from icdl import figures
 from icdl.constructions.linear import build_linear_gd_layer, linear_gd_layout
 from icdl.prompts import build_prompt, check_prompt
 from icdl.repro import chapter
-from icdl.repro.ledger import count
 from icdl.repro.results import frame_to_lists, save_profile_result, show_reference
+from icdl.repro.typeset import count
 from icdl.studies.linear_gd import PROFILES, icgd_experiment, sample_tasks, summarize
 
 t_start = time.perf_counter()

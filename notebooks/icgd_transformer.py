@@ -47,7 +47,7 @@ import numpy as np
 from icdl import figures
 from icdl.networks import Architecture
 from icdl.repro import chapter
-from icdl.repro.ledger import count, sci, span
+from icdl.repro.typeset import count, sci, span
 from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 

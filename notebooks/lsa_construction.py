@@ -57,7 +57,7 @@ from icdl.lsa.constructions import (
 )
 from icdl.lsa.study import PAPER_MEDIAN_ERROR
 from icdl.repro import chapter
-from icdl.repro.ledger import count, percent, plain, sci
+from icdl.repro.typeset import count, percent, plain, sci
 
 cfg, ledger = chapter.start(CONSTRUCTION_PROFILES, profile, overrides)
 

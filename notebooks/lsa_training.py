@@ -74,8 +74,8 @@ from icdl.lsa.study import (
 )
 from icdl.lsa.training import train
 from icdl.repro import chapter
-from icdl.repro.ledger import count, plain
 from icdl.repro.results import show_reference
+from icdl.repro.typeset import count, plain
 
 torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the computation appendix)
 cfg, ledger = chapter.start(PROFILES, profile, overrides)

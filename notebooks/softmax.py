@@ -57,8 +57,8 @@ from icdl import figures
 from icdl.constructions import softmax as quantise
 from icdl.networks import Architecture
 from icdl.repro import chapter
-from icdl.repro.ledger import percent
 from icdl.repro.results import show_reference
+from icdl.repro.typeset import percent
 from icdl.studies import softmax as softmax_study
 
 torch.set_num_threads(1)

@@ -860,7 +860,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     _m(
         "table-python-bool",
-        "repro/chapter.py",
+        "repro/tables.py",
         '            out.isetitem(i, col.map(lambda v: "yes" if v else "no"))',
         "            pass",
         "a table cell shows Python's True",
@@ -951,8 +951,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "criterion-lost-upper-bound",
         "repro/claims/lsa_training.py",
-        'all_of(("value", ">=", 0.000985 / 3), ("value", "<=", 3 * 0.000985))',
-        'all_of(("value", ">=", 0.000985 / 3))',
+        'all_of(("value", ">=", PAPER_MEDIAN_ERROR / 3), ("value", "<=", 3 * PAPER_MEDIAN_ERROR))',
+        'all_of(("value", ">=", PAPER_MEDIAN_ERROR / 3))',
         "registry: dropped condition",
         T_LSA,
     ),

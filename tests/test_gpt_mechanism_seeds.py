@@ -289,7 +289,7 @@ def test_the_committed_checkpoints_replay_the_main_study_s_errors_and_a_swapped_
         mechanism.seeds.replay(cfg, {(3, "relu", 7): soft}, stored)
 
 
-def test_the_n01_hypotheses_are_the_seeds_design_on_n01_models():
+def test_the_n01_hypotheses_are_the_seeds_design_on_n01():
     """``mech-seeds-*-n01``: the same judge, numbers and gates on the models of main-study profile n01 (profile
     seeds-n01 of the mechanism study: the seeds profile's grid and sizes, the n01 profile's inputs and schedule).
     The bugs: the n01 claims judged under the ICDL task's ids (a verdict landing on the wrong claim), their

@@ -366,7 +366,7 @@ def test_claim_formulas_are_math_for_mathjax_and_unpaired_dollars_are_refused():
     writes a formula as pseudo-LaTeX text (y_{n+1} outside dollars)."""
     import re
 
-    from icdl.repro.ledger import math_html
+    from icdl.repro.typeset import math_html
 
     html = math_html("costs: $y_{n+1} < 1$ & more")
     assert html == ('costs: <span class="math notranslate nohighlight">\\(y_{n+1} &lt; 1\\)</span> &amp; more')
@@ -385,7 +385,7 @@ def test_every_committed_records_text_writes_its_formulas_as_math():
     ``L_f``, ``H^-1.8`` or ``|W_out|`` in plain characters; and every such text has paired dollars."""
     from conftest import pseudo_math
     from icdl.repro.claims import DEVIATIONS, KNOWN_FAILURES, MISMATCHES
-    from icdl.repro.ledger import math_html
+    from icdl.repro.typeset import math_html
 
     texts = [(f"{r.claim} {field}", getattr(r, field)) for r, _ in load_records()
              for field in ("ours", "criterion", "note")]

@@ -701,7 +701,7 @@ def test_the_construction_figure_and_text_share_one_tolerance():
     import matplotlib.pyplot as plt
 
     from icdl.figures.lsa import plot_lsa_construction_errors
-    from icdl.repro.ledger import percent
+    from icdl.repro.typeset import percent
 
     rows = [{"N": N, "R": R, "mean_abs_err": e / N, "u_minus_xbar_over_N": 1 / N, "ybar_over_N": 1 / N}
             for N in (10, 50) for R, e in ((1.0, 0.5), (10.0, 0.13), (100.0, 0.1015), (1e3, 0.1001), (1e4, 0.1))]

@@ -356,19 +356,19 @@ def test_the_overrides_parameter_takes_a_dict_or_its_json_text():
     """``papermill -p overrides '{"n": 64}'`` passes a string: it is read as JSON; a string that is not JSON,
     a value that is not a mapping (``-p overrides n=3``, ``-p overrides 7``) or a key given twice
     (``'{"n": 8, "n": 16}'``, which ran with n = 16) is one ProfileError."""
-    from icdl.repro.chapter import _overrides
+    from icdl.repro.parameters import overrides_dict
 
-    assert _overrides('{"n": 64}') == {"n": 64} and _overrides({"n": 2}) == {"n": 2}
-    assert _overrides(None) == {} and _overrides("") == {}
+    assert overrides_dict('{"n": 64}') == {"n": 64} and overrides_dict({"n": 2}) == {"n": 2}
+    assert overrides_dict(None) == {} and overrides_dict("") == {}
     for bad in ("n=3", 7, "[1, 2]"):
         with pytest.raises(ProfileError, match="overrides must be a dict"):
-            _overrides(bad)
+            overrides_dict(bad)
     # the checks of ``execute --set``: a key given twice is refused, not the last value taken (the README says
     # so of papermill too); keys are setting names; the run's name is made of names and numbers
     with pytest.raises(ProfileError, match="gives 'n' twice"):
-        _overrides('{"n": 8, "n": 16}')
+        overrides_dict('{"n": 8, "n": 16}')
     with pytest.raises(ProfileError, match="must name settings by strings"):
-        _overrides({1: 2})
+        overrides_dict({1: 2})
     from icdl.repro.profiles import check_run_name
 
     check_run_name("quick+n=8+etas=0.1,0.5")
@@ -385,7 +385,7 @@ def test_papermill_yaml_parameters_refuse_a_key_given_twice_in_one_line():
     papermill process among its ancestors and refuses the key given twice, naming the parameter, as it refuses
     ``'{"n": 8, "n": 16}'`` in JSON; a profile that is not a name (``-y 'profile: [quick]'``, a list) is one line
     too, not ``TypeError: unhashable type: 'list'``."""
-    from icdl.repro.chapter import _papermill_yaml, check_yaml_once
+    from icdl.repro.parameters import _papermill_yaml, check_yaml_once
 
     check_yaml_once("overrides: {n: 8, steps: 50}\nprofile: quick")
     for text, message in (("overrides: {n: 8, n: 16}", r"the parameter overrides gives 'n' twice \(papermill -y"),
@@ -414,7 +414,7 @@ def test_a_chapter_started_by_papermill_rereads_its_yaml_from_the_papermill_proc
     script = tmp_path / "bin" / "papermill"  # stands for papermill: starts a kernel-like child, as papermill does
     script.parent.mkdir()
     script.write_text("import subprocess, sys\nsys.exit(subprocess.run([sys.executable, '-c', 'from "
-                      "icdl.repro.chapter import _papermill_yaml_once as f; f(); print(\"ran\")']).returncode)\n")
+                      "icdl.repro.parameters import papermill_yaml_once as f; f(); print(\"ran\")']).returncode)\n")
     (tmp_path / "params.yaml").write_text("overrides:\n  n: 8\n  n: 16\n")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
 
@@ -580,7 +580,8 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     import numpy as np
     import pandas as pd
 
-    from icdl.repro.chapter import GLUED, frame_html, glued_html
+    from icdl.repro.chapter import GLUED, glued_html
+    from icdl.repro.tables import frame_html
 
     html = frame_html(pd.DataFrame({"corr_inv_sigma_inv_V": [0.5, np.nan], "start_min": [1, 2], "N": [3, 4]}))
     assert "<th>corr(1/σ, 1/V)</th>" in html and "<th>start min</th>" not in html and "<th>start (min)</th>" in html
@@ -656,7 +657,7 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     # lsa_training); a Series is a one-column table (the bug: "Name: slope, dtype: float64")
     sorted_rows = frame_html(pd.DataFrame({"cell": ["(1, 51)", "(3, 51)"]}, index=[28, 30]))
     assert "<th>28</th>" not in sorted_rows and "<td>(1, 51)</td>" in sorted_rows
-    from icdl.repro.chapter import series_html
+    from icdl.repro.tables import series_html
     series = series_html(pd.Series({"tanh": -2.04, "relu": -1.96}, name="slope"), 1)
     assert "<th>slope</th>" in series and "<th>tanh</th>" in series and "<td>−2.0</td>" in series
     assert "dtype" not in series
@@ -697,7 +698,7 @@ def test_a_provenance_block_fits_the_column_and_pastes_as_the_command():
 def test_glued_numbers_carry_a_minus_sign_not_a_hyphen():
     """The prose's negative numbers match the tables' (−0.012, a minus sign; the bug: "-0.012 to -0.005" in the
     text beside "−0.012" in the table under it); exponents, options and ranges keep their hyphens."""
-    from icdl.repro.chapter import typeset_minus
+    from icdl.repro.typeset import typeset_minus
 
     assert typeset_minus("-0.012 to -0.005 (-.5)") == "−0.012 to −0.005 (−.5)"
     for kept in ("1e-12", "--layers 4", "-m icdl", "x-1", "N(0, I)-prompts"):
@@ -860,7 +861,7 @@ def test_counts_and_powers_of_ten_as_the_prose_writes_them():
     """``count``: a space between thousands (the bug: "10,000" beside "6 500"), a float step count whole;
     ``sci``: plain between 0.1 and 10 000 (the bug: "4.0e+00"), otherwise a power of ten with a minus sign,
     on both sides of each edge."""
-    from icdl.repro.ledger import count, sci
+    from icdl.repro.typeset import count, sci
 
     assert count(10000) == "10 000" and count(3600.0) == "3 600" and count(999) == "999" and count(158209) == "158 209"
     assert sci(4.0) == "4.0" and sci(0.1) == "0.1" and sci(9999.0, 0) == "9999"
@@ -874,7 +875,7 @@ def test_large_counts_in_tables_are_set_apart_as_in_the_prose():
     they were, and a pivot's header reads "R = 100 000"."""
     import pandas as pd
 
-    from icdl.repro.chapter import frame_html
+    from icdl.repro.tables import frame_html
 
     t = frame_html(pd.DataFrame({"eps": [0.1, 0.01], "flops": [232741080, 5000], "steps": [26000.0, 6500.0],
                                  "small": [12, 13], "x": [0.5, 1.25]}))
@@ -895,8 +896,9 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     import IPython.core.formatters as formatters
     import pandas as pd
 
-    from icdl.repro.chapter import GLUED, Commands, frame_html, glued_html
-    from icdl.repro.ledger import commands_as_code, math_html, percent, plain, short_exponents, span
+    from icdl.repro.chapter import GLUED, Commands, glued_html
+    from icdl.repro.tables import frame_html
+    from icdl.repro.typeset import commands_as_code, math_html, percent, plain, short_exponents, span
 
     assert plain(1e-5) == "1e-5" and plain(2.5e-7) == "2.5e-7" and plain(0.001) == "0.001" and plain(1e5) == "100000"
     assert plain(0.000985, 3) == "0.000985"
@@ -931,7 +933,7 @@ def test_a_glued_command_is_quoted_as_markdown_in_the_prose():
     import nbformat
 
     from icdl.repro.execute import chapters
-    from icdl.repro.ledger import COMMAND
+    from icdl.repro.typeset import COMMAND
 
     root = Path(__file__).resolve().parents[1]
     found = []

@@ -7,7 +7,7 @@ import pandas as pd
 import seaborn as sns
 
 from ..lsa.constructions import R_FLAT_RTOL, flat_Rs
-from ..repro.ledger import percent, plain
+from ..repro.typeset import percent, plain
 from .style import PALETTE, SINGLE, SMALL, WIDE, legend_below, legend_outside
 
 # ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..gpt_icl.core.baselines import LEAST_SQUARES
 from ..gpt_icl.core.model import ATTENTIONS
-from ..repro.ledger import count
+from ..repro.typeset import count
 from .style import (
     ATTENTION,
     BASELINE,

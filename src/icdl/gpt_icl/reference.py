@@ -22,7 +22,7 @@ import sys
 import pandas as pd
 
 from icdl.gpt_icl.core.jobs import Job, run_jobs
-from icdl.repro.ledger import percent
+from icdl.repro.typeset import percent
 
 
 def schedule(profile: str) -> list[Job]:

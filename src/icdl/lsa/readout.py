@@ -29,7 +29,7 @@ import pandas as pd
 import torch
 
 from ..repro.checkpoints import CheckpointError, load_checkpoint
-from ..repro.ledger import plain
+from ..repro.typeset import plain
 from .model import TF, _corr
 from .training import _command, _run_data
 

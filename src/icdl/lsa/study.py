@@ -11,9 +11,9 @@ import torch
 
 from ..repro.claims.lsa_training import PAPER_MEDIAN_ERROR
 from ..repro.files import ResultFileError
-from ..repro.ledger import count, plain
 from ..repro.profiles import ProfileSet
 from ..repro.results import frame_to_lists, load_result
+from ..repro.typeset import count, plain
 from .model import TF, _corr, make_prompts, sample_data
 from .readout import paper_run
 from .training import _run_data

@@ -94,7 +94,7 @@ def _claim_rows() -> dict[str, dict]:
 def _title(claim: str) -> str:
     """A claim as the reader meets it: its title in the report (its id is only the link's anchor)."""
     from .claims import get_claim
-    from .ledger import math_html
+    from .typeset import math_html
 
     # in the page's markdown a backslash escapes the next character: doubled, MathJax still sees \( … \)
     return math_html(get_claim(claim).source).replace("\\", "\\\\")
@@ -102,7 +102,7 @@ def _title(claim: str) -> str:
 
 def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     """The entry's evidence as one sentence: the measurement, or the ledger's value and status for its claim."""
-    from .ledger import typeset_minus
+    from .typeset import typeset_minus
 
     if entry.measure is not None:
         return typeset_minus(entry.measure().text)

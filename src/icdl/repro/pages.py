@@ -26,14 +26,11 @@ from .ledger import (
     STATUS_SENTENCES,
     STATUSES,
     Record,
-    commands_as_code,
-    esc,
     load_records,
-    math_html,
     run_words,
     status_class,
-    typeset_minus,
 )
+from .typeset import commands_as_code, esc, math_html, typeset_minus
 
 
 def report_frame(folder: Path | None = None) -> pd.DataFrame:
@@ -171,7 +168,7 @@ def replaced_section() -> list[str]:
 
 
 def _commands_as_code(text: str) -> str:
-    """``python -m …`` commands inside a note as code (:func:`~icdl.repro.ledger.commands_as_code`)."""
+    """``python -m …`` commands inside a note as code (:func:`~icdl.repro.typeset.commands_as_code`)."""
     return commands_as_code(text)
 
 

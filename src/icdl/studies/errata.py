@@ -14,7 +14,7 @@ import math
 import torch
 
 from ..repro.errata import Erratum, Evidence
-from ..repro.ledger import percent
+from ..repro.typeset import percent
 
 
 @torch.no_grad()

@@ -21,7 +21,7 @@ import torch
 from icdl.gpt_icl.core.measure import count_flops, flops_per_step
 from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 from icdl.gpt_icl.core.tasks import layer_sizes
-from icdl.repro.ledger import percent
+from icdl.repro.typeset import percent
 
 #: REB's numbers: FLOPs, parameters and tokens of one forward pass; FLOPs, parameters, samples and epochs of
 #: the MLP's training; A100 seconds of one forward pass and one training step

@@ -24,8 +24,8 @@ from icdl.gpt_icl.core.measure import flops_per_step, matmul_ceiling, matmul_flo
 from icdl.gpt_icl.core.model import InContextGPT
 from icdl.gpt_icl.core.schedule import configs
 from icdl.gpt_icl.core.tasks import sample_prompts
-from icdl.repro.ledger import count, percent
 from icdl.repro.results import save_profile_result
+from icdl.repro.typeset import count, percent
 
 
 def smoke(cfg, *, device: str, steps: int = 200, warmup: int = 10, matmul_n: int = 4096) -> dict:

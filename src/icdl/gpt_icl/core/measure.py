@@ -27,7 +27,7 @@ from torch import Tensor
 from icdl.gpt_icl.core.baselines import init_mlps, mlp_forward, trained_mlp
 from icdl.gpt_icl.core.model import GPTConfig, InContextGPT
 from icdl.gpt_icl.core.tasks import TaskConfig, layer_sizes, sample_prompts
-from icdl.repro.ledger import count
+from icdl.repro.typeset import count
 
 
 def best_seconds(fn: Callable[[], object], repeats: int = 5, sync: Callable[[], None] = lambda: None) -> float:

@@ -41,9 +41,9 @@ from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.core.training import plain
 from icdl.repro.checkpoints import checkpoint_record
 from icdl.repro.files import ResultFileError
-from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
 from icdl.repro.results import load_result, provenance, save_profile_result, save_result
+from icdl.repro.typeset import count
 
 
 def memory_estimate(cfg) -> float:

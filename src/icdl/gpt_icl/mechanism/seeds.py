@@ -40,7 +40,7 @@ from icdl.gpt_icl.mechanism.numbers import (
     median_ratio,
     paired_measures,
 )
-from icdl.repro.ledger import sci
+from icdl.repro.typeset import sci
 
 #: the seeds each model needs before a verdict counts (gate ``seeds``, registered with the claims)
 SEEDS_NEEDED = 3

@@ -120,7 +120,7 @@ def design_glue(cfg, chosen: pd.DataFrame | None) -> dict[str, str]:
     fewest layers Theorem 1's construction would need to run them: (2N + 4)·L for a target of N layers (ICDL
     Theorem 1), which a 3-layer model is far from."""
     from icdl.gpt_icl.core.algorithms import recorded_steps
-    from icdl.repro.ledger import count
+    from icdl.repro.typeset import count
 
     out = {"mech_scan": count(cfg["scan_prompts"]), "mech_measure": count(cfg["measure_prompts"]),
            "mech_max_steps": count(cfg["gd_steps"]),

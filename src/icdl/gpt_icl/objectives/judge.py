@@ -24,7 +24,7 @@ from icdl.gpt_icl.core.main_study import CRITERIA
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import AT_SWITCH
 from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
-from icdl.repro.ledger import count
+from icdl.repro.typeset import count
 
 _steps = count  # thousands as the prose writes them
 

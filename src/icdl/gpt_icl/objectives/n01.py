@@ -52,8 +52,8 @@ from icdl.gpt_icl.core.verdicts import (
     context_mean_leads,
     shortfall_points,
 )
-from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
+from icdl.repro.typeset import count
 
 #: the main study's profile that asks the questions at x ~ N(0, I), and the command that produces it
 PROFILE = "n01"

@@ -29,9 +29,9 @@ from icdl.gpt_icl.core.model import GPTConfig
 from icdl.gpt_icl.core.schedule import MODEL_RANGES, MODEL_SETTINGS, SEED_PER_TARGET_DEPTH
 from icdl.gpt_icl.core.tasks import TaskConfig, sample_prompts
 from icdl.gpt_icl.core.training import TrainConfig, train, validation_prompts
-from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
 from icdl.repro.results import save_profile_result
+from icdl.repro.typeset import count
 
 _MODEL = ("d", "n_head", "n_embd", "batch", "lr", "seed")
 _OWN = {"quick": {"n_layer": 2, "steps": 200, "eval_every": 50, "train_examples": 20, "max_examples": 30},

@@ -30,7 +30,7 @@ from icdl.gpt_icl.core.schedule import configs
 from icdl.gpt_icl.scale.models import COMMAND
 from icdl.gpt_icl.scale.trend import PAPER_STEPS, band, fit_from
 from icdl.repro.claims import CRITERIA, criterion_verdict
-from icdl.repro.ledger import count
+from icdl.repro.typeset import count
 
 # ---- the ledger ---------------------------------------------------------------------------------------
 

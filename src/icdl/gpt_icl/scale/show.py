@@ -31,13 +31,13 @@ from icdl.gpt_icl.scale.judge import (
 )
 from icdl.gpt_icl.scale.models import COMMAND, model_snapshots
 from icdl.gpt_icl.scale.trend import PAPER_STEPS, fit_from, target_offset
-from icdl.repro.ledger import count, fixed, span
+from icdl.repro.typeset import count, fixed, span
 
 # ---- what the chapter shows -----------------------------------------------------------------------------
 
 
 def _rng(values, fmt: str) -> str:
-    """The range of ``values`` (:func:`icdl.repro.ledger.span`): ``0.031–0.052``, ``−0.016 to −0.009`` where an
+    """The range of ``values`` (:func:`icdl.repro.typeset.span`): ``0.031–0.052``, ``−0.016 to −0.009`` where an
     end is negative, one value where both ends print alike."""
     return span(values, fmt)
 

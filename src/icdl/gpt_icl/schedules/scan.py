@@ -41,9 +41,9 @@ from icdl.gpt_icl.core.model import GPTConfig
 from icdl.gpt_icl.core.schedule import MODEL_RANGES, SEED_PER_TARGET_DEPTH
 from icdl.gpt_icl.core.tasks import TaskConfig
 from icdl.gpt_icl.core.training import TrainConfig, train, validation_prompts
-from icdl.repro.ledger import count
 from icdl.repro.profiles import ProfileSet
 from icdl.repro.results import save_profile_result
+from icdl.repro.typeset import count
 
 #: the target depth and attention of every run: the main study's depth-3 softmax model
 DEPTH, ATTENTION = 3, "softmax"

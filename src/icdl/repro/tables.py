@@ -1,0 +1,229 @@
+"""Tables for people (chapter ``table`` and every DataFrame a chapter shows): readable headers, no 0, 1, 2 index,
+counts with a thousands space, small values not rounded to zero, one-value columns said once under the table, a
+Series as a table, formulas typeset.
+
+=======================  ====================================================================================
+:func:`frame_html`       a DataFrame as HTML for readers
+:func:`series_html`      a Series as a table of its one column
+:func:`header`           a column's name as the book prints it (:data:`HEADERS`)
+=======================  ====================================================================================
+"""
+
+from __future__ import annotations
+
+from .typeset import count, plain, short_exponents, typeset_minus
+
+#: column names of result tables that are not words, as the book prints them; any other snake_case name is
+#: printed with spaces (``start_min`` -> ``start min``)
+HEADERS = {
+    "corr_inv_sigma_inv_V": "corr(1/σ, 1/V)", "test_mse": "test MSE", "corr_z_f": "corr(z, f)",
+    "corr_z_ls": "corr(z, LS)", "std_alpha1": "std α₁", "std_alpha2": "std α₂", "std_alpha3": "std α₃",
+    "eta_eps": "η ε", "eps_goal": "ε goal", "eps": "ε", "final_distance_to_gd": "final distance to GD",
+    "dsm_risk": "DSM risk", "sm_risk": "score-matching risk", "x_query": "query x", "r2": "R²",
+    "r2_at_train_length": "R² at the training length", "final_r2": "final R²", "max_shortfall": "largest shortfall",
+    "max_drop": "largest drop", "paper_bound": "paper's bound", "flops_icl": "FLOPs (ICL)", "flops_gd": "FLOPs (GD)",
+    "tf_vs_closed_form": "TF − closed form", "two_gd_steps_vs_ls": "two GD steps − LS",
+    "compile_s": "compile (s)", "run_steps_per_s": "steps / s", "epochs_per_s": "epochs / s",
+    "protocol_hours": "whole protocol (h)", "start_min": "start (min)", "median_ms": "median (ms)",
+    "ratio_to_autograd": "÷ autograd", "rel_dev": "relative deviation", "lo": "band low", "hi": "band high",
+    "r2 model": "R² model", "r2 context mean": "R² context mean", "r2 shortcut": "R² shortcut", "eta": "η",
+    # formulas in column names, typeset (:func:`frame_html`)
+    "D_j (ours)": "$D_j$ (ours)", "D_j (Def. 2)": "$D_j$ (Def. 2)", "L_f (REB)": "$L_f$ (REB)",
+    "max |ŵ − w_GD| over path": r"max $|\hat w - w_{\mathrm{GD}}|$ over path", "x_t": "$x_t$",
+    # result fields the prose names in words (gpt_icl, gpt_plateau)
+    "kept_at_switch": "kept at the switch", "relu_over_softmax": "ReLU ÷ softmax lead",
+    "within_share": "share within prompts", "linear_share_of_within": "linear share of it",
+    "left_at_step": "left the plateau at step", "n_layer": "layers",
+}
+
+
+def header(name):
+    """A column or index name as the book prints it (:data:`HEADERS`, else snake_case with spaces)."""
+    import re
+
+    if not isinstance(name, str):
+        return name
+    if name in HEADERS:
+        return HEADERS[name]
+    return name.replace("_", " ") if re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+", name) else name
+
+
+#: the smallest count a table sets apart by thousands, as the prose does (:func:`~icdl.repro.typeset.count`:
+#: 3 002 beside 3 002, never 3002)
+THOUSANDS = 1_000
+
+#: a value that rounds to zero at a table's decimals is shown with significant digits when it is at least
+#: this share of its column's largest (an ℓ1 strength of 1e-5 beside 1e-3 is not "0.0000"); below it, it is
+#: round-off beside the others and reads as the zero it rounds to
+SMALL_SHARE = 1e-3
+
+
+def _is_label(name) -> bool:
+    """Whether a column holds labels rather than counts: a seed is a name for a run, not a quantity."""
+    return "seed" in str(name).lower()
+
+
+def _significant(vals, digits: int) -> list:
+    """A column's numbers with ``digits`` significant digits (:func:`~icdl.repro.typeset.plain`: ``1e-5``,
+    ``0.0008123``); where one of them needs an exponent and all are below 0.01, all are written with one
+    (``1e-5``, ``1e-4``, ``1e-3``, not ``1e-5``, ``0.0001``, ``0.001``)."""
+    import numpy as np
+
+    finite = vals[np.isfinite(vals) & (vals != 0)]
+    texts = [plain(v, digits) for v in finite]
+    power = any("e" in t for t in texts) and (np.abs(finite) < 0.01).all()
+
+    def one(v):
+        if not np.isfinite(v):
+            return np.nan
+        if v == 0:
+            return "0"
+        if power:
+            mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
+            mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+            return f"{mantissa}e{int(exponent)}"
+        return plain(v, digits)
+
+    return [one(v) for v in vals]
+
+
+def _readable_cells(df, digits: int | None = None):
+    """Cells as a reader reads them: a truth value as yes / no (not Python's ``True``), a float column whose
+    numbers are all whole (a step count stored as 3600.0) as integers -- decided on the unrounded numbers, so
+    0.9996 is not shown as an exact 1 -- and as the book's counts (:func:`~icdl.repro.typeset.count`:
+    3 002, 232 741 080) where the column reaches :data:`THOUSANDS` (a column of seeds excepted); other float
+    columns rounded to ``digits``, and a zero without a sign (a −0.0004 rounded to two digits is 0.00, not
+    −0.00) -- unless a nonzero value would round to zero while it is at least :data:`SMALL_SHARE` of the
+    column's largest: then the column is written with ``digits`` significant digits (:func:`_significant`)."""
+    import numpy as np
+    import pandas as pd
+
+    out = df.copy()
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        counts = not _is_label(out.columns[i])
+        if col.dtype == bool or (col.dtype == object and len(col)
+                                 and col.map(lambda v: isinstance(v, (bool, np.bool_))).all()):
+            out.isetitem(i, col.map(lambda v: "yes" if v else "no"))
+        elif pd.api.types.is_integer_dtype(col) and len(col) and counts and (col.abs() >= THOUSANDS).any():
+            out.isetitem(i, col.map(count))  # 232 741 080, not 232741080
+        elif pd.api.types.is_float_dtype(col):
+            vals = col.to_numpy(dtype=float, na_value=np.nan)  # nullable Float64 too
+            finite = vals[np.isfinite(vals)]
+            whole = (len(finite) and not np.isinf(vals).any() and (finite == np.round(finite)).all()
+                     and (np.abs(finite) < 1e15).all())
+            if whole:
+                big = counts and (np.abs(finite) >= THOUSANDS).any()  # a column with a count of 1 000 or more
+                out.isetitem(i, pd.Series([(count(v) if big else int(v)) if np.isfinite(v) else np.nan for v in vals],
+                                          index=col.index, dtype=object))  # NaN: the table's dash
+                continue
+            if digits is not None:
+                sizes = np.abs(finite[finite != 0])
+                lost = sizes[np.round(sizes, digits) == 0]
+                if len(lost) and lost.max() >= SMALL_SHARE * sizes.max():
+                    out.isetitem(i, pd.Series(_significant(vals, digits), index=col.index, dtype=object))
+                    continue
+                vals = np.round(vals, digits)
+            out.isetitem(i, pd.Series(np.where(vals == 0, 0.0, vals), index=col.index))  # -0.0 == 0: unsigned
+    return out
+
+
+def _counts_in_index(shown, names) -> None:
+    """A named index reset to columns (``names``): its whole numbers of :data:`THOUSANDS` or more as counts,
+    like any column's (N = 1 000 beside 10 000)."""
+    import numpy as np
+    import pandas as pd
+
+    for name in names:
+        if name not in shown.columns or _is_label(name):
+            continue
+        col = shown[name]
+        if isinstance(col, pd.DataFrame) or not pd.api.types.is_numeric_dtype(col) or col.dtype == bool:
+            continue
+        vals = col.to_numpy(dtype=float, na_value=np.nan)
+        finite = vals[np.isfinite(vals)]
+        if len(finite) and (finite == np.round(finite)).all() and (np.abs(finite) >= THOUSANDS).any():
+            shown[name] = [count(v) if np.isfinite(v) else np.nan for v in vals]
+
+
+#: the fewest rows at which a column holding one value is said once under the table instead
+ONE_VALUE_ROWS = 2
+
+
+def _one_value_columns(shown, pivot: bool):
+    """``shown`` without its columns that hold one value in every row, and those columns as (header, value
+    as the table would print it) -- a column of "yes" or of one constant tells the reader nothing a sentence
+    under the table does not. Kept: a pivot's columns (each is a result), grouped columns, a table of fewer
+    than :data:`ONE_VALUE_ROWS` rows, and a table whose every column is constant (its rows are its content)."""
+    import re
+
+    if pivot or shown.columns.nlevels > 1 or len(shown) < ONE_VALUE_ROWS:
+        return shown, []
+    constant = [c for c in shown.columns if shown[c].map(repr).nunique(dropna=False) == 1
+                and " = " not in str(c)]  # "k = 11": a column of a pivot reset to columns, each one a result
+    if not constant or len(constant) == shown.shape[1]:
+        return shown, []
+    same = []
+    for c in constant:
+        cell = re.search(r"<td>(.*?)</td>", shown[[c]].head(1).to_html(index=False, border=0, na_rep="—"), re.S)
+        same.append((c, cell.group(1).strip()))
+    return shown.drop(columns=constant), same
+
+
+def _header_number(v) -> str:
+    """A pivot's column value in its header: a whole number of :data:`THOUSANDS` or more as the book's count
+    (``R = 1 000``, ``R = 100 000``, not ``R = 100000``), any other as ``:g`` writes it."""
+    if float(v) == round(float(v)) and abs(float(v)) >= THOUSANDS:
+        return count(v)
+    return f"{v:g}" if isinstance(v, float) else f"{v}"
+
+
+def frame_html(df, digits: int | None = None) -> str:
+    """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (nor the shuffled row numbers a
+    sort leaves; a named or meaningful index is kept), readable cells (:func:`_readable_cells`), an em dash
+    for a missing number, and each ``$…$`` in a header or cell typeset as inline math."""
+    import html
+    import re
+
+    import numpy as np
+    import pandas as pd
+
+    shown = _readable_cells(df, digits).rename(columns=header)
+    shown.columns.names = [header(n) for n in shown.columns.names]
+    shown.index.names = [header(n) for n in shown.index.names]
+    # row numbers: a RangeIndex, or what is left of one after a sort or a filter (28, 30, 31, 29): an unnamed
+    # index of integers names no row
+    plain_index = df.index.nlevels == 1 and df.index.name is None and (
+        isinstance(df.index, pd.RangeIndex) or pd.api.types.is_integer_dtype(df.index))
+    numeric = len(df.columns) and all(isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool)
+                                      for c in df.columns)
+    if numeric and df.columns.name is not None and df.index.nlevels == 1 and df.index.name:
+        # a pivot (rows N, columns R): each column says its value of R, so that no header row is left empty
+        name = header(df.columns.name)
+        shown.columns = [f"{name} = {_header_number(v)}" for v in df.columns]
+    if plain_index and shown.columns.nlevels == 1:  # a pivot reset to columns: its label names no column
+        shown.columns.name = None
+    if not plain_index and all(n is None for n in shown.columns.names) and all(df.index.names):
+        # a named index is a column like the others: no header row of its own (above grouped columns too)
+        names = list(shown.index.names)
+        shown, plain_index = shown.reset_index(col_fill=""), True
+        _counts_in_index(shown, names)
+    shown, same = _one_value_columns(shown, pivot=bool(numeric) or df.columns.name is not None)
+    out = shown.to_html(index=not plain_index, border=0, na_rep="—")
+    if same:  # said once under the table, not repeated in a column
+        out += ('<p class="table-note">In every row: '
+                + "; ".join(f"{html.escape(str(k), quote=False)} = {v}" for k, v in same) + ".</p>")
+    if out.count("$") % 2:
+        raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
+    # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)
+    parts = re.split(r"(\$[^$]+\$)", out)
+    out = "".join(p if i % 2 else typeset_minus(short_exponents(p)) for i, p in enumerate(parts))  # 1e-5, not 1e-05
+    return re.sub(r"\$([^$]+)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', out)
+
+
+def series_html(series, digits: int | None = None) -> str:
+    """A Series as a table for readers (:func:`frame_html` of its one column, named after the Series), never
+    pandas' text with its ``Name: slope, dtype: float64`` line."""
+    return frame_html(series.to_frame(series.name if series.name is not None else "value"), digits)
+
+
