@@ -57,7 +57,7 @@ from icdl.studies import diffusion
 
 torch.set_num_threads(1)
 cfg, ledger = chapter.start(diffusion.PROFILES, profile, overrides)
-dict(cfg)
+chapter.settings(cfg)
 
 # %% [markdown]
 # ## REB's targets and why their mean is the score

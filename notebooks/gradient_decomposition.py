@@ -49,7 +49,7 @@ from icdl.repro import chapter
 from icdl.studies.gradient import PROFILES, benchmark, deviation_grid, layer_gradient_norms, train_comparison
 
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
-dict(cfg)
+chapter.settings(cfg)
 
 # %% [markdown]
 # ## The network (ICDL Def. 1, Def. 10) and its parameter vector (eq. 3.2)

@@ -54,7 +54,7 @@ from icdl.studies.linear_gd import PROFILES, icgd_experiment, sample_tasks, summ
 
 t_start = time.perf_counter()
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
-dict(cfg)
+chapter.settings(cfg)
 
 # %% [markdown]
 # ## The prompt (ICDL eq. 2.1)

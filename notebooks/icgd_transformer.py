@@ -43,6 +43,8 @@ overrides = {}
 
 # %% tags=["hide-cell"]
 import numpy as np
+import pandas as pd
+from IPython.display import display
 
 from icdl import figures
 from icdl.networks import Architecture
@@ -52,7 +54,7 @@ from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 
 cfg, ledger = chapter.start(icgd.PROFILES, profile, overrides)
-dict(cfg)
+chapter.settings(cfg)
 
 # %% [markdown]
 # ## The last two layers of a block
@@ -219,7 +221,7 @@ fig = figures.theory.plot_icgd_predictions(study["predictions"])
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 p = study["predictions"]
 gap = (p["transformer"] - p["gd"]).abs().groupby(p["H"]).max()
-print("largest gap at the query, by H:", {int(h): f"{g:.0e}" for h, g in gap.items()})
+display(chapter.table(pd.DataFrame({"H": gap.index.astype(int), "largest gap at the query": [sci(g, 0) for g in gap]})))
 print("gap shrinks as H grows:", "yes" if gap.is_monotonic_decreasing else "no")
 
 # %% [markdown]

@@ -45,10 +45,11 @@ import pandas as pd
 from icdl import figures
 from icdl import relu_sums as rs
 from icdl.repro import chapter
+from icdl.repro.typeset import sci
 from icdl.studies import relu_sums as relu_sum_study
 
 cfg, ledger = chapter.start(relu_sum_study.PROFILES, profile, overrides)
-dict(cfg)
+chapter.settings(cfg)
 
 # %% [markdown]
 # ## The definition (ICDL Def. 4)
@@ -88,7 +89,7 @@ dict(cfg)
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 f = rs.fit("sigmoid", cfg["R"], 16)
 print(f"sigmoid with H = {f.H}: max ||a_h||_1 = {float(f.A.abs().sum(1).max()):.3f}, C = {f.C:.3f}")
-print(f"sup error on [-{cfg['R']:g}, {cfg['R']:g}] = {rs.sup_error(f, rs.TARGETS['sigmoid'], cfg['R']):.2e}")
+print(f"sup error on [−{cfg['R']:g}, {cfg['R']:g}] = {sci(rs.sup_error(f, rs.TARGETS['sigmoid'], cfg['R']), 2)}")
 
 # %% [markdown]
 # ## Error against the number of ReLUs

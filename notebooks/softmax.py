@@ -58,12 +58,12 @@ from icdl.constructions import softmax as quantise
 from icdl.networks import Architecture
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
-from icdl.repro.typeset import percent
+from icdl.repro.typeset import percent, sci
 from icdl.studies import softmax as softmax_study
 
 torch.set_num_threads(1)
 cfg, ledger = chapter.start(softmax_study.PROFILES, profile, overrides)
-dict(cfg)
+chapter.settings(cfg)
 
 # %% [markdown]
 # ## The layers
@@ -190,7 +190,7 @@ print("risk after L steps lower than at the start, every route:",
       "yes" if (last["risk_fitted"] < paths[paths["step"] == 0]["risk_fitted"].iloc[0]).all() else "no")
 relu_d = last.loc["ReLU construction, H = 256", "distance"]
 soft_d = last.drop("ReLU construction, H = 256")["distance"].min()
-print(f"distance to GD after {cfg['L']} steps: ReLU construction {relu_d:.0e}, best fitted softmax {soft_d:.0e}")
+print(f"distance to GD after {cfg['L']} steps: ReLU construction {sci(relu_d, 0)}, best fitted softmax {sci(soft_d, 0)}")
 
 # %% [markdown]
 # **The reference run** (more widths, more training, ten steps; its command is in

@@ -455,3 +455,75 @@ def test_every_page_names_the_books_icon_the_root_redirect_too():
     lacking = [str(p.relative_to(HTML)) for p in pages if 'rel="icon"' not in p.read_text(encoding="utf-8")]
     assert pages and lacking == []
     assert (HTML / "_static" / "favicon.svg").is_file()
+
+
+#: what a page's text must not show, each a class of defect a reader found (issue 55): a share without its space
+#: ("90%"), an exponent padded by Python ("1e-05"), pandas' text of a Series, a command's option turned into an en
+#: dash by the typographer ("–part"), a range whose two ends print the same ("0.24–0.24"), a small value rounded to
+#: nothing beside others ("0.0000")
+FORMAT_DEFECTS = {
+    "a share without its space": r"\d%",
+    "a padded exponent": r"(?<![\w.])\d+(?:\.\d+)?e[-+]0\d",
+    "pandas' Series text": r"dtype: \w+",
+    "an option as an en dash": r"(?<![\w–-])–[a-z]{3,}",
+    "a range whose ends are equal": r"(?<![\d.])(\d+(?:\.\d+)?)–\1(?![\d.])",
+    "a value rounded to nothing": r"(?<![\d.])0\.0000(?![\d])",
+}
+
+
+def _page_text(path: Path) -> str:
+    """A built page's reading text: its main article without code, scripts, styles and formulas."""
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        SKIP = {"pre", "code", "script", "style", "mjx-container", "math"}
+
+        def __init__(self):
+            super().__init__()
+            self.depth, self.parts, self.main = 0, [], 0
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "main":
+                self.main += 1
+            if tag in self.SKIP or ("class", "math notranslate nohighlight") in attrs:
+                self.depth += 1
+
+        def handle_endtag(self, tag):
+            if tag == "main":
+                self.main -= 1
+            if tag in self.SKIP or (tag == "span" and self.depth):
+                self.depth = max(0, self.depth - 1)
+
+        def handle_data(self, data):
+            if self.main and not self.depth:
+                self.parts.append(data)
+
+    parser = Text()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return " ".join(" ".join(parser.parts).split())
+
+
+def test_no_page_shows_a_format_defect():
+    """Every page's reading text is free of the format defects of :data:`FORMAT_DEFECTS` -- the class, not the
+    instances a reader found: a new table or glued number with one of them fails here."""
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"{HTML} has no built book: run `make html` first (make test does)")
+    problems = []
+    for page in _pages():
+        text = _page_text(page)
+        for what, pattern in FORMAT_DEFECTS.items():
+            for m in list(re.finditer(pattern, text))[:2]:
+                problems.append(f"{page.relative_to(HTML)}: {what}: …{text[max(0, m.start() - 40):m.end() + 20]}…")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_format_check_sees_each_defect():
+    """The check itself can fail: each defect planted in a paragraph is found, and its correct form is not."""
+    for what, (bad, good) in {"a share without its space": ("covers 90% of", "covers 90 % of"),
+                              "a padded exponent": ("at 1e-05 the", "at 1e-5 the"),
+                              "pandas' Series text": ("Name: slope, dtype: float64", "slope"),
+                              "an option as an en dash": ("run it with –part main", "from 2–5 runs"),
+                              "a range whose ends are equal": ("from 0.24–0.24", "from 0.24–0.25"),
+                              "a value rounded to nothing": ("ℓ1 = 0.0000", "ℓ1 = 0.00001")}.items():
+        assert re.search(FORMAT_DEFECTS[what], bad), what
+        assert not re.search(FORMAT_DEFECTS[what], good), what

@@ -27,6 +27,24 @@ def table(df, digits: int = 3):
     return HTML(series_html(df, digits) if isinstance(df, pd.Series) else frame_html(df, digits))
 
 
+def settings(cfg: Mapping[str, Any]):
+    """A chapter's resolved settings as a table of two columns (setting, value), each value as the book writes
+    numbers (``1e-5``, not Python's ``1e-05``) -- what a chapter's first cell shows of its profile."""
+    import pandas as pd
+    from IPython.display import HTML
+
+    from .typeset import plain
+
+    def value(v):
+        if isinstance(v, float):
+            return plain(v)
+        if isinstance(v, (tuple, list)):
+            return ", ".join(value(x) for x in v) if v else "—"
+        return str(v)
+
+    return HTML(frame_html(pd.DataFrame({"setting": list(cfg), "value": [value(v) for v in cfg.values()]})))
+
+
 def _readable_frames() -> None:
     """Every DataFrame and Series a chapter shows is drawn by :func:`frame_html` (outside IPython nothing to
     set)."""

@@ -102,17 +102,17 @@ def _title(claim: str) -> str:
 
 def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     """The entry's evidence as one sentence: the measurement, or the ledger's value and status for its claim."""
-    from .typeset import typeset_minus
+    from .typeset import short_exponents, typeset_minus
 
     if entry.measure is not None:
-        return typeset_minus(entry.measure().text)
+        return typeset_minus(short_exponents(entry.measure().text))
     if entry.basis:
         return entry.basis
     row = (claims if claims is not None else _claim_rows()).get(entry.claim)
     link = f'<a href="report.html#claim-{entry.claim}">{_title(entry.claim)}</a>'
     if row is None or row["status"] == "not yet covered":
         return f"claim {link} has no record yet"
-    return f"{typeset_minus(row['ours'])} (claim {link}: {row['status']})"
+    return f"{typeset_minus(short_exponents(row['ours']))} (claim {link}: {row['status']})"
 
 
 def render() -> str:

@@ -28,6 +28,12 @@ from icdl.repro.results import save_profile_result
 from icdl.repro.typeset import count, percent
 
 
+def _ranged(value: str, lo: str, hi: str) -> str:
+    """A number with its range over the runs, ``"1.24 (1.20–1.31)"``; alone where the range prints as one value
+    (the HF design against itself is 1.00 by definition, not ``1.00 (1.00–1.00)``)."""
+    return value if lo == hi else f"{value} ({lo}–{hi})"
+
+
 def smoke(cfg, *, device: str, steps: int = 200, warmup: int = 10, matmul_n: int = 4096) -> dict:
     """The GPU smoke test of the ``paper`` profile (README): ``steps`` training steps of the profile's model on
     ``device`` after ``warmup`` untimed ones; steps per second, achieved FLOP/s (torch's FLOP counter) against
@@ -186,7 +192,7 @@ def speed_shown(table: pd.DataFrame) -> pd.DataFrame:
         "steps/s": table["steps_per_s"].map("{:.1f}".format),
         "training GFLOP/s": (table["achieved_flops"] / 1e9).map("{:.1f}".format),
         "matmul GFLOP/s": (table["matmul_flops"] / 1e9).map("{:.1f}".format),
-        "share of the matmul (range)": [f"{percent(r.share_of_matmul)} ({percent(r.share_lo)}–{percent(r.share_hi)})"
+        "share of the matmul (range)": [_ranged(percent(r.share_of_matmul), percent(r.share_lo), percent(r.share_hi))
                                         for r in table.itertuples()],
     })
     for col, name in (("gemm_share_of_matmul", "linear layers alone"),
@@ -352,7 +358,8 @@ def side_by_side_shown(data: dict) -> pd.DataFrame:
     return pd.DataFrame({
         "training step": t["variant"], "parameters": t["params"].map(count),
         "steps/s (median)": t["steps_per_s"].map("{:.1f}".format),
-        "× HuggingFace (range)": [f"{r.over_hf:.2f} ({r.over_hf_lo:.2f}–{r.over_hf_hi:.2f})" for r in t.itertuples()],
-        "share of the matmul (range)": [f"{percent(r.share)} ({percent(r.share_lo)}–{percent(r.share_hi)})"
+        "× HuggingFace (range)": [_ranged(f"{r.over_hf:.2f}", f"{r.over_hf_lo:.2f}", f"{r.over_hf_hi:.2f}")
+                                  for r in t.itertuples()],
+        "share of the matmul (range)": [_ranged(percent(r.share), percent(r.share_lo), percent(r.share_hi))
                                         for r in t.itertuples()],
     })
