@@ -33,16 +33,20 @@ def settings(cfg: Mapping[str, Any]):
     import pandas as pd
     from IPython.display import HTML
 
-    from .typeset import plain
+    from .typeset import count, plain
 
-    def value(v):
+    def value(v, key: str = ""):
+        if isinstance(v, bool):
+            return "yes" if v else "no"
+        if isinstance(v, int):
+            return count(v) if abs(v) >= 1000 and "seed" not in key else str(v)  # 5 000 steps, seed 1234
         if isinstance(v, float):
             return plain(v)
         if isinstance(v, (tuple, list)):
-            return ", ".join(value(x) for x in v) if v else "—"
+            return ", ".join(value(x, key) for x in v) if v else "—"
         return str(v)
 
-    return HTML(frame_html(pd.DataFrame({"setting": list(cfg), "value": [value(v) for v in cfg.values()]})))
+    return HTML(frame_html(pd.DataFrame({"setting": list(cfg), "value": [value(v, k) for k, v in cfg.items()]})))
 
 
 def _readable_frames() -> None:
