@@ -6,6 +6,11 @@ removing it here too, in the same reviewed change."""
 
 from __future__ import annotations
 
+#: the models of main-study profile n01 whose training has finished, committed; the run goes on from the others'
+#: snapshots (python -m icdl.gpt_icl --profile n01 --part main --seeds S)
+N01_FINISHED = ("gpt_depth3_relu", "gpt_depth3_softmax", "gpt_depth4_relu", "gpt_depth4_softmax", "gpt_depth6_relu",
+                "gpt_depth6_softmax", "gpt_seed1_depth3_softmax", "gpt_seed2_depth3_relu", "gpt_seed2_depth3_softmax")
+
 #: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
 REQUIRED: dict[str, tuple[str, ...]] = {
     "attention_passes": (
@@ -53,16 +58,10 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "results/gpt_icl/checkpoints/reference/gpt_depth6_relu.pt.json",
         "results/gpt_icl/checkpoints/reference/gpt_depth6_softmax.pt",
         "results/gpt_icl/checkpoints/reference/gpt_depth6_softmax.pt.json",
-        "results/gpt_icl/checkpoints/n01/gpt_depth3_relu.pt",
-        "results/gpt_icl/checkpoints/n01/gpt_depth3_relu.pt.json",
-        "results/gpt_icl/checkpoints/n01/gpt_depth3_softmax.pt",
-        "results/gpt_icl/checkpoints/n01/gpt_depth3_softmax.pt.json",
-        "results/gpt_icl/checkpoints/n01/gpt_depth4_relu.pt",
-        "results/gpt_icl/checkpoints/n01/gpt_depth4_relu.pt.json",
-        "results/gpt_icl/checkpoints/n01/gpt_depth4_softmax.pt",
-        "results/gpt_icl/checkpoints/n01/gpt_depth4_softmax.pt.json",
-        "results/gpt_icl/checkpoints/n01/gpt_depth6_softmax.pt",
-        "results/gpt_icl/checkpoints/n01/gpt_depth6_softmax.pt.json",
+        # profile n01's models whose training finished (9 500 steps); the others join as the run (resumed from
+        # their committed snapshots) finishes them
+        *(f"results/gpt_icl/checkpoints/n01/{name}{suffix}"
+          for name in N01_FINISHED for suffix in (".pt", ".pt.json")),
         "results/gpt_icl/icl.reference.json",
         "results/gpt_icl/shift.reference.json",
         "results/ledger/gpt_icl.quick.json",
