@@ -947,3 +947,19 @@ def test_a_glued_command_is_quoted_as_markdown_in_the_prose():
                 if key and re.search(COMMAND, text) and f"{{glue:text}}`{key}`" in src:
                     found.append(f"{name}: {key}")
     assert not found, "quote these with {glue:md}: " + ", ".join(found)
+
+
+def test_a_checkpoint_record_names_its_profile_seed_and_training_time(tmp_path):
+    """A checkpoint's record carries the provenance a result has: the profile its command names, the training
+    seed and the training time so far (the bug: every GPT checkpoint recorded with an empty profile, no seed and
+    a wall time of 0, so a committed model did not say which run of which profile it was)."""
+    from icdl.repro.checkpoints import checkpoint_record, save_checkpoint
+
+    path = tmp_path / "model.pt"
+    save_checkpoint(path, {"settings": {}, "model": {}}, command="python -m icdl.gpt_icl --profile n01 --part main",
+                    seed=2, wall_time_s=123.4)
+    prov = load_result(checkpoint_record(path))["provenance"]
+    assert (prov["profile"], prov["seed"], prov["wall_time_s"]) == ("n01", 2, pytest.approx(123.4))
+    save_checkpoint(path, {"settings": {}, "model": {}}, command="the training command", seed=None)
+    prov = load_result(checkpoint_record(path))["provenance"]
+    assert prov["profile"] == "" and prov["seed"] is None

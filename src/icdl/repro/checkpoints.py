@@ -42,12 +42,17 @@ def _sha256(path: Path) -> str:
 
 
 def record_checkpoint(path: str | Path, *, command: str, profile: str = "", seed: int | None = None,
-                      record: Path | None = None) -> Path:
+                      record: Path | None = None, wall_time_s: float = 0.0) -> Path:
     """Write the record of an existing checkpoint: its sha256 and size, with the provenance of ``command``
-    (the command that rebuilds it), to ``record`` (default: beside it, :func:`checkpoint_record`)."""
+    (the command that rebuilds it; the profile it names, where ``profile`` is not given), the training seed and the
+    training time so far (``wall_time_s``), to ``record`` (default: beside it, :func:`checkpoint_record`)."""
+    import re
+
     path = Path(path)
+    named = re.search(r"--profile (\S+)", command)
+    profile = profile or (named.group(1) if named else "")
     return save_result(record or checkpoint_record(path), {"sha256": _sha256(path), "bytes": path.stat().st_size},
-                       provenance=provenance(command=command, wall_time_s=0.0, profile=profile, seed=seed))
+                       provenance=provenance(command=command, wall_time_s=wall_time_s, profile=profile, seed=seed))
 
 
 def _pending(path: Path) -> Path:
@@ -77,7 +82,7 @@ def remove_checkpoint(path: str | Path) -> None:
 
 
 def save_checkpoint(path: str | Path, state: dict[str, Any], *, command: str = "", profile: str = "",
-                    seed: int | None = None) -> Path:
+                    seed: int | None = None, wall_time_s: float = 0.0) -> Path:
     """The one checkpoint writer. A checkpoint and its record (:func:`record_checkpoint`: sha256, size, the
     command that rebuilds it) change together: the new state is written beside the old one
     (``<name>.pt.new``), then the record is replaced by the new one's, then the new file replaces the old
@@ -103,7 +108,7 @@ def save_checkpoint(path: str | Path, state: dict[str, Any], *, command: str = "
     torch.save(state, buf)
     atomic_write_bytes(pending, buf.getvalue())
     record_checkpoint(pending, command=command or "the training command of the chapter", profile=profile,
-                      seed=seed, record=rec_path)
+                      seed=seed, record=rec_path, wall_time_s=wall_time_s)
     os.replace(pending, path)
     return path
 

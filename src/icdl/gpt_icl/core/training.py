@@ -268,12 +268,14 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
                 kept[step] = {k: v.detach().clone() for k, v in model.state_dict().items()}
             else:  # the snapshot, then the checkpoint of the same step: a resumed run never skips a snapshot
                 save_checkpoint(snapshot_path(checkpoint, step), {"settings": settings, "model": model.state_dict(),
-                                                                  "step": step}, command=command)
+                                                                  "step": step}, command=command, seed=cfg.seed,
+                                wall_time_s=time.perf_counter() - t0)
         if checkpoint is not None and rank == 0 and (step % checkpoint_every == 0 or step == stop
                                                       or step in snapshots):
             save_checkpoint(checkpoint, {"settings": settings, "model": model.state_dict(), "opt": opt.state_dict(),
                                "rng": g.get_state(), "history": history, "step": step,
-                               "seconds": time.perf_counter() - t0}, command=command)
+                               "seconds": time.perf_counter() - t0}, command=command, seed=cfg.seed,
+                            wall_time_s=time.perf_counter() - t0)
     bar.close()
     model.eval()
     columns = ["step", "loss", "examples", "dims"] + (["val_r2", "val_context_mean"] if cfg.eval_every else [])
