@@ -221,7 +221,7 @@ ledger.record("icdl-lemma4",
               criterion="measured |g[k] − u(p(N), y)[k]| ≤ bound (3.14) in every case (examples only)",
               values={"held": float(c4["within"])}, note="B_θ within max{R₃+1, C₃}: icgd_transformer")
 ledger.record("icdl-lemma5",
-              ours=f"EWML recursion deviation {l5['recursion_dev'].max():.0e}; |ŝ − s| ≤ {l5['error'].max():.0e} "
+              ours=f"element-wise multiplication layers' (EWML) recursion deviation {l5['recursion_dev'].max():.0e}; |ŝ − s| ≤ {l5['error'].max():.0e} "
                    f"(H = {int(l5['H'].min())}) … {l5[l5['H'] == l5['H'].max()]['error'].max():.0e} (H = {int(l5['H'].max())})",
               criterion="N EWML layers with 0/1 selectors compute (3.6) exactly on their inputs; "
                         "|ŝ − s| shrinks with H",

@@ -314,7 +314,7 @@ def plot_quantiser_and_error(quantiser, D_grid: int, B: float, errors: pd.DataFr
 def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
     """Left: mean distance between ŵ^(l) and projected GD over steps, per route (fitted softmax blocks of
     several widths, the ReLU construction). Right: mean in-context risk along each route and along GD."""
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(WIDE[0], WIDE[1] + 1.0))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(WIDE[0], WIDE[1] + 0.9), layout="constrained")
     gd = paths[paths["route"] == paths["route"].iloc[0]]
     ax2.plot(gd["step"], gd["risk_gd"], color="0.2", lw=1.4, label="projected GD")
     for route, g in paths.groupby("route", sort=False):
@@ -323,10 +323,13 @@ def plot_fitted_steps(paths: pd.DataFrame) -> plt.Figure:
         ax1.semilogy(g["step"][1:], g["distance"][1:], "-o", ms=3, color=color, label=route)
         ax2.plot(g["step"], g["risk_fitted"], "o", ms=4, mfc="none", color=color, label=route)
     ax1.set(xlabel="step l", ylabel=r"mean $\|\hat w^{(l)} - w_{GD}^{(l)}\|$")
-    # legends under the panels, not beside them: two legends to the right squeezed each panel to a sliver
-    legend_below(ax1, fontsize=SMALL, ncol=2)
     ax2.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
-    legend_below(ax2, fontsize=SMALL, ncol=2)
+    # one legend for both panels, under them: a legend per panel (beside or below it) squeezed each to a sliver;
+    # a route is its colour in both panels (a line on the left, rings on the right), GD the dark line
+    handles, labels = ax1.get_legend_handles_labels()
+    gd_line = ax2.get_legend_handles_labels()[0][0]
+    fig.legend([*handles, gd_line], [*labels, "projected GD (right)"], loc="outside lower center", ncol=3,
+               fontsize=SMALL, frameon=False)
     return fig
 
 

@@ -195,7 +195,8 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
         if reasons:  # what an undecided verdict rests on: the gates its design did not meet
             counted += f"<br><small>undecided: {escape('; '.join(reasons))}</small>"
         seen = ours.get(r.measured, "—") if r.measured else ""
-        measured = f"<br><small>{to_html(seen)}</small>" if seen not in ("", "—") else ""
+        which = f"{CLAIMS_BY_ID[r.measured].source}: " if r.measured and len(r.claims) > 1 else ""
+        measured = f"<br><small>{to_html(which + seen)}</small>" if seen not in ("", "—") else ""
         rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td><td>{_status(word, status_class)}{counted}"
                     f"</td><td>{escape(r.scale)}{measured}</td><td>{escape(r.checks)}</td></tr>")
     papers = ("<table class=\"glance results\"><thead><tr><th>Result</th><th>Verdict</th>"
@@ -226,10 +227,10 @@ def bottom_line(statuses: dict[str, str], to_html=escape) -> str:
     lines = []
     passed = [r for r, w in rows if w == "pass"]
     if passed:
-        lines.append(f"* **{len(passed)} of the papers' {len(rows)} results pass**, by the kind of check "
-                     f"they rest on:")
-        lines += [f"  * *{scale}*: {names([r for r in passed if r.scale == scale])}"
-                  for scale in dict.fromkeys(r.scale for r in passed)]
+        kinds = "; ".join(f"{sum(r.scale == scale for r in passed)} *{scale}*"
+                          for scale in dict.fromkeys(r.scale for r in passed))
+        lines.append(f"* **{len(passed)} of the papers' {len(rows)} results pass**, by the kind of check they "
+                     f"rest on: {kinds} (the table below names them).")
     for word, one, many in (("pass (deviation)", "passes only under a setting we changed",
                              "pass only under a setting we changed"),
                             (MIXED, "is mixed: some of its claims hold and some do not",

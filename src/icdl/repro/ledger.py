@@ -233,7 +233,7 @@ class Ledger:
 
 
 #: the runs a status can be judged on, in a reader's words (any other label is shown as it is)
-RUN_WORDS = {"reference": "on the reference run", "quick": "on this page's quick run",
+RUN_WORDS = {"reference": "on the reference run", "quick": "on the run this page executes",
              "paper": "on the paper's settings", "longer": "on the models trained longer",
              "wide": "on the twice-as-wide models", "n01": "on the run with x ~ N(0, I)",
              "control": "on the models trained on linear targets",

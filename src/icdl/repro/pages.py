@@ -223,8 +223,11 @@ def render_summary(folder: Path | None = None) -> str:
     legend = "".join(f'<li><span class="{status_class(k)}"><b>{esc(k)}</b></span>: {esc(v)}</li>'
                      for k, v in STATUS_SENTENCES.items())
     statuses = dict(zip(df["id"], df["status"]))
-    judged_on = df["ours"] + " (" + df["shown_profile"].map(run_words) + ")"  # the run in a reader's words
-    shown = df["ours"].where(df["shown_profile"].isin(("quick", "", "—")), judged_on)
+    # every measured number with the run it comes from, in a reader's words (a label like "reference (20 000 of
+    # 20 000 epochs)" by its run alone: its record's words already say the rest)
+    runs = df["shown_profile"].map(lambda p: run_words(str(p).split(" (")[0]).removeprefix("on ")
+                                   .replace("this page", "the chapter"))
+    shown = (df["ours"] + " (" + runs + ")").where(~df["shown_profile"].isin(("", "—")), df["ours"])
     lines = [bottom_line(statuses, math_html), "",
              render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], shown)),
                            why=inconclusive_reasons(folder)), "",
