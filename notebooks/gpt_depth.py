@@ -55,6 +55,7 @@ from icdl.gpt_icl import depth
 from icdl.gpt_icl.core import learning
 from icdl.gpt_icl.depth import judge as depth_judge
 from icdl.repro import chapter
+from icdl.repro.ledger import run_words
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(depth.study.PROFILES, profile, overrides)
@@ -69,7 +70,7 @@ rcfg = depth.study.PROFILES.resolve("reference")
 # %%
 data, depth_on = chapter.reference_or_live(depth.study.PROFILES, ("depth",), depth.study.load,
                                            lambda: depth.study.depth_study(cfg, progress=False), profile)
-print("judged on:", depth_on)
+print("the claims below are judged on", run_words(depth_on).removeprefix("on "))
 
 # %% tags=["remove-cell"]
 chapter.glue(**depth.study.settings_glue(rcfg if depth_on == "reference" else cfg),

@@ -87,6 +87,7 @@ from icdl.gpt_icl.compute import cost
 from icdl.gpt_icl.core import evaluation, learning, main_study, verdicts
 from icdl.gpt_icl.objectives import task_content, yardstick
 from icdl.repro import chapter
+from icdl.repro.ledger import run_words
 from icdl.repro.typeset import count
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
@@ -241,7 +242,7 @@ data, judged_on = chapter.reference_or_live(main_study.PROFILES, ("icl", "shift"
                                             lambda: live, profile)
 jcfg = rcfg if judged_on == "reference" else cfg
 train_len = jcfg["train_examples"]
-print("judged on:", judged_on)
+print("the claims below are judged on", run_words(judged_on).removeprefix("on "))
 
 # %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4096 in the reference; the MLP baseline on the first 512). Shaded and least squares as in the live figure above.", "name": "fig-icl-methods-ref"}}
 fig = figures.gpt.plot_icl_methods(data["curves"], data["baselines"], train_len)

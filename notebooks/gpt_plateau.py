@@ -42,6 +42,7 @@ import torch
 from icdl import figures
 from icdl.gpt_icl import plateau
 from icdl.repro import chapter
+from icdl.repro.ledger import run_words
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, _ = chapter.start(plateau.study.PROFILES, profile, overrides)
@@ -59,7 +60,7 @@ cfg, _ = chapter.start(plateau.study.PROFILES, profile, overrides)
 # %%
 pl, plateau_on = chapter.reference_or_live(plateau.study.PROFILES, ("plateau",), plateau.study.load,
                                            lambda: plateau.study.study(cfg, progress=False, shortcut_prompts=512), profile)
-print("shown:", plateau_on)
+print("shown:", run_words(plateau_on).removeprefix("on "))
 
 # %% mystnb={"figure": {"caption": "The same softmax transformer trained from scratch on three target families (the reference when complete): mean validation $R^2$ over positions 10 to the training length against the training step, with the context mean (dotted) and least squares (dash-dot) on the same prompts.", "name": "fig-icl-plateau"}}
 fig = figures.gpt.plot_plateau(pl["history"], pl["levels"])

@@ -84,6 +84,7 @@ from icdl import figures
 from icdl.gpt_icl import scale
 from icdl.gpt_icl.core import learning, main_study
 from icdl.repro import chapter
+from icdl.repro.ledger import run_words
 from icdl.repro.results import show_reference
 
 torch.set_num_threads(1)  # small models: one thread is as fast and leaves the other core to long runs
@@ -138,7 +139,7 @@ cfg, ledger = chapter.start(scale.models.PROFILES, profile, overrides)
 data, scale_on = chapter.reference_or_live(scale.models.PROFILES, ("scale",), scale.study.from_result,
                                            lambda: scale.study.study(cfg), profile)
 rcfg = scale.models.PROFILES.resolve("reference") if scale_on == "reference" else cfg
-print("judged on:", scale_on)
+print("the claims below are judged on", run_words(scale_on).removeprefix("on "))
 
 # %% tags=["remove-cell"]
 chapter.glue(scale_on=scale_on, **scale.show.glue_values(data, rcfg))
