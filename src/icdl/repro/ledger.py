@@ -249,6 +249,9 @@ def run_words(run: str) -> str:
     label of the chapter's own (``the ℓ1 scan (l1e-4, l1e-3)``, ``longer``) prefixed with "on"."""
     if run in RUN_WORDS:
         return RUN_WORDS[run]
+    base, _, rest = run.partition(" (")  # "reference (20 000 of 20 000 epochs)": the run's words, then the rest
+    if rest and base in RUN_WORDS:
+        return f"{RUN_WORDS[base]} ({rest}"
     name, paren, rest = run.partition(" (")  # "reference (20 000 of 20 000 epochs)": the run's words, then the rest
     if paren and name in RUN_WORDS:
         return f"{RUN_WORDS[name]}{paren}{rest}"

@@ -79,7 +79,7 @@ def leads_table(leads: dict[str, np.ndarray], need: float) -> pd.DataFrame:
         s = summary(lead)
         cell = f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})".replace("-", "−")
         rows.append({"model": name, "lead over the context mean": cell,
-                     f"learned (≥ {need:g})": "yes" if s["lo"] >= need else "no"})
+                     f"learned (lower end ≥ {need:g})": "yes" if s["lo"] >= need else "no"})
     return pd.DataFrame(rows)
 
 
