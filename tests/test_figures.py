@@ -807,8 +807,8 @@ def test_committed_scan_numbers(num_regression):
 
 
 def test_committed_n01_numbers(num_regression):
-    """Figures 'fig-icl-methods-n01' and 'fig-icl-shortfall-n01' and the n01 section's numbers, from the committed run with x ~ N(0, I)
-    (``python -m icdl.gpt_icl --profile n01 ...``): the transformers' R² (mean over seeds) and the baselines'
+    """Figures 'fig-icl-methods-n01' and 'fig-icl-shortfall-n01' and the n01 section's numbers, from the committed
+    run with x ~ N(0, I) (``python -m icdl.gpt_icl --profile n01 ...``): the transformers' R² (mean over seeds) and the baselines'
     per position, and the three judged numbers with their intervals (pinned: a rerun that moved them fails
     here until the baseline is regenerated and the diff reviewed)."""
     from icdl.gpt_icl.objectives import n01
@@ -833,5 +833,6 @@ def test_committed_n01_numbers(num_regression):
     short = verdicts.shortfall_frame(verdicts.Sums(icl["blocks"], icl["labels"]),
                                      main_study.PROFILES.resolve("n01")["train_examples"])
     num_regression.check({"n01_r2": curves["r2"].to_numpy()[::5], "n01_baselines": baselines["r2"].to_numpy()[::5],
-                          "n01_judged": judged.ravel(), "n01_shortfall": short[["value", "lo", "hi"]].to_numpy().ravel()},
+                          "n01_judged": judged.ravel(),
+                          "n01_shortfall": short[["value", "lo", "hi"]].to_numpy().ravel()},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="reference_n01")
