@@ -808,9 +808,10 @@ def test_committed_scan_numbers(num_regression):
 
 def test_committed_n01_numbers(num_regression):
     """Figures 'fig-icl-methods-n01' and 'fig-icl-shortfall-n01' and the n01 section's numbers, from the committed
-    run with x ~ N(0, I) (``python -m icdl.gpt_icl --profile n01 ...``): the transformers' R² (mean over seeds) and the baselines'
-    per position, and the three judged numbers with their intervals (pinned: a rerun that moved them fails
-    here until the baseline is regenerated and the diff reviewed)."""
+    run with x ~ N(0, I) (``python -m icdl.gpt_icl --profile n01 ...``): the transformers' R² (mean over seeds) and
+    the baselines' per position, the three judged numbers with their intervals, and each model's shortfall below the
+    MLP with its interval (pinned: a rerun that moved them fails here until the baseline is regenerated and the diff
+    reviewed)."""
     from icdl.gpt_icl.objectives import n01
     from icdl.repro.ledger import load_records
     from icdl.repro.results import load_result
