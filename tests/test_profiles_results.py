@@ -905,6 +905,9 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     # one e-notation in the prose, the tables and the claims boxes: the exponent unpadded, a hash untouched
     assert short_exponents("error 1e-05, 1.0e-03 and 5e+06 at commit a13e05b") == (
         "error 1e-5, 1.0e-3 and 5e6 at commit a13e05b")
+    # a number that needs no exponent is written plainly, with the digits it was given (the bug: "8e0, 2e1, 8e-1"
+    # in a column of bounds); the powers beyond keep theirs
+    assert short_exponents("8e+00, 8.2e+00, 2e+01, 8e-01, 9.9e-02, 1.2e+03") == "8, 8.2, 20, 0.8, 9.9e-2, 1.2e3"
     assert "<td>1.0e-3</td>" in frame_html(pd.DataFrame({"eps": ["1.0e-03", "2.0e-04"]}))
     assert math_html("max deviation 1e-05") == "max deviation 1e-5"
     assert percent(0.52) == "52 %" and percent(0.015, 1) == "1.5 %"

@@ -41,10 +41,19 @@ E_NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)e([+-]?)(\d+)(?![\w.])"
 
 def short_exponents(text: str) -> str:
     """Every e-notation number in ``text`` with the exponent the book writes (``1e-5``, ``2.5e6``), not
-    Python's padded ``1e-05`` or ``2.5e+06``: one style in the prose, the tables and the claims boxes."""
+    Python's padded ``1e-05`` or ``2.5e+06``: one style in the prose, the tables and the claims boxes; a number
+    that needs no exponent (between 0.1 and 100) plainly, with the digits it was given (``8e+00`` -> ``8``,
+    ``8.2e+00`` -> ``8.2``, ``2e+01`` -> ``20``, ``8e-01`` -> ``0.8``)."""
     import re
 
-    return re.sub(E_NUMBER, lambda m: f"{m[1]}e{'-' if m[2] == '-' else ''}{int(m[3])}", text)
+    def short(m) -> str:
+        power = -int(m[3]) if m[2] == "-" else int(m[3])
+        if -1 <= power <= 1:
+            decimals = len(m[1].partition(".")[2])
+            return f"{float(m[1]) * 10 ** power:.{max(decimals - power, 0)}f}"
+        return f"{m[1]}e{'-' if power < 0 else ''}{abs(power)}"
+
+    return re.sub(E_NUMBER, short, text)
 
 
 def e_notation(x: float, digits: int = 0) -> str:
