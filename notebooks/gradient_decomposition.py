@@ -80,7 +80,7 @@ for N, K, d in [(2, 3, 2), (4, 5, 3), (6, 64, 20)]:
                  "D_j (Def. 2)": arch.def2_counts()[1:], "weights counted": true[1:]})
 counts_ok = all(r["D_j (ours)"] == r["D_j (Def. 2)"] == r["weights counted"] for r in rows)
 print("D_j agrees with Def. 2 and with the matrices:", "yes" if counts_ok else "no")
-print("w -> (V_1, ..., V_N) -> w is the identity:", "yes" if round_trip else "no")
+print("w → (V₁, …, V_N) → w is the identity:", "yes" if round_trip else "no")
 pd.DataFrame(rows)
 
 # %% [markdown]
@@ -147,7 +147,7 @@ worst.map(lambda v: f"{v:.1e}")
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 max_dev = float(grid["rel_dev"].max())
-print(f"{len(grid)} cases (5 activations x 3 losses x N = 2..6), d_x = 5 != d_y = 3")
+print(f"{len(grid)} cases (5 activations × 3 losses × N = 2 to 6), d_x = 5 ≠ d_y = 3")
 print("largest relative deviation below 1e-12:", "yes" if max_dev < 1e-12 else "no")
 
 # %% tags=["remove-cell"]
@@ -196,7 +196,7 @@ fig = figures.theory.plot_train_comparison(train)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 train_gap = float(train["max_abs_gap"].max())
-print(f"risk: {train['risk_explicit'].iloc[0]:.4f} -> {train['risk_explicit'].iloc[-1]:.5f} "
+print(f"risk: {train['risk_explicit'].iloc[0]:.4f} → {train['risk_explicit'].iloc[-1]:.5f} "
       f"after {cfg['train_steps']} steps")
 print("iterates agree with autograd's to 1e-12 at every step:", "yes" if train_gap < 1e-12 else "no")
 

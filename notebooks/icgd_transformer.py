@@ -185,7 +185,7 @@ chapter.table(pd.DataFrame({"H": last["H"].astype(int), "distance to GD": last["
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 l6 = icgd.lemma6_table(cfg)
-print("measured |s_hat - s| within Lemma 6's bound for every H and layer:", "yes" if l6["within"].all() else "no")
+print("measured |ŝ − s| within Lemma 6's bound for every H and layer:", "yes" if l6["within"].all() else "no")
 l6.assign(measured=l6["measured"].map("{:.1e}".format), bound=l6["bound"].map("{:.1e}".format),
           ratio=l6["ratio"].round(2))
 

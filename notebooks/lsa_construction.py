@@ -174,7 +174,7 @@ chapter.glue(
 )
 broken = prec[(prec["N"] == 50) & (prec["mse_float32"] > 2 * prec["mse_float64"])]
 chapter.glue(lsa_f32_break=sci(broken['RN'].min(), 0) if len(broken) else "beyond the table")
-print("largest |float32 - float64| / (R N eps32) within [0.3, 4] for R N >= 100:",
+print("largest |float32 − float64| / (R N ε₃₂) within [0.3, 4] for R N ≥ 100:",
       "yes" if big["gap_over_RN_eps32"].between(0.3, 4).all() else "no")
 prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}")
 
@@ -189,8 +189,8 @@ prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 check = construction_layernorm_check(N=50, R=100.0, prompts=cfg["prompts"], seed=cfg["seed"])
 chapter.glue(lsa_ln_gap=f"{100 * check['max_rel_gap']:.0f} %")
-print(f"median relative gap between sigma_(2, N+1) and V / sqrt(2) below 5 %: {'yes' if check['median_rel_gap'] < 0.05 else 'no'}")
-print(f"correlation of 1/sigma_(2, N+1) with 1/V above 0.98: {'yes' if check['corr'] > 0.98 else 'no'}")
+print(f"median relative gap between σ₍₂,N+1₎ and V / √2 below 5 %: {'yes' if check['median_rel_gap'] < 0.05 else 'no'}")
+print(f"correlation of 1/σ₍₂,N+1₎ with 1/V above 0.98: {'yes' if check['corr'] > 0.98 else 'no'}")
 
 # %% [markdown]
 # This is the diagnostic the paper applies to trained models (LSA Table 1): a

@@ -126,7 +126,7 @@ chapter.settings(cfg)
 res = train(cfg, progress=False)  # no progress bar: its timings would change the notebook on every run
 live = result_data(res, cfg)
 t1_live = pd.DataFrame(live["table1"])
-print(f"{res['epochs_done']} epochs x {cfg['runs']} runs")
+print(f"{count(res['epochs_done'])} epochs × {cfg['runs']} runs")
 t1_live.round(5)
 
 # %% mystnb={"figure": {"caption": "Validation MSE of each run of the live quick training (every 100 epochs).", "name": "fig-lsa-val-live"}}
