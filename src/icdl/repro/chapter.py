@@ -46,7 +46,10 @@ def settings(cfg: Mapping[str, Any]):
             return ", ".join(value(x, key) for x in v) if v else "—"
         return str(v)
 
-    return HTML(frame_html(pd.DataFrame({"setting": list(cfg), "value": [value(v, k) for k, v in cfg.items()]})))
+    out = frame_html(pd.DataFrame({"setting": list(cfg), "value": [value(v, k) for k, v in cfg.items()]}))
+    for key in cfg:  # a setting's name as code: what --set takes (and N_max is a name, not a subscript)
+        out = out.replace(f"<td>{key}</td>", f"<td><code>{key}</code></td>", 1)
+    return HTML(out)
 
 
 def _readable_frames() -> None:
