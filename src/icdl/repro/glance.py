@@ -1,6 +1,6 @@
-"""The bottom line that the intro and the report open with: one row per result of the papers, then the book's
-own questions, then the bottom line in sentences, every verdict and every measured number read off the ledger (so
-nothing on the first page can drift from the chapters).
+"""What the intro and the report open with: the bottom line in sentences, then one row per result of the papers,
+then the book's own questions -- every verdict, every measured number and every reason an undecided verdict rests
+on read off the ledger, so that nothing on the first page can drift from the chapters.
 
 A *result* groups the claims that check one statement of a document (a theorem with its lemmas, one objective
 of the experiments, one table). Its verdict speaks the claims' own words (:data:`icdl.repro.ledger.STATUSES`):
