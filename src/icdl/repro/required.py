@@ -8,11 +8,11 @@ from __future__ import annotations
 
 #: the models of main-study profile n01 whose training has finished, committed; the run goes on from the others'
 #: snapshots (python -m icdl.gpt_icl --profile n01 --part main --seeds S)
-N01_FINISHED = ("gpt_depth3_relu", "gpt_depth3_softmax", "gpt_depth4_relu", "gpt_depth4_softmax", "gpt_depth6_relu",
-                "gpt_depth6_softmax", "gpt_seed1_depth3_relu", "gpt_seed1_depth3_softmax", "gpt_seed1_depth4_relu",
-                "gpt_seed1_depth4_softmax", "gpt_seed1_depth6_softmax", "gpt_seed2_depth3_relu",
-                "gpt_seed2_depth3_softmax", "gpt_seed2_depth4_relu", "gpt_seed2_depth4_softmax", "gpt_seed2_depth6_relu",
-                "gpt_seed2_depth6_softmax")
+N01_FINISHED = ("gpt_depth3_relu", "gpt_depth3_softmax", "gpt_depth4_relu", "gpt_depth4_softmax",
+                "gpt_depth6_relu", "gpt_depth6_softmax", "gpt_seed1_depth3_relu", "gpt_seed1_depth3_softmax",
+                "gpt_seed1_depth4_relu", "gpt_seed1_depth4_softmax", "gpt_seed1_depth6_softmax",
+                "gpt_seed2_depth3_relu", "gpt_seed2_depth3_softmax", "gpt_seed2_depth4_relu",
+                "gpt_seed2_depth4_softmax", "gpt_seed2_depth6_relu", "gpt_seed2_depth6_softmax")
 
 #: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
 REQUIRED: dict[str, tuple[str, ...]] = {
