@@ -100,6 +100,13 @@ SEEDED = ("trained_seeds", "gate", 3)
 #: both passed. Added under its own registration (:data:`GATES_ADDED`)
 POWER = ("power", "gate", 1)
 
+#: the paper's selection rule for LSA sec. 4 (issue 54): the analysis reads a run whose LayerNorm divides by the
+#: variance (Table 1's correlation of 1/σ with 1/V above 0.9); a claim about "the analysed run" needs at least one
+#: such run, and with none there is no run the paper would analyse -- the claim is left inconclusive, never judged on
+#: a fallback pick. Registered with lsa-no-l1-chain/-fig3 (06ac159); added to the older claims under its own
+#: registration (:data:`GATES_ADDED`)
+DIVIDING = ("dividing_runs", "gate", 1)
+
 #: gates added to criteria registered before them, each with the commit that registered it: ``tests/test_registered.py``
 #: compares a claim's criterion without such a gate against its own registration, and the gate itself against the
 #: registry at this commit

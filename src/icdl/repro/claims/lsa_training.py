@@ -4,7 +4,7 @@ chapter's part)."""
 
 from __future__ import annotations
 
-from .base import LSA_TRAINING, Claim, Condition, Mismatch, all_of, row
+from .base import DIVIDING, LSA_TRAINING, Claim, Condition, Replaced, all_of, row
 
 #: the median of the paper's Table 1 test errors over its 10 runs (the mean of 0.00092 and 0.00105): what the
 #: claim quotes and its criterion is centred on. ``icdl.lsa.study.PAPER_TABLE1`` holds the ten errors, and
@@ -22,8 +22,10 @@ CLAIMS: tuple[Claim, ...] = (
         LSA_TRAINING, "tests/test_lsa.py::test_fig2_is_judged_on_the_query_cells_alone"),
     row("lsa-table2", "LSA Table 2", "corr(z, f) = 0.99479, corr(z, LS) = −0.99396; coefficients as listed",
         LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
-    row("lsa-fig3", "LSA Fig. 3", "fitted curve on [−3, 3], full output and via the (3, 51) cell, close to LS",
-        LSA_TRAINING, "tests/test_lsa.py::test_judge_reads_the_paper_criteria"),
+    row("lsa-fig3-line", "LSA Fig. 3, as a line",
+        "fitted curve on [−3, 3]: the full output (a) and the output through the (3, 51) cell alone (b) close to "
+        "the least-squares line -- (b) read as its slope and intercept against that line",
+        LSA_TRAINING, "tests/test_lsa.py::test_fig3_is_judged_as_a_line_on_the_run_the_paper_analyses"),
     row("lsa-conclusion", "LSA conclusion", "some runs use the LayerNorm division (corr > 0.9 in ≥ 1 run)",
         LSA_TRAINING, "tests/test_lsa.py::test_judge_reads_the_paper_criteria"),
     row("lsa-l1-dominance", "LSA sec. 4 at a stronger ℓ1 penalty (the paper does not give its strength)",
@@ -53,16 +55,23 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     "lsa-table1-error": all_of(("value", ">=", PAPER_MEDIAN_ERROR / 3), ("value", "<=", 3 * PAPER_MEDIAN_ERROR)),
     "lsa-table1-corr": all_of(("value", ">=", 0.3)),
     "lsa-conclusion": all_of(("value", ">", 0.9)),
-    "lsa-table2": all_of(("value", ">", 0.95)),
+    "lsa-table2": all_of(DIVIDING, ("value", ">", 0.95)),
     # the query token's largest output weight against its second largest (the paper's "extremely large
     # compared to the other values"), where the median of all weights stood before (issue 40)
-    "lsa-fig2": all_of(("query_ratio", ">=", 10)),
-    "lsa-fig3": all_of(("value", ">", 0.9)),
+    "lsa-fig2": all_of(DIVIDING, ("query_ratio", ">=", 10)),
+    # Fig. 3 at the reference strength as a line (issue 54), replacing lsa-fig3's correlation: the criterion of
+    # lsa-no-l1-fig3, fixed at 06ac159 before any run without ℓ1, and panel (a)'s mean gap below 0.1 from lsa-fig3.
+    # Written after the reference runs had been seen (the issue quotes the cell-only curve at −2.4 where least
+    # squares is at −0.6), so its thresholds were taken unchanged from criteria fixed before, none chosen here
+    "lsa-fig3-line": all_of(DIVIDING, ("value", ">=", 0.8), ("value", "<=", 1.25), ("intercept_abs", "<=", 0.2),
+                            ("full_gap", "<", 0.1)),
     # registered before any run of the ℓ1 scan (python -m icdl.lsa --profile l1e-4 and --profile l1e-3: the
     # reference protocol with 5 runs at a stronger ℓ1): the best over the two strengths of the analysed run's
     # ratio of the largest to the second query-token output weight, and of min(corr(z, f), |corr(z, LS)|)
-    "lsa-l1-dominance": all_of(("value", ">=", 10)),
-    "lsa-l1-table2": all_of(("value", ">", 0.95)),
+    # The selection rule's gate (DIVIDING) added under its own registration (GATES_ADDED): value is then the best
+    # over the strengths that have a run the paper would analyse
+    "lsa-l1-dominance": all_of(DIVIDING, ("value", ">=", 10)),
+    "lsa-l1-table2": all_of(DIVIDING, ("value", ">", 0.95)),
     # registered before any run of python -m icdl.lsa --profile nol1 (study.judge_no_l1): the reference protocol
     # (data seed, schedule) with five runs and no ℓ1 penalty. value: the largest Table 1 correlation of 1/σ with
     # 1/V over the runs; in the run the paper would analyse (its Table 1 correlation above 0.9; none: both NaN, a
@@ -74,17 +83,19 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # chain: value the smallest of Table 2's smaller correlation over every dividing run. fig3: value the slope of
     # the cell-only output regressed on the least-squares line over Fig. 3's queries on [−3, 3], within 0.8–1.25 (a
     # fifth either way, our tolerance: the paper gives none), and its |intercept| at most 0.2 in the labels' units
-    "lsa-no-l1-chain": all_of(("dividing_runs", "gate", 1), ("value", ">", 0.95)),
-    "lsa-no-l1-fig3": all_of(("dividing_runs", "gate", 1), ("value", ">=", 0.8), ("value", "<=", 1.25),
+    "lsa-no-l1-chain": all_of(DIVIDING, ("value", ">", 0.95)),
+    "lsa-no-l1-fig3": all_of(DIVIDING, ("value", ">=", 0.8), ("value", "<=", 1.25),
                              ("intercept_abs", "<=", 0.2)),
 }
 
-MISMATCHES: dict[str, Mismatch] = {m.claim: m for m in (
-    Mismatch("lsa-fig3", "corr(output through the dominant cell alone, LS line)", (-1.0, -0.9),
-             "panel (a), the full output, can be reproduced while panel (b) is not: where the dominant cell's "
-             "output weight has the opposite sign, the curve through that cell alone falls where the "
-             "least-squares line rises and the other cells carry the rest of the output",
-             "e12d524", "the reference run of python -m icdl.lsa --profile reference"),
+REPLACED: dict[str, Replaced] = {r.id: r for r in (
+    Replaced("lsa-fig3", "LSA Fig. 3", "fitted curve on [−3, 3], full output and via the (3, 51) cell, close to LS",
+             "pass",
+             "mean |output − LS| on [−3, 3] = 0.018; corr(through-cell, LS) = 0.979",
+             "python -m icdl.lsa --profile reference at c15d2f3", "", ("lsa-fig3-line",),
+             "a correlation above 0.9 passes a curve of another slope and with a bend: the cell-only output of "
+             "the analysed run is far from the least-squares line that it correlates with, so the figure is now "
+             "judged on the line's slope and intercept"),
 )}
 
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
