@@ -193,7 +193,7 @@ def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
     status = dict(zip(df["id"], df["status"]))
     assert status["icdl-prompt"] == "pass"
     assert status["icdl-icgd-one-step"] == "mismatch"
-    assert status["lsa-fig3"] == "not yet covered"
+    assert status["lsa-fig3-line"] == "not yet covered"
     text = render_report(tmp_path / "results" / "ledger")
     assert text.count('<div class="claim" id="claim-') == len(set(df["id"]))  # one block per claim, with its anchor
     assert "<table" not in text  # no wide table: blocks grouped by document read on a phone
@@ -203,7 +203,7 @@ def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
     heads = [line[4:] for line in text.splitlines() if line.startswith("### ")]
     assert heads == [t for k, t in DOCUMENTS.items() if any(document(c.id) == k for c in CLAIMS_BY_ID.values())]
     icdl, lsa = text.index("### " + DOCUMENTS["icdl"]), text.index("### " + DOCUMENTS["lsa"])
-    assert icdl < text.index('id="claim-icdl-prompt"') < lsa < text.index('id="claim-lsa-fig3"')
+    assert icdl < text.index('id="claim-icdl-prompt"') < lsa < text.index('id="claim-lsa-fig3-line"')
     assert "registered mismatch: why" in text
 
 

@@ -216,16 +216,38 @@ def _fake_result(corrs, mse, complete=True):
 
 def test_judge_reads_the_paper_criteria():
     good = {e["claim"]: e for e in lsa_study.judge(_fake_result([0.95, 0.1, 0.5], [0.001, 0.002, 0.0008]))}
-    assert all(e["passed"] for k, e in good.items() if k != "lsa-fig3")
-    assert not good["lsa-fig3"]["passed"]  # the through-cell curve is anti-correlated here
-    assert good["lsa-fig3"]["value"] == pytest.approx(-1.0)
-    # anti-correlated through the cell: inside the registered band, so the ledger shows a mismatch ...
-    assert judge_status("lsa-fig3", False, good["lsa-fig3"]["value"]) == "mismatch"
-    # ... but a through-cell curve that is merely flat is outside it: a fail, not a mismatch
-    flat = _fake_result([0.95, 0.1, 0.5], [0.001, 0.002, 0.0008])
-    flat["curves"]["through_cell"] = [0.1 * ((i * 7) % 5) for i in range(len(flat["curves"]["u"]))]
-    e = {e["claim"]: e for e in lsa_study.judge(flat)}["lsa-fig3"]
-    assert not e["passed"] and judge_status("lsa-fig3", False, e["value"]) == "fail"
+    assert all(e["passed"] for k, e in good.items() if k != "lsa-fig3-line")
+    assert not good["lsa-fig3-line"]["passed"]  # the through-cell curve falls where least squares rises here
+    assert good["lsa-fig3-line"]["value"] == pytest.approx(-1.0)
+    assert judge_status("lsa-fig3-line", False, good["lsa-fig3-line"]["value"]) == "fail"  # no band: a miss fails
+    bad = {e["claim"]: e for e in lsa_study.judge(_fake_result([0.5, 0.45], [0.1, 0.2], complete=False))}
+    assert not bad["lsa-conclusion"]["passed"] and not bad["lsa-table1-error"]["passed"]
+    assert not bad["lsa-table1-corr"]["passed"]
+    assert "incomplete" in bad["lsa-conclusion"]["note"]
+
+
+def test_fig3_is_judged_as_a_line_on_the_run_the_paper_analyses():
+    """``lsa-fig3-line`` (issue 54) reads LSA Fig. 3(b) as a line, not a correlation: a cell-only curve that
+    correlates with least squares at 1.000 but at three times its slope -- what the reference run shows -- fails,
+    as does one shifted by 0.5; the line itself, and one off by a tenth of its slope, pass; panel (a) drifting
+    from least squares fails; and with no run above 0.9 the selection rule's gate withholds the verdict
+    (inconclusive), where a judge of the fallback pick would pass."""
+    from icdl.repro.claims import criterion_verdict
+
+    def verdict(through_cell, full=None, corrs=(0.95, 0.1)):
+        data = _fake_result(list(corrs), [0.001] * len(corrs))
+        u = data["curves"]["u"]
+        data["curves"] |= {"through_cell": [through_cell(v) for v in u], "full": [full(v) for v in u] if full else u}
+        e = {e["claim"]: e for e in lsa_study.judge(data)}["lsa-fig3-line"]
+        return criterion_verdict("lsa-fig3-line", {"value": e["value"], **e["values"]})
+
+    assert verdict(lambda v: v) is True and verdict(lambda v: 1.1 * v - 0.1) is True
+    assert verdict(lambda v: 3.0 * v) is False  # correlation 1.0, the slope three times (the old claim passed it)
+    assert verdict(lambda v: v + 0.5) is False and verdict(lambda v: 0.7 * v) is False
+    assert verdict(lambda v: v, full=lambda v: v + 0.2) is False  # panel (a) off the line
+    assert verdict(lambda v: v, corrs=(0.85, 0.1)) is None  # no run the paper would analyse: inconclusive
+
+
     bad = {e["claim"]: e for e in lsa_study.judge(_fake_result([0.5, 0.45], [0.1, 0.2], complete=False))}
     assert not bad["lsa-conclusion"]["passed"] and not bad["lsa-table1-error"]["passed"]
     assert not bad["lsa-table1-corr"]["passed"]
@@ -567,6 +589,24 @@ def test_the_l1_scan_judge_takes_the_best_strength():
     assert not short["lsa-l1-dominance"]["passed"] and not short["lsa-l1-table2"]["passed"]
     missing = judge_scan({"l1e-4": _scan_data(12.0, 0.97, 1e-4), "l1e-3": None})
     assert all(e["value"] is None and not e["passed"] for e in missing)
+    # the paper's selection rule (issue 54): a strength with no run above 0.9 has no analysed run and does not
+    # count -- its 12× cannot pass the claim -- and with none at either strength the gate withholds the verdict
+    from icdl.repro.claims import criterion_verdict
+
+    def undivided(*args):
+        data = _scan_data(*args)
+        data["table1"]["corr_inv_sigma_inv_V"] = [0.85, 0.3]
+        return data
+
+    one = {e["claim"]: e for e in judge_scan({"l1e-4": _scan_data(9.9, 0.90, 1e-4),
+                                              "l1e-3": undivided(12.0, 0.97, 1e-3)})}
+    assert one["lsa-l1-dominance"]["value"] == pytest.approx(9.9) and not one["lsa-l1-dominance"]["passed"]
+    assert one["lsa-l1-dominance"]["values"]["dividing_runs"] == 1.0
+    none = {e["claim"]: e for e in judge_scan({"l1e-4": undivided(12.0, 0.97, 1e-4),
+                                               "l1e-3": undivided(12.0, 0.97, 1e-3)})}
+    for claim, e in none.items():
+        assert criterion_verdict(claim, {"value": e["value"], **e["values"]}) is None, claim
+        assert "no run the paper would analyse" in e["ours"]
 
 
 def test_the_scan_profiles_change_only_the_penalty_and_the_runs():

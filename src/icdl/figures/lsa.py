@@ -119,21 +119,34 @@ def plot_lsa_validation(history: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def plot_l1_scan(rows: pd.DataFrame, ratio_line: float = 10.0, corr_line: float = 0.95) -> plt.Figure:
-    """The ℓ1 scan (:func:`icdl.lsa.study.scan_row`, one row per strength): left, the analysed run's largest
-    query-token output weight over the second (log scale) against ℓ1, with the dominance the claim asks for;
-    right, Table 2's smaller |correlation| of the read-out cell (with the output and with least squares), and 0.95."""
+def plot_l1_runs(runs: pd.DataFrame, ratio_line: float = 10.0, corr_line: float = 0.95) -> plt.Figure:
+    """Every run of every ℓ1 strength (:func:`icdl.lsa.readout.every_run`, one row per run), one column of dots per
+    strength: left, the largest query-token output weight over the second (log scale), with the dominance the
+    claims ask for; right, Table 2's smaller |correlation| of that cell, and the paper's 0.95. A filled dot is a
+    run whose LayerNorm divides by the variance (Table 1 > 0.9: a run the paper would analyse), a hollow one a run
+    that does not -- so the chain "divides, hence one cell carries least squares" reads as filled dots above both
+    lines."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
-    r = rows.sort_values("l1")
-    ax1.loglog(r["l1"], r["query ratio"], "o-", color=PALETTE[0])
-    ax1.axhline(ratio_line, color="0.45", lw=1.0, ls="--", label=f"{ratio_line:g}× (the claim's line)")
-    ax1.set(xlabel="ℓ1 coefficient", ylabel="largest / second query weight")
-    legend_below(ax1, fontsize=SMALL)
-    ax2.semilogx(r["l1"], r["Table 2 correlation"], "o-", color=PALETTE[0])
+    strengths = sorted(runs["ℓ1"].unique())
+    for ax, col in ((ax1, "weight ratio"), (ax2, "Table 2 corr")):
+        for x, l1 in enumerate(strengths):
+            g = runs[runs["ℓ1"] == l1].reset_index(drop=True)
+            offsets = x + 0.28 * ((g.index + 0.5) / len(g) - 0.5)  # the runs side by side, not on top of each other
+            divides = g["Table 1 corr"] > 0.9
+            ax.scatter(offsets[~divides], g.loc[~divides, col], s=30, facecolors="none", edgecolors=PALETTE[0],
+                       linewidths=1.2, label="LayerNorm does not divide" if x == 0 else None)
+            ax.scatter(offsets[divides], g.loc[divides, col], s=34, color=PALETTE[0],
+                       label="divides (Table 1 > 0.9)" if x == 0 else None)
+        ax.set_xticks(range(len(strengths)), [plain(v) for v in strengths])
+        ax.set_xlim(-0.5, len(strengths) - 0.5)
+        ax.set_xlabel("ℓ1 coefficient")
+    ax1.set_yscale("log")
+    ax1.axhline(ratio_line, color="0.45", lw=1.0, ls="--", label=f"{ratio_line:g}× (the claims' line)")
+    ax1.set_ylabel("largest / second query weight")
     ax2.axhline(corr_line, color="0.45", lw=1.0, ls="--", label=f"{corr_line:g} (the paper's Table 2)")
-    ax2.set(xlabel="ℓ1 coefficient", ylabel="Table 2: smaller |correlation|", ylim=(0, 1.02))
-    legend_below(ax2, fontsize=SMALL)
-    for ax in (ax1, ax2):
-        ax.set_xticks(list(r["l1"]), [plain(v) for v in r["l1"]])
-        ax.xaxis.set_minor_locator(plt.NullLocator())
+    ax2.set(ylabel="Table 2: smaller |correlation|", ylim=(0, 1.02))
+    legend_below(ax1, fontsize=SMALL)  # the dots' two kinds once, beside the left panel's line
+    h, labels = ax2.get_legend_handles_labels()
+    legend_below(ax2, h[-1:], labels[-1:], fontsize=SMALL)
+    fig.subplots_adjust(wspace=0.38)
     return fig

@@ -51,7 +51,8 @@ def trained_model(path, cfg) -> TF:
 def paper_run(table1: pd.DataFrame, threshold: float = 0.9) -> int:
     """The run (1-based, the table's ``run``) LSA sec. 4 would analyse: among the runs whose correlation of
     1/σ with 1/V exceeds ``threshold``, the one with the smallest test error; where none does, the one with the
-    largest correlation."""
+    largest correlation -- a fallback the paper does not have: the figures may show it, but every claim about the
+    analysed run carries the selection rule's gate (``icdl.repro.claims.base.DIVIDING``) and is left undecided."""
     t = table1.astype({"run": int})
     above = t[t["corr_inv_sigma_inv_V"] > threshold]
     pick = above.loc[above["test_mse"].idxmin()] if len(above) else t.loc[t["corr_inv_sigma_inv_V"].idxmax()]
@@ -134,16 +135,18 @@ DOMINANT, TABLE2 = 10.0, 0.95
 def every_run(data: dict, cells: pd.DataFrame) -> pd.DataFrame:
     """One row per run of one training result (``data``, the ``data`` of ``results/lsa_training/training.<profile>
     .json``; ``cells``: :func:`query_cells` of its checkpoint): ℓ1, the run, whether it is the run the paper's rule
-    analyses, the test error, Table 1's correlation of 1/σ with 1/V, the ratio of the largest query-cell output
-    weight to the second, the largest cell's share of the slope term, and Table 2's smaller correlation
-    (min(corr(z, f), |corr(z, LS)|) of that cell) -- so that no strength is read from one run."""
+    analyses (:func:`paper_run`, where some run exceeds 0.9; none otherwise), the test error, Table 1's
+    correlation of 1/σ with 1/V, the ratio of the largest query-cell output weight to the second, the largest
+    cell's share of the slope term, and Table 2's smaller correlation (min(corr(z, f), |corr(z, LS)|) of that
+    cell) -- so that no strength is read from one run."""
     t1 = pd.DataFrame(data["table1"]).astype({"run": int}).set_index("run")
     t2 = pd.DataFrame(data["table2"]).astype({"run": int}).set_index("run")
     split = split_summary(cells).set_index("run")
     rows = []
     for run in t1.index:
         rows.append({"ℓ1": float(data["settings"]["l1"]), "run": int(run),
-                     "analysed": int(run) == int(data["chosen_run"]),
+                     # the paper's rule: the analysed run divides (Table 1 > 0.9); a fallback pick is not marked
+                     "analysed": int(run) == int(data["chosen_run"]) and t1.loc[run, "corr_inv_sigma_inv_V"] > 0.9,
                      "test MSE": float(t1.loc[run, "test_mse"]),
                      "Table 1 corr": float(t1.loc[run, "corr_inv_sigma_inv_V"]),
                      "weight ratio": float(split.loc[run, "weight ratio"]),
@@ -171,7 +174,7 @@ def runs_words(runs: pd.DataFrame) -> dict[str, str]:
     holds -- LayerNorm divides by the variance (Table 1 > 0.9) *and* one cell carries least squares (Table 2) --
     or that there is none (``lsa_runs_chain``)."""
     def ell(v: float) -> str:
-        return f"{v:.0e}".replace("e-0", "e-")
+        return f"{v:.0e}".replace("e-0", "e-") if v else "0"
 
     counts = run_counts(runs)
     dom_col = next(c for c in counts if c.startswith("one dominant"))

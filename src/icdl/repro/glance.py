@@ -112,8 +112,8 @@ RESULTS: tuple[Result, ...] = (
     Result("LSA Table 2", ("lsa-table2", "lsa-l1-table2"), "lsa_training", PROTOCOL,
            "That cell computes the least-squares estimate across prompts (also at stronger ℓ1 penalties).",
            measured="lsa-table2"),
-    Result("LSA Fig. 3", ("lsa-fig3",), "lsa_training", PROTOCOL,
-           "Through that cell alone the output follows the least-squares line.", measured="lsa-fig3"),
+    Result("LSA Fig. 3", ("lsa-fig3-line",), "lsa_training", PROTOCOL,
+           "Through that cell alone the output follows the least-squares line.", measured="lsa-fig3-line"),
     Result("LSA sec. 4 without ℓ1", ("lsa-no-l1", "lsa-no-l1-chain", "lsa-no-l1-fig3"), "lsa_training", PROTOCOL,
            "Training without the ℓ1 penalty gives the same picture (Table 1, Fig. 2, Table 2, Fig. 3), and the "
            "chain holds in every run that divides."),

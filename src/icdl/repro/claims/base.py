@@ -110,7 +110,8 @@ DIVIDING = ("dividing_runs", "gate", 1)
 #: gates added to criteria registered before them, each with the commit that registered it: ``tests/test_registered.py``
 #: compares a claim's criterion without such a gate against its own registration, and the gate itself against the
 #: registry at this commit
-GATES_ADDED: dict[str, str] = {"learned": "2907274", "trained_seeds": "96b213f", "power": "f49cf8e"}
+GATES_ADDED: dict[str, str] = {"learned": "2907274", "trained_seeds": "96b213f", "power": "f49cf8e",
+                               "dividing_runs": "e988a1a"}
 
 #: 1.0 for a check that held, 0.0 for one that did not (for checks that are exact by construction)
 HELD = ("held", "==", 1)
