@@ -149,3 +149,31 @@ def test_the_n01_study_trains_at_the_schedule_the_committed_scan_chose():
     assert (model, task) == (s_model, s_task)
     assert (tr.seed, tr.examples, tr.curriculum_interval) == (s_tr.seed, s_tr.examples, s_tr.curriculum_interval)
     assert main_study.PROFILES.resolve("reference")["fast"] is False
+
+
+def test_the_fitted_study_trains_at_the_schedule_the_committed_icdl_scan_chose():
+    """Profile ``fitted`` (issue 57) is the scan's choice on ICDL's own task: step size, batch and steps read off the
+    committed ``scan.icdl.json`` by :func:`scan.choose`, both attentions from scratch without a warm phase, on the
+    reference's task (centre 2), models, positions and seeds -- only the schedule differs from the reference. Catches
+    the n01 schedule's steps copied over, the reference's warm phase or warm start left on, and the task's centre
+    moved."""
+    from icdl.gpt_icl.core import main_study
+    from icdl.gpt_icl.core.schedule import configs
+    from icdl.repro.files import results_dir
+    from icdl.repro.results import load_result
+
+    chosen = scan.choose(pd.DataFrame(load_result(results_dir("gpt_n01") / "scan.icdl.json")["data"]["history"]))
+    assert main_study.FITTED == {k: chosen[k] for k in ("lr", "batch", "steps")}
+    cfg, ref = main_study.PROFILES.resolve("fitted"), main_study.PROFILES.resolve("reference")
+    schedule = {"lr", "batch", "steps", "warm_steps", "relu_steps", "warm_family", "relu_init", "fast", "profile",
+                "run"}
+    assert {k for k in cfg if cfg[k] != ref.get(k)} == schedule
+    for attention in ("softmax", "relu"):
+        _, task, tr = configs(cfg, 3, attention, cfg["n_layer"])
+        assert (tr.lr, tr.batch, tr.steps) == (chosen["lr"], chosen["batch"], chosen["steps"])
+        assert tr.warm_steps == 0 and tr.warm_task is None and not tr.init_from and tr.fast
+        assert task.centre == 2.0
+    s_model, s_task, s_tr = scan.configs(scan.PROFILES.resolve("icdl"), chosen["lr"], chosen["batch"])
+    model, task, tr = configs(cfg, 3, "softmax", cfg["n_layer"])
+    assert (model, task) == (s_model, s_task)
+    assert (tr.seed, tr.examples, tr.curriculum_interval) == (s_tr.seed, s_tr.examples, s_tr.curriculum_interval)

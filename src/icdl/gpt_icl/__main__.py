@@ -92,6 +92,11 @@ def _init_distributed(device: str, world: int) -> tuple[int, int, str]:
     return world, dist.get_rank(), device
 
 
+#: the profiles that are the main study alone, asked again on another task or schedule (``--part main`` and
+#: ``--part shift`` only), and what each is
+MAIN_ONLY = {N01: "the main study with x ~ N(0, I)", "fitted": "the main study at the schedule fitted to ICDL's task"}
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line; a refused file (a damaged, swapped or unfinished checkpoint, a result that does not
     load) ends it with one line naming the file and what to do, exit status 2, no traceback."""
@@ -105,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> argparse.ArgumentParser:
     """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
     p = Parser(prog="python -m icdl.gpt_icl", description=__doc__.split("\n\n")[0])
-    p.add_argument("--profile", default="reference", choices=["reference", "paper", N01],
-                   help=f"{N01}: the main study with x ~ N(0, I) (--part main and --part shift only)")
+    p.add_argument("--profile", default="reference", choices=["reference", "paper", *MAIN_ONLY],
+                   help=f"{N01}: the main study with x ~ N(0, I); fitted: the main study at the schedule fitted to "
+                        "ICDL's task (both: --part main and --part shift only)")
     p.add_argument("--part", action="append", choices=PARTS, help="which part(s) to run (default: all)")
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
@@ -156,9 +162,9 @@ def _check_combinations(p: argparse.ArgumentParser, args) -> None:
     if args.workers is not None and args.profile == "paper":
         p.error("--workers runs the whole study on CPU cores; the paper profile is for a GPU: use --device cuda "
                 "(or torchrun) without --workers")
-    if args.profile == N01 and (not args.part or set(args.part) - {"main", "shift"} or _modes(args)):
-        p.error(f"--profile {N01} is the main study with x ~ N(0, I): it runs --part main and --part shift "
-                f"only, each given (e.g. {N01_COMMAND})")
+    if args.profile in MAIN_ONLY and (not args.part or set(args.part) - {"main", "shift"} or _modes(args)):
+        p.error(f"--profile {args.profile} is {MAIN_ONLY[args.profile]}: it runs --part main and --part shift "
+                f"only, each given (e.g. {N01_COMMAND.replace(N01, args.profile)})")
     if (args.benchmark or args.speed) and args.device != "cpu":
         p.error(f"{modes[0]} times the CPU: it does not take --device {args.device} (--smoke times a device)")
     if args.part == ["shift"]:

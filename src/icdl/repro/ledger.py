@@ -236,6 +236,7 @@ class Ledger:
 RUN_WORDS = {"reference": "on the reference run", "quick": "on the run this page executes",
              "paper": "on the paper's settings", "longer": "on the models trained longer",
              "wide": "on the twice-as-wide models", "n01": "on the run with x ~ N(0, I)",
+             "fitted": "on the models trained at the schedule fitted to ICDL's task",
              "control": "on the models trained on linear targets",
              "fair": "on the rerun with GD's grid widened",
              # gpt_mechanism's profiles: its design over the main study's seeds, the earlier flow-time run, and the

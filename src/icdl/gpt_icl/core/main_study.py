@@ -76,14 +76,21 @@ _OWN = {
 #: start); ``fast``: the compiled step, the same update up to rounding. ``tests/test_gpt_schedules.py`` checks that
 #: these are the scan's choice.
 N01_FITTED = {"lr": 1e-4, "batch": 64, "steps": 9500}
+#: profile ``fitted``'s schedule: the same scan's choice on ICDL's own task (profile ``icdl`` of the scan, committed
+#: as ``results/gpt_n01/scan.icdl.json``), under which the main study's questions are asked again (issue 57: a
+#: verdict on models the reference's schedule left under-trained is the schedule's verdict). Like ``n01``: both
+#: attentions from scratch at this schedule, no warm phase, no warm start, the compiled step
+FITTED = {"lr": 1e-4, "batch": 64, "steps": 10000}
 #: the inputs' centre c of every profile (x ~ N(−c, I) in training, ICDL's c = 2); profile ``n01`` is the
 #: reference's models, test prompts and seeds with x ~ N(0, I) in training and test, where the targets are far from
 #: linear (icdl.gpt_icl.objectives.n01), at the schedule fitted to that task (:data:`N01_FITTED`)
-_CENTRE = {"quick": 2.0, "reference": 2.0, "paper": 2.0, "n01": 0.0}
-_OWN["n01"] = {**_OWN["reference"], "steps": N01_FITTED["steps"], "warm_steps": 0, "relu_steps": N01_FITTED["steps"],
-               "fast": True}
-_MODEL = {**MODEL_SETTINGS, "n01": {**MODEL_SETTINGS["reference"], "batch": N01_FITTED["batch"],
-                                    "lr": N01_FITTED["lr"], "warm_family": "none", "relu_init": "scratch"}}
+_CENTRE = {"quick": 2.0, "reference": 2.0, "paper": 2.0, "n01": 0.0, "fitted": 2.0}
+_MODEL = dict(MODEL_SETTINGS)
+for _name, _fit in (("n01", N01_FITTED), ("fitted", FITTED)):
+    _OWN[_name] = {**_OWN["reference"], "steps": _fit["steps"], "warm_steps": 0, "relu_steps": _fit["steps"],
+                   "fast": True}
+    _MODEL[_name] = {**MODEL_SETTINGS["reference"], "batch": _fit["batch"], "lr": _fit["lr"], "warm_family": "none",
+                     "relu_init": "scratch"}
 PROFILES = ProfileSet(
     "gpt_icl",
     profiles={name: {**_MODEL[name], **own, "centre": _CENTRE[name]} for name, own in _OWN.items()},
@@ -92,7 +99,7 @@ PROFILES = ProfileSet(
             "centre": (0.0, 10.0), "fast": {False, True}},
     command="python -m icdl.gpt_icl --profile {profile} --part main --part shift",
     memory=memory_estimate,
-    command_only=("n01",),
+    command_only=("n01", "fitted"),
 )
 #: the command that trains the main models and fills the MLP cache (recorded beside both)
 MAIN_COMMAND = "python -m icdl.gpt_icl --profile {profile} --part main"
