@@ -407,8 +407,8 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # through a Student t term on the spread of the number computed on each seed
 # alone, added to the prompts' part in quadrature. A simulation with planted
 # seed and prompt effects at these sizes, heavy-tailed prompts included, is a
-# test: the interval must cover at least 85 % of the time, where the percentile
-# over seeds drawn with replacement, used before, covers less than 80 %. The criteria
+# test: the interval must cover at least 85 % of the time, where a percentile
+# interval over seeds drawn with replacement covers less than 80 %. The criteria
 # were registered before the run that judges them, and a test reads them back
 # from that commit: **objective 1**, on the MLP's own prompts at every MLP position up to the
 # training length, the transformer's R² (mean over seeds) at most
@@ -425,9 +425,7 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # read off these: its number is the largest (or smallest) over the models; it
 # passes when every model's own interval lies on the passing side, and fails
 # only when one model's interval, widened for the number of models it could
-# have been (Bonferroni), lies wholly on the failing side. With this method the
-# intervals of this chapter widened, and no verdict changed: every claim on the
-# trained models is held back by the learning gate.
+# have been (Bonferroni), lies wholly on the failing side.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 per_model = verdicts.interval_table(data["sums"], data["shift_sums"], train_len, int(data["curves"]["position"].max()))
