@@ -123,57 +123,37 @@ def test_the_reader_s_table_and_words_name_the_chosen_run_beside_its_yardsticks(
     assert "python -m icdl.gpt_icl.schedules --profile n01" in scan.glue_words({}, "a")["scan_n01_words"]
 
 
-def test_the_n01_study_trains_at_the_schedule_the_committed_scan_chose():
-    """Profile ``n01`` of the main study is the scan's choice on the task, not a schedule typed beside it: its step
-    size, batch and steps are what :func:`scan.choose` reads off the committed scan, with no warm phase and no warm
-    start, and its depth-3 softmax model at seed 0 is the scan's chosen run (the same model, task, optimiser and
-    seed; the study trains it ``fast``, the same update up to rounding). Catches a profile left at the old
-    schedule (lr 1e-3, batch 32, tanh warm phase), a steps count read off the wrong run, and a ReLU model still
-    warm-started from the softmax one."""
+@pytest.mark.parametrize("profile, task, fitted, centre", [("n01", "n01", "N01_FITTED", 0.0),
+                                                            ("fitted", "icdl", "FITTED", 2.0)])
+def test_a_fitted_study_trains_at_the_schedule_the_committed_scan_chose(profile, task, fitted, centre):
+    """Profiles ``n01`` and ``fitted`` of the main study are the scan's choice on their task (x ~ N(0, I), and
+    ICDL's own), not a schedule typed beside it: step size, batch and steps are what :func:`scan.choose` reads off
+    the committed ``scan.<task>.json``, with no warm phase and no warm start, and the depth-3 softmax model at seed 0
+    is the scan's chosen run (the same model, task, optimiser and seed; the study trains it ``fast``, the same update
+    up to rounding). ``fitted`` differs from the reference in its schedule alone. Catches a profile left at the old
+    schedule (lr 1e-3, batch 32, tanh warm phase), a steps count read off the wrong scan, a ReLU model still
+    warm-started from the softmax one, and the task's centre moved."""
     from icdl.gpt_icl.core import main_study
     from icdl.gpt_icl.core.schedule import configs
     from icdl.repro.files import results_dir
     from icdl.repro.results import load_result
 
-    history = pd.DataFrame(load_result(results_dir("gpt_n01") / "scan.n01.json")["data"]["history"])
+    history = pd.DataFrame(load_result(results_dir("gpt_n01") / f"scan.{task}.json")["data"]["history"])
     chosen = scan.choose(history)
-    assert main_study.N01_FITTED == {k: chosen[k] for k in ("lr", "batch", "steps")}
-    cfg = main_study.PROFILES.resolve("n01")
+    assert getattr(main_study, fitted) == {k: chosen[k] for k in ("lr", "batch", "steps")}
+    cfg, ref = main_study.PROFILES.resolve(profile), main_study.PROFILES.resolve("reference")
     for attention in ("softmax", "relu"):
-        model, task, tr = configs(cfg, 3, attention, cfg["n_layer"])
+        model, task_cfg, tr = configs(cfg, 3, attention, cfg["n_layer"])
         assert (tr.lr, tr.batch, tr.steps) == (chosen["lr"], chosen["batch"], chosen["steps"])
         assert tr.warm_steps == 0 and tr.warm_task is None and not tr.init_from and tr.fast
-        assert task.centre == 0.0
-    s_model, s_task, s_tr = scan.configs(scan.PROFILES.resolve("n01"), chosen["lr"], chosen["batch"])
-    model, task, tr = configs(cfg, 3, "softmax", cfg["n_layer"])
-    assert (model, task) == (s_model, s_task)
+        assert task_cfg.centre == centre
+    s_model, s_task, s_tr = scan.configs(scan.PROFILES.resolve(task), chosen["lr"], chosen["batch"])
+    model, task_cfg, tr = configs(cfg, 3, "softmax", cfg["n_layer"])
+    assert (model, task_cfg) == (s_model, s_task)
     assert (tr.seed, tr.examples, tr.curriculum_interval) == (s_tr.seed, s_tr.examples, s_tr.curriculum_interval)
-    assert main_study.PROFILES.resolve("reference")["fast"] is False
+    assert ref["fast"] is False
+    if profile == "fitted":
+        schedule = {"lr", "batch", "steps", "warm_steps", "relu_steps", "warm_family", "relu_init", "fast",
+                    "profile", "run"}
+        assert {k for k in cfg if cfg[k] != ref.get(k)} == schedule
 
-
-def test_the_fitted_study_trains_at_the_schedule_the_committed_icdl_scan_chose():
-    """Profile ``fitted`` (issue 57) is the scan's choice on ICDL's own task: step size, batch and steps read off the
-    committed ``scan.icdl.json`` by :func:`scan.choose`, both attentions from scratch without a warm phase, on the
-    reference's task (centre 2), models, positions and seeds -- only the schedule differs from the reference. Catches
-    the n01 schedule's steps copied over, the reference's warm phase or warm start left on, and the task's centre
-    moved."""
-    from icdl.gpt_icl.core import main_study
-    from icdl.gpt_icl.core.schedule import configs
-    from icdl.repro.files import results_dir
-    from icdl.repro.results import load_result
-
-    chosen = scan.choose(pd.DataFrame(load_result(results_dir("gpt_n01") / "scan.icdl.json")["data"]["history"]))
-    assert main_study.FITTED == {k: chosen[k] for k in ("lr", "batch", "steps")}
-    cfg, ref = main_study.PROFILES.resolve("fitted"), main_study.PROFILES.resolve("reference")
-    schedule = {"lr", "batch", "steps", "warm_steps", "relu_steps", "warm_family", "relu_init", "fast", "profile",
-                "run"}
-    assert {k for k in cfg if cfg[k] != ref.get(k)} == schedule
-    for attention in ("softmax", "relu"):
-        _, task, tr = configs(cfg, 3, attention, cfg["n_layer"])
-        assert (tr.lr, tr.batch, tr.steps) == (chosen["lr"], chosen["batch"], chosen["steps"])
-        assert tr.warm_steps == 0 and tr.warm_task is None and not tr.init_from and tr.fast
-        assert task.centre == 2.0
-    s_model, s_task, s_tr = scan.configs(scan.PROFILES.resolve("icdl"), chosen["lr"], chosen["batch"])
-    model, task, tr = configs(cfg, 3, "softmax", cfg["n_layer"])
-    assert (model, task) == (s_model, s_task)
-    assert (tr.seed, tr.examples, tr.curriculum_interval) == (s_tr.seed, s_tr.examples, s_tr.curriculum_interval)
