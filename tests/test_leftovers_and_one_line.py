@@ -191,6 +191,33 @@ def test_a_signal_to_an_execution_ends_it_in_one_line_and_writes_nothing(tmp_pat
     assert not (tmp_path / "notebooks" / "computation.ipynb").exists()
 
 
+def test_ctrl_c_while_the_chapters_are_checked_is_one_line(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while ``execute`` checks every chapter and its settings, before any kernel starts (importing the
+    chapters' studies takes seconds: the probe's Ctrl-C landed there). The bug: a KeyboardInterrupt traceback
+    through the imports, the promised one line given only during a chapter's execution. Now exit status 130,
+    one line, nothing written."""
+    from icdl.repro import execute
+
+    _book(tmp_path, "x = 1")
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(execute, "chapter_profiles", interrupted)
+    try:
+        execute.main(["computation"])
+    except KeyboardInterrupt:  # caught here, or pytest would stop the whole session
+        pytest.fail("Ctrl-C while checking the chapters escaped as a KeyboardInterrupt traceback")
+    except SystemExit as stop:
+        assert stop.code == 130
+    else:
+        pytest.fail("execute went on after Ctrl-C")
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "stopped (Ctrl-C)" in err
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "notebooks" / "computation.ipynb").exists()
+
+
 def test_icdl_root_that_is_not_this_project_is_one_line(tmp_path, monkeypatch, capsys):
     """``ICDL_ROOT`` missing or a file (the probe: a traceback, or results written under another folder): refused
     by every command in one line naming it."""

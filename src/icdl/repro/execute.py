@@ -210,8 +210,21 @@ def parser():
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m icdl.repro.execute [CHAPTER ...] [--profile P] [--set KEY=VALUE ...]``: check every chapter
+    and its settings, then execute them in turn. Ctrl-C ends it in one line, exit status 130, whenever it comes
+    (while a chapter runs: :func:`_execute`; while the chapters are checked, before any kernel starts: here)."""
     p = parser()
-    args = p.parse_args(argv)
+    try:
+        return _execute(p, p.parse_args(argv))
+    except KeyboardInterrupt:  # no chapter was executing: none was left half-written
+        p.exit(130, "python -m icdl.repro.execute: stopped (Ctrl-C) while no chapter was executing (before the "
+                    "first, while the chapters were checked, or between two); none was left half-written -- run "
+                    "the same command again\n")
+
+
+def _execute(p, args) -> int:
+    """The command's work, its arguments parsed: every chapter checked, then each executed (Ctrl-C during one
+    ends the command here, naming it)."""
     overrides = {}
     for item in args.set:
         if "=" not in item:
