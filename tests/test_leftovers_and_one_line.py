@@ -115,6 +115,52 @@ def test_a_link_planted_at_a_lock_is_refused_and_its_target_untouched(tmp_path, 
             pass
 
 
+@pytest.mark.parametrize("step", ["write", "flush"])
+def test_a_full_disk_while_a_lock_is_written_is_one_line_and_releases_it(tmp_path, monkeypatch, capsys, step):
+    """ENOSPC while the lock's line (``pid N (command)``) is written -- the probe: a full disk gave an ``OSError``
+    traceback out of ``one_writer``, past every command's one-line refusal -- is one
+    :class:`~icdl.repro.files.ResultFileError` naming the lock file and the full disk; the lock is released (the
+    next writer takes it), and ``execute`` says so in one line without starting the chapter."""
+    import errno
+
+    from icdl.repro import execute, files
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    target = tmp_path / "results" / "demo" / "x.json"
+    real = os.fdopen
+
+    class FullDisk:
+        """The lock file's handle on a full disk: ``step`` fails with ENOSPC."""
+
+        def __init__(self, handle):
+            self._handle = handle
+
+        def __getattr__(self, name):
+            if name == step:
+                def full(*args):
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                return full
+            return getattr(self._handle, name)
+
+    with monkeypatch.context() as m:
+        m.setattr(files.os, "fdopen", lambda *a, **k: FullDisk(real(*a, **k)))
+        with pytest.raises(ResultFileError, match=r"x\.json\.[0-9a-f]+\.lock: No space left on device; free space"):
+            with one_writer(target):
+                pytest.fail("the lock was held without its line")
+    with one_writer(target):  # released: the next writer takes it
+        pass
+
+    _book(tmp_path, "x = 1")
+    monkeypatch.setattr(execute, "_run", lambda *a: pytest.fail("the chapter ran without its lock"))
+    with monkeypatch.context() as m:
+        m.setattr(files.os, "fdopen", lambda *a, **k: FullDisk(real(*a, **k)))
+        with pytest.raises(SystemExit) as stop:
+            execute.main(["computation"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "No space left on device" in err
+
+
 @pytest.mark.parametrize("kind", ["link", "folder", "pipe"])
 def test_an_output_path_that_is_not_a_regular_file_is_refused_before_anything_is_written(tmp_path, kind):
     """A result written to a link, a folder or a pipe (the probe: the report given /dev/full, as root, replaced

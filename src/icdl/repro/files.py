@@ -173,8 +173,10 @@ def lock_file(target: str | Path) -> tuple[Path, str]:
 def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
     """Hold the one-writer lock of ``target`` (a result file, a checkpoint, a chapter) while it is being
     produced: a second process asking for the same lock is refused at once with :class:`ResultFileError`
-    naming the process that holds it. The lock files live in ``runs/locks/`` (ignored by git); the
-    operating system releases a lock when its process ends, however it ends (``fcntl.flock``)."""
+    naming the process that holds it; a lock file that is a link or not a regular file, or that cannot be created
+    or written (a read-only folder, a full disk), is refused in one line too, before anything else. The lock
+    files live in ``runs/locks/`` (ignored by git); the operating system releases a lock when its process ends,
+    however it ends (``fcntl.flock``)."""
     import errno
     import fcntl
     import stat
@@ -188,7 +190,7 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
         if err.errno == errno.ELOOP:
             raise ResultFileError(f"the lock file {lock} is a link; remove it (rm {lock}), then run again") from None
         raise ResultFileError(f"cannot create the lock file {lock}: {err.strerror or err}; make "
-                              f"{lock.parent} writable, then run again") from None
+                              f"{lock.parent} writable (or free space on its disk), then run again") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise ResultFileError(f"the lock file {lock} is not a regular file; remove it (rm {lock}), then run again")
@@ -200,10 +202,18 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
         handle.close()
         raise ResultFileError(f"{what or name} is being written by {holder}; wait for it to finish (or stop it), "
                               "then run again") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()} ({' '.join(['python', *sys.argv])[:300]})")
-    handle.flush()
+    try:  # the line that names this writer to a second one
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} ({' '.join(['python', *sys.argv])[:300]})")
+        handle.flush()
+    except OSError as err:  # a full disk (ENOSPC), a quota: the lock let go, nothing else begun
+        try:
+            handle.close()  # closes the file even when flushing the rest fails again
+        except OSError:
+            pass
+        raise ResultFileError(f"cannot write the lock file {lock}: {err.strerror or err}; free space on its disk (or "
+                              f"make {lock.parent} writable), then run again -- nothing was written") from None
     try:
         yield
     finally:
