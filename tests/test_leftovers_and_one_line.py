@@ -447,6 +447,44 @@ def test_the_report_refuses_a_device_or_folder_for_either_output_before_writing_
     assert not (tmp_path / "R.md").exists()
 
 
+@pytest.mark.parametrize("kind", ["folder", "pipe", "link"])
+def test_the_errata_refuse_an_output_that_is_not_a_file_in_one_line_before_any_work(tmp_path, monkeypatch, capsys,
+                                                                                    kind):
+    """``python -m icdl.repro.errata <a folder>`` (or a pipe, a link; either output) -- the probe: a traceback ending
+    in the package's own ResultFileError, after every erratum's measurement had run -- is refused in one line,
+    exit status 2, before anything is rendered or written."""
+    from icdl.repro import errata
+
+    monkeypatch.setattr(errata, "render", lambda: pytest.fail("rendered before the outputs were checked"))
+    other = tmp_path / "other.md"
+    other.write_text("the reader's file\n")
+    bad = tmp_path / "bad.md"
+    {"folder": bad.mkdir, "pipe": lambda: os.mkfifo(bad), "link": lambda: bad.symlink_to(other)}[kind]()
+    for argv in ([str(bad)], [str(tmp_path / "E.md"), str(bad)]):
+        assert errata.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+        assert err.startswith("python -m icdl.repro.errata: error: ") and "bad.md is a" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.md", "other.md"]
+    assert other.read_text() == "the reader's file\n"
+
+
+def test_the_errata_with_icdl_root_missing_is_one_line(tmp_path, monkeypatch, capsys):
+    """``ICDL_ROOT`` missing or a file under ``python -m icdl.repro.errata`` (the probe: a traceback, the ledger's
+    folder unreadable): one line naming it, exit status 2, nothing written."""
+    from icdl.repro import errata
+
+    out = tmp_path / "E.md"
+    for root in (tmp_path / "missing", tmp_path / "a_file"):
+        if root.name == "a_file":
+            root.write_text("")
+        monkeypatch.setenv("ICDL_ROOT", str(root))
+        assert errata.main([str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and f"ICDL_ROOT={root}" in err
+        assert not out.exists()
+
+
 def test_ctrl_c_to_the_workers_run_stops_its_jobs_in_one_line(tmp_path):
     """SIGINT to ``python -m icdl.gpt_icl --workers N`` (here its :func:`run_reference` on a stand-in job that
     would sleep a minute): the job is stopped, one line says so, exit status 130, no traceback."""

@@ -175,18 +175,30 @@ def parser():
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.repro.errata OUT.md [SUMMARY.md]``: write the errata's entries and, if named, the line
-    for the results at a glance (``make report`` does both)."""
-    from .files import atomic_write_text
+    for the results at a glance (``make report`` does both). The package's own refusals -- an output that is a
+    folder, a link or a device, ``ICDL_ROOT`` that is not a folder (both checked before any measurement runs),
+    a ledger file that does not load -- end it in one line, exit status 2."""
+    import sys
+
+    from .files import ResultFileError, atomic_write_text, project_root, regular_or_new
     from .profiles import dry_run
 
     args = parser().parse_args(argv)
     if dry_run(f"write the errata's entries to {args.out}"
                + (f" and their summary line to {args.summary}" if args.summary else "")):
         return 0
-    torch.set_num_threads(1)
-    atomic_write_text(Path(args.out), render())
-    if args.summary:
-        atomic_write_text(Path(args.summary), render_summary())
+    outputs = [Path(args.out)] + ([Path(args.summary)] if args.summary else [])
+    try:
+        project_root()
+        for path in outputs:  # every output checked before the measurements run and before either is written
+            regular_or_new(path)
+        torch.set_num_threads(1)
+        atomic_write_text(outputs[0], render())
+        if args.summary:
+            atomic_write_text(outputs[1], render_summary())
+    except ResultFileError as err:  # LedgerFileError too: the file, the field and what to do
+        print(f"python -m icdl.repro.errata: error: {err}", file=sys.stderr)
+        return 2
     return 0
 
 
