@@ -280,6 +280,27 @@ def test_icdl_root_that_is_not_this_project_is_one_line(tmp_path, monkeypatch, c
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and f"ICDL_ROOT={root}" in err
 
 
+@pytest.mark.parametrize("module", ["icdl.studies.diffusion", "icdl.studies.softmax", "icdl.gpt_icl.mechanism.study"])
+def test_icdl_root_that_is_not_a_folder_is_one_line_under_the_studies_commands(tmp_path, monkeypatch, capsys, module):
+    """``ICDL_ROOT`` missing or a file under the diffusion, softmax and mechanism studies' commands -- the probe:
+    a traceback ending in the package's own ResultFileError, raised where the result's folder was named, outside
+    the command's one-line refusal -- is one line naming it, exit status 2, before any work."""
+    import importlib
+
+    command = importlib.import_module(module)
+    for root in (tmp_path / "missing", tmp_path / "a_file"):
+        if root.name == "a_file":
+            root.write_text("")
+        monkeypatch.setenv("ICDL_ROOT", str(root))
+        try:
+            code = command.main([])
+        except SystemExit as stop:
+            code = stop.code
+        assert code == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and f"ICDL_ROOT={root}" in err
+
+
 def test_icdl_root_at_another_clone_writes_there_but_names_the_commit_of_the_code_that_ran(tmp_path, monkeypatch):
     """``ICDL_ROOT`` naming another clone (a folder, so not refused: the tests themselves point it at scratch
     folders) sends the results there, but their provenance names the commit and the changes of the code that

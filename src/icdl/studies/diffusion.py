@@ -382,8 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     if dry_run(f"the diffusion-score study, profile {args.profile}"):
         return 0
     t0 = time.perf_counter()
-    target = PROFILES.folder() / f"study.{args.profile}.json"
-    try:
+    try:  # the folder too: ICDL_ROOT that is not a folder is refused here, in one line
+        target = PROFILES.folder() / f"study.{args.profile}.json"
         with one_writer(target, f"result {target.name}"):  # one run of the study at a time
             identity = dsm_identity(two_bumps(2.0, cfg["std"]), cfg["t"], cfg["mc"], seed=cfg["seed"])
             result = study(cfg)

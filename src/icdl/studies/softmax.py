@@ -382,8 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     if dry_run(f"the softmax fitting study, profile {args.profile}"):
         return 0
     t = time.perf_counter()
-    target = PROFILES.folder() / f"fits.{args.profile}.json"
-    try:
+    try:  # the folder too: ICDL_ROOT that is not a folder is refused here, in one line
+        target = PROFILES.folder() / f"fits.{args.profile}.json"
         with one_writer(target, f"result {target.name}"):  # one run of the study at a time
             res = fit_study(cfg, progress=True)
             data = {"one_step": frame_to_lists(res["one_step"]), "paths": frame_to_lists(res["paths"]),

@@ -269,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     torch.set_num_threads(args.threads)
     t = time.perf_counter()
-    target = PROFILES.folder() / f"mechanism.{args.profile}.json"
-    try:
+    try:  # the folder too: ICDL_ROOT that is not a folder is refused here, in one line
+        target = PROFILES.folder() / f"mechanism.{args.profile}.json"
         with one_writer(target, f"result {target.name}"):  # one run of the study at a time
             path = write(run(cfg, workers=args.workers, threads=args.threads), cfg, started=t)
     except (ResultFileError, ValueError) as err:
