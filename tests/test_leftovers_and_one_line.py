@@ -186,6 +186,30 @@ def _book(root: Path, cell: str) -> None:
     (root / "notebooks" / "computation.py").write_text(f"# %%\n{cell}\n")
 
 
+@pytest.mark.parametrize("kind", ["folder", "link", "pipe"])
+def test_an_executed_notebook_path_that_is_not_a_file_is_refused_before_the_kernel_starts(tmp_path, monkeypatch,
+                                                                                          capsys, kind):
+    """``notebooks/<chapter>.ipynb`` (where ``execute`` writes the executed chapter) a folder, a link or a pipe --
+    the bug: the chapter ran in full and only then did the rename fail (a folder) or replace the thing in its
+    place (a link, a pipe) -- is refused in one line, exit status 2, before a kernel starts; what is there is
+    left alone."""
+    from icdl.repro import execute
+
+    _book(tmp_path, "x = 1")
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setattr(execute, "_run", lambda *a: pytest.fail("the chapter ran before its output was checked"))
+    out = tmp_path / "notebooks" / "computation.ipynb"
+    victim = tmp_path / "README.md"
+    victim.write_text("the reader's file\n")
+    {"folder": out.mkdir, "link": lambda: out.symlink_to(victim), "pipe": lambda: os.mkfifo(out)}[kind]()
+    with pytest.raises(SystemExit) as stop:
+        execute.main(["computation"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "computation.ipynb is a" in err
+    assert victim.read_text() == "the reader's file\n" and (out.is_symlink() or out.exists())
+
+
 def test_the_next_execution_sweeps_dead_executions_notebooks(tmp_path):
     from icdl.repro.execute import sweep_stale_notebooks
 

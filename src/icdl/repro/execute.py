@@ -18,7 +18,8 @@ with jupytext and executed by papermill with kernel ``python3`` in ``notebooks/`
   and what it saves goes to ``runs/overrides/`` (never to a profile's files under
   ``results/``), with the overrides in its provenance's command.
 
-A chapter that raises stops the run with the chapter's name and the failing cell.
+A chapter that raises stops the run with the chapter's name and the failing cell. A notebook's path that
+holds a folder, a link or a device is refused in one line before the chapter runs.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import threading
 import time
 from pathlib import Path
 
-from .files import ResultFileError, one_writer, pid_alive, project_root
+from .files import ResultFileError, one_writer, pid_alive, project_root, regular_or_new
 from .profiles import RUN_NAME
 
 KERNEL = "python3"
@@ -133,6 +134,8 @@ def execute_chapter(name: str, profile: str = "quick", overrides: dict | None = 
         tmp.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise _unwritable(err) from None
+    for path in (out, tmp):  # a folder, link or device where the notebook goes: refused before a kernel starts
+        regular_or_new(path)
     sweep_stale_notebooks(tmp.parent)
     start = time.perf_counter()
     with chapter_lock(name, root):  # one execution of a chapter at a time, whatever its profile
