@@ -26,6 +26,26 @@ def _by_name(res):
     return {r["name"]: r for r in res["jobs"]}
 
 
+@pytest.mark.parametrize("kind", ["link", "folder"])
+def test_a_job_log_that_is_not_a_file_is_refused_before_any_job_starts(tmp_path, kind):
+    """A link (or a folder) where a job's log goes (``runs/gpt_icl_<profile>/<n>.log``) -- the bug: the log was
+    opened following links, so a link planted there had its target (here the reader's README) emptied and
+    overwritten by the job's output -- is refused in one line (ResultFileError, which the commands print alone)
+    before any job starts; the link's target is untouched."""
+    from icdl.repro.files import ResultFileError
+
+    victim = tmp_path / "README.md"
+    victim.write_text("the reader's file\n")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    bad = logs / "01.log"
+    bad.symlink_to(victim) if kind == "link" else bad.mkdir()
+    with pytest.raises(ResultFileError, match=rf"01\.log is a {kind}"):
+        run_jobs([Job("a", ("0",)), Job("b", ("0",))], workers=1, logs=logs, python=SLEEPER, poll_s=0.02,
+                 echo=lambda *_: None)
+    assert victim.read_text() == "the reader's file\n" and not (logs / "00.log").exists()
+
+
 def test_a_short_job_with_long_dependants_starts_before_a_long_job_alone(tmp_path):
     """The scale study's shape: a softmax model to the main length (short) that a long rest and the ReLU model
     wait for, beside long jobs nothing waits for. Longest-job-first would start the lone long jobs and leave

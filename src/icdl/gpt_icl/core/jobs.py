@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from icdl.repro.files import regular_or_new
+
 
 @dataclass(frozen=True)
 class Job:
@@ -90,7 +92,8 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
              poll_s: float = 0.5, echo=print) -> dict:
     """Run ``jobs`` as subprocesses, at most ``workers`` at a time, each single-threaded
     (``OMP_NUM_THREADS=1``), the ready job with the longest chain ahead first; each job's output goes to
-    ``logs/<n>.log``.
+    ``logs/<n>.log`` (a log's path that holds a link, a folder or a device is refused before any job starts:
+    :class:`~icdl.repro.files.ResultFileError`).
     Returns ``{"jobs": [records], "wall_s", "complete"}``; after a failure no new job starts, the running ones
     finish, and ``complete`` is False. ``python`` is the command prefix (default: this interpreter with
     ``-m icdl.gpt_icl``). The jobs stop with the scheduler: when it is interrupted (SIGINT, SIGTERM, an
@@ -102,6 +105,8 @@ def run_jobs(jobs: list[Job], *, workers: int, logs: Path, python: tuple[str, ..
     check_jobs(jobs)
     python = python or (sys.executable, "-m", "icdl.gpt_icl")
     logs.mkdir(parents=True, exist_ok=True)
+    for n in range(len(jobs)):  # a link, folder or device where a log goes: refused before any job starts
+        regular_or_new(logs / f"{n:02d}.log")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     t0 = time.perf_counter()
     rank = critical_path(jobs)
