@@ -93,6 +93,29 @@ def test_a_tree_that_is_neither_is_refused_in_one_line(tmp_path):
     assert "\n" not in str(error.value) and not (tmp_path / ARCHIVE).exists()
 
 
+@pytest.mark.parametrize("where", ["tmp", "dest"])
+@pytest.mark.parametrize("tree", ["git", "unpacked"])
+def test_a_link_where_the_archive_goes_is_refused_and_its_target_untouched(repo, tmp_path, where, tree):
+    """A link planted at the archive's work-in-progress name (``.<archive>.tmp``, a fixed name) or at the
+    archive itself -- the bug: ``git archive -o`` and the repacking wrote through the link, over its target (here
+    the reader's README), and the rename then moved the link into place -- is refused in one line before
+    anything is written; the book's build then says it carries no archive."""
+    root = repo
+    if tree == "unpacked":
+        write_archive(repo, tmp_path / "first.tar.gz")
+        with tarfile.open(tmp_path / "first.tar.gz") as tar:
+            tar.extractall(tmp_path / "unpacked", filter="data")
+        root = next((tmp_path / "unpacked").iterdir())
+    victim = tmp_path / "README.md"
+    victim.write_text("the reader's file\n")
+    dest = tmp_path / "out" / ARCHIVE
+    dest.parent.mkdir()
+    (dest.with_name(f".{ARCHIVE}.tmp") if where == "tmp" else dest).symlink_to(victim)
+    with pytest.raises(RuntimeError, match=r"is a link") as error:
+        write_archive(root, dest)
+    assert "\n" not in str(error.value) and victim.read_text() == "the reader's file\n"
+
+
 def test_the_paragraph_names_the_commit_and_says_when_the_tree_had_changed(repo, tmp_path):
     source = write_archive(repo, tmp_path / ARCHIVE)
     text = render(source, "generated/" + ARCHIVE)

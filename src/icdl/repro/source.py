@@ -25,6 +25,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .files import ResultFileError, regular_or_new
 from .results import COMMIT_FILE, GENERATED, archived_commit, is_git_root
 
 ARCHIVE = "icdl-source.tar.gz"
@@ -62,11 +63,17 @@ def write_archive(root: Path, dest: Path) -> Source:
     From a git checkout: ``git archive`` of ``HEAD`` plus :data:`COMMIT_FILE` and :data:`FILES_FILE`
     (deterministic for one commit: every time stamp is the commit's). From an unpacked archive (it has a
     :data:`COMMIT_FILE`, even inside another git repository): the files its :data:`FILES_FILE` lists, packed again
-    under the same commit. Neither: :class:`RuntimeError`, in one line.
+    under the same commit. Neither: :class:`RuntimeError`, in one line; so too a link, a folder or a device
+    where the archive or its work in progress goes (before anything is written).
     """
     root, dest = Path(root), Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.tmp")
+    try:  # a link, folder or device at either name (the work in progress has a fixed one): never written through
+        for path in (tmp, dest):
+            regular_or_new(path)
+    except ResultFileError as err:
+        raise RuntimeError(str(err)) from None
     sha = (_git(root, "rev-parse", "HEAD") or "").strip() if is_git_root(root) or not archived_commit(root) else ""
     if len(sha) == 40:
         files = (_git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD") or "").split("\0")  # what the archive holds
