@@ -6,13 +6,10 @@ removing it here too, in the same reviewed change."""
 
 from __future__ import annotations
 
-#: the models of main-study profile n01 whose training has finished, committed; the run goes on from the others'
-#: snapshots (python -m icdl.gpt_icl --profile n01 --part main --seeds S)
-N01_FINISHED = ("gpt_depth3_relu", "gpt_depth3_softmax", "gpt_depth4_relu", "gpt_depth4_softmax",
-                "gpt_depth6_relu", "gpt_depth6_softmax", "gpt_seed1_depth3_relu", "gpt_seed1_depth3_softmax",
-                "gpt_seed1_depth4_relu", "gpt_seed1_depth4_softmax", "gpt_seed1_depth6_softmax",
-                "gpt_seed2_depth3_relu", "gpt_seed2_depth3_softmax", "gpt_seed2_depth4_relu",
-                "gpt_seed2_depth4_softmax", "gpt_seed2_depth6_relu", "gpt_seed2_depth6_softmax")
+#: the models of main-study profile n01, every one committed (three seeds, target depths 3, 4, 6, both attentions;
+#: seed 0's files carry no seed in their name), made by python -m icdl.gpt_icl --profile n01 --part main
+N01_MODELS = tuple(f"gpt_{f'seed{seed}_' if seed else ''}depth{depth}_{attention}"
+                     for seed in range(3) for depth in (3, 4, 6) for attention in ("relu", "softmax"))
 
 #: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -61,10 +58,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "results/gpt_icl/checkpoints/reference/gpt_depth6_relu.pt.json",
         "results/gpt_icl/checkpoints/reference/gpt_depth6_softmax.pt",
         "results/gpt_icl/checkpoints/reference/gpt_depth6_softmax.pt.json",
-        # profile n01's models whose training finished (9 500 steps); the others join as the run (resumed from
-        # their committed snapshots) finishes them
+        # profile n01's eighteen models (9 500 steps each), which its result and the mechanism's n01 run read
         *(f"results/gpt_icl/checkpoints/n01/{name}{suffix}"
-          for name in N01_FINISHED for suffix in (".pt", ".pt.json")),
+          for name in N01_MODELS for suffix in (".pt", ".pt.json")),
         "results/gpt_icl/icl.reference.json",
         "results/gpt_icl/shift.reference.json",
         "results/ledger/gpt_icl.quick.json",
