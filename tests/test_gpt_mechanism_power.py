@@ -1,6 +1,7 @@
 """Planted models (icdl.gpt_icl.mechanism.power): the mechanism's pipeline run on models that *are* an algorithm.
 The quick profile's grid, target depth 3, in seconds."""
 
+import pandas as pd
 import pytest
 import torch
 
@@ -85,3 +86,38 @@ def test_the_power_judge_both_sides_and_waiting(monkeypatch):
     waiting = power.judge(None, CFG["train_examples"], "the command")
     assert len(waiting) == 4 and all(e["passed"] is None and "the command" in e["ours"] for e in waiting)
     assert power.met(waiting, "n01") == 0.0
+
+
+def test_a_killed_power_run_resumes_from_the_units_it_finished(tmp_path, monkeypatch):
+    """The command keeps each (task, depth) unit in its own file as it finishes: a second call computes nothing
+    again and gives the same sums (the bug: a run of hours that a session's end throws away whole); a unit file made
+    by other code is refused in one line naming it, not mixed into the result; without ``keep`` (the tests, an
+    override run) nothing is written."""
+    from icdl.repro.files import ResultFileError
+    from icdl.repro.results import load_result, save_result
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    calls = []
+
+    def fake(cfg, depth, progress=False):
+        calls.append((cfg["centre"], depth))
+        return pd.DataFrame({"attention": ["planted GD"], "candidate": ["GD"], "mixture": ["(1, 0)"], "block": [0],
+                             "cos": [0.5], "depth": [depth], "n": [1.0], "own": [0.1], "position": [5],
+                             "pred": [0.2 + depth], "sens": [0.3]})
+
+    monkeypatch.setattr(power, "power", fake)
+    cfg = {**CFG, "depths": (3, 4)}
+    power.run(cfg, progress=False)
+    assert not (tmp_path / "results").exists() and len(calls) == 4
+    first = power.run(cfg, progress=False, keep=True)
+    assert len(calls) == 8 and power.unit_path(cfg, "n01", 4).is_file()
+    again = power.run(cfg, progress=False, keep=True)
+    assert len(calls) == 8, "a finished unit was computed again"
+    pd.testing.assert_frame_equal(again["blocks"], first["blocks"], check_dtype=False, check_like=True)
+    assert sorted(set(zip(again["blocks"]["task"], again["blocks"]["depth"]))) == [
+        ("icdl", 3), ("icdl", 4), ("n01", 3), ("n01", 4)]
+    path = power.unit_path(cfg, "icdl", 4)
+    saved = load_result(path)
+    save_result(path, saved["data"], provenance={**saved["provenance"], "git_commit": "0123456789abcdef"})
+    with pytest.raises(ResultFileError, match=r"power_icdl_depth4\.json was made by the code at 012345678"):
+        power.run(cfg, progress=False, keep=True)

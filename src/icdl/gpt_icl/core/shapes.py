@@ -18,6 +18,14 @@ _LABELS = Rows({"depth": INTEGER, "set": TEXT, "position": INTEGER, "n": List(NU
                 "syy": List(NUMBER)})
 
 
+#: the mechanism's measures' sums per block of prompts (mechanism.measures.block_measures), for intervals; cos is
+#: empty for a candidate without sensitivities
+_MECH_BLOCKS = Table(text=("attention", "candidate", "mixture"),
+                     numbers=("block", "cos", "depth", "n", "own", "position", "pred", "sens"), nullable=("cos",))
+_POWER_BLOCKS = Table(text=("attention", "candidate", "mixture", "task"),
+                      numbers=("block", "cos", "depth", "n", "own", "position", "pred", "sens"), nullable=("cos",))
+
+
 def register_shapes() -> None:
     """Register every result file's shape with :mod:`icdl.repro.schema` (its package calls this on import;
     registering again is harmless)."""
@@ -122,13 +130,13 @@ def register_shapes() -> None:
         optional={
             # the measures' sums per block of prompts (mechanism_measures.block_measures), for intervals: written since
             # the positive control (the control's run); cos is empty for a candidate without sensitivities
-            "blocks": Table(
-                text=("attention", "candidate", "mixture"),
-                numbers=("block", "cos", "depth", "n", "own", "position", "pred", "sens"),
-                nullable=("cos",),
-            )
+            "blocks": _MECH_BLOCKS,
         },
     )
+    # the power check's planted models (icdl.gpt_icl.mechanism.power): the sums per block of every task and depth,
+    # and each (task, depth) unit's own file beside them while the run goes on (resumed from these)
+    register("gpt_mechanism", "power", {"blocks": _POWER_BLOCKS, "complete": FLAG, "seconds": NUMBER})
+    register("gpt_mechanism", "checkpoints/power", {"blocks": _POWER_BLOCKS, "seconds": NUMBER})
     register("computation", "timing", {
         "jobs": Rows({"command": TEXT, "name": TEXT, "returncode": INTEGER, "seconds": NUMBER, "start_s": NUMBER}),
         "complete": FLAG, "cpus": INTEGER, "wall_s": NUMBER, "workers": INTEGER})

@@ -160,19 +160,52 @@ GATE = "power"
 FIELDS = ("blocks", "complete", "seconds")
 
 
-def run(cfg, progress: bool = True) -> dict:
-    """:func:`power` at every target depth of ``cfg`` (a mechanism profile) on both :data:`TASKS`: one frame of sums
-    per block with columns ``task`` and ``depth``."""
+def unit_path(cfg, task: str, depth: int) -> Path:
+    """Where one (task, depth) unit of a profile's run keeps its sums while the run goes on:
+    ``results/gpt_mechanism/checkpoints/<profile>/power_<task>_depth<d>.json`` (committed, so that a run longer than
+    a session resumes on another machine)."""
+    from icdl.gpt_icl.mechanism.study import PROFILES
+
+    return PROFILES.folder("checkpoints", cfg["profile"]) / f"power_{task}_depth{depth}.json"
+
+
+def _unit(cfg, task: str, depth: int, progress: bool, keep: bool) -> tuple[pd.DataFrame, float]:
+    """One unit's sums and seconds; with ``keep`` read back from its file when a run of this code made it (a unit
+    made by other code is refused: delete it, or finish the run at its commit), else computed and written (an
+    override run keeps nothing)."""
     import time
 
+    from icdl.repro.files import ResultFileError
+    from icdl.repro.results import frame_to_lists, git_commit, load_result, provenance, save_result
+
+    path = unit_path(cfg, task, depth) if keep and not cfg["overrides"] else None
+    if path is not None and path.is_file():
+        saved = load_result(path)
+        made, now = saved["provenance"]["git_commit"], git_commit()
+        if made != now:
+            raise ResultFileError(f"{path} was made by the code at {made[:9]}, this run is at {now[:9]}: finish the "
+                                  f"run at {made[:9]}, or delete the unit files to start it again here")
+        return pd.DataFrame(saved["data"]["blocks"]), float(saved["data"]["seconds"])
+    if progress:
+        print(f"power: task {task}, target depth {depth}", flush=True)
     t0 = time.perf_counter()
-    parts = []
-    for task, (centre, _) in TASKS.items():
-        for depth in cfg["depths"]:
-            if progress:
-                print(f"power: task {task}, target depth {depth}", flush=True)
-            parts.append(power({**cfg, "centre": centre}, depth).assign(task=task))
-    return {"blocks": pd.concat(parts, ignore_index=True), "complete": True, "seconds": time.perf_counter() - t0}
+    blocks = power({**cfg, "centre": TASKS[task][0]}, depth).assign(task=task)
+    seconds = time.perf_counter() - t0
+    if path is not None:
+        save_result(path, {"blocks": frame_to_lists(blocks), "seconds": seconds},
+                    provenance=provenance(command=COMMAND.format(profile=cfg["profile"]), wall_time_s=seconds,
+                                          profile=cfg["profile"], seed=cfg["seed"]))
+    return blocks, seconds
+
+
+def run(cfg, progress: bool = True, keep: bool = False) -> dict:
+    """:func:`power` at every target depth of ``cfg`` (a mechanism profile) on both :data:`TASKS`: one frame of sums
+    per block with columns ``task`` and ``depth``. With ``keep`` (the command) each (task, depth) unit is kept in its
+    own file as it finishes (:func:`unit_path`), so a killed run resumes from the units it finished; ``seconds`` is
+    the units' sum."""
+    units = [_unit(cfg, task, depth, progress, keep) for task in TASKS for depth in cfg["depths"]]
+    return {"blocks": pd.concat([b for b, _ in units], ignore_index=True), "complete": True,
+            "seconds": sum(s for _, s in units)}
 
 
 def claims_of(task: str) -> dict[str, str]:
@@ -277,16 +310,13 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(1)
         started = time.perf_counter()
         with one_writer(PROFILES.folder() / f"power.{cfg['profile']}.json", f"the {cfg['profile']} power run"):
-            path = write(run(cfg), cfg, started)
+            path = write(run(cfg, keep=True), cfg, started)
     except (ProfileError, ResultFileError, ValueError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {path}")
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())
 
 
 def state_words(entries: list[dict]) -> str:
@@ -299,3 +329,6 @@ def state_words(entries: list[dict]) -> str:
             "unmet)"}
     return "; ".join(f"on {where[task]} the pipeline {said[met(entries, task) == 1.0]}" for task in TASKS)
 
+
+if __name__ == "__main__":
+    raise SystemExit(main())
