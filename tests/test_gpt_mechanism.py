@@ -398,3 +398,41 @@ def test_at_depth_one_the_network_candidates_are_named_linear():
                                                      "Adam, one-layer (linear) network", me.measures.GD_NETWORK]
 
 
+
+
+def test_a_killed_mechanism_run_resumes_from_the_depths_it_finished(tmp_path, monkeypatch):
+    """The command keeps each target depth's part in its own file as it finishes: a second call measures none of
+    them again and joins the same frames in depth order (the bug: seventy core-minutes thrown away whole when a
+    session ends mid-run); a part made by other code is refused in one line naming it; without ``keep`` (the
+    chapter's quick run, the tests) nothing is written."""
+    from icdl.gpt_icl.mechanism import study as st
+    from icdl.repro.files import ResultFileError
+    from icdl.repro.results import load_result, save_result
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    calls = []
+
+    def part(cfg, depth, threads):
+        calls.append(depth)
+        numbers = ("cosine", "position", "pred_diff", "r2_candidate", "sens_diff", "gd_eta", "gd_init_scale",
+                   "gd_pred_diff", "gd_steps", "ridge_lambda", "ridge_pred_diff", "coordinate", "prompt",
+                   "sensitivity", "eta", "init_scale", "steps")  # every table's columns, in one frame
+        frame = pd.DataFrame({"attention": ["softmax"], "candidate": ["GD"], "mixture": ["(1, 0)"], "depth": [depth],
+                              **{k: [0.1 * depth] for k in numbers}})
+        return {"alignment": frame, "chosen": frame, "gd_scan": frame, "examples": frame, "complete": True,
+                "seconds": float(depth)}
+
+    monkeypatch.setattr(st, "_one_depth", part)
+    monkeypatch.setattr(st, "_check", lambda cfg: None)
+    cfg = st.PROFILES.resolve("seeds") | {"depths": (3, 4, 6)}
+    first = st.run(cfg, progress=False, keep=True)
+    assert sorted(calls) == [3, 4, 6] and st.unit_path(cfg, 6).is_file()
+    again = st.run(cfg, progress=False, keep=True)
+    assert sorted(calls) == [3, 4, 6], "a finished depth was measured again"
+    assert again["alignment"]["depth"].tolist() == [3, 4, 6] == first["alignment"]["depth"].tolist()
+    assert again["seconds"] == first["seconds"] == 13.0 and again["complete"]
+    path = st.unit_path(cfg, 4)
+    raw = load_result(path)
+    save_result(path, raw["data"], provenance={**raw["provenance"], "git_commit": "fedcba9876543210"})
+    with pytest.raises(ResultFileError, match=r"mechanism_depth4\.json was made by the code at fedcba987"):
+        st.run(cfg, progress=False, keep=True)

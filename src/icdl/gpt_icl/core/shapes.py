@@ -100,39 +100,20 @@ def register_shapes() -> None:
                                              "lead_knn", "lead_knn_lo", "lead_knn_hi", "lead_ls", "lead_ls_lo",
                                              "lead_ls_hi")),
         "complete": FLAG, "seconds": NUMBER})
-    register(
-        "gpt_mechanism",
-        "mechanism",
-        {
-            "alignment": Table(
-                text=("attention", "candidate", "mixture"),
-                numbers=("cosine", "depth", "position", "pred_diff", "r2_candidate", "sens_diff"),
-            ),
-            "chosen": Table(
-                text=_MODEL,
-                numbers=(
-                    "depth",
-                    "gd_eta",
-                    "gd_init_scale",
-                    "gd_pred_diff",
-                    "gd_steps",
-                    "ridge_lambda",
-                    "ridge_pred_diff",
-                ),
-            ),
-            "examples": Table(
-                text=("attention", "candidate", "mixture"), numbers=("coordinate", "depth", "prompt", "sensitivity")
-            ),
-            "gd_scan": Table(text=_MODEL, numbers=("depth", "eta", "init_scale", "pred_diff", "steps")),
-            "complete": FLAG,
-            "seconds": NUMBER,
-        },
-        optional={
-            # the measures' sums per block of prompts (mechanism_measures.block_measures), for intervals: written since
-            # the positive control (the control's run); cos is empty for a candidate without sensitivities
-            "blocks": _MECH_BLOCKS,
-        },
-    )
+    mechanism = {
+        "alignment": Table(text=("attention", "candidate", "mixture"),
+                           numbers=("cosine", "depth", "position", "pred_diff", "r2_candidate", "sens_diff")),
+        "chosen": Table(text=_MODEL, numbers=("depth", "gd_eta", "gd_init_scale", "gd_pred_diff", "gd_steps",
+                                              "ridge_lambda", "ridge_pred_diff")),
+        "examples": Table(text=("attention", "candidate", "mixture"),
+                          numbers=("coordinate", "depth", "prompt", "sensitivity")),
+        "gd_scan": Table(text=_MODEL, numbers=("depth", "eta", "init_scale", "pred_diff", "steps")),
+        "complete": FLAG,
+        "seconds": NUMBER,
+    }
+    # the measures' sums per block of prompts, for intervals: written since the positive control (the control's run)
+    for stem in ("mechanism", "checkpoints/mechanism"):  # the result, and each depth's part while the run goes on
+        register("gpt_mechanism", stem, mechanism, optional={"blocks": _MECH_BLOCKS})
     # the power check's planted models (icdl.gpt_icl.mechanism.power): the sums per block of every task and depth,
     # and each (task, depth) unit's own file beside them while the run goes on (resumed from these)
     register("gpt_mechanism", "power", {"blocks": _POWER_BLOCKS, "complete": FLAG, "seconds": NUMBER})

@@ -183,25 +183,74 @@ def _one_depth(cfg: dict, depth: int, threads: int) -> dict:
     return study({**cfg, "depths": (depth,)}, progress=False)
 
 
-def run(cfg, *, workers: int = 1, threads: int = 1, progress: bool = True) -> dict:
+def run(cfg, *, workers: int = 1, threads: int = 1, progress: bool = True, keep: bool = False) -> dict:
     """:func:`study` of every model of the profile, on ``workers`` processes: each target depth's models in one
     process (the largest depth first: GD's network costs in proportion to its depth), the parts joined in depth
-    order -- the same result as one process, since every prompt, start and candidate is seeded per depth."""
-    if workers == 1 or len(cfg["depths"]) == 1:
+    order -- the same result as one process, since every prompt, start and candidate is seeded per depth. With
+    ``keep`` (the command) each depth's part is kept in its own file as it finishes (:func:`unit_path`) and a later
+    call reads it back instead of measuring again; ``seconds`` is then the parts' sum."""
+    if not keep and (workers == 1 or len(cfg["depths"]) == 1):
         return study(cfg, progress=progress)
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        jobs = {pool.submit(_one_depth, dict(cfg), d, threads): d for d in sorted(cfg["depths"], reverse=True)}
-        parts = {}
-        for job in as_completed(jobs):
-            parts[jobs[job]] = job.result()
-            if progress:
-                print(f"mechanism: target depth {jobs[job]} done after {(time.perf_counter() - t0) / 60:.1f} min",
-                      flush=True)
-    return join(parts) | {"seconds": time.perf_counter() - t0}
+    parts = {d: part for d in cfg["depths"] if (part := _kept(cfg, d) if keep else None) is not None}
+    todo = sorted(set(cfg["depths"]) - set(parts), reverse=True)
+
+    def finished(depth: int, part: dict) -> None:
+        parts[depth] = part
+        if keep:
+            _keep(cfg, depth, part)
+        if progress:
+            print(f"mechanism: target depth {depth} done after {(time.perf_counter() - t0) / 60:.1f} min", flush=True)
+
+    if workers == 1 or len(todo) <= 1:
+        for d in todo:
+            finished(d, _one_depth(dict(cfg), d, threads))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            jobs = {pool.submit(_one_depth, dict(cfg), d, threads): d for d in todo}
+            for job in as_completed(jobs):
+                finished(jobs[job], job.result())
+    seconds = sum(p["seconds"] for p in parts.values()) if keep else time.perf_counter() - t0
+    return join(parts) | {"seconds": seconds}
+
+
+def unit_path(cfg, depth: int) -> Path:
+    """Where one target depth's part of a command's run is kept while the run goes on:
+    ``results/gpt_mechanism/checkpoints/<profile>/mechanism_depth<d>.json`` (committed for the seeds profiles, so
+    that a run longer than a session resumes on another machine)."""
+    return PROFILES.folder("checkpoints", cfg["profile"]) / f"mechanism_depth{depth}.json"
+
+
+def _kept(cfg, depth: int) -> dict | None:
+    """A depth's kept part (frames, ``complete``, ``seconds``), or None: none kept, or an override run (which keeps
+    nothing). A part made by other code is refused in one line: finish the run at its commit, or delete it."""
+    from icdl.repro.results import git_commit, load_result
+
+    path = unit_path(cfg, depth)
+    if cfg["overrides"] or not path.is_file():
+        return None
+    raw = load_result(path)
+    made, now = raw["provenance"]["git_commit"], git_commit()
+    if made != now:
+        raise ResultFileError(f"{path} was made by the code at {made[:9]}, this run is at {now[:9]}: finish the run "
+                              f"at {made[:9]}, or delete the depth files to start it again here")
+    d = raw["data"]
+    return {k: (pd.DataFrame(v) if isinstance(v, dict) else v) for k, v in d.items()}
+
+
+def _keep(cfg, depth: int, part: dict) -> None:
+    """Write a finished depth's part to :func:`unit_path` (not for an override run)."""
+    from icdl.repro.results import frame_to_lists, provenance, save_result
+
+    if cfg["overrides"]:
+        return
+    body = {k: frame_to_lists(v) if isinstance(v, pd.DataFrame) else v for k, v in part.items()}
+    save_result(unit_path(cfg, depth), body,
+                provenance=provenance(command=PROFILES.command.format(profile=cfg["profile"]),
+                                      wall_time_s=part["seconds"], profile=cfg["profile"], seed=cfg["seed"]))
 
 
 def join(parts: dict[int, dict]) -> dict:
@@ -272,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # the folder too: ICDL_ROOT that is not a folder is refused here, in one line
         target = PROFILES.folder() / f"mechanism.{args.profile}.json"
         with one_writer(target, f"result {target.name}"):  # one run of the study at a time
-            path = write(run(cfg, workers=args.workers, threads=args.threads), cfg, started=t)
+            path = write(run(cfg, workers=args.workers, threads=args.threads, keep=True), cfg, started=t)
     except (ResultFileError, ValueError) as err:
         p.exit(2, f"python -m icdl.gpt_icl.mechanism: error: {err}\n")
     print(f"wrote {path}")
