@@ -149,6 +149,41 @@ def test_show_reference_missing_is_a_note_corrupt_is_an_error(tmp_path, monkeypa
         show_reference(ps, "study")
 
 
+
+def test_a_result_relabelled_with_another_profile_is_refused_naming_the_file(tmp_path, monkeypatch):
+    """The bug: ``icl.reference.json`` with its provenance's ``profile`` edited to ``quick`` (or a quick file
+    copied over the reference one) was accepted and shown as the reference result. A profile's file whose
+    provenance names another profile is now one line naming the file, both profiles and the command that
+    rewrites it; the loaders that read a profile's file by name refuse it too."""
+    from icdl.repro.results import show_reference
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    ps = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
+    path = save_result(ps.folder() / "study.reference.json", {"x": [1]},
+                       provenance=provenance(command="python -m icdl.demo --profile reference", wall_time_s=1.0,
+                                             profile="quick", seed=0))
+    with pytest.raises(ResultFileError) as err:
+        show_reference(ps, "study")
+    line = str(err.value)
+    assert "\n" not in line and str(path) in line and "'reference'" in line and "'quick'" in line
+    assert line.endswith("Regenerate it with: python -m icdl.demo --profile reference")
+    with pytest.raises(ResultFileError, match=r"study\.reference\.json.*made at profile 'quick'"):
+        load_result(path, profile="reference")
+    assert load_result(path)["data"] == {"x": [1]}  # a file read without a profile (a record, a cache) as before
+
+
+def test_every_committed_result_named_by_its_profile_loads_at_that_profile():
+    """Every committed ``<stem>.<profile>.json`` (ledgers included) records that profile in its provenance, so
+    the refusal above refuses no committed file; the files named otherwise (checkpoint records
+    ``*.pt.json``, whose provenance profile is empty or the run's, score files, MLP-baseline caches, the
+    mutation catalogue) are read without a profile."""
+    root = Path(__file__).resolve().parents[1] / "results"
+    named = [p for p in root.rglob("*.json")
+             if re.fullmatch(r"[A-Za-z0-9_]+\.[A-Za-z0-9-]+\.json", p.name) and not p.name.endswith(".pt.json")]
+    assert len(named) > 20
+    for p in named:
+        load_result(p, profile=p.name.split(".")[1])
+
 def test_frame_to_lists_round_trips_types():
     """Integers stay integers (a cached baseline's positions), booleans stay booleans, NaN survives, text is
     text: a serialiser that turned ints into floats broke the cache comparison of the baselines."""

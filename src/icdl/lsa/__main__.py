@@ -119,9 +119,10 @@ def _merge_train_write(args, cfg, ckpt, out_path, bench_path) -> int:
         save_result(bench_path, frame_to_lists(bench), provenance=provenance(
             command=f"python -m icdl.lsa --profile {args.profile} (first call)",
             wall_time_s=time.perf_counter() - t0, profile=args.profile, seed=0))
-    bench = load_result(bench_path)["data"]
+    bench = load_result(bench_path, profile=args.profile)["data"]
     rebuild = f"python -m icdl.lsa --profile {args.profile}"
-    before = load_training(out_path, rebuild)["data"] if out_path.is_file() else None  # refused now, not after
+    before = (load_training(out_path, rebuild, args.profile)["data"]  # refused now, not after
+              if out_path.is_file() else None)
     res = train(cfg, checkpoint=ckpt, max_epochs_this_call=0 if shards else args.epochs_this_call)
     if not shards and before is not None and res["epochs_done"] == before["epochs_done"]:
         print(f"nothing trained (epochs {res['epochs_done']}/{cfg['epochs']}, as in {out_path}); result left as it is",

@@ -125,11 +125,12 @@ def result_data(res: dict, cfg, bench: dict | None = None) -> dict:
             "benchmark": bench, "history": frame_to_lists(res["history"]), **analyse(res["model"], cfg)}
 
 
-def load_training(path, command: str) -> dict:
+def load_training(path, command: str, profile: str | None = None) -> dict:
     """:func:`~icdl.repro.results.load_result` of a training result -- its data checked against the shape
-    registered in :mod:`icdl.lsa.shapes` -- with ``command``, which rebuilds it, named in a refusal."""
+    registered in :mod:`icdl.lsa.shapes`, its provenance against ``profile`` where given -- with ``command``,
+    which rebuilds it, named in a refusal."""
     try:
-        return load_result(path)
+        return load_result(path, profile=profile)
     except ResultFileError as err:
         raise ResultFileError(f"{err}; it is not a training result this package wrote: delete it and rebuild it "
                               f"with: {command}") from None

@@ -218,8 +218,11 @@ def save_profile_result(profiles, stem: str, data: dict[str, Any], *, profile: s
                        keep_if_same=profile == "quick" and not overrides)
 
 
-def load_result(path: str | Path) -> dict[str, Any]:
-    """Read a result file written by :func:`save_result`; refuse one without full provenance.
+def load_result(path: str | Path, *, profile: str | None = None) -> dict[str, Any]:
+    """Read a result file written by :func:`save_result`; refuse one without full provenance, and -- where
+    ``profile`` is given, the profile whose file this is (``<stem>.<profile>.json``) -- one whose provenance
+    names another profile (the bug: ``icl.reference.json`` relabelled ``profile: quick``, or a quick file copied
+    over a reference one, was shown as the reference result).
 
     Returns the whole object, ``{"provenance": {...}, "data": {...}}``.
     """
@@ -243,6 +246,10 @@ def load_result(path: str | Path) -> dict[str, Any]:
     if wrong:
         raise ResultFileError(f"result file {path} has provenance fields of the wrong type: "
                               + ", ".join(f"{k}={prov[k]!r}" for k in wrong) + "; refusing to use it")
+    if profile is not None and prov["profile"] != profile:
+        raise ResultFileError(f"result file {path} is the {profile!r} profile's file but its provenance says it was "
+                              f"made at profile {prov['profile']!r} (relabelled or copied from another profile); "
+                              "refusing to use it as that profile's result")
     if not isinstance(obj.get("data"), dict):
         raise ResultFileError(f"result file {path} has no 'data' block (an object of named fields)")
     if "complete" in obj["data"] and not isinstance(obj["data"]["complete"], bool):
@@ -280,15 +287,16 @@ def show_reference(profiles, stem: str, profile: str = "reference", *, command: 
     Prints one line of provenance (command, commit, hardware, wall time) and returns the whole object
     (``{"provenance", "data"}``). A result that has not been produced yet is not an error: the chapter
     says so, with the command that produces it, and gets ``None``. A file that exists but does not load
-    or lacks its provenance raises :class:`ResultFileError` naming the file and that command (``command``,
-    where the result is not made by the chapter's own command)."""
+    or lacks its provenance, or whose provenance names another profile than ``profile``, raises
+    :class:`ResultFileError` naming the file and that command (``command``, where the result is not made by the
+    chapter's own command)."""
     path = profiles.folder() / f"{stem}.{profile}.json"
     command = command or profiles.command_for(profile)
     if not path.is_file():
         print(f"no {profile} result yet ({path.relative_to(project_root())}); produce it with: {command}")
         return None
     try:
-        obj = load_result(path)
+        obj = load_result(path, profile=profile)
     except ResultFileError as err:
         raise ResultFileError(f"{err}. Regenerate it with: {command}") from None
     print(provenance_block(path.relative_to(project_root()), obj["provenance"]))

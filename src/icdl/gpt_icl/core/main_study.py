@@ -310,5 +310,5 @@ def learning_gate(profile: str = "reference", data: dict | None = None) -> dict:
     from icdl.repro.results import load_result
 
     if data is None:
-        data = load_result(PROFILES.folder() / f"icl.{profile}.json")["data"]
+        data = load_result(PROFILES.folder() / f"icl.{profile}.json", profile=profile)["data"]
     return gate(context_mean_leads(Sums(data["blocks"], data["labels"]), PROFILES.resolve(profile)["train_examples"]))

@@ -169,7 +169,8 @@ def study(cfg, *, models: dict | None = None, progress: bool = True) -> dict:
     if cfg["models"] == "seeds":  # the checkpoints are the models the main study judged (they stay local)
         from icdl.repro.results import load_result
 
-        stored = load_result(main_study.PROFILES.folder() / f"icl.{_BASE[cfg['profile']]}.json")["data"]["blocks"]
+        base = _BASE[cfg["profile"]]
+        stored = load_result(main_study.PROFILES.folder() / f"icl.{base}.json", profile=base)["data"]["blocks"]
         extra["replay"] = replay(cfg, models, stored)
     return extra | {"alignment": pd.concat(rows, ignore_index=True), "chosen": pd.DataFrame(chosen_rows),
             "gd_scan": pd.concat(scans, ignore_index=True), "examples": pd.concat(examples, ignore_index=True),

@@ -183,7 +183,7 @@ def load(profile: str = "reference") -> dict | None:
     path = PROFILES.folder() / f"scale.{profile}.json"
     if not path.is_file():
         return None
-    return from_result(load_result(path), f"result file {path}", profile)
+    return from_result(load_result(path, profile=profile), f"result file {path}", profile)
 
 
 def from_result(raw: dict, where: str = "the scale result", profile: str = "reference") -> dict:
