@@ -983,7 +983,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "ledger-seal-unchecked",
         "repro/ledger.py",
-        'if data.get("seal") != seal(raws):',
+        'if not isinstance(data.get("results", {}), dict) or data.get("seal") != file_seal(data, prov):',
         'if "seal" not in data:',
         "dropped check (a hand edit of shown text)",
         T_LEDGER,

@@ -83,7 +83,7 @@ def test_a_hand_edited_pass_is_caught(tmp_path, monkeypatch):
     by hand), and, where the seal is recomputed too, by re-judging the stored numbers."""
     import json
 
-    from icdl.repro.ledger import LedgerFileError, seal
+    from icdl.repro.ledger import LedgerFileError, file_seal
 
     path, obj = _saved_reference(tmp_path, monkeypatch)
     records = obj["data"]["records"]
@@ -92,7 +92,8 @@ def test_a_hand_edited_pass_is_caught(tmp_path, monkeypatch):
     path.write_text(json.dumps(obj))
     with pytest.raises(LedgerFileError, match="changed after the run"):
         load_records(tmp_path / "results" / "ledger")
-    obj["data"]["seal"] = seal(records)  # a forger who reseals: the numbers still give the status away
+    # a forger who reseals: the numbers still give the status away
+    obj["data"]["seal"] = file_seal(obj["data"], obj["provenance"])
     path.write_text(json.dumps(obj))
     rec = {r.claim: r for r, _ in load_records(tmp_path / "results" / "ledger")}["icdl-icgd-one-step"]
     assert rec.status == "pass" and rec.rejudged() == "fail"
@@ -106,7 +107,7 @@ def test_an_edit_of_any_shown_field_or_of_the_records_is_refused_naming_the_file
     names the file and the command that rewrites it; the unedited file loads."""
     import json
 
-    from icdl.repro.ledger import LedgerFileError, seal
+    from icdl.repro.ledger import LedgerFileError, file_seal
 
     path, obj = _saved_reference(tmp_path, monkeypatch)
     assert len(load_records(tmp_path / "results" / "ledger")) == 3
@@ -119,7 +120,7 @@ def test_an_edit_of_any_shown_field_or_of_the_records_is_refused_naming_the_file
         del records[0]
     elif edit in ("twice", "foreign"):
         records.append(dict(records[0]) if edit == "twice" else {**records[0], "claim": "icdl-lemma1"})
-        obj["data"]["seal"] = seal(records)  # resealed: the structure alone gives it away
+        obj["data"]["seal"] = file_seal(obj["data"], obj["provenance"])  # resealed: the structure alone gives it away
     else:
         obj["data"]["chapter"] = "relu_sums"
     path.write_text(json.dumps(obj))

@@ -6,6 +6,7 @@
   :func:`~icdl.repro.results.show_reference`, the one way a chapter shows a committed result;
 * :mod:`~icdl.repro.claims` -- the registry of every claim the book checks;
 * :mod:`~icdl.repro.ledger` -- the records a chapter writes and the reproducibility report;
+* :mod:`~icdl.repro.reads` -- the committed results a chapter read, pinned by sha256 in its ledger;
 * :mod:`~icdl.repro.errata` -- renders the slips found in the documents; the entries and their evidence live
   beside the code they measure and register under the entry-point group ``icdl.errata`` (this package
   imports no study);

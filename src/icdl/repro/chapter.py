@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import reads
 from .execute import LOCK_ENV, chapter_lock
 from .ledger import Ledger
 from .parameters import overrides_dict, papermill_yaml_once
@@ -97,6 +98,7 @@ def start(profiles: ProfileSet, profile: str, overrides: Mapping[str, Any] | Non
     _vector_figures()
     _readable_frames()
     GLUED.clear()
+    reads.forget()  # the ledger pins the results this chapter reads, not an earlier one's (icdl.repro.reads)
     return cfg, Ledger(profiles.chapter, profile, seed=cfg.get("seed"), overrides=cfg["overrides"])
 
 

@@ -31,6 +31,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import reads
 from .claims import (
     CLAIMS_BY_ID,
     CRITERIA,
@@ -43,7 +44,7 @@ from .claims import (
     unmet_gates,
 )
 from .files import ResultFileError, project_root, results_dir
-from .results import load_result, provenance, save_result
+from .results import keepable, load_result, provenance, save_result
 from .typeset import math_html
 
 #: a claim that meets its criterion under a changed setting of the paper (:data:`icdl.repro.claims.DEVIATIONS`)
@@ -222,14 +223,24 @@ class Ledger:
         return results_dir("ledger") / f"{self.chapter}.{self.profile}.json"
 
     def save(self) -> Path:
+        """Write the records, the sha256 of every committed result file the chapter read (``results``:
+        :mod:`icdl.repro.reads`) and of its judge's files (``judges``), under one :func:`seal` that covers them
+        and the provenance. A quick ledger whose records and pinned files are those of the file already there
+        (same command, profile and seed, at a commit of this history) leaves that file as it is, its provenance
+        and seal included: a rerun that changed nothing leaves no diff."""
+        import json
+
         prov = provenance(command=_command(self.chapter, self.profile, self.overrides),
                           wall_time_s=time.perf_counter() - self._start,
                           profile=self.profile, seed=self.seed)
-        records = [asdict(r) for r in self.records]
-        data = {"chapter": self.chapter, "records": records, "seal": seal(records)}
+        data = {"chapter": self.chapter, "records": [asdict(r) for r in self.records], "results": reads.pinned()}
         if self.chapter in JUDGED_BY:
             data["judges"] = judge_digests(self.chapter)
-        return save_result(self.path(), data, provenance=prov, keep_if_same=self.profile == "quick")
+        data = json.loads(json.dumps(data, allow_nan=True))  # as the file will hold it (tuples as lists)
+        path = self.path()
+        if self.profile == "quick" and not self.overrides and _same_ledger(path, data, prov):
+            return path
+        return save_result(path, {**data, "seal": file_seal(data, prov)}, provenance=prov)
 
 
 #: the runs a status can be judged on, in a reader's words (any other label is shown as it is)
@@ -277,18 +288,47 @@ def stale_judges(chapter: str, data: dict, root: Path | None = None) -> list[str
     return sorted(f for f in set(now) | set(then) if now.get(f) != then.get(f))
 
 
-def seal(records: list[dict]) -> str:
+def seal(records: list[dict], sealed: dict | None = None) -> str:
     """The sha256 of a ledger file's records, every field of every record (the shown text -- ``ours``,
-    ``criterion``, ``note`` -- as much as the numbers and the status), in their order. :meth:`Ledger.save`
-    writes it beside the records and :func:`load_records` refuses a file whose records no longer give it: a
-    record edited by hand, deleted or copied is caught at the next load. It does not stop a deliberate forger
-    (the seal can be recomputed, and the diff then shows it); it stops a quiet edit that leaves the numbers
-    and the status alone, which the re-judging of the numbers cannot see."""
+    ``criterion``, ``note`` -- as much as the numbers and the status), in their order; with ``sealed`` (files
+    written since issue 58, :func:`file_seal`), of that instead: the whole data but the seal -- records, pinned
+    result digests, judge digests -- and the provenance. :meth:`Ledger.save` writes it beside the records and
+    :func:`load_records` refuses a file whose contents no longer give it: a record edited by hand, deleted or
+    copied, a digest or the provenance changed, is caught at the next load. It does not stop a deliberate forger
+    (the seal can be recomputed, and the diff then shows it); it stops a quiet edit that leaves the numbers and
+    the status alone, which the re-judging of the numbers cannot see. What catches a forged result and ledger
+    resealed together is the digest of the result pinned in the ledger (:mod:`icdl.repro.reads`, checked by
+    ``tests/test_registered.py``) and the re-derivation of the judged numbers (``tests/test_ledger_rederived.py``)."""
     import hashlib
     import json
 
-    text = json.dumps(records, sort_keys=True, ensure_ascii=True, allow_nan=True, separators=(",", ":"))
+    text = json.dumps(records if sealed is None else sealed, sort_keys=True, ensure_ascii=True, allow_nan=True,
+                      separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def file_seal(data: dict, prov: dict) -> str:
+    """The seal a ledger file's ``data`` and ``provenance`` must carry: over both (everything but the seal) where
+    the file pins its results (a ``results`` field, written since issue 58); over the records alone in a file
+    written before, which pins nothing (``tests/test_registered.py`` lists those still committed)."""
+    if "results" not in data:
+        return seal(data["records"])
+    return seal(data["records"], {"data": {k: v for k, v in data.items() if k != "seal"}, "provenance": prov})
+
+
+def _same_ledger(path: Path, data: dict, prov: dict) -> bool:
+    """Whether the ledger file at ``path`` holds ``data`` (compared as JSON text, every float to the last digit),
+    sealed over its own provenance, which may stand for ``prov`` (:func:`icdl.repro.results.keepable`)."""
+    import json
+
+    try:
+        old = load_result(path)
+    except ResultFileError:
+        return False
+    if not keepable(old["provenance"], prov):
+        return False
+    dump = lambda d: json.dumps(d, sort_keys=True, allow_nan=True)  # noqa: E731
+    return dump(old["data"]) == dump({**data, "seal": file_seal(data, old["provenance"])})
 
 
 class LedgerFileError(ResultFileError):
@@ -312,9 +352,10 @@ def _ledger_records(path: Path) -> tuple[list[Record], dict]:
     raws = data.get("records")
     if not isinstance(raws, list) or not all(isinstance(r, dict) for r in raws):
         raise LedgerFileError(f"ledger file {path}: 'records' must be a list of records; {redo}")
-    if data.get("seal") != seal(raws):
+    if not isinstance(data.get("results", {}), dict) or data.get("seal") != file_seal(data, prov):
         raise LedgerFileError(f"ledger file {path} was changed after the run that wrote it (its records no longer "
-                              f"match their seal: a record edited, deleted or added by hand); {redo}")
+                              f"match their seal: a record, a pinned digest or the provenance edited, or a record "
+                              f"deleted or added, by hand); {redo}")
     records = []
     for raw in raws:
         try:

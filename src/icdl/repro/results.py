@@ -6,7 +6,7 @@ saying which command produced it, at which git commit, on what hardware, how lon
 it took, at which profile and seed. :func:`save_result` writes the file through a
 temporary file and an atomic rename, so a run killed midway leaves the previous
 result intact; :func:`load_result` refuses a file whose provenance is missing or
-incomplete.
+incomplete, and notes the sha256 of what it read for the chapter's ledger (:mod:`icdl.repro.reads`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from . import reads
 from .files import ResultFileError, atomic_write_text, project_root
 
 PROVENANCE_KEYS = ("command", "git_commit", "hardware", "wall_time_s", "profile", "seed", "created")
@@ -154,6 +155,15 @@ def checkable(made: str, now: str) -> bool:
         return False
 
 
+def keepable(old: Any, new: dict[str, Any]) -> bool:
+    """Whether a file whose provenance is ``old`` may stand for a run whose provenance is ``new`` when their data
+    agree: full provenance, the same command, profile and seed, made at a commit a reader can check out
+    (:func:`checkable`)."""
+    return isinstance(old, dict) and all(k in old for k in PROVENANCE_KEYS) and \
+        all(old[k] == new[k] for k in ("command", "profile", "seed")) and \
+        checkable(old["git_commit"], new["git_commit"])
+
+
 def _same_result(path: Path, text: str) -> bool:
     """Whether ``path`` holds a valid result with the data of ``text`` (compared as JSON text, so every float
     to the last digit) from the same command, profile and seed, made at a commit a reader can check out (one
@@ -165,11 +175,7 @@ def _same_result(path: Path, text: str) -> bool:
     except (OSError, json.JSONDecodeError):
         return False
     new = json.loads(text)
-    keys = ("command", "profile", "seed")
-    if not isinstance(old, dict) or not isinstance(old.get("provenance"), dict) or \
-            any(old["provenance"].get(k) != new["provenance"][k] for k in keys) or \
-            any(k not in old["provenance"] for k in PROVENANCE_KEYS) or \
-            not checkable(old["provenance"]["git_commit"], new["provenance"]["git_commit"]):
+    if not isinstance(old, dict) or not keepable(old.get("provenance"), new["provenance"]):
         return False
     dump = lambda d: json.dumps(d, sort_keys=True, allow_nan=True)  # noqa: E731
     return dump(old.get("data")) == dump(new["data"])
@@ -232,9 +238,10 @@ def load_result(path: str | Path, *, profile: str | None = None) -> dict[str, An
             f"result file {path} does not exist; produce it with the command in the chapter's "
             "'reference results' section (README: 'Running a chapter at another profile')"
         )
+    raw = path.read_bytes()
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
+        obj = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ResultFileError(f"result file {path} is not valid JSON: {err}") from None
     prov = obj.get("provenance") if isinstance(obj, dict) else None
     if not isinstance(prov, dict):
@@ -256,6 +263,7 @@ def load_result(path: str | Path, *, profile: str | None = None) -> dict[str, An
         raise ResultFileError(f"result file {path}: data.complete must be true or false, got "
                               f"{obj['data']['complete']!r}")
     _check_shape(path, obj["data"])
+    reads.note(path, raw)  # what the chapter's ledger pins (icdl.repro.reads)
     return obj
 
 

@@ -1,0 +1,190 @@
+"""Results pinned by digest in the ledgers that judged them (:mod:`icdl.repro.reads`).
+
+The bugs (issue 58): a committed result edited within its schema (``depth.reference.json``'s squared errors
+times 0.8) turned a verdict with every test green; a ledger edited and resealed (three lines of stdlib) was
+accepted, its provenance outside the seal. A ledger now seals its records, the sha256 of every committed result
+file its chapter read, and its provenance together; this file checks the committed ledgers' digests against the
+files, and shows on ledgers written here that an edit of a result, of its ledger's records and of the seal
+together is still caught while the digest is left.
+"""
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from icdl.repro import reads
+from icdl.repro.ledger import Ledger, LedgerFileError, file_seal, load_records
+from icdl.repro.profiles import ProfileSet
+from icdl.repro.results import load_result, provenance, save_result
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: the ledgers committed before they pinned their results (they carry no ``results`` field, and their seal covers
+#: their records alone); each leaves this list when its chapter is executed again and its new ledger committed.
+#: A ledger outside it without digests is refused below.
+WITHOUT_DIGESTS = {
+    "attention_passes.quick.json", "computation.quick.json", "diffusion_score.quick.json", "gpt_depth.quick.json",
+    "gpt_icl.quick.json", "gpt_mechanism.quick.json", "gpt_n01.quick.json", "gpt_scale.quick.json",
+    "gradient_decomposition.quick.json", "gradient_decomposition.reference.json", "icgd_linear.quick.json",
+    "icgd_linear.reference.json", "icgd_transformer.quick.json", "lsa_construction.quick.json",
+    "lsa_training.quick.json", "relu_sums.quick.json", "softmax.quick.json",
+}
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("ledger", sorted(p.name for p in (ROOT / "results" / "ledger").glob("*.json")))
+def test_every_committed_ledger_s_results_are_the_files_it_pinned(ledger):
+    """Each result file a committed ledger pins exists and has the pinned sha256, and the ledger's seal covers
+    those digests (a digest changed without resealing is refused at load). A result edited after its chapter
+    judged it -- even with its ledger's records and seal edited to match -- turns this red unless its digest in
+    the ledger is changed too. Ledgers written before the digests existed are skipped while they stay listed in
+    :data:`WITHOUT_DIGESTS`."""
+    obj = json.loads((ROOT / "results" / "ledger" / ledger).read_text(encoding="utf-8"))
+    data, prov = obj["data"], obj["provenance"]
+    if "results" not in data:
+        assert ledger in WITHOUT_DIGESTS, (f"results/ledger/{ledger} pins no result file; rerun its chapter "
+                                           "(python -m icdl.repro.execute <chapter>) and commit its ledger")
+        pytest.skip(f"{ledger} was written before ledgers pinned their results")
+    assert data["seal"] == file_seal(data, prov), f"results/ledger/{ledger}: the seal does not match"
+    moved = {**data, "results": {**data["results"], "results/x.json": "0" * 64}}
+    assert file_seal(moved, prov) != data["seal"], f"results/ledger/{ledger}: the seal does not cover the digests"
+    changed = reads.changed(data["results"], ROOT)
+    assert not changed, (f"results/ledger/{ledger} pins results that changed since its chapter read them: "
+                         + "; ".join(changed))
+
+
+def _demo_result(tmp_path, monkeypatch, value: float = 1.0) -> Path:
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    return save_result(tmp_path / "results" / "demo" / "study.reference.json", {"x": [value]},
+                       provenance=provenance(command="python -m icdl.demo", wall_time_s=1.0, profile="reference",
+                                             seed=0))
+
+
+def _ledger(profile: str = "reference", value: float = 1e-15) -> Path:
+    ledger = Ledger("icgd_linear", profile)
+    ledger.record("icdl-icgd-one-step", ours=f"max error {value:.0e}", criterion="< 1e-13", value=value)
+    return ledger.save()
+
+
+def test_a_ledger_pins_the_committed_results_its_chapter_read(tmp_path, monkeypatch):
+    """What a ledger pins: every file under ``results/`` its chapter loaded, with the sha256 of the bytes read;
+    not a run with overrides (``runs/``), not a ledger. Its seal covers the digests and the provenance: a digest
+    or the provenance's commit edited without resealing is refused at load in one line naming the file."""
+    path = _demo_result(tmp_path, monkeypatch)
+    other = save_result(tmp_path / "runs" / "overrides" / "demo" / "study.quick+n=2.json", {"x": [2.0]},
+                        provenance=provenance(command="python -m icdl.demo", wall_time_s=1.0, profile="quick",
+                                              seed=0))
+    reads.forget()
+    load_result(path, profile="reference")
+    load_result(other)
+    saved = _ledger()
+    load_result(saved)  # a ledger read is no result of the chapter
+    obj = json.loads(saved.read_text())
+    assert obj["data"]["results"] == {"results/demo/study.reference.json": _sha(path)}
+    assert reads.changed(obj["data"]["results"], tmp_path) == []
+    assert len(load_records(tmp_path / "results" / "ledger")) == 1
+    for edit in ("digest", "commit"):
+        bad = json.loads(json.dumps(obj))
+        if edit == "digest":
+            bad["data"]["results"]["results/demo/study.reference.json"] = _sha(saved)
+        else:
+            bad["provenance"]["git_commit"] = "0" * 40
+        saved.write_text(json.dumps(bad))
+        with pytest.raises(LedgerFileError, match="changed after the run") as err:
+            load_records(tmp_path / "results" / "ledger")
+        assert str(saved) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_result_and_its_ledger_forged_and_resealed_together_are_caught_by_the_digest(tmp_path, monkeypatch):
+    """The forgery the seal cannot stop: the result's number changed within its schema, the ledger's record
+    changed to match and the seal recomputed (three lines of stdlib). The ledger loads -- the seal is consistent
+    -- but the pinned digest names the edited result; only a forger who also changes the digest (which the diff
+    of the ledger shows) gets past it, and then the re-derivation tests judge the numbers again."""
+    path = _demo_result(tmp_path, monkeypatch)
+    reads.forget()
+    load_result(path, profile="reference")
+    saved = _ledger()
+    obj = json.loads(saved.read_text())
+    path.write_text(path.read_text().replace("1.0", "0.8"))
+    assert load_result(path)["data"] == {"x": [0.8]}  # within its schema: nothing else refuses it
+    obj["data"]["records"][0]["ours"] = "max error 8e-16"
+    obj["data"]["records"][0]["value"] = 8e-16
+    obj["data"]["seal"] = file_seal(obj["data"], obj["provenance"])
+    saved.write_text(json.dumps(obj))
+    assert [r.value for r, _ in load_records(tmp_path / "results" / "ledger")] == [8e-16]
+    changed = reads.changed(obj["data"]["results"], tmp_path)
+    assert len(changed) == 1 and changed[0].startswith("results/demo/study.reference.json: sha256")
+    path.unlink()
+    assert reads.changed(obj["data"]["results"], tmp_path) == ["results/demo/study.reference.json: missing"]
+
+
+def test_a_ledger_written_before_the_digests_still_loads(tmp_path, monkeypatch):
+    """A committed ledger of the old form (no ``results``, its seal over the records alone) loads as before, and
+    its records edited without resealing are still refused."""
+    from icdl.repro.ledger import seal
+
+    _demo_result(tmp_path, monkeypatch)
+    saved = _ledger()
+    obj = json.loads(saved.read_text())
+    del obj["data"]["results"]
+    obj["data"]["seal"] = seal(obj["data"]["records"])
+    saved.write_text(json.dumps(obj))
+    assert len(load_records(tmp_path / "results" / "ledger")) == 1
+    obj["data"]["records"][0]["ours"] = "hand-edited"
+    saved.write_text(json.dumps(obj))
+    with pytest.raises(LedgerFileError, match="changed after the run"):
+        load_records(tmp_path / "results" / "ledger")
+
+
+def test_a_quick_rerun_that_reads_the_same_files_leaves_its_ledger_byte_for_byte(tmp_path, monkeypatch):
+    """keep_if_same for quick ledgers, now that the seal covers the provenance (whose wall time and date change
+    with every run): a rerun with the same records reading the same files leaves the file as it is; a rerun
+    that read a changed result writes the ledger anew, pinning the new digest, under a seal that loads."""
+    path = _demo_result(tmp_path, monkeypatch)
+    reads.forget()
+    load_result(path)
+    first = _ledger("quick").read_bytes()
+    assert _ledger("quick").read_bytes() == first
+    _demo_result(tmp_path, monkeypatch, value=2.0)
+    reads.forget()
+    load_result(path)
+    again = _ledger("quick")
+    assert again.read_bytes() != first
+    assert json.loads(again.read_text())["data"]["results"] == {"results/demo/study.reference.json": _sha(path)}
+    assert len(load_records(tmp_path / "results" / "ledger")) == 1
+
+
+def test_a_chapter_s_start_forgets_what_was_read_before_it(tmp_path, monkeypatch):
+    """:func:`icdl.repro.chapter.start` forgets the reads of an earlier chapter run in the same process (a
+    JupyterLab kernel, a test session): a ledger pins what its own chapter read, not another's."""
+    from icdl.repro import chapter
+
+    path = _demo_result(tmp_path, monkeypatch)
+    load_result(path)
+    assert reads.pinned()
+    monkeypatch.setattr(chapter, "hold_lock", lambda name: None)
+    _, ledger = chapter.start(ProfileSet("demo", profiles={"quick": {"n": 1}}), "quick")
+    assert reads.pinned() == {}
+
+
+def test_only_files_git_would_commit_are_pinned(tmp_path, monkeypatch):
+    """A result git ignores (the extra seeds' checkpoint records, the scale study's per-depth scores) stays
+    local: a fresh clone has none, so a ledger pinning it would turn the check above red there. In a clone
+    only the files git does not ignore are pinned."""
+    import subprocess
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("results/demo/local*\n")
+    prov = provenance(command="python -m icdl.demo", wall_time_s=1.0, profile="reference", seed=0)
+    kept = save_result(tmp_path / "results" / "demo" / "study.reference.json", {"x": [1.0]}, provenance=prov)
+    local = save_result(tmp_path / "results" / "demo" / "local.reference.json", {"x": [1.0]}, provenance=prov)
+    reads.forget()
+    load_result(kept)
+    load_result(local)
+    assert reads.pinned() == {"results/demo/study.reference.json": _sha(kept)}
