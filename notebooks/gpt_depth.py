@@ -29,8 +29,9 @@
 # here, it is decided only where every model learned the task, and
 # {glue:text}`gate_met`: the weakest, {glue:text}`gate_worst`, leads the context
 # mean by {glue:text}`gate_lead` at the last evaluation point, against a margin
-# of {glue:text}`gate_margin`. It is judged under the changed schedule of
-# {doc}`gpt_icl`.
+# of {glue:text}`gate_margin`. Its models train at the main study's schedule
+# ({doc}`gpt_icl`), which departs from the paper's, so its verdict is a
+# deviation.
 #
 # Code: `icdl.gpt_icl.depth` (profiles, study, result file) and
 # `icdl.gpt_icl.depth.judge` (intervals, tables, verdict), on the modules of

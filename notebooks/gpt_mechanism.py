@@ -42,10 +42,9 @@
 # Read as description, the numbers
 # lean against GD for most models and most single seeds. The positive control,
 # the same pipeline asked of transformers trained on linear targets, finds the
-# linear fit they run (**{glue:text}`status_mech_control_linear`**). Earlier
-# designs of this question -- a first grid that held GD in its corner, a wider
-# grid, one training seed in {term}`flow time` -- were replaced by this one; their
-# verdicts at the time are in the report's *Designs we replaced*. Asked again
+# linear fit they run (**{glue:text}`status_mech_control_linear`**). The
+# report's *Designs we replaced* lists the designs this one supersedes (a grid
+# that held GD in its corner, one training seed) with their verdicts. Asked again
 # of the models {doc}`gpt_n01` trains where the task needs a deep network, the
 # first hypothesis is **{glue:text}`status_mech_seeds_nearest_gd_n01`**.
 #

@@ -147,13 +147,23 @@ def _with_interval(entries: list[dict], claim: str) -> str:
 VERDICT_WORDS = {True: "holds", False: "fails", None: "is undecided"}
 
 
+def verdict_word(entry: dict) -> str:
+    """A judged claim's verdict as the prose says it, from its registered criterion on the entry's numbers -- gates
+    and intervals included, as the ledger decides it (a judge's own ``passed`` knows neither)."""
+    from icdl.repro.claims import criterion_verdict
+
+    if entry.get("value") is None:
+        return "is not judged yet"
+    return VERDICT_WORDS[criterion_verdict(entry["claim"], {"value": entry["value"], **(entry.get("values") or {})})]
+
+
 def glue_values(res: dict, cfg) -> dict[str, str]:
     """The numbers the chapter's prose quotes, formatted."""
     fits, tr = res["fits"], res["trend"]
     last = tr.loc[tr.groupby(["depth", "attention"])["step"].idxmax()]
     judged = judge(fits, tr, res["points"], res["shift"], res.get("boot"), res.get("fit_draws"))
     verdicts = {e["claim"]: e["value"] for e in judged}
-    holds = {e["claim"]: VERDICT_WORDS[e["passed"]] for e in judged}
+    holds = {e["claim"]: verdict_word(e) for e in judged}
     return {
         "scale_factor": f"{cfg['factor']}", "scale_steps": count(cfg['factor'] * cfg['steps']),
         "scale_relu_steps": count(cfg['factor'] * cfg['relu_steps']), "scale_main_steps": count(cfg['steps']),
@@ -262,9 +272,7 @@ def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg, narrow: 
            "width_command": COMMAND.format(profile=WIDER), "width_scan_rates": f"{SCAN_RATES}"}
     judged = judge_wider(cmp, wide)
     out |= {f"width_verdict_{e['claim'].replace('-', '_')}": "is not judged yet" if cmp is None or wide is None
-            else "holds" if e["passed"] else "fails" for e in judged}
-    out |= {f"width_verdict_{e['claim'].replace('-', '_')}": VERDICT_WORDS[e["passed"]]
-            for e in judge_tuned_width(cmp, narrow, wide, wcfg)}
+            else verdict_word(e) for e in (*judged, *judge_tuned_width(cmp, narrow, wide, wcfg))}
     out["width_rates"] = f"{rates_scanned(wcfg)}"
     if cmp is None or wide is None:
         return out | {k: "not run" for k in ("width_delta", "width_delta_softmax", "width_delta_relu",
