@@ -428,8 +428,7 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # have been (Bonferroni), lies wholly on the failing side. So the interval
 # quoted beside a claim's number is not the extreme model's own interval in
 # the table below: its passing end is the extreme of the models' own ends,
-# its failing end the extreme of their Bonferroni-widened ends, and it is
-# wider than any one model's.
+# its failing end the extreme of their Bonferroni-widened ends.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 per_model = verdicts.interval_table(data["sums"], data["shift_sums"], train_len, int(data["curves"]["position"].max()))
