@@ -191,9 +191,13 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
         got = [statuses.get(c, "not yet covered") for c in r.claims]
         word = verdict(got)
         counted = f"<br><small>{_counts(got)}</small>" if len(got) > 1 and word == MIXED else ""
-        reasons = list(dict.fromkeys(x for c in r.claims if statuses.get(c) == "inconclusive" for x in why.get(c, ())))
-        if reasons:  # what an undecided verdict rests on: the gates its design did not meet
-            counted += f"<br><small>undecided: {escape('; '.join(reasons))}</small>"
+        undecided = [c for c in r.claims if statuses.get(c) == "inconclusive"]
+        reasons = list(dict.fromkeys(x for c in undecided for x in why.get(c, ())))
+        if reasons:  # what an undecided verdict rests on: the gates its design did not meet, each with how many of
+            # the row's undecided claims it holds back where not all (a reason of one claim is not the row's)
+            held = {x: sum(x in why.get(c, ()) for c in undecided) for x in reasons}
+            said = [x if held[x] == len(undecided) else f"{x} ({held[x]} of {len(undecided)} claims)" for x in reasons]
+            counted += f"<br><small>undecided: {escape('; '.join(said))}</small>"
         seen = ours.get(r.measured, "—") if r.measured else ""
         which = f"{CLAIMS_BY_ID[r.measured].source}: " if r.measured and len(r.claims) > 1 else ""
         measured = f"<br><small>{to_html(which + seen)}</small>" if seen not in ("", "—") else ""
