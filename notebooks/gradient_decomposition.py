@@ -123,11 +123,13 @@ g = torch.Generator().manual_seed(0)
 x = torch.randn(5, 3, generator=g, dtype=torch.float64)
 y = torch.rand(5, 2, generator=g, dtype=torch.float64)
 terms = gradient_terms(arch, init_weights(arch, seed=0), x, y, "sigmoid", "squared")
-shapes = {"p(j)": [tuple(p.shape) for p in terms.p], "r'(j)": [tuple(r.shape) for r in terms.r_prime],
-          "s(j)": [tuple(s.shape) for s in terms.s[1:]], "A(j)": [tuple(terms.A(j).shape) for j in (1, 2, 3)],
-          "grad": [tuple(terms.grad.shape)]}
-for name, value in shapes.items():
-    print(f"{name:6s} {value}")
+def shape(t):
+    return " × ".join(map(str, t.shape))
+
+
+chapter.table(pd.DataFrame({"term": ["p(j), j = 0…3", "r′(j), j = 1…3", "s(j), j = 1…3", "A(j), j = 1…3", "gradient"],
+                            "shapes": ["; ".join(shape(t) for t in ts) for ts in (
+                                terms.p, terms.r_prime, terms.s[1:], [terms.A(j) for j in (1, 2, 3)], [terms.grad])]}))
 
 # %% [markdown]
 # ## Lemma 1 against autograd

@@ -105,8 +105,8 @@ fig = figures.theory.plot_quantiser_and_error(quantise.build_quantiser(8, 1.0, 1
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 print("error within the bound L√(dn)B/D at every D:", "yes" if (errors["max_error"] <= errors["bound"]).all() else "no")
-print("error halves when D doubles (max over inputs, ratio per doubling):",
-      (errors["max_error"].iloc[:-1].to_numpy() / errors["max_error"].iloc[1:].to_numpy()).round(1).tolist())
+ratios = errors["max_error"].iloc[:-1].to_numpy() / errors["max_error"].iloc[1:].to_numpy()
+print("the largest error falls by a factor of", ", ".join(f"{r:.1f}" for r in ratios), "at each doubling of D")
 errors[["D", "max_error", "bound", "cells"]].assign(max_error=errors["max_error"].round(4),
                                                     bound=errors["bound"].round(4))
 
