@@ -33,6 +33,15 @@
 # the only way an existence theorem can be measured: by fitting four softmax
 # layers to one gradient step and composing them.
 #
+# **What we find.** The proof's pieces hold where they can be run: the
+# quantiser and its look-up error (Lemma 16, **{glue:text}`status_icdl_lemma16`**)
+# and the contextual mapping on small grids (Lemma 17,
+# **{glue:text}`status_icdl_lemma17`**). Theorem 2 itself, measured by fitting
+# four softmax layers to one gradient step, is **{glue:text}`status_icdl_thm2`**
+# -- a fitted approximation of the step, not an exact one (the box gives its
+# share) -- and its error falls as the layers widen
+# (**{glue:text}`status_icdl_thm2_size`**).
+#
 # Code: `icdl.layers` (`SoftmaxAttention`, `FeedForward`, `SoftmaxBlock`),
 # `icdl.constructions.softmax` (the quantiser, the contextual mapping) and
 # `icdl.studies.softmax` (the fitted step).
@@ -280,5 +289,5 @@ ledger.save()
 ledger.judged()
 
 # %% tags=["remove-cell"]
-chapter.glue(claims_box=ledger.box())
+chapter.glue(claims_box=ledger.box(), **{f"status_{r.claim.replace('-', '_')}": r.status for r in ledger.records})
 chapter.show_glued()
