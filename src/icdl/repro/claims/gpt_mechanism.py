@@ -43,14 +43,15 @@ CLAIMS: tuple[Claim, ...] = (
            "not claimed by ICDL: averaged over the seeds, on the median block of test prompts every model is "
            "nearer GD tuned in flow time than the simple rule nearest it over all prompts, by prediction "
            "difference"))),
-    *(row(f"mech-power-{kind}{suffix}", f"This book: the power of the mechanism's measures ({where})",
+    *(row(f"mech-power-{kind}{suffix}", f"This book: the power of the mechanism's measures, planted {plant} ({where})",
           f"not claimed by ICDL: the mechanism's pipeline (members chosen on scan prompts, measures on test prompts) "
           f"calls a planted model that runs {what} -- off the grid it chooses from, with prediction noise of 4 % of "
           f"the labels' variance -- {verdict}, by prediction difference, at every target depth ({where})",
           GPT_MECHANISM, "tests/test_gpt_mechanism_power.py::test_the_power_judge_both_sides_and_waiting")
       for suffix, where in (("", "ICDL's inputs"), ("-n01", "inputs from N(0, I)"))
-      for kind, what, verdict in (("gd", "GD on the N-layer network", "nearer GD than any linear or local rule"),
-                                  ("ridge", "ridge regression", "nearer a simple rule than GD"))),
+      for kind, plant, what, verdict in (
+          ("gd", "GD", "GD on the N-layer network", "nearer GD than any linear or local rule"),
+          ("ridge", "ridge", "ridge regression", "nearer a simple rule than GD"))),
     row("mech-control-linear", "This book: the positive control (a transformer trained on linear targets)",
         "not claimed by ICDL: the measures find a linear fit (least squares, ridge, or GD or the Adam-trained MLP on "
         "a one-layer network) nearest a transformer trained on linear regression, not a local rule",
