@@ -373,6 +373,9 @@ def test_claim_formulas_are_math_for_mathjax_and_unpaired_dollars_are_refused():
     assert html == ('costs: <span class="math notranslate nohighlight">\\(y_{n+1} &lt; 1\\)</span> &amp; more')
     with pytest.raises(ValueError, match="unpaired"):
         math_html("$x_1 and y")
+    # a spaced double hyphen is the dash prose shows, an option's stays (the bug: "least squares -- its share"
+    # in the boxes beside "least squares – its share" in the report)
+    assert math_html("a -- b, run --part main") == "a – b, run --part main"
     for c in CLAIMS:
         for text in (c.source, c.paper):
             outside = "".join(text.split("$")[::2])

@@ -135,11 +135,12 @@ def typeset_minus(text: str) -> str:
 def math_html(text: object) -> str:
     """``text`` for an HTML table cell: escaped, with each ``$…$`` span (the claims' formulas, written as
     MyST math) handed to MathJax as inline math (``<span class="math">\\(…\\)</span>``, which the book's
-    MathJax typesets inside raw HTML, where MyST's own ``$`` parsing does not reach)."""
+    MathJax typesets inside raw HTML, where MyST's own ``$`` parsing does not reach). A spaced ``--`` becomes the
+    dash prose shows (Sphinx's typographer, which makes it one in prose, does not reach raw HTML either)."""
     parts = str(text).split("$")
     if len(parts) % 2 == 0:
         raise ValueError(f"unpaired $ in {text!r}: write each formula as $…$")
-    return "".join(esc(typeset_minus(short_exponents(p))) if i % 2 == 0  # a number's sign as the tables' minus
+    return "".join(esc(typeset_minus(short_exponents(p))).replace(" -- ", " – ") if i % 2 == 0  # the tables' minus;
                    else f'<span class="math notranslate nohighlight">\\({esc(p)}\\)</span>'
                    for i, p in enumerate(parts))
 
