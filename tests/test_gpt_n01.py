@@ -274,3 +274,16 @@ def test_objectives_2_and_3_are_the_main_study_s_judged_on_the_n01_models(monkey
     waiting = n01.judge_objectives_2_3(None, None, 40, 60, {})
     assert [e["claim"] for e in waiting] == ["gpt-n01-obj2-length", "gpt-n01-obj3"]
     assert all(e["value"] is None and e["passed"] is None and n01.COMMAND in e["ours"] for e in waiting)
+
+
+def test_the_n01_deviation_names_the_schedule_the_models_trained_at():
+    """The deviation every n01 claim carries states profile n01's own schedule (the bug: the main study's, "a tanh
+    warm phase and a warm start", named beside models trained from scratch)."""
+    from icdl.gpt_icl.core import main_study
+    from icdl.repro.claims.gpt_n01 import N01_SETTING
+    from icdl.repro.typeset import count
+
+    fit = main_study.N01_FITTED
+    assert f"lr {fit['lr']:g}".replace("0.0001", "1e-4") in N01_SETTING
+    assert f"batch {fit['batch']}" in N01_SETTING and f"{count(fit['steps'])} steps" in N01_SETTING
+    assert "warm" not in N01_SETTING
