@@ -774,7 +774,8 @@ def test_every_run_of_a_strength_is_read_not_the_analysed_one_alone():
 
     strong = strength(1e-3, [0.1, 0.2, 0.3], [1.5, 3000.0, 800.0], [0.5, 0.999, 0.998], chosen=1)
     weak = strength(1e-5, [0.95, 0.5], [1.1, 1.2], [0.43, 0.96], chosen=1)
-    assert strong["analysed"].tolist() == [True, False, False]
+    # the paper's rule marks a run only where one divides (the fallback pick of a strength without one is not it)
+    assert strong["analysed"].tolist() == [False, False, False] and weak["analysed"].tolist() == [True, False]
     counts = readout.run_counts(pd.concat([weak, strong])).set_index("ℓ1")
     assert counts.loc[1e-3, "one dominant cell (≥ 10×)"] == 2 and counts.loc[1e-3, "Table 2 > 0.95"] == 2
     assert counts.loc[1e-5, "divide (Table 1 > 0.9)"] == 1 and counts.loc[1e-5, "Table 2 > 0.95"] == 1

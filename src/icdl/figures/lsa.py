@@ -7,7 +7,8 @@ import pandas as pd
 import seaborn as sns
 
 from ..lsa.constructions import R_FLAT_RTOL, flat_Rs
-from ..repro.typeset import percent, plain
+from ..lsa.readout import strength
+from ..repro.typeset import percent
 from .style import PALETTE, SINGLE, SMALL, WIDE, legend_below, legend_outside
 
 # ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------
@@ -137,7 +138,7 @@ def plot_l1_runs(runs: pd.DataFrame, ratio_line: float = 10.0, corr_line: float 
                        linewidths=1.2, label="LayerNorm does not divide" if x == 0 else None)
             ax.scatter(offsets[divides], g.loc[divides, col], s=34, color=PALETTE[0],
                        label="divides (Table 1 > 0.9)" if x == 0 else None)
-        ax.set_xticks(range(len(strengths)), [plain(v) for v in strengths])
+        ax.set_xticks(range(len(strengths)), [strength(v) for v in strengths])
         ax.set_xlim(-0.5, len(strengths) - 0.5)
         ax.set_xlabel("ℓ1 coefficient")
     ax1.set_yscale("log")

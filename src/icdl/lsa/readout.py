@@ -132,6 +132,11 @@ def distributions(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 DOMINANT, TABLE2 = 10.0, 0.95
 
 
+def strength(l1: float) -> str:
+    """An ℓ1 coefficient as the chapter writes it, in one style everywhere: ``1e-5``, ``1e-4``, ``0``."""
+    return f"{l1:.0e}".replace("e-0", "e-") if l1 else "0"
+
+
 def every_run(data: dict, cells: pd.DataFrame) -> pd.DataFrame:
     """One row per run of one training result (``data``, the ``data`` of ``results/lsa_training/training.<profile>
     .json``; ``cells``: :func:`query_cells` of its checkpoint): ℓ1, the run, whether it is the run the paper's rule
@@ -173,15 +178,12 @@ def runs_words(runs: pd.DataFrame) -> dict[str, str]:
     dominant query cell and how many pass Table 2 (``lsa_runs_counts``), and the runs in which the paper's chain
     holds -- LayerNorm divides by the variance (Table 1 > 0.9) *and* one cell carries least squares (Table 2) --
     or that there is none (``lsa_runs_chain``)."""
-    def ell(v: float) -> str:
-        return f"{v:.0e}".replace("e-0", "e-") if v else "0"
-
     counts = run_counts(runs)
     dom_col = next(c for c in counts if c.startswith("one dominant"))
     t2_col = next(c for c in counts if c.startswith("Table 2"))
-    parts = [f"at ℓ1 = {ell(r['ℓ1'])}, {int(r[dom_col])} of {int(r['runs'])} runs have one dominant query cell and "
-             f"{int(r[t2_col])} pass{'es' if int(r[t2_col]) == 1 else ''} Table 2" for _, r in counts.iterrows()]
+    parts = [f"at ℓ1 = {strength(r['ℓ1'])}, {int(r[dom_col])} of {int(r['runs'])} runs have one dominant query cell "
+             f"and {int(r[t2_col])} pass{'es' if int(r[t2_col]) == 1 else ''} Table 2" for _, r in counts.iterrows()]
     chain = runs[(runs["Table 1 corr"] > 0.9) & (runs["Table 2 corr"] > TABLE2)]
     said = ("no run at any strength both divides by the variance and passes Table 2" if chain.empty else
-            "; ".join(f"run {int(r['run'])} at ℓ1 = {ell(r['ℓ1'])}" for _, r in chain.iterrows()))
+            "; ".join(f"run {int(r['run'])} at ℓ1 = {strength(r['ℓ1'])}" for _, r in chain.iterrows()))
     return {"lsa_runs_counts": "; ".join(parts), "lsa_runs_chain": said}

@@ -15,7 +15,7 @@ from ..repro.profiles import ProfileSet
 from ..repro.results import frame_to_lists, load_result
 from ..repro.typeset import count, plain
 from .model import TF, _corr, make_prompts, sample_data
-from .readout import paper_run
+from .readout import paper_run, strength
 from .training import _run_data
 
 Tensor = torch.Tensor
@@ -255,7 +255,7 @@ def judge_scan(scan: dict[str, dict | None]) -> list[dict]:
             out.append({"claim": claim, "value": None, "passed": None, "criterion": criterion,
                         "ours": f"the ℓ1 scan has not run yet: {todo}"})
             continue
-        largest = "; ".join(f"ℓ1 = {plain(r['l1'])}: {r['largest Table 1']:.3f}" for r in rows.values())
+        largest = "; ".join(f"ℓ1 = {strength(r['l1'])}: {r['largest Table 1']:.3f}" for r in rows.values())
         if not analysed:
             out.append({"claim": claim, "value": float("nan"), "values": {"dividing_runs": dividing},
                         "passed": None, "criterion": criterion,
@@ -263,7 +263,7 @@ def judge_scan(scan: dict[str, dict | None]) -> list[dict]:
             continue
         best_name = max(analysed, key=lambda n: analysed[n][key])
         best = analysed[best_name][key]
-        each = "; ".join(f"ℓ1 = {plain(r['l1'])}: {r[key]:.3f}" for r in analysed.values())
+        each = "; ".join(f"ℓ1 = {strength(r['l1'])}: {r[key]:.3f}" for r in analysed.values())
         out.append({"claim": claim, "value": float(best), "values": {"dividing_runs": dividing},
                     "passed": bool(best >= threshold if op == ">=" else best > threshold), "criterion": criterion,
                     "ours": f"the analysed run's {key}, best over the strengths with one: {best:.3f} ({each})"})
