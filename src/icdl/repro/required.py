@@ -11,6 +11,9 @@ from __future__ import annotations
 N01_MODELS = tuple(f"gpt_{f'seed{seed}_' if seed else ''}depth{depth}_{attention}"
                      for seed in range(3) for depth in (3, 4, 6) for attention in ("relu", "softmax"))
 
+#: the (task, target depth) units of the power check's seeds run that have finished and are committed
+POWER_UNITS_DONE = ("icdl_depth3",)
+
 #: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
 REQUIRED: dict[str, tuple[str, ...]] = {
     "attention_passes": (
@@ -69,6 +72,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "results/gpt_mechanism/mechanism.control.json",
         "results/gpt_mechanism/mechanism.seeds.json",
         "results/ledger/gpt_mechanism.quick.json",
+        # the power check's units finished so far (python -m icdl.gpt_icl.mechanism.power --profile seeds at
+        # dcbc7e2 resumes from them); its result file joins when every unit is done
+        *(f"results/gpt_mechanism/checkpoints/seeds/power_{unit}.json" for unit in POWER_UNITS_DONE),
     ),
     "gpt_n01": (
         "results/gpt_n01/scan.icdl.json",
