@@ -813,11 +813,11 @@ def test_committed_scan_numbers(num_regression):
 
 
 def test_committed_n01_numbers(num_regression):
-    """Figures 'fig-icl-methods-n01' and 'fig-icl-shortfall-n01' and the n01 section's numbers, from the committed
-    run with x ~ N(0, I) (``python -m icdl.gpt_icl --profile n01 ...``): the transformers' R² (mean over seeds) and
-    the baselines' per position, the three judged numbers with their intervals, and each model's shortfall below the
-    MLP with its interval (pinned: a rerun that moved them fails here until the baseline is regenerated and the diff
-    reviewed)."""
+    """Figures 'fig-icl-methods-n01' and 'fig-icl-shortfall-n01', the first screen's and the n01 section's numbers,
+    from the committed run with x ~ N(0, I) (``python -m icdl.gpt_icl --profile n01 ...``): the transformers' R²
+    (mean over seeds) and the baselines' per position, the three judged numbers with their intervals, each model's
+    shortfall below the MLP with its interval, and each attention's R² beside least squares' and the context mean's
+    (pinned: a rerun that moved them fails here until the baseline is regenerated and the diff reviewed)."""
     from icdl.gpt_icl.objectives import n01
     from icdl.repro.ledger import load_records
     from icdl.repro.results import load_result
@@ -841,5 +841,9 @@ def test_committed_n01_numbers(num_regression):
                                      main_study.PROFILES.resolve("n01")["train_examples"])
     num_regression.check({"n01_r2": curves["r2"].to_numpy()[::5], "n01_baselines": baselines["r2"].to_numpy()[::5],
                           "n01_judged": judged.ravel(),
-                          "n01_shortfall": short[["value", "lo", "hi"]].to_numpy().ravel()},
+                          "n01_shortfall": short[["value", "lo", "hi"]].to_numpy().ravel(),
+                          # the first screen's R² per attention, least squares and context mean (attention_glue)
+                          "n01_levels": np.array([float(x) for k, v in sorted(n01.attention_glue(
+                              icl, main_study.PROFILES.resolve("n01")["train_examples"]).items())
+                              if k != "n01_depths" for x in v.split(", ")])},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="reference_n01")

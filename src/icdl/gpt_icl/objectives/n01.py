@@ -283,3 +283,24 @@ def figure_data(icl: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     from icdl.gpt_icl.core.main_study import mean_curves
 
     return mean_curves(pd.DataFrame(icl["curves"])), pd.DataFrame(icl["baselines"])
+
+
+def attention_glue(icl: dict | None, train_examples: int) -> dict[str, str]:
+    """What the first screen says of each attention, as description beside the gated verdicts: its models' R² at
+    each target depth in order (pooled over seeds, on the MLP's paired prompts at the last position up to the
+    training length), and least squares' and the context mean's on the same prompts (``n01_r2_softmax``,
+    ``n01_r2_relu``, ``n01_r2_ls``, ``n01_r2_mean``: "0.87, 0.73, 0.80"), and the depths (``n01_depths``);
+    dashes while the run waits."""
+    keys = {"softmax": "n01_r2_softmax", "relu": "n01_r2_relu", bl.LEAST_SQUARES: "n01_r2_ls",
+            bl.CONTEXT_MEAN: "n01_r2_mean"}
+    if icl is None:
+        return {k: "—" for k in (*keys.values(), "n01_depths")}
+    sums = Sums(icl["blocks"], icl["labels"])
+    got: dict[str, list[float]] = {k: [] for k in keys}
+    for depth in sums.depths():
+        pos = [last_position(sums, depth, train_examples)]
+        for name in keys:
+            got[name].append(float(sums.r2(depth, name, PAIRED, pos)[0, 0]))
+    depths = [str(d) for d in sums.depths()]
+    return ({keys[name]: ", ".join(f"{x:.2f}" for x in v) for name, v in got.items()}
+            | {"n01_depths": ", ".join(depths[:-1]) + f" and {depths[-1]}"})
