@@ -57,8 +57,12 @@
 # (**{glue:text}`status_gpt_task_linear`**), so these objectives barely test
 # learning a *deep* network; at $x \sim \mathcal N(0, I)$, the inputs of the
 # paper's network baselines, at least {glue:text}`task_n01_min` is
-# (**{glue:text}`status_gpt_task_n01`**). The questions asked again on that
-# task are {doc}`gpt_n01`.
+# (**{glue:text}`status_gpt_task_n01`**). Asked again on that task at a
+# schedule fitted to it ({doc}`gpt_n01`), the softmax models reach R²
+# {glue:text}`n01_r2_softmax` at target depths {glue:text}`n01_depths`,
+# against least squares' {glue:text}`n01_r2_ls` on the same prompts; the
+# ReLU-attention models reach {glue:text}`n01_r2_relu`, and
+# {glue:text}`n01_gate_met`.
 #
 # Code: `icdl.gpt_icl.core` -- `model`, `tasks`, `training`, `schedule` (the two
 # schedules), `evaluation` (test prompts, R²), `baselines`, `intervals` (the
@@ -85,9 +89,10 @@ from icdl import figures
 from icdl.gpt_icl import objectives
 from icdl.gpt_icl.compute import cost
 from icdl.gpt_icl.core import evaluation, learning, main_study, verdicts
-from icdl.gpt_icl.objectives import task_content, yardstick
+from icdl.gpt_icl.objectives import n01, task_content, yardstick
 from icdl.repro import chapter
 from icdl.repro.ledger import run_words
+from icdl.repro.results import show_reference
 from icdl.repro.typeset import count
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
@@ -189,6 +194,14 @@ chapter.glue(task_prompts=count(task_content.PROMPTS),
              task_nonlinear_min_far=f"{100 * far['nonlinear'].min():.1f} %",
              task_n01_min=f"{100 * task_judged['gpt-task-n01']['value']:.1f} %",
              task_n01_max=f"{100 * near['nonlinear'].max():.1f} %")
+n01_obj = show_reference(main_study.PROFILES, "icl", n01.PROFILE, command=n01.COMMAND)  # the first screen's n01 line
+n01_icl = n01_obj["data"] if n01_obj is not None and n01_obj["data"]["complete"] else None
+n01_len = main_study.PROFILES.resolve(n01.PROFILE)["train_examples"]
+chapter.glue(**n01.attention_glue(n01_icl, n01_len),
+             n01_gate_met=(learning.words(learning.gate(verdicts.context_mean_leads(
+                 verdicts.Sums(n01_icl["blocks"], n01_icl["labels"]), n01_len)),
+                 learning.margin("gpt-n01-beats-ls"))["gate_met"]
+                 if n01_icl is not None else "their run is not committed yet"))
 
 # %% [markdown]
 # At ICDL's inputs {glue:text}`task_offset_min` to {glue:text}`task_offset_max`
