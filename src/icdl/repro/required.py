@@ -64,7 +64,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         # profile n01's eighteen models (9 500 steps each), which its result and the mechanism's n01 run read
         *(f"results/gpt_icl/checkpoints/n01/{name}{suffix}"
           for name in N01_MODELS for suffix in (".pt", ".pt.json")),
+        "results/gpt_icl/icl.n01.json",
         "results/gpt_icl/icl.reference.json",
+        "results/gpt_icl/shift.n01.json",
         "results/gpt_icl/shift.reference.json",
         "results/ledger/gpt_icl.quick.json",
     ),
