@@ -739,7 +739,7 @@ def test_lsa_l1_scan_numbers():
 
     folder = HERE.parent / "results" / "lsa_training"
     frames = []
-    for name in ("reference", "l1e-4", "l1e-3"):
+    for name in ("nol1", "reference", "l1e-4", "l1e-3"):
         pcfg = PROFILES.resolve(name)
         cells = readout.query_cells(readout.trained_model(folder / f"checkpoint.{name}.pt", pcfg), pcfg)
         frames.append(readout.every_run(load_result(folder / f"training.{name}.json")["data"], cells))
@@ -751,7 +751,8 @@ def test_lsa_l1_scan_numbers():
     assert every.loc[(1e-4, 2), "Table 2 corr"] == pytest.approx(0.99314, abs=1e-4)
     counts = readout.run_counts(every.reset_index()).set_index("ℓ1")
     assert counts.loc[1e-3].tolist() == [5, 0, 4, 3, 3] and counts.loc[1e-4].tolist() == [5, 0, 2, 2, 1]
-    assert counts.loc[1e-5, "divide (Table 1 > 0.9)"] == 1
+    assert counts.loc[1e-5, "divide (Table 1 > 0.9)"] == 1 and counts.loc[0.0].tolist() == [5, 0, 0, 0, 0]
+    assert every.loc[0.0, "Table 1 corr"].max() == pytest.approx(0.747, abs=5e-4)  # no run without ℓ1 divides
     assert every.index[every["analysed"]].tolist() == [(1e-5, 8)]  # no fallback pick is marked
 
 
