@@ -243,16 +243,16 @@ def test_a_signal_to_an_execution_ends_it_in_one_line_and_writes_nothing(tmp_pat
     """SIGTERM or Ctrl-C during a chapter's execution (the probe: Ctrl-C gave a traceback through papermill's
     select loop): the command ends (143, 130) with one line, and neither a work-in-progress notebook in
     ``runs/.tmp`` nor an executed notebook is left."""
-    _book(tmp_path, "import time\ntime.sleep(60)")
+    started = tmp_path / "cell-started"
+    _book(tmp_path, f"open({str(started)!r}, 'w').close()\nimport time\ntime.sleep(60)")
     env = {**os.environ, "ICDL_ROOT": str(tmp_path)}
     proc = subprocess.Popen([sys.executable, "-m", "icdl.repro.execute", "computation"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wip = tmp_path / "runs" / ".tmp" / f"computation.quick.{proc.pid}.ipynb"
     deadline = time.time() + 90
-    while not wip.exists():
+    while not (wip.exists() and started.exists()):  # the kernel runs the cell (a loaded machine starts it slowly)
         assert time.time() < deadline and proc.poll() is None, proc.stderr.read() if proc.poll() else "too slow"
         time.sleep(0.1)
-    time.sleep(1.0)  # the kernel runs the cell
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
@@ -431,7 +431,9 @@ def test_a_training_result_without_its_fields_is_one_line(tmp_path, monkeypatch,
     save_result(PROFILES.folder() / "benchmark.quick.json", _BENCHMARK, provenance=_prov())
     committed = Path(__file__).resolve().parents[1] / "results/lsa_training/training.reference.json"
     good = json.loads(committed.read_text())
-    (PROFILES.folder() / "training.quick.json").write_text(json.dumps({**good, "data": edit(good["data"])}))
+    relabelled = {**good["provenance"], "profile": "quick"}  # a quick result, damaged in its data alone
+    (PROFILES.folder() / "training.quick.json").write_text(json.dumps({**good, "provenance": relabelled,
+                                                                       "data": edit(good["data"])}))
     assert main(["--profile", "quick", "--epochs-this-call", "1"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -868,6 +868,9 @@ def test_every_optional_field_of_every_registered_shape_is_checked_for_its_kind(
         shape = schema.SCHEMAS[(chapter, stem)]
         data = _sample(shape)
         path = tmp_path / chapter / f"{stem}.quick.json"
+        if stem.startswith("checkpoints/"):  # a unit's file: <chapter>/checkpoints/<profile>/<kind>_<unit>.json
+            path = tmp_path / chapter / "checkpoints" / "quick" / f"{stem.split('/', 1)[1]}_unit.json"
+        assert schema.shape_of(path) is shape, path
         schema.check(path, data)  # absent: allowed
         schema.check(path, {**data, name: _sample(kind)})  # present and of its kind: allowed
         for bad in (_wrong(kind), [] if isinstance(kind, (schema.List, schema.Rows)) else None):
