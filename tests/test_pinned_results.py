@@ -21,10 +21,6 @@ from icdl.repro.results import load_result, provenance, save_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: the ledgers committed before they pinned their results (they carry no ``results`` field, and their seal covers
-#: their records alone); each leaves this list when its chapter is executed again and its new ledger committed.
-#: A ledger outside it without digests is refused below.
-WITHOUT_DIGESTS: set[str] = set()  # every committed ledger pins its results
 
 
 def _sha(path: Path) -> str:
@@ -36,14 +32,11 @@ def test_every_committed_ledger_s_results_are_the_files_it_pinned(ledger):
     """Each result file a committed ledger pins exists and has the pinned sha256, and the ledger's seal covers
     those digests (a digest changed without resealing is refused at load). A result edited after its chapter
     judged it -- even with its ledger's records and seal edited to match -- turns this red unless its digest in
-    the ledger is changed too. Ledgers written before the digests existed are skipped while they stay listed in
-    :data:`WITHOUT_DIGESTS`."""
+    the ledger is changed too; a ledger without digests is refused."""
     obj = json.loads((ROOT / "results" / "ledger" / ledger).read_text(encoding="utf-8"))
     data, prov = obj["data"], obj["provenance"]
-    if "results" not in data:
-        assert ledger in WITHOUT_DIGESTS, (f"results/ledger/{ledger} pins no result file; rerun its chapter "
-                                           "(python -m icdl.repro.execute <chapter>) and commit its ledger")
-        pytest.skip(f"{ledger} was written before ledgers pinned their results")
+    assert "results" in data, (f"results/ledger/{ledger} pins no result file; rerun its chapter "
+                               "(python -m icdl.repro.execute <chapter>) and commit its ledger")
     assert data["seal"] == file_seal(data, prov), f"results/ledger/{ledger}: the seal does not match"
     moved = {**data, "results": {**data["results"], "results/x.json": "0" * 64}}
     assert file_seal(moved, prov) != data["seal"], f"results/ledger/{ledger}: the seal does not cover the digests"
