@@ -22,7 +22,6 @@ from icdl.repro.results import load_result, provenance, save_result
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
