@@ -12,7 +12,7 @@ N01_MODELS = tuple(f"gpt_{f'seed{seed}_' if seed else ''}depth{depth}_{attention
                      for seed in range(3) for depth in (3, 4, 6) for attention in ("relu", "softmax"))
 
 #: the (task, target depth) units of the power check's seeds run that have finished and are committed
-POWER_UNITS_DONE = ("icdl_depth3",)
+POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4")
 
 #: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
 REQUIRED: dict[str, tuple[str, ...]] = {
