@@ -237,6 +237,14 @@ def test_an_unwritable_runs_folder_is_one_line(tmp_path, monkeypatch, capsys):
     assert "cannot write" in err and "runs" in err
 
 
+def as_in_a_terminal():
+    """SIGINT at its default in a command the tests start, as in a terminal's foreground command. A suite started
+    in the background by a non-interactive shell (``make test &``, a CI step) runs with SIGINT ignored (POSIX),
+    its children inherit that, and Python then never turns SIGINT into KeyboardInterrupt: a test of Ctrl-C
+    would wait for the command to finish on its own (the fresh-clone CI run: 60 s, then a timeout)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig, code, words", [(signal.SIGTERM, 143, "SIGTERM"),
                                               (signal.SIGINT, 130, "stopped (Ctrl-C)")])
 def test_a_signal_to_an_execution_ends_it_in_one_line_and_writes_nothing(tmp_path, sig, code, words):
@@ -247,7 +255,7 @@ def test_a_signal_to_an_execution_ends_it_in_one_line_and_writes_nothing(tmp_pat
     _book(tmp_path, f"open({str(started)!r}, 'w').close()\nimport time\ntime.sleep(60)")
     env = {**os.environ, "ICDL_ROOT": str(tmp_path)}
     proc = subprocess.Popen([sys.executable, "-m", "icdl.repro.execute", "computation"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
     wip = tmp_path / "runs" / ".tmp" / f"computation.quick.{proc.pid}.ipynb"
     deadline = time.time() + 90
     while not (wip.exists() and started.exists()):  # the kernel runs the cell (a loaded machine starts it slowly)
@@ -543,11 +551,8 @@ def test_ctrl_c_to_the_workers_run_stops_its_jobs_in_one_line(tmp_path):
               "real = reference.run_jobs\n"
               f"reference.run_jobs = lambda jobs, **kw: real(jobs, **{{**kw, 'python': {job!r}, 'poll_s': 0.05}})\n"
               "sys.exit(reference.run_reference('quick', 2, seed=0))\n")
-    # SIGINT at its default in the scheduler: a suite started in the background by a non-interactive shell
-    # inherits SIGINT ignored (POSIX), and Python then never raises KeyboardInterrupt
     parent = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "ICDL_ROOT": str(tmp_path)},
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
     child = started_job_pid(pidfile, parent)
     parent.send_signal(signal.SIGINT)
     _, err = parent.communicate(timeout=30)
