@@ -287,3 +287,45 @@ def test_the_n01_deviation_names_the_schedule_the_models_trained_at():
     assert f"lr {fit['lr']:g}".replace("0.0001", "1e-4") in N01_SETTING
     assert f"batch {fit['batch']}" in N01_SETTING and f"{count(fit['steps'])} steps" in N01_SETTING
     assert "warm" not in N01_SETTING
+
+
+def test_the_fitted_claims_are_the_main_study_s_judged_on_profile_fitted(monkeypatch):
+    """The five -fitted claims are the main study's entries of the same objectives, measured by its judge on profile
+    fitted's result and renamed one to one, under the same registered lines. Catches two names crossed, an entry
+    dropped, a claim judged while its run waits, and a line typed differently from the main study's (0.1 for
+    objective 1's 0.05)."""
+    from icdl.gpt_icl.objectives import fitted
+    from icdl.repro import claims
+    from icdl.repro.claims.gpt_n01 import FITTED_CLAIMS
+
+    main = ("icdl-obj1", "icdl-obj2-shift", "icdl-obj2-length", "icdl-obj3", "gpt-obj3-drop")
+    seen = {}
+
+    def fake_judge(icl, shift, train_examples, test_examples, criteria):
+        seen["args"] = (icl, shift, train_examples, test_examples, criteria)
+        return [{"claim": c, "value": float(i), "passed": None} for i, c in enumerate(main)]
+
+    monkeypatch.setattr(fitted.verdicts, "judge", fake_judge)
+    got = fitted.judge("icl", "shift", 40, 60, {"obj1_tolerance": 0.05})
+    assert [(e["claim"], e["value"]) for e in got] == [(f"{c}-fitted", float(i)) for i, c in enumerate(main)]
+    assert seen["args"] == ("icl", "shift", 40, 60, {"obj1_tolerance": 0.05})
+    waiting = fitted.judge(None, None, 40, 60, {})
+    assert [e["claim"] for e in waiting] == [f"{c}-fitted" for c in main]
+    assert all(e["value"] is None and e["passed"] is None and fitted.COMMAND in e["ours"] for e in waiting)
+    assert set(FITTED_CLAIMS) == set(main)
+    for theirs, ours in FITTED_CLAIMS.items():
+        assert claims.CRITERIA[ours] == claims.CRITERIA[theirs], ours
+
+
+def test_the_fitted_deviation_names_the_schedule_the_models_trained_at():
+    """The deviation of every -fitted claim states profile fitted's own schedule, not the main study's warm phase."""
+    from icdl.gpt_icl.core import main_study
+    from icdl.repro.claims import DEVIATIONS
+    from icdl.repro.claims.gpt_n01 import FITTED_CLAIMS, FITTED_SETTING
+    from icdl.repro.typeset import count
+
+    fit = main_study.FITTED
+    assert f"lr {fit['lr']:g}".replace("0.0001", "1e-4") in FITTED_SETTING
+    assert f"batch {fit['batch']}" in FITTED_SETTING and f"{count(fit['steps'])} steps" in FITTED_SETTING
+    assert "warm" not in FITTED_SETTING
+    assert all(DEVIATIONS[c] == FITTED_SETTING for c in FITTED_CLAIMS.values())

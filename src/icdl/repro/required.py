@@ -12,7 +12,7 @@ N01_MODELS = tuple(f"gpt_{f'seed{seed}_' if seed else ''}depth{depth}_{attention
                      for seed in range(3) for depth in (3, 4, 6) for attention in ("relu", "softmax"))
 
 #: the models of main-study profile fitted whose training has finished, committed (seed 0's file names carry no seed)
-FITTED_DONE = ("gpt_depth3_softmax",)
+FITTED_DONE: tuple[str, ...] = ()
 
 #: the (task, target depth) units of the power check's seeds run that have finished and are committed
 POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4")
@@ -67,8 +67,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         # profile n01's eighteen models (9 500 steps each), which its result and the mechanism's n01 run read
         *(f"results/gpt_icl/checkpoints/n01/{name}{suffix}"
           for name in N01_MODELS for suffix in (".pt", ".pt.json")),
-        # profile fitted's models finished so far (python -m icdl.gpt_icl --profile fitted --part main at 2c76367
-        # goes on from them)
+        # profile fitted's models finished so far (its run goes on from them, at the commit that trained the first;
+        # the models of an earlier start, before its claims were registered at dcdbd53, are discarded)
         *(f"results/gpt_icl/checkpoints/fitted/{name}{suffix}"
           for name in FITTED_DONE for suffix in (".pt", ".pt.json")),
         "results/gpt_icl/icl.n01.json",

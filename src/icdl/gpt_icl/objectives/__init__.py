@@ -5,12 +5,13 @@ predict in context about as well as a network trained on the prompt? Asked of th
 ================  ===================================================================================
 ``judge``         the tables behind the claims and the ledger's judge of objectives 1–3
 ``n01``           the same questions where the task needs a deep network (profile ``n01``)
+``fitted``        the same questions at the schedule fitted to ICDL's task (profile ``fitted``)
 ``task_content``  how much of a prompt needs a deep network: the variance split of the task
 ``yardstick``     least squares as the yardstick, and Garg et al.'s error
 ``errata``        REB's statement about the baselines' inputs, with its evidence
 ================  ===================================================================================
 """
 
-from . import errata, judge, n01, task_content, yardstick
+from . import errata, fitted, judge, n01, task_content, yardstick
 
-__all__ = ["errata", "judge", "n01", "task_content", "yardstick"]
+__all__ = ["errata", "fitted", "judge", "n01", "task_content", "yardstick"]

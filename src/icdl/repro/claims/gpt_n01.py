@@ -115,6 +115,8 @@ REGISTERED: dict[str, str] = {
     "gpt-n01-share": "452d7ca",
     "gpt-n01-obj2-length": "bb2eba8",
     "gpt-n01-obj3": "bb2eba8",
+    **{c: "dcdbd53" for c in ("icdl-obj1-fitted", "icdl-obj2-shift-fitted", "icdl-obj2-length-fitted",
+                              "icdl-obj3-fitted", "gpt-obj3-drop-fitted")},
 }
 
 #: the setting of profile n01's models against ICDL's (the main study's own, SEC5, has a warm phase and a warm start
