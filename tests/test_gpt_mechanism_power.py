@@ -121,3 +121,6 @@ def test_a_killed_power_run_resumes_from_the_units_it_finished(tmp_path, monkeyp
     save_result(path, saved["data"], provenance={**saved["provenance"], "git_commit": "0123456789abcdef"})
     with pytest.raises(ResultFileError, match=r"power_icdl_depth4\.json was made by the code at 012345678"):
         power.run(cfg, progress=False, keep=True)
+    save_result(path, saved["data"], provenance={**saved["provenance"], "profile": "seeds"})  # another profile's unit
+    with pytest.raises(ResultFileError, match=r"power_icdl_depth4\.json is the .* made at profile 'seeds'"):
+        power.run(cfg, progress=False, keep=True)

@@ -267,6 +267,21 @@ def load_result(path: str | Path, *, profile: str | None = None) -> dict[str, An
     return obj
 
 
+def load_kept_part(path: Path, *, profile: str, what: str) -> dict[str, Any] | None:
+    """The data of one part a resumable run keeps as it finishes (``path``: a unit, a depth), or None where none is
+    kept. The run goes on from its parts only at the commit that made them: a part made by other code, or at
+    another profile, is refused in one line naming the file (finish the run at that commit, or delete ``what`` to
+    start it again here) -- the bug it stops: one result stitched from the parts of two versions of the code."""
+    if not path.is_file():
+        return None
+    saved = load_result(path, profile=profile)
+    made, now = saved["provenance"]["git_commit"], git_commit()
+    if made != now:
+        raise ResultFileError(f"{path} was made by the code at {made[:9]}, this run is at {now[:9]}: finish the run "
+                              f"at {made[:9]}, or delete {what} to start it again here")
+    return saved["data"]
+
+
 def _check_shape(path: Path, data: dict) -> None:
     """The data's registered shape (:mod:`icdl.repro.schema`), as a :class:`ResultFileError` naming the file."""
     from .schema import SchemaError, check

@@ -175,17 +175,12 @@ def _unit(cfg, task: str, depth: int, progress: bool, keep: bool) -> tuple[pd.Da
     override run keeps nothing)."""
     import time
 
-    from icdl.repro.files import ResultFileError
-    from icdl.repro.results import frame_to_lists, git_commit, load_result, provenance, save_result
+    from icdl.repro.results import frame_to_lists, load_kept_part, provenance, save_result
 
     path = unit_path(cfg, task, depth) if keep and not cfg["overrides"] else None
-    if path is not None and path.is_file():
-        saved = load_result(path)
-        made, now = saved["provenance"]["git_commit"], git_commit()
-        if made != now:
-            raise ResultFileError(f"{path} was made by the code at {made[:9]}, this run is at {now[:9]}: finish the "
-                                  f"run at {made[:9]}, or delete the unit files to start it again here")
-        return pd.DataFrame(saved["data"]["blocks"]), float(saved["data"]["seconds"])
+    kept = None if path is None else load_kept_part(path, profile=cfg["profile"], what="the unit files")
+    if kept is not None:
+        return pd.DataFrame(kept["blocks"]), float(kept["seconds"])
     if progress:
         print(f"power: task {task}, target depth {depth}", flush=True)
     t0 = time.perf_counter()

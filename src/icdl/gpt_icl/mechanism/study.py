@@ -228,18 +228,11 @@ def unit_path(cfg, depth: int) -> Path:
 def _kept(cfg, depth: int) -> dict | None:
     """A depth's kept part (frames, ``complete``, ``seconds``), or None: none kept, or an override run (which keeps
     nothing). A part made by other code is refused in one line: finish the run at its commit, or delete it."""
-    from icdl.repro.results import git_commit, load_result
+    from icdl.repro.results import load_kept_part
 
-    path = unit_path(cfg, depth)
-    if cfg["overrides"] or not path.is_file():
-        return None
-    raw = load_result(path)
-    made, now = raw["provenance"]["git_commit"], git_commit()
-    if made != now:
-        raise ResultFileError(f"{path} was made by the code at {made[:9]}, this run is at {now[:9]}: finish the run "
-                              f"at {made[:9]}, or delete the depth files to start it again here")
-    d = raw["data"]
-    return {k: (pd.DataFrame(v) if isinstance(v, dict) else v) for k, v in d.items()}
+    d = None if cfg["overrides"] else load_kept_part(unit_path(cfg, depth), profile=cfg["profile"],
+                                                     what="the depth files")
+    return None if d is None else {k: (pd.DataFrame(v) if isinstance(v, dict) else v) for k, v in d.items()}
 
 
 def _keep(cfg, depth: int, part: dict) -> None:
