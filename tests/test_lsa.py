@@ -784,3 +784,38 @@ def test_every_run_of_a_strength_is_read_not_the_analysed_one_alone():
     assert words["lsa_runs_chain"].startswith("no run")  # run 1 at 1e-5 divides but fails Table 2; run 2 the reverse
     chained = strength(1e-5, [0.95], [20.0], [0.97], chosen=1)
     assert readout.runs_words(chained)["lsa_runs_chain"] == "run 1 at ℓ1 = 1e-5"
+
+
+def test_the_chapter_s_typed_words_about_the_runs_hold_for_every_committed_run():
+    """The sentences of ``lsa_training`` that speak of a strength's runs in typed words (issue 54: no sentence may
+    read a strength off one run), each held to every run of the committed results -- so a rerun that changes what
+    the runs show fails here, naming the sentence, instead of leaving the prose behind:
+
+    * "At the stronger penalties no run divides" / "No run at a stronger penalty is one the paper would analyse":
+      no run of the ℓ1 scan has Table 1 above 0.9;
+    * "the single dominant cell ... does not appear with this ℓ1 strength": no run of the reference has one;
+    * "In it [the analysed run] the read-out is split": the analysed run's ratio is below the dominance line;
+    * "The stronger the penalty, the more runs end with one query cell far above the others": the count never
+      falls as ℓ1 grows, and the strongest has more than the reference;
+    * "the runs whose cell carries least squares are not runs whose LayerNorm divides": no run does both."""
+    from icdl.lsa import readout
+    from icdl.lsa.study import L1_SCAN, NO_L1, PROFILES
+    from icdl.repro.results import load_result
+
+    frames = {}
+    for name in (NO_L1, "reference", *L1_SCAN):
+        cfg = PROFILES.resolve(name)
+        data = load_result(PROFILES.folder() / f"training.{name}.json", profile=name)["data"]
+        cells = readout.query_cells(readout.trained_model(PROFILES.folder() / f"checkpoint.{name}.pt", cfg), cfg)
+        frames[name] = readout.every_run(data, cells)
+    scan = pd.concat([frames[n] for n in L1_SCAN])
+    ref = frames["reference"]
+    assert (scan["Table 1 corr"] <= 0.9).all(), "a run of the ℓ1 scan divides: the chapter says none does"
+    assert (ref["weight ratio"] < readout.DOMINANT).all(), "a reference run has one dominant cell"
+    chosen = load_result(PROFILES.folder() / "training.reference.json", profile="reference")["data"]["chosen_run"]
+    assert float(ref.set_index("run").loc[int(chosen), "weight ratio"]) < readout.DOMINANT
+    every = pd.concat(frames.values(), ignore_index=True)
+    dominant = readout.run_counts(every).set_index("ℓ1")[f"one dominant cell (≥ {readout.DOMINANT:g}×)"]
+    assert dominant.is_monotonic_increasing and dominant.iloc[-1] > dominant.loc[float(ref["ℓ1"].iloc[0])]
+    both = every[(every["Table 1 corr"] > 0.9) & (every["Table 2 corr"] > readout.TABLE2)]
+    assert both.empty, f"runs that divide and carry least squares: {both[['ℓ1', 'run']].values.tolist()}"
