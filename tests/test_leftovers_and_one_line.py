@@ -92,6 +92,27 @@ def test_a_lock_folder_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
             pass
 
 
+@pytest.mark.parametrize("planted", ["runs", "runs/locks"])
+def test_a_link_planted_at_the_lock_folder_is_refused_and_nothing_written_there(tmp_path, monkeypatch, planted):
+    """``runs/`` or ``runs/locks/`` a link to another folder (``O_NOFOLLOW`` guards the lock file's own name only):
+    the lock files would be created, and their lines written, wherever the link points. Refused in one line naming
+    the link; the folder it points to is left empty."""
+    from icdl.repro.files import lock_file
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    target = tmp_path / "results" / "demo" / "x.json"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = tmp_path / planted
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(elsewhere, target_is_directory=True)
+    assert lock_file(target)[0].parent.parent.name == "runs"
+    with pytest.raises(ResultFileError, match=rf"{planted} is a link; the lock files must live"):
+        with one_writer(target):
+            pass
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_link_planted_at_a_lock_is_refused_and_its_target_untouched(tmp_path, monkeypatch):
     """The lock's line is never written through a link (the probe: a link at a chapter's lock made ``execute``
     overwrite README.md): refused in one line, the link's target byte for byte as it was."""

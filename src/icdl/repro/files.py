@@ -182,6 +182,10 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
     import stat
 
     lock, name = lock_file(target)
+    for folder in (lock.parent.parent, lock.parent):  # runs/ and runs/locks/: never a link to another folder
+        if folder.is_symlink():
+            raise ResultFileError(f"{folder} is a link; the lock files must live in this project's own folder: "
+                                  f"remove the link (rm {folder}), then run again")
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
         # never through a link: a link planted at the lock's name would make the lock's line overwrite its target
