@@ -50,7 +50,7 @@ from icdl.prompts import build_prompt, check_prompt
 from icdl.repro import chapter
 from icdl.repro.results import frame_to_lists, save_profile_result, show_reference
 from icdl.repro.typeset import count
-from icdl.studies.linear_gd import PROFILES, icgd_experiment, sample_tasks, summarize
+from icdl.studies.linear_gd import PROFILES, icgd_experiment, one_step_error, sample_tasks, summarize
 
 t_start = time.perf_counter()
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
@@ -156,18 +156,7 @@ fig = figures.theory.plot_layer_weights(layer_tiny, labels=names)
 # every token of a batch of prompts:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-tasks = sample_tasks(cfg["prompts"], cfg["n"], cfg["d"], cfg["noise"], cfg["seed"])
-layout, w_rows = linear_gd_layout(cfg["d"])
-H = build_prompt(tasks.x, tasks.y, tasks.x_query, D=layout.D)
-w0 = torch.randn(cfg["prompts"], cfg["d"], generator=torch.Generator().manual_seed(1), dtype=H.dtype)
-H[:, w_rows, :] = w0[:, :, None]
-eta = 0.2
-H1 = build_linear_gd_layer(cfg["d"], eta)(H)
-resid = torch.einsum("bnd,bd->bn", tasks.x, w0) - tasks.y
-w1_exact = w0 - eta * torch.einsum("bn,bnd->bd", resid, tasks.x) / cfg["n"]
-one_step_err = float((H1[:, w_rows, :] - w1_exact[:, :, None]).abs().max())
-untouched = bool(torch.equal(torch.cat([H1[:, :w_rows.start], H1[:, w_rows.stop:]], 1),
-                             torch.cat([H[:, :w_rows.start], H[:, w_rows.stop:]], 1)))
+one_step_err, untouched = one_step_error(**cfg)
 print(f"max |layer(H) - (w - η∇L_n(w))| over {cfg['prompts']} prompts and all tokens < 1e-13: "
       f"{'yes' if one_step_err < 1e-13 else 'no'}")
 print("rows other than w unchanged:", "yes" if untouched else "no")
@@ -181,8 +170,7 @@ print(f"measured: {one_step_err:.2e}")
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 for bound in (1e4, 1.0, 0.01):
-    Hb = build_linear_gd_layer(cfg["d"], eta, bound=bound)(H)
-    err = float((Hb[:, w_rows, :] - w1_exact[:, :, None]).abs().max())
+    err, _ = one_step_error(**cfg, bound=bound)
     shown = count(bound) if bound >= 1000 else f"{bound:g}"
     print(f"B = {shown:>8}: exact step (error < 1e-13): {'yes' if err < 1e-13 else 'no'}")
 

@@ -83,12 +83,38 @@ def transformer_path(tasks: LinearTasks, eta: float, steps: int, *, bound: float
     return torch.stack(path)
 
 
+def first_prompts(tasks: LinearTasks, k: int) -> LinearTasks:
+    """The first ``k`` prompts of ``tasks`` (the same draws: a check of a long run on a part of its prompts)."""
+    return LinearTasks(*(getattr(tasks, f)[:k] for f in ("x", "y", "x_query", "y_query", "w_star")))
+
+
+def one_step_error(prompts: int, n: int, d: int, noise: float, seed: int, eta: float = 0.2, bound: float = 1e4,
+                   **_: object) -> tuple[float, bool]:
+    """One GD layer (its bound ``bound``) against one closed-form step (the chapter's claim ``icdl-icgd-one-step``),
+    from a random nonzero ``w`` written into every token: the largest ``|layer(H) − (w − η∇L_n(w))|`` over prompts,
+    tokens and coordinates, and whether every row other than ``w``'s is left as it was."""
+    tasks = sample_tasks(prompts, n, d, noise, seed)
+    layout, w_rows = linear_gd_layout(d)
+    H = build_prompt(tasks.x, tasks.y, tasks.x_query, D=layout.D)
+    w0 = torch.randn(prompts, d, generator=torch.Generator().manual_seed(1), dtype=H.dtype)
+    H[:, w_rows, :] = w0[:, :, None]
+    H1 = build_linear_gd_layer(d, eta, bound=bound)(H)
+    resid = torch.einsum("bnd,bd->bn", tasks.x, w0) - tasks.y
+    w1_exact = w0 - eta * torch.einsum("bn,bnd->bd", resid, tasks.x) / n
+    untouched = bool(torch.equal(torch.cat([H1[:, :w_rows.start], H1[:, w_rows.stop:]], 1),
+                                 torch.cat([H[:, :w_rows.start], H[:, w_rows.stop:]], 1)))
+    return float((H1[:, w_rows, :] - w1_exact[:, :, None]).abs().max()), untouched
+
+
 def icgd_experiment(prompts: int, n: int, d: int, steps: int, noise: float, seed: int,
-                    etas: tuple[float, ...] = ETAS, **_: object) -> pd.DataFrame:
+                    etas: tuple[float, ...] = ETAS, first: int | None = None, **_: object) -> pd.DataFrame:
     """Numbers behind the chapter's figure: per step size and step, the risk along GD and
     along the transformer, the largest |ŵ − w_GD| over prompts, tokens and coordinates,
-    the spread of ŵ across the tokens of one prompt, and the query's squared error."""
+    the spread of ŵ across the tokens of one prompt, and the query's squared error. ``first``: only the first
+    that many of the ``prompts`` drawn (a cheap check of a long run: the same prompts, fewer of them)."""
     tasks = sample_tasks(prompts, n, d, noise, seed)
+    if first is not None:
+        tasks = first_prompts(tasks, first)
     ls = torch.linalg.lstsq(tasks.x, tasks.y[..., None]).solution[..., 0]
     rows = []
     for eta in etas:
