@@ -23,7 +23,7 @@
 # and scored at {glue:text}`scale_snapshots` snapshots per model along the
 # way. A line through the shortfall against the logarithm of the steps on the
 # target family gives its change per doubling, and a line through objective
-# 1's own number, extended to the paper's 500 k steps, a forecast that a longer
+# 1's own number, extended to the paper's 500 000 steps, a forecast that a longer
 # run on a GPU can confirm or refute. The question and its thresholds are this
 # book's and were fixed before the run that judges them; how the thresholds
 # are read was fixed after it (see *How the numbers are read* at the end).
@@ -129,7 +129,7 @@ cfg, ledger = chapter.start(scale.models.PROFILES, profile, overrides)
 # starts from. Counted this way the softmax models' training on the targets
 # grows {glue:text}`scale_target_growth_softmax`-fold over the run, not
 # {glue:text}`scale_factor`-fold (the ReLU models' grows
-# {glue:text}`scale_target_growth_relu`-fold); ICDL's 500 k steps are all on
+# {glue:text}`scale_target_growth_relu`-fold); ICDL's 500 000 steps are all on
 # its targets.
 
 # %%
@@ -335,7 +335,7 @@ fig = figures.scale.plot_scale_width(curves, main_study.CRITERIA["obj1_tolerance
 # least squares, and refute it if the shortfall levels off above the softmax
 # models' present values. It would also say whether objective 3 holds with
 # more training (here it {glue:text}`scale_verdict_icdl_obj3_longer`). The `paper` profile
-# scores Appendix F's larger models along their 500 k steps the same way.
+# scores Appendix F's larger models along their 500 000 steps the same way.
 #
 # ## How the numbers are read
 #

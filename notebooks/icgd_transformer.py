@@ -332,7 +332,7 @@ w_row = cfg["B_w"] * cfg["K"] ** 0.5
 L_f_reb = cfg["N"] * (w_row / 4) ** (2 * (cfg["N"] - 1))
 print(f"REB's L_f for N = {cfg['N']}, w = {w_row:g}: {L_f_reb:.3f}; our estimate: {b['L_f'].max():.3f}")
 print("formula above estimate:", "yes" if L_f_reb >= b['L_f'].max() else "no")
-reb[reb["w"] == 2.0][["N", "L_f (REB)", "1024 N", "our D"]].round(4)
+reb[reb["w"] == 2.0][["N", "L_f (REB)", "1 024 N", "our D"]].round(4)
 
 # %% [markdown]
 # ## The claims, judged
@@ -373,9 +373,9 @@ ledger.record("reb-width",
               note=f"plus the projection MLP's {size['mlp_hidden']} hidden units ($D_w$)")
 ledger.record("reb-sigmoid-constants",
               ours=f"our $L_f$ estimate {b['L_f'].max():.3f} ≤ $N(w/4)^{{2(N-1)}}$ = {L_f_reb:.3f} (K = {cfg['K']}); "
-                   f"our width for K = 32: {count(reb['our D'].max())} ≤ 1024 N",
-              criterion="the formula bounds our estimated $L_f$; our K = 32 width is at most 1024 N",
-              values={"held": float(L_f_reb >= b["L_f"].max() and (reb["our D"] <= reb["1024 N"]).all())},
+                   f"our width for K = 32: {count(reb['our D'].max())} ≤ $1024N$",
+              criterion="the formula bounds our estimated $L_f$; our K = 32 width is at most $1024N$",
+              values={"held": float(L_f_reb >= b["L_f"].max() and (reb["our D"] <= reb["1 024 N"]).all())},
               note="evaluated at K = 4, not K = 32 (Hessian of a 1000-weight network not estimated)")
 ledger.record("reb-complexity",
               ours=f"forward pass {count(flops['ratio'].min())}–{count(flops['ratio'].max())}× the FLOPs "

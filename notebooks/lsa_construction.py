@@ -251,16 +251,16 @@ gd.set_index("N")[["tf_vs_closed_form", "two_gd_steps_vs_ls"]].map(lambda v: f"{
 e = errs[errs["R"] == 100.0].set_index("N")["mean_abs_err"]
 slope = float(np.polyfit(np.log(e.index.values), np.log(e.values), 1)[0])
 ledger.record("lsa-construction",
-              ours=f"mean error {e.loc[50]:.3f} at N = 50, {e.loc[1000]:.4f} at N = 1000 (R = 100); slope {slope:.2f}",
-              criterion="error → 0 as N grows: log-log slope in [−1.2, −0.8] and < 0.005 at N = 1000",
+              ours=f"mean error {e.loc[50]:.3f} at N = 50, {e.loc[1000]:.4f} at N = 1 000 (R = 100); slope {slope:.2f}",
+              criterion="error → 0 as N grows: log-log slope in [−1.2, −0.8] and < 0.005 at N = 1 000",
               value=slope, values={"error_at_1000": e.loc[1000]}, passed=-1.2 <= slope <= -0.8 and e.loc[1000] < 0.005)
 ledger.record("lsa-appendix-a", ours="same LSA output for the two inputs (to 1e-12)",
               criterion="outputs equal, inputs different", values={"held": float(same_output)})
 gd_big = gd.set_index("N")
 ledger.record("lsa-appendix-b",
-              ours=f"TF(4,3,2) vs eq. 67: {gd_big.loc[1000, 'tf_vs_closed_form']:.1e} at N = 1000; "
+              ours=f"TF(4,3,2) vs eq. 67: {gd_big.loc[1000, 'tf_vs_closed_form']:.1e} at N = 1 000; "
                    f"eq. 67 vs explicit GD: {gd['closed_form_vs_explicit_gd'].max():.0e}",
-              criterion="eq. 67 = 2 GD steps (< 1e-12); TF → eq. 67 as N grows (< 0.002 at N = 1000)",
+              criterion="eq. 67 = 2 GD steps (< 1e-12); TF → eq. 67 as N grows (< 0.002 at N = 1 000)",
               value=gd_big.loc[1000, "tf_vs_closed_form"], values={"closed_form_vs_gd": gd["closed_form_vs_explicit_gd"].max()},
               passed=gd["closed_form_vs_explicit_gd"].max() < 1e-12 and gd_big.loc[1000, "tf_vs_closed_form"] < 2e-3)
 ledger.save()

@@ -87,7 +87,7 @@ chapter.settings(cfg)
 # $\theta_0, \theta_1 \sim N(0, 1)$ per prompt and noise variance 0.04; the target
 # is the least-squares estimate at $u$; TF(4, 2, 2) with LayerNorm without affine
 # parameters and no biases in the input and output maps; Adam with learning rate
-# 0.005, batches of 500, $M = 5000$ training and 1000 validation prompts, up to
+# 0.005, batches of 500, $M = 5\,000$ training and 1 000 validation prompts, up to
 # 20 000 epochs, validation every 100 epochs keeping the best weights; 10 runs
 # with different data and initialisation.
 #
@@ -138,7 +138,7 @@ fig = figures.lsa.plot_lsa_validation(res["history"])
 #
 # `python -m icdl.lsa --profile reference` trains the 10 runs for up to 20 000
 # epochs, checkpointing as it goes (the checkpoint is committed beside the
-# result, so an interrupted run resumes where it stopped), then evaluates on 1000
+# result, so an interrupted run resumes where it stopped), then evaluates on 1 000
 # fresh prompts per run. The committed result:
 
 # %%
@@ -151,7 +151,7 @@ if ref is not None:
 # %% [markdown]
 # ### LSA Table 1: test error and the LayerNorm diagnostic
 #
-# For each run: the mean squared error against the least-squares estimate on 1000
+# For each run: the mean squared error against the least-squares estimate on 1 000
 # new prompts, and the correlation over those prompts between $1/\sigma_{m,2,51}$
 # -- one over the standard deviation LayerNorm divides by in layer 2 at the query
 # token -- and $1/V_m$. A correlation near 1 says the run divides by $V$ the way
@@ -182,7 +182,7 @@ fig = figures.lsa.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"
 #
 # For the analysed run, the value $z_m$ of the dominant query cell after layer 2
 # is regressed on $1$, $u - \bar x$, $\bar y$ and $(C/V)(u - \bar x)$ (LSA eq. 57),
-# over 1000 new prompts, one row per coefficient. Standardised coefficients in the
+# over 1 000 new prompts, one row per coefficient. Standardised coefficients in the
 # `std` rows.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]

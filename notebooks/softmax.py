@@ -67,7 +67,7 @@ from icdl.constructions import softmax as quantise
 from icdl.networks import Architecture
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
-from icdl.repro.typeset import percent, sci
+from icdl.repro.typeset import count, percent, sci
 from icdl.studies import softmax as softmax_study
 
 torch.set_num_threads(1)
@@ -262,7 +262,7 @@ ledger.record("icdl-lemma16",
               values={"held": float((errors["max_error"] <= errors["bound"]).all())},
               note="step 3 (the look-up FF on $D^{dn}$ cells) not built: its size is shown instead")
 ledger.record("icdl-lemma17",
-              ours=f"{int(sep['pairs'].sum())} (context, token) pairs in {len(sep)} grids: all separated; "
+              ours=f"{count(int(sep['pairs'].sum()))} (context, token) pairs in {len(sep)} grids: all separated; "
                    f"smallest δ {sep['min_separation'].min():.0e}",
               criterion="rank-1 softmax attention maps distinct (context, token) pairs to distinct outputs",
               value=sep["min_separation"].min(), passed=bool((sep["min_separation"] > 0).all()))

@@ -468,6 +468,10 @@ FORMAT_DEFECTS = {
     "an option as an en dash": r"(?<![\w–-])–[a-z]{3,}",
     "a range whose ends are equal": r"(?<![\d.])(\d+(?:\.\d+)?)–\1(?![\d.])",
     "a value rounded to nothing": r"(?<![\d.])0\.0000(?![\d])",
+    # a count as the book writes counts (repro.typeset.count: "6 500", "500 000"), not "6500", "500k" or "500 k";
+    # years (1900–2099), page ranges, identifiers and dates are not counts
+    "a count without its thousands space": r"(?<![\w.,/#:=+\-–−])(?!(?:19|20)\d\d(?!\d))\d{4,}(?![\w.,²–-])",
+    "a count in thousands as k": r"(?<![\w.])\d+(?:\.\d+)? ?k (?:steps|prompts|parameters|examples)\b",
 }
 
 
@@ -477,22 +481,29 @@ def _page_text(path: Path) -> str:
 
     class Text(HTMLParser):
         SKIP = {"pre", "code", "script", "style", "mjx-container", "math"}
+        VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
         def __init__(self):
             super().__init__()
             self.depth, self.parts, self.main = 0, [], 0
 
+        # inside a skipped element every element counts, so that its end is the skipped element's own (the bug
+        # this replaces: the first </span> inside a <pre> ended the skip, and the rest of the code was read as prose)
         def handle_starttag(self, tag, attrs):
             if tag == "main":
                 self.main += 1
-            if tag in self.SKIP or ("class", "math notranslate nohighlight") in attrs:
+            if tag in self.VOID:
+                return
+            if self.depth:
                 self.depth += 1
+            elif tag in self.SKIP or ("class", "math notranslate nohighlight") in attrs:
+                self.depth = 1
 
         def handle_endtag(self, tag):
             if tag == "main":
                 self.main -= 1
-            if tag in self.SKIP or (tag == "span" and self.depth):
-                self.depth = max(0, self.depth - 1)
+            if tag not in self.VOID and self.depth:
+                self.depth -= 1
 
         def handle_data(self, data):
             if self.main and not self.depth:
@@ -524,6 +535,9 @@ def test_the_format_check_sees_each_defect():
                               "pandas' Series text": ("Name: slope, dtype: float64", "slope"),
                               "an option as an en dash": ("run it with –part main", "from 2–5 runs"),
                               "a range whose ends are equal": ("from 0.24–0.24", "from 0.24–0.25"),
-                              "a value rounded to nothing": ("ℓ1 = 0.0000", "ℓ1 = 0.00001")}.items():
+                              "a value rounded to nothing": ("ℓ1 = 0.0000", "ℓ1 = 0.00001"),
+                              "a count without its thousands space": ("step 6500 leads", "step 6 500 leads (2025)"),
+                              "a count in thousands as k": ("the paper's 500 k steps", "the paper's 500 000 steps"),
+                              }.items():
         assert re.search(FORMAT_DEFECTS[what], bad), what
         assert not re.search(FORMAT_DEFECTS[what], good), what

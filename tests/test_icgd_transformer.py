@@ -281,7 +281,7 @@ def test_corollary_forms():
 
 def test_reb_sigmoid_example_width():
     t = accounting.reb_sigmoid_example(Ns=(2, 3, 6), w_bounds=(2.0,))
-    assert (t["our D"] <= t["1024 N"]).all()
+    assert (t["our D"] <= t["1 024 N"]).all()
     assert t.loc[t["N"] == 3, "L_f (REB)"].item() == pytest.approx(3 * 0.5**4)
 
 

@@ -92,7 +92,7 @@ def _lsa_eq107_sign() -> Evidence:
     target = gd_two_steps_closed_form(d, N, eta, a)
     ours = float((_lsa_gd_model(N, eta, a)(d.P) - target).abs().mean())
     printed = float((_lsa_gd_model(N, eta, a, a2=-a)(d.P) - target).abs().mean())
-    return Evidence(f"300 prompts of N = 1000: mean |TF − eq. 67| is {ours:.4f} with $\\alpha_2 = a$ and "
+    return Evidence(f"300 prompts of N = 1 000: mean |TF − eq. 67| is {ours:.4f} with $\\alpha_2 = a$ and "
                     f"{printed:.3f} with $\\alpha_2 = -a$", printed > 100 * ours)
 
 

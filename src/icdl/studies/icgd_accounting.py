@@ -134,6 +134,6 @@ def reb_sigmoid_example(Ns=(2, 3, 4, 6), w_bounds=(1.0, 2.0, 4.0, 8.0), K: int =
     for N in Ns:
         D = ICGDLayout(Architecture(N, K, d, d)).D
         for wb in w_bounds:
-            rows.append({"N": N, "w": wb, "L_f (REB)": N * (wb / 4) ** (2 * (N - 1)), "1024 N": 1024 * N,
+            rows.append({"N": N, "w": wb, "L_f (REB)": N * (wb / 4) ** (2 * (N - 1)), "1 024 N": 1024 * N,
                          "our D": D})
     return pd.DataFrame(rows)

@@ -42,14 +42,14 @@ def assumptions(cfg) -> pd.DataFrame:
                            "rescaled value map, the same functions", "σ(qᵀk)/n (Def. 7)"),
         ("seeds", f"{cfg['seeds']} per model (initial weights and training prompts)", "not stated"),
         ("optimiser", f"Adam, lr {cfg['lr']}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
-         "batch 64, 500k steps, 50 examples + query"),
+         "batch 64, 500 000 steps, 50 examples + query"),
         ("softmax schedule", f"{_steps(cfg['steps'])} steps, the first {_steps(cfg['warm_steps'])} on "
                              f"{cfg['warm_family']} targets of width {cfg['warm_width']}", "not stated"),
         ("ReLU-attention schedule", f"{_steps(cfg['relu_steps'])} steps from the trained softmax weights"
          if cfg["relu_init"] == "softmax" else "as softmax, from scratch", "not stated (trained like softmax)"),
         ("curriculum", "none" if cfg["curriculum_interval"] == 0 else f"every {cfg['curriculum_interval']} steps",
          "not stated (Garg et al. use one)"),
-        ("R²", f"per prompt position, across {cfg['test_prompts']} test prompts", "'mean R² over prompts'"),
+        ("R²", f"per prompt position, across {count(cfg['test_prompts'])} test prompts", "'mean R² over prompts'"),
         ("MLP baseline", f"depth of the target, width {cfg['mlp_width']}, Adam lr 1e-3, full batch, "
                          f"{cfg['mlp_epochs']} epochs, best epoch; first {cfg['mlp_prompts']} test prompts",
          "width 200, MSE, 100 epochs, best R² over epochs"),

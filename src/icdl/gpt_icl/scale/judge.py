@@ -71,11 +71,11 @@ def context_mean_leads(points: pd.DataFrame, boot: dict[str, dict[str, list]] | 
         cm = points[(points["method"] == "context_mean") & (points["depth"] == r.depth)]["r2_all"].iloc[0]
         lead = float(r.r2_all - cm)
         if boot is None:
-            out[f"target depth {r.depth}, {r.attention}, step {r.step}"] = point(lead)
+            out[f"target depth {r.depth}, {r.attention}, step {count(r.step)}"] = point(lead)
             continue
         b = boot[str(r.depth)]
         resampled = np.asarray(b[f"{r.attention}:{r.step}@all"], float) - np.asarray(b["context_mean@all"], float)
-        out[f"target depth {r.depth}, {r.attention}, step {r.step}"] = prompt_only(lead, resampled)
+        out[f"target depth {r.depth}, {r.attention}, step {count(r.step)}"] = prompt_only(lead, resampled)
     return out
 
 

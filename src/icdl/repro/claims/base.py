@@ -136,7 +136,7 @@ class Mismatch:
 
 #: the GPT-2 experiments' setting here against ICDL sec. 5 and Appendix F
 SEC5 = ("models trained at d = 5 with 3 layers × 2 heads × width 64, the softmax model with a tanh warm phase and "
-         "the ReLU-attention model started from its weights; ICDL: d = 20, 12 × 8 × 256, 500 k steps, each from "
+         "the ReLU-attention model started from its weights; ICDL: d = 20, 12 × 8 × 256, 500 000 steps, each from "
          "scratch on ReLU targets")
 
 

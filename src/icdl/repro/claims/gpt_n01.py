@@ -123,12 +123,12 @@ REGISTERED: dict[str, str] = {
 #: that this profile does not)
 N01_SETTING = ("models trained at d = 5 with 3 layers × 2 heads × width 64, both attentions from scratch at the "
                "schedule fitted to the task (Adam, lr 1e-4, batch 64, 9 500 steps), with x ~ N(0, I) in training and "
-               "test; ICDL: d = 20, 12 × 8 × 256, 500 k steps, each from scratch on ReLU targets, x ~ N(−2, I)")
+               "test; ICDL: d = 20, 12 × 8 × 256, 500 000 steps, each from scratch on ReLU targets, x ~ N(−2, I)")
 
 #: the setting of profile fitted's models against ICDL's
 FITTED_SETTING = ("models trained at d = 5 with 3 layers × 2 heads × width 64, both attentions from scratch at the "
                   "schedule fitted to ICDL's task (Adam, lr 1e-4, batch 64, 10 000 steps); ICDL: d = 20, "
-                  "12 × 8 × 256, 500 k steps, each from scratch on ReLU targets")
+                  "12 × 8 × 256, 500 000 steps, each from scratch on ReLU targets")
 
 #: the main study's claims asked again on profile fitted, and their names there
 FITTED_CLAIMS = {c: f"{c}-fitted" for c in ("icdl-obj1", "icdl-obj2-shift", "icdl-obj2-length", "icdl-obj3",

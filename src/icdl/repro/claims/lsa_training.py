@@ -120,7 +120,7 @@ KNOWN_FAILURES: dict[str, str] = {
                 "between two embeddings of almost equal output weight, (1, 51) and (3, 51): the largest is 1.12× "
                 "the second (though 65× the median of all output weights)",
     "lsa-table2": "in the reference run (10 runs × 20 000 epochs) the analysed run 8 uses the "
-                  "LayerNorm division (Table 1 correlation 0.946), but over the 1000 test prompts the value of its "
+                  "LayerNorm division (Table 1 correlation 0.946), but over the 1 000 test prompts the value of its "
                   "dominant query cell (1, 51) correlates with the least-squares estimate at −0.43 (paper −0.994), "
                   "though eq. 57's regression still explains it at 0.93",
 }
