@@ -46,6 +46,7 @@ import torch
 from icdl import figures
 from icdl.networks import Architecture, flatten, gradient_terms, init_weights, unflatten
 from icdl.repro import chapter
+from icdl.repro.typeset import count
 from icdl.studies.gradient import PROFILES, benchmark, deviation_grid, layer_gradient_norms, train_comparison
 
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
@@ -76,12 +77,16 @@ for N, K, d in [(2, 3, 2), (4, 5, 3), (6, 64, 20)]:
     true = [0]
     for V in unflatten(arch, w):
         true.append(true[-1] + V.numel())
-    rows.append({"N": N, "K": K, "d": d, "D_j (ours)": arch.counts[1:],
-                 "D_j (Def. 2)": arch.def2_counts()[1:], "weights counted": true[1:]})
-counts_ok = all(r["D_j (ours)"] == r["D_j (Def. 2)"] == r["weights counted"] for r in rows)
+    rows.append({"N": N, "K": K, "d": d, "ours": list(arch.counts[1:]), "Def. 2": list(arch.def2_counts()[1:]),
+                 "counted": true[1:]})
+counts_ok = all(r["ours"] == r["Def. 2"] == r["counted"] for r in rows)
 print("D_j agrees with Def. 2 and with the matrices:", "yes" if counts_ok else "no")
 print("w → (V₁, …, V_N) → w is the identity:", "yes" if round_trip else "no")
-pd.DataFrame(rows)
+chapter.table(pd.DataFrame([{"N": r["N"], "K": r["K"], "d": r["d"],
+                             "$D_j$, $j = 1, …, N$ (ours)": ", ".join(count(c) for c in r["ours"]),
+                             "equals Def. 2's closed form": "yes" if r["ours"] == r["Def. 2"] else "no",
+                             "equals the weights counted": "yes" if r["ours"] == r["counted"] else "no"}
+                            for r in rows]))
 
 # %% [markdown]
 # ## The terms of Lemma 1 (Def. 2, Def. 3, eqs. 3.5–3.7)

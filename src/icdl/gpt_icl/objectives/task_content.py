@@ -24,6 +24,7 @@ import torch
 
 from icdl.gpt_icl.core.tasks import PARTS, TaskConfig, prompt_moments, sample_prompts, shares_of
 from icdl.gpt_icl.core.verdicts import decide
+from icdl.repro.typeset import count
 
 #: the families measured (ICDL's targets: bias-free ReLU networks of width 2d with N(0, 1) weights): the
 #: paper's dimension and ours, the main study's target depths, and the two input distributions by their centre
@@ -120,7 +121,7 @@ def baseline_inputs_evidence(prompts: int = 1000) -> tuple[str, bool]:
             share[(centre, depth)] = float(shares_of(prompt_moments(xs, ys))["nonlinear"])
     far = [share[(2.0, n)] for n in DESIGN["depth"]]
     near = [share[(0.0, n)] for n in DESIGN["depth"]]
-    text = (f"for ICDL's targets at d = 20 (depths 3, 4, 6; {prompts} prompts of {INPUTS_PER_PROMPT} inputs) a linear "
+    text = (f"for ICDL's targets at d = 20 (depths 3, 4, 6; {count(prompts)} prompts of {INPUTS_PER_PROMPT} inputs) a linear "
             f"fit within a prompt leaves {100 * min(far):.1f}–{100 * max(far):.1f} % of the label variance at "
             f"$x \\sim N(-2, I)$, the transformers' inputs, and {100 * min(near):.0f}–{100 * max(near):.0f} % at "
             f"$x \\sim N(0, I)$, the baselines'")
