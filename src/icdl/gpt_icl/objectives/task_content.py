@@ -121,8 +121,8 @@ def baseline_inputs_evidence(prompts: int = 1000) -> tuple[str, bool]:
             share[(centre, depth)] = float(shares_of(prompt_moments(xs, ys))["nonlinear"])
     far = [share[(2.0, n)] for n in DESIGN["depth"]]
     near = [share[(0.0, n)] for n in DESIGN["depth"]]
-    text = (f"for ICDL's targets at d = 20 (depths 3, 4, 6; {count(prompts)} prompts of {INPUTS_PER_PROMPT} inputs) a linear "
-            f"fit within a prompt leaves {100 * min(far):.1f}–{100 * max(far):.1f} % of the label variance at "
+    text = (f"for ICDL's targets at d = 20 (depths 3, 4, 6; {count(prompts)} prompts of {INPUTS_PER_PROMPT} inputs) a "
+            f"linear fit within a prompt leaves {100 * min(far):.1f}–{100 * max(far):.1f} % of the label variance at "
             f"$x \\sim N(-2, I)$, the transformers' inputs, and {100 * min(near):.0f}–{100 * max(near):.0f} % at "
             f"$x \\sim N(0, I)$, the baselines'")
     return text, all(b >= 3 * a for a, b in zip(far, near))
