@@ -72,6 +72,7 @@ from icdl.gpt_icl.core import main_study
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.mechanism import power
 from icdl.repro import chapter
+from icdl.repro.claims import CRITERIA
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
@@ -327,16 +328,22 @@ if control_data is not None:
 # the test prompts (`python -m icdl.gpt_icl.mechanism.power --profile seeds`).
 # Where they fail, the measures cannot tell the algorithms apart on that task,
 # and the hypotheses above stay undecided (the gate
-# {glue:text}`power_gate_words`): {glue:text}`power_state`.
+# {glue:text}`power_gate_words`): {glue:text}`power_state`. The plants also
+# calibrate hypothesis 2's line, a cosine of at least
+# {glue:text}`power_cosine_line` with GD's sensitivities:
+# {glue:text}`power_cosine_words`.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
+power_numbers = {}
 if power_blocks is not None:
     for task in power.TASKS:
-        mine = power_blocks[power_blocks["task"] == task]
-        display(chapter.table(power.shown(power.power_numbers(mine, train)).assign(task=task)))
+        power_numbers[task] = power.power_numbers(power_blocks[power_blocks["task"] == task], train)
+        display(chapter.table(power.shown(power_numbers[task]).assign(task=task)))
 
 # %% tags=["remove-cell"]
-chapter.glue(power_gate_words=power.GATE, power_state=power.state_words(power_entries))
+cosine_line = next(c.threshold for c in CRITERIA["mech-seeds-cosine-gd"] if c.key == "value")
+chapter.glue(power_gate_words=power.GATE, power_state=power.state_words(power_entries),
+             power_cosine_line=f"{cosine_line:g}", power_cosine_words=power.cosine_words(power_numbers, cosine_line))
 
 # %% [markdown]
 # ## The same question where the task needs a deep network

@@ -124,3 +124,19 @@ def test_a_killed_power_run_resumes_from_the_units_it_finished(tmp_path, monkeyp
     save_result(path, saved["data"], provenance={**saved["provenance"], "profile": "seeds"})  # another profile's unit
     with pytest.raises(ResultFileError, match=r"power_icdl_depth4\.json is the .* made at profile 'seeds'"):
         power.run(cfg, progress=False, keep=True)
+
+
+def test_the_cosine_line_is_set_against_what_the_plants_reach():
+    """``cosine_words``: the line separates the plants only where the planted GD's smallest cosine reaches it and the
+    planted ridge's largest stays below (the bug it guards: a line that a model which *is* ridge also passes, read as
+    evidence for GD); the ranges are over the target depths, the right plant's numbers in each."""
+    def nums(gd, ridge):
+        return {(d, name): {"cosine": {"value": v, "lo": v, "hi": v}} for name, vals in
+                (("planted GD", gd), ("planted ridge", ridge)) for d, v in zip((3, 4, 6), vals)}
+
+    apart = power.cosine_words({"icdl": nums((0.95, 0.9, 0.85), (0.5, 0.6, 0.7))}, 0.8)
+    assert "planted GD reaches 0.85 to 0.95 and the planted ridge 0.50 to 0.70" in apart
+    assert apart.endswith("falls between them")
+    for gd, ridge in (((0.95, 0.9, 0.85), (0.5, 0.82, 0.7)), ((0.95, 0.79, 0.85), (0.5, 0.6, 0.7))):
+        assert power.cosine_words({"n01": nums(gd, ridge)}, 0.8).endswith("does not separate them")
+    assert power.cosine_words({}, 0.8) == "the planted models' run has not been made yet"

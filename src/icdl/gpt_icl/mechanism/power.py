@@ -151,6 +151,23 @@ def shown(numbers: dict[tuple[int, str], dict]) -> pd.DataFrame:
                           "GD's cosine": cell(v["cosine"])} for (depth, name), v in sorted(numbers.items())])
 
 
+def cosine_words(numbers: dict[str, dict[tuple[int, str], dict]], line: float) -> str:
+    """Hypothesis 2's cosine line set against what the plants reach (``numbers``: task -> :func:`power_numbers`):
+    per task, the range over target depths of the planted GD's cosine with GD's chosen member and of the planted
+    ridge's, and whether the line falls between them (it tells a model that is GD from one that is ridge only where
+    the planted GD reaches it and the planted ridge does not), or that the run waits."""
+    where = {"icdl": "ICDL's inputs", "n01": "inputs from N(0, I)"}
+    parts = []
+    for task, nums in numbers.items():
+        cos = {plant: [v["cosine"]["value"] for (_, name), v in nums.items() if name == plant] for plant in PLANTS}
+        (gd_lo, gd_hi), (ri_lo, ri_hi) = ((min(cos[p]), max(cos[p])) for p in PLANTS)
+        between = gd_lo >= line > ri_hi
+        parts.append(f"on {where[task]} the planted GD reaches {gd_lo:.2f} to {gd_hi:.2f} and the planted ridge "
+                     f"{ri_lo:.2f} to {ri_hi:.2f} over the target depths, so the line "
+                     + ("falls between them" if between else "does not separate them"))
+    return "; ".join(parts) if parts else "the planted models' run has not been made yet"
+
+
 #: the tasks the power is measured on: the inputs' centre (ICDL's N(−2, I), and N(0, I) of chapter gpt_n01) and
 #: the suffix of their claims
 TASKS = {"icdl": (2.0, ""), "n01": (0.0, "-n01")}
