@@ -185,23 +185,11 @@ chapter.table(task_content.shown(task_table))
 
 # %% tags=["remove-cell"]
 task_judged = {e["claim"]: e for e in task_content.judge(task_stats)}
-far = task_table[task_table["inputs"] == task_content.INPUTS[2.0]]
-near = task_table[task_table["inputs"] == task_content.INPUTS[0.0]]
-chapter.glue(task_prompts=count(task_content.PROMPTS),
-             task_inputs=str(task_content.INPUTS_PER_PROMPT),
-             task_offset_min=f"{100 * far['offset'].min():.0f} %", task_offset_max=f"{100 * far['offset'].max():.0f} %",
-             task_nonlinear_max=f"{100 * task_judged['gpt-task-linear']['value']:.1f} %",
-             task_nonlinear_min_far=f"{100 * far['nonlinear'].min():.1f} %",
-             task_n01_min=f"{100 * task_judged['gpt-task-n01']['value']:.1f} %",
-             task_n01_max=f"{100 * near['nonlinear'].max():.1f} %")
+chapter.glue(**task_content.glue_words(task_table, task_judged))
 n01_obj = show_reference(main_study.PROFILES, "icl", n01.PROFILE, command=n01.COMMAND)  # the first screen's n01 line
-n01_icl = n01_obj["data"] if n01_obj is not None and n01_obj["data"]["complete"] else None
 n01_len = main_study.PROFILES.resolve(n01.PROFILE)["train_examples"]
-chapter.glue(**n01.attention_glue(n01_icl, n01_len),
-             n01_gate_met=(learning.words(learning.gate(verdicts.context_mean_leads(
-                 verdicts.Sums(n01_icl["blocks"], n01_icl["labels"]), n01_len)),
-                 learning.margin("gpt-n01-beats-ls"))["gate_met"]
-                 if n01_icl is not None else "their run is not committed yet"))
+chapter.glue(**n01.first_screen_glue(n01_obj["data"] if n01_obj is not None and n01_obj["data"]["complete"] else None,
+                                     n01_len))
 
 # %% [markdown]
 # At ICDL's inputs {glue:text}`task_offset_min` to {glue:text}`task_offset_max`
@@ -413,15 +401,9 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # %% [markdown]
 # ## How the claims are decided
 #
-# Each claim is decided on a number with a 90 % interval that carries two kinds
-# of noise, measured apart (`icdl.gpt_icl.core.intervals`). The test prompts are
-# resampled in 32 blocks, the same prompts for every model and baseline, so
-# each comparison is paired; the three seeds, too few for a bootstrap, enter
-# through a Student t term on the spread of the number computed on each seed
-# alone, added to the prompts' part in quadrature. A simulation with planted
-# seed and prompt effects at these sizes, heavy-tailed prompts included, is a
-# test: the interval must cover at least 85 % of the time, where a percentile
-# interval over seeds drawn with replacement covers less than 80 %. The criteria
+# Each claim is decided on a number with its 90 % interval over seeds and
+# prompts ({term}`interval of a claim`; a percentile interval over the three
+# seeds drawn with replacement would cover less than 80 % of the time). The criteria
 # were registered before the run that judges them, and a test reads them back
 # from that commit: **objective 1**, on the MLP's own prompts at every MLP position up to the
 # training length, the transformer's R² (mean over seeds) at most
@@ -434,14 +416,9 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # the training length falling by at most {glue:text}`obj3_max_drop` when μ
 # moves to ±0.5, every model.
 #
-# Each model's numbers, with their intervals. A claim about every model is
-# read off these: its number is the largest (or smallest) over the models; it
-# passes when every model's own interval lies on the passing side, and fails
-# only when one model's interval, widened for the number of models it could
-# have been (Bonferroni), lies wholly on the failing side. So the interval
-# quoted beside a claim's number is not the extreme model's own interval in
-# the table below: its passing end is the extreme of the models' own ends,
-# its failing end the extreme of their Bonferroni-widened ends.
+# Each model's numbers, with their intervals, from which each
+# {term}`every-model claim` is read (its number the largest or smallest over the
+# models):
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 per_model = verdicts.interval_table(data["sums"], data["shift_sums"], train_len, int(data["curves"]["position"].max()))

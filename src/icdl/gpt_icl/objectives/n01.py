@@ -304,3 +304,15 @@ def attention_glue(icl: dict | None, train_examples: int) -> dict[str, str]:
     depths = [str(d) for d in sums.depths()]
     return ({keys[name]: ", ".join(f"{x:.2f}" for x in v) for name, v in got.items()}
             | {"n01_depths": ", ".join(depths[:-1]) + f" and {depths[-1]}"})
+
+
+def first_screen_glue(icl: dict | None, train_examples: int) -> dict[str, str]:
+    """What ``gpt_icl``'s first screen says of the n01 models (``icl``: the committed n01 result, None while it
+    waits): :func:`attention_glue`, and whether every model passed the learning gate (``n01_gate_met``)."""
+    from icdl.gpt_icl.core import learning
+
+    met = "their run is not committed yet"
+    if icl is not None:
+        gate_of = learning.gate(context_mean_leads(Sums(icl["blocks"], icl["labels"]), train_examples))
+        met = learning.words(gate_of, learning.margin("gpt-n01-beats-ls"))["gate_met"]
+    return {**attention_glue(icl, train_examples), "n01_gate_met": met}

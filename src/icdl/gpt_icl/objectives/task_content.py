@@ -126,3 +126,17 @@ def baseline_inputs_evidence(prompts: int = 1000) -> tuple[str, bool]:
             f"$x \\sim N(-2, I)$, the transformers' inputs, and {100 * min(near):.0f}–{100 * max(near):.0f} % at "
             f"$x \\sim N(0, I)$, the baselines'")
     return text, all(b >= 3 * a for a, b in zip(far, near))
+
+
+def glue_words(table: pd.DataFrame, judged: dict[str, dict]) -> dict[str, str]:
+    """The chapter's words for the task's content (``table``: :func:`task_content_table`; ``judged``: :func:`judge`'s
+    entries by claim): the prompts measured, the offset's and the nonlinear part's shares at ICDL's inputs, and the
+    nonlinear part's at N(0, I) -- the judged extremes from the claims' own numbers."""
+    far, near = (table[table["inputs"] == INPUTS[c]] for c in (2.0, 0.0))
+    return {"task_prompts": count(PROMPTS), "task_inputs": str(INPUTS_PER_PROMPT),
+            "task_offset_min": f"{100 * far['offset'].min():.0f} %",
+            "task_offset_max": f"{100 * far['offset'].max():.0f} %",
+            "task_nonlinear_max": f"{100 * judged['gpt-task-linear']['value']:.1f} %",
+            "task_nonlinear_min_far": f"{100 * far['nonlinear'].min():.1f} %",
+            "task_n01_min": f"{100 * judged['gpt-task-n01']['value']:.1f} %",
+            "task_n01_max": f"{100 * near['nonlinear'].max():.1f} %"}
