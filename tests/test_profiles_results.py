@@ -1004,3 +1004,21 @@ def test_a_checkpoint_record_names_its_profile_seed_and_training_time(tmp_path):
     save_checkpoint(path, {"settings": {}, "model": {}}, command="the training command", seed=None)
     prov = load_result(checkpoint_record(path))["provenance"]
     assert prov["profile"] == "" and prov["seed"] is None
+
+
+def test_a_result_that_assembles_trained_models_names_their_training_beside_its_wall_time():
+    """A result whose models earlier calls trained (``data.training``, a row per model with its seconds) shows that
+    training beside the command's own wall time (the bug: gpt_depth's reference printed "wall time: 5 s" for models
+    that took six core-hours); a result without it shows its wall time alone, unqualified."""
+    from icdl.repro.results import provenance_block, trained_seconds
+
+    prov = {"command": "python -m icdl.gpt_icl --profile reference --part depth", "git_commit": "3d464febe7774b4f",
+            "profile": "reference", "seed": 0, "hardware": "Linux x86_64, 2 CPUs", "wall_time_s": 4.6,
+            "created": "2026-12-03T07:12:29+00:00"}
+    data = {"training": {"n_layer": [4, 8], "seconds": [20000.0, 2380.0]}}
+    assert trained_seconds(data) == (22380.0, 2)
+    block = provenance_block("results/x.json", prov, trained_seconds(data))
+    assert "wall time: 5 s (this command's own)" in block and "training:  6.2 h of one core, its 2 models" in block
+    plain = provenance_block("results/x.json", prov, trained_seconds({"seconds": 4.6}))
+    assert "wall time: 5 s\n" in plain and "training" not in plain
+    assert trained_seconds({"training": {"seconds": []}}) is None

@@ -322,8 +322,19 @@ def show_reference(profiles, stem: str, profile: str = "reference", *, command: 
         obj = load_result(path, profile=profile)
     except ResultFileError as err:
         raise ResultFileError(f"{err}. Regenerate it with: {command}") from None
-    print(provenance_block(path.relative_to(project_root()), obj["provenance"]))
+    print(provenance_block(path.relative_to(project_root()), obj["provenance"], trained_seconds(obj["data"])))
     return obj
+
+
+def trained_seconds(data: dict) -> tuple[float, int] | None:
+    """The training a result assembles from models trained by earlier calls (``data["training"]``: a row per model
+    with its ``seconds``, summed over the calls that trained it), as (core-seconds, models); None for a result that
+    records none. Its provenance's wall time is then the assembling command's own, seconds where the training took
+    hours: the reader is told both."""
+    rows = data.get("training")
+    if not isinstance(rows, dict) or not isinstance(rows.get("seconds"), list) or not rows["seconds"]:
+        return None
+    return float(sum(rows["seconds"])), len(rows["seconds"])
 
 
 #: the widest line of a provenance block: what the book's column shows of a code block without scrolling
@@ -351,20 +362,29 @@ def _options(command: str) -> list[str]:
     return [p.strip() for p in re.split(r" (?=--?[A-Za-z])", command)]
 
 
-def provenance_block(name, prov: dict) -> str:
+def _took(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
+        f"{seconds / 3600:.1f} h"
+
+
+def provenance_block(name, prov: dict, trained: tuple[float, int] | None = None) -> str:
     """A result's provenance as a chapter prints it: the file, then the command, the commit, the profile and
     seed, the hardware, the wall time and the date, each on lines of at most :data:`PROVENANCE_WIDTH`
     characters (a long command broken before its options, with a ``\\`` so that it pastes as one; the
-    hardware after its commas), so that a reader at the book's width sees every field without scrolling."""
+    hardware after its commas), so that a reader at the book's width sees every field without scrolling.
+    ``trained`` (:func:`trained_seconds`): the training of the models the result assembles, on a line of its own
+    beside the command's wall time (the bug: "wall time: 5 s" under a result whose models took six core-hours)."""
     import re
 
-    wall = float(prov["wall_time_s"])
-    took = f"{wall:.0f} s" if wall < 120 else f"{wall / 60:.0f} min" if wall < 7200 else f"{wall / 3600:.1f} h"
     hardware = re.sub(r"\b1 torch threads\b", "1 torch thread", prov["hardware"])  # files written before the fix
+    wall = f"  wall time: {_took(float(prov['wall_time_s']))}" + (" (this command's own)" if trained else "")
+    training = [] if not trained else _wrapped("  training:  ", [f"{_took(trained[0])} of one core,",
+                                                               f"its {trained[1]} models", "(from their checkpoints)"],
+                                               " ")
     return "\n".join([f"{name}", *_wrapped("  command:   ", _options(prov["command"]), " ", " \\"),
                       f"  commit:    {prov['git_commit'][:12]}",
                       f"  profile:   {prov['profile']} (seed {prov['seed']})",
-                      *_wrapped("  hardware:  ", hardware.split(", "), ", "), f"  wall time: {took}",
+                      *_wrapped("  hardware:  ", hardware.split(", "), ", "), wall, *training,
                       f"  created:   {prov['created']}"])
 
 
