@@ -654,3 +654,23 @@ def test_an_undecided_result_says_what_it_rests_on():
     html = render_glance(statuses, status_class, why=why)
     obj1 = html.split("ICDL objective 1 (Figs. 2–4)</a>", 1)[1].split("</tr>", 1)[0]
     assert f"undecided: {GATE_SHORT['learned']}; {GATE_SHORT['trained_seeds']} (2 of 3 claims)" in obj1
+
+
+def test_a_row_says_how_many_of_its_claims_wait_for_their_run():
+    """A result whose claims are partly judged and partly waiting for their run (objective 1: the main study judged,
+    its -fitted twin not yet run) says how many wait, beside the verdict the judged ones give (the bug: the waiting
+    claim dropped from the row without a word); a row with every claim judged, or none, says nothing of it."""
+    from icdl.repro.claims import CLAIMS
+    from icdl.repro.glance import render_glance
+    from icdl.repro.ledger import status_class
+
+    statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj1-fitted": "not yet covered"}
+    html = render_glance(statuses, status_class)
+
+    def row(label):
+        return html.split(f"{label}</a>", 1)[1].split("</tr>", 1)[0]
+
+    assert "1 of 4 claims wait for their run" in row("ICDL objective 1 (Figs. 2–4)")
+    assert "wait for their run" not in row("ICDL objective 4 (Fig. 7)")
+    none = render_glance({c.id: "not yet covered" for c in CLAIMS}, status_class)
+    assert "wait for their run" not in none

@@ -201,6 +201,9 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
             held = {x: sum(x in why.get(c, ()) for c in undecided) for x in reasons}
             said = [x if held[x] == len(undecided) else f"{x} ({held[x]} of {len(undecided)} claims)" for x in reasons]
             counted += f"<br><small>undecided: {escape('; '.join(said))}</small>"
+        waiting = sum(s == "not yet covered" for s in got)
+        if waiting and word != "not yet covered":  # a claim of the row whose run is not made: said, never dropped
+            counted += f"<br><small>{waiting} of {len(got)} claims wait for their run</small>"
         seen = ours.get(r.measured, "—") if r.measured else ""
         which = f"{CLAIMS_BY_ID[r.measured].source}: " if r.measured and len(r.claims) > 1 else ""
         measured = f"<br><small>{to_html(which + seen)}</small>" if seen not in ("", "—") else ""
