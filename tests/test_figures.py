@@ -1,6 +1,7 @@
 """The numbers behind every figure, against committed baselines (pytest-regressions),
 and a few pixel checks (pytest-mpl, run with --mpl)."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -848,3 +849,55 @@ def test_committed_n01_numbers(num_regression):
                               icl, main_study.PROFILES.resolve("n01")["train_examples"]).items())
                               if k != "n01_depths" for x in v.split(", ")])},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="reference_n01")
+
+
+#: the least share of a figure's width its panels together must have (colour bars, under 4 % each, not counted):
+#: a legend beside narrow panels left the data a sliver (diffusion_score's DSM targets: two panels of 64 pt each
+#: in a 512 pt figure, 25 %; softmax's quantiser 37 %; gpt_scale's forecast 41 %)
+PANELS_SHARE = 0.45
+
+_AXES_PATCH = re.compile(r'<g id="axes_\d+">\s*<g id="patch_\d+">\s*<path d="M ([\d.]+) [\d.]+\s+L ([\d.]+) ')
+
+
+def _panels_share(svg: str) -> float:
+    """The share of an SVG figure's width its axes together take (axes under 4 % of it, colour bars, left out)."""
+    width = float(re.search(r'<svg[^>]*width="([\d.]+)pt"', svg).group(1))
+    spans = [abs(float(b) - float(a)) / width for a, b in _AXES_PATCH.findall(svg)]
+    return sum(s for s in spans if s > 0.04)
+
+
+def test_no_committed_figure_squeezes_its_panels():
+    """Every figure the committed notebooks show gives its panels at least :data:`PANELS_SHARE` of its width -- the
+    class of "a figure squeezed by its legends" (issue 55), not the instances a reader found."""
+    import nbformat
+
+    squeezed = []
+    for path in sorted((HERE.parent / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                svg = out.get("data", {}).get("image/svg+xml")
+                if svg and _AXES_PATCH.search(svg) and _panels_share(svg) < PANELS_SHARE:
+                    name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name", "?")
+                    squeezed.append(f"{path.stem}: {name} ({_panels_share(svg):.0%} of its width)")
+    assert squeezed == [], "figures whose panels are squeezed: " + "; ".join(squeezed)
+
+
+def test_the_squeeze_check_sees_a_legend_beside_narrow_panels():
+    """The check itself: two panels with long legends to their right in a wide figure fail it; the same panels with
+    their legends below pass."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    def svg(where):
+        fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.9), layout="constrained")  # as the book's theme sets it
+        for ax in axes:
+            for k in range(4):
+                ax.plot([0, 1], [k, k + 1], label=f"a long legend entry, number {k}")
+            (fig_style.legend_outside if where == "right" else fig_style.legend_below)(ax)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg")
+        plt.close(fig)
+        return buf.getvalue()
+
+    assert _panels_share(svg("right")) < PANELS_SHARE <= _panels_share(svg("below"))

@@ -24,7 +24,7 @@ def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = R_FLAT_RTOL) ->
     top = max(curves)
     same = flat_Rs(df, rtol)
     groups = [[R] for R in curves if R not in same] + [same]
-    fig, ax = plt.subplots(figsize=SINGLE)
+    fig, ax = plt.subplots(figsize=(SINGLE[0] + 1.2, SINGLE[1] + 1.0))  # the legend below: the panel keeps the width
     cmap = sns.color_palette("mako_r", n_colors=len(groups) + 1)[1:]
     for color, Rs in zip(cmap, groups):
         g = curves[Rs[-1]]
@@ -35,19 +35,19 @@ def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = R_FLAT_RTOL) ->
     ax.loglog(g["N"], g["u_minus_xbar_over_N"], "--", color="0.3", lw=1.2, label="mean |u − x̄| / N")
     ax.loglog(g["N"], g["ybar_over_N"], ":", color="0.6", lw=2.4, label="mean |ȳ| / N", zorder=3)
     ax.set(xlabel="number of in-context examples N", ylabel="mean |output − least squares|")
-    legend_outside(ax, fontsize=SMALL)
+    legend_below(ax, ncol=2, fontsize=SMALL)
     return fig
 
 
 def plot_lsa_gd_two_steps(df: pd.DataFrame) -> plt.Figure:
     """Appendix B: the TF(4,3,2) against eqs. 66–67 and two explicit GD steps against least squares."""
-    fig, ax = plt.subplots(figsize=SINGLE)
+    fig, ax = plt.subplots(figsize=(SINGLE[0] + 1.2, SINGLE[1] + 0.8))
     ax.loglog(df["N"], df["tf_vs_closed_form"], "o-", ms=3, color=PALETTE[0], label="TF(4,3,2) vs eq. 67")
     ax.loglog(df["N"], df["two_gd_steps_vs_ls"], "s-", ms=3, color=PALETTE[2], label="2 GD steps vs least squares")
     ax.loglog(df["N"], df["closed_form_vs_explicit_gd"].clip(lower=1e-17), "^-", ms=3, color="0.5",
               label="eq. 67 vs 2 explicit GD steps")
     ax.set(xlabel="number of in-context examples N", ylabel="mean absolute difference")
-    legend_outside(ax, fontsize=SMALL)
+    legend_below(ax, ncol=2, fontsize=SMALL)
     return fig
 
 
@@ -110,7 +110,7 @@ def plot_lsa_fitted_curves(curves: dict, title: str = "") -> plt.Figure:
 
 def plot_lsa_validation(history: pd.DataFrame) -> plt.Figure:
     """Validation MSE of every run against the epoch."""
-    fig, ax = plt.subplots(figsize=SINGLE)
+    fig, ax = plt.subplots(figsize=(SINGLE[0] + 1.2, SINGLE[1] + 1.0))  # the legend below: the panel keeps the width
     cmap = sns.color_palette("husl", n_colors=history["run"].nunique())
     for color, (run, g) in zip(cmap, history.groupby("run")):
         ax.semilogy(g["epoch"], g["val_mse"], color=color, lw=1, label=f"run {int(run) + 1}")

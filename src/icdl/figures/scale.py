@@ -77,7 +77,7 @@ def plot_scale_forecast(points: pd.DataFrame, fits: pd.DataFrame, tolerance: flo
     length (dotted)."""
     offset = offset or {}
     atts = [a for a in ATTENTIONS if a in set(fits["attention"])]
-    fig, axes = plt.subplots(1, len(atts), figsize=WIDE, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(atts), figsize=(WIDE[0], WIDE[1] + 1.0), sharey=True, squeeze=False)
     colours = ordered_colours(sorted(fits["depth"].unique()))
     for ax, att in zip(axes[0], atts):
         for i, (depth, colour) in enumerate(colours.items()):
@@ -97,7 +97,8 @@ def plot_scale_forecast(points: pd.DataFrame, fits: pd.DataFrame, tolerance: flo
         ax.set(xscale="log", title=f"{att} attention")
     axes[0, 0].set_ylabel("objective 1's number: largest\nshortfall below the MLP")
     fig.supxlabel("steps on the target family", fontsize=10)  # one label for both panels: two abut
-    legend_outside(fig, *first_panel_legend(axes), fontsize=SMALL)  # right of the panels, clear of the label
+    # below the panels, so that they keep the width
+    fig.legend(*first_panel_legend(axes), loc="outside lower center", ncol=2, fontsize=SMALL)
     return fig
 
 

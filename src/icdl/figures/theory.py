@@ -292,7 +292,7 @@ def plot_quantiser_and_error(quantiser, D_grid: int, B: float, errors: pd.DataFr
     random inputs) beside the Lipschitz bound of the proof."""
     import torch
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(WIDE[0], WIDE[1] + 0.9))  # legends below: the panels keep the width
     z = torch.linspace(0, B, 2001, dtype=torch.float64)
     q = quantiser(z[None, None, :].expand(1, quantiser.D, -1).clone())[0, 0]
     ax1.plot(z, z, color="0.6", lw=1, ls="--", label="identity")
@@ -300,14 +300,14 @@ def plot_quantiser_and_error(quantiser, D_grid: int, B: float, errors: pd.DataFr
     g = torch.arange(1, D_grid + 1, dtype=torch.float64) * B / D_grid
     ax1.plot(g, g, "o", ms=4, color=PALETTE[1], label="grid points")
     ax1.set(xlabel="input entry z", ylabel="output entry")
-    legend_outside(ax1)
+    legend_below(ax1, ncol=2, fontsize=SMALL)
     ax2.loglog(errors["D"], errors["max_error"], "-o", color=PALETTE[0], label="max over inputs")
     ax2.loglog(errors["D"], errors["mean_error"], "-o", color=PALETTE[2], label="mean over inputs")
     ax2.loglog(errors["D"], errors["bound"], "--", color="0.3", label=r"bound $L\sqrt{dn}\,B/D$")
     ax2.set_xticks(list(errors["D"]), [str(int(v)) for v in errors["D"]])
     ax2.minorticks_off()
     ax2.set(xlabel="granularity D", ylabel=r"$\|f(Q(Z)) - f(Z)\|$")
-    legend_outside(ax2)
+    legend_below(ax2, ncol=2, fontsize=SMALL)
     return fig
 
 
