@@ -94,10 +94,9 @@ def plot_scale_forecast(points: pd.DataFrame, fits: pd.DataFrame, tolerance: flo
         ax.set_ylim(max(fits["obj1_at_horizon_lo"].min(), -0.06) - 0.005, top)  # long bars cut at the axis
         ax.axhline(0, color="0.6", lw=0.8, ls=":")
         ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {count(paper_steps)} steps")
-        ax.set(xscale="log", title=f"{att} attention")
+        ax.set(xscale="log", title=f"{att} attention", xlabel="steps on the target family")
     axes[0, 0].set_ylabel("objective 1's number: largest\nshortfall below the MLP")
-    fig.supxlabel("steps on the target family", fontsize=10)  # one label for both panels: two abut
-    # below the panels, so that they keep the width
+    # below the panels (and their x labels), so that they keep the width
     fig.legend(*first_panel_legend(axes), loc="outside lower center", ncol=2, fontsize=SMALL)
     return fig
 
