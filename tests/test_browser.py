@@ -541,3 +541,14 @@ def test_the_format_check_sees_each_defect():
                               }.items():
         assert re.search(FORMAT_DEFECTS[what], bad), what
         assert not re.search(FORMAT_DEFECTS[what], good), what
+
+
+def test_every_page_has_one_search_box():
+    """One search field per page, the sidebar's (the bug: the theme's header added a second at the top of every
+    page, two boxes on one screen that read as two different searches)."""
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"{HTML} has no built book: run `make html` first (make test does)")
+    texts = {page.relative_to(HTML): page.read_text(encoding="utf-8") for page in _pages()}
+    counts = {p: t.count('class="btn search-button-field') for p, t in texts.items()
+              if 'class="bd-main"' in t}  # a page of the book, not the root's redirect
+    assert {str(p): n for p, n in counts.items() if n != 1} == {}
