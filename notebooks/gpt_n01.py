@@ -135,7 +135,7 @@ if scans:
 # 0)? Does it stay within objective 1's tolerance of the MLP? How much of what
 # the MLP trained on the prompt gains over least squares does it learn in
 # context,
-# $(\mathrm{MSE}_{\text{LS}} - \mathrm{MSE})/(\mathrm{MSE}_{\text{LS}} - \mathrm{MSE}_{\text{MLP}})$?
+# $\frac{\mathrm{MSE}_{\text{LS}} - \mathrm{MSE}}{\mathrm{MSE}_{\text{LS}} - \mathrm{MSE}_{\text{MLP}}}$?
 # Does its error in excess of the MLP's,
 # $(\mathrm{MSE} - \mathrm{MSE}_{\text{MLP}})/\mathrm{MSE}_{\text{MLP}}$, grow
 # with the depth of the target networks? And objectives 2 (the length half:

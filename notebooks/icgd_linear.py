@@ -109,7 +109,9 @@ for bad in (lambda: build_prompt(tiny.x[0], tiny.y[0, :2], tiny.x_query[0]),
 # $\hat w^{(0)} = 0$ written into every token, block $l$ leaves in every token
 # the next iterate of (projected) gradient descent on this risk, up to an error
 # of norm at most $\epsilon$:
-# $\hat w^{(l)} = \mathrm{Proj}_{\mathcal W}(\hat w^{(l-1)} - \eta(\nabla L_n(\hat w^{(l-1)}) + \epsilon^{(l-1)}))$.
+#
+# $$ \hat w^{(l)} = \mathrm{Proj}_{\mathcal W}\big(\hat w^{(l-1)} - \eta(\nabla L_n(\hat w^{(l-1)}) + \epsilon^{(l-1)})\big). $$
+#
 # The prediction for the query is then $f(\hat w^{(L)}, x_{n+1})$. The
 # transformer's weights do not depend on the prompt: the same network must train
 # on whatever examples it is shown. The paper's main result does this for an

@@ -194,8 +194,10 @@ l6.assign(measured=l6["measured"].map("{:.1e}".format), bound=l6["bound"].map("{
 #
 # With $\eta \le 1/L_f$ -- here $\eta L_f =$ {glue:text}`eta_Lf` -- projected GD decreases
 # the risk at every step, and Lemma 14 says the approximate path keeps the
-# guarantee up to the error:
-# $\min_l \|G(\hat w^{(l)})\|^2 \le 8\,(L_n(0) - \inf L_n)/(\eta L) + 10\epsilon^2$
+# guarantee up to the error,
+#
+# $$ \min_l \|G(\hat w^{(l)})\|^2 \le 8\,(L_n(0) - \inf L_n)/(\eta L) + 10\epsilon^2, $$
+#
 # for the gradient mapping $G(w) = (w - \mathrm{Proj}(w - \eta\nabla L_n(w)))/\eta$.
 # We check the risk along $\hat w^{(l)}$ step by step, and the inequality with
 # $\inf L_n$ replaced by its lower bound 0 (which only enlarges the right side):

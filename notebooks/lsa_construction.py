@@ -221,8 +221,8 @@ print("every row is [0, sum a, sum b]:",
 # *without* LayerNorm whose output is the line $\bar y + \theta(2)(u - \bar x)$
 # after two GD steps on $S(\theta) = \tfrac12 \sum_n (\Delta y_n - \theta \Delta x_n)^2$
 # from $\theta(0) = a$, with the input weights
-# $(\alpha_1, \alpha_2, \beta_2, \alpha_3, \beta_3) = (\sqrt{N\eta}, a, -1, -2a, 2)$
-# (eq. 108). Layer 1 centres, layers 2 and 3 each add one product of second
+# $\alpha_1 = \sqrt{N\eta}$, $\alpha_2 = a$, $\beta_2 = -1$, $\alpha_3 = -2a$,
+# $\beta_3 = 2$ (eq. 108). Layer 1 centres, layers 2 and 3 each add one product of second
 # moments. We check the construction against the closed form of eqs. 66–67, check
 # that closed form against two explicit GD steps, and show how far two GD steps
 # are from least squares (step size $\eta = 0.5/N$, $a = 0.3$):

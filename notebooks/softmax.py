@@ -77,9 +77,11 @@ chapter.settings(cfg)
 # %% [markdown]
 # ## The layers
 #
-# Softmax attention as ICDL writes it (eq. E.1):
-# $\mathrm{Attn}(H) = H + W_O (VH)\,\mathrm{softmax}\big((KH)^\top(QH)\big)$, the
-# softmax taken down each column, so that token $i$ averages the values $Vh_s$
+# Softmax attention as ICDL writes it (eq. E.1) is
+#
+# $$ \mathrm{Attn}(H) = H + W_O (VH)\,\mathrm{softmax}\big((KH)^\top(QH)\big), $$
+#
+# the softmax taken down each column, so that token $i$ averages the values $Vh_s$
 # with weights proportional to $\exp\langle Kh_s, Qh_i\rangle$. The feed-forward
 # layer of Def. 11 is $H + W_2\,\mathrm{ReLU}(W_1H + b_1\mathbb 1^\top) + b_2\mathbb 1^\top$,
 # token by token. `SoftmaxAttention` is checked against that formula written

@@ -269,6 +269,19 @@ for (const m of document.querySelectorAll('main mjx-container[display="true"]'))
   if (cut) out.push(`display math cut off (${Math.round(inner)} px in ${m.clientWidth} px): `
                     + `"${(m.getAttribute("aria-label") || m.textContent).slice(0, 50)}"`);
 }
+for (const m of document.querySelectorAll('main mjx-container:not([display="true"])')) {
+  // inline math does not wrap: one wider than its block, or running past its right edge, is cut where a box hides it
+  const r = m.getBoundingClientRect(), block = m.closest("p, li, td, th, dd, div") || m.parentElement;
+  const edge = block.getBoundingClientRect().right;
+  if (r.width === 0 || r.right <= edge + 1) continue;
+  for (let a = m.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (getComputedStyle(a).overflowX === "hidden" && r.right > a.getBoundingClientRect().right + 1) {
+      out.push(`inline math cut off (${Math.round(r.right - a.getBoundingClientRect().right)} px past its box): `
+               + `"${(m.getAttribute("aria-label") || m.textContent).slice(0, 50)}"`);
+      break;
+    }
+  }
+}
 return out;
 """
 
@@ -280,13 +293,13 @@ def test_no_table_hides_columns_and_no_formula_is_cut(browser):
     driver, base = browser
     problems = []
     try:
-        for width, kind in ((1280, "table"), (390, "display math")):
+        for width, kinds in ((1280, ("table",)), (390, ("display math", "inline math"))):
             driver.set_window_size(width, 900)
             for page in _pages():
                 rel = page.relative_to(HTML).as_posix()
                 _settled(driver, f"{base}/{rel}")
                 problems += [f"{rel} at {width} px: {p}" for p in driver.execute_script(HIDDEN_SIDEWAYS)
-                             if p.startswith(kind)]
+                             if p.startswith(kinds)]
     finally:
         driver.set_window_size(1280, 900)
     assert not problems, "\n".join(problems)

@@ -104,8 +104,8 @@ ERRATA: tuple[Erratum, ...] = (
             r"in every token, and entries 2 and 3 of eq. 34 already carry the means",
             "lsa_construction", "tests/test_errata.py::test_every_measured_erratum_holds", measure=_lsa_eq34_row),
     Erratum("lsa-eq83", "LSA", "App. B.3, eq. 83 (the product behind layer 2's head)",
-            r"$\mathbf Q_2[:,1]^\top\mathbf Q_2[:,2] = \sum_{n}\alpha_1\Delta x_n\{\alpha_2\Delta x_n + "
-            r"\beta_2\Delta y_n\} \simeq N\xi_{2,1}$: columns 1 and 2",
+            r"the product $\mathbf Q_2[:,1]^\top\mathbf Q_2[:,2]$ of columns 1 and 2, written as "
+            r"$\sum_{n}\alpha_1\Delta x_n\{\alpha_2\Delta x_n + \beta_2\Delta y_n\}$ $\simeq N\xi_{2,1}$",
             r"$\mathbf Q_2[:,2]^\top\mathbf Q_2[:,3]$, the product whose summand is written and the one the head of "
             r"eqs. 85–88 reads",
             "lsa_construction", "tests/test_lsa.py::test_appendix_b_two_gd_steps", measure=_lsa_eq83),
@@ -137,9 +137,10 @@ ERRATA: tuple[Erratum, ...] = (
                   "embeddings; sec. 4.5 speaks of the 50th example"),
     Erratum("lsa-appendix-b-n", "LSA", "App. B, eqs. 107–108 (two GD steps in TF(4, 3, 2))",
             r"the coefficient matching and its solution are written with a lower-case $n$: "
-            r"$\alpha_1^2\alpha_3 = -2n\eta a$, …, $(\alpha_1, \alpha_2, \beta_2, \alpha_3, \beta_3) = "
-            r"(\sqrt{n\eta}, a, -1, -2a, 2)$, while $n$ is the example index everywhere else and the GD update "
-            r"(eq. 63) and $\theta(2)$ (eq. 66) carry $N$, the number of examples",
+            r"$\alpha_1^2\alpha_3 = -2n\eta a$, …, "
+            r"$\alpha_1 = \sqrt{n\eta}$, $\alpha_2 = a$, "
+            r"$\beta_2 = -1$, $\alpha_3 = -2a$, $\beta_3 = 2$, while $n$ is the example index everywhere else and the "
+            r"GD update (eq. 63) and $\theta(2)$ (eq. 66) carry $N$, the number of examples",
             r"$\alpha_1 = \sqrt{N\eta}$ with $N$ the number of examples; with it the constructed TF(4, 3, 2) equals "
             r"the closed form of eq. 67 up to the $O(1/N)$ query term, and eq. 67 equals two explicit GD steps to "
             r"rounding",

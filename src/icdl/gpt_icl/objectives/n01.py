@@ -131,8 +131,8 @@ def nonlinear_share(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
 
 
 #: the words of ``gpt-n01-share``'s criterion
-SHARE_CRITERION = (r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/"
-                   r"(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}_{\mathrm{MLP}})$ > 0.5 at the MLP's last position up "
+SHARE_CRITERION = (r"$\frac{\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}}"
+                   r"{\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}_{\mathrm{MLP}}}$ > 0.5 at the MLP's last position up "
                    "to the training length, every depth and attention (the whole interval), every model past the "
                    "learning gate")
 

@@ -26,7 +26,8 @@ CLAIMS: tuple[Claim, ...] = (
     row("gpt-n01-share", "ICDL sec. 5 at x ~ N(0, I), at a schedule fitted to the task (this book's question)",
         "not claimed by ICDL: every transformer learns in context more than half of what a network trained on the "
         "prompt gains over least squares -- its share of that gain, "
-        r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}_{\mathrm{MLP}})$, "
+        r"$\frac{\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}}"
+        r"{\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}_{\mathrm{MLP}}}$, "
         "above 0.5",
         GPT_N01, "tests/test_gpt_n01.py::test_the_share_of_the_nonlinear_gain_both_sides_of_one_half"),
     row("gpt-n01-obj2-length", "ICDL objective 2 (Figs. 3–4) at x ~ N(0, I), at a schedule fitted to the task",
