@@ -174,3 +174,64 @@ def test_only_files_git_would_commit_are_pinned(tmp_path, monkeypatch):
     load_result(kept)
     load_result(local)
     assert reads.pinned() == {"results/demo/study.reference.json": _sha(kept)}
+
+
+def _changed_under_the_same_provenance(root: Path) -> list[str]:
+    """The committed result files (``results/**/*.json``) whose content differs from the first commit that held
+    their present provenance: each change to a result must come with a new run (a new ``created``), so a file edited
+    in place -- its ledger's digest and seal recomputed beside it -- still differs from what its run committed.
+    A shallow clone, without the history, checks nothing (the first commit found is the present one)."""
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+    changed = []
+    for name in (f for f in git("ls-files", "results").split() if f.endswith(".json")):
+        now = (root / name).read_text(encoding="utf-8")
+        created = json.loads(now).get("provenance", {}).get("created")
+        first = None
+        for commit in git("log", "--format=%H", "--", name).split():  # newest first
+            try:
+                then = git("show", f"{commit}:{name}")
+            except subprocess.CalledProcessError:  # the file did not exist under this name there
+                break
+            if json.loads(then).get("provenance", {}).get("created") != created:
+                break
+            first = then
+        if first is not None and first != now:
+            changed.append(name)
+    return changed
+
+
+def test_no_committed_result_changed_without_a_new_run():
+    """Every committed result is byte for byte what the first commit of its run held (the probe: a result, its
+    ledger and the seal edited together kept every other test green)."""
+    assert _changed_under_the_same_provenance(ROOT) == []
+
+
+def test_the_history_check_sees_a_result_edited_in_place(tmp_path):
+    """The check itself, on a repository of its own: a result's number changed under the same provenance is named;
+    the same change with a new run's provenance is not."""
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    path = tmp_path / "results" / "x" / "r.reference.json"
+    path.parent.mkdir(parents=True)
+
+    def commit(value, created):
+        path.write_text(json.dumps({"data": {"v": value}, "provenance": {"created": created}}))
+        git("add", "-A")
+        git("commit", "-qm", f"v={value}")
+
+    commit(1.0, "2026-12-01")
+    assert _changed_under_the_same_provenance(tmp_path) == []
+    commit(0.8, "2026-12-01")  # edited in place: the run's provenance kept
+    assert _changed_under_the_same_provenance(tmp_path) == ["results/x/r.reference.json"]
+    commit(0.8, "2026-12-05")  # a new run
+    assert _changed_under_the_same_provenance(tmp_path) == []
