@@ -860,10 +860,16 @@ _AXES_PATCH = re.compile(r'<g id="axes_\d+">\s*<g id="patch_\d+">\s*<path d="M (
 
 
 def _panels_share(svg: str) -> float:
-    """The share of an SVG figure's width its axes together take (axes under 4 % of it, colour bars, left out)."""
+    """The share of an SVG figure's width its axes cover, the union of their x-ranges (axes under 4 % of it, colour
+    bars, left out): panels in rows cover the same width once, not once per row."""
     width = float(re.search(r'<svg[^>]*width="([\d.]+)pt"', svg).group(1))
-    spans = [abs(float(b) - float(a)) / width for a, b in _AXES_PATCH.findall(svg)]
-    return sum(s for s in spans if s > 0.04)
+    spans = sorted((min(float(a), float(b)), max(float(a), float(b))) for a, b in _AXES_PATCH.findall(svg)
+                   if abs(float(b) - float(a)) > 0.04 * width)
+    covered, right = 0.0, float("-inf")
+    for lo, hi in spans:
+        covered += max(0.0, hi - max(lo, right))
+        right = max(right, hi)
+    return covered / width
 
 
 def test_no_committed_figure_squeezes_its_panels():

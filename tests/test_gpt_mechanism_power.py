@@ -139,4 +139,12 @@ def test_the_cosine_line_is_set_against_what_the_plants_reach():
     assert apart.endswith("falls between them")
     for gd, ridge in (((0.95, 0.9, 0.85), (0.5, 0.82, 0.7)), ((0.95, 0.79, 0.85), (0.5, 0.6, 0.7))):
         assert power.cosine_words({"n01": nums(gd, ridge)}, 0.8).endswith("does not separate them")
+    # decided on the intervals, as the claim is: a planted GD whose interval reaches below the line at one depth,
+    # or a planted ridge whose interval reaches above it, leaves them unseparated though every value is apart
+    wide = nums((0.95, 0.9, 0.85), (0.5, 0.6, 0.7))
+    wide[(6, "planted GD")]["cosine"]["lo"] = 0.78
+    assert power.cosine_words({"icdl": wide}, 0.8).endswith("does not separate them")
+    wide = nums((0.95, 0.9, 0.85), (0.5, 0.6, 0.7))
+    wide[(4, "planted ridge")]["cosine"]["hi"] = 0.81
+    assert power.cosine_words({"icdl": wide}, 0.8).endswith("does not separate them")
     assert power.cosine_words({}, 0.8) == "the planted models' run has not been made yet"

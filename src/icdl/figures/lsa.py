@@ -110,7 +110,7 @@ def plot_lsa_fitted_curves(curves: dict, title: str = "") -> plt.Figure:
 
 def plot_lsa_validation(history: pd.DataFrame) -> plt.Figure:
     """Validation MSE of every run against the epoch."""
-    fig, ax = plt.subplots(figsize=(SINGLE[0] + 1.2, SINGLE[1] + 1.0))  # the legend below: the panel keeps the width
+    fig, ax = plt.subplots(figsize=SINGLE)
     cmap = sns.color_palette("husl", n_colors=history["run"].nunique())
     for color, (run, g) in zip(cmap, history.groupby("run")):
         ax.semilogy(g["epoch"], g["val_mse"], color=color, lw=1, label=f"run {int(run) + 1}")

@@ -202,7 +202,8 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
             said = [x if held[x] == len(undecided) else f"{x} ({held[x]} of {len(undecided)} claims)" for x in reasons]
             counted += f"<br><small>undecided: {escape('; '.join(said))}</small>"
         waiting = sum(s == "not yet covered" for s in got)
-        if waiting and word != "not yet covered":  # a claim of the row whose run is not made: said, never dropped
+        # a claim of the row whose run is not made: said, never dropped (a mixed row's counts say it already)
+        if waiting and word not in ("not yet covered", MIXED):
             counted += f"<br><small>{waiting} of {len(got)} claims wait for their run</small>"
         seen = ours.get(r.measured, "—") if r.measured else ""
         which = f"{CLAIMS_BY_ID[r.measured].source}: " if r.measured and len(r.claims) > 1 else ""

@@ -274,7 +274,10 @@ def load_kept_part(path: Path, *, profile: str, what: str) -> dict[str, Any] | N
     start it again here) -- the bug it stops: one result stitched from the parts of two versions of the code."""
     if not path.is_file():
         return None
-    saved = load_result(path, profile=profile)
+    try:
+        saved = load_result(path, profile=profile)
+    except ResultFileError as err:
+        raise ResultFileError(f"{err}; delete {what} to start the run again here") from None
     made, now = saved["provenance"]["git_commit"], git_commit()
     if made != now:
         raise ResultFileError(f"{path} was made by the code at {made[:9]}, this run is at {now[:9]}: finish the run "

@@ -154,14 +154,16 @@ def shown(numbers: dict[tuple[int, str], dict]) -> pd.DataFrame:
 def cosine_words(numbers: dict[str, dict[tuple[int, str], dict]], line: float) -> str:
     """Hypothesis 2's cosine line set against what the plants reach (``numbers``: task -> :func:`power_numbers`):
     per task, the range over target depths of the planted GD's cosine with GD's chosen member and of the planted
-    ridge's, and whether the line falls between them (it tells a model that is GD from one that is ridge only where
-    the planted GD reaches it and the planted ridge does not), or that the run waits."""
+    ridge's, and whether the line falls between them as the claim is decided, on the intervals (every depth's
+    interval of the planted GD at or above the line, every one of the planted ridge's below it: it tells a model
+    that is GD from one that is ridge only then), or that the run waits."""
     where = {"icdl": "ICDL's inputs", "n01": "inputs from N(0, I)"}
     parts = []
     for task, nums in numbers.items():
-        cos = {plant: [v["cosine"]["value"] for (_, name), v in nums.items() if name == plant] for plant in PLANTS}
-        (gd_lo, gd_hi), (ri_lo, ri_hi) = ((min(cos[p]), max(cos[p])) for p in PLANTS)
-        between = gd_lo >= line > ri_hi
+        cos = {plant: [v["cosine"] for (_, name), v in nums.items() if name == plant] for plant in PLANTS}
+        (gd_lo, gd_hi), (ri_lo, ri_hi) = ((min(c["value"] for c in cos[p]), max(c["value"] for c in cos[p]))
+                                          for p in PLANTS)
+        between = min(c["lo"] for c in cos[PLANTS[0]]) >= line > max(c["hi"] for c in cos[PLANTS[1]])
         parts.append(f"on {where[task]} the planted GD reaches {gd_lo:.2f} to {gd_hi:.2f} and the planted ridge "
                      f"{ri_lo:.2f} to {ri_hi:.2f} over the target depths, so the line "
                      + ("falls between them" if between else "does not separate them"))

@@ -45,18 +45,20 @@ CLAIMS: tuple[Claim, ...] = (
         "the scan chose on validation prompts of ICDL's task",
         GPT_N01, "tests/test_gpt_n01.py::test_the_fitted_claims_are_the_main_study_s_judged_on_profile_fitted"),
     row("icdl-obj2-shift-fitted", "ICDL objective 2 (Figs. 2–4), at a schedule fitted to the task",
-        "R² drops as the test mixture moves away from pretraining -- asked of the same models",
+        "R² drops as the test mixture moves away from pretraining -- asked of models trained at the schedule "
+        "fitted to ICDL's task",
         GPT_N01, "tests/test_gpt_n01.py::test_the_fitted_claims_are_the_main_study_s_judged_on_profile_fitted"),
     row("icdl-obj2-length-fitted", "ICDL objective 2 (Figs. 3–4), at a schedule fitted to the task",
-        "softmax degrades past the pretraining length, ReLU less -- asked of the same models",
+        "softmax degrades past the pretraining length, ReLU less -- asked of models trained at the schedule fitted "
+        "to ICDL's task",
         GPT_N01, "tests/test_gpt_n01.py::test_the_fitted_claims_are_the_main_study_s_judged_on_profile_fitted"),
     row("icdl-obj3-fitted", "ICDL objective 3 (Figs. 5–6), at a schedule fitted to the task",
-        "with shifted target parameters, ICL stays comparable to the network trained on the prompt -- asked of the "
-        "same models",
+        "with shifted target parameters, ICL stays comparable to the network trained on the prompt -- "
+        "asked of models trained at the schedule fitted to ICDL's task",
         GPT_N01, "tests/test_gpt_n01.py::test_the_fitted_claims_are_the_main_study_s_judged_on_profile_fitted"),
     row("gpt-obj3-drop-fitted", "ICDL objective 3 (Figs. 5–6), as an absolute fall, at a schedule fitted to the task",
         "not claimed by ICDL in this form: R² at the training length falls by at most 0.1 when μ moves to ±0.5 -- "
-        "asked of the same models",
+        "asked of models trained at the schedule fitted to ICDL's task",
         GPT_N01, "tests/test_gpt_n01.py::test_the_fitted_claims_are_the_main_study_s_judged_on_profile_fitted"),
 )
 
