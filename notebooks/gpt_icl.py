@@ -36,7 +36,8 @@
 # how well these models learn in context is decided only where every model
 # learned the task (the {term}`learning gate`), so every verdict of this chapter is
 # *inconclusive* until the study is asked again on a schedule fitted to the task
-# ({doc}`gpt_n01` scans it): objective 1, **{glue:text}`status_icdl_obj1`**;
+# ({doc}`gpt_n01` scans it and registers the same claims at it; their run:
+# {glue:md}`fitted_state`): objective 1, **{glue:text}`status_icdl_obj1`**;
 # objective 2's fall over the input mixtures,
 # **{glue:text}`status_icdl_obj2_shift`**, and its softmax-against-ReLU
 # comparison past the training length, **{glue:text}`status_icdl_obj2_length`**;
@@ -89,7 +90,7 @@ from icdl import figures
 from icdl.gpt_icl import objectives
 from icdl.gpt_icl.compute import cost
 from icdl.gpt_icl.core import evaluation, learning, main_study, verdicts
-from icdl.gpt_icl.objectives import n01, task_content, yardstick
+from icdl.gpt_icl.objectives import fitted, n01, task_content, yardstick
 from icdl.repro import chapter
 from icdl.repro.ledger import run_words
 from icdl.repro.results import show_reference
@@ -130,11 +131,11 @@ chapter.table(objectives.judge.assumptions(main_study.PROFILES.resolve("referenc
 # {glue:text}`budget_paper_params`, and each is trained with
 # {glue:text}`budget_share` of the FLOPs the paper spends on one model
 # (`icdl.gpt_icl.compute.cost.training_budget`; FLOPs counted on one step, times
-# the steps). Profile `n01` is {doc}`gpt_n01`'s, at the schedule fitted to its
-# task.
+# the steps). Profiles `n01` and `fitted` are {doc}`gpt_n01`'s, each at the
+# schedule fitted to its task.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-budgets = [r for name in ("reference", "n01", "paper")
+budgets = [r for name in ("reference", "n01", "fitted", "paper")
            for r in cost.training_budget({**main_study.PROFILES.profiles[name], "profile": name})]
 chapter.table(cost.budget_table(budgets))
 chapter.glue(**cost.budget_words(budgets, "reference"))
@@ -190,6 +191,8 @@ n01_obj = show_reference(main_study.PROFILES, "icl", n01.PROFILE, command=n01.CO
 n01_len = main_study.PROFILES.resolve(n01.PROFILE)["train_examples"]
 chapter.glue(**n01.first_screen_glue(n01_obj["data"] if n01_obj is not None and n01_obj["data"]["complete"] else None,
                                      n01_len))
+fitted_done = all((main_study.PROFILES.folder() / f"{part}.{fitted.PROFILE}.json").is_file() for part in ("icl", "shift"))
+chapter.glue_md(fitted_state=fitted.state_words(main_study.PROFILES.resolve(fitted.PROFILE), fitted_done))
 
 # %% [markdown]
 # At ICDL's inputs {glue:text}`task_offset_min` to {glue:text}`task_offset_max`

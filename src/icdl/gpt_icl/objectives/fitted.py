@@ -16,7 +16,7 @@ from __future__ import annotations
 from icdl.gpt_icl.core import verdicts
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.repro.claims.gpt_n01 import FITTED_CLAIMS
-from icdl.repro.typeset import count
+from icdl.repro.typeset import count, short_exponents
 
 #: the main study's profile that asks the questions at the fitted schedule, and the command that produces it
 PROFILE = "fitted"
@@ -27,8 +27,9 @@ def state_words(cfg, done: bool) -> str:
     """What the chapter can say of profile ``fitted``'s run (``cfg``, resolved): how many models of how many steps,
     and whether their result is committed (``done``) or the claims wait for :data:`COMMAND`."""
     models = len(cfg["depths"]) * len(ATTENTIONS) * cfg["seeds"]
+    lr = short_exponents(format(cfg["lr"], ".0e"))  # 1e-4, as the deviation writes it
     what = (f"{models} models (target depths {', '.join(map(str, cfg['depths']))}, both attentions, {cfg['seeds']} "
-            f"seeds) at lr {cfg['lr']:g}, batch {cfg['batch']}, {count(cfg['steps'])} steps each")
+            f"seeds) at lr {lr}, batch {cfg['batch']}, {count(cfg['steps'])} steps each")
     if done:
         return f"{what}, trained and scored"
     return f"{what}; their run ({COMMAND}) is not committed yet, and until it is these claims are not yet covered"
