@@ -154,5 +154,6 @@ JUDGED_BY: tuple[str, ...] = (
     "gpt_icl/core/intervals.py",
     "gpt_icl/core/learning.py",
     "gpt_icl/core/verdicts.py",
+    "gpt_icl/objectives/fitted.py",
     "gpt_icl/objectives/n01.py",
 )
