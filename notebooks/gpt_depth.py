@@ -28,8 +28,8 @@
 # **{glue:text}`status_icdl_obj4`**. Like every claim about trained models
 # here, it is decided only where every model learned the task, and
 # {glue:text}`gate_met`: the weakest, {glue:text}`gate_worst`, leads the context
-# mean by {glue:text}`gate_lead` at the last evaluation point, against a margin
-# of {glue:text}`gate_margin`. Its models train at the main study's schedule
+# mean by {glue:text}`gate_lead` at the last evaluation point, and the gate asks
+# the lower end of that interval to reach {glue:text}`gate_margin`. Its models train at the main study's schedule
 # ({doc}`gpt_icl`), which departs from the paper's, so its verdict is a
 # deviation.
 #

@@ -31,12 +31,13 @@
 # on tanh targets, and ReLU attention started from the trained softmax weights --
 # take the models off the context-mean plateau, and yet {glue:text}`gate_met`:
 # the weakest, {glue:text}`gate_worst`, leads the {term}`context mean` by
-# {glue:text}`gate_lead` at the training length, against a margin of
-# {glue:text}`gate_margin`. A claim about
+# {glue:text}`gate_lead` at the training length, and the gate asks the lower
+# end of that interval, not the lead itself, to reach {glue:text}`gate_margin`.
+# A claim about
 # how well these models learn in context is decided only where every model
 # learned the task (the {term}`learning gate`), so every verdict of this chapter is
 # *inconclusive* until the study is asked again on a schedule fitted to the task
-# ({doc}`gpt_n01` scans it and registers the same claims at it; their run:
+# ({doc}`gpt_n01` scans it and registers the same claims at that schedule:
 # {glue:md}`fitted_state`): objective 1, **{glue:text}`status_icdl_obj1`**;
 # objective 2's fall over the input mixtures,
 # **{glue:text}`status_icdl_obj2_shift`**, and its softmax-against-ReLU

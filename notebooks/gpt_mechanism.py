@@ -45,7 +45,7 @@
 # linear fit they run (**{glue:text}`status_mech_control_linear`**). The
 # report's *Designs we replaced* lists the designs this one supersedes (a grid
 # that held GD in its corner, one training seed) with their verdicts. Asked again
-# of the models {doc}`gpt_n01` trains where the task needs a deep network, the
+# of the models {doc}`the chapter on inputs from N(0, I) <gpt_n01>` trains, where the task needs a deep network, the
 # first hypothesis is **{glue:text}`status_mech_seeds_nearest_gd_n01`**.
 #
 # Code: `icdl.gpt_icl.mechanism` (`study`, `measures`, `grid`, `numbers`,

@@ -40,8 +40,8 @@
 # trained from scratch at the schedule the scan fitted to the softmax model
 # (no scan of their own), reach {glue:text}`n01_r2_relu`:
 # {glue:text}`gate_met` (the weakest, {glue:text}`gate_worst`, leads the
-# context mean by {glue:text}`gate_lead`, against a margin of
-# {glue:text}`gate_margin`). Each claim is about all six models and is decided
+# context mean by {glue:text}`gate_lead`, and the gate asks the lower end of
+# that interval to reach {glue:text}`gate_margin`). Each claim is about all six models and is decided
 # only where every one learned: beating least squares,
 # **{glue:text}`status_gpt_n01_beats_ls`**; objective 1,
 # **{glue:text}`status_gpt_n01_obj1`**; the share of the MLP's gain learned in
@@ -213,7 +213,8 @@ if n01_done:
 # `fitted`): the same models, seeds, test prompts and baselines at
 # $x \sim \mathcal N(-2, I)$, both attentions from scratch, judged by the main
 # study's own numbers and lines behind the same learning gate, each claim under
-# its name with `-fitted` (registered before the run). Their run:
+# its name with `-fitted` (registered before the run). Their run,
+# `python -m icdl.gpt_icl --profile fitted --part main --part shift`:
 # {glue:md}`fitted_state`.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]

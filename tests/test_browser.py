@@ -486,6 +486,8 @@ FORMAT_DEFECTS = {
     "a count without its thousands space": (r"(?<![\w.,/#:=+\-–−])(?!(?:19|20)\d\d(?!\d)(?! (?:steps|prompts|examples|"
                                             r"models|parameters|epochs|runs|tokens)\b))\d{4,}(?![\w²–-]|[.,]\d)"),
     "a count in thousands as k": r"(?<![\w.])\d+(?:\.\d+)? ?k (?:steps|prompts|parameters|examples)\b",
+    # a learning rate as the book writes rates (repro.typeset.rate: "1e-4"), not "0.0001" beside it
+    "a learning rate in decimals": r"\b(?:lr|learning rate) 0\.\d",
 }
 
 
@@ -553,6 +555,7 @@ def test_the_format_check_sees_each_defect():
                               "a count without its thousands space": ("after 6500, the", "step 6 500 leads (2025)"),
                               "a count without its thousands space ": ("2000 steps", "in 2000 the"),
                               "a count in thousands as k": ("the paper's 500 k steps", "the paper's 500 000 steps"),
+                              "a learning rate in decimals": ("at learning rate 0.0001 and", "at lr 1e-4, batch 64"),
                               }.items():
         assert re.search(FORMAT_DEFECTS[what.strip()], bad), what  # (a trailing space: a second case of a class)
         assert not re.search(FORMAT_DEFECTS[what.strip()], good), what

@@ -1022,3 +1022,11 @@ def test_a_result_that_assembles_trained_models_names_their_training_beside_its_
     plain = provenance_block("results/x.json", prov, trained_seconds({"seconds": 4.6}))
     assert "wall time: 5 s\n" in plain and "training" not in plain
     assert trained_seconds({"training": {"seconds": []}}) is None
+
+
+def test_a_learning_rate_is_written_one_way():
+    """``typeset.rate``: every learning rate in e-notation with its short exponent and no trailing zeros (the bug:
+    "lr 0.0001" in a legend beside "lr 1e-4" in the prose); the chapters' settings tables write ``lr`` so too."""
+    from icdl.repro.typeset import rate
+
+    assert [rate(x) for x in (1e-4, 3e-4, 2.5e-4, 1e-3, 5e-3)] == ["1e-4", "3e-4", "2.5e-4", "1e-3", "5e-3"]

@@ -10,6 +10,7 @@ from ..gpt_icl.core.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHB
 from ..gpt_icl.core.model import ATTENTIONS
 from ..gpt_icl.core.schedule import AT_SWITCH, SOFTMAX_ON
 from ..gpt_icl.core.tasks import PRETRAINING
+from ..repro.typeset import rate
 from .style import (
     ATTENTION,
     BASELINE,
@@ -280,7 +281,7 @@ def plot_schedule_scan(scans: dict[str, tuple[pd.DataFrame, dict, dict]]) -> plt
     for ax, (task, (history, levels, chosen)) in zip(axes[0], scans.items()):
         for (lr, batch), g in history.groupby(["lr", "batch"], sort=True):
             ax.plot(g["step"], g["val_r2"], dash.get(int(batch), ":"), color=colours[float(lr)], lw=1.3,
-                    label=f"lr {float(lr):g}, batch {int(batch)}")
+                    label=f"lr {rate(float(lr))}, batch {int(batch)}")
         for method in (CONTEXT_MEAN, LEAST_SQUARES):
             ax.axhline(levels[method.replace(" ", "_")], ls=BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
                        label=method)

@@ -34,7 +34,7 @@ def settings(cfg: Mapping[str, Any]):
     import pandas as pd
     from IPython.display import HTML
 
-    from .typeset import count, plain
+    from .typeset import count, plain, rate
 
     def value(v, key: str = ""):
         if isinstance(v, bool):
@@ -42,7 +42,7 @@ def settings(cfg: Mapping[str, Any]):
         if isinstance(v, int):
             return count(v) if abs(v) >= 1000 and "seed" not in key else str(v)  # 5 000 steps, seed 1234
         if isinstance(v, float):
-            return plain(v)
+            return rate(v) if key == "lr" else plain(v)  # a learning rate as every rate is written: 1e-4
         if isinstance(v, (tuple, list)):
             return ", ".join(value(x, key) for x in v) if v else "—"
         return str(v)

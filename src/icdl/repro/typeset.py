@@ -28,6 +28,13 @@ def count(n) -> str:
     return f"{round(n):,}".replace(",", " ")
 
 
+def rate(x: float) -> str:
+    """A learning rate as the book writes it, in prose, tables and legends alike: ``1e-4``, ``3e-4``, ``2.5e-4``,
+    ``1e-3`` -- not ``0.0001`` beside ``1e-4``."""
+    mantissa, exponent = f"{x:e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
 def plain(x: float, digits: int | None = None) -> str:
     """A number as the book's prose and tables write a setting or a small value: ``:g`` (``digits`` significant
     digits, else ``:g``'s six) with a short exponent -- ``1e-5``, ``2.5e-4``, not ``1e-05`` -- and plainly

@@ -16,7 +16,7 @@ from __future__ import annotations
 from icdl.gpt_icl.core import verdicts
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.repro.claims.gpt_n01 import FITTED_CLAIMS
-from icdl.repro.typeset import count, short_exponents
+from icdl.repro.typeset import count, rate
 
 #: the main study's profile that asks the questions at the fitted schedule, and the command that produces it
 PROFILE = "fitted"
@@ -25,14 +25,14 @@ COMMAND = "python -m icdl.gpt_icl --profile fitted --part main --part shift"
 
 def state_words(cfg, done: bool) -> str:
     """What the chapter can say of profile ``fitted``'s run (``cfg``, resolved): how many models of how many steps,
-    and whether their result is committed (``done``) or the claims wait for :data:`COMMAND`."""
+    and whether their result is committed (``done``) or the claims wait (the section that shows the run names
+    :data:`COMMAND`; a first screen does not)."""
     models = len(cfg["depths"]) * len(ATTENTIONS) * cfg["seeds"]
-    lr = short_exponents(format(cfg["lr"], ".0e"))  # 1e-4, as the deviation writes it
     what = (f"{models} models (target depths {', '.join(map(str, cfg['depths']))}, both attentions, {cfg['seeds']} "
-            f"seeds) at lr {lr}, batch {cfg['batch']}, {count(cfg['steps'])} steps each")
+            f"seeds) at lr {rate(cfg['lr'])}, batch {cfg['batch']}, {count(cfg['steps'])} steps each")
     if done:
         return f"{what}, trained and scored"
-    return f"{what}; their run ({COMMAND}) is not committed yet, and until it is these claims are not yet covered"
+    return f"{what}, not trained yet: until they are, those claims are not yet covered"
 
 
 def judge(icl: dict | None, shift: dict | None, train_examples: int, test_examples: int, criteria: dict,

@@ -24,7 +24,7 @@ from icdl.gpt_icl.core.main_study import CRITERIA
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import AT_SWITCH
 from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
-from icdl.repro.typeset import count
+from icdl.repro.typeset import count, rate
 
 _steps = count  # thousands as the prose writes them
 
@@ -41,7 +41,7 @@ def assumptions(cfg) -> pd.DataFrame:
         ("ReLU attention", "σ(qᵀk/√dₕ)/nᵢ, nᵢ the positions token i attends to (causal); the 1/√dₕ is a "
                            "rescaled value map, the same functions", "σ(qᵀk)/n (Def. 7)"),
         ("seeds", f"{cfg['seeds']} per model (initial weights and training prompts)", "not stated"),
-        ("optimiser", f"Adam, lr {cfg['lr']}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
+        ("optimiser", f"Adam, lr {rate(cfg['lr'])}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
          "batch 64, 500 000 steps, 50 examples + query"),
         ("softmax schedule", f"{_steps(cfg['steps'])} steps, the first {_steps(cfg['warm_steps'])} on "
                              f"{cfg['warm_family']} targets of width {cfg['warm_width']}", "not stated"),

@@ -43,7 +43,7 @@ from icdl.gpt_icl.core.tasks import TaskConfig
 from icdl.gpt_icl.core.training import TrainConfig, train, validation_prompts
 from icdl.repro.profiles import ProfileSet
 from icdl.repro.results import save_profile_result
-from icdl.repro.typeset import count
+from icdl.repro.typeset import count, rate
 
 #: the target depth and attention of every run: the main study's depth-3 softmax model
 DEPTH, ATTENTION = 3, "softmax"
@@ -198,7 +198,7 @@ def glue_words(scans: dict[str, dict], task: str, profile: str = "n01") -> dict[
     res = scans[task]
     c, lv = choose(res["history"]), res["levels"]
     rising = ", still rising at the step budget" if c["rising"] else ""
-    return {key: f"at learning rate {c['lr']:g} and batch {c['batch']} the model reaches a validation R² of "
+    return {key: f"at learning rate {rate(c['lr'])} and batch {c['batch']} the model reaches a validation R² of "
                  f"{c['best_r2']:.3f} after {count(c['steps'])} steps{rising}, where the context mean reaches "
                  f"{lv['context_mean']:.3f} and least squares {lv['least_squares']:.3f} on the same prompts"}
 
