@@ -87,7 +87,7 @@ chapter.settings(cfg)
 # $\theta_0, \theta_1 \sim N(0, 1)$ per prompt and noise variance 0.04; the target
 # is the least-squares estimate at $u$; TF(4, 2, 2) with LayerNorm without affine
 # parameters and no biases in the input and output maps; Adam with learning rate
-# 0.005, batches of 500, $M = 5\,000$ training and 1 000 validation prompts, up to
+# 5e-3, batches of 500, $M = 5\,000$ training and 1 000 validation prompts, up to
 # 20 000 epochs, validation every 100 epochs keeping the best weights; 10 runs
 # with different data and initialisation.
 #
