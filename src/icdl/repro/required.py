@@ -17,6 +17,10 @@ FITTED_DONE: tuple[str, ...] = ()
 #: the (task, target depth) units of the power check's seeds run that have finished and are committed
 POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4")
 
+#: the target depths of the mechanism study's seeds-n01 run that have finished and are committed (python -m
+#: icdl.gpt_icl.mechanism --profile seeds-n01 at 2724e0d resumes from them)
+MECHANISM_N01_DONE = (6,)
+
 #: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
 REQUIRED: dict[str, tuple[str, ...]] = {
     "attention_passes": (
@@ -84,6 +88,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         # the power check's units finished so far (python -m icdl.gpt_icl.mechanism.power --profile seeds at
         # dcbc7e2 resumes from them); its result file joins when every unit is done
         *(f"results/gpt_mechanism/checkpoints/seeds/power_{unit}.json" for unit in POWER_UNITS_DONE),
+        *(f"results/gpt_mechanism/checkpoints/seeds-n01/mechanism_depth{d}.json" for d in MECHANISM_N01_DONE),
     ),
     "gpt_n01": (
         "results/gpt_n01/scan.icdl.json",
