@@ -31,17 +31,17 @@
 # **What we find.** No claim of this chapter is decided: the study trained one
 # seed of each model (the {term}`main study`'s first), so the seed-to-seed part of
 # every interval cannot be measured, and a claim about trained models needs
-# three seeds (the gate on the number of seeds of the experiments' protocol,
-# `icdl.repro.claims.base.SEEDED`); every claim waits for the study run on
-# three seeds. What that one seed shows (on the {glue:text}`scale_on` run): trained
+# three seeds (a {term}`gate` of the experiments' protocol); every claim waits
+# for the study run on three seeds. What that one seed shows (on the
+# {glue:text}`scale_on` run): trained
 # {glue:text}`scale_factor` times longer, the softmax models' shortfall below
 # the MLP at the training length goes from {glue:text}`scale_short_first_softmax`
 # to {glue:text}`scale_short_last_softmax`, the ReLU models' from
 # {glue:text}`scale_short_first_relu` to {glue:text}`scale_short_last_relu`.
 # The claim that every model's shortfall falls with training
-# {glue:text}`scale_verdict_scale_shortfall_falls`; its registered criterion
-# counts any model's band reaching above 0 as a failure, and the
-# largest change per doubling is {glue:text}`scale_slope_max`
+# {glue:text}`scale_verdict_scale_shortfall_falls`; once three seeds are
+# trained, its registered criterion will count any model's band reaching above
+# 0 as a failure. With one seed the largest change per doubling is {glue:text}`scale_slope_max`
 # ({glue:text}`scale_slope_max_model`), and {glue:text}`scale_bands_above`
 # bands reach above 0. On the longest-trained models objective 1
 # {glue:text}`scale_verdict_icdl_obj1_longer`: its largest shortfall is

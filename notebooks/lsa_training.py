@@ -25,8 +25,9 @@
 # **What we find**: the trained runs reach the paper's errors
 # (**{glue:text}`status_lsa_table1_error`**) and some run divides by the
 # variance through LayerNorm (**{glue:text}`status_lsa_conclusion`**). In the
-# run the paper's rule analyses, at the $\ell_1$ strength we had to choose (the
-# paper gives none), the query's read-out is split between two cells, Table 2's
+# {term}`analysed run`, at the $\ell_1$ strength we had to choose (the paper
+# gives none), the query's read-out is split between two query cells (no
+# {term}`dominant query cell`), Table 2's
 # single-cell correlations come out **{glue:text}`status_lsa_table2`**, and the
 # output through the largest cell alone is not the least-squares line (Fig. 3 as
 # a line: **{glue:text}`status_lsa_fig3_line`**). At the stronger penalties no
