@@ -365,7 +365,7 @@ else:
           + "; ".join(f"python -m icdl.lsa --profile {n}" for n in L1_SCAN))
     chapter.glue(lsa_runs_counts="the reference and the scan have not run", lsa_runs_chain="—")
 
-# %% mystnb={"figure": {"caption": "Every run of every $\\ell_1$ strength (ℓ1 = 0 at the left, the reference's 1e-5 next), one dot per run; filled: its LayerNorm divides by the variance (Table 1 above 0.9), a run the paper would analyse. Left: the largest query-token output weight over the second (log scale), with the claims' 10 times. Right: the smaller of Table 2's two correlations of that cell, with the paper's 0.95.", "name": "fig-lsa-l1-scan"}}
+# %% mystnb={"figure": {"caption": "Every run of every $\\ell_1$ strength ($\\ell_1 = 0$ at the left, the reference's $10^{-5}$ next), one dot per run; filled: its LayerNorm divides by the variance (Table 1 above 0.9), a run the paper would analyse. Left: the largest query-token output weight over the second (log scale), with the claims' 10 times. Right: the smaller of Table 2's two correlations of that cell, with the paper's 0.95.", "name": "fig-lsa-l1-scan"}}
 if run_frames:
     fig = figures.lsa.plot_l1_runs(every)
 

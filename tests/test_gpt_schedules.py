@@ -118,7 +118,7 @@ def test_the_reader_s_table_and_words_name_the_chosen_run_beside_its_yardsticks(
     assert table.loc["a", "steps"] == "300" and table.loc["a", "validation R²"] == "0.900"
     assert table.loc["b", "context mean"] == "0.900" and table.loc["b", "still rising at the budget"] == "yes"
     words = scan.glue_words(scans, "a")["scan_n01_words"]
-    assert "learning rate 0.001 and batch 64" in words and "0.900 after 300 steps" in words
+    assert "learning rate 1e-3 and batch 64" in words and "0.900 after 300 steps" in words
     assert "context mean reaches 0.430 and least squares 0.750" in words and "rising" not in words
     assert "python -m icdl.gpt_icl.schedules --profile n01" in scan.glue_words({}, "a")["scan_n01_words"]
 
