@@ -199,6 +199,14 @@ def _baseline_blocks(cfg, depth: int, prompts: dict, progress: bool) -> list[dic
     return rows + [b | {"r2": r2[(b["set"], b["position"])]} for b in mlp_blocks]
 
 
+def models_words(cfg) -> str:
+    """A profile's models as the chapters name them (``cfg``, resolved): "18 models (target depths 3, 4, 6, both
+    attentions, 3 seeds)"."""
+    models = len(cfg["depths"]) * len(ATTENTIONS) * cfg["seeds"]
+    return (f"{models} models (target depths {', '.join(map(str, cfg['depths']))}, both attentions, {cfg['seeds']} "
+            "seeds)")
+
+
 def reference_models(cfg, *, seeds: tuple[int, ...] | None = None, names: tuple[str, ...] | None = None) -> dict:
     """The trained models of a long run, from its checkpoints: ``{(depth, attention, seed): model}`` for every
     model of :data:`MODELS` (or ``names``) and seed (or ``seeds``), each checked to be the finished model the

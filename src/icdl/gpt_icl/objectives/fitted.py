@@ -14,7 +14,6 @@ trained as the task needs.
 from __future__ import annotations
 
 from icdl.gpt_icl.core import verdicts
-from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.repro.claims.gpt_n01 import FITTED_CLAIMS
 from icdl.repro.typeset import count, rate
 
@@ -27,9 +26,9 @@ def state_words(cfg, done: bool) -> str:
     """What the chapter can say of profile ``fitted``'s run (``cfg``, resolved): how many models of how many steps,
     and whether their result is committed (``done``) or the claims wait (the section that shows the run names
     :data:`COMMAND`; a first screen does not)."""
-    models = len(cfg["depths"]) * len(ATTENTIONS) * cfg["seeds"]
-    what = (f"{models} models (target depths {', '.join(map(str, cfg['depths']))}, both attentions, {cfg['seeds']} "
-            f"seeds) at lr {rate(cfg['lr'])}, batch {cfg['batch']}, {count(cfg['steps'])} steps each")
+    from icdl.gpt_icl.core.main_study import models_words
+
+    what = f"{models_words(cfg)} at lr {rate(cfg['lr'])}, batch {cfg['batch']}, {count(cfg['steps'])} steps each"
     if done:
         return f"{what}, trained and scored"
     return f"{what}, not trained yet: until they are, those claims are not yet covered"

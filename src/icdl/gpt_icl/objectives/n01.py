@@ -65,9 +65,9 @@ PROFILES = ProfileSet("gpt_n01", profiles={"quick": {}})
 def state_words(cfg, done: bool) -> str:
     """What the chapter can say of profile ``n01``'s run (``cfg``, resolved): how many models of how many steps, and
     whether their result is committed (``done``) or the claims wait for :data:`COMMAND`."""
-    models = len(cfg["depths"]) * len(ATTENTIONS) * cfg["seeds"]
-    what = (f"{models} models (target depths {', '.join(map(str, cfg['depths']))}, both attentions, {cfg['seeds']} "
-            f"seeds), {count(cfg['steps'])} steps each")
+    from icdl.gpt_icl.core.main_study import models_words
+
+    what = f"{models_words(cfg)}, {count(cfg['steps'])} steps each"
     if done:
         return f"{what}, trained and scored"
     return f"{what}; their run ({COMMAND}) is not committed yet, and until it is every claim below is not yet covered"
