@@ -19,7 +19,7 @@ POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4")
 
 #: the target depths of the mechanism study's seeds-n01 run that have finished and are committed (python -m
 #: icdl.gpt_icl.mechanism --profile seeds-n01 at 2724e0d resumes from them)
-MECHANISM_N01_DONE = (4, 6)
+MECHANISM_N01_DONE = (3, 4, 6)
 
 #: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
 REQUIRED: dict[str, tuple[str, ...]] = {
