@@ -17,8 +17,8 @@ FITTED_DONE: tuple[str, ...] = ()
 #: the (task, target depth) units of the power check's seeds run that have finished and are committed
 POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4")
 
-#: the target depths of the mechanism study's seeds-n01 run that have finished and are committed (python -m
-#: icdl.gpt_icl.mechanism --profile seeds-n01 at 2724e0d resumes from them)
+#: the target depths of the mechanism study's seeds-n01 run, every one committed (python -m
+#: icdl.gpt_icl.mechanism --profile seeds-n01 at 2724e0d assembled mechanism.seeds-n01.json from them)
 MECHANISM_N01_DONE = (3, 4, 6)
 
 #: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
@@ -84,6 +84,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "gpt_mechanism": (
         "results/gpt_mechanism/mechanism.control.json",
         "results/gpt_mechanism/mechanism.seeds.json",
+        "results/gpt_mechanism/mechanism.seeds-n01.json",
         "results/ledger/gpt_mechanism.quick.json",
         # the power check's units finished so far (python -m icdl.gpt_icl.mechanism.power --profile seeds at
         # dcbc7e2 resumes from them); its result file joins when every unit is done
