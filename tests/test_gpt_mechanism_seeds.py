@@ -317,3 +317,24 @@ def test_the_n01_hypotheses_are_the_seeds_design_on_n01():
     glue = ms.seeds_glue(result, 40, list(n01.values()), suffix="-n01")
     assert glue and all(k.startswith("seeds_n01_") for k in glue)
     assert glue["seeds_n01_pred"] == ms.seeds_glue(result, 40, list(plain.values()))["seeds_pred"]
+
+
+def test_the_unmet_gates_are_counted_and_named_from_the_judged_entries():
+    """The prose says which registered gates hold the hypotheses undecided (``unmet_words``), read from the entries'
+    own gate values by the registry. The bugs: a hand-written "two gates" that drifts from the data (the power gate
+    forgotten), a met gate named as unmet, "none" said while a gate fails, the n01 entries read under the ICDL ids."""
+    from icdl.repro.claims import GATE_WORDS
+
+    mine = {"pred": 0.9, "sens": 0.8, "cosine": 0.85}
+    result = _seeds_result(mine, mine, mine)
+    met = ms.judge_seeds(result, CFG, 40, True, LEARNED, 1.0)
+    assert criterion_verdict(met[0]["claim"], {"value": met[0]["value"], **met[0]["values"]}) is not None
+    assert ms.unmet_words(met) == "none"
+    both = ms.judge_seeds(result, CFG, 40, True, PLATEAU, 0.0, suffix="-n01")
+    words = ms.unmet_words(both)
+    assert words.startswith("2 of the 5 registered gates")
+    assert GATE_WORDS["learned"] in words and GATE_WORDS["power"] in words
+    assert GATE_WORDS["control"] not in words and GATE_WORDS["flow"] not in words
+    no_control = ms.unmet_words(ms.judge_seeds(result, CFG, 40, False, LEARNED, 1.0))
+    assert no_control.startswith("1 of the 5") and GATE_WORDS["control"] in no_control
+    assert ms.unmet_words(ms.judge_seeds(None, CFG, 40, True, None)) == "—"

@@ -19,6 +19,7 @@ passed), ``flow`` (the flow gate met by every seed's model), ``seeds`` (three se
 :func:`judge_seeds`         the entries of ``mech-seeds-nearest-gd``, ``-sens-gd``, ``-cosine-gd``, ``-median-gd``
 :func:`seeds_table`         per model, for the reader: each seed's chosen flow time and number, the seed mean's interval
 :func:`edge_words`          the seeds' models whose member sits at an edge that matters, in words
+:func:`unmet_words`         the registered gates the judged entries leave unmet, in words
 :func:`seeds_glue`          the prose's numbers
 ==========================  ==========================================================================================
 """
@@ -40,6 +41,7 @@ from icdl.gpt_icl.mechanism.numbers import (
     median_ratio,
     paired_measures,
 )
+from icdl.repro.claims import CRITERIA, unmet_gates
 from icdl.repro.typeset import sci
 
 #: the seeds each model needs before a verdict counts (gate ``seeds``, registered with the claims)
@@ -147,7 +149,8 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
     hypotheses asked of the models of main-study profile ``n01``, profile ``seeds-n01``)."""
     criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the mean over three seeds "
                    f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval, with every seed's GD "
-                   "member inside its grid in flow time and the positive control passed"
+                   "member inside its grid in flow time, the positive control passed, every model learned the task "
+                   "and the planted GD and ridge models told apart"
                 for c, (_, op, t) in CLAIMS.items()}
     if result is None:
         return [{"claim": c + suffix, "passed": None, "value": None, "criterion": criteria[c],
@@ -211,6 +214,19 @@ def edge_words(result: dict, cfg) -> str:
         held.append(f"target depth {r.depth}, {r.attention} attention, seed {r.seed} ({at} at the grid's edge: "
                     f"start scale {r.init_scale:g}, η = {r.eta:g}, L = {r.steps}, ηL = {r.time:g})")
     return "; ".join(held) or "none"
+
+
+def unmet_words(entries: list[dict]) -> str:
+    """The registered gates that leave the hypotheses of ``entries`` (:func:`judge_seeds`, one task) undecided,
+    counted and named in the registry's words (:func:`icdl.repro.claims.unmet_gates`): "none" when every gate is
+    met, a dash while the run waits. The gates' numbers are the same in every entry of a task, so the first
+    entry's decide."""
+    first = entries[0]
+    if first.get("values") is None:
+        return "—"
+    gates = [c for c in CRITERIA[first["claim"]] if c.op == "gate"]
+    unmet = unmet_gates(first["claim"], first["values"])
+    return "none" if not unmet else f"{len(unmet)} of the {len(gates)} registered gates ({'; '.join(unmet)})"
 
 
 def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], cfg=None,
