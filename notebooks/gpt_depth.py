@@ -47,7 +47,7 @@
 profile = "quick"
 overrides = {}
 
-# %% tags=["remove-output"]
+# %% tags=["hide-cell", "remove-output"]
 import pandas as pd
 import torch
 
@@ -96,7 +96,7 @@ chapter.glue(**depth.study.settings_glue(rcfg if depth_on == "reference" else cf
 # %% tags=["remove-cell"]
 r2 = depth_judge.r2_table(data)
 
-# %% mystnb={"figure": {"caption": "Objective 4 (cf. ICDL Fig. 7): $R^2$ (mean over seeds) against the number of transformer layers at 15, 30 and 45 examples before the query, with its interval (90 % over seeds and prompts where there are several seeds; a one-seed run: 95 % bootstrap over prompts), beside least squares (dash-dot) and the context mean (dotted) on the same prompts.", "name": "fig-icl-depth"}}
+# %% mystnb={"figure": {"caption": "Objective 4 (cf. ICDL Fig. 7): $R^2$ (mean over seeds) against the number of transformer layers at 15, 30 and 45 examples before the query (side by side at each depth), with its interval as an error bar (90 % over seeds and prompts where there are several seeds; a one-seed run: 95 % bootstrap over prompts; its part past $R^2 = 1$ not drawn), beside least squares (dash-dot) and the context mean (dotted) on the same prompts.", "name": "fig-icl-depth"}}
 fig = figures.gpt.plot_icl_depth(r2, data["baselines"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]

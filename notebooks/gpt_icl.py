@@ -84,7 +84,7 @@
 profile = "quick"
 overrides = {}
 
-# %% tags=["remove-output"]
+# %% tags=["hide-cell", "remove-output"]
 import torch
 
 from icdl import figures
@@ -223,7 +223,7 @@ live_run = main_study.run(cfg, progress=False)
 live = main_study.from_run(live_run, main_study.param_shift(live_run["trained"], cfg))
 print(f"{len(live_run['trained'])} models ({cfg['seeds']} seeds) trained and evaluated in {live_run['seconds']:.0f} s")
 
-# %% mystnb={"figure": {"caption": "Live run, pretraining mixture: $R^2$ per query position k ($k - 1$ examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. Shaded: positions beyond the training length. Least squares fits d + 1 parameters (an intercept with the weights): it interpolates its examples while they are no more than that, and is at its most variable just past it, where its curve drops below the axis.", "name": "fig-icl-methods-live"}}
+# %% mystnb={"figure": {"caption": "Live run, pretraining mixture: $R^2$ per query position k ($k - 1$ examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. Shaded: positions beyond the training length. Least squares fits d + 1 parameters (an intercept with the weights): it interpolates its examples while they are no more than that, and is at its most variable just past it, where its curve drops below the axis. Bottom row: the same lines from the MLP's first position to the training length, on an axis fitted to the transformers and the MLP.", "name": "fig-icl-methods-live"}}
 fig = figures.gpt.plot_icl_methods(live["curves"], live["baselines"], cfg["train_examples"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
@@ -249,12 +249,13 @@ jcfg = rcfg if judged_on == "reference" else cfg
 train_len = jcfg["train_examples"]
 print("the claims below are judged on", run_words(judged_on).removeprefix("on "))
 
-# %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4 096 in the reference; the MLP baseline on the first 512). Shaded and least squares as in the live figure above.", "name": "fig-icl-methods-ref"}}
+# %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4 096 in the reference; the MLP baseline on the first 512). Shaded, least squares and the zoomed bottom row as in the live figure above.", "name": "fig-icl-methods-ref"}}
 fig = figures.gpt.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
 # %% [markdown]
-# On an $R^2$ axis from below 0 to 1 the gaps objective 1 is judged on are a few
-# hundredths wide. The next figure draws the judged number itself: each model's
+# The gaps objective 1 is judged on are a few hundredths of $R^2$ wide: flat on
+# the full axis, visible in the zoomed row. The next figure draws the judged
+# number itself: each model's
 # shortfall below the MLP at the MLP's positions, with its 90 % interval over
 # seeds and prompts, against the tolerance.
 
@@ -291,7 +292,7 @@ leads = verdicts.context_mean_leads(verdicts.Sums(**data["sums"]), train_len)
 need = learning.margin("icdl-obj1")
 chapter.table(learning.leads_table(leads, need))
 
-# %% mystnb={"figure": {"caption": "The switch from softmax to ReLU attention, pretraining mixture: the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); dash-dot: least squares; grey dotted: context mean; shaded: beyond the training length.", "name": "fig-icl-switch"}}
+# %% mystnb={"figure": {"caption": "The switch from softmax to ReLU attention, pretraining mixture, as the normalised error $1 - R^2$ on a log axis (lower is better; 1 is the error of predicting the mean label): the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); dash-dot: least squares; grey dotted: context mean; shaded: beyond the training length.", "name": "fig-icl-switch"}}
 fig = figures.gpt.plot_icl_switch(data["curves"], data["baselines"], train_len)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]

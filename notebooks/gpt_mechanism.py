@@ -30,7 +30,7 @@
 #
 # **What we find.** Over the {term}`main study`'s three training seeds of each of its
 # six models, with GD's free settings tuned for every seed's model on a grid
-# read in gradient-flow time, the four hypotheses that the models are nearer GD
+# read in gradient-{term}`flow time`, the four hypotheses that the models are nearer GD
 # on the network than any linear or local rule are
 # **{glue:text}`status_mech_seeds_nearest_gd`** (by prediction,
 # {glue:text}`seeds_pred`), **{glue:text}`status_mech_seeds_sens_gd`** (by
@@ -60,7 +60,7 @@
 profile = "quick"
 overrides = {}
 
-# %% tags=["remove-output"]
+# %% tags=["hide-cell", "remove-output"]
 import torch
 from IPython.display import display
 
@@ -96,7 +96,7 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 #   rules of {doc}`gpt_icl`.
 #
 # GD has three free settings -- $\eta$, $L$ and the start's scale -- and ridge
-# one, $\lambda$. For each model we pick the member of each family nearest to
+# one, $\lambda$. For each model we pick the {term}`member` of each family nearest to
 # it on held-out *scan* prompts ({glue:text}`mech_scan` of them, seeds of their
 # own; GD over {glue:text}`mech_grid` settings: step sizes
 # {glue:text}`mech_etas`, start scales {glue:text}`mech_scales`, up to

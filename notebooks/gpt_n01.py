@@ -74,7 +74,7 @@
 profile = "quick"
 overrides = {}
 
-# %% tags=["remove-output"]
+# %% tags=["hide-cell", "remove-output"]
 import pandas as pd
 from IPython.display import display
 
@@ -196,7 +196,7 @@ else:
 # 1's tolerance of {glue:text}`obj1_tolerance`; the change of the excess error
 # over the MLP from target depth 3 to 6 is {glue:text}`n01_gap`.
 
-# %% mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length.", "name": "fig-icl-methods-n01"}}
+# %% mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length. Bottom row: the same lines from the MLP's first position to the training length, on an axis fitted to the transformers and the MLP.", "name": "fig-icl-methods-n01"}}
 if n01_done:
     fig = figures.gpt.plot_icl_methods(*n01.figure_data(icl), n01_len)
 

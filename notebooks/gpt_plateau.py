@@ -36,7 +36,7 @@
 profile = "quick"
 overrides = {}
 
-# %% tags=["remove-output"]
+# %% tags=["hide-cell", "remove-output"]
 import torch
 
 from icdl import figures

@@ -73,7 +73,7 @@
 profile = "quick"
 overrides = {}
 
-# %% tags=["remove-output"]
+# %% tags=["hide-cell", "remove-output"]
 import torch
 from IPython.display import display
 

@@ -250,7 +250,8 @@ def test_no_page_scrolls_sideways_on_a_phone(browser):
 
 
 #: what a reader cannot see without scrolling a box sideways: a table wider than the box that holds it (its last
-#: columns hidden at 1280 px), a display formula wider than its box in a box that does not scroll (cut off)
+#: columns hidden at 1280 px), a line of a code cell or of its printed output past its box's edge, a display formula
+#: wider than its box in a box that does not scroll (cut off)
 HIDDEN_SIDEWAYS = r"""
 const out = [];
 const scrolls = e => ["auto", "scroll"].includes(getComputedStyle(e).overflowX);
@@ -259,6 +260,10 @@ for (const t of document.querySelectorAll("main table")) {
   if (t.getBoundingClientRect().width > box.clientWidth + 1 || box.scrollWidth > box.clientWidth + 1)
     out.push(`table ${Math.round(t.getBoundingClientRect().width - box.clientWidth)} px wider than its box: `
              + `"${t.innerText.slice(0, 50).replace(/\s+/g, " ")}"`);
+}
+for (const p of document.querySelectorAll("main div.cell_input pre, main div.cell_output pre")) {
+  if (p.scrollWidth > p.clientWidth + 1)  // a line of code or of printed output hidden past the box's edge
+    out.push(`code ${p.scrollWidth - p.clientWidth} px wider than its box: "${p.innerText.slice(0, 50)}"`);
 }
 for (const m of document.querySelectorAll('main mjx-container[display="true"]')) {
   const inner = m.firstElementChild ? m.firstElementChild.getBoundingClientRect().width : 0;
@@ -288,12 +293,14 @@ return out;
 
 def test_no_table_hides_columns_and_no_formula_is_cut(browser):
     """At 1280 px every table fits its box (the bug: gpt_scale's fits table hiding its last column, the 500 k
-    forecast, behind a sideways scroll; gpt_mechanism's verdict table), and at 390 px no display formula is cut
-    at the column's edge without a scroll (notation's ICGD update, softmax's eq. E.1, errata's eqs. 107-108)."""
+    forecast, behind a sideways scroll; gpt_mechanism's verdict table) and every line of code and printed output
+    wraps inside its box (a chapter's 120-character code lines and provenance prints scrolled), and at 390 px no
+    display formula is cut at the column's edge without a scroll (notation's ICGD update, softmax's eq. E.1,
+    errata's eqs. 107-108)."""
     driver, base = browser
     problems = []
     try:
-        for width, kinds in ((1280, ("table",)), (390, ("display math", "inline math"))):
+        for width, kinds in ((1280, ("table", "code")), (390, ("display math", "inline math"))):
             driver.set_window_size(width, 900)
             for page in _pages():
                 rel = page.relative_to(HTML).as_posix()
@@ -357,7 +364,8 @@ def test_the_probe_sees_raw_math_and_missing_images(browser, tmp_path):
 
 def test_the_probe_sees_a_hidden_column_and_a_cut_formula(browser, tmp_path):
     """The sideways probe itself can fail: a table wider than the box that scrolls it (columns hidden at 1280 px),
-    and a display formula wider than a box that hides its overflow, are each reported; a table that fits is not."""
+    a display formula wider than a box that hides its overflow, and a code line past its box's edge are each
+    reported; a table that fits and code that wraps are not."""
     driver, _ = browser
     page = tmp_path / "wide.html"
     cells = "".join(f"<td>column{i}_with_a_long_unbreakable_value</td>" for i in range(12))
@@ -366,11 +374,16 @@ def test_the_probe_sees_a_hidden_column_and_a_cut_formula(browser, tmp_path):
                     "<div style='overflow-x:auto'><table><tr><td>fits</td></tr></table></div>"
                     "<div style='width:200px;overflow:hidden'><mjx-container display='true' style='display:block'>"
                     "<span style='display:inline-block;width:500px'>x</span></mjx-container></div>"
+                    "<div class='cell_input' style='width:300px'><pre style='overflow-x:auto;white-space:pre'>"
+                    f"scrolls = {'x' * 200}</pre></div>"
+                    "<div class='cell_output' style='width:300px'><pre style='overflow-x:auto;white-space:pre-wrap'>"
+                    f"wraps = {'y ' * 200}</pre></div>"
                     "</main></body></html>")
     driver.get(page.as_uri())
     seen = driver.execute_script(HIDDEN_SIDEWAYS)
     assert sum(p.startswith("table") for p in seen) == 1 and "column0" in next(p for p in seen if
                                                                                 p.startswith("table"))
+    assert [p for p in seen if p.startswith("code")] == [next(p for p in seen if "scrolls = " in p)], seen
     assert sum(p.startswith("display math cut off") for p in seen) == 1, seen
 
 

@@ -79,28 +79,56 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
 
 def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> plt.Figure:
     """Pretraining mixture only: softmax and ReLU transformers against least squares, 3-NN, the context mean
-    and the trained MLP, one panel per target depth."""
+    and the trained MLP, one column per target depth. The top row shows every position on the R² scale; the
+    bottom row the same lines from the MLP's first position to the training length on an axis fitted to the
+    transformers and the MLP there, and to least squares and 3-NN at the training length (:func:`zoom_limits`;
+    least squares' plunge near k = d + 1 and the context mean leave it): the gaps the objectives judge, a few
+    hundredths of R², are flat on the full axis."""
     ds = sorted(curves["depth"].unique())
-    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(2, len(ds), figsize=(WIDE[0], 5.6), sharey="row", squeeze=False,
+                             gridspec_kw={"height_ratios": (1.0, 0.9)})
     c = curves[curves["mixture"] == PRETRAINING]
     b = baselines[baselines["mixture"] == PRETRAINING] if len(baselines) else baselines
-    for ax, depth in zip(axes[0], ds):
-        for att in ATTENTIONS:
-            g = c[(c["depth"] == depth) & (c["attention"] == att)]
-            ax.plot(g["position"], g["r2"], color=ATTENTION[att], label=f"transformer, {att}")
-        if len(b):
-            for method in (LEAST_SQUARES, NEAREST_NEIGHBOURS, CONTEXT_MEAN):
-                g = b[(b["depth"] == depth) & (b["method"] == method)]
-                ax.plot(g["position"], g["r2"], BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
-                        label=method)
-            g = b[(b["depth"] == depth) & is_mlp(b["method"])]
-            ax.plot(g["position"], g["r2"], "D", ms=4, color=BASELINE["MLP"], label="trained MLP")
-        mark_training_length(ax, train_examples)
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    first = int(b.loc[is_mlp(b["method"]), "position"].min()) if len(b) and is_mlp(b["method"]).any() else 1
+    zoomed = []
+    for col, depth in enumerate(ds):
+        for row, ax in enumerate(axes[:, col]):
+            for att in ATTENTIONS:
+                g = c[(c["depth"] == depth) & (c["attention"] == att)]
+                ax.plot(g["position"], g["r2"], color=ATTENTION[att], label=f"transformer, {att}")
+                zoomed.append(g.loc[g["position"].between(first, train_examples), "r2"])
+            if len(b):
+                for method in (LEAST_SQUARES, NEAREST_NEIGHBOURS, CONTEXT_MEAN):
+                    g = b[(b["depth"] == depth) & (b["method"] == method)]
+                    ax.plot(g["position"], g["r2"], BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
+                            label=method)
+                    if method != CONTEXT_MEAN:  # at the training length: least squares is wild near k = d + 1
+                        zoomed.append(g.loc[g["position"] == train_examples, "r2"])
+                g = b[(b["depth"] == depth) & is_mlp(b["method"])]
+                ax.plot(g["position"], g["r2"], "D", ms=4, color=BASELINE["MLP"], label="trained MLP")
+                zoomed.append(g["r2"])
+            if row == 0:
+                mark_training_length(ax, train_examples)
+                ax.set(title=f"{depth}-layer targets")
+        axes[1, col].set(xlim=(first - 1, train_examples + 0.3), xlabel="query position k")
     r2_limits(axes[0], [c[(c["depth"] == depth) & c["attention"].isin(ATTENTIONS)]["r2"] for depth in ds])
+    axes[1, 0].set_ylim(*zoom_limits(zoomed))
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
+    axes[1, 0].set_ylabel(f"R², zoomed (k = {first} to {train_examples})")
     legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
+
+
+def zoom_limits(values, pad: float = 0.1) -> tuple[float, float]:
+    """The y-limits of a zoomed R² panel: the range of ``values`` (arrays; NaNs ignored) widened by ``pad`` of
+    itself on each side, the top at most a little above 1 (R²'s ceiling)."""
+    import numpy as np
+
+    v = np.concatenate([np.asarray(list(x), dtype=float) for x in values])
+    v = v[np.isfinite(v)]
+    lo, hi = float(v.min()), float(v.max())
+    span = max(hi - lo, 0.01)
+    return lo - pad * span, min(hi + pad * span, 1.0 + pad * span)
 
 
 def plot_shortfall(frame: pd.DataFrame, tolerance: float) -> plt.Figure:
@@ -126,24 +154,44 @@ def plot_shortfall(frame: pd.DataFrame, tolerance: float) -> plt.Figure:
 def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_examples: int) -> plt.Figure:
     """Pretraining mixture, one panel per target depth: the softmax model, the same weights run with ReLU
     attention before any ReLU training ("at switch", dashed) and the ReLU model after its own training, with
-    least squares (dash-dot) and the context mean (dotted)."""
+    least squares (dash-dot) and the context mean (dotted), as the normalised error 1 − R² on a log axis: the
+    weights at the switch err tens of times the label variance and the trained models a few hundredths of it,
+    and an R² axis cut at −1 would lose the first. The axis holds every transformer curve (:func:`error_limits`);
+    least squares' plunge near k = d + 1 may leave it."""
     ds = sorted(curves["depth"].unique())
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["mixture"] == PRETRAINING]
     styles = {"softmax": (ATTENTION["softmax"], "-"), AT_SWITCH: (ATTENTION["relu"], "--"),
               "relu": (ATTENTION["relu"], "-")}
+    drawn = []
     for ax, depth in zip(axes[0], ds):
         for att, (color, style) in styles.items():
             g = c[(c["depth"] == depth) & (c["attention"] == att)]
             if len(g):
-                ax.plot(g["position"], g["r2"], style, color=color, label=att)
-        _reference_lines(ax, baselines, depth)
+                ax.plot(g["position"], 1 - g["r2"], style, color=color, label=att)
+                drawn.append(1 - g["r2"])
+        if len(baselines):
+            for method in (LEAST_SQUARES, CONTEXT_MEAN):
+                g = baselines[(baselines["depth"] == depth) & (baselines["mixture"] == PRETRAINING)
+                              & (baselines["method"] == method)]
+                ax.plot(g["position"], 1 - g["r2"], BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
+                        label=method)
         mark_training_length(ax, train_examples)
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
-    r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
-    axes[0, 0].set_ylabel("R² (pretraining mixture)")
+        ax.set(title=f"{depth}-layer targets", xlabel="query position k", yscale="log")
+    axes[0, 0].set_ylim(*error_limits(drawn))
+    axes[0, 0].set_ylabel("1 − R² (log; lower is better)")
     legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
+
+
+def error_limits(values) -> tuple[float, float]:
+    """Log-axis limits that hold every positive value of ``values`` (arrays of 1 − R²; NaNs and values ≤ 0
+    ignored), with a margin of a factor 1.6 on each side."""
+    import numpy as np
+
+    v = np.concatenate([np.asarray(list(x), dtype=float) for x in values])
+    v = v[np.isfinite(v) & (v > 0)]
+    return float(v.min()) / 1.6, float(v.max()) * 1.6
 
 
 def plot_icl_length(curves: pd.DataFrame, train_examples: int, baselines: pd.DataFrame | None = None) -> plt.Figure:
@@ -174,18 +222,21 @@ def plot_icl_length(curves: pd.DataFrame, train_examples: int, baselines: pd.Dat
 
 def plot_icl_depth(table: pd.DataFrame, baselines: pd.DataFrame) -> plt.Figure:
     """ICDL Fig. 7, ours: R² against the number of transformer layers, one panel per attention, one line per
-    number of in-context examples (darker = more), bootstrap bands; least squares (dash-dot) and the context
-    mean (dotted) at the same positions, in the same colours."""
+    number of in-context examples (darker = more), each point with its interval as an error bar, the counts side by
+    side (shaded bands of three counts covered one another); the part of an interval past R² = 1, R²'s ceiling, is
+    not drawn. Least squares (dash-dot) and the context mean (dotted) at the same positions, in the same colours."""
     atts = [a for a in ATTENTIONS if a in set(table["attention"])]
     fig, axes = plt.subplots(1, len(atts), figsize=WIDE, sharey=True, squeeze=False)
     counts = sorted(table["examples"].unique())
     colours = ordered_colours(counts)
     for ax, att in zip(axes[0], atts):
         g = table[table["attention"] == att]
-        for p in counts:
+        for i, p in enumerate(counts):
             h = g[g["examples"] == p].sort_values("n_layer")
-            ax.plot(h["n_layer"], h["r2"], "-o", ms=4, color=colours[p], label=f"{int(p)} examples")
-            ax.fill_between(h["n_layer"], h["lo"], h["hi"], color=colours[p], alpha=0.2, lw=0)
+            x = h["n_layer"] + (i - (len(counts) - 1) / 2) * 0.22  # the counts beside each other at every depth
+            top = h["hi"].clip(upper=1.0)
+            ax.errorbar(x, h["r2"], yerr=[h["r2"] - h["lo"], (top - h["r2"]).clip(lower=0)], fmt="-o", ms=4,
+                        lw=1.3, elinewidth=1.0, capsize=2, color=colours[p], label=f"{int(p)} examples")
             for method in (LEAST_SQUARES, CONTEXT_MEAN):
                 b = baselines[(baselines["method"] == method) & (baselines["examples"] == p)]
                 if len(b):
@@ -255,16 +306,6 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
     return fig
 
 
-# ---- the diffusion score in context --------------------------------------------------------------
-
-
-# ---- gpt_mechanism: which algorithm does a trained model run? -------------------------------------------
-
-
-# ---- gpt_scale: the main study trained longer ---------------------------------------------------------
-
-
-
 
 # ---- the schedule scans (chapter gpt_n01) ------------------------------------------------------------------
 
@@ -273,8 +314,10 @@ def plot_schedule_scan(scans: dict[str, tuple[pd.DataFrame, dict, dict]]) -> plt
     """One panel per task (``scans``: its name to the scan's ``history``, ``levels`` and chosen schedule, as
     :func:`icdl.gpt_icl.schedules.scan.choose` gives it): the validation R² of every run against the training step,
     colour the learning rate (darker: larger), solid batch 64 and dashed batch 32 (other batches dotted), the context
-    mean (dotted) and least squares (dash-dot) on the same prompts, and the chosen run's chosen step (a dot)."""
-    fig, axes = plt.subplots(1, len(scans), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    mean (dotted) and least squares (dash-dot) on the same prompts, and the chosen run's chosen step (a dot). Each
+    panel has its own R² axis: the tasks' curves lie in ranges far apart (0.4–0.8 against 0.85–0.94), and a shared
+    axis flattened the one the choice was made on."""
+    fig, axes = plt.subplots(1, len(scans), figsize=(WIDE[0], 3.0), squeeze=False)
     lrs = sorted({float(lr) for h, _, _ in scans.values() for lr in h["lr"].unique()})
     colours = ordered_colours(lrs)
     dash = {64: "-", 32: "--"}

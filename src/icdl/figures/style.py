@@ -29,17 +29,20 @@ BASELINE_STYLE = {"least squares": "-.", "context mean": ":", "3-NN": "--"}
 #: their colours and line styles; GD on the N-layer network (the hypothesis) and ridge have their own
 #: gradient descent on an N-layer network, wherever it is drawn (gpt_mechanism's candidate, the diffusion chapter's
 #: fitted score): a wine red that no attention, baseline or other candidate comes near (the palette's vermillion
-#: reads as the ReLU transformer's orange)
+#: reads as the ReLU transformer's orange); ridge in a plain red, 55° of hue from it (a purple 36° away was
+#: read as the same line)
 GD = "#AA3377"
 CANDIDATE = {"GD, N-layer network": GD, "MLP (Adam, last epoch)": PALETTE[2], "least squares": "0.1",
-             "ridge": "#6A3D9A", "3-NN": NEAREST, "context mean": "0.45"}
+             "ridge": "#CC3311", "3-NN": NEAREST, "context mean": "0.45"}
 CANDIDATE_STYLE = {"GD, N-layer network": "-", "MLP (Adam, last epoch)": "-", "ridge": "-", **BASELINE_STYLE}
 #: test mixtures of inputs, from the pretraining mixture (1, 0) to (.5, .5): a sequential palette of its own
 MIXTURE_PALETTE = "flare"
 #: depths (of targets or of models) and other ordered sizes: darker = larger
 DEPTH_PALETTE = "crest"
-#: the mean μ of shifted target parameters
-MU = {0.0: "0.2", -0.5: "#332288", 0.5: "#CC6677"}  # indigo and rose: far apart (two pinks read as one)
+#: the mean μ of shifted target parameters: near-black for the training distribution, slate blue and rose for the
+#: shifts (two pinks read as one; an indigo beside the near-black read as the same line: dark colours differ by
+#: lightness alone)
+MU = {0.0: "0.2", -0.5: "#7B68EE", 0.5: "#CC6677"}
 #: kinds of job in a timed run (computation appendix)
 STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
 

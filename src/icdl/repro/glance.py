@@ -77,7 +77,7 @@ RESULTS: tuple[Result, ...] = (
            measured="icdl-cor1.1"),
     Result("ICDL Theorem 2, Lemmas 16–17", ("icdl-thm2", "icdl-thm2-size", "icdl-lemma16", "icdl-lemma17"),
            "softmax", FITTED, "Softmax transformers can do the same, by approximation, given enough size.",
-           measured="icdl-thm2"),
+           measured="icdl-thm2-size"),  # the reference run's widths, not the quick run's four layers
     Result("ICDL objective 1 (Figs. 2–4)", ("icdl-obj1", "icdl-obj1-fitted", "icdl-obj1-longer", "icdl-obj1-wider"),
            "gpt_icl", GPT,
            "A trained GPT-2 predicts in context about as well as a network trained on the prompt."),
