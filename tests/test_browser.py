@@ -471,6 +471,36 @@ def test_alt_text_is_the_captions_first_sentence():
     assert pages.caption_text(caption) == "Rate ∝ H^(-1/2) at 1× the main length."
 
 
+def test_numbers_stay_on_one_line_in_prose_and_raw_cells():
+    """book/_ext/reader_pages.unbreakable_numbers: a count's thousands spaces become narrow no-break spaces and an
+    exponent's hyphen a no-break hyphen, in prose and in raw HTML cells, never in code, formulas or tag
+    attributes (the bugs: "10 / 000" and "2e- / 15" at a line's end; a formula's TeX or a command changed)."""
+    import importlib.util
+
+    from docutils import nodes
+    from docutils.utils import new_document
+
+    spec = importlib.util.spec_from_file_location("reader_pages", ROOT / "book" / "_ext" / "reader_pages.py")
+    pages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pages)
+    nb, nh = "\u202f", "\u2011"
+    assert pages.unbreakable("after 232 741 080 and 6 500 steps, 2e-15") == (
+        f"after 232{nb}741{nb}080 and 6{nb}500 steps, 2e{nh}15")
+    assert pages.unbreakable("seeds 0 1 2, widths 3.5 100, x-1 000") == f"seeds 0 1 2, widths 3.5 100, x-1{nb}000"
+    raw = '<td title="1 000">4 096 prompts <span class="math">\\(10 000\\)</span></td>'
+    assert pages.unbreakable_raw(raw) == f'<td title="1 000">4{nb}096 prompts <span class="math">\\(10 000\\)</span></td>'
+    doc = new_document("page")
+    para = nodes.paragraph("", "", nodes.Text("trained 10 000 steps "), nodes.literal("", "--steps 10 000"),
+                           nodes.math("", "10 000"))
+    doc += [para, nodes.raw("", "<b>20 000</b> epochs", format="html"),
+            nodes.literal_block("", "range(1, 10 000)")]
+    pages.unbreakable_numbers(None, doc, "page")
+    assert para.children[0].astext() == f"trained 10{nb}000 steps "
+    assert para.children[1].astext() == "--steps 10 000" and para.children[2].astext() == "10 000"
+    assert doc.children[1].astext() == f"<b>20{nb}000</b> epochs"
+    assert doc.children[2].astext() == "range(1, 10 000)"
+
+
 def test_every_page_names_the_books_icon_the_root_redirect_too():
     """A page without an icon link makes the browser ask for /favicon.ico, a 404 in the console that the
     browser check sees only when the request beats the redirect; so every built page, the root index.html
@@ -489,7 +519,7 @@ def test_every_page_names_the_books_icon_the_root_redirect_too():
 #: nothing beside others ("0.0000")
 FORMAT_DEFECTS = {
     "a share without its space": r"\d%",
-    "a padded exponent": r"(?<![\w.])\d+(?:\.\d+)?e[-+]0\d",
+    "a padded exponent": r"(?<![\w.])\d+(?:\.\d+)?e[-+\u2011]0\d",  # the no-break hyphen the book prints too
     "pandas' Series text": r"dtype: \w+",
     "an option as an en dash": r"(?<![\w–-])–[a-z]{3,}",
     "a range whose ends are equal": r"(?<![\d.])(\d+(?:\.\d+)?)–\1(?![\d.])",
@@ -501,6 +531,9 @@ FORMAT_DEFECTS = {
     "a count in thousands as k": r"(?<![\w.])\d+(?:\.\d+)? ?k (?:steps|prompts|parameters|examples)\b",
     # a learning rate as the book writes rates (repro.typeset.rate: "1e-4"), not "0.0001" beside it
     "a learning rate in decimals": r"\b(?:lr|learning rate) 0\.\d",
+    # a number a line may break inside ("10 / 000", "2e- / 15"): book/_ext/reader_pages.unbreakable joins them
+    "a count that can break at its thousands space": r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d)",
+    "an exponent that can break at its hyphen": r"(?<![\w.])\d+(?:\.\d+)?e-\d",
 }
 
 
@@ -561,6 +594,7 @@ def test_the_format_check_sees_each_defect():
     """The check itself can fail: each defect planted in a paragraph is found, and its correct form is not."""
     for what, (bad, good) in {"a share without its space": ("covers 90% of", "covers 90 % of"),
                               "a padded exponent": ("at 1e-05 the", "at 1e-5 the"),
+                              "a padded exponent ": ("at 1e\u201105 the", "at 1e\u20115 the"),
                               "pandas' Series text": ("Name: slope, dtype: float64", "slope"),
                               "an option as an en dash": ("run it with –part main", "from 2–5 runs"),
                               "a range whose ends are equal": ("from 0.24–0.24", "from 0.24–0.25"),
@@ -569,6 +603,9 @@ def test_the_format_check_sees_each_defect():
                               "a count without its thousands space ": ("2000 steps", "in 2000 the"),
                               "a count in thousands as k": ("the paper's 500 k steps", "the paper's 500 000 steps"),
                               "a learning rate in decimals": ("at learning rate 0.0001 and", "at lr 1e-4, batch 64"),
+                              "a count that can break at its thousands space": ("after 10 000 steps",
+                                                                                 "after 10\u202f000 steps"),
+                              "an exponent that can break at its hyphen": ("error 2e-15 here", "error 2e\u201115"),
                               }.items():
         assert re.search(FORMAT_DEFECTS[what.strip()], bad), what  # (a trailing space: a second case of a class)
         assert not re.search(FORMAT_DEFECTS[what.strip()], good), what

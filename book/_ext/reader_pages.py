@@ -14,6 +14,10 @@ loaded through ``_config.yml``'s ``local_extensions``).
   size it was drawn for, where its text is legible.
 * **A theme mode.** Without ``default_mode`` the theme's script reads an empty mode on a first visit and
   logs an error to the console; the book starts in ``auto`` (the reader's system setting).
+* **Numbers that do not break.** A count's thousands space (``10 000``) and the hyphen of an exponent (``2e-15``)
+  are places a browser may end a line ("10 / 000", "2e- / 15"); in the reading text (not in code, formulas or
+  tags) they become a narrow no-break space and a no-break hyphen, so every number, glued, typed or in a table,
+  stays on one line.
 * **An icon on the root page too.** The ``index.html`` that sends a reader to the first page is written by
   ``sphinx_external_toc`` without the book's icon, so a browser that opens it asks for a missing
   ``/favicon.ico`` (a 404 in its console) before the redirect; this extension writes that page first, with
@@ -123,6 +127,51 @@ def labels_first(app, doctree, docname) -> None:
             section["ids"] = own + [i for i in section["ids"] if i not in own]
 
 
+#: a count with its thousands spaces (``6 500``, ``232 741 080``), and the hyphen of an exponent (``2e-15``)
+COUNT = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d)")
+EXPONENT = re.compile(r"(?<=\de)-(?=\d)")
+#: the parts of a raw HTML cell left as they are: tags, and the TeX between MathJax's delimiters
+RAW_SKIP = re.compile(r"<[^>]*>|\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$", re.S)
+#: the nodes whose text is not reading text
+NOT_PROSE = (nodes.literal, nodes.literal_block, nodes.math, nodes.math_block, nodes.comment, nodes.raw)
+
+
+def unbreakable(text: str) -> str:
+    """``text`` with each count's thousands spaces as narrow no-break spaces and each exponent's hyphen as a
+    no-break hyphen (``10 000`` -> ``10\u202f000``, ``2e-15`` -> ``2e\u201115``)."""
+    return EXPONENT.sub("\u2011", COUNT.sub(lambda m: m.group(0).replace(" ", "\u202f"), text))
+
+
+def unbreakable_raw(html: str) -> str:
+    """:func:`unbreakable` on the text of a raw HTML cell (a claims box, a table), its tags and formulas untouched."""
+    out, at = [], 0
+    for m in RAW_SKIP.finditer(html):
+        out += [unbreakable(html[at:m.start()]), m.group(0)]
+        at = m.end()
+    return "".join(out) + unbreakable(html[at:])
+
+
+def unbreakable_numbers(app, doctree, docname) -> None:
+    for text in list(doctree.findall(nodes.Text)):
+        parent = text.parent
+        if parent is None or any(isinstance(a, NOT_PROSE) for a in _lineage(parent)):
+            continue
+        new = unbreakable(str(text))
+        if new != str(text):
+            parent.replace(text, nodes.Text(new))
+    for raw in list(doctree.findall(nodes.raw)):
+        if "html" in raw.get("format", "").split():
+            new = unbreakable_raw(raw.astext())
+            if new != raw.astext():
+                raw.children = [nodes.Text(new)]
+
+
+def _lineage(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
 def default_theme_mode(app, pagename, templatename, context, doctree) -> None:
     if not context.get("default_mode"):  # the layout's template variable (the book theme has no option for it)
         context["default_mode"] = "auto"
@@ -149,6 +198,7 @@ def setup(app):
     app.connect("html-page-context", drop_thebe)
     app.connect("html-page-context", linked_figures)
     app.connect("doctree-resolved", caption_alt_text)
+    app.connect("doctree-resolved", unbreakable_numbers)
     app.connect("doctree-resolved", labels_first)
     app.connect("doctree-resolved", scrollable_figures)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
