@@ -488,7 +488,7 @@ def test_numbers_stay_on_one_line_in_prose_and_raw_cells():
         f"after 232{nb}741{nb}080 and 6{nb}500 steps, 2e{nh}15")
     assert pages.unbreakable("seeds 0 1 2, widths 3.5 100, x-1 000") == f"seeds 0 1 2, widths 3.5 100, x-1{nb}000"
     raw = '<td title="1 000">4 096 prompts <span class="math">\\(10 000\\)</span></td>'
-    assert pages.unbreakable_raw(raw) == f'<td title="1 000">4{nb}096 prompts <span class="math">\\(10 000\\)</span></td>'
+    assert pages.unbreakable_raw(raw) == raw.replace(">4 096", f">4{nb}096")
     doc = new_document("page")
     para = nodes.paragraph("", "", nodes.Text("trained 10 000 steps "), nodes.literal("", "--steps 10 000"),
                            nodes.math("", "10 000"))
