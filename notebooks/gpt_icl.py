@@ -92,7 +92,7 @@ from icdl.gpt_icl import objectives
 from icdl.gpt_icl.compute import cost
 from icdl.gpt_icl.core import evaluation, learning, main_study, verdicts
 from icdl.gpt_icl.objectives import fitted, n01, task_content, yardstick
-from icdl.repro import chapter
+from icdl.repro import chapter, required
 from icdl.repro.ledger import run_words
 from icdl.repro.results import show_reference
 from icdl.repro.typeset import count
@@ -193,7 +193,8 @@ n01_len = main_study.PROFILES.resolve(n01.PROFILE)["train_examples"]
 chapter.glue(**n01.first_screen_glue(n01_obj["data"] if n01_obj is not None and n01_obj["data"]["complete"] else None,
                                      n01_len))
 fitted_done = all((main_study.PROFILES.folder() / f"{part}.{fitted.PROFILE}.json").is_file() for part in ("icl", "shift"))
-chapter.glue_md(fitted_state=fitted.state_words(main_study.PROFILES.resolve(fitted.PROFILE), fitted_done))
+chapter.glue_md(fitted_state=fitted.state_words(main_study.PROFILES.resolve(fitted.PROFILE), fitted_done,
+                                                len(required.FITTED_DONE)))
 
 # %% [markdown]
 # At ICDL's inputs {glue:text}`task_offset_min` to {glue:text}`task_offset_max`

@@ -82,7 +82,7 @@ from icdl import figures
 from icdl.gpt_icl.core import learning, main_study, verdicts
 from icdl.gpt_icl.objectives import fitted, n01
 from icdl.gpt_icl.schedules import scan
-from icdl.repro import chapter
+from icdl.repro import chapter, required
 from icdl.repro.results import load_result, show_reference
 
 cfg, ledger = chapter.start(n01.PROFILES, profile, overrides)
@@ -224,7 +224,7 @@ fit_icl, fit_shift = (show_reference(main_study.PROFILES, part, fitted.PROFILE, 
 fitted_done = all(r is not None and r["data"]["complete"] for r in (fit_icl, fit_shift))
 fitted_entries = fitted.judge(fit_icl["data"] if fitted_done else None, fit_shift["data"] if fitted_done else None,
                               fitted_cfg["train_examples"], fitted_cfg["test_examples"], main_study.CRITERIA)
-chapter.glue_md(fitted_state=fitted.state_words(fitted_cfg, fitted_done))
+chapter.glue_md(fitted_state=fitted.state_words(fitted_cfg, fitted_done, len(required.FITTED_DONE)))
 
 # %% [markdown]
 # ## The claims, judged

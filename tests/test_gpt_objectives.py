@@ -343,3 +343,21 @@ def test_the_first_training_batch_is_none_of_the_validation_or_test_prompts():
               "shifted": evaluation.shifted_prompts(cfg, 2, 0.0)[0][:, 0, 0]}
     for name, first in others.items():
         assert not torch.isin(first, seen).any(), f"{name} prompts among the training batches"
+
+
+def test_the_fitted_runs_state_counts_the_models_committed_so_far():
+    """``fitted.state_words``: while the run goes on, how many of its models are trained and committed (from
+    ``repro.required.FITTED_DONE``); the claims wait until all are scored. The bugs: a half-trained run read as not
+    started, or as done; a count of model files (two per model) or of the softmax twins; more models than the run
+    has accepted silently."""
+    from icdl.gpt_icl.objectives import fitted
+    from icdl.repro import required
+
+    cfg = main_study.PROFILES.resolve("fitted")
+    assert "not trained yet" in fitted.state_words(cfg, False, 0)
+    assert "12 of 18 trained so far" in fitted.state_words(cfg, False, 12)
+    assert "not yet covered" in fitted.state_words(cfg, False, 12)
+    assert fitted.state_words(cfg, True, 18).endswith("trained and scored")
+    with pytest.raises(ValueError, match="FITTED_DONE"):
+        fitted.state_words(cfg, False, 19)
+    assert 0 <= len(required.FITTED_DONE) <= 18 and len(set(required.FITTED_DONE)) == len(required.FITTED_DONE)

@@ -22,16 +22,23 @@ PROFILE = "fitted"
 COMMAND = "python -m icdl.gpt_icl --profile fitted --part main --part shift"
 
 
-def state_words(cfg, done: bool) -> str:
+def state_words(cfg, done: bool, trained: int = 0) -> str:
     """What the chapter can say of profile ``fitted``'s run (``cfg``, resolved): how many models of how many steps,
-    and whether their result is committed (``done``) or the claims wait (the section that shows the run names
-    :data:`COMMAND`; a first screen does not)."""
+    and whether their result is committed (``done``) or the claims wait, with how many of the models are trained
+    and committed so far (``trained``: :data:`icdl.repro.required.FITTED_DONE`; the section that shows the run
+    names :data:`COMMAND`; a first screen does not)."""
     from icdl.gpt_icl.core.main_study import models_words
+    from icdl.gpt_icl.core.model import ATTENTIONS
 
     what = f"{models_words(cfg)} at lr {rate(cfg['lr'])}, batch {cfg['batch']}, {count(cfg['steps'])} steps each"
     if done:
         return f"{what}, trained and scored"
-    return f"{what}, not trained yet: until they are, those claims are not yet covered"
+    models = len(cfg["depths"]) * len(ATTENTIONS) * cfg["seeds"]
+    if not 0 <= trained <= models:
+        raise ValueError(f"{trained} models trained of a run of {models}: repro.required.FITTED_DONE names models "
+                         "the profile does not have")
+    so_far = f"{trained} of {models} trained so far" if trained else "not trained yet"
+    return f"{what}, {so_far}: until all are trained and scored, those claims are not yet covered"
 
 
 def judge(icl: dict | None, shift: dict | None, train_examples: int, test_examples: int, criteria: dict,
