@@ -57,6 +57,7 @@ from icdl.gpt_icl.core import learning
 from icdl.gpt_icl.depth import judge as depth_judge
 from icdl.repro import chapter
 from icdl.repro.ledger import run_words
+from icdl.repro.results import took
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(depth.study.PROFILES, profile, overrides)
@@ -75,7 +76,7 @@ print("the claims below are judged on", run_words(depth_on).removeprefix("on "))
 
 # %% tags=["remove-cell"]
 chapter.glue(**depth.study.settings_glue(rcfg if depth_on == "reference" else cfg),
-             depth_train_minutes=f"{float(pd.DataFrame(data['training'])['seconds'].sum()) / 60:.0f}")
+             depth_train_time=took(float(pd.DataFrame(data['training'])['seconds'].sum())))
 
 # %% [markdown]
 # In that run: targets of depth {glue:text}`depth_target`, prompts of
@@ -85,7 +86,7 @@ chapter.glue(**depth.study.settings_glue(rcfg if depth_on == "reference" else cf
 # {glue:text}`depth_warm` on tanh targets, then {glue:text}`depth_relu` ReLU
 # steps from the softmax weights -- the same for every depth, so that the
 # deeper models are judged on the budget of the models they are compared with.
-# Training took {glue:text}`depth_train_minutes` core-minutes in all (one call
+# Training took {glue:text}`depth_train_time` of one core in all (one call
 # per model depth and seed, `--layers` and `--seeds`, each scoring its two models
 # as soon as they are trained). Each model is scored on {glue:text}`depth_prompts`
 # prompts of the pretraining mixture.

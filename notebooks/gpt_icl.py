@@ -227,9 +227,13 @@ print(f"{len(live_run['trained'])} models ({cfg['seeds']} seeds) trained and eva
 # %% mystnb={"figure": {"caption": "Live run, pretraining mixture: $R^2$ per query position k ($k - 1$ examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. Shaded: positions beyond the training length. Least squares fits d + 1 parameters (an intercept with the weights): it interpolates its examples while they are no more than that, and is at its most variable just past it, where its curve drops below the axis. Bottom row: the same lines from the MLP's first position to the training length, on an axis fitted to the transformers and the MLP.", "name": "fig-icl-methods-live"}}
 fig = figures.gpt.plot_icl_methods(live["curves"], live["baselines"], cfg["train_examples"])
 
+# %% [markdown]
+# The live run's R² at the training length, per model (rows) and test mixture of
+# the inputs (columns, from the pretraining mixture (1, 0) to (.5, .5)):
+
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-print("live run, R² at the training length by test mixture:")
-objectives.judge.verdict_tables(live["curves"], live["baselines"], live["shift"], cfg["train_examples"])["mixtures"].round(2)
+chapter.table(objectives.judge.verdict_tables(live["curves"], live["baselines"], live["shift"],
+                                              cfg["train_examples"])["mixtures"].round(2))
 
 # %% [markdown]
 # ## The reference run
@@ -298,17 +302,16 @@ fig = figures.gpt.plot_icl_switch(data["curves"], data["baselines"], train_len)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 kept = objectives.judge.switch_table(data["curves"], data["baselines"], train_len)
-chapter.table(kept)
+chapter.table(kept.round(3))
 
 # %% tags=["remove-cell"]
 chapter.glue(judged_on=judged_on, seeds=f"{jcfg['seeds']}", warm_steps=count(rcfg['warm_steps']),
              **objectives.judge.levels_glue(at_len, kept), **learning.words(learning.gate(leads), need))
 
 # %% [markdown]
-# *Kept at the switch* is the share of the softmax model's lead over the context
-# mean that the same weights keep under ReLU attention before any ReLU
-# training; *ReLU ÷ softmax lead* is the ReLU model's lead after its own
-# training, as a share of the softmax model's.
+# The table gives, per target depth at the training length, each model's lead
+# in R² over the context mean: the softmax model's, the same weights' under
+# ReLU attention before any ReLU training, and the ReLU model's after its own.
 #
 # **What the run shows.** At the training length the models reach R² between
 # {glue:text}`r2_min` and {glue:text}`r2_max`, {glue:text}`lead_min` to

@@ -32,7 +32,7 @@
 # six models, with GD's free settings tuned for every seed's model on a grid
 # read in gradient-{term}`flow time`, the four hypotheses that the models are nearer GD
 # on the network than any linear or local rule are
-# **{glue:text}`status_mech_seeds_nearest_gd`** (by prediction,
+# **{glue:text}`status_mech_seeds_nearest_gd`** (by prediction: GD's ratio
 # {glue:text}`seeds_pred`), **{glue:text}`status_mech_seeds_sens_gd`** (by
 # sensitivity), **{glue:text}`status_mech_seeds_cosine_gd`** (by cosine) and
 # **{glue:text}`status_mech_seeds_median_gd`** (on the {term}`median block` of
@@ -167,7 +167,7 @@ mean = None if seeds is None else mechanism.show.seed_mean(seeds["alignment"])
 # difference to each candidate at every measured position, the mean over the
 # model's three seeds:
 
-# %% mystnb={"figure": {"caption": "Prediction difference between each trained model (rows: attention; columns: target depth) and each candidate, per prompt position, on held-out prompts of the pretraining mixture (log scale; 0 would be identical predictions), the mean over the model's three training seeds. Shaded: beyond the training length. Least squares' difference peaks where it has about as many examples as parameters (d + 1). GD on the N-layer network is the thick line; its settings and ridge's were chosen for each seed's model on separate scan prompts.", "name": "fig-mech-alignment"}}
+# %% mystnb={"figure": {"caption": "Prediction difference between each trained model (rows: attention; columns: target depth) and each candidate, per prompt position, on held-out prompts of the pretraining mixture (log scale: lower is nearer), the mean over the model's three training seeds. Shaded: beyond the training length. Least squares' difference peaks where it has about as many examples as parameters (d + 1). GD on the N-layer network is the thick line; its settings and ridge's were chosen for each seed's model on separate scan prompts.", "name": "fig-mech-alignment"}}
 if mean is not None:
     fig = figures.mechanism.plot_alignment(mean, PRETRAINING, "pred_diff", train)
 
@@ -229,11 +229,10 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg),
 
 # %% [markdown]
 # On {glue:text}`seeds_count` seeds of each of the {glue:text}`seeds_models`
-# models, the numbers that decide the four hypotheses are GD's largest
-# seed-mean prediction ratio {glue:text}`seeds_pred`, its largest sensitivity
-# ratio {glue:text}`seeds_sens`, the smallest seed-mean cosine
-# {glue:text}`seeds_cosine` and the largest median-block ratio
-# {glue:text}`seeds_median`. Past the line on the whole interval of their seed
+# models, the numbers that decide the four hypotheses are GD's seed-mean
+# prediction ratio, {glue:text}`seeds_pred`; its sensitivity ratio,
+# {glue:text}`seeds_sens`; the seed-mean cosine, {glue:text}`seeds_cosine`; and
+# the median-block ratio, {glue:text}`seeds_median`. Past the line on the whole interval of their seed
 # mean: {glue:text}`seeds_pred_far` models by prediction,
 # {glue:text}`seeds_sens_far` by sensitivity, {glue:text}`seeds_median_far` on
 # the median block, and {glue:text}`seeds_cosine_far` short of the cosine line.
@@ -249,8 +248,8 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg),
 # (median block), {glue:text}`seeds_sens_model` (sensitivity) and
 # {glue:text}`seeds_cosine_model` (cosine).
 #
-# The gate is not met. One seed's member sits at an edge that matters:
-# {glue:text}`seeds_edges`. It is GD stopped early from the grid's largest
+# One of the unmet gates is the grid's: one seed's member sits at an edge that
+# matters: {glue:text}`seeds_edges`. It is GD stopped early from the grid's largest
 # start, and the grid cannot tell whether a still larger start would bring GD
 # nearer that model; so by their registration the four hypotheses stay
 # undecided, whatever the numbers above say. Deciding them needs the grid
@@ -372,13 +371,14 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds_n01, n01_cfg["train_examples"], 
              seeds_n01_unmet=mechanism.seeds.unmet_words(n01_entries))
 
 # %% [markdown]
-# The four hypotheses are **{glue:text}`status_mech_seeds_nearest_gd_n01`**
-# (prediction ratio {glue:text}`seeds_n01_pred`),
-# **{glue:text}`status_mech_seeds_sens_gd_n01`** (sensitivity ratio
-# {glue:text}`seeds_n01_sens`), **{glue:text}`status_mech_seeds_cosine_gd_n01`**
-# (cosine {glue:text}`seeds_n01_cosine`) and
-# **{glue:text}`status_mech_seeds_median_gd_n01`** (median-block ratio
-# {glue:text}`seeds_n01_median`): {glue:text}`seeds_n01_unmet` are unmet, so the
+# By prediction the hypothesis is
+# **{glue:text}`status_mech_seeds_nearest_gd_n01`** (GD's ratio
+# {glue:text}`seeds_n01_pred`), by sensitivity
+# **{glue:text}`status_mech_seeds_sens_gd_n01`** ({glue:text}`seeds_n01_sens`),
+# by cosine **{glue:text}`status_mech_seeds_cosine_gd_n01`**
+# ({glue:text}`seeds_n01_cosine`) and on the median block
+# **{glue:text}`status_mech_seeds_median_gd_n01`**
+# ({glue:text}`seeds_n01_median`). Unmet: {glue:text}`seeds_n01_unmet`; so the
 # numbers describe and do not decide. Past the line on the whole interval of
 # their seed mean: {glue:text}`seeds_n01_pred_far` models by prediction,
 # {glue:text}`seeds_n01_sens_far` by sensitivity,
@@ -393,7 +393,8 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds_n01, n01_cfg["train_examples"], 
 #   far from all of them. The differences are on the scale of the label
 #   spread, so they compare with $1 - R^2$ of {doc}`gpt_icl`.
 # - The comparison is of function, not of mechanism. The GD members nearest the
-#   models run {glue:text}`mech_chosen_steps` steps; Theorem 1's construction
+#   models of ICDL's inputs run {glue:text}`mech_chosen_steps` steps (those of
+#   the models trained at $N(0, I)$ are listed above); Theorem 1's construction
 #   spends $2N + 4$ layers per step on an $N$-layer network, so running the
 #   fewest of them would take {glue:text}`mech_thm1_layers` layers, against the
 #   models' 3. A 3-layer model that came nearest such a GD would compute what it

@@ -487,6 +487,8 @@ def test_numbers_stay_on_one_line_in_prose_and_raw_cells():
     assert pages.unbreakable("after 232 741 080 and 6 500 steps, 2e-15") == (
         f"after 232{nb}741{nb}080 and 6{nb}500 steps, 2e{nh}15")
     assert pages.unbreakable("seeds 0 1 2, widths 3.5 100, x-1 000") == f"seeds 0 1 2, widths 3.5 100, x-1{nb}000"
+    assert pages.unbreakable("a 90 % interval, 4.5 × 10⁻⁶ and 3 × 4") == (
+        "a 90\u00a0% interval, 4.5\u00a0×\u00a010⁻⁶ and 3 × 4")
     raw = '<td title="1 000">4 096 prompts <span class="math">\\(10 000\\)</span></td>'
     assert pages.unbreakable_raw(raw) == raw.replace(">4 096", f">4{nb}096")
     doc = new_document("page")
@@ -534,6 +536,8 @@ FORMAT_DEFECTS = {
     # a number a line may break inside ("10 / 000", "2e- / 15"): book/_ext/reader_pages.unbreakable joins them
     "a count that can break at its thousands space": r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d)",
     "an exponent that can break at its hyphen": r"(?<![\w.])\d+(?:\.\d+)?e-\d",
+    "a per cent sign that can leave its number": r"\d %",
+    "a power of ten that can break at its times": r"\d(?: ×[ \u00a0]|\u00a0× )10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]",
 }
 
 
@@ -606,6 +610,9 @@ def test_the_format_check_sees_each_defect():
                               "a count that can break at its thousands space": ("after 10 000 steps",
                                                                                  "after 10\u202f000 steps"),
                               "an exponent that can break at its hyphen": ("error 2e-15 here", "error 2e\u201115"),
+                              "a per cent sign that can leave its number": ("a 90 % interval", "a 90\u00a0% one"),
+                              "a power of ten that can break at its times": ("2.1 × 10⁻³ off",
+                                                                              "2.1\u00a0×\u00a010⁻³ off"),
                               }.items():
         assert re.search(FORMAT_DEFECTS[what.strip()], bad), what  # (a trailing space: a second case of a class)
         assert not re.search(FORMAT_DEFECTS[what.strip()], good), what

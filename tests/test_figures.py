@@ -1002,5 +1002,7 @@ def test_the_schedule_scan_gives_each_task_its_own_axis():
         lo, hi = fig.axes[1].get_ylim()
         assert lo > 0.8 and hi < 1.0, (lo, hi)
         assert fig.axes[0].get_ylim()[0] < 0.4
+        # step ticks as the prose writes counts (the bug: "10000" on the axis beside "10 000 steps" in the text)
+        assert fig.axes[1].xaxis.get_major_formatter()(10_000, 0) == "10 000"
     finally:
         plt.close(fig)

@@ -50,6 +50,10 @@ def test_the_seeds_judge_both_sides_of_each_threshold():
     far = {"pred": 1.01, "sens": 1.01, "cosine": 0.799}
     verdicts, _ = _entries(_seeds_result(far, far, far))
     assert set(verdicts.values()) == {False}
+    # a model's seeds held at the same edge and settings are named together, once (the bug: seven near-identical
+    # clauses in a row, one per seed)
+    every = ms.edge_words(_seeds_result(*({**far, "neighbour": 0.10},) * 3), CFG)
+    assert every.count("seeds 0, 1, 2 (") == 2 and every.count("relu attention") == 1
     one_far = {"pred": {MODELS[0]: 0.5, MODELS[1]: 1.2}, "sens": 0.5, "cosine": {MODELS[0]: 0.95, MODELS[1]: 0.7}}
     verdicts, e = _entries(_seeds_result(one_far, one_far, one_far))
     assert e["mech-seeds-nearest-gd"]["value"] == pytest.approx(1.2) and verdicts["mech-seeds-nearest-gd"] is False
@@ -171,7 +175,11 @@ def test_the_table_and_the_prose_read_each_seed_and_the_mean():
     glue = ms.seeds_glue(res, 40, entries)
     assert glue["seeds_pred_seed_far"] == "2 of 6" and glue["seeds_pred_far"] == "0 of 2"
     assert glue["seeds_sens_far"] == "0 of 2" and glue["seeds_count"] == "3"
-    assert glue["seeds_pred"].startswith("0.900 (90 % interval ")
+    # the prose's interval is the largest's, named so (the bug: "0.900 (90 % interval a to b)" beside a table row
+    # whose own interval differs, read as a contradiction)
+    assert glue["seeds_pred"].startswith("0.900, the largest over the models (90 % interval of the largest: ")
+    cosine = ms.seeds_glue(res, 40, entries)["seeds_cosine"]
+    assert "the smallest over the models (90 % interval of the smallest: " in cosine
     assert glue["seeds_pred_singles"] == "0.40 to 1.50" and glue["seeds_sens_singles"] == "0.50"
     assert glue["seeds_replay"].startswith("were not scored again")
     res["replay"] = pd.DataFrame({"largest_change": [0.0, 2e-7, 0.0]})

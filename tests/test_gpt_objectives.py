@@ -179,8 +179,8 @@ def test_verdict_tables_read_the_positions_past_the_training_length():
 
 
 def test_levels_and_switch_tables_on_known_numbers():
-    """At the training length: lead over the context mean (0.9 − 0.6), and at the switch the shares of the
-    softmax lead kept by the switch model (−5.6/0.3) and by the trained ReLU model (1.0)."""
+    """At the training length: lead over the context mean (0.9 − 0.6), and at the switch the leads of the softmax
+    model (0.3), of its weights under ReLU attention (−5.6) and of the trained ReLU model (0.3)."""
     cm = pd.DataFrame([{"depth": 3, "mixture": PRETRAINING, "method": m, "position": 4, "r2": r}
                        for m, r in ((bl.CONTEXT_MEAN, 0.6), (bl.LEAST_SQUARES, 0.95))])
     lv = objectives.judge.levels_at(_curves(), cm, 4)
@@ -188,7 +188,7 @@ def test_levels_and_switch_tables_on_known_numbers():
     assert lv["least_squares"].tolist() == [0.95, 0.95]
     sw = objectives.judge.switch_table(_curves(), cm, 4).iloc[0]
     assert sw["softmax_lead"] == pytest.approx(0.3) and sw["lead_at_switch"] == pytest.approx(-5.6)
-    assert sw["kept_at_switch"] == pytest.approx(-5.6 / 0.3) and sw["relu_over_softmax"] == pytest.approx(1.0)
+    assert sw["relu_lead"] == pytest.approx(0.3) and "kept_at_switch" not in sw  # no share of a negative lead
     assert objectives.judge.switch_table(_curves(switch=False), cm, 4).empty
 
 

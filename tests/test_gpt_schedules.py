@@ -114,7 +114,8 @@ def test_the_reader_s_table_and_words_name_the_chosen_run_beside_its_yardsticks(
                    "levels": {"context_mean": 0.43, "least_squares": 0.75}},
              "b": {"history": slow, "levels": {"context_mean": 0.9, "least_squares": 0.97}}}
     table = scan.shown(scans).set_index("task")
-    assert table.loc["a", "learning rate"] == "0.001" and table.loc["a", "batch"] == 64
+    # a rate as the prose writes it (the bug: "0.0001" in the table beside "lr 1e-4")
+    assert table.loc["a", "learning rate"] == "1e-3" and table.loc["a", "batch"] == 64
     assert table.loc["a", "steps"] == "300" and table.loc["a", "validation R²"] == "0.900"
     assert table.loc["b", "context mean"] == "0.900" and table.loc["b", "still rising at the budget"] == "yes"
     words = scan.glue_words(scans, "a")["scan_n01_words"]

@@ -665,14 +665,14 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     same = frame_html(pd.DataFrame({"H": [1, 2, 4], "within": [True] * 3, "step": [0.0602] * 3,
                                     "err": [1.5, 2.5, 3.5]}))
     assert "<th>within</th>" not in same and "<th>step</th>" not in same and "<th>err</th>" in same
-    assert 'In every row: within = yes; step = 0.0602.' in same
+    assert 'Same in every row — within: yes; step: 0.0602.' in same
     two = frame_html(pd.DataFrame({"H": [1, 2], "within": [True] * 2}))  # two rows alike: said once too
-    assert "<th>within</th>" not in two and "In every row: within = yes." in two
+    assert "<th>within</th>" not in two and "Same in every row — within: yes." in two
     assert "<th>within</th>" in frame_html(pd.DataFrame({"H": [1], "within": [True]}))  # one row: its content
     assert "<th>a</th>" in frame_html(pd.DataFrame({"a": [1] * 3, "b": [2] * 3}))
     wide = frame_html(pd.DataFrame([["ridge", "ridge"]] * 3, index=pd.Index([3, 4, 6], name="depth"),
                                    columns=pd.Index([11, 40], name="k")))
-    assert "<th>k = 11</th>" in wide and "In every row" not in wide
+    assert "<th>k = 11</th>" in wide and "Same in every row" not in wide
     # counts with the prose's thousands space from 1 000 on (the bug: softmax's "3002" in one table beside
     # "3 002" in the next, whose column reached 10 000), in cells, a pivot's headers and a named index alike;
     # a column of seeds is labels, not counts
@@ -897,12 +897,14 @@ def test_an_optional_field_nested_in_an_object_is_checked_for_its_kind():
 
 def test_counts_and_powers_of_ten_as_the_prose_writes_them():
     """``count``: a space between thousands (the bug: "10,000" beside "6 500"), a float step count whole;
-    ``sci``: plain between 0.1 and 10 000 (the bug: "4.0e+00"), otherwise a power of ten with a minus sign,
+    ``sci``: plain between 0.1 and 10 000, from 1 000 on with the count's space (the bugs: "4.0e+00", "1167.2"),
+    otherwise a power of ten with a minus sign,
     on both sides of each edge."""
     from icdl.repro.typeset import count, sci
 
     assert count(10000) == "10 000" and count(3600.0) == "3 600" and count(999) == "999" and count(158209) == "158 209"
-    assert sci(4.0) == "4.0" and sci(0.1) == "0.1" and sci(9999.0, 0) == "9999"
+    assert sci(4.0) == "4.0" and sci(0.1) == "0.1" and sci(9999.0, 0) == "9 999" and sci(999.0, 0) == "999"
+    assert sci(1167.2) == "1 167.2" and sci(-1167.2) == "−1 167.2"  # the bug: "1167.2" beside "8 192"
     assert sci(0.0999) == "1.0 × 10⁻¹" and sci(2.1e-3) == "2.1 × 10⁻³" and sci(1e4, 0) == "1 × 10⁴"
     assert sci(-2.12e-5, 2) == "−2.12 × 10⁻⁵" and sci(-4.0) == "−4.0" and sci(0.0) == "0"
 

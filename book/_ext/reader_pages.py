@@ -14,8 +14,9 @@ loaded through ``_config.yml``'s ``local_extensions``).
   size it was drawn for, where its text is legible.
 * **A theme mode.** Without ``default_mode`` the theme's script reads an empty mode on a first visit and
   logs an error to the console; the book starts in ``auto`` (the reader's system setting).
-* **Numbers that do not break.** A count's thousands space (``10 000``) and the hyphen of an exponent (``2e-15``)
-  are places a browser may end a line ("10 / 000", "2e- / 15"); in the reading text (not in code, formulas or
+* **Numbers that do not break.** A count's thousands space (``10 000``), the hyphen of an exponent (``2e-15``),
+  the space before a per cent sign and those around a power of ten's times are places a browser may end a line
+  ("10 / 000", "2e- / 15", "90 / %", "4.5 × / 10⁻⁶"); in the reading text (not in code, formulas or
   tags) they become a narrow no-break space and a no-break hyphen, so every number, glued, typed or in a table,
   stays on one line.
 * **An icon on the root page too.** The ``index.html`` that sends a reader to the first page is written by
@@ -130,6 +131,9 @@ def labels_first(app, doctree, docname) -> None:
 #: a count with its thousands spaces (``6 500``, ``232 741 080``), and the hyphen of an exponent (``2e-15``)
 COUNT = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d)")
 EXPONENT = re.compile(r"(?<=\de)-(?=\d)")
+#: the space before a per cent sign (``90 %``) and the spaces around the times of a power of ten (``4.5 × 10⁻⁶``)
+PERCENT = re.compile(r"(?<=\d) (?=%)")
+TIMES_TEN = re.compile(r"(?<=\d) × (?=10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])")
 #: the parts of a raw HTML cell left as they are: tags, and the TeX between MathJax's delimiters
 RAW_SKIP = re.compile(r"<[^>]*>|\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$", re.S)
 #: the nodes whose text is not reading text
@@ -137,9 +141,12 @@ NOT_PROSE = (nodes.literal, nodes.literal_block, nodes.math, nodes.math_block, n
 
 
 def unbreakable(text: str) -> str:
-    """``text`` with each count's thousands spaces as narrow no-break spaces and each exponent's hyphen as a
-    no-break hyphen (``10 000`` -> ``10\u202f000``, ``2e-15`` -> ``2e\u201115``)."""
-    return EXPONENT.sub("\u2011", COUNT.sub(lambda m: m.group(0).replace(" ", "\u202f"), text))
+    """``text`` with each count's thousands spaces as narrow no-break spaces, each exponent's hyphen as a
+    no-break hyphen, the space of ``90 %`` and those of ``4.5 × 10⁻⁶`` as no-break spaces (``10 000`` ->
+    ``10\u202f000``, ``2e-15`` -> ``2e\u201115``)."""
+    text = COUNT.sub(lambda m: m.group(0).replace(" ", "\u202f"), text)
+    text = TIMES_TEN.sub("\u00a0×\u00a0", PERCENT.sub("\u00a0", text))
+    return EXPONENT.sub("\u2011", text)
 
 
 def unbreakable_raw(html: str) -> str:

@@ -24,6 +24,7 @@ from .style import (
     mark_training_length,
     ordered_colours,
     r2_limits,
+    thousands,
 )
 
 # ---- gpt_icl: GPT-2-style in-context learning of deep networks -------------------------------
@@ -93,13 +94,14 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
     zoomed = []
     for col, depth in enumerate(ds):
         for row, ax in enumerate(axes[:, col]):
+            upto = train_examples if row else float("inf")  # the zoomed row stops at the training length
             for att in ATTENTIONS:
-                g = c[(c["depth"] == depth) & (c["attention"] == att)]
+                g = c[(c["depth"] == depth) & (c["attention"] == att) & (c["position"] <= upto)]
                 ax.plot(g["position"], g["r2"], color=ATTENTION[att], label=f"transformer, {att}")
                 zoomed.append(g.loc[g["position"].between(first, train_examples), "r2"])
             if len(b):
                 for method in (LEAST_SQUARES, NEAREST_NEIGHBOURS, CONTEXT_MEAN):
-                    g = b[(b["depth"] == depth) & (b["method"] == method)]
+                    g = b[(b["depth"] == depth) & (b["method"] == method) & (b["position"] <= upto)]
                     ax.plot(g["position"], g["r2"], BASELINE_STYLE[method], color=BASELINE[method], lw=1.1,
                             label=method)
                     if method != CONTEXT_MEAN:  # at the training length: least squares is wild near k = d + 1
@@ -110,7 +112,7 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
             if row == 0:
                 mark_training_length(ax, train_examples)
                 ax.set(title=f"{depth}-layer targets")
-        axes[1, col].set(xlim=(first - 1, train_examples + 0.3), xlabel="query position k")
+        axes[1, col].set(xlim=(first - 1, train_examples + 1), xlabel="query position k")
     r2_limits(axes[0], [c[(c["depth"] == depth) & c["attention"].isin(ATTENTIONS)]["r2"] for depth in ds])
     axes[1, 0].set_ylim(*zoom_limits(zoomed))
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
@@ -202,8 +204,8 @@ def plot_icl_length(curves: pd.DataFrame, train_examples: int, baselines: pd.Dat
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["mixture"] == PRETRAINING]
     styles = {"softmax": (ATTENTION["softmax"], "-", "softmax"),
-              SOFTMAX_ON: (ATTENTION["softmax"], ":", "softmax, trained on\nas long as ReLU"),
-              "relu": (ATTENTION["relu"], "-", "ReLU")}
+              SOFTMAX_ON: (ATTENTION["softmax"], ":", "softmax, trained on\nas long as relu"),
+              "relu": (ATTENTION["relu"], "-", "relu")}  # the attention's name as every legend writes it
     for ax, depth in zip(axes[0], ds):
         for att, (color, style, label) in styles.items():
             g = c[(c["depth"] == depth) & (c["attention"] == att)]
@@ -261,6 +263,7 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
             ax.axhline(lv.loc[fam, method.replace(" ", "_")], ls=BASELINE_STYLE[method], color=BASELINE[method],
                        lw=1.1, label=method)
         ax.set(title=fam, xlabel="training step")
+        thousands(ax)
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
     legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
@@ -275,7 +278,8 @@ def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
         for att, h in g.groupby("attention"):
             ax.plot(h["step"], h["loss"], styles[att], color=colours[depth], lw=1.2, label=f"{depth} layers, {att}")
     ax.set(xlabel="step", ylabel="training MSE", yscale="log")
-    legend_outside(ax, fontsize=SMALL, title="targets (colour), attention\n(solid: softmax, dashed: ReLU)",
+    thousands(ax)
+    legend_outside(ax, fontsize=SMALL, title="targets (colour), attention\n(solid: softmax, dashed: relu)",
                    title_fontsize=SMALL)
     return fig
 
@@ -332,6 +336,7 @@ def plot_schedule_scan(scans: dict[str, tuple[pd.DataFrame, dict, dict]]) -> plt
         at = g[g["step"] == chosen["steps"]]
         ax.plot(at["step"], at["val_r2"], "o", color="black", ms=5, zorder=5, label="chosen")
         ax.set(title=task, xlabel="training step")
+        thousands(ax)
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
     legend_outside(axes[0, -1], fontsize=SMALL)
     return fig

@@ -72,6 +72,16 @@ def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:
     return {v: tuple(cmap(float(x))[:3]) for v, x in zip(values, where)}
 
 
+def thousands(ax, axis: str = "x") -> None:
+    """Tick labels of a count axis (training steps) as the prose writes counts: ``10 000``, not ``10000``."""
+    from matplotlib.ticker import FuncFormatter
+
+    from ..repro.typeset import count
+
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_formatter(FuncFormatter(lambda v, _: count(v) if float(v).is_integer() else f"{v:g}"))
+
+
 def legend_outside(where, *handles_labels, **kw):
     """The legend to the right of the axes (or figure), never on the data (``handles, labels`` optional)."""
     import matplotlib.figure

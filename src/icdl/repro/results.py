@@ -365,7 +365,9 @@ def _options(command: str) -> list[str]:
     return [p.strip() for p in re.split(r" (?=--?[A-Za-z])", command)]
 
 
-def _took(seconds: float) -> str:
+def took(seconds: float) -> str:
+    """A length of time as the provenance blocks and the prose write it: ``45 s``, ``97 min``, ``6.2 h`` (minutes
+    up to two hours)."""
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
         f"{seconds / 3600:.1f} h"
 
@@ -380,8 +382,8 @@ def provenance_block(name, prov: dict, trained: tuple[float, int] | None = None)
     import re
 
     hardware = re.sub(r"\b1 torch threads\b", "1 torch thread", prov["hardware"])  # files written before the fix
-    wall = f"  wall time: {_took(float(prov['wall_time_s']))}" + (" (this command's own)" if trained else "")
-    training = [] if not trained else _wrapped("  training:  ", [f"{_took(trained[0])} of one core,",
+    wall = f"  wall time: {took(float(prov['wall_time_s']))}" + (" (this command's own)" if trained else "")
+    training = [] if not trained else _wrapped("  training:  ", [f"{took(trained[0])} of one core,",
                                                                f"its {trained[1]} models", "(from their checkpoints)"],
                                                " ")
     return "\n".join([f"{name}", *_wrapped("  command:   ", _options(prov["command"]), " ", " \\"),

@@ -31,7 +31,8 @@ HEADERS = {
     "D_j (ours)": "$D_j$ (ours)", "D_j (Def. 2)": "$D_j$ (Def. 2)", "L_f (REB)": "$L_f$ (REB)",
     "max |ŵ − w_GD| over path": r"max $|\hat w - w_{\mathrm{GD}}|$ over path", "x_t": "$x_t$",
     # result fields the prose names in words (gpt_icl, gpt_plateau)
-    "kept_at_switch": "kept at the switch", "relu_over_softmax": "ReLU ÷ softmax lead",
+    "softmax_lead": "softmax's lead", "lead_at_switch": "its weights under relu, untrained",
+    "relu_lead": "relu after its training",
     "within_share": "share within prompts", "linear_share_of_within": "linear share of it",
     "left_at_step": "left the plateau at step", "n_layer": "layers",
 }
@@ -211,8 +212,8 @@ def frame_html(df, digits: int | None = None) -> str:
     shown, same = _one_value_columns(shown, pivot=bool(numeric) or df.columns.name is not None)
     out = shown.to_html(index=not plain_index, border=0, na_rep="—")
     if same:  # said once under the table, not repeated in a column
-        out += ('<p class="table-note">In every row: '
-                + "; ".join(f"{html.escape(str(k), quote=False)} = {v}" for k, v in same) + ".</p>")
+        out += ('<p class="table-note">Same in every row — '  # words, not "k = v" code
+                + "; ".join(f"{html.escape(str(k), quote=False)}: {v}" for k, v in same) + ".</p>")
     if out.count("$") % 2:
         raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
     # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)

@@ -116,15 +116,15 @@ def commands_as_code(text: str) -> str:
 
 
 def sci(x: float, digits: int = 1) -> str:
-    """A number as the prose writes it: plainly between 0.1 and 10 000 (``4.0``, not ``4.0e+00``), otherwise as
-    a power of ten with the prose's signs (``2.1 × 10⁻³``, ``5 × 10⁶``: not ``2.1e-03``); ``digits`` after the
-    point in either form."""
+    """A number as the prose writes it: plainly between 0.1 and 10 000 (``4.0``, not ``4.0e+00``; ``1 167.2``),
+    otherwise as a power of ten with the prose's signs (``2.1 × 10⁻³``, ``5 × 10⁶``: not ``2.1e-03``); ``digits``
+    after the point in either form."""
     import math
 
     if x == 0 or not math.isfinite(x):
         return typeset_minus(f"{x:g}")
-    if 0.1 <= abs(x) < 1e4:
-        return typeset_minus(f"{x:.{digits}f}")
+    if 0.1 <= abs(x) < 1e4:  # from 1 000 on with the thousands space of a count (1 167.2, not 1167.2)
+        return typeset_minus(f"{x:,.{digits}f}".replace(",", " "))
     mantissa, exponent = f"{x:.{digits}e}".split("e")
     power = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
     return typeset_minus(f"{mantissa} × 10{power}")

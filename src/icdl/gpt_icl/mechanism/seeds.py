@@ -42,7 +42,7 @@ from icdl.gpt_icl.mechanism.numbers import (
     paired_measures,
 )
 from icdl.repro.claims import CRITERIA, unmet_gates
-from icdl.repro.typeset import sci
+from icdl.repro.typeset import count, sci
 
 #: the seeds each model needs before a verdict counts (gate ``seeds``, registered with the claims)
 SEEDS_NEEDED = 3
@@ -204,16 +204,18 @@ def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
 
 def edge_words(result: dict, cfg) -> str:
     """The seeds' models whose GD or ridge member sits at an edge that matters (:func:`seed_edges`), in words:
-    each with its edges, its step size, steps and flow time; "none" where the gate is met."""
+    each with its edges, its step size, steps and flow time, the seeds of one model at the same settings named
+    together; "none" where the gate is met."""
     words = {"scale_edge": "start scale", "time_edge": "flow time ηL", "eta_edge": "step size",
              "lambda_edge": "ridge's λ"}
     edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
-    held = []
+    held: dict[str, list[str]] = {}  # a model's seeds at the same edges and settings, said once
     for r in edges[~edges["flow"]].itertuples():
         at = " and ".join(w for k, w in words.items() if getattr(r, k))
-        held.append(f"target depth {r.depth}, {r.attention} attention, seed {r.seed} ({at} at the grid's edge: "
-                    f"start scale {r.init_scale:g}, η = {r.eta:g}, L = {r.steps}, ηL = {r.time:g})")
-    return "; ".join(held) or "none"
+        what = (f"target depth {r.depth}, {r.attention} attention, seed{{s}} ({at} at the grid's edge: start scale "
+                f"{r.init_scale:g}, η = {r.eta:g}, L = {count(r.steps)}, ηL = {r.time:g})")
+        held.setdefault(what, []).append(str(r.seed))
+    return "; ".join(w.format(s=("s " if len(s) > 1 else " ") + ", ".join(s)) for w, s in held.items()) or "none"
 
 
 def unmet_words(entries: list[dict]) -> str:
@@ -253,9 +255,11 @@ def _seeds_glue(result: dict | None, train_examples: int, entries: list[dict], c
                 | {f"{v}_{x}": "—" for v in keys.values() for x in ("singles", "model")}
                 | {k: "—" for k in ("seeds_count", "seeds_models", "seeds_replay", "seeds_edges")})
     out = {}
-    for e in entries:
-        v = e["values"]
-        out[keys[e["claim"]]] = f"{e['value']:.3f} (90 % interval {v['value_lo']:.3f} to {v['value_hi']:.3f})"
+    for e in entries:  # the extreme over the models, with the interval of that extreme (not of one model's number:
+        # its ends are the extreme of the models' lower ends and of their upper ends, so they match no row of the table)
+        v, extreme = e["values"], "largest" if CLAIMS[e["claim"]][1] == "<" else "smallest"
+        out[keys[e["claim"]]] = (f"{e['value']:.3f}, the {extreme} over the models (90 % interval of the {extreme}: "
+                                 f"{v['value_lo']:.3f} to {v['value_hi']:.3f})")
     nums = seed_numbers(result["blocks"], train_examples)
     models = nums["models"].values()
     for claim, (key, op, t) in CLAIMS.items():

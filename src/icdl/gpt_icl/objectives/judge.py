@@ -122,8 +122,7 @@ def levels_at(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> p
 def switch_table(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
     """Per target depth, at query ``position`` on the pretraining mixture: the lead over the context mean of
     the softmax model, of its weights under ReLU attention before ReLU training (:data:`AT_SWITCH`), and of
-    the trained ReLU model; ``kept_at_switch`` and ``relu_over_softmax`` are the last two as shares of the
-    first."""
+    the trained ReLU model (no ratios of them: a lead of −5.6 over one of 0.15 is not a share of anything)."""
     c = curves[(curves["mixture"] == PRETRAINING) & (curves["position"] == position)]
     b = baselines[(baselines["mixture"] == PRETRAINING) & (baselines["position"] == position)
                   & (baselines["method"] == bl.CONTEXT_MEAN)].set_index("depth")["r2"]
@@ -133,8 +132,7 @@ def switch_table(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -
         if AT_SWITCH not in r:
             continue
         rows.append({"depth": int(depth), "softmax_lead": float(r["softmax"]), "lead_at_switch": float(r[AT_SWITCH]),
-                     "relu_lead": float(r["relu"]), "kept_at_switch": float(r[AT_SWITCH] / r["softmax"]),
-                     "relu_over_softmax": float(r["relu"] / r["softmax"])})
+                     "relu_lead": float(r["relu"])})
     return pd.DataFrame(rows)
 
 

@@ -180,7 +180,7 @@ def shown(scans: dict[str, dict]) -> pd.DataFrame:
     rows = []
     for task, res in scans.items():
         c = choose(res["history"])
-        rows.append({"task": task, "learning rate": f"{c['lr']:g}", "batch": c["batch"], "steps": count(c["steps"]),
+        rows.append({"task": task, "learning rate": rate(c["lr"]), "batch": c["batch"], "steps": count(c["steps"]),
                      "validation R²": f"{c['best_r2']:.3f}",
                      "context mean": f"{res['levels']['context_mean']:.3f}",
                      "least squares": f"{res['levels']['least_squares']:.3f}",
