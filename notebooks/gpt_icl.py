@@ -364,7 +364,7 @@ chapter.glue(**yardstick.glue_values(yard, yard_at))
 # training scale, so a shift that makes the outputs larger shows up as a harder
 # task (`--part shift` evaluates the reference checkpoints).
 
-# %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length.", "name": "fig-icl-param-shift"}}
+# %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length. Bottom row: the transformers from k = 10 to the training length, each depth on an axis of its own.", "name": "fig-icl-param-shift"}}
 fig = figures.gpt.plot_icl_param_shift(data["shift"], train_len,
                                    evaluation.least_squares_param_shift(jcfg, sorted(int(d) for d in data["shift"]["depth"].unique())))
 

@@ -1006,3 +1006,24 @@ def test_the_schedule_scan_gives_each_task_its_own_axis():
         assert fig.axes[1].xaxis.get_major_formatter()(10_000, 0) == "10 000"
     finally:
         plt.close(fig)
+
+
+def test_the_shift_figure_zooms_each_depth_on_its_own_axis():
+    """Fig. 'fig-icl-param-shift': below the full R² axis, each target depth's transformers from a quarter of the
+    training length to the training length on an axis of their own, so a fall of a few hundredths at depth 3 is
+    not flattened by depth 6's fall to 0.35 (the bug: one shared axis, −1 to 1, for every panel)."""
+    positions = np.arange(1, 61)
+    rows = []
+    for depth, level in ((3, 0.95), (6, 0.35)):
+        for mu, shift in ((0.0, 0.0), (0.5, -0.04)):
+            for att in ("softmax", "relu"):
+                rows += [{"depth": depth, "attention": att, "mu": mu, "position": k,
+                          "r2": (level + shift) if k <= 40 else -2.6} for k in positions]
+    fig = figures.gpt.plot_icl_param_shift(pd.DataFrame(rows), 40)
+    try:
+        shallow, deep = fig.axes[2], fig.axes[3]
+        assert shallow.get_ylim()[0] > 0.85 and shallow.get_ylim()[1] < 1.0, shallow.get_ylim()
+        assert deep.get_ylim()[0] < 0.31 < 0.35 < deep.get_ylim()[1] < 0.5, deep.get_ylim()
+        assert fig.axes[0].get_ylim() == fig.axes[1].get_ylim() and fig.axes[0].get_ylim()[0] <= -1.0
+    finally:
+        plt.close(fig)

@@ -1026,6 +1026,23 @@ def test_a_result_that_assembles_trained_models_names_their_training_beside_its_
     assert trained_seconds({"training": {"seconds": []}}) is None
 
 
+def test_a_result_assembled_from_kept_units_names_their_measuring_beside_its_wall_time():
+    """The mechanism's seeds-n01 result was assembled in 0.4 s from three units measured by earlier calls over 2.5
+    core-hours (``data.seconds``): its provenance names both (the bug: "wall time: 0 s"); a result measured by
+    the call that wrote it (seconds about its wall time) shows its wall time alone."""
+    from icdl.repro.results import earlier_seconds, provenance_block
+
+    prov = {"command": "python -m icdl.gpt_icl.mechanism --profile seeds-n01", "git_commit": "2724e0d0de60324f",
+            "profile": "seeds-n01", "seed": 0, "hardware": "Linux x86_64, 2 CPUs", "wall_time_s": 0.417,
+            "created": "2026-12-05T09:19:28+00:00"}
+    assert earlier_seconds({"seconds": 8980.4}, 0.417) == pytest.approx(8980.4)
+    block = provenance_block("results/x.json", prov, None, earlier_seconds({"seconds": 8980.4}, 0.417))
+    assert "wall time: 0 s (this command's own)" in block and "measured:  2.5 h of one core" in block
+    assert earlier_seconds({"seconds": 4100.0}, 4178.5) is None  # measured in the call itself
+    assert earlier_seconds({"seconds": True}, 0.1) is None and earlier_seconds({}, 0.1) is None
+    assert "measured" not in provenance_block("results/x.json", prov, None, None)
+
+
 def test_a_learning_rate_is_written_one_way():
     """``typeset.rate``: every learning rate in e-notation with its short exponent and no trailing zeros (the bug:
     "lr 0.0001" in a legend beside "lr 1e-4" in the prose); the chapters' settings tables write ``lr`` so too."""

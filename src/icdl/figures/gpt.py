@@ -286,26 +286,42 @@ def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
 
 def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
                          least_squares: pd.DataFrame | None = None) -> plt.Figure:
-    """ICDL objective 3: R² per position for target parameters from N(μ, I), one panel per target depth;
+    """ICDL objective 3: R² per position for target parameters from N(μ, I), one column per target depth;
     colour: μ, solid: softmax, dashed: ReLU attention, dash-dot (thin): least squares on the same prompts
-    (``least_squares``: :func:`icdl.gpt_icl.core.evaluation.least_squares_param_shift`)."""
+    (``least_squares``: :func:`icdl.gpt_icl.core.evaluation.least_squares_param_shift`). The top row shows every
+    position on one axis; the bottom row the transformers from a quarter of the training length to the training
+    length, each depth on an axis fitted to its own curves (:func:`zoom_limits`): the falls judged there, a few
+    hundredths at the shallow targets, are flat on an axis that reaches down to the deep targets' collapse."""
     ds = sorted(curves["depth"].unique())
-    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(2, len(ds), figsize=(WIDE[0], 5.6), squeeze=False,
+                             gridspec_kw={"height_ratios": (1.0, 0.9)})
     styles = {"softmax": "-", "relu": "--"}
     curves = curves[curves["attention"].isin(styles)]  # the two attentions (not the softmax twin)
-    for ax, depth in zip(axes[0], ds):
-        for mu, g in curves[curves["depth"] == depth].groupby("mu", sort=False):
-            for att, h in g.groupby("attention"):
-                ax.plot(h["position"], h["r2"], styles[att], color=MU.get(float(mu), "0.5"), lw=1.3,
-                        label=f"μ = {_signed(mu)}, {att}")
-            if least_squares is not None:
-                ls = least_squares[(least_squares["depth"] == depth) & (least_squares["mu"] == mu)]
-                ax.plot(ls["position"], ls["r2"], BASELINE_STYLE[LEAST_SQUARES], color=MU.get(float(mu), "0.5"),
-                        lw=0.9, label=f"μ = {_signed(mu)}, least squares")
-        mark_training_length(ax, train_examples)
-        ax.set(title=f"{depth}-layer targets", xlabel="query position k")
+    first = max(1, train_examples // 4)
+    for col, depth in enumerate(ds):
+        zoomed = []  # each depth's zoom on its own axis: the deep targets' fall would flatten the shallow ones
+        for row, ax in enumerate(axes[:, col]):
+            upto = train_examples if row else float("inf")
+            for mu, g in curves[(curves["depth"] == depth) & (curves["position"] <= upto)].groupby("mu", sort=False):
+                for att, h in g.groupby("attention"):
+                    ax.plot(h["position"], h["r2"], styles[att], color=MU.get(float(mu), "0.5"), lw=1.3,
+                            label=f"μ = {_signed(mu)}, {att}")
+                    if row:
+                        zoomed.append(h.loc[h["position"] >= first, "r2"])
+                if least_squares is not None:
+                    ls = least_squares[(least_squares["depth"] == depth) & (least_squares["mu"] == mu)
+                                       & (least_squares["position"] <= upto)]
+                    ax.plot(ls["position"], ls["r2"], BASELINE_STYLE[LEAST_SQUARES], color=MU.get(float(mu), "0.5"),
+                            lw=0.9, label=f"μ = {_signed(mu)}, least squares")
+            if row == 0:
+                mark_training_length(ax, train_examples)
+                ax.set(title=f"{depth}-layer targets")
+        axes[1, col].set(xlim=(first - 1, train_examples + 1), ylim=zoom_limits(zoomed), xlabel="query position k")
     r2_limits(axes[0], [curves[curves["depth"] == depth]["r2"] for depth in ds])
+    for ax in axes[0, 1:]:
+        ax.tick_params(labelleft=False)  # the top row shares one axis (r2_limits): its labels once
     axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
+    axes[1, 0].set_ylabel(f"R², zoomed (k = {first} to {train_examples})")
     legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
 
