@@ -188,6 +188,20 @@ else:
     chapter.glue(gate_met="the run has not been made", gate_worst="—", gate_lead="—", gate_margin=f"{need:g}")
 
 # %% [markdown]
+# Did the budget or the models end the learning? Each model's training loss
+# over its steps, and how much it still fell over the last quarter of them (the
+# median over that quarter against the quarter before, seeds pooled; `late_fall`
+# of `icdl.gpt_icl.core.learning`): {glue:text}`n01_late_fall`. A model whose
+# loss is flat there would not meet the gate with a few more steps at this
+# schedule; one still falling was stopped by the budget the scan fixed on the
+# depth-3 softmax model.
+
+# %% mystnb={"figure": {"caption": "Training loss of the models trained at x ~ N(0, I), per target depth: each attention's mean over its seeds (thick, smoothed over five logs of 100 steps) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-n01-training"}}
+if n01_done:
+    fig = figures.gpt.plot_training_by_depth(pd.DataFrame(icl["history"]))
+chapter.glue(n01_late_fall=learning.late_words(learning.late_fall(pd.DataFrame(icl["history"]))) if n01_done else "—")
+
+# %% [markdown]
 # The numbers of the first questions: the error relative to least squares
 # (above 0: better than least squares) runs from
 # {glue:text}`n01_vs_ls_best` down to {glue:text}`n01_vs_ls` over the models,

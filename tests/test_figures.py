@@ -408,6 +408,7 @@ FIGURE_TESTS = {
     "fig-icl-methods-n01": "test_committed_n01_numbers",
     "fig-icl-shortfall": "test_shortfall_figure_numbers",
     "fig-icl-shortfall-n01": "test_committed_n01_numbers",
+    "fig-n01-training": "test_n01_training_numbers",
     "fig-schedule-scan": "test_committed_scan_numbers",
     "fig-dsm-targets": "test_diffusion_numbers",
     "fig-score-errors": "test_diffusion_numbers",
@@ -1027,3 +1028,33 @@ def test_the_shift_figure_zooms_each_depth_on_its_own_axis():
         assert fig.axes[0].get_ylim() == fig.axes[1].get_ylim() and fig.axes[0].get_ylim()[0] <= -1.0
     finally:
         plt.close(fig)
+
+
+def test_n01_training_numbers(num_regression):
+    """Figure 'fig-n01-training' and its sentence: each n01 model's seed-mean training loss at every log, and how much
+    it still fell over the last quarter of its steps (``learning.late_fall``), from the committed run (pinned: a
+    rerun that moved them fails here until the baseline is regenerated). The bugs ``late_fall`` is checked for on
+    planted curves: the sign (a falling loss reads as a rise), the windows (the last quarter against the whole run),
+    a single noisy log standing for the quarter."""
+    from icdl.gpt_icl.core import learning
+    from icdl.repro.results import load_result
+
+    steps = np.arange(100, 10_001, 100)
+    rng = np.random.default_rng(0)
+    planted = pd.DataFrame([{"depth": 4, "attention": att, "seed": seed, "step": t,
+                             "loss": (0.5 if att == "relu" else 0.5 * (1 - 0.4 * t / 10_000))
+                             * (1 + 0.05 * rng.standard_normal()) * (3.0 if t == 10_000 else 1.0)}
+                            for att in ("relu", "softmax") for seed in range(3) for t in steps])
+    fall = learning.late_fall(planted)
+    assert abs(fall[(4, "relu")]) < 0.03  # flat, one wild last log notwithstanding
+    expected = ((1 - 0.4 * 0.625) - (1 - 0.4 * 0.875)) / (1 - 0.4 * 0.625)  # the quarters' means of the line
+    assert fall[(4, "softmax")] == pytest.approx(expected, abs=0.03)
+    assert learning.late_words(fall) == f"4-layer targets: softmax {100 * fall[(4, 'softmax')]:.0f} %, relu " \
+                                        f"{100 * fall[(4, 'relu')]:.0f} %"
+    history = pd.DataFrame(load_result(HERE.parent / "results" / "gpt_icl" / "icl.n01.json")["data"]["history"])
+    fig = figures.gpt.plot_training_by_depth(history)
+    plt.close(fig)
+    mean = history.groupby(["depth", "attention", "step"])["loss"].mean()
+    committed = learning.late_fall(history)
+    num_regression.check({"mean_loss": mean.to_numpy(), "late_fall": np.repeat(committed.to_numpy(), 100)},
+                         default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="n01_training")

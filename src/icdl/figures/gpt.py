@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
 from ..gpt_icl.core.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHBOURS, is_mlp
 from ..gpt_icl.core.model import ATTENTIONS
@@ -266,6 +267,30 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
         thousands(ax)
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
     legend_outside(axes[0, -1], fontsize=SMALL)
+    return fig
+
+
+def plot_training_by_depth(history: pd.DataFrame, quarter: float = 0.25) -> plt.Figure:
+    """One panel per target depth: each attention's training loss against the step, the mean over its seeds
+    (thick, smoothed over five logs) and each seed (thin), on a log axis; shaded: the last ``quarter`` of the steps,
+    over which :func:`icdl.gpt_icl.core.learning.late_fall` measures how much a model still learned."""
+    ds = sorted(history["depth"].unique())
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    last = float(history["step"].max())
+    for ax, depth in zip(axes[0], ds):
+        for att in ATTENTIONS:
+            g = history[(history["depth"] == depth) & (history["attention"] == att)]
+            for _, s in g.groupby("seed"):
+                ax.plot(s["step"], s["loss"], color=ATTENTION[att], lw=0.5, alpha=0.35)
+            mean = g.groupby("step")["loss"].mean().rolling(5, center=True, min_periods=1).mean()
+            ax.plot(mean.index, mean.to_numpy(), color=ATTENTION[att], lw=1.8, label=f"transformer, {att}")
+        ax.axvspan(last * (1 - quarter), last, color="0.9", lw=0, zorder=0, label="last quarter of the steps")
+        ax.set(title=f"{depth}-layer targets", xlabel="training step", yscale="log")
+        thousands(ax)
+        for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+            axis(FuncFormatter(lambda v, _: f"{v:g}"))  # 0.3, not 3 × 10⁻¹
+    axes[0, 0].set_ylabel("training MSE")
+    legend_outside(axes[0, -1], fontsize=SMALL, title="thin: each seed", title_fontsize=SMALL)
     return fig
 
 

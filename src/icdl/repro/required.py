@@ -12,7 +12,9 @@ N01_MODELS = tuple(f"gpt_{f'seed{seed}_' if seed else ''}depth{depth}_{attention
                      for seed in range(3) for depth in (3, 4, 6) for attention in ("relu", "softmax"))
 
 #: the models of main-study profile fitted whose training has finished, committed (seed 0's file names carry no seed)
-FITTED_DONE: tuple[str, ...] = ("gpt_depth3_softmax", "gpt_depth3_relu", "gpt_seed1_depth3_softmax", "gpt_seed1_depth3_relu")
+FITTED_DONE: tuple[str, ...] = (
+    "gpt_depth3_softmax", "gpt_depth3_relu", "gpt_seed1_depth3_softmax", "gpt_seed1_depth3_relu",
+)
 
 #: the (task, target depth) units of the power check's seeds run that have finished and are committed
 POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4")

@@ -14,6 +14,8 @@ it falls short -- never ``pass``, never ``fail``: a verdict on a model that did 
 :func:`gated`               a judge's ledger entry with its gate applied (the number, and the verdict withheld)
 :func:`leads_table`         the leads per model, as the chapters show them
 :func:`words`               the prose's numbers of a gate
+:func:`late_fall`           per model, how much its training loss still fell over the last quarter of its steps
+:func:`late_words`          those falls as the prose lists them
 ==========================  ======================================================================================
 """
 
@@ -91,3 +93,30 @@ def words(g: dict, need: float, prefix: str = "gate") -> dict[str, str]:
            "not every model learned the task by the registered margin")
     return {f"{prefix}_worst": g["worst"], f"{prefix}_lead": _lead(g), f"{prefix}_margin": f"{need:g}",
             f"{prefix}_met": met}
+
+
+def late_fall(history: pd.DataFrame, quarter: float = 0.25) -> pd.Series:
+    """Per model (target ``depth``, ``attention``): how much its training loss, the mean over its seeds, still fell
+    over the last ``quarter`` of its steps -- (median over the quarter before it − median over the last quarter) /
+    the first, from the logged losses of ``history`` (``step``, ``loss``, a row per seed and log). About 0: the curve
+    was flat when the budget ended, and a model short of the gate would not have met it with a few more steps at this
+    schedule; well above 0: it was still learning, and the budget, not the model, ended it. Medians over a quarter,
+    not the last logs: one log is one batch's loss, noisy by several per cent and now and then far off."""
+    out = {}
+    for key, g in history.groupby(["depth", "attention"]):
+        curve = g.groupby("step")["loss"].mean()
+        last = float(curve.index.max())
+        late = curve[curve.index > last * (1 - quarter)].median()
+        before = curve[(curve.index > last * (1 - 2 * quarter)) & (curve.index <= last * (1 - quarter))].median()
+        out[(int(key[0]), str(key[1]))] = float((before - late) / before)
+    return pd.Series(out, name="late fall").rename_axis(["depth", "attention"])
+
+
+def late_words(fall: pd.Series) -> str:
+    """:func:`late_fall` as the prose lists it, per target depth: "3-layer targets: softmax 8 %, relu 23 %; …"."""
+    parts = []
+    for depth, g in fall.groupby(level="depth"):
+        each = ", ".join(f"{att} {100 * v:.0f} %" for (_, att), v in sorted(g.items(), key=lambda kv: kv[0][1],
+                                                                              reverse=True))
+        parts.append(f"{depth}-layer targets: {each}")
+    return "; ".join(parts)
