@@ -232,7 +232,10 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg),
 # models, the numbers that decide the four hypotheses are GD's seed-mean
 # prediction ratio, {glue:text}`seeds_pred`; its sensitivity ratio,
 # {glue:text}`seeds_sens`; the seed-mean cosine, {glue:text}`seeds_cosine`; and
-# the median-block ratio, {glue:text}`seeds_median`. Past the line on the whole interval of their seed
+# the median-block ratio, {glue:text}`seeds_median`. Each is an
+# {term}`every-model claim`: its interval has as its passing end the extreme of
+# the models' own ends in the table above, as its failing end the extreme of
+# their ends widened for the six models, so it matches no single row. Past the line on the whole interval of their seed
 # mean: {glue:text}`seeds_pred_far` models by prediction,
 # {glue:text}`seeds_sens_far` by sensitivity, {glue:text}`seeds_median_far` on
 # the median block, and {glue:text}`seeds_cosine_far` short of the cosine line.

@@ -261,7 +261,7 @@ for (const t of document.querySelectorAll("main table")) {
     out.push(`table ${Math.round(t.getBoundingClientRect().width - box.clientWidth)} px wider than its box: `
              + `"${t.innerText.slice(0, 50).replace(/\s+/g, " ")}"`);
 }
-for (const p of document.querySelectorAll("main div.cell_input pre, main div.cell_output pre")) {
+for (const p of document.querySelectorAll("main pre")) {
   if (p.scrollWidth > p.clientWidth + 1)  // a line of code or of printed output hidden past the box's edge
     out.push(`code ${p.scrollWidth - p.clientWidth} px wider than its box: "${p.innerText.slice(0, 50)}"`);
 }
@@ -501,6 +501,12 @@ def test_numbers_stay_on_one_line_in_prose_and_raw_cells():
     assert para.children[1].astext() == "--steps 10 000" and para.children[2].astext() == "10 000"
     assert doc.children[1].astext() == f"<b>20{nb}000</b> epochs"
     assert doc.children[2].astext() == "range(1, 10 000)"
+    # a glued number, then " %" in the next node of the paragraph (the bug: "24 / %" in gpt_plateau at 390 px)
+    glued = nodes.paragraph("", "", nodes.Text("a share of "), nodes.inline("", "24"),
+                            nodes.Text(" % here, and % alone"))
+    doc += glued
+    pages.unbreakable_numbers(None, doc, "page")
+    assert glued.children[2].astext() == "\u00a0% here, and % alone"
 
 
 def test_every_page_names_the_books_icon_the_root_redirect_too():

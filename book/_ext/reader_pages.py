@@ -164,6 +164,8 @@ def unbreakable_numbers(app, doctree, docname) -> None:
         if parent is None or any(isinstance(a, NOT_PROSE) for a in _lineage(parent)):
             continue
         new = unbreakable(str(text))
+        if new.startswith((" %", " × 10")) and _ends_in_digit(text):  # a glued number, then " %" in the prose
+            new = "\u00a0" + new[1:]
         if new != str(text):
             parent.replace(text, nodes.Text(new))
     for raw in list(doctree.findall(nodes.raw)):
@@ -171,6 +173,20 @@ def unbreakable_numbers(app, doctree, docname) -> None:
             new = unbreakable_raw(raw.astext())
             if new != raw.astext():
                 raw.children = [nodes.Text(new)]
+
+
+def _ends_in_digit(text) -> bool:
+    """Whether the reading text just before ``text`` (a Text node) ends in a digit: the text of the node before it
+    in its paragraph, a glued number for one."""
+    block = next((a for a in _lineage(text.parent) if isinstance(a, nodes.TextElement)), None)
+    if block is None:
+        return False
+    before = ""
+    for t in block.findall(nodes.Text):
+        if t is text:
+            return before[-1:].isdigit()
+        before = str(t)
+    return False
 
 
 def _lineage(node):

@@ -255,10 +255,11 @@ def _seeds_glue(result: dict | None, train_examples: int, entries: list[dict], c
                 | {f"{v}_{x}": "—" for v in keys.values() for x in ("singles", "model")}
                 | {k: "—" for k in ("seeds_count", "seeds_models", "seeds_replay", "seeds_edges")})
     out = {}
-    for e in entries:  # the extreme over the models, with the interval of that extreme (not of one model's number:
-        # its ends are the extreme of the models' lower ends and of their upper ends, so they match no row of the table)
+    for e in entries:  # the extreme over the models with the claim's decision interval, which is no row's: its
+        # passing end the extreme of the models' own ends, its failing end that of their ends widened for the models
+        # (intervals.extreme; the glossary's "every-model claim")
         v, extreme = e["values"], "largest" if CLAIMS[e["claim"]][1] == "<" else "smallest"
-        out[keys[e["claim"]]] = (f"{e['value']:.3f}, the {extreme} over the models (90 % interval of the {extreme}: "
+        out[keys[e["claim"]]] = (f"{e['value']:.3f}, the {extreme} over the models (decided on their own intervals, "
                                  f"{v['value_lo']:.3f} to {v['value_hi']:.3f})")
     nums = seed_numbers(result["blocks"], train_examples)
     models = nums["models"].values()
