@@ -194,14 +194,14 @@ path_exact = bool(summary["max |ŵ − w_GD| over path"].max() < 1e-13)
 tokens_agree = bool(summary["max token spread"].max() < 1e-13)
 print("stacked layers follow GD to < 1e-13 at every step:", "yes" if path_exact else "no")
 print("every token holds the same ŵ^(l) (< 1e-13):", "yes" if tokens_agree else "no")
-summary[["final risk (GD)", "final risk (transformer)", "least-squares risk"]].round(5)
+chapter.table(summary[["final risk (GD)", "final risk (transformer)", "least-squares risk"]], digits=5)
 
 # %% [markdown]
 # Every token ends up holding the same iterate, the query included, which is what
-# lets the next block (or a read-out) use it anywhere. The risk reaches the
-# least-squares minimum for the larger step sizes; the small step has not
-# converged in this many steps -- that is GD's behaviour, reproduced, not an
-# error of the construction.
+# lets the next block (or a read-out) use it anywhere. The larger the step
+# size, the nearer the final risk comes to the least-squares minimum in this
+# many steps (the table); the small step is still far from it -- that is GD's
+# behaviour, reproduced, not an error of the construction.
 #
 # ## Reference run
 #
