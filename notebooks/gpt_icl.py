@@ -254,7 +254,7 @@ jcfg = rcfg if judged_on == "reference" else cfg
 train_len = jcfg["train_examples"]
 print("the claims below are judged on", run_words(judged_on).removeprefix("on "))
 
-# %% mystnb={"figure": {"caption": "The judged run (the reference when complete), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4 096 in the reference; the MLP baseline on the first 512). Shaded, least squares and the zoomed bottom row as in the live figure above.", "name": "fig-icl-methods-ref"}}
+# %% mystnb={"figure": {"caption": "The judged run (the committed reference run, or the live run while it is missing), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4 096 in the reference; the MLP baseline on the first 512). Shaded, least squares and the zoomed bottom row as in the live figure above.", "name": "fig-icl-methods-ref"}}
 fig = figures.gpt.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
 # %% [markdown]

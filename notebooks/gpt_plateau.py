@@ -62,7 +62,7 @@ pl, plateau_on = chapter.reference_or_live(plateau.study.PROFILES, ("plateau",),
                                            lambda: plateau.study.study(cfg, progress=False, shortcut_prompts=512), profile)
 print("shown:", run_words(plateau_on).removeprefix("on "))
 
-# %% mystnb={"figure": {"caption": "The same softmax transformer trained from scratch on three target families (the reference when complete): mean validation $R^2$ over positions 10 to the training length against the training step, with the context mean (dotted) and least squares (dash-dot) on the same prompts.", "name": "fig-icl-plateau"}}
+# %% mystnb={"figure": {"caption": "The same softmax transformer trained from scratch on three target families (the committed reference run, or the live run while it is missing): mean validation $R^2$ over positions 10 to the training length against the training step, with the context mean (dotted) and least squares (dash-dot) on the same prompts.", "name": "fig-icl-plateau"}}
 fig = figures.gpt.plot_plateau(pl["history"], pl["levels"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]

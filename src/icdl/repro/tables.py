@@ -35,6 +35,7 @@ HEADERS = {
     "relu_lead": "relu after its training",
     "within_share": "share within prompts", "linear_share_of_within": "linear share of it",
     "left_at_step": "left the plateau at step", "n_layer": "layers",
+    "final_excess": "final lead over the context mean",
 }
 
 
