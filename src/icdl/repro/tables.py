@@ -23,7 +23,7 @@ HEADERS = {
     "r2_at_train_length": "R² at the training length", "final_r2": "final R²", "max_shortfall": "largest shortfall",
     "max_drop": "largest drop", "paper_bound": "paper's bound", "flops_icl": "FLOPs (ICL)", "flops_gd": "FLOPs (GD)",
     "tf_vs_closed_form": "TF − closed form", "two_gd_steps_vs_ls": "two GD steps − LS",
-    "compile_s": "compile (s)", "run_steps_per_s": "steps / s", "epochs_per_s": "epochs / s",
+    "compile_s": "compile (s)", "run_steps_per_s": "steps/s", "speedup": "speed-up", "epochs_per_s": "epochs/s",
     "protocol_hours": "whole protocol (h)", "start_min": "start (min)", "median_ms": "median (ms)",
     "ratio_to_autograd": "÷ autograd", "rel_dev": "relative deviation", "lo": "band low", "hi": "band high",
     "r2 model": "R² model", "r2 context mean": "R² context mean", "r2 shortcut": "R² shortcut", "eta": "η",
