@@ -165,10 +165,15 @@ def plot_relu_sum_errors(df: pd.DataFrame) -> plt.Figure:
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
     targets = [t for t in dict.fromkeys(df["target"]) if df[df["target"] == t]["eps"].max() > 0]
     cmap = sns.color_palette("tab10", n_colors=len(targets))
-    for color, name in zip(cmap, targets):
+    markers = "osD^vPX*<>"
+    for i, (color, name) in enumerate(zip(cmap, targets)):
+        # a marker of its own and a line style per kind (a function solid, a derivative dashed, a loss derivative u
+        # dotted, the product dash-dot): curves of like error lie on one another, and colour alone hid sigmoid's
+        style = "--" if name.endswith("'") else ":" if name.startswith("u ") else "-." if "product" in name else "-"
+        kw = {"marker": markers[i % len(markers)], "ms": 4, "mfc": "none", "ls": style, "color": color, "lw": 1.2}
         g = df[df["target"] == name]
-        ax1.loglog(g["H"], g["eps"], "o-", ms=3, color=color, label=name)
-        ax2.semilogx(g["H"], g["C"], "o-", ms=3, color=color)
+        ax1.loglog(g["H"], g["eps"], label=name, **kw)
+        ax2.semilogx(g["H"], g["C"], **kw)
     shown = df[df["target"].isin(targets)]
     H0 = shown["H"].min()
     e0 = shown[shown["H"] == H0]["eps"].max()
