@@ -554,6 +554,8 @@ def _page_text(path: Path) -> str:
     class Text(HTMLParser):
         SKIP = {"pre", "code", "script", "style", "mjx-container", "math"}
         VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+        BLOCKS = {"p", "div", "li", "td", "th", "tr", "dt", "dd", "br", "table", "caption", "figcaption", "section",
+                  "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "blockquote"}
 
         def __init__(self):
             super().__init__()
@@ -564,6 +566,7 @@ def _page_text(path: Path) -> str:
         def handle_starttag(self, tag, attrs):
             if tag == "main":
                 self.main += 1
+            self._block(tag)
             if tag in self.VOID:
                 return
             if self.depth:
@@ -576,6 +579,13 @@ def _page_text(path: Path) -> str:
                 self.main -= 1
             if tag not in self.VOID and self.depth:
                 self.depth -= 1
+            self._block(tag)
+
+        def _block(self, tag):
+            # a block's or a cell's edge as a mark of its own: two cells "64" and "800" are not the count "64 800",
+            # and text inside one line runs on as the page shows it (inline elements add no space)
+            if self.main and not self.depth and tag in self.BLOCKS:
+                self.parts.append(" ¶ ")
 
         def handle_data(self, data):
             if self.main and not self.depth:
@@ -583,7 +593,9 @@ def _page_text(path: Path) -> str:
 
     parser = Text()
     parser.feed(path.read_text(encoding="utf-8"))
-    return " ".join(" ".join(parser.parts).split())
+    # runs of ASCII white space as one space; the book's no-break spaces (U+00A0, U+202F) kept, which str.split()
+    # would take for white space -- the checks of numbers that may break across lines read them
+    return re.sub(r"[ \t\n\r\f\v]+", " ", "".join(parser.parts)).strip()
 
 
 def test_no_page_shows_a_format_defect():

@@ -107,3 +107,18 @@ def test_each_entry_links_back_to_the_claims_it_concerns():
     assert ">icdl-lemma3<" not in norms
     cor = page.split("(erratum-icdl-cor1.1)=", 1)[1].split("(erratum-", 1)[0]
     assert 'href="report.html#claim-icdl-cor1.1"' in cor
+
+
+def test_an_entrys_evidence_names_the_run_its_numbers_come_from():
+    """An entry resting on a claim quotes the record's numbers with the run they come from, as the first page does
+    (the bug: the diffusion entry gave the chapter's 30-step run's errors unlabelled, beside a 200-step reference);
+    a record without a run says none."""
+    from icdl.repro.errata import entries, evidence
+
+    entry = next(e for e in entries() if e.measure is None and not e.basis and e.claim)
+    row = {"ours": "error 3.27 → 0.70 in 30 steps", "status": "pass"}
+    quick = evidence(entry, {entry.claim: {**row, "shown_profile": "quick"}})
+    assert quick.startswith("error 3.27 → 0.70 in 30 steps (the run the chapter executes) (claim ")
+    ref = evidence(entry, {entry.claim: {**row, "shown_profile": "reference (200 steps)"}})
+    assert "(the reference run) (claim " in ref
+    assert "run" not in evidence(entry, {entry.claim: {**row, "shown_profile": ""}}).split("(claim")[0]

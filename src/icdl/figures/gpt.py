@@ -347,7 +347,9 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
         ax.tick_params(labelleft=False)  # the top row shares one axis (r2_limits): its labels once
     axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
     axes[1, 0].set_ylabel(f"R², zoomed (k = {first} to {train_examples})")
-    legend_outside(axes[0, -1], fontsize=SMALL)
+    # nine lines and the shading: under the panels in three columns, so the panels keep the figure's width
+    fig.legend(*axes[0, -1].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=SMALL,
+               frameon=False)
     return fig
 
 

@@ -102,6 +102,7 @@ def _title(claim: str) -> str:
 
 def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     """The entry's evidence as one sentence: the measurement, or the ledger's value and status for its claim."""
+    from .ledger import run_words
     from .typeset import short_exponents, typeset_minus
 
     if entry.measure is not None:
@@ -112,7 +113,12 @@ def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     link = f'<a href="report.html#claim-{entry.claim}">{_title(entry.claim)}</a>'
     if row is None or row["status"] == "not yet covered":
         return f"claim {link} has no record yet"
-    return f"{typeset_minus(short_exponents(row['ours']))} (claim {link}: {row['status']})"
+    run = str(row.get("shown_profile") or "").split(" (")[0]
+    words = run_words(run).removeprefix("on ").replace("this page", "the chapter")
+    said = f" ({words})" if run not in ("", "—") else ""
+    # which run the numbers come from, as the first page says it (the bug: the diffusion entry quoted the chapter's
+    # 30-step run unlabelled, beside a 200-step reference)
+    return f"{typeset_minus(short_exponents(row['ours']))}{said} (claim {link}: {row['status']})"
 
 
 def render() -> str:
