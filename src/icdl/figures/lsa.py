@@ -8,7 +8,7 @@ import seaborn as sns
 
 from ..lsa.constructions import R_FLAT_RTOL, flat_Rs
 from ..lsa.readout import strength
-from ..repro.typeset import percent
+from ..repro.typeset import count, percent
 from .style import PALETTE, SINGLE, SMALL, WIDE, legend_below, legend_outside
 
 # ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------
@@ -28,8 +28,8 @@ def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = R_FLAT_RTOL) ->
     cmap = sns.color_palette("mako_r", n_colors=len(groups) + 1)[1:]
     for color, Rs in zip(cmap, groups):
         g = curves[Rs[-1]]
-        label = (f"R = {Rs[0]:g}" if len(Rs) == 1
-                 else f"R = {', '.join(f'{R:g}' for R in Rs)}\n(within {percent(rtol)})")
+        name = [count(R) if float(R).is_integer() else f"{R:g}" for R in Rs]  # 10 000, as the table writes it
+        label = f"R = {name[0]}" if len(Rs) == 1 else f"R = {', '.join(name)}\n(within {percent(rtol)})"
         ax.loglog(g["N"], g["mean_abs_err"], "o-", ms=3, color=color, label=label)
     g = curves[top]
     ax.loglog(g["N"], g["u_minus_xbar_over_N"], "--", color="0.3", lw=1.2, label="mean |u − x̄| / N")
