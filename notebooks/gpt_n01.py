@@ -50,13 +50,8 @@
 # **{glue:text}`status_gpt_n01_obj2_length`** and
 # **{glue:text}`status_gpt_n01_obj3`**. On ICDL's own inputs the same scan finds
 # {glue:text}`scan_icdl_words`; there the main study's optimiser, without its
-# {term}`warm phase`, reaches {glue:text}`scan_icdl_main_optimiser`. The main
-# study's objectives asked again at that schedule: objective 1,
-# **{glue:text}`status_icdl_obj1_fitted`**; objective 2,
-# **{glue:text}`status_icdl_obj2_shift_fitted`** (mixtures) and
-# **{glue:text}`status_icdl_obj2_length_fitted`** (length); objective 3,
-# **{glue:text}`status_icdl_obj3_fitted`**, and as an absolute fall,
-# **{glue:text}`status_gpt_obj3_drop_fitted`**.
+# {term}`warm phase`, reaches {glue:text}`scan_icdl_main_optimiser`; {doc}`gpt_icl`
+# judges ICDL's objectives on models trained at that schedule.
 #
 # Code: `icdl.gpt_icl.schedules.scan` (the scan), `icdl.gpt_icl.objectives.n01`
 # (the judge, the side-by-side table, the figure's data) and
@@ -80,9 +75,9 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl.core import learning, main_study, verdicts
-from icdl.gpt_icl.objectives import fitted, n01
+from icdl.gpt_icl.objectives import n01
 from icdl.gpt_icl.schedules import scan
-from icdl.repro import chapter, required
+from icdl.repro import chapter
 from icdl.repro.results import load_result, show_reference
 
 cfg, ledger = chapter.start(n01.PROFILES, profile, overrides)
@@ -220,32 +215,10 @@ if n01_done:
                                      tolerance)
 
 # %% [markdown]
-# ## ICDL's own task at its fitted schedule
-#
-# The scan above chose a schedule for ICDL's task too. The main study's
-# objectives are asked again of models trained at it (the main study's profile
-# `fitted`): the same models, seeds, test prompts and baselines at
-# $x \sim \mathcal N(-2, I)$, both attentions from scratch, judged by the main
-# study's own numbers and lines behind the same learning gate, each claim under
-# its name with `-fitted` (registered before the run). Their run,
-# `python -m icdl.gpt_icl --profile fitted --part main --part shift`:
-# {glue:md}`fitted_state`.
-
-# %% tags=["NBVAL_CHECK_OUTPUT"]
-fitted_cfg = main_study.PROFILES.resolve(fitted.PROFILE)
-fit_icl, fit_shift = (show_reference(main_study.PROFILES, part, fitted.PROFILE, command=fitted.COMMAND)
-                      for part in ("icl", "shift"))
-fitted_done = all(r is not None and r["data"]["complete"] for r in (fit_icl, fit_shift))
-fitted_entries = fitted.judge(fit_icl["data"] if fitted_done else None, fit_shift["data"] if fitted_done else None,
-                              fitted_cfg["train_examples"], fitted_cfg["test_examples"], main_study.CRITERIA)
-chapter.glue_md(fitted_state=fitted.state_words(fitted_cfg, fitted_done, len(required.FITTED_DONE)))
-
-# %% [markdown]
 # ## The claims, judged
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record_all(n01_entries, judged_on=n01.PROFILE, covered=n01_done)
-ledger.record_all(fitted_entries, judged_on=fitted.PROFILE, covered=fitted_done)
 ledger.save()
 ledger.judged()
 

@@ -19,8 +19,11 @@
 # scratch on ICDL's random ReLU targets (the task of {doc}`gpt_icl`) first learn
 # to predict the mean of the labels seen so far -- the **{term}`context mean`** -- and
 # on bias-free ReLU targets of width $2d$ they stay there; on tanh targets the
-# same code leaves the plateau. This is why the models of {doc}`gpt_icl` start
-# with a tanh phase.
+# same code leaves the plateau. This is why the reference run of the main
+# study -- the models of {doc}`gpt_depth`, {doc}`gpt_scale` and
+# {doc}`gpt_mechanism` -- starts with a tanh phase; the schedule a scan fitted
+# to the task ({doc}`gpt_n01`, at a larger batch and a smaller learning rate)
+# needs none, and {doc}`gpt_icl` judges its claims on models trained at it.
 #
 # **What we find** (judged on: {glue:text}`plateau_on`): when the runs left the
 # plateau -- {glue:text}`left_steps`. On the ReLU-2d targets only
@@ -28,6 +31,10 @@
 # cheap shortcut (below) explains the plateaued model's predictions nearly as
 # well as the model itself does. This is consistent with the plateau being that
 # shortcut; it does not show that the shortcut is what holds training there.
+# In the reference run, the softmax weights run under ReLU attention before any
+# ReLU training lead the context mean by only {glue:text}`switch_min` to
+# {glue:text}`switch_max`; the ReLU models learn from that start, they do not
+# inherit the softmax model's lead.
 #
 # Code: `icdl.gpt_icl.plateau` (profiles, study, result file). There is no
 # paper claim to judge, so the chapter judges no claim.
@@ -37,12 +44,16 @@ profile = "quick"
 overrides = {}
 
 # %% tags=["hide-cell", "remove-output"]
+import pandas as pd
 import torch
 
 from icdl import figures
-from icdl.gpt_icl import plateau
+from icdl.gpt_icl import objectives, plateau
+from icdl.gpt_icl.core import main_study
 from icdl.repro import chapter
 from icdl.repro.ledger import run_words
+from icdl.repro.results import show_reference
+from icdl.repro.typeset import count
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, _ = chapter.start(plateau.study.PROFILES, profile, overrides)
@@ -110,6 +121,44 @@ chapter.glue(plateau_on=plateau_on, **plateau.study.glue_values(pl["summary"], p
 # family the same model leaves the plateau on. This is consistent with the
 # hypothesis that the plateau is this cheap shortcut; it does not show that the
 # shortcut is what holds training there.
+
+# %% [markdown]
+# ## The warm phase and the switch to ReLU attention
+#
+# The reference run trains the softmax model first on tanh targets, which it
+# learns, and then on the ReLU targets, which it then learns too -- provided the
+# tanh phase lasts until the model has left the plateau *on the tanh targets*,
+# which above takes thousands of steps; the reference's lasts
+# {glue:text}`warm_steps` steps. Its ReLU-attention model starts from the trained
+# softmax weights and trains on the ReLU targets with its own attention (a
+# deviation from ICDL, which trains each from scratch). How much of the softmax
+# model carries over, from the committed reference run:
+
+# %%
+ref = show_reference(main_study.PROFILES, "icl", "reference")
+ref_curves = main_study.mean_curves(pd.DataFrame(ref["data"]["curves"]))
+ref_baselines, ref_len = pd.DataFrame(ref["data"]["baselines"]), main_study.PROFILES.resolve("reference")["train_examples"]
+
+# %% mystnb={"figure": {"caption": "The reference run's switch from softmax to ReLU attention, pretraining mixture, as the normalised error $1 - R^2$ on a log axis (lower is better; 1 is the error of predicting the mean label): the trained softmax model (blue), the same weights run with ReLU attention before any ReLU training (dashed) and the ReLU model after its own training (orange); dash-dot: least squares; grey dotted: context mean; shaded: beyond the training length.", "name": "fig-icl-switch"}}
+fig = figures.gpt.plot_icl_switch(ref_curves, ref_baselines, ref_len)
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+kept = objectives.judge.switch_table(ref_curves, ref_baselines, ref_len)
+chapter.table(kept.round(3))
+
+# %% tags=["remove-cell"]
+chapter.glue(warm_steps=count(main_study.PROFILES.resolve("reference")["warm_steps"]),
+             **objectives.judge.switch_glue(kept))
+
+# %% [markdown]
+# The table gives, per target depth at the training length, each model's lead
+# in R² over the context mean: the softmax model's, the same weights' under
+# ReLU attention before any ReLU training, and the ReLU model's after its own.
+# The softmax weights do not carry over: run under ReLU attention they lead
+# the context mean by {glue:text}`switch_min` to {glue:text}`switch_max`
+# (negative: below it); after their own training the ReLU models lead it by
+# {glue:text}`relu_lead_min` to {glue:text}`relu_lead_max`. The switch is a
+# start, not a shortcut.
 
 # %% tags=["remove-cell"]
 chapter.show_glued()

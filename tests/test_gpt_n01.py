@@ -290,38 +290,39 @@ def test_the_n01_deviation_names_the_schedule_the_models_trained_at():
 
 
 def test_the_fitted_claims_are_the_main_study_s_judged_on_profile_fitted(monkeypatch):
-    """The five -fitted claims are the main study's entries of the same objectives, measured by its judge on profile
-    fitted's result and renamed one to one, under the same registered lines. Catches two names crossed, an entry
-    dropped, a claim judged while its run waits, and a line typed differently from the main study's (0.1 for
-    objective 1's 0.05)."""
+    """The five -fitted claims are the main study's entries of the same objectives, measured by its judge on the
+    judged run and renamed one to one, under the lines registered for the reference-run claims they replace. Catches
+    two names crossed, an entry dropped, the data or training length not passed through, and a line typed
+    differently from the main study's (0.1 for objective 1's 0.05)."""
     from icdl.gpt_icl.objectives import fitted
     from icdl.repro import claims
-    from icdl.repro.claims.gpt_n01 import FITTED_CLAIMS
+    from icdl.repro.claims.gpt_icl import FITTED_CLAIMS
 
     main = ("icdl-obj1", "icdl-obj2-shift", "icdl-obj2-length", "icdl-obj3", "gpt-obj3-drop")
     seen = {}
 
-    def fake_judge(icl, shift, train_examples, test_examples, criteria):
-        seen["args"] = (icl, shift, train_examples, test_examples, criteria)
-        return [{"claim": c, "value": float(i), "passed": None} for i, c in enumerate(main)]
+    def fake_judge(data, train_examples):
+        seen["args"] = (data, train_examples)
+        return [{"claim": c, "value": float(i), "passed": None} for i, c in enumerate(reversed(main))]
 
-    monkeypatch.setattr(fitted.verdicts, "judge", fake_judge)
-    got = fitted.judge("icl", "shift", 40, 60, {"obj1_tolerance": 0.05})
-    assert [(e["claim"], e["value"]) for e in got] == [(f"{c}-fitted", float(i)) for i, c in enumerate(main)]
-    assert seen["args"] == ("icl", "shift", 40, 60, {"obj1_tolerance": 0.05})
-    waiting = fitted.judge(None, None, 40, 60, {})
-    assert [e["claim"] for e in waiting] == [f"{c}-fitted" for c in main]
-    assert all(e["value"] is None and e["passed"] is None and fitted.COMMAND in e["ours"] for e in waiting)
+    monkeypatch.setattr(fitted.objectives, "judge", fake_judge)
+    got = fitted.judge("data", 40)
+    assert [(e["claim"], e["value"]) for e in got] == [(f"{c}-fitted", float(4 - i)) for i, c in enumerate(main)]
+    assert seen["args"] == ("data", 40)
     assert set(FITTED_CLAIMS) == set(main)
+    lines = {"icdl-obj1": ("<=", 0.05), "icdl-obj2-shift": (">", 0), "icdl-obj2-length": (">", 0),
+             "icdl-obj3": ("<=", 0.05), "gpt-obj3-drop": ("<=", 0.1)}
     for theirs, ours in FITTED_CLAIMS.items():
-        assert claims.CRITERIA[ours] == claims.CRITERIA[theirs], ours
+        value = [(c.op, c.threshold) for c in claims.CRITERIA[ours] if c.key == "value"]
+        assert value == [lines[theirs]], ours
+        assert claims.REPLACED[theirs].by == (ours,) and claims.get_claim(ours).chapter == "gpt_icl"
 
 
 def test_the_fitted_deviation_names_the_schedule_the_models_trained_at():
     """The deviation of every -fitted claim states profile fitted's own schedule, not the main study's warm phase."""
     from icdl.gpt_icl.core import main_study
     from icdl.repro.claims import DEVIATIONS
-    from icdl.repro.claims.gpt_n01 import FITTED_CLAIMS, FITTED_SETTING
+    from icdl.repro.claims.gpt_icl import FITTED_CLAIMS, FITTED_SETTING
     from icdl.repro.typeset import count
 
     fit = main_study.FITTED

@@ -21,5 +21,5 @@ ERRATA: tuple[Erratum, ...] = (
             r"every baseline on the transformers' own prompts ($x \sim N(-2, I)$ and the test mixtures), the "
             r"same prompts for both; the two input distributions' tasks measured side by side",
             "gpt_icl", "tests/test_gpt_tasks.py::test_variance_split_on_families_whose_answer_is_known",
-            measure=_reb_baseline_inputs, about=("gpt-task-n01", "icdl-obj1")),
+            measure=_reb_baseline_inputs, about=("gpt-task-n01", "icdl-obj1-fitted")),
 )

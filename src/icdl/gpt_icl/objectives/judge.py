@@ -10,6 +10,7 @@ claim is judged on, with their intervals over seeds and prompts, are :mod:`icdl.
 :func:`judge`              the ledger entries of objectives 1–3, each with its interval
 :func:`levels_at`          R² at one position beside the context mean and least squares
 :func:`switch_table`       what the softmax-to-ReLU switch keeps of the softmax model's lead
+:func:`switch_glue`        its ranges, as the prose reads them
 =========================  ================================================================================
 """
 
@@ -44,7 +45,8 @@ def assumptions(cfg) -> pd.DataFrame:
         ("optimiser", f"Adam, lr {rate(cfg['lr'])}, batch {cfg['batch']}, {cfg['train_examples']} examples per prompt",
          "batch 64, 500 000 steps, 50 examples + query"),
         ("softmax schedule", f"{_steps(cfg['steps'])} steps, the first {_steps(cfg['warm_steps'])} on "
-                             f"{cfg['warm_family']} targets of width {cfg['warm_width']}", "not stated"),
+                             f"{cfg['warm_family']} targets of width {cfg['warm_width']}"
+         if cfg["warm_steps"] else f"{_steps(cfg['steps'])} steps from scratch on the target family", "not stated"),
         ("ReLU-attention schedule", f"{_steps(cfg['relu_steps'])} steps from the trained softmax weights"
          if cfg["relu_init"] == "softmax" else "as softmax, from scratch", "not stated (trained like softmax)"),
         ("curriculum", "none" if cfg["curriculum_interval"] == 0 else f"every {cfg['curriculum_interval']} steps",
@@ -136,13 +138,18 @@ def switch_table(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -
     return pd.DataFrame(rows)
 
 
-def levels_glue(levels: pd.DataFrame, kept: pd.DataFrame) -> dict[str, str]:
+def levels_glue(levels: pd.DataFrame) -> dict[str, str]:
     """The prose's ranges over the models of :func:`levels_at` (R², the lead over the context mean, least
-    squares, least squares' lead over the model) and :func:`switch_table` (the lead at the switch and after the
-    ReLU training): ``<name>_min`` and ``<name>_max``."""
+    squares, least squares' lead over the model): ``<name>_min`` and ``<name>_max``."""
     ranges = {"lead": levels["above_context_mean"], "r2": levels["r2"], "ls": levels["least_squares"],
-              "behind_ls": levels["least_squares"] - levels["r2"], "switch": kept["lead_at_switch"],
-              "relu_lead": kept["relu_lead"]}
+              "behind_ls": levels["least_squares"] - levels["r2"]}
+    return {f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in ranges.items() for end in ("min", "max")}
+
+
+def switch_glue(kept: pd.DataFrame) -> dict[str, str]:
+    """The prose's ranges over the target depths of :func:`switch_table`: the lead over the context mean at the
+    switch (``switch_min``, ``switch_max``) and after the ReLU training (``relu_lead_min``, ``relu_lead_max``)."""
+    ranges = {"switch": kept["lead_at_switch"], "relu_lead": kept["relu_lead"]}
     return {f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in ranges.items() for end in ("min", "max")}
 
 

@@ -164,10 +164,10 @@ def judge_objectives_2_3(icl: dict | None, shift: dict | None, train_examples: i
     and ``shift``; None while that run waits: nothing judged, ``command`` named). Objective 2's mixture half is
     left out: at centre 0 every one of ICDL's input mixtures is N(0, I)."""
     if icl is None or shift is None:
-        from icdl.repro.claims import get_claim
+        from icdl.repro.claims import REPLACED  # the main study's reference-run claims, whose lines these ask
 
         return [{"claim": ours, "value": None, "passed": None, "criterion": "the main study's criterion of "
-                 f"{get_claim(theirs).source}, on the models trained at x ~ N(0, I)", "ours": f"not run yet: {command}"}
+                 f"{REPLACED[theirs].source}, on the models trained at x ~ N(0, I)", "ours": f"not run yet: {command}"}
                 for theirs, ours in OBJECTIVES_2_3.items()]
     entries = {e["claim"]: e for e in verdicts.judge(icl, shift, train_examples, test_examples, criteria)}
     return [{**entries[theirs], "claim": ours} for theirs, ours in OBJECTIVES_2_3.items()]
