@@ -125,21 +125,20 @@ def test_a_model_without_a_number_leaves_an_every_model_claim_undecided_in_any_o
 
 
 def test_the_shortfall_figure_draws_the_numbers_objective_1_is_judged_on():
-    """``verdicts.shortfall_frame`` (the judged-run figure of objective 1) holds the numbers the committed verdict
-    read: its largest shortfall and that model's interval are the recorded value and the low end of the claim's
+    """``verdicts.shortfall_frame`` (the judged-run figure of objective 1) holds the numbers the judge reads, on the
+    committed reference run: its largest shortfall and that model's interval are the recorded value and the low end of the claim's
     interval (the bugs: the figure drawing the mean over positions, or the MLP's R² minus itself on other
     prompts, while the verdict reads the largest; an interval from the prompt level alone)."""
-    import json
-
     from icdl.gpt_icl.core import main_study, verdicts
     from icdl.repro.results import load_result
 
     root = Path(__file__).resolve().parents[1]
-    icl = load_result(root / "results" / "gpt_icl" / "icl.reference.json")["data"]
-    frame = verdicts.shortfall_frame(verdicts.Sums(icl["blocks"], icl["labels"]),
-                                     main_study.PROFILES.resolve("reference")["train_examples"])
-    record = next(r for r in json.loads((root / "results" / "ledger" / "gpt_icl.quick.json").read_text())["data"]
-                  ["records"] if r["claim"] == "icdl-obj1" and r["profile"] == "reference")
+    icl, shift = (load_result(root / "results" / "gpt_icl" / f"{part}.reference.json")["data"]
+                  for part in ("icl", "shift"))
+    cfg = main_study.PROFILES.resolve("reference")
+    frame = verdicts.shortfall_frame(verdicts.Sums(icl["blocks"], icl["labels"]), cfg["train_examples"])
+    record = verdicts.judge(icl, shift, cfg["train_examples"], cfg["test_examples"], main_study.CRITERIA,
+                            {"icdl-obj1": "icdl-obj1-fitted"})[0]
     worst = frame.loc[frame["value"].idxmax()]
     assert worst["value"] == pytest.approx(record["value"], abs=1e-9)
     assert (frame["lo"] <= frame["value"]).all() and (frame["value"] <= frame["hi"]).all()

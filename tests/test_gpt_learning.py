@@ -33,20 +33,20 @@ def test_the_gate_is_the_worst_model_by_its_lower_end():
 
 
 def test_a_gated_entry_keeps_the_registry_s_verdict_when_met_and_withholds_it_when_not():
-    entry = {"claim": "icdl-obj1", "value": 0.02, "values": {"value_lo": 0.01, "value_hi": 0.03}, "passed": True,
+    entry = {"claim": "icdl-obj1-fitted", "value": 0.02, "values": {"value_lo": 0.01, "value_hi": 0.03}, "passed": True,
              "ours": "largest shortfall: 0.020"}
     met = learning.gated(entry, learning.gate({"m": _lead(0.3, 0.01)}))
     assert met["passed"] is True and met["values"]["learned"] > 0.05 and met["ours"] == entry["ours"]
     unmet = learning.gated(entry, learning.gate({"depth 6, relu": _lead(0.06, 0.01)}))
     assert unmet["passed"] is None and "did not all learn the task (depth 6, relu leads" in unmet["ours"]
-    assert claims.criterion_verdict("icdl-obj1", {"value": 0.02, **unmet["values"]}) is None
+    assert claims.criterion_verdict("icdl-obj1-fitted", {"value": 0.02, **unmet["values"]}) is None
     failing = {**entry, "value": 0.2, "values": {"value_lo": 0.15, "value_hi": 0.25}, "passed": False}
     assert learning.gated(failing, learning.gate({"m": _lead(0.3, 0.01)}))["passed"] is False  # a fail stays one
     assert learning.gated(failing, learning.gate({"m": _lead(0.01, 0.01)}))["passed"] is None
 
 
 def test_the_margin_is_the_registry_s():
-    assert learning.margin("icdl-obj1") == claims.base.LEARNED[2] == 0.05
+    assert learning.margin("icdl-obj1-fitted") == claims.base.LEARNED[2] == 0.05
     with pytest.raises(KeyError, match="no learning gate"):
         learning.margin("mech-control-linear")
 

@@ -261,11 +261,11 @@ def test_objectives_2_and_3_are_the_main_study_s_judged_on_the_n01_models(monkey
     for icdl-obj3), and a claim judged while its run waits."""
     seen = {}
 
-    def fake_judge(icl, shift, train_examples, test_examples, criteria):
+    def fake_judge(icl, shift, train_examples, test_examples, criteria, names):
         seen["args"] = (icl, shift, train_examples, test_examples, criteria)
-        return [{"claim": c, "value": v, "passed": None} for c, v in
-                (("icdl-obj1", 1.0), ("icdl-obj2-shift", 2.0), ("icdl-obj2-length", 3.0), ("icdl-obj3", 4.0),
-                 ("gpt-obj3-drop", 5.0))]
+        values = {"icdl-obj1": 1.0, "icdl-obj2-shift": 2.0, "icdl-obj2-length": 3.0, "icdl-obj3": 4.0,
+                  "gpt-obj3-drop": 5.0}
+        return [{"claim": ours, "value": values[theirs], "passed": None} for theirs, ours in names.items()]
 
     monkeypatch.setattr(n01.verdicts, "judge", fake_judge)
     got = n01.judge_objectives_2_3("icl", "shift", 40, 60, {"obj1_tolerance": 0.05})
@@ -301,13 +301,13 @@ def test_the_fitted_claims_are_the_main_study_s_judged_on_profile_fitted(monkeyp
     main = ("icdl-obj1", "icdl-obj2-shift", "icdl-obj2-length", "icdl-obj3", "gpt-obj3-drop")
     seen = {}
 
-    def fake_judge(data, train_examples):
+    def fake_judge(data, train_examples, names):
         seen["args"] = (data, train_examples)
-        return [{"claim": c, "value": float(i), "passed": None} for i, c in enumerate(reversed(main))]
+        return [{"claim": names[c], "value": float(main.index(c)), "passed": None} for c in names]
 
     monkeypatch.setattr(fitted.objectives, "judge", fake_judge)
     got = fitted.judge("data", 40)
-    assert [(e["claim"], e["value"]) for e in got] == [(f"{c}-fitted", float(4 - i)) for i, c in enumerate(main)]
+    assert [(e["claim"], e["value"]) for e in got] == [(f"{c}-fitted", float(i)) for i, c in enumerate(main)]
     assert seen["args"] == ("data", 40)
     assert set(FITTED_CLAIMS) == set(main)
     lines = {"icdl-obj1": ("<=", 0.05), "icdl-obj2-shift": (">", 0), "icdl-obj2-length": (">", 0),

@@ -159,9 +159,12 @@ def _result(model_var: dict, mlp_var: float = 0.05, seeds: int = 3, sets=None) -
 
 def _verdict(claim: str, stat: np.ndarray, learned: float = 1.0):
     """The registry's verdict on a statistic, its models past the learning gate (``learned``: tested in
-    tests/test_gpt_learning.py)."""
+    tests/test_gpt_learning.py), under the live claim that asks the main study's number ``claim`` (its -fitted
+    name)."""
+    from icdl.repro.claims.gpt_icl import FITTED_CLAIMS
+
     s = summary(stat)
-    return criterion_verdict(claim, {"value": s["value"], "value_lo": s["lo"], "value_hi": s["hi"], "learned": learned})
+    return criterion_verdict(FITTED_CLAIMS[claim], {"value": s["value"], "value_lo": s["lo"], "value_hi": s["hi"], "learned": learned})
 
 
 def _obj1(sums: verdicts.Sums, sets=(PAIRED,)) -> np.ndarray:
@@ -268,6 +271,15 @@ def _sums_dict(sums: verdicts.Sums) -> dict:
     return {"blocks": blocks, "labels": labels}
 
 
+def _judged(icl: dict, shift: dict, criteria: dict) -> dict:
+    """``verdicts.judge`` under the live claims that ask the objectives (the -fitted ones), keyed back by the
+    main study's names of the numbers."""
+    from icdl.repro.claims.gpt_icl import FITTED_CLAIMS
+
+    back = {ours: theirs for theirs, ours in FITTED_CLAIMS.items()}
+    return {back[e["claim"]]: e for e in verdicts.judge(icl, shift, L, T, criteria, FITTED_CLAIMS)}
+
+
 def test_the_judge_records_every_claim_with_its_interval_and_a_verdict_the_registry_shares():
     main_sets = {PAIRED: MLP_POSITIONS, PRETRAINING: list(range(L, T + 1))} | {m: [L] for m in MIXTURES
                                                                                  if m != PRETRAINING}
@@ -280,7 +292,7 @@ def test_the_judge_records_every_claim_with_its_interval_and_a_verdict_the_regis
                   f"{PAIRED} μ=0.5": MLP_POSITIONS}
     shift = _sums_dict(_result({"softmax": 0.06, "relu": 0.06}, sets=shift_sets))
     criteria = {"obj1_tolerance": 0.05, "obj3_max_drop": 0.1}
-    entries = {e["claim"]: e for e in verdicts.judge(icl, shift, L, T, criteria)}
+    entries = _judged(icl, shift, criteria)
     assert set(entries) == {"icdl-obj1", "icdl-obj2-shift", "icdl-obj2-length", "icdl-obj3", "gpt-obj3-drop"}
     for e in entries.values():
         lo, hi = e["values"]["value_lo"], e["values"]["value_hi"]
@@ -294,7 +306,7 @@ def test_the_judge_records_every_claim_with_its_interval_and_a_verdict_the_regis
     blocks, labels = _length_rows({"softmax": 0.0, "relu": 0.1, SOFTMAX_ON: 0.3, bl.CONTEXT_MEAN: 0.8})
     icl["blocks"] = [b for b in icl["blocks"] if b["set"] != PRETRAINING] + blocks
     icl["labels"] = [r for r in icl["labels"] if r["set"] != PRETRAINING] + labels
-    entries = {e["claim"]: e for e in verdicts.judge(icl, shift, L, T, criteria)}
+    entries = _judged(icl, shift, criteria)
     assert entries["icdl-obj2-length"]["passed"] is True and "same steps" in entries["icdl-obj2-length"]["ours"]
 
 
@@ -313,7 +325,7 @@ def test_models_on_the_plateau_leave_every_claim_undecided_whatever_its_number()
     criteria = {"obj1_tolerance": 0.05, "obj3_max_drop": 0.1}
     for cm, learned in ((0.1, False), (0.13, False), (0.3, True)):  # R² gap to the context mean about 0, 0.03, 0.2
         icl = _sums_dict(_result(var | {(bl.CONTEXT_MEAN, PRETRAINING): cm}, sets=main_sets))
-        entries = {e["claim"]: e for e in verdicts.judge(icl, shift, L, T, criteria)}
+        entries = _judged(icl, shift, criteria)
         for e in entries.values():
             assert (e["values"]["learned"] >= 0.05) is learned, (cm, e["values"]["learned"])
             assert e["passed"] == criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})

@@ -243,7 +243,7 @@ def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatc
         {"claim": "icdl-obj4", "ours": "in band", "criterion": "c", "passed": False, "value": inside,
          "values": LEARNED},
     ], judged_on="reference") + Ledger("gpt_icl", "quick").record_all([
-        {"claim": "icdl-obj1", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01, "note": "a note",
+        {"claim": "icdl-obj1-fitted", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01, "note": "a note",
          "values": LEARNED},
     ], judged_on="reference")
     assert [r.status for r in recs] == ["mismatch", "pass (deviation)"]
@@ -289,17 +289,17 @@ def test_a_claim_whose_reference_is_missing_is_not_covered_never_failed(tmp_path
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("gpt_icl", "quick")
-    rec = ledger.record_all([{"claim": "icdl-obj3", "ours": "live", "criterion": "c", "passed": False,
+    rec = ledger.record_all([{"claim": "icdl-obj3-fitted", "ours": "live", "criterion": "c", "passed": False,
                               "value": 5.0, "values": LEARNED}], judged_on="quick (no complete reference result)",
                             covered=False)[0]
     assert rec.status == NOT_COVERED and rec.rejudged() == NOT_COVERED and "not judged" in rec.note
     ledger.save()
     folder = tmp_path / "results" / "ledger"
-    assert claim_frame(folder).set_index("id").loc["icdl-obj3", "status"] == NOT_COVERED
+    assert claim_frame(folder).set_index("id").loc["icdl-obj3-fitted", "status"] == NOT_COVERED
     other = Ledger("gpt_icl", "reference")
-    other.record("icdl-obj3", ours="judged", criterion="c", value=0.05, values=LEARNED)
+    other.record("icdl-obj3-fitted", ours="judged", criterion="c", value=0.05, values=LEARNED)
     other.save()
-    assert claim_frame(folder).set_index("id").loc["icdl-obj3", "status"] == "pass (deviation)"
+    assert claim_frame(folder).set_index("id").loc["icdl-obj3-fitted", "status"] == "pass (deviation)"
 
 
 def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
@@ -312,9 +312,9 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     from icdl.repro.pages import claim_frame, render_report, render_summary
 
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
-    assert "icdl-obj3" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS
+    assert "icdl-obj3-fitted" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS
     ledger = Ledger("gpt_icl", "reference")
-    dev = ledger.record("icdl-obj3", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
+    dev = ledger.record("icdl-obj3-fitted", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
     assert dev.status == PASS_DEVIATION == dev.rejudged() and dev.note == f"deviation: {DEVIATIONS['icdl-obj3']}"
     mis = Ledger("gpt_depth", "reference").record("icdl-obj4", ours="a loss of 0.05", criterion="c", value=-0.05,
                                                   values=LEARNED)
@@ -322,9 +322,9 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     assert "deviation:" in ledger.box().data and 'class="status-pass-deviation"' in ledger.box().data
     # a change of setting is written once under the box however many of its rows it concerns, each row marked
     two = Ledger("gpt_icl", "reference")  # not saved: the report below reads the saved ones
-    assert DEVIATIONS["icdl-obj1"] == DEVIATIONS["icdl-obj3"] != DEVIATIONS["icdl-lemma19"]
-    two.record("icdl-obj1", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
-    two.record("icdl-obj3", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
+    assert DEVIATIONS["icdl-obj1-fitted"] == DEVIATIONS["icdl-obj3-fitted"] != DEVIATIONS["icdl-lemma19"]
+    two.record("icdl-obj1-fitted", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
+    two.record("icdl-obj3-fitted", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
     box = two.box().data
     assert box.count("deviation: ") == 1 and box.count("<sup>a</sup>") == 3 and "<sup>b</sup>" not in box
     assert "on the reference run" in box and ">reference<" not in box  # the run in words, not the profile id
@@ -333,7 +333,7 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     assert plain.record("icdl-prompt", ours="ok", criterion="c", values={"held": 1}).status == "pass"
     plain.save()
     frame = claim_frame(tmp_path / "results" / "ledger").set_index("id")
-    assert frame.loc["icdl-obj3", "status"] == PASS_DEVIATION and frame.loc["icdl-prompt", "status"] == "pass"
+    assert frame.loc["icdl-obj3-fitted", "status"] == PASS_DEVIATION and frame.loc["icdl-prompt", "status"] == "pass"
     report = render_report(tmp_path / "results" / "ledger")
     assert "## Passes under a changed setting of the paper" in report and "**1** pass (deviation)" in report
     row = report.split('id="claim-icdl-obj3"', 1)[1].split('<div class="claim"', 1)[0]
@@ -344,9 +344,9 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     assert 'href="report.html#claim-icdl-obj3"' in summary and "claim-icdl-prompt" not in summary  # passes: no line
     # a claim's status is the worst of its records: a deviation pass beside a plain pass of the same claim
     other = Ledger("gpt_icl", "quick")
-    other.record("icdl-obj3", ours="x", criterion="c", value=0.01, values=LEARNED)
+    other.record("icdl-obj3-fitted", ours="x", criterion="c", value=0.01, values=LEARNED)
     other.save()
-    assert claim_frame(tmp_path / "results" / "ledger").set_index("id").loc["icdl-obj3", "status"] == PASS_DEVIATION
+    assert claim_frame(tmp_path / "results" / "ledger").set_index("id").loc["icdl-obj3-fitted", "status"] == PASS_DEVIATION
 
 
 def test_every_registered_mismatch_says_what_why_band_commit_and_run():
@@ -430,14 +430,14 @@ def test_an_interval_decides_pass_fail_or_inconclusive_on_both_sides_of_the_thre
     # ... and with one seed (the gate SEEDED unmet) even a decided failure withholds its verdict
     assert criterion_verdict("scale-shortfall-falls", {"value": 0.01, "slope_hi": 0.001, **LEARNED,
                                                        "trained_seeds": 1}) is None
-    assert judge_status("icdl-obj1", None, 0.06) == "inconclusive"  # never mismatch: the band is for a miss
+    assert judge_status("icdl-obj1-fitted", None, 0.06) == "inconclusive"  # never mismatch: the band is for a miss
     monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
     ledger = Ledger("gpt_icl", "quick")
-    rec = ledger.record("icdl-obj1", ours="0.040 (0.030 to 0.0501)", criterion="c", value=0.04,
+    rec = ledger.record("icdl-obj1-fitted", ours="0.040 (0.030 to 0.0501)", criterion="c", value=0.04,
                         values={"value_lo": 0.03, "value_hi": 0.0501, **LEARNED})
     assert rec.status == "inconclusive" and rec.rejudged() == "inconclusive"
     with pytest.raises(ValueError, match="disagrees"):  # a chapter cannot call a straddling interval a pass
-        Ledger("gpt_icl", "quick").record("icdl-obj1", ours="", criterion="c", value=0.04, passed=True,
+        Ledger("gpt_icl", "quick").record("icdl-obj1-fitted", ours="", criterion="c", value=0.04, passed=True,
                                           values={"value_lo": 0.03, "value_hi": 0.0501})
     import dataclasses
     assert dataclasses.replace(rec, status="pass").rejudged() == "inconclusive"
@@ -584,8 +584,8 @@ def test_the_bottom_line_renders_each_verdict_with_its_colour_and_link():
     from icdl.repro.glance import render_glance
     from icdl.repro.ledger import status_class
 
-    statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj4": "fail", "icdl-obj2-shift": "inconclusive",
-                                                 "icdl-obj2-length": "fail", "scale-forecast": "fail"}
+    statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj4": "fail", "icdl-obj2-shift-fitted": "inconclusive",
+                                                 "icdl-obj2-length-fitted": "fail", "scale-forecast": "fail"}
     html = render_glance(statuses, status_class, ours={"icdl-cor1.1": "max distance 2.1e-3"})
     row = html.split("ICDL objective 4 (Fig. 7)</a>", 1)[1].split("</tr>", 1)[0]
     assert 'class="status-fail"><b>fail</b>' in row
@@ -635,8 +635,8 @@ def test_an_undecided_result_says_what_it_rests_on():
 
     assert why_inconclusive({"value": 0.1}, []) == [STRADDLES]
     assert why_inconclusive({}, ["learned", "trained_seeds"]) == [GATE_SHORT["learned"], GATE_SHORT["trained_seeds"]]
-    statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj1": "inconclusive", "icdl-obj4": "inconclusive"}
-    why = {"icdl-obj1": [GATE_SHORT["learned"]], "icdl-obj4": [STRADDLES], "icdl-lemma7": [GATE_SHORT["power"]]}
+    statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj1-fitted": "inconclusive", "icdl-obj4": "inconclusive"}
+    why = {"icdl-obj1-fitted": [GATE_SHORT["learned"]], "icdl-obj4": [STRADDLES], "icdl-lemma7": [GATE_SHORT["power"]]}
     html = render_glance(statuses, status_class, why=why)
 
     def row(label):

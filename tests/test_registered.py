@@ -18,7 +18,7 @@ from icdl.repro import claims
 ROOT = Path(__file__).resolve().parents[1]
 
 #: the committed results each registered claim is judged on
-JUDGED_ON = {c: ("results/gpt_icl/icl.reference.json", "results/gpt_icl/shift.reference.json")
+JUDGED_ON = {f"{c}-fitted": ("results/gpt_icl/icl.fitted.json", "results/gpt_icl/shift.fitted.json")
              for c in ("icdl-obj1", "icdl-obj2-shift", "icdl-obj2-length", "icdl-obj3", "gpt-obj3-drop")}
 JUDGED_ON["icdl-obj4"] = ("results/gpt_depth/depth.reference.json",)
 # measured in the chapter itself, in every profile alike: judged when the chapter's ledger was written

@@ -78,14 +78,13 @@ RESULTS: tuple[Result, ...] = (
     Result("ICDL Theorem 2, Lemmas 16–17", ("icdl-thm2", "icdl-thm2-size", "icdl-lemma16", "icdl-lemma17"),
            "softmax", FITTED, "Softmax transformers can do the same, by approximation, given enough size.",
            measured="icdl-thm2-size"),  # the reference run's widths, not the quick run's four layers
-    Result("ICDL objective 1 (Figs. 2–4)", ("icdl-obj1", "icdl-obj1-fitted", "icdl-obj1-longer", "icdl-obj1-wider"),
+    Result("ICDL objective 1 (Figs. 2–4)", ("icdl-obj1-fitted", "icdl-obj1-longer", "icdl-obj1-wider"),
            "gpt_icl", GPT,
            "A trained GPT-2 predicts in context about as well as a network trained on the prompt."),
-    Result("ICDL objective 2 (Figs. 2–4)", ("icdl-obj2-shift", "icdl-obj2-length", "icdl-obj2-shift-fitted",
-                                              "icdl-obj2-length-fitted"), "gpt_icl", GPT,
+    Result("ICDL objective 2 (Figs. 2–4)", ("icdl-obj2-shift-fitted", "icdl-obj2-length-fitted"), "gpt_icl", GPT,
            "Accuracy falls as the inputs move away from training; softmax degrades past the training length, "
            "ReLU attention less."),
-    Result("ICDL objective 3 (Figs. 5–6)", ("icdl-obj3", "icdl-obj3-fitted", "icdl-obj3-longer", "icdl-obj3-wider"),
+    Result("ICDL objective 3 (Figs. 5–6)", ("icdl-obj3-fitted", "icdl-obj3-longer", "icdl-obj3-wider"),
            "gpt_icl", GPT,
            "With shifted target parameters the transformer stays comparable to the trained network."),
     Result("ICDL objective 4 (Fig. 7)", ("icdl-obj4",), "gpt_depth", GPT,

@@ -101,7 +101,6 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "results/ledger/gpt_n01.quick.json",
     ),
     "gpt_plateau": (
-        "results/gpt_icl/icl.reference.json",
         "results/gpt_plateau/plateau.reference.json",
     ),
     "gpt_scale": (

@@ -211,10 +211,14 @@ def _entry(claim: str, stat: np.ndarray | dict, ours: str, criterion: str, op: s
             "ours": f"{ours}: {value} (90 % interval {lo} to {hi}, {how})", "criterion": criterion}
 
 
-def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, criteria: dict) -> list[dict]:
+def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, criteria: dict,
+          names: dict[str, str]) -> list[dict]:
     """The ledger entries of objectives 1–3 from the sums of a result (``icl`` and ``shift`` each with
     ``blocks`` and ``labels``): the value of each claim on all the data, its interval in ``values``; the
-    verdict (pass, fail, inconclusive) is the registry's (:func:`icdl.repro.claims.criterion_verdict`)."""
+    verdict (pass, fail, inconclusive) is the registry's (:func:`icdl.repro.claims.criterion_verdict`) and the
+    learning gate's. ``names`` maps the objectives' numbers (by the ids of the reference-run claims that first
+    asked them: ``icdl-obj1`` ...) to the live claims that ask them of this result, in the order wanted; a number
+    not named is not judged."""
     main, shifted = Sums(icl["blocks"], icl["labels"]), Sums(shift["blocks"], shift["labels"])
     tol, max_drop = criteria["obj1_tolerance"], criteria["obj3_max_drop"]
     obj1 = shortfall_points(main, [PAIRED], train_examples)
@@ -228,7 +232,7 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
     first, last = list(MIXTURES)[0], list(MIXTURES)[-1]
     twin_words = "the same steps from the same weights" if twin == SOFTMAX_ON else "the softmax model"
     learned = gate(context_mean_leads(main, train_examples))
-    return [gated(e, learned) for e in (
+    entries = {e["claim"]: e for e in (
         _entry("icdl-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
                f"transformer R² ≥ MLP R² − {tol:g} at every MLP position ≤ training length on the MLP's prompts, "
                f"mixture {PRETRAINING}, every depth and attention (the whole interval)", "<=", tol),
@@ -245,7 +249,8 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
         _entry("gpt-obj3-drop", absolute, "largest R² drop at the training length for μ = ±0.5",
                f"R² at the training length drops by at most {max_drop:g} when μ moves to ±0.5, every model (the "
                "whole interval)", "<=", max_drop),
-    )]
+    )}
+    return [gated({**entries[theirs], "claim": ours}, learned) for theirs, ours in names.items()]
 
 
 def interval_table(icl: dict, shift: dict, train_examples: int, test_examples: int) -> pd.DataFrame:

@@ -51,5 +51,4 @@ def judge(data: dict, train_examples: int) -> list[dict]:
     run; :func:`icdl.gpt_icl.core.main_study.load` or ``from_run``): the main study's entries
     (:func:`icdl.gpt_icl.objectives.judge.judge`, with its learning gate), each under its ``-fitted`` name, in the
     order of :data:`FITTED_CLAIMS`."""
-    entries = {e["claim"]: e for e in objectives.judge(data, train_examples)}
-    return [{**entries[theirs], "claim": ours} for theirs, ours in FITTED_CLAIMS.items()]
+    return objectives.judge(data, train_examples, FITTED_CLAIMS)

@@ -97,13 +97,14 @@ def verdict_tables(curves: pd.DataFrame, baselines: pd.DataFrame, shift: pd.Data
             "param_shift": ps}
 
 
-def judge(data: dict, train_examples: int) -> list[dict]:
+def judge(data: dict, train_examples: int, names: dict[str, str]) -> list[dict]:
     """The ledger entries of objectives 1–3 for a result of :func:`load` (or of :func:`run` with
     :func:`param_shift` as ``shift``), each number with its interval over seeds and prompts
-    (:func:`icdl.gpt_icl.core.verdicts.judge`, by :data:`CRITERIA`). Whether a claim passes, fails or is
-    inconclusive is decided by the registry (:func:`icdl.repro.claims.criterion_verdict`), not here."""
+    (:func:`icdl.gpt_icl.core.verdicts.judge`, by :data:`CRITERIA`), under the claims ``names`` gives them.
+    Whether a claim passes, fails or is inconclusive is decided by the registry
+    (:func:`icdl.repro.claims.criterion_verdict`), not here."""
     test_examples = int(data["curves"]["position"].max())
-    return verdicts.judge(data["sums"], data["shift_sums"], train_examples, test_examples, CRITERIA)
+    return verdicts.judge(data["sums"], data["shift_sums"], train_examples, test_examples, CRITERIA, names)
 
 
 def levels_at(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:

@@ -169,8 +169,7 @@ def judge_objectives_2_3(icl: dict | None, shift: dict | None, train_examples: i
         return [{"claim": ours, "value": None, "passed": None, "criterion": "the main study's criterion of "
                  f"{REPLACED[theirs].source}, on the models trained at x ~ N(0, I)", "ours": f"not run yet: {command}"}
                 for theirs, ours in OBJECTIVES_2_3.items()]
-    entries = {e["claim"]: e for e in verdicts.judge(icl, shift, train_examples, test_examples, criteria)}
-    return [{**entries[theirs], "claim": ours} for theirs, ours in OBJECTIVES_2_3.items()]
+    return verdicts.judge(icl, shift, train_examples, test_examples, criteria, OBJECTIVES_2_3)
 
 
 def _criteria(tolerance: float, deep: int = 6, shallow: int = 3) -> dict[str, str]:
