@@ -126,8 +126,8 @@ def test_a_model_without_a_number_leaves_an_every_model_claim_undecided_in_any_o
 
 def test_the_shortfall_figure_draws_the_numbers_objective_1_is_judged_on():
     """``verdicts.shortfall_frame`` (the judged-run figure of objective 1) holds the numbers the judge reads, on the
-    committed reference run: its largest shortfall and that model's interval are the recorded value and the low end of the claim's
-    interval (the bugs: the figure drawing the mean over positions, or the MLP's R² minus itself on other
+    committed reference run: its largest shortfall and that model's interval are the judged value and the high end
+    of the claim's interval (the bugs: the figure drawing the mean over positions, or the MLP's R² minus itself on other
     prompts, while the verdict reads the largest; an interval from the prompt level alone)."""
     from icdl.gpt_icl.core import main_study, verdicts
     from icdl.repro.results import load_result

@@ -164,7 +164,8 @@ def _verdict(claim: str, stat: np.ndarray, learned: float = 1.0):
     from icdl.repro.claims.gpt_icl import FITTED_CLAIMS
 
     s = summary(stat)
-    return criterion_verdict(FITTED_CLAIMS[claim], {"value": s["value"], "value_lo": s["lo"], "value_hi": s["hi"], "learned": learned})
+    return criterion_verdict(FITTED_CLAIMS[claim],
+                             {"value": s["value"], "value_lo": s["lo"], "value_hi": s["hi"], "learned": learned})
 
 
 def _obj1(sums: verdicts.Sums, sets=(PAIRED,)) -> np.ndarray:

@@ -243,8 +243,8 @@ def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatc
         {"claim": "icdl-obj4", "ours": "in band", "criterion": "c", "passed": False, "value": inside,
          "values": LEARNED},
     ], judged_on="reference") + Ledger("gpt_icl", "quick").record_all([
-        {"claim": "icdl-obj1-fitted", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01, "note": "a note",
-         "values": LEARNED},
+        {"claim": "icdl-obj1-fitted", "ours": "passes", "criterion": "c", "passed": True, "value": 0.01,
+         "note": "a note", "values": LEARNED},
     ], judged_on="reference")
     assert [r.status for r in recs] == ["mismatch", "pass (deviation)"]
     assert recs[0].value == inside and recs[1].note.startswith("a note. Deviation: ")
@@ -346,7 +346,8 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     other = Ledger("gpt_icl", "quick")
     other.record("icdl-obj3-fitted", ours="x", criterion="c", value=0.01, values=LEARNED)
     other.save()
-    assert claim_frame(tmp_path / "results" / "ledger").set_index("id").loc["icdl-obj3-fitted", "status"] == PASS_DEVIATION
+    frame = claim_frame(tmp_path / "results" / "ledger").set_index("id")
+    assert frame.loc["icdl-obj3-fitted", "status"] == PASS_DEVIATION
 
 
 def test_every_registered_mismatch_says_what_why_band_commit_and_run():
