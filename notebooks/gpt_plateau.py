@@ -77,7 +77,7 @@ print("shown:", run_words(plateau_on).removeprefix("on "))
 fig = figures.gpt.plot_plateau(pl["history"], pl["levels"])
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(pl["summary"])
+chapter.table(plateau.study.summary_shown(pl["summary"]))
 
 # %% [markdown]
 # *Share within prompts* is the part of the label variance that lies within prompts --

@@ -132,8 +132,10 @@ fig = figures.theory.plot_icgd_transformer_paths(study["steps"], corollary)
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 t1 = icgd.theorem1_check(study)
 print("every one-step deviation within η ε:", "yes" if t1["within"].all() else "no")
-t1.assign(step_deviation=t1["step_deviation"].map("{:.1e}".format), eta_eps=t1["eta_eps"].map("{:.1e}".format),
-          ratio=t1["ratio"].round(3))
+chapter.table(t1.drop(columns="within").assign(
+    step_deviation=t1["step_deviation"].map("{:.1e}".format), eta_eps=t1["eta_eps"].map("{:.1e}".format),
+    ratio=t1["ratio"].map("{:.1e}".format)).rename(columns={"step_deviation": "largest one-step deviation",
+                                                            "ratio": "deviation ÷ η ε"}))
 
 # %% tags=["remove-cell"]
 chapter.glue(thm1_spare=f"{1 / float(t1['ratio'].max()):.0f}")
@@ -186,8 +188,10 @@ chapter.table(pd.DataFrame({"H": last["H"].astype(int), "distance to GD": last["
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 l6 = icgd.lemma6_table(cfg)
 print("measured |ŝ − s| within Lemma 6's bound for every H and layer:", "yes" if l6["within"].all() else "no")
-l6.assign(measured=l6["measured"].map("{:.1e}".format), bound=l6["bound"].map("{:.1e}".format),
-          ratio=l6["ratio"].round(2))
+chapter.table(l6.drop(columns="within").assign(
+    measured=l6["measured"].map("{:.1e}".format), bound=l6["bound"].map("{:.1e}".format),
+    ratio=l6["ratio"].map("{:.1e}".format)).rename(columns={"layer": "layer j", "measured": "measured |ŝ − s|",
+                                                            "bound": "Lemma 6's bound", "ratio": "measured ÷ bound"}))
 
 # %% [markdown]
 # ## Lemma 14: the loss goes down
@@ -243,7 +247,8 @@ task = icgd.make_task(arch, n=cfg["n"], prompts=1, activation=cfg["activation"],
                            seed=cfg["seed"])
 model, sums, info = icgd.build_model(task, H_top, eta=cfg["eta"], steps=cfg["steps"], B_w=cfg["B_w"])
 table = accounting.layer_table(model, sums, eta=cfg["eta"])
-table[["layer", "kind", "role", "heads", "hidden", "norm", "paper_bound"]].round(2)
+chapter.table(table[["layer", "kind", "role", "heads", "hidden", "norm", "paper_bound"]].rename(
+    columns={"norm": "parameter norm (eq. B.1)"}), digits=2)
 
 # %% [markdown]
 # Lemma 2's layers meet their bound $1 + KC_1$ with equality (the last one, with $d$

@@ -123,8 +123,8 @@ fig = figures.lsa.plot_lsa_construction_errors(errs)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 table = errs.pivot_table(index="N", columns="R", values="mean_abs_err")
-print("mean |TF(4,2,2) - least squares|, rows N, columns R:")
-table.map(lambda v: f"{v:.1e}")
+print("mean |TF(4,2,2) − least squares|, rows N, columns R:")
+chapter.table(table.map(lambda v: f"{v:.1e}"))
 
 # %% tags=["remove-cell"]
 at = errs[errs["R"] == 100.0].set_index("N")
@@ -176,7 +176,8 @@ broken = prec[(prec["N"] == 50) & (prec["mse_float32"] > 2 * prec["mse_float64"]
 chapter.glue(lsa_f32_break=sci(broken['RN'].min(), 0) if len(broken) else "beyond the table")
 print("largest |float32 − float64| / (R N ε₃₂) within [0.3, 4] for R N ≥ 100:",
       "yes" if big["gap_over_RN_eps32"].between(0.3, 4).all() else "no")
-prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}")
+print("largest |float32 − float64|, rows N, columns R:")
+chapter.table(prec.pivot_table(index="N", columns="R", values="max_gap").map(lambda v: f"{v:.1e}"))
 
 # %% [markdown]
 # The mechanism itself can be seen directly: the standard deviation that

@@ -356,7 +356,7 @@ def test_the_fitted_runs_state_counts_the_models_committed_so_far():
     cfg = main_study.PROFILES.resolve("fitted")
     assert "not trained yet" in fitted.state_words(cfg, False, 0)
     assert "12 of 18 trained so far" in fitted.state_words(cfg, False, 12)
-    assert "judged on this page's live run" in fitted.state_words(cfg, False, 12)
+    assert "the claims wait" in fitted.state_words(cfg, False, 12)
     assert fitted.state_words(cfg, True, 18).endswith("trained and scored")
     with pytest.raises(ValueError, match="FITTED_DONE"):
         fitted.state_words(cfg, False, 19)

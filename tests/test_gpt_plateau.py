@@ -35,3 +35,18 @@ def test_leave_step_reads_the_midpoint():
     lv = pd.DataFrame({"family": ["c"], "context_mean": [0.5], "least_squares": [1.0]})
     h = pd.DataFrame({"family": ["c"] * 2, "step": [10, 20], "val_r2": [0.75, 0.8]})
     assert plateau.study.leave_step(h, lv).set_index("family").loc["c", "left_at_step"] == 20
+
+
+def test_the_table_shows_the_shares_as_the_prose_quotes_them():
+    """``summary_shown``: the within-prompt share and its linear part in per cent, the number the prose glues
+    (``glue_values``: relu_within); the bugs: the table's 0.03 beside the prose's 3 %, or a share multiplied twice."""
+    summ = pd.DataFrame({"family": [plateau.study.RELU_2D.label, plateau.study.TANH_100.label],
+                         "within_share": [0.031, 0.42], "linear_share_of_within": [0.5, 0.875],
+                         "left_at_step": [float("nan"), 3000.0], "final_excess": [0.01, 0.2]})
+    shown = plateau.study.summary_shown(summ)
+    assert list(shown["within_share"]) == ["3 %", "42 %"] and list(shown["linear_share_of_within"]) == ["50 %", "88 %"]
+    shortcut = pd.DataFrame({"position": [20], "r2 model": [0.5], "r2 context mean": [0.4], "r2 shortcut": [0.45],
+                             "model explained by context mean": [0.9], "model explained by context mean + shortcut":
+                             [0.99]})
+    assert f"{plateau.study.glue_values(summ, shortcut)['relu_within']} %" == shown["within_share"].iloc[0]
+    assert summ["within_share"].iloc[0] == 0.031  # the result itself is left as it was

@@ -315,7 +315,7 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     assert "icdl-obj3-fitted" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS
     ledger = Ledger("gpt_icl", "reference")
     dev = ledger.record("icdl-obj3-fitted", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
-    assert dev.status == PASS_DEVIATION == dev.rejudged() and dev.note == f"deviation: {DEVIATIONS['icdl-obj3']}"
+    assert dev.status == PASS_DEVIATION == dev.rejudged() and dev.note == f"deviation: {DEVIATIONS['icdl-obj3-fitted']}"
     mis = Ledger("gpt_depth", "reference").record("icdl-obj4", ours="a loss of 0.05", criterion="c", value=-0.05,
                                                   values=LEARNED)
     assert mis.status == "mismatch" and "Deviation: " in mis.note
@@ -658,9 +658,10 @@ def test_an_undecided_result_says_what_it_rests_on():
 
 
 def test_a_row_says_how_many_of_its_claims_wait_for_their_run():
-    """A result whose claims are partly judged and partly waiting for their run (objective 1: the main study judged,
-    its -fitted twin not yet run) says how many wait, beside the verdict the judged ones give (the bug: the waiting
-    claim dropped from the row without a word); a row with every claim judged, or none, says nothing of it."""
+    """A result whose claims are partly judged and partly waiting for their run (objective 1: the longer and
+    wider models judged, the fitted run's claim waiting) says how many wait, beside the verdict the judged ones
+    give (the bug: the waiting claim dropped from the row without a word); a row with every claim judged, or none,
+    says nothing of it."""
     from icdl.repro.claims import CLAIMS
     from icdl.repro.glance import render_glance
     from icdl.repro.ledger import status_class
@@ -671,7 +672,7 @@ def test_a_row_says_how_many_of_its_claims_wait_for_their_run():
     def row(label):
         return html.split(f"{label}</a>", 1)[1].split("</tr>", 1)[0]
 
-    assert "1 of 4 claims wait for their run" in row("ICDL objective 1 (Figs. 2–4)")
+    assert "1 of 3 claims wait for their run" in row("ICDL objective 1 (Figs. 2–4)")
     assert "wait for their run" not in row("ICDL objective 4 (Fig. 7)")
     none = render_glance({c.id: "not yet covered" for c in CLAIMS}, status_class)
     assert "wait for their run" not in none

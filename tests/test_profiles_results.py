@@ -926,6 +926,22 @@ def test_large_counts_in_tables_are_set_apart_as_in_the_prose():
     assert "<th>R = 100</th>" in pivot and "<th>R = 100 000</th>" in pivot
 
 
+def test_a_column_written_in_e_notation_reads_in_one_form():
+    """A column a chapter formatted with "{:.1e}" shows every cell as a power of ten (the bug: the prose's rule for a
+    single number, applied cell by cell, wrote 0.72 beside 4.0e-2 and 2.5e-3 in one column); its sign is a minus
+    sign and its digits are kept; a column holding other text as well is left as it is, and so is a lone
+    e-number in prose-like cells."""
+    import pandas as pd
+
+    from icdl.repro.tables import frame_html
+
+    t = frame_html(pd.DataFrame({"H": [10, 100, 1000], "eta_eps": ["7.2e-01", "4.0e-02", "-2.5e-03"],
+                                 "big": ["1.0e+04", "3.0e+00", "5.5e+12"], "note": ["a", "1e-03", "b"]}))
+    assert "<td>7.2 × 10⁻¹</td>" in t and "<td>4.0 × 10⁻²</td>" in t and "<td>−2.5 × 10⁻³</td>" in t
+    assert "<td>1.0 × 10⁴</td>" in t and "<td>3.0 × 10⁰</td>" in t and "<td>5.5 × 10¹²</td>" in t
+    assert "<td>0.72</td>" not in t and "<td>1e-3</td>" in t  # the mixed column: the prose's rule, cell by cell
+
+
 def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     """The shared formatters behind the prose's numbers (icdl.repro.ledger): a small setting as ``1e-5``, and any
     e-notation shown with its exponent unpadded (the bug: ``1e-05`` beside the text's ``1e-5``); a share as

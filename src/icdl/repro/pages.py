@@ -132,6 +132,8 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
                   "an expected failure from an unexpected one; these were withdrawn, and their claims are judged "
                   "by the criterion alone.", ""]
         lines += [f'* <a href="#claim-{claim}">{math_html(get_claim(claim).source)}</a>: {esc(why)}'
+                  if claim not in REPLACED else  # its whole design replaced since: no live block to link to
+                  f"* {math_html(REPLACED[claim].source)} (`{claim}`, a design replaced since): {esc(why)}"
                   for claim, why in WITHDRAWN.items()]
         lines.append("")
     lines += replaced_section()

@@ -89,6 +89,27 @@ def _significant(vals, digits: int) -> list:
     return [one(v) for v in vals]
 
 
+def _powers_of_ten(col):
+    """A column of numbers written in e-notation as text (``"7.2e-01"``, ``"4.0e-02"``, ``"2.5e-03"``: what a
+    chapter's ``"{:.1e}"`` gives) in one form, each a power of ten (``7.2 × 10⁻¹``, ``4.0 × 10⁻²``, ``2.5 × 10⁻³``)
+    -- not some plainly and some with an exponent, as the prose's rule for a single number would write them
+    (``0.72`` beside ``4.0e-2``); None where a cell is anything else (the column is left as it is)."""
+    import re
+
+    from .typeset import E_NUMBER
+
+    texts = [v for v in col if isinstance(v, str)]
+    if len(texts) != col.notna().sum() or not texts or not all(re.fullmatch(r"[-−]?" + E_NUMBER, t) for t in texts):
+        return None
+    superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+    def power(text):
+        mantissa, exponent = text.split("e")
+        return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(superscript)}"
+
+    return col.map(lambda v: power(v) if isinstance(v, str) else v)
+
+
 def _readable_cells(df, digits: int | None = None):
     """Cells as a reader reads them: a truth value as yes / no (not Python's ``True``), a float column whose
     numbers are all whole (a step count stored as 3600.0) as integers -- decided on the unrounded numbers, so
@@ -96,7 +117,8 @@ def _readable_cells(df, digits: int | None = None):
     3 002, 232 741 080) where the column reaches :data:`THOUSANDS` (a column of seeds excepted); other float
     columns rounded to ``digits``, and a zero without a sign (a −0.0004 rounded to two digits is 0.00, not
     −0.00) -- unless a nonzero value would round to zero while it is at least :data:`SMALL_SHARE` of the
-    column's largest: then the column is written with ``digits`` significant digits (:func:`_significant`)."""
+    column's largest: then the column is written with ``digits`` significant digits (:func:`_significant`); a
+    column of numbers a chapter wrote in e-notation, as powers of ten in one form (:func:`_powers_of_ten`)."""
     import numpy as np
     import pandas as pd
 
@@ -107,6 +129,8 @@ def _readable_cells(df, digits: int | None = None):
         if col.dtype == bool or (col.dtype == object and len(col)
                                  and col.map(lambda v: isinstance(v, (bool, np.bool_))).all()):
             out.isetitem(i, col.map(lambda v: "yes" if v else "no"))
+        elif pd.api.types.is_string_dtype(col) and (powers := _powers_of_ten(col)) is not None:
+            out.isetitem(i, powers)
         elif pd.api.types.is_integer_dtype(col) and len(col) and counts and (col.abs() >= THOUSANDS).any():
             out.isetitem(i, col.map(count))  # 232 741 080, not 232741080
         elif pd.api.types.is_float_dtype(col):

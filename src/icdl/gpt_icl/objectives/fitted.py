@@ -43,7 +43,16 @@ def state_words(cfg, done: bool, trained: int = 0) -> str:
         raise ValueError(f"{trained} models trained of a run of {models}: repro.required.FITTED_DONE names models "
                          "the profile does not have")
     so_far = f"{trained} of {models} trained so far" if trained else "not trained yet"
-    return f"{what}, {so_far}: until all are trained and scored, the claims are judged on this page's live run"
+    return f"{what}, {so_far}: until all are trained and scored, the claims wait"
+
+
+def pending() -> list[dict]:
+    """The entries of :data:`FITTED_CLAIMS` while profile ``fitted`` has no complete result: nothing judged, the
+    command that covers them named (the chapter's figures show its live run meanwhile; its numbers decide
+    nothing)."""
+    return [{"claim": ours, "value": None, "passed": None, "ours": f"not run yet: {COMMAND}",
+             "criterion": f"the criterion of {theirs} as registered, on the models trained at the schedule fitted to "
+                          "ICDL's task"} for theirs, ours in FITTED_CLAIMS.items()]
 
 
 def judge(data: dict, train_examples: int) -> list[dict]:

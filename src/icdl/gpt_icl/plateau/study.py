@@ -31,7 +31,7 @@ from icdl.gpt_icl.core.tasks import TaskConfig, sample_prompts
 from icdl.gpt_icl.core.training import TrainConfig, train, validation_prompts
 from icdl.repro.profiles import ProfileSet
 from icdl.repro.results import save_profile_result
-from icdl.repro.typeset import count
+from icdl.repro.typeset import count, percent
 
 _MODEL = ("d", "n_head", "n_embd", "batch", "lr", "seed")
 _OWN = {"quick": {"n_layer": 2, "steps": 200, "eval_every": 50, "train_examples": 20, "max_examples": 30},
@@ -193,6 +193,12 @@ def shortcut_shown(shortcut: pd.DataFrame, rows: list[int]) -> pd.DataFrame:
 def summary(history: pd.DataFrame, levels_df: pd.DataFrame, shares: pd.DataFrame) -> pd.DataFrame:
     """One row per family: signal shares, plateau and least-squares levels, final excess, the step it left."""
     return leave_step(history, levels_df).merge(shares, on="family")
+
+
+def summary_shown(summary_df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`summary` as the chapter shows it: the two shares as per cents (``3 %``), as the prose quotes them
+    (:func:`glue_values`), not as fractions beside it."""
+    return summary_df.assign(**{c: summary_df[c].map(percent) for c in ("within_share", "linear_share_of_within")})
 
 
 def study(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, progress: bool = True,
