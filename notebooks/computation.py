@@ -46,7 +46,7 @@ from icdl.gpt_icl import reference
 from icdl.gpt_icl.compute import cost, speed
 from icdl.gpt_icl.core import main_study, measure
 from icdl.lsa import study as lsa_study
-from icdl.lsa.training import benchmark_batched_vs_loop, segments_table
+from icdl.lsa.training import benchmark_batched_vs_loop, benchmark_shown, segments_table
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
 from icdl.studies.computation import COMMANDS, PROFILES
@@ -75,7 +75,7 @@ cfg, ledger = chapter.start(PROFILES, profile, overrides)
 # %%
 lsa_cfg = lsa_study.PROFILES.resolve("quick")
 live_bench = benchmark_batched_vs_loop(lsa_cfg, steps=cfg["lsa_bench_steps"])
-live_bench.round(2)
+chapter.table(benchmark_shown(live_bench), 2)
 
 # %% [markdown]
 # The same benchmark at the reference settings, stored with the reference result
@@ -85,7 +85,7 @@ live_bench.round(2)
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 ref = show_reference(lsa_study.PROFILES, "training")
 if ref is not None:
-    display(pd.DataFrame(ref["data"]["benchmark"])[live_bench.columns].round(2))  # the live table's order
+    display(chapter.table(benchmark_shown(pd.DataFrame(ref["data"]["benchmark"])[live_bench.columns]), 2))
 
 # %% [markdown]
 # Steps this small leave a second thread of the same process little to share,

@@ -134,12 +134,9 @@ fig = figures.diffusion.plot_score_errors(result["errors"])
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 errors = result["errors"]
 display(chapter.table(diffusion.final_errors(errors, cfg["steps"]), 2))
-thm1 = result["theorem1"]
-print("every one-step deviation within η ε:", "yes" if thm1["within"].all() else "no")
-chapter.table(thm1.drop(columns="within").assign(
-    step_deviation=thm1["step_deviation"].map("{:.1e}".format), eta_eps=thm1["eta_eps"].map("{:.1e}".format),
-    final_distance_to_gd=thm1["final_distance_to_gd"].map("{:.1e}".format))
-    .rename(columns={"step_deviation": "largest one-step deviation"}))
+line, thm1 = diffusion.theorem1_shown(result["theorem1"])
+print(line)
+chapter.table(thm1)
 
 # %% [markdown]
 # At each prompt's query the transformer's read-out (the network evaluated by
@@ -160,7 +157,9 @@ ref = show_reference(diffusion.PROFILES, "study")
 if ref is not None:
     ref_steps = diffusion.PROFILES.resolve("reference")["steps"]
     display(chapter.table(diffusion.final_errors_shown(pd.DataFrame(ref["data"]["final_errors"]), ref_steps), 3))
-    display(pd.DataFrame(ref["data"]["theorem1"]).round(4))
+    line, thm1_ref = diffusion.theorem1_shown(pd.DataFrame(ref["data"]["theorem1"]))
+    print(line)
+    display(chapter.table(thm1_ref))
 
 # %% tags=["remove-cell"]
 if ref is not None:

@@ -108,3 +108,24 @@ def test_the_final_errors_name_each_method_once_and_give_gd_no_width():
     table = df.final_errors(errors, 3)
     assert list(table["method"]) == ["GD", "transformer, H = 64", "GD from w = 0"]
     assert table.iloc[:, 1].tolist() == pytest.approx([0.3, 0.6, 1.0])
+
+
+def test_theorem1_is_shown_alike_for_the_live_run_and_the_reference():
+    """``theorem1_shown``: one line says whether every step is within η ε -- "no" as soon as one width is not (the
+    bug: the first row's verdict, or "yes" read off a column of strings) -- and the table keeps every width and
+    distance, as powers of ten, without the column the line replaces; a result file's booleans read back as JSON
+    give the same."""
+    import pandas as pd
+
+    from icdl.studies import diffusion
+
+    thm = pd.DataFrame({"H": [64, 256], "step_deviation": [1e-3, 3e-5], "eta_eps": [2e-3, 1e-5],
+                        "final_distance_to_gd": [0.012, 4e-4]})
+    thm["within"] = thm["step_deviation"] <= thm["eta_eps"]
+    line, shown = diffusion.theorem1_shown(thm)
+    assert line.endswith(": no") and "within" not in shown.columns and list(shown["H"]) == [64, 256]
+    assert list(shown["largest one-step deviation"]) == ["1.0e-03", "3.0e-05"]
+    assert list(shown["final_distance_to_gd"]) == ["1.2e-02", "4.0e-04"]
+    ok = thm.assign(eta_eps=[2e-3, 1e-4], within=[True, True])
+    assert diffusion.theorem1_shown(ok)[0].endswith(": yes")
+    assert diffusion.theorem1_shown(ok.astype({"within": object}))[0].endswith(": yes")

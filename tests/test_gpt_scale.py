@@ -580,3 +580,13 @@ def test_the_lead_over_3nn_is_decided_on_its_interval(three_seeds):
     straddles = judged(0.003, 0.005)
     assert straddles["passed"] is None and straddles["values"]["value_lo"] < 0 < straddles["values"]["value_hi"]
     assert "90 % interval" in straddles["ours"]
+
+
+def test_every_table_of_the_chapter_lists_its_models_in_the_book_s_order():
+    """The scale chapter's tables list the models by target depth, then softmax before relu as every other table
+    and legend of the book does (the bug: the end-of-training and fits tables alphabetical, relu first, beside a
+    width table with softmax first); the rows keep their cells when sorted."""
+    shown = pd.DataFrame({"target depth": [4, 3, 3, 4], "attention": ["relu", "relu", "softmax", "softmax"],
+                          "x": ["4r", "3r", "3s", "4s"]})
+    out = scale.show._in_book_order(shown)
+    assert list(out["x"]) == ["3s", "3r", "4s", "4r"] and list(out.columns) == ["target depth", "attention", "x"]

@@ -169,6 +169,10 @@ def test_benchmark_reports_every_method():
     assert (df["run_steps_per_s"] > 0).all() and df["speedup"].iloc[0] == 1.0
     hours = 2 * 10 * 10 / df["run_steps_per_s"] / 3600  # runs × epochs × steps per epoch
     assert df["protocol_hours"].tolist() == pytest.approx(hours.tolist())
+    # shown: an eager method has no compile time (a dash, not "0.00"), a compiled one keeps its own
+    shown = lsa_training.benchmark_shown(df.assign(compile_s=[0.0, 2.5]))
+    assert shown["compile_s"].isna().tolist() == [True, False] and shown["compile_s"].iloc[1] == 2.5
+    assert df["compile_s"].tolist() == [0.0, 0.0]  # the measured table itself is left as it was
 
 
 def test_bad_settings_are_rejected():

@@ -13,7 +13,7 @@ from ..repro.claims.lsa_training import PAPER_MEDIAN_ERROR
 from ..repro.files import ResultFileError
 from ..repro.profiles import ProfileSet
 from ..repro.results import frame_to_lists, load_result
-from ..repro.typeset import count, plain
+from ..repro.typeset import count, plain, span
 from .model import TF, _corr, make_prompts, sample_data
 from .readout import paper_run, strength
 from .training import _run_data
@@ -185,8 +185,8 @@ def judge(data: dict) -> list[dict]:
                                               f"{plain(PAPER_MEDIAN_ERROR, 3)}); {epochs}",
          "criterion": "our median within a factor 3 of the paper's median",
          "passed": PAPER_MEDIAN_ERROR / 3 <= med <= 3 * PAPER_MEDIAN_ERROR, "value": med},
-        {"claim": "lsa-table1-corr", "ours": f"correlations {corrs.min():.3f} … {corrs.max():.3f} over {len(t1)} runs",
-         "criterion": "correlations spread over runs (range ≥ 0.3; paper −0.005 … 0.926)",
+        {"claim": "lsa-table1-corr", "ours": f"correlations {span(corrs, '.3f')} over {len(t1)} runs",
+         "criterion": "correlations spread over runs (range ≥ 0.3; paper −0.005 to 0.926)",
          "passed": float(corrs.max() - corrs.min()) >= 0.3, "value": float(corrs.max() - corrs.min())},
         {"claim": "lsa-conclusion", "ours": f"max correlation {corrs.max():.3f} (run {int(corrs.idxmax()) + 1})",
          "criterion": "some run divides by V through LayerNorm: correlation > 0.9 in ≥ 1 run",

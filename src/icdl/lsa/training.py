@@ -315,6 +315,13 @@ def benchmark_batched_vs_loop(cfg, steps: int = 20, *, compile: bool = True) -> 
     return df
 
 
+def benchmark_shown(bench: pd.DataFrame) -> pd.DataFrame:
+    """:func:`benchmark_batched_vs_loop`'s table (a live one, or a result file's, in its columns' order) as the
+    chapter shows it: an eager method's compile time, which it does not have, as missing (the table's dash), not
+    as 0.00 seconds."""
+    return bench.assign(compile_s=bench["compile_s"].where(bench["compile_s"] > 0))
+
+
 def segments_table(data: dict) -> pd.DataFrame:
     """How a training result was run, from the segments its checkpoints logged: per group of runs and
     implementation, the epochs, the seconds and the epochs per second, and the hours the whole protocol

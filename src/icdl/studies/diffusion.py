@@ -297,6 +297,17 @@ def final_errors_shown(last: pd.DataFrame, steps: int) -> pd.DataFrame:
     return pd.DataFrame({"method": names, f"relative score error after {steps} steps": last["score_error"]})
 
 
+def theorem1_shown(theorem1: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """Theorem 1's check per width H (a run's or a result file's ``theorem1``) as the chapter shows it, the live
+    run and the reference alike: a line saying whether every one-step deviation is within η ε, and the table
+    without the column that line replaces, each distance written as a power of ten."""
+    within = "yes" if pd.Series(theorem1["within"]).astype(bool).all() else "no"
+    shown = theorem1.drop(columns="within").assign(
+        **{c: theorem1[c].map("{:.1e}".format) for c in ("step_deviation", "eta_eps", "final_distance_to_gd")})
+    return (f"every one-step deviation within η ε: {within}",
+            shown.rename(columns={"step_deviation": "largest one-step deviation"}))
+
+
 def learned_curve(result: dict, cfg, b: int = 0, points: int = 200) -> dict:
     """For prompt ``b``: the true score on a grid of ``x_t``, the score of GD's last weights, the prompt's
     data (``x_t`` and the DSM targets ``y``), for the chapter's figure."""

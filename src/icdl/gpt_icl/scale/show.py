@@ -47,6 +47,14 @@ def _num(v: float, fmt: str) -> str:
     return fixed(v, fmt)
 
 
+def _in_book_order(shown: pd.DataFrame) -> pd.DataFrame:
+    """A table of this chapter's models in the book's order: by target depth, then the attentions as every other
+    table and legend lists them (:data:`~icdl.gpt_icl.core.model.ATTENTIONS`: softmax, relu), not alphabetically in
+    one table and the other way round in the next."""
+    rank = shown["attention"].map({a: i for i, a in enumerate(ATTENTIONS)})
+    return shown.assign(_rank=rank).sort_values(["target depth", "_rank"], kind="stable").drop(columns="_rank")
+
+
 def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
     """The fitted lines per model as the chapter shows them: the target steps they span; the training length's
     shortfall (on the MLP's prompts) at both ends and its change per doubling of the target steps with its 90 %
@@ -54,21 +62,21 @@ def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
     of the model's own steps (the warm phase counted); objective 1's number at the end and its line extended
     to the paper's steps, with its band. (The forecast the claim records, the target step from which that line
     stays within the tolerance, says no more than whether the line ends within it.)"""
-    return pd.DataFrame({
+    return _in_book_order(pd.DataFrame({
         "target depth": fits["depth"], "attention": fits["attention"],
-        "target steps": [f"{count(r.first_target)} to {count(r.last_target)}" for r in fits.itertuples()],
-        "shortfall at k = 40, 1× → end": [f"{r.shortfall_first:.3f} → {r.shortfall_last:.3f}"
-                                          for r in fits.itertuples()],
-        "per doubling (90 % band)": [f"{_num(r.per_doubling, '+.4f')} ({_num(r.per_doubling_lo, '+.4f')} to "
-                                     f"{_num(r.per_doubling_hi, '+.4f')})" for r in fits.itertuples()],
-        "band, prompts alone": [f"{_num(r.prompt_only_lo, '+.4f')} to {_num(r.prompt_only_hi, '+.4f')}"
-                                for r in fits.itertuples()],
-        "per doubling, own steps": [_num(v, "+.4f") for v in fits["per_doubling_own_clock"]],
-        "objective 1, end": fits["obj1_last"].map("{:.3f}".format),
-        f"its line at {count(PAPER_STEPS)} (band)": [
+        "steps on the targets": [f"{count(r.first_target)} to {count(r.last_target)}" for r in fits.itertuples()],
+        "shortfall at k = 40, first → last": [f"{r.shortfall_first:.3f} → {r.shortfall_last:.3f}"
+                                              for r in fits.itertuples()],
+        "change per doubling (90 % band)": [f"{_num(r.per_doubling, '+.4f')} ({_num(r.per_doubling_lo, '+.4f')} "
+                                            f"to {_num(r.per_doubling_hi, '+.4f')})" for r in fits.itertuples()],
+        "band from the prompts alone": [f"{_num(r.prompt_only_lo, '+.4f')} to {_num(r.prompt_only_hi, '+.4f')}"
+                                        for r in fits.itertuples()],
+        "per doubling, warm phase counted": [_num(v, "+.4f") for v in fits["per_doubling_own_clock"]],
+        "objective 1 at the last": fits["obj1_last"].map("{:.3f}".format),
+        f"objective 1 at {count(PAPER_STEPS)}, extrapolated": [
             f"{_num(r.obj1_at_horizon, '.3f')} ({_num(r.obj1_at_horizon_lo, '.3f')} to "
             f"{_num(r.obj1_at_horizon_hi, '.3f')})" for r in fits.itertuples()],
-    })
+    }))
 
 
 def leave_first_table(t: pd.DataFrame) -> pd.DataFrame:
@@ -77,10 +85,10 @@ def leave_first_table(t: pd.DataFrame) -> pd.DataFrame:
     def cell(v, lo, hi):
         return f"{_num(v, '+.4f')} ({_num(lo, '+.4f')} to {_num(hi, '+.4f')})"
 
-    return pd.DataFrame({"target depth": t["depth"], "attention": t["attention"],
-                         "per doubling, every snapshot": [cell(r.per_doubling, r.lo, r.hi) for r in t.itertuples()],
-                         "without the first": [cell(r.without_first, r.without_lo, r.without_hi)
-                                               for r in t.itertuples()]})
+    return _in_book_order(pd.DataFrame({
+        "target depth": t["depth"], "attention": t["attention"],
+        "per doubling, every snapshot": [cell(r.per_doubling, r.lo, r.hi) for r in t.itertuples()],
+        "without the first": [cell(r.without_first, r.without_lo, r.without_hi) for r in t.itertuples()]}))
 
 
 def leave_first_glue(t: pd.DataFrame) -> dict[str, str]:
@@ -103,11 +111,11 @@ def end_table(points: pd.DataFrame, cfg) -> pd.DataFrame:
     for (depth, att), g in tf.groupby(["depth", "attention"]):
         base = points[(points["depth"] == depth) & (points["method"] != "transformer")].set_index("method")
         r = g.set_index("step")["r2_all"]
-        rows.append({"target depth": depth, "attention": att, "R² at 1×": r[start[att]],
+        rows.append({"target depth": depth, "attention": att, "R² at the main study's steps": r[start[att]],
                      "R² at the end": r[r.index.max()],
                      "MLP": base.loc["mlp", "r2_mlp_prompts"], "least squares": base.loc["least_squares", "r2_all"],
                      "3-NN": base.loc["knn", "r2_all"], "context mean": base.loc["context_mean", "r2_all"]})
-    return pd.DataFrame(rows)
+    return _in_book_order(pd.DataFrame(rows))
 
 
 def _forecast_words(fits: pd.DataFrame, tolerance: float) -> str:
@@ -243,7 +251,7 @@ def width_shown(cmp: pd.DataFrame) -> pd.DataFrame:
     def band(v, lo, hi):
         return "—" if v != v else f"{_num(v, '+.3f')} ({_num(lo, '+.3f')} to {_num(hi, '+.3f')})"
 
-    return pd.DataFrame({
+    return _in_book_order(pd.DataFrame({
         "target depth": cmp["depth"], "attention": cmp["attention"],
         f"shortfall, width {narrow}": cmp["shortfall_narrow"].map("{:.3f}".format),
         f"shortfall, width {wide}": cmp["shortfall_wide"].map("{:.3f}".format),
@@ -253,7 +261,7 @@ def width_shown(cmp: pd.DataFrame) -> pd.DataFrame:
                                               for r in cmp.itertuples()],
         "change from it (90 % band)": [band(r.delta_matched, r.delta_matched_lo, r.delta_matched_hi)
                                        for r in cmp.itertuples()],
-    })
+    }))
 
 
 def width_glue(cmp: pd.DataFrame | None, wide: dict | None, ncfg, wcfg, narrow: dict | None = None

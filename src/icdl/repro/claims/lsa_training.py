@@ -13,9 +13,9 @@ PAPER_MEDIAN_ERROR = 0.000985
 
 CLAIMS: tuple[Claim, ...] = (
     row("lsa-table1-error", "LSA Table 1 (test error)",
-        f"errors 0.00063 – 0.00267 over 10 runs (median {PAPER_MEDIAN_ERROR:g})",
+        f"errors 0.00063–0.00267 over 10 runs (median {PAPER_MEDIAN_ERROR:g})",
         LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
-    row("lsa-table1-corr", "LSA Table 1 (corr of 1/σ with 1/V)", "correlations −0.005 – 0.926 over 10 runs",
+    row("lsa-table1-corr", "LSA Table 1 (corr of 1/σ with 1/V)", "correlations −0.005 to 0.926 over 10 runs",
         LSA_TRAINING, "tests/test_lsa.py::test_evaluate_on_the_construction"),
     row("lsa-fig2", "LSA Fig. 2",
         "$|W_{\\mathrm{in}}|$ and $|W_{\\mathrm{out}}|$ (4×51), log colour: the (3, 51) output weight dominates",
