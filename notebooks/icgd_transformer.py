@@ -170,8 +170,8 @@ chapter.glue(eta_Lf=f"{cfg['eta'] * b['L_f'].max():.2f}")
 print("every distance within the induction bound:", "yes" if corollary["within_induction"].all() else "no")
 print("every distance within the printed bound:", "yes" if corollary["within_paper"].all() else "no")
 last = corollary[corollary["step"] == cfg["steps"]]
-chapter.table(pd.DataFrame({"H": last["H"].astype(int), "distance to GD": last["deviation"].map(sci),
-                            "induction bound": last["induction"].map(sci), "printed bound": last["paper"].map(sci)}))
+chapter.table(pd.DataFrame({"H": last["H"].astype(int), **{name: last[col].map("{:.1e}".format) for name, col in (
+    ("distance to GD", "deviation"), ("induction bound", "induction"), ("printed bound", "paper"))}}))
 
 # %% [markdown]
 # ## Lemma 6: the error of the backward pass
@@ -228,7 +228,7 @@ fig = figures.theory.plot_icgd_predictions(study["predictions"])
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 p = study["predictions"]
 gap = (p["transformer"] - p["gd"]).abs().groupby(p["H"]).max()
-display(chapter.table(pd.DataFrame({"H": gap.index.astype(int), "largest gap at the query": [sci(g, 0) for g in gap]})))
+display(chapter.table(pd.DataFrame({"H": gap.index.astype(int), "largest gap at the query": [f"{g:.0e}" for g in gap]})))
 print("gap shrinks as H grows:", "yes" if gap.is_monotonic_decreasing else "no")
 
 # %% [markdown]

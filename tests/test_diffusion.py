@@ -123,7 +123,10 @@ def test_theorem1_is_shown_alike_for_the_live_run_and_the_reference():
                         "final_distance_to_gd": [0.012, 4e-4]})
     thm["within"] = thm["step_deviation"] <= thm["eta_eps"]
     line, shown = diffusion.theorem1_shown(thm)
-    assert line.endswith(": no") and "within" not in shown.columns and list(shown["H"]) == [64, 256]
+    assert line.endswith(": no") and list(shown["H"]) == [64, 256]
+    assert list(shown.columns) == ["H", "largest one-step deviation", "eta_eps", "final_distance_to_gd"]
+    stored = thm[["final_distance_to_gd", "within", "eta_eps", "H", "step_deviation"]]  # a file's own order
+    assert list(diffusion.theorem1_shown(stored)[1].columns) == list(shown.columns)
     assert list(shown["largest one-step deviation"]) == ["1.0e-03", "3.0e-05"]
     assert list(shown["final_distance_to_gd"]) == ["1.2e-02", "4.0e-04"]
     ok = thm.assign(eta_eps=[2e-3, 1e-4], within=[True, True])

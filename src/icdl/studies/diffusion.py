@@ -302,8 +302,8 @@ def theorem1_shown(theorem1: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     run and the reference alike: a line saying whether every one-step deviation is within η ε, and the table
     without the column that line replaces, each distance written as a power of ten."""
     within = "yes" if pd.Series(theorem1["within"]).astype(bool).all() else "no"
-    shown = theorem1.drop(columns="within").assign(
-        **{c: theorem1[c].map("{:.1e}".format) for c in ("step_deviation", "eta_eps", "final_distance_to_gd")})
+    distances = ("step_deviation", "eta_eps", "final_distance_to_gd")  # in this order, whatever the file's
+    shown = theorem1[["H", *distances]].assign(**{c: theorem1[c].map("{:.1e}".format) for c in distances})
     return (f"every one-step deviation within η ε: {within}",
             shown.rename(columns={"step_deviation": "largest one-step deviation"}))
 
