@@ -336,12 +336,12 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     assert frame.loc["icdl-obj3-fitted", "status"] == PASS_DEVIATION and frame.loc["icdl-prompt", "status"] == "pass"
     report = render_report(tmp_path / "results" / "ledger")
     assert "## Passes under a changed setting of the paper" in report and "**1** pass (deviation)" in report
-    row = report.split('id="claim-icdl-obj3"', 1)[1].split('<div class="claim"', 1)[0]
+    row = report.split('id="claim-icdl-obj3-fitted"', 1)[1].split('<div class="claim"', 1)[0]
     assert "deviation: " in row and 'class="status-pass-deviation"' in row
     assert status_class("not yet covered") == "status-not-yet-covered"
     summary = render_summary(tmp_path / "results" / "ledger")
     assert "**ICDL (the paper)** —" in summary and "1 pass (deviation)" in summary
-    assert 'href="report.html#claim-icdl-obj3"' in summary and "claim-icdl-prompt" not in summary  # passes: no line
+    assert 'href="report.html#claim-icdl-obj3-fitted"' in summary and "claim-icdl-prompt" not in summary  # passes: no line
     # a claim's status is the worst of its records: a deviation pass beside a plain pass of the same claim
     other = Ledger("gpt_icl", "quick")
     other.record("icdl-obj3-fitted", ours="x", criterion="c", value=0.01, values=LEARNED)

@@ -964,7 +964,8 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     # a number that needs no exponent is written plainly, with the digits it was given (the bug: "8e0, 2e1, 8e-1"
     # in a column of bounds); the powers beyond keep theirs
     assert short_exponents("8e+00, 8.2e+00, 2e+01, 8e-01, 9.9e-02, 1.2e+03") == "8, 8.2, 20, 0.8, 9.9e-2, 1.2e3"
-    assert "<td>1.0e-3</td>" in frame_html(pd.DataFrame({"eps": ["1.0e-03", "2.0e-04"]}))
+    # a table's column of such numbers in one form, each a power of ten (test_a_column_written_in_e_notation_...)
+    assert "<td>1.0 × 10⁻³</td>" in frame_html(pd.DataFrame({"eps": ["1.0e-03", "2.0e-04"]}))
     assert math_html("max deviation 1e-05") == "max deviation 1e-5"
     assert percent(0.52) == "52 %" and percent(0.015, 1) == "1.5 %"
     assert span([0.2412, 0.2444], ".2f", widen=1) == "0.241–0.244"  # one more digit tells them apart
