@@ -676,3 +676,35 @@ def test_a_row_says_how_many_of_its_claims_wait_for_their_run():
     assert "wait for their run" not in row("ICDL objective 4 (Fig. 7)")
     none = render_glance({c.id: "not yet covered" for c in CLAIMS}, status_class)
     assert "wait for their run" not in none
+
+
+def test_a_rerun_keeps_the_ledger_when_only_a_timing_s_digits_moved(tmp_path, monkeypatch):
+    """A quick ledger is kept as committed when a rerun gives the same records (a test run leaves no diff); a timed
+    claim's value (``claims.TIMED``: reb-times, a ratio of two timings of this CPU) may differ in its digits, but not
+    its verdict or words, and every other number must agree to the last digit (the bugs: every test run rewriting
+    computation's ledger with a new timing; or any number let through, a judged value that moved)."""
+    import copy
+
+    from icdl.repro import ledger as ledger_module
+    from icdl.repro.claims import TIMED
+
+    assert set(TIMED) == {"reb-times"}
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setattr(ledger_module, "keepable", lambda old, new: True)  # the commit check is tested elsewhere
+    book = Ledger("computation", "quick")
+    book.record("reb-flops", ours="counts", criterion="c", value=1.31, passed=False)
+    book.record("reb-times", ours="forward pass faster", criterion="c", value=4.43, passed=True)
+    path = book.save()
+    data = {k: v for k, v in ledger_module.load_result(path)["data"].items() if k != "seal"}
+    prov = ledger_module.load_result(path)["provenance"]
+    assert ledger_module._same_ledger(path, data, prov)
+    timing = copy.deepcopy(data)
+    timing["records"][1]["value"] = 3.9
+    assert ledger_module._same_ledger(path, timing, prov)
+    for field, new in (("status", "fail"), ("ours", "forward pass slower")):
+        moved = copy.deepcopy(timing)
+        moved["records"][1][field] = new
+        assert not ledger_module._same_ledger(path, moved, prov), field
+    judged = copy.deepcopy(data)
+    judged["records"][0]["value"] = 1.30
+    assert not ledger_module._same_ledger(path, judged, prov)

@@ -39,6 +39,7 @@ from .claims import (
     JUDGED_BY,
     KNOWN_FAILURES,
     MISMATCHES,
+    TIMED,
     criterion_verdict,
     get_claim,
     unmet_gates,
@@ -317,8 +318,9 @@ def file_seal(data: dict, prov: dict) -> str:
 
 
 def _same_ledger(path: Path, data: dict, prov: dict) -> bool:
-    """Whether the ledger file at ``path`` holds ``data`` (compared as JSON text, every float to the last digit),
-    sealed over its own provenance, which may stand for ``prov`` (:func:`icdl.repro.results.keepable`)."""
+    """Whether the ledger file at ``path`` holds ``data`` (compared as JSON text, every float to the last digit but
+    a timed claim's, :func:`_untimed`), sealed over its own provenance, which may stand for ``prov``
+    (:func:`icdl.repro.results.keepable`)."""
     import json
 
     try:
@@ -327,8 +329,19 @@ def _same_ledger(path: Path, data: dict, prov: dict) -> bool:
         return False
     if not keepable(old["provenance"], prov):
         return False
-    dump = lambda d: json.dumps(d, sort_keys=True, allow_nan=True)  # noqa: E731
-    return dump(old["data"]) == dump({**data, "seal": file_seal(data, old["provenance"])})
+    dump = lambda d: json.dumps(_untimed(d), sort_keys=True, allow_nan=True)  # noqa: E731
+    kept = {k: v for k, v in old["data"].items() if k != "seal"}
+    # the same data (a timed claim's digits aside), and the old file still sealed over its own data and provenance
+    return dump(kept) == dump(data) and old["data"].get("seal") == file_seal(kept, old["provenance"])
+
+
+def _untimed(data: dict) -> dict:
+    """A ledger's data with the digits of its timed claims' numbers left out (:data:`icdl.repro.claims.TIMED`): what
+    a rerun on the same code and results must reproduce exactly is everything else -- each record's status,
+    words, criterion and every other number."""
+    records = [{k: v for k, v in r.items() if k not in ("value", "values")} if r.get("claim") in TIMED else r
+               for r in data.get("records", [])]
+    return {**data, "records": records}
 
 
 class LedgerFileError(ResultFileError):

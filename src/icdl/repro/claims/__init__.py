@@ -87,6 +87,9 @@ KNOWN_FAILURES: dict[str, str] = _merged("KNOWN_FAILURES")
 #: question, one live claim; the replaced ones are listed in the report with their verdict at the time, and no
 #: chapter records them any more
 REPLACED: dict[str, Replaced] = _merged("REPLACED")
+#: claims whose value is a timing of the machine that runs the chapter (what is timed): their digits differ from
+#: run to run, their verdict does not (:func:`icdl.repro.ledger._same_ledger`)
+TIMED: dict[str, str] = _merged("TIMED")
 
 
 #: per chapter, the source files (paths in the package ``icdl``) that compute its registered claims' values from a
