@@ -341,7 +341,8 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     assert status_class("not yet covered") == "status-not-yet-covered"
     summary = render_summary(tmp_path / "results" / "ledger")
     assert "**ICDL (the paper)** —" in summary and "1 pass (deviation)" in summary
-    assert 'href="report.html#claim-icdl-obj3-fitted"' in summary and "claim-icdl-prompt" not in summary  # passes: no line
+    # passes: no line
+    assert 'href="report.html#claim-icdl-obj3-fitted"' in summary and "claim-icdl-prompt" not in summary
     # a claim's status is the worst of its records: a deviation pass beside a plain pass of the same claim
     other = Ledger("gpt_icl", "quick")
     other.record("icdl-obj3-fitted", ours="x", criterion="c", value=0.01, values=LEARNED)
