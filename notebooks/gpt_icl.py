@@ -39,12 +39,12 @@
 # softmax-against-ReLU comparison past the training length,
 # **{glue:text}`status_icdl_obj2_length_fitted`**; objective 3, the MLP beside the
 # transformer on shifted targets, **{glue:text}`status_icdl_obj3_fitted`** (our
-# absolute form of it: **{glue:text}`status_gpt_obj3_drop_fitted`**). On the
-# MLP's own prompts the models fall short of it by up to
-# {glue:text}`obj1_shortfall` (90 % interval over seeds and prompts
-# {glue:text}`obj1_lo` to {glue:text}`obj1_hi`; the tolerance is
-# {glue:text}`obj1_tolerance`, which this book chose: the paper says
-# "comparable" and gives no number). The models are smaller and trained far
+# absolute form of it: **{glue:text}`status_gpt_obj3_drop_fitted`**). Objective
+# 1's number, the largest shortfall of a model below the MLP on the MLP's own
+# prompts (negative: every model above it), is {glue:text}`obj1_shortfall`
+# (90 % interval over seeds and prompts of that largest, {glue:text}`obj1_lo`
+# to {glue:text}`obj1_hi`; the tolerance is {glue:text}`obj1_tolerance`, which
+# this book chose: the paper says "comparable" and gives no number). The models are smaller and trained far
 # less than the paper's (the budget below), so every claim is a result under a
 # deviation; the box, the table of claims at the end and the
 # {doc}`../book/report` say why each came out so. The same questions asked of
@@ -139,8 +139,8 @@ chapter.table(objectives.judge.assumptions(fcfg))
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 budgets = [r for name in ("reference", "n01", "fitted", "paper")
            for r in cost.training_budget({**main_study.PROFILES.profiles[name], "profile": name})]
-chapter.table(cost.budget_table(budgets))
 chapter.glue(**cost.budget_words(budgets, fitted.PROFILE))
+chapter.table(cost.budget_table(budgets))
 
 # %% [markdown]
 # (tab-icl-assumptions)=
@@ -226,9 +226,8 @@ fig = figures.gpt.plot_icl_methods(live["curves"], live["baselines"], cfg["train
 #
 # The claims are judged on the models trained at the fitted schedule, on a
 # two-core CPU (`python -m icdl.gpt_icl --profile fitted --part main --part
-# shift`, each model trained by `--part main --depths D --seeds S`; the
-# {doc}`computation` appendix gives the time per stage), committed with its
-# provenance; while that run is incomplete the figures show the live run and
+# shift`, each model trained by `--part main --depths D --seeds S`), committed
+# with its provenance; while that run is incomplete the figures show the live run and
 # the claims wait for theirs. Every model is trained with three seeds (its initial weights and its stream of training
 # prompts); the curves below are the mean over the seeds, and their bands run
 # from the lowest seed to the highest.
@@ -245,11 +244,10 @@ print("shown below:", run_words(judged_on).removeprefix("on "))
 fig = figures.gpt.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
 # %% [markdown]
-# The gaps objective 1 is judged on are a few hundredths of $R^2$ wide: flat on
-# the full axis, visible in the zoomed row. The next figure draws the judged
-# number itself: each model's
-# shortfall below the MLP at the MLP's positions, with its 90 % interval over
-# seeds and prompts, against the tolerance.
+# The zoomed row shows the gaps objective 1 is judged on at their own scale. The
+# next figure draws the judged number itself: each model's shortfall below the
+# MLP at the MLP's positions, with its 90 % interval over seeds and prompts,
+# against the tolerance.
 
 # %% mystnb={"figure": {"caption": "Objective 1 as judged (the judged run, pretraining mixture): each model's $R^2$ shortfall below the MLP at the MLP's positions up to the training length, with its 90 % interval over seeds and prompts; dashed: the tolerance; a model meets objective 1 where its whole interval lies below it.", "name": "fig-icl-shortfall"}}
 fig = figures.gpt.plot_shortfall(verdicts.shortfall_frame(verdicts.Sums(**data["sums"]), train_len),
@@ -290,10 +288,10 @@ chapter.glue(judged_on=judged_on, seeds=f"{jcfg['seeds']}", fitted_schedule=fitt
              **learning.words(main_study.learning_gate("reference"), need, prefix="ref_gate"))
 
 # %% [markdown]
-# **What the run shows.** At the training length the models reach R² between
-# {glue:text}`r2_min` and {glue:text}`r2_max`, {glue:text}`lead_min` to
-# {glue:text}`lead_max` above the context mean, where least squares on the same
-# prompts reaches {glue:text}`ls_min` to {glue:text}`ls_max`.
+# **What the run shows.** At the training length the models reach R²
+# {glue:text}`r2_range`, their lead over the context mean is
+# {glue:text}`lead_range`, and least squares on the same prompts reaches
+# {glue:text}`ls_range`.
 #
 # ## Least squares as the yardstick
 #
@@ -321,9 +319,11 @@ chapter.glue(**yardstick.glue_values(yard, yard_at))
 # The transformers' error relative to least squares is
 # {glue:text}`yard_models_min` to {glue:text}`yard_models_max`
 # ({glue:text}`yard_models_beat` of {glue:text}`yard_models_n` models better
-# than least squares over their whole interval); the MLP trained on the prompt's
-# is {glue:text}`yard_mlp_min` to {glue:text}`yard_mlp_max`, what it finds of
-# the part of the variance that is not linear. Their normalised squared error is {glue:text}`yard_nse_min` to
+# than least squares over their whole interval). The MLP trained on the
+# prompt's own error relative to least squares is {glue:text}`yard_mlp_min` to
+# {glue:text}`yard_mlp_max`: above 0 where it finds some of the variance that is
+# not linear, below where it fits the prompt worse than an affine function.
+# The transformers' normalised squared error is {glue:text}`yard_nse_min` to
 # {glue:text}`yard_nse_max`; it shares only its definition with Garg et al.'s
 # numbers, whose targets have no offset per prompt and whose inputs are centred.
 #
@@ -335,7 +335,7 @@ chapter.glue(**yardstick.glue_values(yard, yard_at))
 # training scale, so a shift that makes the outputs larger shows up as a harder
 # task (`--part shift` evaluates the judged run's checkpoints).
 
-# %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length. Bottom row: the transformers from k = 10 to the training length, each depth on an axis of its own.", "name": "fig-icl-param-shift"}}
+# %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length. Bottom row: the same lines from a quarter of the training length to the training length, each depth on an axis of its own.", "name": "fig-icl-param-shift"}}
 fig = figures.gpt.plot_icl_param_shift(data["shift"], train_len,
                                    evaluation.least_squares_param_shift(jcfg, sorted(int(d) for d in data["shift"]["depth"].unique())))
 

@@ -32,9 +32,8 @@
 # well as the model itself does. This is consistent with the plateau being that
 # shortcut; it does not show that the shortcut is what holds training there.
 # In the reference run, the softmax weights run under ReLU attention before any
-# ReLU training lead the context mean by only {glue:text}`switch_min` to
-# {glue:text}`switch_max`; the ReLU models learn from that start, they do not
-# inherit the softmax model's lead.
+# ReLU training lead the context mean by {glue:text}`switch_range` (negative:
+# below it), and after their own training by {glue:text}`relu_lead_range`.
 #
 # Code: `icdl.gpt_icl.plateau` (profiles, study, result file). There is no
 # paper claim to judge, so the chapter judges no claim.
@@ -154,11 +153,9 @@ chapter.glue(warm_steps=count(main_study.PROFILES.resolve("reference")["warm_ste
 # The table gives, per target depth at the training length, each model's lead
 # in R² over the context mean: the softmax model's, the same weights' under
 # ReLU attention before any ReLU training, and the ReLU model's after its own.
-# The softmax weights do not carry over: run under ReLU attention they lead
-# the context mean by {glue:text}`switch_min` to {glue:text}`switch_max`
-# (negative: below it); after their own training the ReLU models lead it by
-# {glue:text}`relu_lead_min` to {glue:text}`relu_lead_max`. The switch is a
-# start, not a shortcut.
+# Run under ReLU attention, the softmax weights lead the context mean by
+# {glue:text}`switch_range` (negative: below it); after their own training the
+# ReLU models lead it by {glue:text}`relu_lead_range`.
 
 # %% tags=["remove-cell"]
 chapter.show_glued()

@@ -324,7 +324,7 @@ chapter.glue(flop_ratio_lo=count(flops['ratio'].min()),
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 counts = accounting.layer_count_table()
-counts.pivot(index="N", columns="L", values=["ICDL (2N+4)L", "Wang et al. N²L"])
+chapter.table(accounting.layer_counts_shown(counts))
 
 # %% [markdown]
 # **The sigmoid example** (the authors' answer to a reviewer who asked for the constants of a concrete network): for a sigmoid network of width $K = 32$

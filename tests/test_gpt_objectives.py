@@ -361,3 +361,16 @@ def test_the_fitted_runs_state_counts_the_models_committed_so_far():
     with pytest.raises(ValueError, match="FITTED_DONE"):
         fitted.state_words(cfg, False, 19)
     assert 0 <= len(required.FITTED_DONE) <= 18 and len(set(required.FITTED_DONE)) == len(required.FITTED_DONE)
+
+
+def test_the_prose_ranges_of_the_levels_and_the_switch():
+    """``levels_glue`` and ``switch_glue``: each range over the models as the book writes ranges (an en dash between
+    non-negative ends, "to" where one is negative, one value where both ends print alike: never "0.97 to 0.97");
+    the bugs: min and max of another column, or the switch's lead read from the trained ReLU model."""
+    levels = pd.DataFrame({"r2": [0.91, 0.95], "above_context_mean": [-0.02, 0.1], "least_squares": [0.971, 0.972]})
+    words = objectives.judge.levels_glue(levels)
+    # (chapter.glue sets a sign as the minus sign, as everywhere in the prose)
+    assert words == {"r2_range": "0.91–0.95", "lead_range": "-0.02 to 0.10", "ls_range": "0.971–0.972"}
+    kept = pd.DataFrame({"depth": [3, 6], "softmax_lead": [0.2, 0.1], "lead_at_switch": [-6.99, -1.53],
+                         "relu_lead": [0.3, 0.3]})
+    assert objectives.judge.switch_glue(kept) == {"switch_range": "-6.99 to -1.53", "relu_lead_range": "0.30"}

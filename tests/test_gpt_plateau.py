@@ -45,6 +45,7 @@ def test_the_table_shows_the_shares_as_the_prose_quotes_them():
                          "left_at_step": [float("nan"), 3000.0], "final_excess": [0.01, 0.2]})
     shown = plateau.study.summary_shown(summ)
     assert list(shown["within_share"]) == ["3 %", "42 %"] and list(shown["linear_share_of_within"]) == ["50 %", "88 %"]
+    assert list(shown.columns)[:3] == ["family", "within_share", "linear_share_of_within"]
     shortcut = pd.DataFrame({"position": [20], "r2 model": [0.5], "r2 context mean": [0.4], "r2 shortcut": [0.45],
                              "model explained by context mean": [0.9], "model explained by context mean + shortcut":
                              [0.99]})

@@ -375,3 +375,15 @@ def test_parameter_norm_is_eq_b1_with_the_induced_l1_norm():
     layer.Q[0], layer.K[0], layer.V[0] = M, M.T, M          # head 0: max(4, 7) = 7, ‖V‖₁ = 4
     layer.Q[1], layer.K[1], layer.V[1] = 2 * M, M, M.T      # head 1: max(8, 4) = 8, ‖V‖₁ = 7
     assert accounting.parameter_norm(layer) == pytest.approx(8.0 + 4.0 + 7.0)
+
+
+def test_the_layer_counts_are_shown_with_one_flat_header():
+    """``layer_counts_shown``: a row per N, the two counts of each L side by side under one flat header (the bug:
+    pandas' two-level header with an empty N row), each cell the formula's count -- (2N + 4) L and N² L, not swapped."""
+    from icdl.studies import icgd_accounting as accounting
+
+    shown = accounting.layer_counts_shown(accounting.layer_count_table(Ns=(2, 6), Ls=(1, 10)))
+    assert list(shown.columns) == ["N", "ICDL (2N+4)L, L = 1", "Wang et al. N²L, L = 1", "ICDL (2N+4)L, L = 10",
+                                   "Wang et al. N²L, L = 10"]
+    row = shown.set_index("N").loc[6]
+    assert row["ICDL (2N+4)L, L = 10"] == 160 and row["Wang et al. N²L, L = 10"] == 360

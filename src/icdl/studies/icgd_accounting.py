@@ -127,6 +127,17 @@ def layer_count_table(Ns=(2, 3, 4, 6, 8), Ls=(1, 10, 100)) -> pd.DataFrame:
                          for N in Ns for L in Ls])
 
 
+def layer_counts_shown(counts: pd.DataFrame) -> pd.DataFrame:
+    """:func:`layer_count_table` as the chapter shows it: one row per N, one column per count and L (``ICDL
+    (2N+4)L, L = 10``), the two counts of one L side by side -- a flat header, not pandas' two-level one with its
+    empty cells."""
+    wide = counts.pivot(index="N", columns="L", values=["ICDL (2N+4)L", "Wang et al. N²L"])
+    ordered = sorted(wide.columns, key=lambda c: (c[1], c[0] != "ICDL (2N+4)L"))
+    out = wide[ordered]
+    out.columns = [f"{name}, L = {L}" for name, L in ordered]
+    return out.reset_index()
+
+
 def reb_sigmoid_example(Ns=(2, 3, 4, 6), w_bounds=(1.0, 2.0, 4.0, 8.0), K: int = 32, d: int = 20) -> pd.DataFrame:
     """REB hJr1 W2: a sigmoid network of width K = 32 with weight bound w has ``L_f = N (w/4)^{2(N−1)}`` and
     the construction a width of order ``1024 N``. Beside it, the width of our layout for the same N, K, d."""

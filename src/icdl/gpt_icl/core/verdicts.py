@@ -230,7 +230,8 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
     obj3 = shortfall_points(shifted, sorted(paired_shift), train_examples)
     absolute = shift_drop_points(shifted, train_examples)
     first, last = list(MIXTURES)[0], list(MIXTURES)[-1]
-    twin_words = "the same steps from the same weights" if twin == SOFTMAX_ON else "the softmax model"
+    twin_words = ("its softmax twin's (the same steps from the same weights)" if twin == SOFTMAX_ON else
+                  "the softmax model's (both trained from scratch at one schedule)")
     learned = gate(context_mean_leads(main, train_examples))
     entries = {e["claim"]: e for e in (
         _entry("icdl-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
@@ -240,7 +241,7 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
                f"({first} → {last})", "R² falls at every step from one mixture to the next, every model "
                "(smallest fall > 0, the whole interval)", ">", 0.0),
         _entry("icdl-obj2-length", margin, "smallest margin over depths of the ReLU model's change past the "
-               f"training length over its softmax twin's ({twin_words})",
+               f"training length over {twin_words}",
                "softmax loses more R² past the training length than ReLU at every depth (margin > 0, the whole "
                "interval)", ">", 0.0),
         _entry("icdl-obj3", obj3, "largest shortfall below the MLP on shifted targets (μ = ±0.5), same prompts",

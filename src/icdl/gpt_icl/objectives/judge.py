@@ -25,7 +25,7 @@ from icdl.gpt_icl.core.main_study import CRITERIA
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import AT_SWITCH
 from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
-from icdl.repro.typeset import count, rate
+from icdl.repro.typeset import count, rate, span
 
 _steps = count  # thousands as the prose writes them
 
@@ -140,18 +140,20 @@ def switch_table(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -
 
 
 def levels_glue(levels: pd.DataFrame) -> dict[str, str]:
-    """The prose's ranges over the models of :func:`levels_at` (R², the lead over the context mean, least
-    squares, least squares' lead over the model): ``<name>_min`` and ``<name>_max``."""
-    ranges = {"lead": levels["above_context_mean"], "r2": levels["r2"], "ls": levels["least_squares"],
-              "behind_ls": levels["least_squares"] - levels["r2"]}
-    return {f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in ranges.items() for end in ("min", "max")}
+    """The prose's ranges over the models of :func:`levels_at`, as :func:`~icdl.repro.typeset.span` writes them (one
+    value where both ends print alike, never "0.97 to 0.97"): R² (``r2_range``), the lead over the context mean
+    (``lead_range``) and least squares' R² on the same prompts (``ls_range``)."""
+    return {"r2_range": span(levels["r2"], ".2f", widen=1),
+            "lead_range": span(levels["above_context_mean"], ".2f", widen=1),
+            "ls_range": span(levels["least_squares"], ".2f", widen=1)}
 
 
 def switch_glue(kept: pd.DataFrame) -> dict[str, str]:
-    """The prose's ranges over the target depths of :func:`switch_table`: the lead over the context mean at the
-    switch (``switch_min``, ``switch_max``) and after the ReLU training (``relu_lead_min``, ``relu_lead_max``)."""
-    ranges = {"switch": kept["lead_at_switch"], "relu_lead": kept["relu_lead"]}
-    return {f"{k}_{end}": f"{getattr(v, end)():.2f}" for k, v in ranges.items() for end in ("min", "max")}
+    """The prose's ranges over the target depths of :func:`switch_table`: the lead over the context mean of the
+    softmax weights run under ReLU attention before any ReLU training (``switch_range``; negative: below the context
+    mean) and of the ReLU models after their own training (``relu_lead_range``)."""
+    return {"switch_range": span(kept["lead_at_switch"], ".2f", widen=1),
+            "relu_lead_range": span(kept["relu_lead"], ".2f", widen=1)}
 
 
 def shifted_r2(shift_sums: dict, position: int) -> pd.DataFrame:

@@ -196,9 +196,12 @@ def summary(history: pd.DataFrame, levels_df: pd.DataFrame, shares: pd.DataFrame
 
 
 def summary_shown(summary_df: pd.DataFrame) -> pd.DataFrame:
-    """:func:`summary` as the chapter shows it: the two shares as per cents (``3 %``), as the prose quotes them
-    (:func:`glue_values`), not as fractions beside it."""
-    return summary_df.assign(**{c: summary_df[c].map(percent) for c in ("within_share", "linear_share_of_within")})
+    """:func:`summary` as the chapter shows it: the family first, then what the task holds (the two shares, as per
+    cents -- ``3 %`` -- as the prose quotes them, :func:`glue_values`) and what the run did; not the merge's
+    alphabetical order with the label second."""
+    first = ["family", "within_share", "linear_share_of_within", "left_at_step", "final_excess"]
+    shown = summary_df.assign(**{c: summary_df[c].map(percent) for c in ("within_share", "linear_share_of_within")})
+    return shown[[c for c in first if c in shown] + [c for c in shown if c not in first]]
 
 
 def study(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, progress: bool = True,

@@ -64,16 +64,16 @@ def fits_table(fits: pd.DataFrame) -> pd.DataFrame:
     stays within the tolerance, says no more than whether the line ends within it.)"""
     return _in_book_order(pd.DataFrame({
         "target depth": fits["depth"], "attention": fits["attention"],
-        "steps on the targets": [f"{count(r.first_target)} to {count(r.last_target)}" for r in fits.itertuples()],
-        "shortfall at k = 40, first → last": [f"{r.shortfall_first:.3f} → {r.shortfall_last:.3f}"
+        "steps fitted": [f"{count(r.first_target)} to {count(r.last_target)}" for r in fits.itertuples()],
+        "shortfall at k = 40": [f"{r.shortfall_first:.3f} → {r.shortfall_last:.3f}"
                                               for r in fits.itertuples()],
-        "change per doubling (90 % band)": [f"{_num(r.per_doubling, '+.4f')} ({_num(r.per_doubling_lo, '+.4f')} "
+        "per doubling (90 % band)": [f"{_num(r.per_doubling, '+.4f')} ({_num(r.per_doubling_lo, '+.4f')} "
                                             f"to {_num(r.per_doubling_hi, '+.4f')})" for r in fits.itertuples()],
-        "band from the prompts alone": [f"{_num(r.prompt_only_lo, '+.4f')} to {_num(r.prompt_only_hi, '+.4f')}"
+        "prompts' band alone": [f"{_num(r.prompt_only_lo, '+.4f')} to {_num(r.prompt_only_hi, '+.4f')}"
                                         for r in fits.itertuples()],
-        "per doubling, warm phase counted": [_num(v, "+.4f") for v in fits["per_doubling_own_clock"]],
-        "objective 1 at the last": fits["obj1_last"].map("{:.3f}".format),
-        f"objective 1 at {count(PAPER_STEPS)}, extrapolated": [
+        "with the warm phase": [_num(v, "+.4f") for v in fits["per_doubling_own_clock"]],
+        "objective 1": fits["obj1_last"].map("{:.3f}".format),
+        f"at {count(PAPER_STEPS)} steps (band)": [
             f"{_num(r.obj1_at_horizon, '.3f')} ({_num(r.obj1_at_horizon_lo, '.3f')} to "
             f"{_num(r.obj1_at_horizon_hi, '.3f')})" for r in fits.itertuples()],
     }))
