@@ -1066,3 +1066,11 @@ def test_a_learning_rate_is_written_one_way():
     from icdl.repro.typeset import rate
 
     assert [rate(x) for x in (1e-4, 3e-4, 2.5e-4, 1e-3, 5e-3)] == ["1e-4", "3e-4", "2.5e-4", "1e-3", "5e-3"]
+
+
+def test_a_criterion_writes_its_comparison_as_the_prose_does():
+    """``typeset.relation``: ≥ and ≤ in the criteria a judge writes (the bug: "query ratio >= 10" and ">= 15 %" in the
+    claims boxes beside the prose's ≥); the strict comparisons as they are."""
+    from icdl.repro.typeset import relation
+
+    assert [relation(op) for op in (">=", "<=", ">", "<", "==")] == ["≥", "≤", ">", "<", "="]

@@ -13,7 +13,7 @@ from ..repro.claims.lsa_training import PAPER_MEDIAN_ERROR
 from ..repro.files import ResultFileError
 from ..repro.profiles import ProfileSet
 from ..repro.results import frame_to_lists, load_result
-from ..repro.typeset import count, plain, span
+from ..repro.typeset import count, plain, relation, span
 from .model import TF, _corr, make_prompts, sample_data
 from .readout import paper_run, strength
 from .training import _run_data
@@ -248,7 +248,8 @@ def judge_scan(scan: dict[str, dict | None]) -> list[dict]:
     out = []
     for claim, key, op, threshold in (("lsa-l1-dominance", "query ratio", ">=", 10.0),
                                       ("lsa-l1-table2", "Table 2 correlation", ">", 0.95)):
-        criterion = (f"the best over ℓ1 = 1e-4, 1e-3 of the analysed run's {key} {op} {threshold:g}, among strengths "
+        criterion = (f"the best over ℓ1 = 1e-4, 1e-3 of the analysed run's {key} {relation(op)} {threshold:g}, among "
+                     "strengths "
                      "with a run the paper would analyse (Table 1 > 0.9)")
         if not done:
             todo = ", ".join(PROFILES.command_for(n) for n in L1_SCAN if n not in rows or not rows[n]["complete"])

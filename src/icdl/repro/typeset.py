@@ -130,6 +130,12 @@ def sci(x: float, digits: int = 1) -> str:
     return typeset_minus(f"{mantissa} × 10{power}")
 
 
+def relation(op: str) -> str:
+    """A comparison as the prose and the criteria write it: ``≥`` and ``≤``, not Python's ``>=`` and ``<=``;
+    ``<``, ``>`` and ``=`` as they are."""
+    return {">=": "≥", "<=": "≤", "==": "="}.get(op, op)
+
+
 def typeset_minus(text: str) -> str:
     """A number's sign as the minus sign the tables use (``-0.012`` -> ``−0.012``), not a hyphen -- a zero
     rounded from a small negative number keeps its sign (``−0.000``: an interval's end below 0 is what a

@@ -45,6 +45,7 @@ from icdl.gpt_icl.mechanism.measures import (
     scan_prompts,
 )
 from icdl.gpt_icl.mechanism.numbers import paired_measures
+from icdl.repro.typeset import relation
 
 #: the plants' prediction noise, as a share of the labels' variance at each position
 NOISE = 0.04
@@ -260,7 +261,7 @@ def judge(blocks: pd.DataFrame | None, train_examples: int, command: str) -> lis
                         "ours": f"{plant}: GD's prediction difference over the nearest simple rule's, "
                                 f"{words[plant][0]} over the depths {s['value']:.3f} (90 % interval {s['lo']:.3f} "
                                 f"to {s['hi']:.3f} over the test prompts, each depth on its own); {each}",
-                        "criterion": f"{words[plant][1]} ({op} 1 at every target depth, the whole interval)"})
+                        "criterion": f"{words[plant][1]} ({relation(op)} 1 at every target depth, the whole interval)"})
     return out
 
 

@@ -24,7 +24,7 @@ import torch
 
 from icdl.gpt_icl.core.tasks import PARTS, TaskConfig, prompt_moments, sample_prompts, shares_of
 from icdl.gpt_icl.core.verdicts import decide
-from icdl.repro.typeset import count
+from icdl.repro.typeset import count, relation
 
 #: the families measured (ICDL's targets: bias-free ReLU networks of width 2d with N(0, 1) weights): the
 #: paper's dimension and ours, the main study's target depths, and the two input distributions by their centre
@@ -103,8 +103,8 @@ def judge(stats: dict[tuple, dict[str, np.ndarray]], level: float = 0.90) -> lis
                     "ours": f"{words} nonlinear share of the label variance at x ~ {INPUTS[centre]} over d = 5, 20 "
                             f"and target depths 3, 4, 6: {100 * stat[0]:.1f} % (90 % interval {100 * lo:.1f} to "
                             f"{100 * hi:.1f} %, over prompts)",
-                    "criterion": f"{words} nonlinear share at x ~ {INPUTS[centre]} {op} {100 * threshold:g} % (the "
-                                 "whole interval)"})
+                    "criterion": f"{words} nonlinear share at x ~ {INPUTS[centre]} {relation(op)} "
+                                 f"{100 * threshold:g} % (the whole interval)"})
     return out
 
 
