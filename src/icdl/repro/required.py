@@ -16,7 +16,8 @@ FITTED_DONE: tuple[str, ...] = (
     "gpt_depth3_softmax", "gpt_depth3_relu", "gpt_seed1_depth3_softmax", "gpt_seed1_depth3_relu",
     "gpt_depth4_softmax", "gpt_depth4_relu", "gpt_seed1_depth4_softmax", "gpt_seed1_depth4_relu",
     "gpt_depth6_softmax", "gpt_depth6_relu", "gpt_seed1_depth6_softmax", "gpt_seed1_depth6_relu",
-    "gpt_seed2_depth3_softmax", "gpt_seed2_depth3_relu",
+    "gpt_seed2_depth3_softmax", "gpt_seed2_depth3_relu", "gpt_seed2_depth4_softmax", "gpt_seed2_depth4_relu",
+    "gpt_seed2_depth6_softmax", "gpt_seed2_depth6_relu",
 )
 
 #: the (task, target depth) units of the power check's seeds run that have finished and are committed
