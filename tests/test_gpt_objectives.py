@@ -254,18 +254,23 @@ def test_the_softmax_twin_differs_from_the_relu_model_in_its_attention_alone():
 
 def test_the_bottom_lines_scale_sentence_states_the_profiles():
     """The first page's comparison of our GPT runs with ICDL's (task dimension, layers × heads × width, steps)
-    is typed once, in the bottom line's scale words: it must say what the reference and paper profiles hold (the
-    bug: a profile changed, the first page still quoting the old size)."""
+    is typed once, in the bottom line's scale words: it must say what the CPU runs (reference, n01, fitted: one
+    model, their steps from least to most) and the paper profile hold (the bug: a profile changed, the first page
+    still quoting the old size or steps)."""
     from icdl.repro.glance import GPT, SCALE_WORDS
 
     text = SCALE_WORDS[GPT]
     ref, paper = (main_study.PROFILES.profiles[p] for p in ("reference", "paper"))
+    runs = [main_study.PROFILES.profiles[p] for p in ("reference", "n01", "fitted")]
+    assert all((r["d"], r["n_layer"], r["n_head"], r["n_embd"]) == (ref["d"], ref["n_layer"], ref["n_head"],
+                                                                    ref["n_embd"]) for r in runs)
 
     def n(v: int) -> str:  # the book's thin-space thousands: 6 500, 500 000
         return f"{v:,}".replace(",", " ")
 
+    steps = [r["steps"] for r in runs]
     ours = (f"d = {ref['d']}, {ref['n_layer']} layers × {ref['n_head']} heads × width {ref['n_embd']}, "
-            f"{n(ref['steps'])} steps on two CPU cores")
+            f"{n(min(steps))} to {n(max(steps))} steps (by run) on two CPU cores")
     theirs = (f"d = {paper['d']}, {paper['n_layer']} × {paper['n_head']} × {paper['n_embd']} "
               f"for {n(paper['steps'])} steps")
     for expected in (ours, theirs):
