@@ -81,8 +81,10 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         # the models of an earlier start, before its claims were registered at dcdbd53, are discarded)
         *(f"results/gpt_icl/checkpoints/fitted/{name}{suffix}"
           for name in FITTED_DONE for suffix in (".pt", ".pt.json")),
+        "results/gpt_icl/icl.fitted.json",
         "results/gpt_icl/icl.n01.json",
         "results/gpt_icl/icl.reference.json",
+        "results/gpt_icl/shift.fitted.json",
         "results/gpt_icl/shift.n01.json",
         "results/gpt_icl/shift.reference.json",
         "results/ledger/gpt_icl.quick.json",
