@@ -29,11 +29,17 @@
 # **What we find** (on the {glue:text}`judged_on` run, {glue:text}`seeds` training
 # seeds of every model). The models are trained at the schedule a registered
 # scan chose on validation prompts of this task ({doc}`gpt_n01` shows the
-# scan): {glue:md}`fitted_state`. A claim about how well they learn in context
-# is decided only where every model learned the task (the {term}`learning gate`):
-# {glue:text}`gate_met` -- the weakest, {glue:text}`gate_worst`, leads the
-# {term}`context mean` by {glue:text}`gate_lead` at the training length, and the
-# gate asks the lower end of that interval to reach {glue:text}`gate_margin`.
+# scan): {glue:md}`fitted_state`. Each has {glue:text}`budget_params`
+# parameters against the paper's {glue:text}`budget_paper_params` and is
+# trained with {glue:text}`budget_share` of the FLOPs the paper spends on one
+# model. At the training length they reach R² {glue:text}`r2_range`, a lead of
+# {glue:text}`lead_range` over the {term}`context mean`, where least squares on
+# the same prompts reaches {glue:text}`ls_range`. A claim about how well they
+# learn in context is decided only where every model learned the task (the
+# {term}`learning gate`): {glue:text}`gate_count` meet it -- the weakest,
+# {glue:text}`gate_worst`, leads the context mean by {glue:text}`gate_lead`, and
+# the gate asks the lower end of that interval to reach
+# {glue:text}`gate_margin`.
 # Objective 1, **{glue:text}`status_icdl_obj1_fitted`**; objective 2's fall over
 # the input mixtures, **{glue:text}`status_icdl_obj2_shift_fitted`**, and its
 # softmax-against-ReLU comparison past the training length,
@@ -284,14 +290,23 @@ chapter.table(learning.leads_table(leads, need))
 
 # %% tags=["remove-cell"]
 chapter.glue(judged_on=judged_on, seeds=f"{jcfg['seeds']}", fitted_schedule=fitted.schedule_words(fcfg),
+             gate_count=learning.met_count(leads, need),
              **objectives.judge.levels_glue(at_len), **learning.words(learning.gate(leads), need),
              **learning.words(main_study.learning_gate("reference"), need, prefix="ref_gate"))
 
 # %% [markdown]
-# **What the run shows.** At the training length the models reach R²
-# {glue:text}`r2_range`, their lead over the context mean is
-# {glue:text}`lead_range`, and least squares on the same prompts reaches
-# {glue:text}`ls_range`.
+# Did the budget or the models end the learning? Each model's training loss
+# over its steps, and how much it still fell over the last quarter of them (the
+# median over that quarter against the quarter before, seeds pooled; `late_fall`
+# of `icdl.gpt_icl.core.learning`): {glue:text}`late_fall`. A model whose loss
+# is flat there would not meet the gate with a few more steps at this schedule;
+# one still falling was stopped by the budget the scan fixed.
+
+# %% mystnb={"figure": {"caption": "Training loss of the judged run's models, per target depth: each attention's mean over its seeds (thick, smoothed over five logs) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-icl-training"}}
+fig = figures.gpt.plot_training_by_depth(data["history"])
+chapter.glue(late_fall=learning.late_words(learning.late_fall(data["history"])))
+
+# %% [markdown]
 #
 # ## Least squares as the yardstick
 #

@@ -32,6 +32,15 @@ def test_the_gate_is_the_worst_model_by_its_lower_end():
         learning.gate({})
 
 
+def test_the_count_of_models_that_learned_reads_each_lower_end():
+    """``met_count``: the models whose whole interval clears the margin, counted on their lower ends (the bugs: the
+    point lead counted -- "wide" has 0.10 > 0.05 but a lower end below it -- or the count of the ones that did not)."""
+    leads = {"narrow": _lead(0.08, 0.002, 1), "wide": _lead(0.10, 0.03, 2), "far": _lead(0.5, 0.01, 3)}
+    assert learning.met_count(leads, 0.05) == "2 of the 3 models"
+    assert learning.met_count(leads, 0.6) == "none of the 3 models"
+    assert learning.met_count({k: leads[k] for k in ("narrow", "far")}, 0.05) == "all 2 models"
+
+
 def test_a_gated_entry_keeps_the_registry_s_verdict_when_met_and_withholds_it_when_not():
     entry = {"claim": "icdl-obj1-fitted", "value": 0.02, "values": {"value_lo": 0.01, "value_hi": 0.03}, "passed": True,
              "ours": "largest shortfall: 0.020"}

@@ -85,6 +85,14 @@ def leads_table(leads: dict[str, np.ndarray], need: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def met_count(leads: dict[str, np.ndarray], need: float) -> str:
+    """How many of the models ``leads`` holds meet the gate (the lower end of the 90 % interval of its lead at least
+    ``need``), as the prose counts them: "none of the 6 models", "4 of the 6 models", "all 6 models"."""
+    met = sum(summary(lead)["lo"] >= need for lead in leads.values())
+    n = len(leads)
+    return f"none of the {n} models" if met == 0 else f"all {n} models" if met == n else f"{met} of the {n} models"
+
+
 def words(g: dict, need: float, prefix: str = "gate") -> dict[str, str]:
     """The prose's numbers of a gate (:func:`gate`): ``<prefix>_worst`` (the model nearest the context mean),
     ``<prefix>_lead`` ("0.067 (90 % interval 0.048 to 0.088)"), ``<prefix>_margin`` and ``<prefix>_met`` ("every
