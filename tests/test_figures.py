@@ -534,7 +534,8 @@ def test_committed_fitted_numbers(num_regression):
     plt.close(fig)
     mean = history.groupby(["depth", "attention", "step"])["loss"].mean()
     fall = learning.late_fall(history)
-    num_regression.check({"mean_loss": mean.to_numpy(), "late_fall": np.repeat(fall.to_numpy(), len(mean) // len(fall))},
+    per_model = len(mean) // len(fall)
+    num_regression.check({"mean_loss": mean.to_numpy(), "late_fall": np.repeat(fall.to_numpy(), per_model)},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="fitted_training")
 
 
