@@ -298,9 +298,10 @@ chapter.glue(judged_on=judged_on, seeds=f"{jcfg['seeds']}", fitted_schedule=fitt
 # Did the budget or the models end the learning? Each model's training loss
 # over its steps, and how much it still fell over the last quarter of them (the
 # median over that quarter against the quarter before, seeds pooled; `late_fall`
-# of `icdl.gpt_icl.core.learning`): {glue:text}`late_fall`. A model whose loss
-# is flat there would not meet the gate with a few more steps at this schedule;
-# one still falling was stopped by the budget the scan fixed.
+# of `icdl.gpt_icl.core.learning`; negative: it rose): {glue:text}`late_fall`.
+# A model whose loss is flat or rising there would not meet the gate with a few
+# more steps at this schedule; one still falling was stopped by the budget the
+# scan fixed.
 
 # %% mystnb={"figure": {"caption": "Training loss of the judged run's models, per target depth: each attention's mean over its seeds (thick, smoothed over five logs) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-icl-training"}}
 fig = figures.gpt.plot_training_by_depth(data["history"])
