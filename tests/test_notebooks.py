@@ -60,7 +60,7 @@ UNPINNED_TABLES = {
     **{(c, "chapter.settings(cfg)"): "the profile's settings as resolved" for c in (
         "attention_passes", "diffusion_score", "gradient_decomposition", "icgd_linear", "icgd_transformer",
         "lsa_training", "relu_sums", "softmax")},
-    ("computation", "live_bench.round(2)"): "a live timing of this machine (the committed reference beside it "
+    ("computation", "benchmark_shown(live_bench)"): "a live timing of this machine (the committed reference beside it "
                                             "is pinned)",
     ("computation", "cost.cost_table(reb)"): "live times; its FLOP counts: tests/test_gpt_cost.py",
     ("gradient_decomposition", "worst.map("): "deviations at round-off (1e-16), whose digits vary by CPU; the "
