@@ -67,7 +67,7 @@ from icdl.studies.attention_passes import PROFILES as FORWARD_PROFILES
 from icdl.studies.attention_passes import bound_check, forward_pass_study, lemma2_errors
 
 cfg, ledger = chapter.start(FORWARD_PROFILES, profile, overrides)
-chapter.settings(cfg)
+chapter.settings(cfg, FORWARD_PROFILES)
 
 # %% [markdown]
 # ## The token layout

@@ -23,7 +23,7 @@
 # commands named with them; the first table below is measured live. The last
 # section checks {term}`REB`'s comparison of what in-context learning and training cost.
 #
-# Code: `icdl.lsa.training` (`benchmark_batched_vs_loop`, `segments_table`,
+# Code: `icdl.lsa.training` (`benchmark_batched_vs_loop`, `segments_shown`,
 # `shard_runs`), `icdl.gpt_icl.core.measure` (FLOP counts, rates, the MLP benchmark),
 # `icdl.gpt_icl.compute.speed`, `icdl.gpt_icl.reference`, `icdl.gpt_icl.compute.cost`.
 
@@ -46,7 +46,7 @@ from icdl.gpt_icl import reference
 from icdl.gpt_icl.compute import cost, speed
 from icdl.gpt_icl.core import main_study, measure
 from icdl.lsa import study as lsa_study
-from icdl.lsa.training import benchmark_batched_vs_loop, benchmark_shown, segments_table
+from icdl.lsa.training import benchmark_batched_vs_loop, benchmark_shown, segments_shown
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
 from icdl.studies.computation import COMMANDS, PROFILES
@@ -101,13 +101,13 @@ if ref is not None:
 # ```
 #
 # How the reference run actually ran, from the segments its checkpoints logged
-# (runs, compiled or not, epochs, seconds, and the hours the whole protocol takes
+# (runs, compiled or not, epochs, minutes, and the hours the whole protocol takes
 # at that rate; for two shards side by side, on two cores). Every segment ran at
 # commit {glue:text}`lsa_commits`, from scratch to the last epoch.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if ref is not None:
-    display(segments_table(ref["data"]).round(2))
+    display(segments_shown(ref["data"]))
 
 # %% tags=["remove-cell"]
 chapter.glue(lsa_commits=", ".join(sorted({seg["commit"][:7] for seg in ref["data"]["segments"]}))

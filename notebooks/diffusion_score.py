@@ -60,11 +60,11 @@ from icdl import figures
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
 from icdl.repro.typeset import span
-from icdl.studies import diffusion
+from icdl.studies import diffusion, diffusion_shown
 
 torch.set_num_threads(1)
 cfg, ledger = chapter.start(diffusion.PROFILES, profile, overrides)
-chapter.settings(cfg)
+chapter.settings(cfg, diffusion.PROFILES)
 
 # %% [markdown]
 # ## REB's targets and why their mean is the score
@@ -89,7 +89,7 @@ chapter.settings(cfg)
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 bumps = diffusion.two_bumps(2.0, cfg["std"])
 identity = diffusion.dsm_identity(bumps, cfg["t"], cfg["mc"], seed=cfg["seed"])
-identity.round(3)
+diffusion_shown.identity_shown(identity)
 
 # %% [markdown]
 # The differences agree to the Monte-Carlo error, and with the analytic constant.
@@ -135,7 +135,7 @@ fig = figures.diffusion.plot_score_errors(result["errors"])
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 errors = result["errors"]
 display(chapter.table(diffusion.final_errors(errors, cfg["steps"]), 2))
-line, thm1 = diffusion.theorem1_shown(result["theorem1"])
+line, thm1 = diffusion_shown.theorem1_shown(result["theorem1"])
 print(line)
 chapter.table(thm1)
 
@@ -144,7 +144,7 @@ chapter.table(thm1)
 # the forward layers, mapped back) against the truth and GD:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-result["queries"].round(2)
+diffusion_shown.queries_shown(result["queries"])
 
 # %% [markdown]
 # ## The reference run
@@ -157,8 +157,8 @@ result["queries"].round(2)
 ref = show_reference(diffusion.PROFILES, "study")
 if ref is not None:
     ref_steps = diffusion.PROFILES.resolve("reference")["steps"]
-    display(chapter.table(diffusion.final_errors_shown(pd.DataFrame(ref["data"]["final_errors"]), ref_steps), 3))
-    line, thm1_ref = diffusion.theorem1_shown(pd.DataFrame(ref["data"]["theorem1"]))
+    display(chapter.table(diffusion_shown.final_errors_shown(pd.DataFrame(ref["data"]["final_errors"]), ref_steps), 3))
+    line, thm1_ref = diffusion_shown.theorem1_shown(pd.DataFrame(ref["data"]["theorem1"]))
     print(line)
     display(chapter.table(thm1_ref))
 

@@ -50,7 +50,7 @@ from icdl.repro.typeset import count
 from icdl.studies.gradient import PROFILES, benchmark, deviation_grid, layer_gradient_norms, train_comparison
 
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
-chapter.settings(cfg)
+chapter.settings(cfg, PROFILES)
 
 # %% [markdown]
 # ## The network (ICDL Def. 1, Def. 10) and its parameter vector (eq. 3.2)

@@ -54,7 +54,7 @@ from icdl.studies.linear_gd import PROFILES, icgd_experiment, one_step_error, sa
 
 t_start = time.perf_counter()
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
-chapter.settings(cfg)
+chapter.settings(cfg, PROFILES)
 
 # %% [markdown]
 # ## The prompt (ICDL eq. 2.1)

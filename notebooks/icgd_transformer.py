@@ -54,7 +54,7 @@ from icdl.studies import icgd_accounting as accounting
 from icdl.studies import icgd_transformer as icgd
 
 cfg, ledger = chapter.start(icgd.PROFILES, profile, overrides)
-chapter.settings(cfg)
+chapter.settings(cfg, icgd.PROFILES)
 
 # %% [markdown]
 # ## The last two layers of a block

@@ -79,7 +79,7 @@ from icdl.repro.typeset import count, plain
 
 torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the computation appendix)
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
-chapter.settings(cfg)
+chapter.settings(cfg, PROFILES)
 
 # %% [markdown]
 # ## The protocol (LSA section 4.1) and what we had to choose

@@ -49,7 +49,7 @@ from icdl.repro.typeset import sci
 from icdl.studies import relu_sums as relu_sum_study
 
 cfg, ledger = chapter.start(relu_sum_study.PROFILES, profile, overrides)
-chapter.settings(cfg)
+chapter.settings(cfg, relu_sum_study.PROFILES)
 
 # %% [markdown]
 # ## The definition (ICDL Def. 4)

@@ -72,7 +72,7 @@ from icdl.studies import softmax as softmax_study
 
 torch.set_num_threads(1)
 cfg, ledger = chapter.start(softmax_study.PROFILES, profile, overrides)
-chapter.settings(cfg)
+chapter.settings(cfg, softmax_study.PROFILES)
 
 # %% [markdown]
 # ## The layers

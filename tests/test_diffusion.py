@@ -117,7 +117,7 @@ def test_theorem1_is_shown_alike_for_the_live_run_and_the_reference():
     give the same."""
     import pandas as pd
 
-    from icdl.studies import diffusion
+    from icdl.studies import diffusion_shown as diffusion
 
     thm = pd.DataFrame({"H": [64, 256], "step_deviation": [1e-3, 3e-5], "eta_eps": [2e-3, 1e-5],
                         "final_distance_to_gd": [0.012, 4e-4]})

@@ -825,6 +825,31 @@ def test_ordered_colours_are_told_apart():
         assert lightness == sorted(lightness, reverse=True), (palette, lightness)
 
 
+def test_ordered_colours_are_not_an_attention_or_gd():
+    """Every colour an ordered quantity (depth, width, mixture) or a shifted mean μ is drawn in lies at least 40°
+    of hue from the softmax blue, the ReLU orange and GD's wine (or is a grey): the ramps they replaced ended in
+    a dark blue (crest: a depth read as the softmax transformer) and began in orange (flare: a test mixture read
+    as the ReLU one)."""
+    def hue(colour):
+        _, a, b = _lab(colour)
+        return float(np.degrees(np.arctan2(b, a))), float(np.hypot(a, b))
+
+    meanings = [fig_style.ATTENTION["softmax"], fig_style.ATTENTION["relu"], fig_style.GD]
+    drawn = [c for n in (3, 4, 6) for c in fig_style.ordered_colours(range(n)).values()]
+    drawn += [fig_style.width_colour(w) for w in (8, 64, 1024)] + list(fig_style.MU.values())
+    near = []
+    for colour in drawn:
+        h, chroma = hue(colour)
+        for meaning in meanings:
+            apart = abs((h - hue(meaning)[0] + 180) % 360 - 180)
+            if chroma > 10 and apart < 40:
+                near.append((colour, meaning, round(apart)))
+    assert near == [], near
+    # the probe sees the old ramps' ends: crest's dark blue beside the softmax blue, flare's orange beside the ReLU
+    assert abs(hue("#2c3172")[0] - hue(fig_style.ATTENTION["softmax"])[0]) < 40
+    assert abs(hue("#ec9b70")[0] - hue(fig_style.ATTENTION["relu"])[0]) < 40
+
+
 def test_least_squares_yardsticks_of_the_sec5_figures(num_regression):
     """Least squares beside every sec.-5 figure: its own shortfall below the MLP per target depth, read from
     the committed scale result (R²_MLP − R²_LS on the MLP's prompts: the bugs, the sign the other way or

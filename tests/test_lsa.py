@@ -308,6 +308,10 @@ def test_segments_table_rates():
     assert df.loc["2–3", "epochs_per_s"] == 2.5
     assert df.loc["0–3", "protocol_hours"] == pytest.approx(100 / 0.5 / 3600)
     assert lsa_training.segments_table({"settings": {"epochs": 1}}).empty
+    shown = lsa_training.segments_shown(data).set_index("runs")  # minutes, not seconds to the centisecond
+    assert "seconds" not in shown and shown.loc["0–3", "minutes"] == 0 and shown.loc["2–3", "epochs_per_s"] == 2.5
+    data["segments"][0]["seconds"] = 2887.6
+    assert lsa_training.segments_shown(data).set_index("runs").loc["0–3", "minutes"] == 48
 
 
 @pytest.mark.parametrize("args, message", [

@@ -940,6 +940,12 @@ def test_a_column_written_in_e_notation_reads_in_one_form():
     assert "<td>7.2 × 10⁻¹</td>" in t and "<td>4.0 × 10⁻²</td>" in t and "<td>−2.5 × 10⁻³</td>" in t
     assert "<td>1.0 × 10⁴</td>" in t and "<td>3.0 × 10⁰</td>" in t and "<td>5.5 × 10¹²</td>" in t
     assert "<td>0.72</td>" not in t and "<td>1e-3</td>" in t  # the mixed column: the prose's rule, cell by cell
+    # every value ordinary (0.01 to 9 999): plain decimals with the digits given, never "× 10⁰" (the bug: a
+    # reader met 3.0 × 10⁰ and 4.0 × 10⁻² in a column of ordinary numbers); one value past the range: powers again
+    plain_col = frame_html(pd.DataFrame({"a": ["7.2e-01", "4.0e-02", "-3.0e+00", "1.25e+03"]}))
+    assert all(f"<td>{v}</td>" in plain_col for v in ("0.72", "0.040", "−3.0", "1250"))
+    assert "× 10" not in plain_col
+    assert "<td>7.2 × 10⁻¹</td>" in frame_html(pd.DataFrame({"a": ["7.2e-01", "4.0e-03"]}))
 
 
 def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
@@ -971,6 +977,9 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     assert span([0.2412, 0.2444], ".2f", widen=1) == "0.241–0.244"  # one more digit tells them apart
     assert span([0.24, 0.24], ".2f", widen=1) == "0.24"  # alike however printed: one value
     assert span([0.031, 0.052], ".3f") == "0.031–0.052" and span([-0.2, 0.1], ".1f") == "-0.2 to 0.1"
+    # a range in a table cell stays on one line (the bug: "0.097 (0.048 to" above "0.147)" at 1280 px)
+    held = frame_html(pd.DataFrame({"lead": ["0.097 (0.048 to 0.147)", "0.03–0.10"], "note": ["from a to b", "x"]}))
+    assert "0.048\u00a0to\u00a00.147" in held and "0.03–\u20600.10" in held and "from a to b" in held
     assert commands_as_code("trained by --part depth --layers L --seeds S, then --part main") == (
         "trained by `--part depth --layers L --seeds S`, then `--part main`")
     assert commands_as_code("(python -m icdl.gpt_icl --profile n01 --part main) is not") == (
@@ -1074,3 +1083,28 @@ def test_a_criterion_writes_its_comparison_as_the_prose_does():
     from icdl.repro.typeset import relation
 
     assert [relation(op) for op in (">=", "<=", ">", "<", "==")] == ["≥", "≤", ">", "<", "="]
+
+
+def test_every_settings_table_says_what_each_setting_is():
+    """Every chapter that shows its settings (``chapter.settings``) passes its profiles, whose ``meanings`` name
+    every setting in words; the table gains a "meaning" column beside the ``--set`` key (the bug: a first cell of
+    bare keys, ``B_w``, ``mc``, ``grid_K``, that told a reader nothing). Meanings that miss a setting, or name
+    one the profiles lack, are refused when the profiles are declared."""
+    import re
+
+    from icdl.repro import chapter
+    from icdl.repro.execute import chapter_profiles
+    from icdl.repro.profiles import ProfileError, ProfileSet
+
+    notebooks = Path(__file__).resolve().parents[1] / "notebooks"
+    showing = [p.stem for p in sorted(notebooks.glob("*.py")) if "chapter.settings(" in p.read_text()]
+    assert len(showing) >= 8
+    for name in showing:
+        assert re.search(r"chapter\.settings\(cfg, [\w.]+\)", (notebooks / f"{name}.py").read_text())
+        profiles = chapter_profiles(name)
+        keys = set(profiles.profiles["quick"])
+        assert set(profiles.meanings) == keys and all(v.strip() for v in profiles.meanings.values()), name
+        html = chapter.settings(profiles.resolve("quick"), profiles).data
+        assert "<th>meaning</th>" in html and all(f"<td>{v}</td>" in html for v in profiles.meanings.values()), name
+    with pytest.raises(ProfileError, match="meanings"):
+        ProfileSet("x", profiles={"quick": {"n": 1, "m": 2}}, meanings={"n": "examples"})

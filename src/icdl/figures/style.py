@@ -35,14 +35,17 @@ GD = "#AA3377"
 CANDIDATE = {"GD, N-layer network": GD, "MLP (Adam, last epoch)": PALETTE[2], "least squares": "0.1",
              "ridge": "#CC3311", "3-NN": NEAREST, "context mean": "0.45"}
 CANDIDATE_STYLE = {"GD, N-layer network": "-", "MLP (Adam, last epoch)": "-", "ridge": "-", **BASELINE_STYLE}
-#: test mixtures of inputs, from the pretraining mixture (1, 0) to (.5, .5): a sequential palette of its own
-MIXTURE_PALETTE = "flare"
-#: depths (of targets or of models) and other ordered sizes: darker = larger
-DEPTH_PALETTE = "crest"
-#: the mean μ of shifted target parameters: near-black for the training distribution, slate blue and rose for the
-#: shifts (two pinks read as one; an indigo beside the near-black read as the same line: dark colours differ by
-#: lightness alone)
-MU = {0.0: "0.2", -0.5: "#7B68EE", 0.5: "#CC6677"}
+#: ordered quantities -- depths of targets or models, layer widths, the hidden size H, learning rates, test mixtures
+#: of inputs from the pretraining mixture (1, 0) to (.5, .5), prompt lengths: one purple ramp, darker = larger (or
+#: further from the training distribution). Its hue (−52° in CIE L*a*b*) lies over 40° from the softmax blue and from
+#: GD's wine and far from the ReLU orange: the blue-green and orange-red ramps it replaces ended in the attention
+#: colours, and a reader took a depth or a mixture for an attention (tests/test_figures.py holds it apart)
+ORDERED_RAMP = ("#e1d0f9", "#b99fe6", "#8d6eca", "#583e90", "#2b1b51")
+DEPTH_PALETTE = MIXTURE_PALETTE = "ordered"
+#: the mean μ of shifted target parameters: near-black for the training distribution, a light and a dark step of the
+#: ordered ramp for the shifts below and above it (a dark colour beside the near-black reads as the same line: dark
+#: colours differ by lightness alone)
+MU = {0.0: "0.2", -0.5: "#b99fe6", 0.5: "#6f4fa8"}
 #: kinds of job in a timed run (computation appendix)
 STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
 
@@ -51,24 +54,33 @@ STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
 CONSTRUCTION = "#8c510a"
 
 
+def colour_map(palette: str = DEPTH_PALETTE):
+    """The colour map of ``palette``: :data:`ORDERED_RAMP` for ``"ordered"``, else seaborn's map of that name."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    if palette == "ordered":
+        return LinearSegmentedColormap.from_list("ordered", ORDERED_RAMP)
+    return sns.color_palette(palette, as_cmap=True)
+
+
 def width_colour(width: float):
-    """The colour of a layer width on one fixed scale (crest, 8 to 1024 units, log-spaced): the same width has
-    the same colour in every figure and profile, whichever other widths are drawn beside it."""
+    """The colour of a layer width on one fixed scale (the ordered ramp, 8 to 1024 units, log-spaced): the same
+    width has the same colour in every figure and profile, whichever other widths are drawn beside it."""
     import math
 
     pos = (math.log2(max(width, 1)) - 3) / (10 - 3)
-    return sns.color_palette(DEPTH_PALETTE, as_cmap=True)(min(1.0, max(0.15, pos)))
+    return colour_map()(min(1.0, max(0.15, pos)))
 
 
 def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:
     """A colour per value of an ordered quantity (depth, width, mixture), light to dark, spread over the whole
-    colour map (from 10 % of it): seaborn's own sampling keeps to the middle, where four mixtures came out as
-    two near-identical pairs."""
+    colour map: seaborn's own sampling keeps to the middle, where four mixtures came out as two near-identical
+    pairs."""
     import numpy as np
 
     values = list(values)
-    cmap = sns.color_palette(palette, as_cmap=True)
-    where = np.linspace(0.1, 1.0, len(values)) if len(values) > 1 else [0.6]
+    cmap = colour_map(palette)
+    where = np.linspace(0.0, 1.0, len(values)) if len(values) > 1 else [0.6]
     return {v: tuple(cmap(float(x))[:3]) for v, x in zip(values, where)}
 
 

@@ -38,6 +38,10 @@ PROFILES = ProfileSet(
             "batch": (1, 1_000_000), "lr": (1e-8, 1.0), "l1": (0.0, 1.0), "val_every": (1, 1_000_000),
             "N": (2, 10_000), "test_prompts": (10, 1_000_000), "seed": (0, 2**31 - 1)},
     command="python -m icdl.lsa --profile {profile}",
+    meanings={"runs": "training runs (seeds)", "epochs": "training epochs", "M": "training prompts",
+              "M_val": "validation prompts", "batch": "prompts per batch", "lr": "learning rate",
+              "l1": "ℓ1 strength on the weights", "val_every": "epochs between validations",
+              "N": "examples per prompt", "test_prompts": "test prompts", "seed": "random seed"},
 )
 
 

@@ -1,7 +1,7 @@
 """Training Hagiwara's TF(4, 2, 2) as in LSA sec. 4 (chapter ``lsa_training``): many runs as one batched
 program, steps through ``torch.compile`` (falling back to eager), checkpoints that resume, and shards
 that split the runs over processes and merge again. How fast each of these is: :func:`benchmark_batched_vs_loop`,
-:func:`segments_table` (the book's computation appendix)."""
+:func:`segments_table` and :func:`segments_shown` (the book's computation appendix)."""
 
 from __future__ import annotations
 
@@ -338,3 +338,11 @@ def segments_table(data: dict) -> pd.DataFrame:
     df["epochs_per_s"] = df["epochs"] / df["seconds"]
     df["protocol_hours"] = data["settings"]["epochs"] / df["epochs_per_s"] / 3600
     return df[["runs", "compile", "from_epoch", "to_epoch", "epochs", "seconds", "epochs_per_s", "protocol_hours"]]
+
+
+def segments_shown(data: dict) -> pd.DataFrame:
+    """:func:`segments_table` as the computation appendix prints it: wall time in whole minutes (a run of 48 minutes
+    is not "2887.60" seconds), epochs per second to two decimals, the protocol's hours to one."""
+    df = segments_table(data)
+    return df.assign(minutes=(df["seconds"] / 60).round(0), epochs_per_s=df["epochs_per_s"].round(2),
+                     protocol_hours=df["protocol_hours"].round(1)).drop(columns="seconds")

@@ -28,9 +28,11 @@ def table(df, digits: int = 3):
     return HTML(series_html(df, digits) if isinstance(df, pd.Series) else frame_html(df, digits))
 
 
-def settings(cfg: Mapping[str, Any]):
-    """A chapter's resolved settings as a table of two columns (setting, value), each value as the book writes
-    numbers (``1e-5``, not Python's ``1e-05``) -- what a chapter's first cell shows of its profile."""
+def settings(cfg: Mapping[str, Any], profiles: ProfileSet | None = None):
+    """A chapter's resolved settings as a table (setting, its meaning in words from ``profiles.meanings``, value),
+    each value as the book writes numbers (``1e-5``, not Python's ``1e-05``) -- what a chapter's first cell shows
+    of its profile. The setting is its ``--set`` key, as code; the meaning says what it is (a key alone, ``B_w``
+    or ``mc``, told a reader nothing)."""
     import pandas as pd
     from IPython.display import HTML
 
@@ -47,7 +49,11 @@ def settings(cfg: Mapping[str, Any]):
             return ", ".join(value(x, key) for x in v) if v else "—"
         return str(v)
 
-    out = frame_html(pd.DataFrame({"setting": list(cfg), "value": [value(v, k) for k, v in cfg.items()]}))
+    table = {"setting": list(cfg), "value": [value(v, k) for k, v in cfg.items()]}
+    if profiles is not None and profiles.meanings:
+        table = {"setting": table["setting"], "meaning": [profiles.meanings.get(k, "") for k in cfg],
+                 "value": table["value"]}
+    out = frame_html(pd.DataFrame(table))
     for key in cfg:  # a setting's name as code: what --set takes (and N_max is a name, not a subscript)
         out = out.replace(f"<td>{key}</td>", f"<td><code>{key}</code></td>", 1)
     return HTML(out)

@@ -53,6 +53,10 @@ class ProfileSet:
     #: profiles only the command runs: the chapter does not execute at them (its claims are another run's, e.g.
     #: gpt_icl's ``n01``, whose result the chapter judges beside the reference on claims of its own)
     command_only: tuple[str, ...] = ()
+    #: each setting in words, for the settings table a chapter shows (:func:`icdl.repro.chapter.settings`): the
+    #: key is what ``--set`` takes, the meaning what a reader needs (``B_w``: the box bound on the weights); given,
+    #: it names every setting
+    meanings: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if "quick" not in self.profiles:
@@ -69,6 +73,9 @@ class ProfileSet:
                 )
             for key, value in settings.items():
                 self._check(key, value, where=f"profile {name!r}")
+        if self.meanings and set(self.meanings) != keys:
+            raise ProfileError(f"{self.chapter}: meanings name {sorted(self.meanings)}, the settings are "
+                               f"{sorted(keys)}")
 
     @property
     def names(self) -> list[str]:

@@ -89,11 +89,17 @@ def _significant(vals, digits: int) -> list:
     return [one(v) for v in vals]
 
 
+#: the powers of ten a column of e-notation may span and still be written as plain decimals (0.01 to 9 999)
+ORDINARY = (-2, 3)
+
+
 def _powers_of_ten(col):
     """A column of numbers written in e-notation as text (``"7.2e-01"``, ``"4.0e-02"``, ``"2.5e-03"``: what a
     chapter's ``"{:.1e}"`` gives) in one form, each a power of ten (``7.2 × 10⁻¹``, ``4.0 × 10⁻²``, ``2.5 × 10⁻³``)
     -- not some plainly and some with an exponent, as the prose's rule for a single number would write them
-    (``0.72`` beside ``4.0e-2``); None where a cell is anything else (the column is left as it is)."""
+    (``0.72`` beside ``4.0e-2``); a column whose exponents all lie in :data:`ORDINARY` as plain decimals with the
+    same digits (``0.72``, ``0.040``, ``3.0``: no reader needs ``× 10⁰``); None where a cell is anything else (the
+    column is left as it is)."""
     import re
 
     from .typeset import E_NUMBER
@@ -102,6 +108,13 @@ def _powers_of_ten(col):
     if len(texts) != col.notna().sum() or not texts or not all(re.fullmatch(r"[-−]?" + E_NUMBER, t) for t in texts):
         return None
     superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    if all(ORDINARY[0] <= int(t.split("e")[1]) <= ORDINARY[1] for t in texts):  # 0.72, 0.040, 3.0: no × 10⁰
+        def decimal(text):
+            mantissa, exponent = text.split("e")
+            digits = len(mantissa.lstrip("-−").replace(".", "")) - 1 - int(exponent)
+            return f"{float(mantissa.replace('−', '-')) * 10 ** int(exponent):.{max(0, digits)}f}".replace("-", "−")
+
+        return col.map(lambda v: decimal(v) if isinstance(v, str) else v)
 
     def power(text):
         mantissa, exponent = text.split("e")
@@ -243,8 +256,21 @@ def frame_html(df, digits: int | None = None) -> str:
         raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
     # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)
     parts = re.split(r"(\$[^$]+\$)", out)
-    out = "".join(p if i % 2 else typeset_minus(short_exponents(p)) for i, p in enumerate(parts))  # 1e-5, not 1e-05
+    out = "".join(p if i % 2 else keep_ranges(typeset_minus(short_exponents(p))) for i, p in enumerate(parts))
     return re.sub(r"\$([^$]+)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', out)
+
+
+#: the two ends of a range or an interval: ``0.048 to 0.147``, ``0.03–0.10`` (a minus sign or hyphen before either)
+_RANGE = r"(?<=\d)( to |–)(?=[−-]?\d)"
+
+
+def keep_ranges(text: str) -> str:
+    """``text`` with each range's ends held together on one line (``0.048 to 0.147``, ``0.03–0.10``: no-break spaces
+    about "to", a word joiner after the en dash): a table cell at the book's width broke "0.097 (0.048 to" from
+    "0.147)", and a reader took the two lines for two numbers."""
+    import re
+
+    return re.sub(_RANGE, lambda m: "\u00a0to\u00a0" if m.group(1) == " to " else "–\u2060", text)
 
 
 def series_html(series, digits: int | None = None) -> str:

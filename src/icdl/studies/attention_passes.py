@@ -26,6 +26,8 @@ PROFILES = ProfileSet(
     profiles={"quick": {"K": 3, "N_max": 5, "H_max": 256, "seed": 0},
               "reference": {"K": 4, "N_max": 6, "H_max": 1024, "seed": 0}},
     ranges={"K": (1, 4), "N_max": (2, 8), "H_max": (16, 4096), "seed": (0, 2**31 - 1)},
+    meanings={"K": "hidden width K of the network", "N_max": "largest network depth N checked",
+              "H_max": "largest number H of ReLUs in a sum", "seed": "random seed"},
 )
 
 

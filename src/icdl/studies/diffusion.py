@@ -57,6 +57,12 @@ PROFILES = ProfileSet(
             "prompts": (1, 64), "eta": (1e-3, 100.0), "B_w": (0.1, 10.0), "test_points": (100, 1_000_000),
             "mc": (1000, 10_000_000), "seed": (0, 2**31 - 1), "H_list": (4, 2048)},
     command="python -m icdl.studies.diffusion --profile {profile}",
+    meanings={"N": "network depth", "K": "hidden width", "n": "DSM pairs per prompt",
+              "t": "noise level (diffusion time)", "std": "each mixture component's standard deviation",
+              "steps": "GD steps (transformer layers)", "H_list": "ReLUs H per approximated function",
+              "prompts": "prompts", "eta": "step size η", "B_w": "box bound B_w on the weights",
+              "test_points": "test points per prompt for the score error",
+              "mc": "Monte-Carlo samples for the DSM identity", "seed": "random seed"},
 )
 
 # ---- the forward process and the data ---------------------------------------------------------
@@ -287,25 +293,9 @@ def final_errors(errors: pd.DataFrame, steps: int) -> pd.DataFrame:
     it: GD, GD from w = 0, and the transformer per width H (GD has no H: its rows are not labelled with one)."""
     last = (errors[errors["step"] == steps].groupby(["method", "H"], sort=False)["score_error"].mean()
             .reset_index())
+    from .diffusion_shown import final_errors_shown
+
     return final_errors_shown(last, steps)
-
-
-def final_errors_shown(last: pd.DataFrame, steps: int) -> pd.DataFrame:
-    """The per-method mean errors (``method``, ``H``, ``score_error``: a result file's ``final_errors``) as the
-    chapter shows them: one row per method as a reader names it, GD without a width."""
-    names = [f"transformer, H = {int(h)}" if m == "transformer" else m for m, h in zip(last["method"], last["H"])]
-    return pd.DataFrame({"method": names, f"relative score error after {steps} steps": last["score_error"]})
-
-
-def theorem1_shown(theorem1: pd.DataFrame) -> tuple[str, pd.DataFrame]:
-    """Theorem 1's check per width H (a run's or a result file's ``theorem1``) as the chapter shows it, the live
-    run and the reference alike: a line saying whether every one-step deviation is within η ε, and the table
-    without the column that line replaces, each distance written as a power of ten."""
-    within = "yes" if pd.Series(theorem1["within"]).astype(bool).all() else "no"
-    distances = ("step_deviation", "eta_eps", "final_distance_to_gd")  # in this order, whatever the file's
-    shown = theorem1[["H", *distances]].assign(**{c: theorem1[c].map("{:.1e}".format) for c in distances})
-    return (f"every one-step deviation within η ε: {within}",
-            shown.rename(columns={"step_deviation": "largest one-step deviation"}))
 
 
 def learned_curve(result: dict, cfg, b: int = 0, points: int = 200) -> dict:

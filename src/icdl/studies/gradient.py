@@ -33,6 +33,11 @@ PROFILES = ProfileSet(
     ranges={"grid_n": (1, 10_000), "grid_K": (1, 256), "norm_depth": (2, 64), "norm_width": (1, 1024),
             "norm_n": (1, 100_000), "train_steps": (1, 1_000_000), "bench_repeats": (1, 1000),
             "seed": (0, 2**31 - 1)},
+    meanings={"grid_n": "examples per deviation check", "grid_K": "hidden width of the deviation check",
+              "norm_depth": "depth of the network whose layer gradients are compared",
+              "norm_width": "its hidden width", "norm_n": "its examples",
+              "train_steps": "GD steps of the training comparison", "bench_repeats": "timing repetitions",
+              "seed": "random seed"},
 )
 
 

@@ -52,6 +52,10 @@ PROFILES = ProfileSet(
     ranges={"N": (2, 6), "K": (1, 8), "d": (1, 4), "n": (2, 256), "steps": (1, 100), "prompts": (1, 512),
             "eta": (1e-4, 10.0), "B_w": (0.05, 10.0), "seed": (0, 2**31 - 1),
             "H_list": (4, 2048)},  # the dense layers grow like H
+    meanings={"N": "network depth", "K": "hidden width", "d": "input dimension", "n": "examples per prompt",
+              "steps": "GD steps L (transformer blocks)", "H_list": "ReLUs H per approximated function",
+              "prompts": "prompts", "eta": "step size η", "B_w": "box bound B_w on the weights",
+              "activation": "the network's activation r", "seed": "random seed"},
 )
 
 

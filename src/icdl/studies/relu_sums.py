@@ -13,7 +13,8 @@ from ..repro.profiles import ProfileSet
 
 PROFILES = ProfileSet("relu_sums",
                       profiles={"quick": {"R": 4.0, "H_max": 512}, "reference": {"R": 4.0, "H_max": 4096}},
-                      ranges={"R": (0.5, 100.0), "H_max": (8, 1 << 16)})
+                      ranges={"R": (0.5, 100.0), "H_max": (8, 1 << 16)},
+                      meanings={"R": "half-width R of the interval [−R, R]", "H_max": "largest number H of ReLUs"})
 
 
 def error_curve(targets=tuple(TARGETS), R: float = 4.0, H_max: int = 512) -> pd.DataFrame:

@@ -108,6 +108,13 @@ PROFILES = ProfileSet(
             "curve_points": (1, 1000), "L": (1, 50), "test_prompts": (8, 10**5), "grid_max": (2, 256),
             "seed": (0, 2**31 - 1), "widths": (1, 4096)},
     command="python -m icdl.studies.softmax --profile {profile}",
+    meanings={"N": "network depth", "K": "hidden width", "d": "input dimension", "n": "examples per prompt",
+              "eta": "step size η", "B_w": "box bound B_w on the weights",
+              "widths": "hidden widths of the fitted softmax blocks", "steps": "training steps of each fitted block",
+              "batch": "prompts per training step", "lr": "learning rate",
+              "warmup": "warm-up steps of the learning rate", "curve_points": "points on each training curve",
+              "L": "GD steps (blocks) chained", "test_prompts": "test prompts",
+              "grid_max": "largest grid size D of the separation check", "seed": "random seed"},
 )
 
 #: Theorem 2's "any accuracy with enough size", as a criterion on the fitted blocks, fixed before the reference
