@@ -203,7 +203,12 @@ chapter.glue(n01_late_fall=learning.late_words(learning.late_fall(pd.DataFrame(i
 # below 0 on its whole interval for {glue:text}`n01_vs_ls_below` of them; the
 # largest shortfall below the MLP is {glue:text}`n01_obj1`, against objective
 # 1's tolerance of {glue:text}`obj1_tolerance`; the change of the excess error
-# over the MLP from target depth 3 to 6 is {glue:text}`n01_gap`.
+# over the MLP from target depth 3 to 6 is {glue:text}`n01_gap`. These are
+# extremes over the models (and, for objective 1, over every MLP position up to
+# the training length), and their intervals are read off every model's own
+# interval, one end widened for the number of models (an {term}`every-model
+# claim`), so neither need appear in the per-model table above, which reads
+# each model at the MLP's last position on its own interval.
 
 # %% mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length. Bottom row: the same lines from the MLP's first position to the training length, on an axis fitted to the transformers and the MLP.", "name": "fig-icl-methods-n01"}}
 if n01_done:

@@ -23,7 +23,8 @@
 # *training*: the same models, prompts,
 # baselines and evaluation, trained {glue:text}`scale_factor` times longer,
 # and scored at {glue:text}`scale_snapshots` snapshots per model along the
-# way. A line through the shortfall against the logarithm of the steps on the
+# way, {glue:text}`scale_fitted_snapshots` of them from the main study's length
+# on. A line through the shortfall against the logarithm of the steps on the
 # target family gives its change per doubling, and a line through objective
 # 1's own number, extended to the paper's 500 000 steps, a forecast that a longer
 # run on a GPU can confirm or refute. The question and its thresholds are this
@@ -189,9 +190,9 @@ chapter.table(scale.show.end_table(data["points"], rcfg))
 # whether the line ends within it. Its band is that of the line itself (its
 # level and slope) from the snapshots' scatter: the run stored no prompt
 # resamples of objective 1's number, so the part of the prompts' noise that
-# every snapshot shares is not in it. Five snapshots over
+# every snapshot shares is not in it. A line through {glue:text}`scale_fitted_snapshots` snapshots over
 # {glue:text}`scale_target_doublings` doublings cannot pin an extrapolation
-# over {glue:text}`scale_doublings_ahead` more. The two bands that straddle
+# over {glue:text}`scale_doublings_ahead` more. The bands that straddle
 # the tolerance, {glue:text}`scale_straddle_models`, leave the claim
 # undecided. A straight line in log steps also falls without end, below what
 # objective 1's number can reach (the MLP's R² minus 1: {glue:text}`scale_obj1_floor` by target depth): the
@@ -205,10 +206,10 @@ fig = figures.scale.plot_scale_forecast(data["points"], data["fits"], main_study
                                   scale.trend.PAPER_STEPS, scale.trend.target_offset(rcfg))
 
 # %% [markdown]
-# Five snapshots make a short line, and the first fitted one (the main
-# study's length) sits where the curves still bend after the warm phase and
-# the switch of attention. Left out, with its band refitted on the four later
-# snapshots, the slope of {glue:text}`lfo_model` moves most, from
+# Each line rests on {glue:text}`scale_fitted_snapshots` snapshots, and the first
+# fitted one (the main study's length) sits where the curves still bend after the
+# warm phase and the switch of attention. Left out, with its band refitted on the
+# {glue:text}`scale_fitted_later` later snapshots, the slope of {glue:text}`lfo_model` moves most, from
 # {glue:text}`lfo_from` to {glue:text}`lfo_to` per doubling;
 # {glue:text}`lfo_flips` slopes change sign, and the bands wholly below 0 go
 # from {glue:text}`lfo_below` to {glue:text}`lfo_below_without`. The lines

@@ -709,3 +709,26 @@ def test_a_rerun_keeps_the_ledger_when_only_a_timing_s_digits_moved(tmp_path, mo
     judged = copy.deepcopy(data)
     judged["records"][0]["value"] = 1.30
     assert not ledger_module._same_ledger(path, judged, prov)
+
+
+def test_the_reports_words_link_to_the_glossary():
+    """Each line of the report links the first use of a coined term or abbreviation to its glossary entry (the bug:
+    a claim's block said "learning gate", "member", "flow time" with nothing to click), as a whole word only,
+    never inside a heading, code, math or a link; and every anchor it links to is a term of book/notation.md's
+    glossary (a renamed entry would leave a dead link)."""
+    import re
+
+    from icdl.repro.pages import GLOSSARY, linked_terms, render_report
+
+    line = linked_terms('* **x** (<a href="a">learning gate</a>): the learning gate, `3-NN`, $ICGD$, members; ICGD')
+    assert line.count('class="term"') == 2 and 'href="notation.html#term-Learning-gate">learning gate</a>,' in line
+    assert "`3-NN`" in line and "$ICGD$" in line and "members;" in line and '<a href="a">learning gate</a>' in line
+    assert linked_terms("## the learning gate") == "## the learning gate"
+    glossary = (Path(__file__).resolve().parents[1] / "book" / "notation.md").read_text()
+    entries = re.search(r"```\{glossary\}\n(.*?)\n```", glossary, re.S).group(1)
+    ids = {re.sub(r"[^\w]+", "-", t.strip()).strip("-") for t in entries.splitlines() if t and not t.startswith(" ")}
+    assert set(GLOSSARY.values()) <= ids, set(GLOSSARY.values()) - ids
+    report = render_report()
+    block = report[report.index('id="claim-mech-seeds-nearest-gd"'):]
+    block = block[:block.index("</div>")]  # its words: "GD's chosen member", "flow time ηL", "context mean"
+    assert all(f'href="notation.html#term-{t}"' in block for t in ("Member", "Flow-time", "Context-mean"))

@@ -205,7 +205,7 @@ def plot_icl_length(curves: pd.DataFrame, train_examples: int, baselines: pd.Dat
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["mixture"] == PRETRAINING]
     styles = {"softmax": (ATTENTION["softmax"], "-", "softmax"),
-              SOFTMAX_ON: (ATTENTION["softmax"], ":", "softmax, trained on\nas long as relu"),
+              SOFTMAX_ON: (ATTENTION["softmax"], ":", "softmax twin (trained\non as long as relu)"),
               "relu": (ATTENTION["relu"], "-", "relu")}  # the attention's name as every legend writes it
     for ax, depth in zip(axes[0], ds):
         for att, (color, style, label) in styles.items():

@@ -146,7 +146,38 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
         lines += [f"### {title}", "", '<div class="claims">']
         lines += [_claim_block(r, errata.get(r.id)) for r in part.itertuples()]
         lines += ["</div>", ""]
-    return "\n".join(lines) + "\n"
+    return "\n".join(linked_terms(line) for line in lines) + "\n"
+
+
+#: the glossary's coined terms and abbreviations (book/notation.md) that the report's claims use, with their
+#: anchors on the notation page: each line of the report links the first use of each (a reader who jumps to one
+#: claim's block finds its words explained there, not only at the page's first use)
+GLOSSARY = {"learning gate": "Learning-gate", "member": "Member", "flow time": "Flow-time",
+            "median block": "Median-block", "3-NN": "3-NN", "ICGD": "ICGD", "context mean": "Context-mean",
+            "softmax twin": "Softmax-twin", "warm phase": "Warm-phase", "main study": "Main-study",
+            "paired prompts": "Paired-prompts", "shortfall": "Shortfall", "REB": "REB", "EWML": "EWML",
+            "DSM": "DSM", "FLOPs": "FLOPs", "analysed run": "Analysed-run", "mismatch band": "Mismatch-band"}
+
+
+def linked_terms(line: str) -> str:
+    """``line`` with the first use of each :data:`GLOSSARY` term linked to its entry on the notation page --
+    outside headings, code, math, HTML tags and links (those already there and those just made), and as a whole
+    word only."""
+    import re
+
+    if line.startswith("#"):
+        return line
+    protected = re.compile(r"(`[^`]*`|\$[^$]*\$|<a\b[^>]*>.*?</a>|<code>.*?</code>|<[^>]+>|\\\(.*?\\\))")
+    for term, anchor in GLOSSARY.items():
+        pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])")
+        parts = protected.split(line)
+        for i in range(0, len(parts), 2):  # the text between the protected spans
+            if m := pattern.search(parts[i]):
+                link = f'<a class="term" href="notation.html#term-{anchor}">{m.group(0)}</a>'
+                parts[i] = parts[i][:m.start()] + link + parts[i][m.end():]
+                break
+        line = "".join(parts)
+    return line
 
 
 def replaced_section() -> list[str]:

@@ -176,6 +176,8 @@ def glue_values(res: dict, cfg) -> dict[str, str]:
         "scale_factor": f"{cfg['factor']}", "scale_steps": count(cfg['factor'] * cfg['steps']),
         "scale_relu_steps": count(cfg['factor'] * cfg['relu_steps']), "scale_main_steps": count(cfg['steps']),
         "scale_snapshots": f"{len(model_snapshots(cfg, 'softmax'))}",
+        "scale_fitted_snapshots": _rng(fits["snapshots"], ".0f"),
+        "scale_fitted_later": _rng(fits["snapshots"] - 1, ".0f"),
         "scale_short_first": _rng(fits["shortfall_first"], ".3f"),
         "scale_short_last": _rng(fits["shortfall_last"], ".3f"),
         "scale_per_doubling": _rng(fits["per_doubling"], "+.4f"),
