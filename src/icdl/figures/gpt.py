@@ -87,8 +87,7 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
     least squares' plunge near k = d + 1 and the context mean leave it): the gaps the objectives judge, a few
     hundredths of R², are flat on the full axis."""
     ds = sorted(curves["depth"].unique())
-    fig, axes = plt.subplots(2, len(ds), figsize=(WIDE[0], 5.6), sharey="row", squeeze=False,
-                             gridspec_kw={"height_ratios": (1.0, 0.9)})
+    fig, axes = _full_and_zoomed(len(ds), sharey="row")
     c = curves[curves["mixture"] == PRETRAINING]
     b = baselines[baselines["mixture"] == PRETRAINING] if len(baselines) else baselines
     first = int(b.loc[is_mlp(b["method"]), "position"].min()) if len(b) and is_mlp(b["method"]).any() else 1
@@ -110,16 +109,30 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
                 g = b[(b["depth"] == depth) & is_mlp(b["method"])]
                 ax.plot(g["position"], g["r2"], "D", ms=4, color=BASELINE["MLP"], label="trained MLP")
                 zoomed.append(g["r2"])
-            if row == 0:
-                mark_training_length(ax, train_examples)
-                ax.set(title=f"{depth}-layer targets")
-        axes[1, col].set(xlim=(first - 1, train_examples + 1), xlabel="query position k")
+    _frame_full_and_zoomed(axes, ds, first, train_examples, "R² (pretraining mixture)")
     r2_limits(axes[0], [c[(c["depth"] == depth) & c["attention"].isin(ATTENTIONS)]["r2"] for depth in ds])
     axes[1, 0].set_ylim(*zoom_limits(zoomed))
-    axes[0, 0].set_ylabel("R² (pretraining mixture)")
-    axes[1, 0].set_ylabel(f"R², zoomed (k = {first} to {train_examples})")
     legend_outside(axes[0, -1], fontsize=SMALL)
     return fig
+
+
+def _full_and_zoomed(columns: int, sharey: str | bool = False):
+    """A figure of two rows of panels, one column per target depth: every position on the top row, a zoom on
+    the positions a claim judges below it (:func:`_frame_full_and_zoomed` labels them)."""
+    return plt.subplots(2, columns, figsize=(WIDE[0], 5.6), sharey=sharey, squeeze=False,
+                        gridspec_kw={"height_ratios": (1.0, 0.9)})
+
+
+def _frame_full_and_zoomed(axes, depths, first: int, train_examples: int, ylabel: str) -> None:
+    """The frame of a :func:`_full_and_zoomed` figure, drawn once its lines are in: each column's title and the
+    positions past the training length shaded on the top row; the bottom row's positions ``first`` to the
+    training length, its label saying so."""
+    for col, depth in enumerate(depths):
+        mark_training_length(axes[0, col], train_examples)
+        axes[0, col].set(title=f"{depth}-layer targets")
+        axes[1, col].set(xlim=(first - 1, train_examples + 1), xlabel="query position k")
+    axes[0, 0].set_ylabel(ylabel)
+    axes[1, 0].set_ylabel(f"R², zoomed (k = {first} to {train_examples})")
 
 
 def zoom_limits(values, pad: float = 0.1) -> tuple[float, float]:
@@ -318,8 +331,7 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
     length, each depth on an axis fitted to its own curves (:func:`zoom_limits`): the falls judged there, a few
     hundredths at the shallow targets, are flat on an axis that reaches down to the deep targets' collapse."""
     ds = sorted(curves["depth"].unique())
-    fig, axes = plt.subplots(2, len(ds), figsize=(WIDE[0], 5.6), squeeze=False,
-                             gridspec_kw={"height_ratios": (1.0, 0.9)})
+    fig, axes = _full_and_zoomed(len(ds))
     styles = {"softmax": "-", "relu": "--"}
     curves = curves[curves["attention"].isin(styles)]  # the two attentions (not the softmax twin)
     first = max(1, train_examples // 4)
@@ -338,15 +350,11 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
                                        & (least_squares["position"] <= upto)]
                     ax.plot(ls["position"], ls["r2"], BASELINE_STYLE[LEAST_SQUARES], color=MU.get(float(mu), "0.5"),
                             lw=0.9, label=f"μ = {_signed(mu)}, least squares")
-            if row == 0:
-                mark_training_length(ax, train_examples)
-                ax.set(title=f"{depth}-layer targets")
-        axes[1, col].set(xlim=(first - 1, train_examples + 1), ylim=zoom_limits(zoomed), xlabel="query position k")
+        axes[1, col].set_ylim(*zoom_limits(zoomed))
+    _frame_full_and_zoomed(axes, ds, first, train_examples, "R², target parameters ~ N(μ, I)")
     r2_limits(axes[0], [curves[curves["depth"] == depth]["r2"] for depth in ds])
     for ax in axes[0, 1:]:
         ax.tick_params(labelleft=False)  # the top row shares one axis (r2_limits): its labels once
-    axes[0, 0].set_ylabel("R², target parameters ~ N(μ, I)")
-    axes[1, 0].set_ylabel(f"R², zoomed (k = {first} to {train_examples})")
     # nine lines and the shading: under the panels in three columns, so the panels keep the figure's width
     fig.legend(*axes[0, -1].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=SMALL,
                frameon=False)
