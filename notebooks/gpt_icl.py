@@ -109,16 +109,12 @@ cfg, ledger = chapter.start(main_study.PROFILES, profile, overrides)
 # %% [markdown]
 # ## The model and the task
 #
-# **Model** (`icdl.gpt_icl.core.model.InContextGPT`, our own few hundred lines of torch):
-# the prompt $x_1, y_1, \dots, x_k, y_k$ becomes $2k$ tokens, each $y_i$ padded with
-# zeros to the size of $x$; one linear map reads them into the model width;
-# learned absolute position embeddings; pre-LayerNorm blocks with causal
-# attention and a GELU MLP; the prediction for $y_i$ is read at the token of
-# $x_i$, and the loss is the mean squared error over every position. The
-# attention activation is a constructor argument: softmax, or ICDL's normalised
-# ReLU attention (Def. 7), $\sigma(q^\top k/\sqrt{d_h})/n$ with $n$ the number of
-# positions the token may attend to -- the only difference between the paper's
-# "ReLU" and "softmax" transformers.
+# **Model** (`icdl.gpt_icl.core.model.InContextGPT`): a GPT-2-style decoder
+# reading the prompt $x_1, y_1, \dots, x_k, y_k$ as $2k$ tokens and predicting
+# $y_i$ at the token of $x_i$, trained on the mean squared error over every
+# position. Its attention is softmax, or ICDL's normalised ReLU attention (Def. 7),
+# $\sigma(q^\top k/\sqrt{d_h})/n$ over the $n$ positions a token may attend to --
+# the only difference between the paper's "ReLU" and "softmax" transformers.
 #
 # **Task** (`icdl.gpt_icl.core.tasks`): each prompt draws a new target network and its
 # inputs. ICDL states the depth (3, 4 or 6 layers), the input size $d = 20$,
@@ -150,31 +146,25 @@ chapter.table(cost.budget_table(budgets))
 
 # %% [markdown]
 # (tab-icl-assumptions)=
-# Each prompt has a single query, so "R² over prompts" can only mean the
-# coefficient of determination of the predictions for the $k$-th label across the
-# test prompts, computed separately for every $k$ -- the usual practice
-# {cite:p}`akyurek2023what`. It can be negative, and with targets whose value
-# varies mostly by an offset per prompt a predictor that only averages the labels
-# seen so far already scores well: its curve, the **context mean**, is drawn on
-# every figure, and only the part above it is learning in context.
+# {term}`R²` is taken across the test prompts at each position $k$
+# {cite:p}`akyurek2023what`; with targets that vary mostly by an offset per
+# prompt, the {term}`context mean` already scores well, so only the part above
+# its curve (on every figure) is learning in context.
 #
-# **Why a fitted schedule.** Trained from scratch on the ReLU targets at the
-# optimiser of the reference run (Adam at lr 1e-3, batch 32), the model stays
-# just above the context mean ({doc}`gpt_plateau` shows it, and the tanh
-# {term}`warm phase` and softmax-to-ReLU switch the reference run uses to leave
-# it). The scan of {doc}`gpt_n01` chose, on validation prompts of this task and
-# before the judged run, a schedule without either: {glue:text}`fitted_schedule`,
-# both attentions from scratch.
+# **Why a fitted schedule.** At the reference run's optimiser (Adam, lr 1e-3,
+# batch 32) a model trained from scratch stays just above the context mean
+# ({doc}`gpt_plateau`; the reference run leaves it by a tanh {term}`warm phase`
+# and a softmax-to-ReLU switch). The scan of {doc}`gpt_n01` chose, on validation
+# prompts and before the judged run, {glue:text}`fitted_schedule`, both
+# attentions from scratch.
 
 # %% [markdown]
 # ### What the task asks of a model
 #
-# How much of a prompt needs a deep network at all? Within a prompt the labels
-# vary for three reasons: each prompt has its own mean (the **offset**, which the
-# context mean predicts), an affine function of $x$ fitted to the prompt explains
-# more (the **linear** part, what least squares learns in context), and the rest
-# is what only a nonlinear learner can get (the **nonlinear** part;
-# `icdl.gpt_icl.core.tasks.variance_split` splits the label variance of
+# How much of a prompt needs a deep network at all? A prompt's label variance
+# splits into an **offset** (its own mean, which the context mean predicts), a
+# **linear** part (what an affine fit, least squares, adds) and the
+# **nonlinear** rest (`icdl.gpt_icl.core.tasks.variance_split` splits the labels of
 # {glue:text}`task_prompts` prompts of {glue:text}`task_inputs` inputs each, the
 # share of each part with a 90 % bootstrap interval over prompts). We measure
 # ICDL's targets at the paper's inputs, $x \sim \mathcal N(-2, I)$, and at
@@ -200,12 +190,10 @@ chapter.glue(**n01.first_screen_glue(n01_obj["data"] if n01_obj is not None and 
 # of the label variance is an offset per prompt, and what a linear fit within the
 # prompt leaves is {glue:text}`task_nonlinear_min_far` to
 # {glue:text}`task_nonlinear_max`, at both dimensions and every target depth
-# (**{glue:text}`status_gpt_task_linear`**). Far from
-# the origin, where almost every input lies, a random ReLU network of these
-# widths is close to affine: most hidden units are either always on or always
-# off over the prompt's inputs. So on this task "comparable to the trained
-# network" is nearly "comparable to least squares", and a transformer can meet
-# objective 1 without learning anything a linear learner could not. At
+# (**{glue:text}`status_gpt_task_linear`**): far from the origin most hidden
+# units of a random ReLU network are always on or always off over a prompt, so
+# the network is close to affine there, and a transformer can meet objective 1
+# without learning anything a linear learner could not. At
 # $\mathcal N(0, I)$ the same networks leave {glue:text}`task_n01_min` to
 # {glue:text}`task_n01_max` of the variance to the nonlinear part
 # (**{glue:text}`status_gpt_task_n01`**): the baselines of ICDL's
@@ -230,13 +218,11 @@ fig = figures.gpt.plot_icl_methods(live["curves"], live["baselines"], cfg["train
 # %% [markdown]
 # ## The judged run
 #
-# The claims are judged on the models trained at the fitted schedule, on a
-# two-core CPU (`python -m icdl.gpt_icl --profile fitted --part main --part
-# shift`, each model trained by `--part main --depths D --seeds S`), committed
-# with its provenance; while that run is incomplete the figures show the live run and
-# the claims wait for theirs. Every model is trained with three seeds (its initial weights and its stream of training
-# prompts); the curves below are the mean over the seeds, and their bands run
-# from the lowest seed to the highest.
+# The claims are judged on the models trained at the fitted schedule
+# (`python -m icdl.gpt_icl --profile fitted --part main --part shift`), committed
+# with its provenance; until it is complete the figures show the live run and the
+# claims wait. Each model has three seeds (initial weights and training prompts);
+# curves are the mean over seeds, bands run from the lowest seed to the highest.
 
 # %%
 data, judged_on = chapter.reference_or_live(main_study.PROFILES, ("icl", "shift"), main_study.load,
@@ -275,13 +261,10 @@ at_len = objectives.judge.levels_at(data["curves"], data["baselines"], train_len
 chapter.table(at_len)
 
 # %% [markdown]
-# The learning gate, registered before any claim is judged on it
-# (`icdl.gpt_icl.core.learning`): a model learned the task when its lead over
-# the context mean is at least {glue:text}`gate_margin` on the whole of its 90 %
-# interval over seeds and prompts (the same resampled prompts for the model and
-# the context mean). A claim about the models is decided only where every model
-# it is about learned; otherwise it is inconclusive, whatever its own number
-# says.
+# The {term}`learning gate` (`icdl.gpt_icl.core.learning`): a model learned the
+# task when it leads the context mean by at least {glue:text}`gate_margin` on the
+# whole of its 90 % interval; a claim about the models is decided only where every
+# one of them learned.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 leads = verdicts.context_mean_leads(verdicts.Sums(**data["sums"]), train_len)
@@ -295,13 +278,10 @@ chapter.glue(judged_on=judged_on, seeds=f"{jcfg['seeds']}", fitted_schedule=fitt
              **learning.words(main_study.learning_gate("reference"), need, prefix="ref_gate"))
 
 # %% [markdown]
-# Did the budget or the models end the learning? Each model's training loss
-# over its steps, and how much it still fell over the last quarter of them (the
-# median over that quarter against the quarter before, seeds pooled; `late_fall`
-# of `icdl.gpt_icl.core.learning`; negative: it rose): {glue:text}`late_fall`.
-# A model whose loss is flat or rising there would not meet the gate with a few
-# more steps at this schedule; one still falling was stopped by the budget the
-# scan fixed.
+# Did the budget or the models end the learning? How much each model's training
+# loss still fell over the last quarter of its steps (median against the quarter
+# before, seeds pooled; negative: it rose): {glue:text}`late_fall`. A loss flat
+# or rising there would not meet the gate with a few more steps at this schedule.
 
 # %% mystnb={"figure": {"caption": "Training loss of the judged run's models, per target depth: each attention's mean over its seeds (thick, smoothed over five logs) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-icl-training"}}
 fig = figures.gpt.plot_training_by_depth(data["history"])
@@ -334,14 +314,11 @@ chapter.glue(**yardstick.glue_values(yard, yard_at))
 # %% [markdown]
 # The transformers' error relative to least squares is
 # {glue:text}`yard_models_min` to {glue:text}`yard_models_max`
-# ({glue:text}`yard_models_beat` of {glue:text}`yard_models_n` models better
-# than least squares over their whole interval). The MLP trained on the
-# prompt's own error relative to least squares is {glue:text}`yard_mlp_min` to
-# {glue:text}`yard_mlp_max`: above 0 where it finds some of the variance that is
-# not linear, below where it fits the prompt worse than an affine function.
-# The transformers' normalised squared error is {glue:text}`yard_nse_min` to
-# {glue:text}`yard_nse_max`; it shares only its definition with Garg et al.'s
-# numbers, whose targets have no offset per prompt and whose inputs are centred.
+# ({glue:text}`yard_models_beat` of {glue:text}`yard_models_n` better than least
+# squares over their whole interval), the MLP's {glue:text}`yard_mlp_min` to
+# {glue:text}`yard_mlp_max`. The transformers' normalised squared error,
+# {glue:text}`yard_nse_min` to {glue:text}`yard_nse_max`, shares only its
+# definition with Garg et al.'s numbers (their targets have no offset per prompt).
 #
 # ## Objective 3: shifted target parameters
 #
@@ -393,17 +370,12 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # ## How the claims are decided
 #
 # Each claim is decided on a number with its 90 % interval over seeds and
-# prompts ({term}`interval of a claim`). The criteria were registered before the
-# run that judges them, and a test reads them back from that commit: **objective 1**, on the MLP's own prompts at every MLP position up to the
-# training length, the transformer's R² (mean over seeds) at most
-# {glue:text}`obj1_tolerance` below the MLP's, every model (our number for the
-# paper's "comparable"); **objective 2**, R²
-# at the training length falling at every step from (1, 0) through (.9, .1) and
-# (.7, .3) to (.5, .5), and past the training length the softmax model losing
-# more R² than the ReLU model at every depth; **objective 3**, objective 1's
-# comparison on targets with μ = ±0.5; and **our absolute form of it**, R² at
-# the training length falling by at most {glue:text}`obj3_max_drop` when μ
-# moves to ±0.5, every model.
+# prompts ({term}`interval of a claim`), against a criterion registered before
+# the run (the claims box above states each): objective 1 asks every model's R²
+# to stay within {glue:text}`obj1_tolerance` of the MLP's up to the training
+# length (our number for the paper's "comparable"), and our absolute form of
+# objective 3 asks R² to fall by at most {glue:text}`obj3_max_drop` when μ moves
+# to ±0.5.
 #
 # Each model's numbers, with their intervals, from which each
 # {term}`every-model claim` is read (its number the largest or smallest over the

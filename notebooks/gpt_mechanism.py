@@ -120,12 +120,10 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 # \cos = \frac{1}{B}\sum_b \frac{\langle s^{\text{model}}_b, s^{\text{alg}}_b\rangle}{\lVert s^{\text{model}}_b\rVert\,\lVert s^{\text{alg}}_b\rVert}.
 # $$
 #
-# The difference is on the scale of R²'s denominator: 0 means the same
-# predictions, 1 as far apart as the labels spread. The sensitivity difference
-# is von Oswald et al.'s second measure: 0 for the same sensitivity, 1 for a
-# candidate with none. The sensitivity of {term}`3-NN` and of the context mean is zero
-# almost everywhere, so their sensitivity difference is 1 and they have no
-# cosine.
+# The difference is on the scale of R²'s denominator (0: the same predictions;
+# 1: as far apart as the labels spread); the sensitivity difference is von Oswald
+# et al.'s second measure (1 for a candidate with none, as {term}`3-NN` and the
+# context mean almost everywhere, which have no cosine).
 #
 # ## The design
 #
@@ -138,17 +136,13 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 # context mean) by prediction difference, by sensitivity L2 difference, and on
 # the median block of test prompts, and its sensitivity points where GD's does
 # (mean cosine at least 0.8). A model's number is the mean over its three
-# seeds, each seed's model with GD's and ridge's members chosen for it; its
-# 90 % interval comes from resampling at two levels, the seeds with
-# replacement, then the 32 blocks of test prompts (the same blocks for every
-# seed, candidate and model). A verdict counts only where the positive control
-# passed, every model has three seeds, and every seed's chosen member lies
-# inside the grid: the start scale and $\lambda$ interior, $T$ neither the
-# grid's smallest nor its largest, and a chosen $\eta$ at the grid's edge only
-# where the neighbouring $\eta$ at the same $T$ changes the scan by less than
-# 5 %. The extra seeds' checkpoints stay local, rebuilt by the main study's
-# command; scored again on its pretraining test prompts, they
-# {glue:text}`seeds_replay`.
+# seeds, each seed's model with GD's and ridge's members chosen for it, with its
+# {term}`interval of a claim` over seeds and blocks of test prompts. A verdict
+# counts only where the positive control passed, every model has three seeds,
+# and every chosen member lies inside the grid (start scale and $\lambda$
+# interior, $T$ at neither end, $\eta$ at an edge only where its neighbour at
+# the same $T$ changes the scan by under 5 %). The seeds' checkpoints, rebuilt
+# by the main study's command and scored again, {glue:text}`seeds_replay`.
 
 # %%
 seeds = mechanism.study.committed("seeds")
