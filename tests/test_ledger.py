@@ -732,3 +732,20 @@ def test_the_reports_words_link_to_the_glossary():
     block = report[report.index('id="claim-mech-seeds-nearest-gd"'):]
     block = block[:block.index("</div>")]  # its words: "GD's chosen member", "flow time ηL", "context mean"
     assert all(f'href="notation.html#term-{t}"' in block for t in ("Member", "Flow-time", "Context-mean"))
+
+
+def test_a_long_claim_in_the_box_shows_its_number_and_folds_the_rest():
+    """The claims box shows a long "ours" by its headline -- up to the first "; " outside brackets and math, the
+    number with its interval -- and folds the rest under it (the bug: gpt_scale's box of long claims took several
+    screens before the chapter began); a short one, or one without such a break, stays whole."""
+    from icdl.repro.ledger import BRIEF, _brief
+
+    head = "largest shortfall below the MLP: 0.153 (90 % interval 0.099 to 0.215; over seeds)"
+    long = head + "; not decided: " + "the models did not all learn the task " * 8
+    assert len(long) > BRIEF
+    shown = _brief(long)
+    assert shown.startswith('<details class="ours"><summary>') and "0.099 to 0.215; over seeds)</summary>" in shown
+    assert shown.endswith("</details>") and "not decided:" in shown.split("</summary>")[1]
+    assert _brief("short: 0.1; fine") == "short: 0.1; fine"
+    assert "<details" not in _brief("x" * (BRIEF + 50))  # no break to fold at: whole
+    assert "<details" not in _brief("$a; b$ " + "y" * BRIEF)  # a break inside math is not one
