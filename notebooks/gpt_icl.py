@@ -378,8 +378,9 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # to ±0.5.
 #
 # Each model's numbers, with their intervals, from which each
-# {term}`every-model claim` is read (its number the largest or smallest over the
-# models):
+# {term}`every-model claim` is read: its number the largest or smallest over the
+# models, its interval's ends those of the models' own intervals, the failing end
+# widened for their number -- so a claim's interval need match no single row:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 per_model = verdicts.interval_table(data["sums"], data["shift_sums"], train_len, int(data["curves"]["position"].max()))

@@ -180,8 +180,8 @@ chapter.table(scale.show.end_table(data["points"], rcfg))
 # neither clock credits the warm phase with what it did for the targets.
 #
 # The forecast is of objective 1's own number, the largest shortfall over the
-# positions at which the MLP is scored (the training length's shortfall that
-# the line above follows is a smaller number for every model): its line is
+# positions at which the MLP is scored (not the training length's shortfall
+# that the line above follows; the table gives both): its line is
 # extended from the {glue:text}`scale_target_last` target steps of the runs to
 # the paper's {glue:text}`scale_horizon`, where it stands at
 # {glue:text}`scale_at_horizon`; {glue:text}`scale_forecast`. The claim

@@ -385,7 +385,7 @@ if run_frames:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if run_frames:
-    display(chapter.table(every.assign(analysed=every["analysed"].map({True: "★", False: ""})), 4))
+    display(chapter.table(readout.every_run_shown(every), 4))
 
 # %% [markdown]
 # ## The claims, judged

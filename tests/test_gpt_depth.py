@@ -314,3 +314,11 @@ def test_a_score_file_of_another_unit_is_refused_in_one_line(tmp_path):
         depth.study.depth_study(_tiny(layers=(2,)), folder=tmp_path, progress=False)
     with pytest.raises(ResultFileError, match="score_L1_seed0.json holds another model"):
         depth.study.depth_study(_tiny(test_prompts=128), folder=tmp_path, progress=False)
+
+
+def test_the_depth_claim_s_words_keep_their_hyphens():
+    """Numbers' signs become minus signs, words' hyphens stay (the bug: "attention−and−point pairs" in the report)."""
+    from icdl.gpt_icl.depth.judge import _minus
+
+    assert _minus("gain -0.012 (90 % interval -0.020 to +0.004, 6 attention-and-point pairs)") == (
+        "gain −0.012 (90 % interval −0.020 to +0.004, 6 attention-and-point pairs)")

@@ -826,3 +826,18 @@ def test_the_chapter_s_typed_words_about_the_runs_hold_for_every_committed_run()
     assert dominant.is_monotonic_increasing and dominant.iloc[-1] > dominant.loc[float(ref["ℓ1"].iloc[0])]
     both = every[(every["Table 1 corr"] > 0.9) & (every["Table 2 corr"] > readout.TABLE2)]
     assert both.empty, f"runs that divide and carry least squares: {both[['ℓ1', 'run']].values.tolist()}"
+
+
+def test_every_run_is_shown_with_the_digits_that_matter():
+    """The every-run table prints the weight ratio whole (the bug: "6116.3417" beside a line of 10) and the largest
+    cell's share to three decimals (not "1.0001"), the analysed run starred."""
+    import pandas as pd
+
+    from icdl.lsa import readout
+
+    runs = pd.DataFrame({"ℓ1": [1e-4, 1e-3], "run": [1, 2], "analysed": [True, False], "test MSE": [8.12345e-4, 1.3e-3],
+                         "Table 1 corr": [0.946123, 0.2], "weight ratio": [6116.3417, 0.94],
+                         "largest cell's share": [1.0001, 0.5123], "Table 2 corr": [0.99314, 0.5]})
+    shown = readout.every_run_shown(runs)
+    assert shown["weight ratio"].tolist() == [6116.0, 1.0] and shown["largest cell's share"].tolist() == [1.0, 0.512]
+    assert shown["analysed"].tolist() == ["★", ""] and shown["test MSE"].tolist() == [0.0008123, 0.0013]

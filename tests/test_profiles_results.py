@@ -938,12 +938,12 @@ def test_a_column_written_in_e_notation_reads_in_one_form():
     t = frame_html(pd.DataFrame({"H": [10, 100, 1000], "eta_eps": ["7.2e-01", "4.0e-02", "-2.5e-03"],
                                  "big": ["1.0e+04", "3.0e+00", "5.5e+12"], "note": ["a", "1e-03", "b"]}))
     assert "<td>7.2 × 10⁻¹</td>" in t and "<td>4.0 × 10⁻²</td>" in t and "<td>−2.5 × 10⁻³</td>" in t
-    assert "<td>1.0 × 10⁴</td>" in t and "<td>3.0 × 10⁰</td>" in t and "<td>5.5 × 10¹²</td>" in t
+    assert "<td>1.0 × 10⁴</td>" in t and "<td>3.0</td>" in t and "<td>5.5 × 10¹²</td>" in t  # no "× 10⁰"
     assert "<td>0.72</td>" not in t and "<td>1e-3</td>" in t  # the mixed column: the prose's rule, cell by cell
     # every value ordinary (0.01 to 9 999): plain decimals with the digits given, never "× 10⁰" (the bug: a
     # reader met 3.0 × 10⁰ and 4.0 × 10⁻² in a column of ordinary numbers); one value past the range: powers again
     plain_col = frame_html(pd.DataFrame({"a": ["7.2e-01", "4.0e-02", "-3.0e+00", "1.25e+03"]}))
-    assert all(f"<td>{v}</td>" in plain_col for v in ("0.72", "0.040", "−3.0", "1250"))
+    assert all(f"<td>{v}</td>" in plain_col for v in ("0.72", "0.040", "−3.0", "1 250"))  # a count's space
     assert "× 10" not in plain_col
     assert "<td>7.2 × 10⁻¹</td>" in frame_html(pd.DataFrame({"a": ["7.2e-01", "4.0e-03"]}))
 
@@ -980,6 +980,10 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     # a range in a table cell stays on one line (the bug: "0.097 (0.048 to" above "0.147)" at 1280 px)
     held = frame_html(pd.DataFrame({"lead": ["0.097 (0.048 to 0.147)", "0.03–0.10"], "note": ["from a to b", "x"]}))
     assert "0.048\u00a0to\u00a00.147" in held and "0.03–\u20600.10" in held and "from a to b" in held
+    # by design the number over its interval, never a break inside the interval (and signed ends, shares held too)
+    assert '<td>0.097<br><span class="interval">(0.048\u00a0to\u00a00.147)</span></td>' in held
+    signed = frame_html(pd.DataFrame({"a": ["+0.434 (+0.341 to +0.522)", "49 % (48 %–50 %)"]}))
+    assert "+0.341\u00a0to\u00a0+0.522" in signed and "48 %–\u206050 %" in signed
     assert commands_as_code("trained by --part depth --layers L --seeds S, then --part main") == (
         "trained by `--part depth --layers L --seeds S`, then `--part main`")
     assert commands_as_code("(python -m icdl.gpt_icl --profile n01 --part main) is not") == (
@@ -1105,6 +1109,8 @@ def test_every_settings_table_says_what_each_setting_is():
         keys = set(profiles.profiles["quick"])
         assert set(profiles.meanings) == keys and all(v.strip() for v in profiles.meanings.values()), name
         html = chapter.settings(profiles.resolve("quick"), profiles).data
-        assert "<th>meaning</th>" in html and all(f"<td>{v}</td>" in html for v in profiles.meanings.values()), name
+        meanings = re.findall(r"<tr>\s*<td>.*?</td>\s*<td>(.*?)</td>", html, re.S)
+        assert "<th>meaning</th>" in html and len(meanings) == len(profiles.resolve("quick")), name
+        assert all(m.strip() for m in meanings), (name, meanings)  # profile, overrides and run said in words too
     with pytest.raises(ProfileError, match="meanings"):
         ProfileSet("x", profiles={"quick": {"n": 1, "m": 2}}, meanings={"n": "examples"})

@@ -12,6 +12,7 @@ from .style import (
     SMALL,
     WIDE,
     legend_below,
+    log_ticks_125,
     ordered_colours,
 )
 
@@ -47,5 +48,6 @@ def plot_score_errors(errors: pd.DataFrame) -> plt.Figure:
         ax.plot(g["step"], g["score_error"], ls, color=color, label=label)
     ax.axhline(1.0, color="0.75", lw=0.8)
     ax.set(xlabel="step l", ylabel="relative score error", yscale="log")
+    log_ticks_125(ax.yaxis)  # 0.5, 1, 2 as plain numbers, not 3 × 10⁰
     legend_below(ax, ncol=2, fontsize=SMALL)
     return fig

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from matplotlib.ticker import FuncFormatter
 
 from ..gpt_icl.core.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHBOURS, is_mlp
 from ..gpt_icl.core.model import ATTENTIONS
@@ -22,6 +21,7 @@ from .style import (
     SMALL,
     WIDE,
     legend_outside,
+    log_ticks_125,
     mark_training_length,
     ordered_colours,
     r2_limits,
@@ -300,8 +300,7 @@ def plot_training_by_depth(history: pd.DataFrame, quarter: float = 0.25) -> plt.
         ax.axvspan(last * (1 - quarter), last, color="0.9", lw=0, zorder=0, label="last quarter of the steps")
         ax.set(title=f"{depth}-layer targets", xlabel="training step", yscale="log")
         thousands(ax)
-        for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-            axis(FuncFormatter(lambda v, _: f"{v:g}"))  # 0.3, not 3 × 10⁻¹
+        log_ticks_125(ax.yaxis)  # 0.2, 0.5, 1 as plain numbers; every minor tick labelled overprinted (0.9 0.8 0.7)
     axes[0, 0].set_ylabel("training MSE")
     legend_outside(axes[0, -1], fontsize=SMALL, title="thin: each seed", title_fontsize=SMALL)
     return fig

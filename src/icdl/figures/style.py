@@ -40,12 +40,12 @@ CANDIDATE_STYLE = {"GD, N-layer network": "-", "MLP (Adam, last epoch)": "-", "r
 #: further from the training distribution). Its hue (−52° in CIE L*a*b*) lies over 40° from the softmax blue and from
 #: GD's wine and far from the ReLU orange: the blue-green and orange-red ramps it replaces ended in the attention
 #: colours, and a reader took a depth or a mixture for an attention (tests/test_figures.py holds it apart)
-ORDERED_RAMP = ("#e1d0f9", "#b99fe6", "#8d6eca", "#583e90", "#2b1b51")
+ORDERED_RAMP = ("#d4bbfc", "#a685e3", "#7553c1", "#452d81", "#1c1038")
 DEPTH_PALETTE = MIXTURE_PALETTE = "ordered"
 #: the mean μ of shifted target parameters: near-black for the training distribution, a light and a dark step of the
 #: ordered ramp for the shifts below and above it (a dark colour beside the near-black reads as the same line: dark
 #: colours differ by lightness alone)
-MU = {0.0: "0.2", -0.5: "#b99fe6", 0.5: "#6f4fa8"}
+MU = {0.0: "0.2", -0.5: "#d4bbfc", 0.5: "#7553c1"}
 #: kinds of job in a timed run (computation appendix)
 STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
 

@@ -160,6 +160,17 @@ def every_run(data: dict, cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def every_run_shown(runs: pd.DataFrame) -> pd.DataFrame:
+    """:func:`every_run`'s rows as the chapter prints them: the analysed run starred, the weight ratio to a whole
+    number (1 856, not 1856.2917: its claims' line is 10) and a share to three decimals, correlations and the test
+    MSE to four significant places."""
+    return runs.assign(analysed=runs["analysed"].map({True: "★", False: ""}),
+                       **{"weight ratio": runs["weight ratio"].round(0),
+                          "largest cell's share": runs["largest cell's share"].round(3),
+                          "Table 1 corr": runs["Table 1 corr"].round(4), "Table 2 corr": runs["Table 2 corr"].round(4),
+                          "test MSE": runs["test MSE"].map(lambda v: float(f"{v:.4g}"))})
+
+
 def run_counts(runs: pd.DataFrame) -> pd.DataFrame:
     """Per strength (rows of :func:`every_run` for several results): the runs, and how many divide by the
     variance (Table 1 > 0.9), have one dominant query cell (:data:`DOMINANT`) and pass Table 2 (:data:`TABLE2`),

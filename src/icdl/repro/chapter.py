@@ -28,6 +28,11 @@ def table(df, digits: int = 3):
     return HTML(series_html(df, digits) if isinstance(df, pd.Series) else frame_html(df, digits))
 
 
+#: the settings every resolved profile carries besides the chapter's own (:meth:`ProfileSet.resolve`), in words
+RUN_MEANINGS = {"profile": "the named set of settings this run uses", "overrides": "settings changed from the "
+                "profile's with --set", "run": "the run's name: the profile and its overrides"}
+
+
 def settings(cfg: Mapping[str, Any], profiles: ProfileSet | None = None):
     """A chapter's resolved settings as a table (setting, its meaning in words from ``profiles.meanings``, value),
     each value as the book writes numbers (``1e-5``, not Python's ``1e-05``) -- what a chapter's first cell shows
@@ -51,7 +56,8 @@ def settings(cfg: Mapping[str, Any], profiles: ProfileSet | None = None):
 
     table = {"setting": list(cfg), "value": [value(v, k) for k, v in cfg.items()]}
     if profiles is not None and profiles.meanings:
-        table = {"setting": table["setting"], "meaning": [profiles.meanings.get(k, "") for k in cfg],
+        words = {**RUN_MEANINGS, **profiles.meanings}
+        table = {"setting": table["setting"], "meaning": [words.get(k, "") for k in cfg],
                  "value": table["value"]}
     out = frame_html(pd.DataFrame(table))
     for key in cfg:  # a setting's name as code: what --set takes (and N_max is a name, not a subscript)

@@ -115,17 +115,19 @@ def judge_status(claim: str, passed: bool | None, value: float | None = None) ->
 BRIEF = 200
 
 
-def _brief(ours: str) -> str:
-    """A claim's measured words for the claims box: whole when short; else its headline (up to the first "; " outside
-    brackets and math: the number and its interval) with the rest folded under it (the bug: a chapter's box of nine
+def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
+    """A claim's words for the claims box: whole when short; else its headline (up to the first of ``breaks`` outside
+    brackets and math: for the measured words the number and its interval, for the paper's the claim before its
+    qualification) with the rest folded under it (the bug: a chapter's box of nine
     claims, each three hundred words, took four screens before the chapter began)."""
     depth, math = 0, False
     for i, ch in enumerate(ours):
         math ^= ch == "$"
         depth += (ch in "([") - (ch in ")]")
-        if len(ours) > BRIEF and ours.startswith("; ", i) and depth == 0 and not math and i >= 20:
+        cut = next((b for b in breaks if ours.startswith(b, i)), None)
+        if len(ours) > BRIEF and cut and depth == 0 and not math and i >= 20:
             return (f'<details class="ours"><summary>{math_html(ours[:i])}</summary>'
-                    f"{math_html(ours[i + 2:])}</details>")
+                    f"{math_html(ours[i + len(cut):].lstrip('-– '))}</details>")
     return math_html(ours)
 
 
@@ -227,7 +229,8 @@ class Ledger:
                 mark = f"<sup>{mark}</sup>"
             rows.append(f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
                         f"{math_html(c.source)}</a></td>"
-                        f'<td data-label="paper">{math_html(c.paper)}</td><td data-label="ours">{_brief(r.ours)}'
+                        f'<td data-label="paper">{_brief(c.paper, ("; ", " -- ", " – "))}</td>'
+                        f'<td data-label="ours">{_brief(r.ours)}'
                         f'</td><td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}'
                         f"<br><small>{html.escape(run_words(r.profile))}</small></td></tr>")
         notes = "".join(f'<tr class="deviation"><td colspan="4"><small><i><sup>{m}</sup> deviation: '

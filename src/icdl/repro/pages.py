@@ -149,25 +149,26 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
     return "\n".join(linked_terms(line) for line in lines) + "\n"
 
 
-#: the glossary's coined terms and abbreviations (book/notation.md) that the report's claims use, with their
-#: anchors on the notation page: each line of the report links the first use of each (a reader who jumps to one
-#: claim's block finds its words explained there, not only at the page's first use)
+#: the glossary's coined terms and abbreviations (book/notation.md) that the claims use, with their anchors on the
+#: notation page: each line of the report and of the results at a glance links the first use of each (a reader who
+#: jumps to one claim's block finds its words explained there, not only at the page's first use)
 GLOSSARY = {"learning gate": "Learning-gate", "member": "Member", "flow time": "Flow-time",
             "median block": "Median-block", "3-NN": "3-NN", "ICGD": "ICGD", "context mean": "Context-mean",
             "softmax twin": "Softmax-twin", "warm phase": "Warm-phase", "main study": "Main-study",
             "paired prompts": "Paired-prompts", "shortfall": "Shortfall", "REB": "REB", "EWML": "EWML",
-            "DSM": "DSM", "FLOPs": "FLOPs", "analysed run": "Analysed-run", "mismatch band": "Mismatch-band"}
+            "DSM": "DSM", "FLOPs": "FLOPs", "analysed run": "Analysed-run", "mismatch band": "Mismatch-band",
+            "MC": "MC", "LSA": "LSA", "ICDL": "ICDL"}
 
 
 def linked_terms(line: str) -> str:
     """``line`` with the first use of each :data:`GLOSSARY` term linked to its entry on the notation page --
-    outside headings, code, math, HTML tags and links (those already there and those just made), and as a whole
-    word only."""
+    outside headings, code, math, bold titles, HTML tags and links (those already there and those just made), and as
+    a whole word only."""
     import re
 
     if line.startswith("#"):
         return line
-    protected = re.compile(r"(`[^`]*`|\$[^$]*\$|<a\b[^>]*>.*?</a>|<code>.*?</code>|<[^>]+>|\\\(.*?\\\))")
+    protected = re.compile(r"(`[^`]*`|\$[^$]*\$|\*\*[^*]+\*\*|<a\b[^>]*>.*?</a>|<code>.*?</code>|<[^>]+>|\\\(.*?\\\))")
     for term, anchor in GLOSSARY.items():
         pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])")
         parts = protected.split(line)
@@ -278,4 +279,4 @@ def render_summary(folder: Path | None = None) -> str:
             lines.append(f'* <a href="report.html#claim-{r.id}">{esc(r.source)}</a> — {esc(r.paper)}: '
                          f'<span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span>')
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(linked_terms(line) for line in lines)

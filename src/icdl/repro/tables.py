@@ -112,12 +112,15 @@ def _powers_of_ten(col):
         def decimal(text):
             mantissa, exponent = text.split("e")
             digits = len(mantissa.lstrip("-−").replace(".", "")) - 1 - int(exponent)
-            return f"{float(mantissa.replace('−', '-')) * 10 ** int(exponent):.{max(0, digits)}f}".replace("-", "−")
+            value = float(mantissa.replace("−", "-")) * 10 ** int(exponent)
+            return f"{value:,.{max(0, digits)}f}".replace(",", " ").replace("-", "−")  # 1 200, as counts are
 
         return col.map(lambda v: decimal(v) if isinstance(v, str) else v)
 
     def power(text):
         mantissa, exponent = text.split("e")
+        if int(exponent) == 0:  # 1.0 beside 9.0 × 10⁻⁵, not 1.0 × 10⁰
+            return mantissa.replace("-", "−")
         return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(superscript)}"
 
     return col.map(lambda v: power(v) if isinstance(v, str) else v)
@@ -257,11 +260,18 @@ def frame_html(df, digits: int | None = None) -> str:
     # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)
     parts = re.split(r"(\$[^$]+\$)", out)
     out = "".join(p if i % 2 else keep_ranges(typeset_minus(short_exponents(p))) for i, p in enumerate(parts))
+    out = re.sub(_VALUE_AND_INTERVAL, r'<td>\1<br><span class="interval">(\2)</span>', out)
     return re.sub(r"\$([^$]+)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', out)
 
 
-#: the two ends of a range or an interval: ``0.048 to 0.147``, ``0.03–0.10`` (a minus sign or hyphen before either)
-_RANGE = r"(?<=\d)( to |–)(?=[−-]?\d)"
+#: the two ends of a range or an interval: ``0.048 to 0.147``, ``+0.3 to +0.5``, ``0.03–0.10``, ``48 %–50 %``
+_RANGE = r"(?<=[\d%])( to |–)(?=[+−-]?\d)"
+
+
+#: a cell that opens with a number and its interval, ``0.067 (−0.007 to 0.144)``: shown as two lines by design, the
+#: number over its interval (set smaller), so that a table of several such columns fits the page without breaking
+#: an interval at a random place
+_VALUE_AND_INTERVAL = r"<td>([+−-]?\d[\d.,\u00a0%]*) \(([+−-]?\d[^()<]*?\u00a0to\u00a0[^()<]*?)\)"
 
 
 def keep_ranges(text: str) -> str:

@@ -60,8 +60,8 @@ PROFILES = ProfileSet(
     meanings={"N": "network depth", "K": "hidden width", "n": "DSM pairs per prompt",
               "t": "noise level (diffusion time)", "std": "each mixture component's standard deviation",
               "steps": "GD steps (transformer layers)", "H_list": "ReLUs H per approximated function",
-              "prompts": "prompts", "eta": "step size η", "B_w": "box bound B_w on the weights",
-              "test_points": "test points per prompt for the score error",
+              "prompts": "prompts, each with its own data", "eta": "step size η",
+              "B_w": "box bound $B_w$ on the weights", "test_points": "test points per prompt for the score error",
               "mc": "Monte-Carlo samples for the DSM identity", "seed": "random seed"},
 )
 

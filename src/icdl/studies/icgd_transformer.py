@@ -54,8 +54,9 @@ PROFILES = ProfileSet(
             "H_list": (4, 2048)},  # the dense layers grow like H
     meanings={"N": "network depth", "K": "hidden width", "d": "input dimension", "n": "examples per prompt",
               "steps": "GD steps L (transformer blocks)", "H_list": "ReLUs H per approximated function",
-              "prompts": "prompts", "eta": "step size η", "B_w": "box bound B_w on the weights",
-              "activation": "the network's activation r", "seed": "random seed"},
+              "prompts": "prompts, each with its own data", "eta": "step size η",
+              "B_w": "box bound $B_w$ on the weights", "activation": "the network's activation r",
+              "seed": "random seed"},
 )
 
 

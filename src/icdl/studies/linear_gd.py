@@ -26,8 +26,8 @@ PROFILES = ProfileSet(
     },
     ranges={"prompts": (1, 100_000), "n": (1, 100_000), "d": (1, 1024), "steps": (1, 10_000),
             "noise": (0.0, 100.0), "seed": (0, 2**31 - 1)},
-    meanings={"prompts": "prompts", "n": "examples per prompt", "d": "input dimension", "steps": "GD steps",
-              "noise": "label noise standard deviation", "seed": "random seed"},
+    meanings={"prompts": "prompts, each with its own data", "n": "examples per prompt", "d": "input dimension",
+              "steps": "GD steps", "noise": "label noise standard deviation", "seed": "random seed"},
 )
 
 #: step sizes shown in the chapter (stable for x ~ N(0, I) when n ≥ d)

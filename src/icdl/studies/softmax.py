@@ -109,7 +109,7 @@ PROFILES = ProfileSet(
             "seed": (0, 2**31 - 1), "widths": (1, 4096)},
     command="python -m icdl.studies.softmax --profile {profile}",
     meanings={"N": "network depth", "K": "hidden width", "d": "input dimension", "n": "examples per prompt",
-              "eta": "step size η", "B_w": "box bound B_w on the weights",
+              "eta": "step size η", "B_w": "box bound $B_w$ on the weights",
               "widths": "hidden widths of the fitted softmax blocks", "steps": "training steps of each fitted block",
               "batch": "prompts per training step", "lr": "learning rate",
               "warmup": "warm-up steps of the learning rate", "curve_points": "points on each training curve",

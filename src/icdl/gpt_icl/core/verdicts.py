@@ -294,9 +294,9 @@ def r2_at(sums_of: dict, set_names: list[str], position: int) -> pd.DataFrame:
 
 
 #: the columns of :func:`interval_table` as the chapter names them
-INTERVAL_COLUMNS = {"obj1_shortfall": "shortfall below the MLP", "mixture_fall": "smallest fall between mixtures",
-                    "length_margin": "length margin (ReLU − softmax twin)",
-                    "obj3_shortfall": "shortfall below the MLP, μ = ±0.5", "shift_drop": "R² drop, μ = ±0.5"}
+INTERVAL_COLUMNS = {"obj1_shortfall": "largest shortfall below the MLP", "mixture_fall": "smallest fall, mixtures",
+                    "length_margin": "length margin, ReLU − softmax",
+                    "obj3_shortfall": "largest shortfall, μ = ±0.5", "shift_drop": "R² drop, μ = ±0.5"}
 
 
 def with_intervals(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:

@@ -32,7 +32,10 @@ from icdl.gpt_icl.core.verdicts import decide
 
 
 def _minus(text: str) -> str:
-    return text.replace("-", "−")  # a typographic minus
+    """A number's sign as a typographic minus; the hyphens of words (attention-and-point) stay hyphens."""
+    from icdl.repro.typeset import typeset_minus
+
+    return typeset_minus(text)
 
 
 class DepthSums:

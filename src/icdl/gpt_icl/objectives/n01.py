@@ -219,8 +219,8 @@ def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
 
 
 #: the columns of :func:`side_by_side`, as the chapter shows them
-SIDE_COLUMNS = {"r2": "R²", "vs_ls": "error relative to least squares", "shortfall": "shortfall below the MLP",
-                "excess": "excess error over the MLP"}
+SIDE_COLUMNS = {"r2": "R²", "vs_ls": "error relative to least squares",
+                "shortfall": "shortfall at the MLP's last position", "excess": "excess error over the MLP"}
 
 
 def side_by_side(results: dict[str, dict], train_examples: int) -> pd.DataFrame:

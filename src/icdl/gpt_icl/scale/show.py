@@ -87,7 +87,7 @@ def leave_first_table(t: pd.DataFrame) -> pd.DataFrame:
 
     return _in_book_order(pd.DataFrame({
         "target depth": t["depth"], "attention": t["attention"],
-        "per doubling, every snapshot": [cell(r.per_doubling, r.lo, r.hi) for r in t.itertuples()],
+        "per doubling, fitted snapshots": [cell(r.per_doubling, r.lo, r.hi) for r in t.itertuples()],
         "without the first": [cell(r.without_first, r.without_lo, r.without_hi) for r in t.itertuples()]}))
 
 
