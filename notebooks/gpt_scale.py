@@ -199,7 +199,8 @@ chapter.table(scale.show.end_table(data["points"], rcfg))
 # lower ends below that are the line's, not the models'.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(scale.show.fits_table(data["fits"]))
+display(chapter.table(scale.show.fits_table(data["fits"])))
+display(chapter.table(scale.show.forecast_table(data["fits"])))
 
 # %% mystnb={"figure": {"caption": "Objective 1's number (the largest shortfall below the MLP over its positions up to the training length) against the steps on the target family (log scale) over the fitted snapshots, one colour per target depth, with each fitted line (dashed) extended to the paper's training length (dotted). Bars beside that length: the 90 % band of each line's value there, from the snapshots' scatter (cut at the axis). Grey: objective 1's tolerance. A line in log steps keeps falling; objective 1's number cannot go below the MLP's $R^2$ minus 1, just below 0.", "name": "fig-scale-forecast"}}
 fig = figures.scale.plot_scale_forecast(data["points"], data["fits"], main_study.CRITERIA["obj1_tolerance"],
