@@ -55,9 +55,9 @@ def test_the_bookkeeping_cells_are_hidden_in_the_book(src):
 #: the tables a chapter shows whose printed numbers nbval cannot pin, with what pins them instead: a live timing
 #: of the machine, or digits that round-off or a live training decides differently on another CPU
 UNPINNED_TABLES = {
-    # the settings each chapter resolves (chapter.settings), read from its profile: tests/test_profiles_results.py
-    # checks the profiles and their resolution
-    **{(c, "chapter.settings(cfg)"): "the profile's settings as resolved" for c in (
+    # the settings each chapter resolves (chapter.settings, with its profiles' meanings), read from its profile:
+    # tests/test_profiles_results.py checks the profiles, their resolution and the meanings
+    **{(c, "chapter.settings(cfg, "): "the profile's settings as resolved" for c in (
         "attention_passes", "diffusion_score", "gradient_decomposition", "icgd_linear", "icgd_transformer",
         "lsa_training", "relu_sums", "softmax")},
     ("computation", "benchmark_shown(live_bench)"): "a live timing of this machine (the committed reference beside it "
