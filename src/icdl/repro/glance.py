@@ -43,7 +43,8 @@ SCALE_WORDS = {EXACT: "the construction executed with the paper's formulas; its 
                MONTE: "the risks estimated by Monte Carlo on small score models",
                COUNTED: "operations counted from the construction and timed on our CPU, not the authors' A100",
                SIGMOID: "a sigmoid network where the paper has a ReLU one (see the errata)",
-               GPT: "d = 5, 3 layers × 2 heads × width 64, 6 500 to 10 000 steps (by run) on two CPU cores, where "
+               GPT: "d = 5, 3 layers × 2 heads × width 64 (4 heads × width 128 in the width study), 6 500 to "
+                    "26 000 steps (by run; the longest in the scale study) on two CPU cores, where "
                     "ICDL trains d = 20, 12 × 8 × 256 for 500 000 steps on GPUs (the budget table of the chapter on "
                     "trained transformers sets parameters, steps and FLOPs side by side)",
                PROTOCOL: "the paper's data, model, optimiser and number of runs"}
