@@ -73,6 +73,7 @@ def test_the_training_budget_counts_every_step_a_model_took():
     table = budget_table(training_budget(raw("paper")) + training_budget(raw("n01")))
     assert list(table["share of the paper's"][:2]) == ["1.0e+00"] * 2
     assert float(table["share of the paper's"].iloc[2]) < 1e-3
+    assert list(table["run (profile)"].iloc[[0, 2]]) == ["ICDL's Appendix F (paper)", "fitted, x ~ N(0, I) (n01)"]
     from icdl.gpt_icl.compute.cost import budget_words
 
     words = budget_words(training_budget(raw("paper")) + training_budget(raw("n01")), "n01")

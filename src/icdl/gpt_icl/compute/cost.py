@@ -157,11 +157,17 @@ def training_budget(cfg, depth: int = 3) -> list[dict]:
     return rows
 
 
+#: the main study's profiles in words, for the budget table (the key beside it: what ``--profile`` takes)
+PROFILE_WORDS = {"reference": "warm phase, ICDL's task", "n01": "fitted, x ~ N(0, I)", "fitted": "fitted, ICDL's task",
+                 "paper": "ICDL's Appendix F"}
+
+
 def budget_table(budgets: list[dict]) -> pd.DataFrame:
     """:func:`training_budget` rows of several profiles for the reader, each model's FLOPs also as a share of the
     paper's (the row of profile ``paper`` with the same attention)."""
     paper = {r["attention"]: r["flops"] for r in budgets if r["profile"] == "paper"}
-    return pd.DataFrame([{"profile": r["profile"], "attention": r["attention"], "parameters": sci(r["parameters"]),
+    return pd.DataFrame([{"run (profile)": f"{PROFILE_WORDS.get(r['profile'], r['profile'])} ({r['profile']})",
+                          "attention": r["attention"], "parameters": sci(r["parameters"]),
                           "steps": f"{r['steps']:,}".replace(",", " "), "prompts × examples per step":
                           f"{r['batch']} × {r['examples']}", "training FLOPs": sci(r["flops"]),
                           "share of the paper's": (f"{r['flops'] / paper[r['attention']]:.1e}"

@@ -161,5 +161,7 @@ def shifted_r2(shift_sums: dict, position: int) -> pd.DataFrame:
     row per target depth and set (μ), one column per model -- the transformers, least squares, the MLP."""
     sets = sorted(s for s in {b["set"] for b in shift_sums["blocks"]} if s.startswith("paired"))
     r2 = verdicts.r2_at(shift_sums, sets, position)
-    r2 = r2.assign(model=r2["model"].where(~r2["model"].str.startswith("MLP"), "MLP"))
-    return r2.pivot_table(index=["depth", "set"], columns="model", values="r2").reset_index().round(3)
+    r2 = r2.assign(model=r2["model"].where(~r2["model"].str.startswith("MLP"), "MLP"),
+                   set=r2["set"].str.removeprefix("paired").str.strip().str.replace("μ=", "μ = ", regex=False))
+    table = r2.pivot_table(index=["depth", "set"], columns="model", values="r2").reset_index().round(3)
+    return table.rename(columns={"set": "target parameters"})  # "μ = −0.5", not the set's key "paired μ=−0.5"
