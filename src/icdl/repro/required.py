@@ -21,7 +21,7 @@ FITTED_DONE: tuple[str, ...] = (
 )
 
 #: the (task, target depth) units of the power check's seeds run that have finished and are committed
-POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4", "icdl_depth6", "n01_depth3")
+POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4", "icdl_depth6", "n01_depth3", "n01_depth4")
 
 #: the target depths of the mechanism study's seeds-n01 run, every one committed (python -m
 #: icdl.gpt_icl.mechanism --profile seeds-n01 at 2724e0d assembled mechanism.seeds-n01.json from them)
