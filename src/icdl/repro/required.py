@@ -20,8 +20,8 @@ FITTED_DONE: tuple[str, ...] = (
     "gpt_seed2_depth6_softmax", "gpt_seed2_depth6_relu",
 )
 
-#: the (task, target depth) units of the power check's seeds run that have finished and are committed
-POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4", "icdl_depth6", "n01_depth3", "n01_depth4")
+#: the (task, target depth) units of the power check's seeds run, every one committed
+POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4", "icdl_depth6", "n01_depth3", "n01_depth4", "n01_depth6")
 
 #: the target depths of the mechanism study's seeds-n01 run, every one committed (python -m
 #: icdl.gpt_icl.mechanism --profile seeds-n01 at 2724e0d assembled mechanism.seeds-n01.json from them)
@@ -94,8 +94,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "results/gpt_mechanism/mechanism.seeds.json",
         "results/gpt_mechanism/mechanism.seeds-n01.json",
         "results/ledger/gpt_mechanism.quick.json",
-        # the power check's units finished so far (python -m icdl.gpt_icl.mechanism.power --profile seeds at
-        # dcbc7e2 resumes from them); its result file joins when every unit is done
+        # the power check (python -m icdl.gpt_icl.mechanism.power --profile seeds at dcbc7e2): its units, each kept as
+        # it finished, and the result it assembled from them
+        "results/gpt_mechanism/power.seeds.json",
         *(f"results/gpt_mechanism/checkpoints/seeds/power_{unit}.json" for unit in POWER_UNITS_DONE),
         *(f"results/gpt_mechanism/checkpoints/seeds-n01/mechanism_depth{d}.json" for d in MECHANISM_N01_DONE),
     ),
