@@ -40,7 +40,9 @@
 # Read as description, the numbers
 # lean against GD for most models and most single seeds. The positive control,
 # the same pipeline asked of transformers trained on linear targets, finds the
-# linear fit they run (**{glue:text}`status_mech_control_linear`**). The
+# linear fit they run (**{glue:text}`status_mech_control_linear`**). Whether the
+# pipeline can tell GD on the network from ridge at all, asked of planted models
+# whose algorithm is known: {glue:text}`power_state`. The
 # report's *Designs we replaced* lists the designs this one supersedes (a grid
 # that held GD in its corner, one training seed) with their verdicts. Asked again
 # of the models {doc}`the chapter on inputs from N(0, I) <gpt_n01>` trains, where the task needs a deep network, the

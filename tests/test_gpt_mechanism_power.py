@@ -148,3 +148,23 @@ def test_the_cosine_line_is_set_against_what_the_plants_reach():
     wide[(4, "planted ridge")]["cosine"]["hi"] = 0.81
     assert power.cosine_words({"icdl": wide}, 0.8).endswith("does not separate them")
     assert power.cosine_words({}, 0.8) == "the planted models' run has not been made yet"
+
+
+def test_the_power_state_names_the_plant_that_was_not_called():
+    """Where the gate is unmet on a task, the chapter's sentence says which plant the pipeline called wrongly or
+    could not decide, with its number and interval (the bug: "does not call both plants right" for a planted GD
+    whose interval straddled 1 -- undecided, not wrong); where it is met, it says so."""
+    from icdl.gpt_icl.mechanism import power
+
+    entries = [{"claim": "mech-power-gd", "value": 0.955, "values": {"value_lo": 0.888, "value_hi": 1.012},
+                "passed": None},
+               {"claim": "mech-power-ridge", "value": 0.9, "values": {"value_lo": 0.8, "value_hi": 0.95},
+                "passed": False},
+               {"claim": "mech-power-gd-n01", "value": 0.4, "passed": True},
+               {"claim": "mech-power-ridge-n01", "value": 4.3, "passed": True}]
+    words = power.state_words(entries)
+    icdl, n01 = words.split("; ")
+    assert "cannot decide the planted GD" in icdl and "0.888 to 1.012" in icdl
+    assert "calls the planted ridge wrongly" in icdl and "gate is unmet" in icdl
+    assert n01.endswith("calls both plants right (the gate is met)")
+    assert power.state_words([{**e, "value": None} for e in entries]).endswith("not been made yet")

@@ -336,13 +336,29 @@ def main(argv: list[str] | None = None) -> int:
 
 def state_words(entries: list[dict]) -> str:
     """What the power claims say, per task, in a clause: whether the pipeline called both plants right there (the
-    gate met), or that the run waits."""
+    gate met), and where not, which plant it failed or left undecided, with that claim's number and interval; or
+    that the run waits."""
     if all(e.get("value") is None for e in entries):
         return "the planted models' run has not been made yet"
     where = {"icdl": "ICDL's inputs", "n01": "inputs from N(0, I)"}
-    said = {True: "calls both plants right (the gate is met)", False: "does not call both plants right (the gate is "
-            "unmet)"}
-    return "; ".join(f"on {where[task]} the pipeline {said[met(entries, task) == 1.0]}" for task in TASKS)
+    by_claim = {e["claim"]: e for e in entries}
+    parts = []
+    for task in TASKS:
+        if met(entries, task) == 1.0:
+            parts.append(f"on {where[task]} the pipeline calls both plants right (the gate is met)")
+            continue
+        misses = []
+        for plant, claim in claims_of(task).items():
+            e = by_claim.get(claim)
+            if e is None or e["passed"] is True:
+                continue
+            how = "calls the {} wrongly" if e["passed"] is False else "cannot decide the {}"
+            v = e.get("values") or {}
+            misses.append(how.format(plant) + f" (its ratio at the worst depth {e['value']:.3f}, 90 % interval "
+                          f"{v.get('value_lo', float('nan')):.3f} to {v.get('value_hi', float('nan')):.3f}, "
+                          "against 1)")
+        parts.append(f"on {where[task]} the pipeline " + " and ".join(misses) + " (the gate is unmet)")
+    return "; ".join(parts)
 
 
 if __name__ == "__main__":
