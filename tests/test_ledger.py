@@ -736,16 +736,22 @@ def test_the_reports_words_link_to_the_glossary():
 
 def test_a_long_claim_in_the_box_shows_its_number_and_folds_the_rest():
     """The claims box shows a long "ours" by its headline -- up to the first "; " outside brackets and math, the
-    number with its interval -- and folds the rest under it (the bug: gpt_scale's box of long claims took several
-    screens before the chapter began); a short one, or one without such a break, stays whole."""
+    number with its interval, the interval's own words ("over seeds and prompts, …") folded too -- and the rest
+    under it (the bug: gpt_scale's box of long claims took several screens before the chapter began); a short one,
+    or one without such a break, stays whole; a range's ends stay on one line."""
     from icdl.repro.ledger import BRIEF, _brief
 
-    head = "largest shortfall below the MLP: 0.153 (90 % interval 0.099 to 0.215; over seeds)"
+    nb = "\u00a0"
+    head = "largest shortfall below the MLP: 0.153 (90 % interval 0.099 to 0.215, over seeds and prompts)"
     long = head + "; not decided: " + "the models did not all learn the task " * 8
     assert len(long) > BRIEF
     shown = _brief(long)
-    assert shown.startswith('<details class="ours"><summary>') and "0.099 to 0.215; over seeds)</summary>" in shown
-    assert shown.endswith("</details>") and "not decided:" in shown.split("</summary>")[1]
+    summary, rest = shown.split("</summary>")
+    assert summary == ('<details class="ours"><summary>largest shortfall below the MLP: 0.153 (90 % interval '
+                       f"0.099{nb}to{nb}0.215)")
+    assert rest.startswith("over seeds and prompts; not decided:") and rest.endswith("</details>")
+    plain = _brief("x" * 30 + ": 0.2 (a; b); " + "y " * BRIEF)  # no interval in the headline: cut at the "; "
+    assert "<summary>" + "x" * 30 + ": 0.2 (a; b)</summary>" in plain
     assert _brief("short: 0.1; fine") == "short: 0.1; fine"
     assert "<details" not in _brief("x" * (BRIEF + 50))  # no break to fold at: whole
     assert "<details" not in _brief("$a; b$ " + "y" * BRIEF)  # a break inside math is not one

@@ -973,6 +973,9 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     # a table's column of such numbers in one form, each a power of ten (test_a_column_written_in_e_notation_...)
     assert "<td>1.0 × 10⁻³</td>" in frame_html(pd.DataFrame({"eps": ["1.0e-03", "2.0e-04"]}))
     assert math_html("max deviation 1e-05") == "max deviation 1e-5"
+    # the claims boxes, the report and the glance hold a range's ends together too (the bug: "0.41–" above "0.87")
+    assert math_html("error/bound 0.41–0.87, −0.042 to 0.029") == (
+        "error/bound 0.41–\u20600.87, −0.042\u00a0to\u00a00.029")
     assert percent(0.52) == "52 %" and percent(0.015, 1) == "1.5 %"
     assert span([0.2412, 0.2444], ".2f", widen=1) == "0.241–0.244"  # one more digit tells them apart
     assert span([0.24, 0.24], ".2f", widen=1) == "0.24"  # alike however printed: one value

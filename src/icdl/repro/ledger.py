@@ -118,17 +118,27 @@ BRIEF = 200
 def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
     """A claim's words for the claims box: whole when short; else its headline (up to the first of ``breaks`` outside
     brackets and math: for the measured words the number and its interval, for the paper's the claim before its
-    qualification) with the rest folded under it (the bug: a chapter's box of nine
-    claims, each three hundred words, took four screens before the chapter began)."""
-    depth, math = 0, False
+    qualification) with the rest folded under it (the bug: a chapter's box of nine claims, each three hundred words,
+    took four screens before the chapter began). A headline whose interval goes on to say how it was taken ("90 %
+    interval a to b, over seeds and prompts, …") ends at the interval, the rest of its bracket folded too."""
+    if len(ours) <= BRIEF:
+        return math_html(ours)
+    depth, math, cut = 0, False, None
     for i, ch in enumerate(ours):
         math ^= ch == "$"
         depth += (ch in "([") - (ch in ")]")
-        cut = next((b for b in breaks if ours.startswith(b, i)), None)
-        if len(ours) > BRIEF and cut and depth == 0 and not math and i >= 20:
-            return (f'<details class="ours"><summary>{math_html(ours[:i])}</summary>'
-                    f"{math_html(ours[i + len(cut):].lstrip('-– '))}</details>")
-    return math_html(ours)
+        hit = next((b for b in breaks if ours.startswith(b, i)), None)
+        if hit and depth == 0 and not math and i >= 20:
+            cut = (i, len(hit))
+            break
+    if cut is None:
+        return math_html(ours)
+    head, rest = ours[:cut[0]], ours[cut[0] + cut[1]:].lstrip("-– ")
+    at = head.find("interval ")
+    comma = head.find(", ", at) if at >= 0 else -1
+    if comma > 0 and head.endswith(")") and head.count("(", 0, comma) > head.count(")", 0, comma):
+        head, rest = head[:comma] + ")", head[comma + 2:-1] + "; " + rest  # the interval's own words folded
+    return f'<details class="ours"><summary>{math_html(head)}</summary>{math_html(rest)}</details>'
 
 
 class Ledger:

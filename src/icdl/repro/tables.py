@@ -11,7 +11,7 @@ Series as a table, formulas typeset.
 
 from __future__ import annotations
 
-from .typeset import count, plain, short_exponents, typeset_minus
+from .typeset import count, keep_ranges, plain, short_exponents, typeset_minus
 
 #: column names of result tables that are not words, as the book prints them; any other snake_case name is
 #: printed with spaces (``start_min`` -> ``start min``)
@@ -264,23 +264,10 @@ def frame_html(df, digits: int | None = None) -> str:
     return re.sub(r"\$([^$]+)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', out)
 
 
-#: the two ends of a range or an interval: ``0.048 to 0.147``, ``+0.3 to +0.5``, ``0.03–0.10``, ``48 %–50 %``
-_RANGE = r"(?<=[\d%])( to |–)(?=[+−-]?\d)"
-
-
 #: a cell that opens with a number and its interval, ``0.067 (−0.007 to 0.144)``: shown as two lines by design, the
 #: number over its interval (set smaller), so that a table of several such columns fits the page without breaking
 #: an interval at a random place
 _VALUE_AND_INTERVAL = r"<td>([+−-]?\d[\d.,\u00a0%]*) \(([+−-]?\d[^()<]*?\u00a0to\u00a0[^()<]*?)\)"
-
-
-def keep_ranges(text: str) -> str:
-    """``text`` with each range's ends held together on one line (``0.048 to 0.147``, ``0.03–0.10``: no-break spaces
-    about "to", a word joiner after the en dash): a table cell at the book's width broke "0.097 (0.048 to" from
-    "0.147)", and a reader took the two lines for two numbers."""
-    import re
-
-    return re.sub(_RANGE, lambda m: "\u00a0to\u00a0" if m.group(1) == " to " else "–\u2060", text)
 
 
 def series_html(series, digits: int | None = None) -> str:

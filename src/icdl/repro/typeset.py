@@ -145,15 +145,29 @@ def typeset_minus(text: str) -> str:
     return re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
 
 
+#: the two ends of a range or an interval: ``0.048 to 0.147``, ``+0.3 to +0.5``, ``0.03–0.10``, ``48 %–50 %``
+_RANGE = r"(?<=[\d%])( to |–)(?=[+−-]?\d)"
+
+
+def keep_ranges(text: str) -> str:
+    """``text`` with each range's ends held together on one line (``0.048 to 0.147``, ``0.03–0.10``: no-break spaces
+    about "to", a word joiner after the en dash) -- in tables, claims boxes, the report and the glance alike: a cell at
+    the book's width broke "0.097 (0.048 to" from "0.147)", and a reader took the two lines for two numbers."""
+    import re
+
+    return re.sub(_RANGE, lambda m: "\u00a0to\u00a0" if m.group(1) == " to " else "–\u2060", text)
+
+
 def math_html(text: object) -> str:
     """``text`` for an HTML table cell: escaped, with each ``$…$`` span (the claims' formulas, written as
     MyST math) handed to MathJax as inline math (``<span class="math">\\(…\\)</span>``, which the book's
     MathJax typesets inside raw HTML, where MyST's own ``$`` parsing does not reach). A spaced ``--`` becomes the
-    dash prose shows (Sphinx's typographer, which makes it one in prose, does not reach raw HTML either)."""
+    dash prose shows (Sphinx's typographer, which makes it one in prose, does not reach raw HTML either); a number's
+    sign is the tables' minus, and a range's ends stay on one line (:func:`keep_ranges`)."""
     parts = str(text).split("$")
     if len(parts) % 2 == 0:
         raise ValueError(f"unpaired $ in {text!r}: write each formula as $…$")
-    return "".join(esc(typeset_minus(short_exponents(p))).replace(" -- ", " – ") if i % 2 == 0  # the tables' minus;
+    return "".join(keep_ranges(esc(typeset_minus(short_exponents(p))).replace(" -- ", " – ")) if i % 2 == 0
                    else f'<span class="math notranslate nohighlight">\\({esc(p)}\\)</span>'
                    for i, p in enumerate(parts))
 
