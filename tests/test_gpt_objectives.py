@@ -255,7 +255,8 @@ def test_the_softmax_twin_differs_from_the_relu_model_in_its_attention_alone():
 def test_the_bottom_lines_scale_sentence_states_the_profiles():
     """The first page's comparison of our GPT runs with ICDL's (task dimension, layers × heads × width, steps)
     is typed once, in the bottom line's scale words: it must say what the CPU runs (reference, n01, fitted: one
-    model, their steps from least to most) and the paper profile hold (the bug: a profile changed, the first page
+    model; the width study's wider one; their steps from least to the scale study's most) and the paper profile
+    hold (the bug: a profile changed, the first page
     still quoting the old size or steps)."""
     from icdl.repro.glance import GPT, SCALE_WORDS
 
@@ -268,9 +269,14 @@ def test_the_bottom_lines_scale_sentence_states_the_profiles():
     def n(v: int) -> str:  # the book's thin-space thousands: 6 500, 500 000
         return f"{v:,}".replace(",", " ")
 
-    steps = [r["steps"] for r in runs]
-    ours = (f"d = {ref['d']}, {ref['n_layer']} layers × {ref['n_head']} heads × width {ref['n_embd']}, "
-            f"{n(min(steps))} to {n(max(steps))} steps (by run) on two CPU cores")
+    from icdl.gpt_icl.scale.models import PROFILES as SCALE
+
+    wide, scaled = SCALE.profiles["wide"], SCALE.profiles["reference"]
+    steps = [r["steps"] for r in runs] + [scaled["factor"] * scaled["steps"]]  # the scale study trains longest
+    assert max(steps) == scaled["factor"] * scaled["steps"]
+    ours = (f"d = {ref['d']}, {ref['n_layer']} layers × {ref['n_head']} heads × width {ref['n_embd']} "
+            f"({wide['n_head']} heads × width {wide['n_embd']} in the width study), {n(min(steps))} to "
+            f"{n(max(steps))} steps (by run; the longest in the scale study) on two CPU cores")
     theirs = (f"d = {paper['d']}, {paper['n_layer']} × {paper['n_head']} × {paper['n_embd']} "
               f"for {n(paper['steps'])} steps")
     for expected in (ours, theirs):
