@@ -256,8 +256,7 @@ def test_the_bottom_lines_scale_sentence_states_the_profiles():
     """The first page's comparison of our GPT runs with ICDL's (task dimension, layers × heads × width, steps)
     is typed once, in the bottom line's scale words: it must say what the CPU runs (reference, n01, fitted: one
     model; the width study's wider one; their steps from least to the scale study's most) and the paper profile
-    hold (the bug: a profile changed, the first page
-    still quoting the old size or steps)."""
+    hold (the bug: a profile changed, the first page still quoting the old size or steps)."""
     from icdl.repro.glance import GPT, SCALE_WORDS
 
     text = SCALE_WORDS[GPT]
