@@ -215,15 +215,26 @@ return {overflow: document.documentElement.scrollWidth - W, culprits: out.slice(
 """
 
 
+#: a page of the book as the theme writes it: its main column and the article in it (a load the local server
+#: dropped shows Chromium's own error page, or nothing, and a probe run on it finds no figure, formula or table)
+BOOK_PAGE = 'return !!document.querySelector("main#main-content article.bd-article")'
+
+
 def _settled(driver, url: str, probe: str = PROBE):
     """Load ``url`` and run ``probe`` once the page settles, with one retry: a load of the headless browser
-    stalls past the script timeout now and then (in every test that loads pages, not one page's fault); a
-    second stall raises the timeout."""
+    stalls past the script timeout now and then, or ends on the browser's error page (in every test that loads
+    pages, not one page's fault: CI once saw no figure on a page that has two); a second failure is reported
+    with the page's title and address."""
     from selenium.common.exceptions import TimeoutException
 
     for attempt in range(2):
         console_errors(driver)  # what a stalled attempt's script left behind is not this load's
         driver.get(url)
+        if not driver.execute_script(BOOK_PAGE):  # the browser's own error page, or a page still blank
+            if attempt:
+                pytest.fail(f"{url} did not load as a page of the book, twice (title "
+                            f"{driver.title!r}, at {driver.current_url})")
+            continue
         try:
             return driver.execute_async_script(probe)
         except TimeoutException:
@@ -338,7 +349,7 @@ def test_a_figure_fits_a_phone_and_opens_full_size_on_a_tap(browser):
             driver.set_window_size(width, 900)
             for page in ("notebooks/gpt_icl.html", "notebooks/icgd_transformer.html"):
                 seen = _settled(driver, f"{base}/{page}", PHONE_PROBE)
-                assert len(seen["figures"]) >= 2, f"{page}: no figures found in their boxes"
+                assert len(seen["figures"]) >= 2, f"{page} at {width} px: {len(seen['figures'])} figures in their boxes"
                 for f in seen["figures"]:  # the figure's box is the text column it sits in
                     assert f["link"] == f["src"], f"{page}: {f['src']} is not a link to itself"
                     assert f["box"] <= seen["page"] + 1, f"{page} at {width} px: {f} wider than the page"
