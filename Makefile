@@ -34,7 +34,9 @@ report: $(STAMP)
 	$(BIN)/python -m icdl.repro.report book/generated/ledger_table.md book/generated/summary.md
 	$(BIN)/python -m icdl.repro.errata book/generated/errata_entries.md book/generated/errata_summary.md
 
+# the old pages go first: a rebuild leaves the images of figures no chapter shows any more in _build/html/_images
 html: $(STAMP) report
+	rm -rf _build/html
 	$(BIN)/jupyter-book build . --all -W --keep-going
 
 book: chapters

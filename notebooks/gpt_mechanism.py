@@ -94,7 +94,7 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 # - **The MLP of ICDL's baseline**, trained by Adam on the same examples (at
 #   the last epoch: a candidate must not look at the query's label).
 # - **Least squares** with an intercept, **ridge** (intercept not penalised),
-#   **3-nearest neighbours** and the **{term}`context mean`** -- the linear and local
+#   **3-nearest neighbours** and the {term}`context mean` -- the linear and local
 #   rules of {doc}`gpt_icl`.
 #
 # GD has three free settings -- $\eta$, $L$ and the start's scale -- and ridge

@@ -17,7 +17,7 @@
 #
 # A finding of ours, not a claim of ICDL: small transformers trained from
 # scratch on ICDL's random ReLU targets (the task of {doc}`gpt_icl`) first learn
-# to predict the mean of the labels seen so far -- the **{term}`context mean`** -- and
+# to predict the mean of the labels seen so far -- the {term}`context mean` -- and
 # on bias-free ReLU targets of width $2d$ they stay there; on tanh targets the
 # same code leaves the plateau. This is why the reference run of the main
 # study -- the models of {doc}`gpt_depth`, {doc}`gpt_scale` and

@@ -116,7 +116,7 @@ cfg, ledger = chapter.start(scale.models.PROFILES, profile, overrides)
 #   objective 1 asks it to be at most {glue:text}`scale_obj1_tolerance`, and
 #   {doc}`gpt_icl` judges it at the largest shortfall over the positions at
 #   which the MLP is scored, so the two chapters' numbers for one model differ;
-# - the **lead over least squares** and **over {term}`3-NN`**,
+# - the **lead over least squares** and over {term}`3-NN`,
 #   $R^2_{\text{model}} - R^2_{\text{baseline}}$, on all test prompts.
 #
 # The bands of each snapshot resample the prompts with replacement, the same

@@ -815,17 +815,33 @@ def test_lsa_l1_scan_numbers():
 
 def test_ordered_colours_are_told_apart():
     """Neighbouring values of an ordered quantity (four test mixtures, three target depths) at least 23 ΔE
-    apart, darker for larger, the lightest dark enough to see on white (L* at most 82): seaborn's default sampling
-    of the mixtures' palette put two pairs 21 apart in one hue, read as one colour; the first purple ramp began at
-    L* 86 (#e1d0f9), a line a reader could hardly see. One hue 40° from both attention colours leaves lightness
-    to tell the steps apart: four steps from L* 80 to 8."""
+    apart, darker for larger, the lightest seen against white (contrast at least 2.5) and against the grey band
+    beyond the training length (at least 2): seaborn's default sampling of the mixtures' palette put two pairs 21
+    apart in one hue, read as one colour; the purple ramp's first light ends, L* 86 (#e1d0f9) and L* 80
+    (#d4bbfc), gave 1.5 and 1.7 against the band, lines a reader could hardly see."""
+    band = fig_style.BAND
     for palette, n in ((fig_style.MIXTURE_PALETTE, 4), (fig_style.DEPTH_PALETTE, 3), (fig_style.DEPTH_PALETTE, 4)):
         colours = list(fig_style.ordered_colours(range(n), palette).values())
         gaps = [float(np.linalg.norm(_lab(a) - _lab(b))) for a, b in zip(colours, colours[1:])]
         assert min(gaps) >= 23, (palette, n, gaps)
         lightness = [_lab(c)[0] for c in colours]
-        assert lightness == sorted(lightness, reverse=True) and lightness[0] <= 82, (palette, lightness)
-    assert _lab("#e1d0f9")[0] > 82  # the probe sees the pale start
+        assert lightness == sorted(lightness, reverse=True), (palette, lightness)
+        assert _contrast(colours[0], "white") >= 2.5 and _contrast(colours[0], band) >= 2, (palette, colours[0])
+    assert _contrast(fig_style.MU[-0.5], band) >= 2  # the light shift of μ is drawn over the band too
+    for pale in ("#e1d0f9", "#d4bbfc"):  # the probe sees the pale starts
+        assert _contrast(pale, band) < 2
+
+
+def _contrast(a, b) -> float:
+    """WCAG contrast ratio of two matplotlib colours (1 to 21)."""
+    import matplotlib.colors as mcolors
+
+    def luminance(colour):
+        rgb = np.array(mcolors.to_rgb(colour))
+        return float(np.array([0.2126, 0.7152, 0.0722]) @ np.where(rgb <= 0.04045, rgb / 12.92,
+                                                                     ((rgb + 0.055) / 1.055) ** 2.4))
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
 def test_ordered_colours_are_not_an_attention_or_gd():

@@ -328,6 +328,12 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     box = two.box().data
     assert box.count("deviation: ") == 1 and box.count("<sup>a</sup>") == 3 and "<sup>b</sup>" not in box
     assert "on the reference run" in box and ">reference<" not in box  # the run in words, not the profile id
+    # the run is said once above the rows judged on it, and again where the run changes (not under every status)
+    assert box.count("on the reference run") == 1 and box.index("on the reference run") < box.index("obj1")
+    two.record("icdl-prompt", ours="ok", criterion="c", values={"held": 1}, judged_on="quick")
+    box = two.box().data
+    assert box.count("on the reference run") == 1 and box.count("on the run this page executes") == 1
+    assert box.index("on the run this page executes") > box.rindex("icdl-obj3-fitted")
     ledger.save()
     plain = Ledger("icgd_linear", "reference")
     assert plain.record("icdl-prompt", ours="ok", criterion="c", values={"held": 1}).status == "pass"
@@ -718,7 +724,7 @@ def test_the_reports_words_link_to_the_glossary():
     glossary (a renamed entry would leave a dead link)."""
     import re
 
-    from icdl.repro.pages import GLOSSARY, linked_terms, render_report
+    from icdl.repro.pages import GLOSSARY, linked_terms, render_report, render_summary
 
     line = linked_terms('* **x** (<a href="a">learning gate</a>): the learning gate, `3-NN`, $ICGD$, members; ICGD')
     assert line.count('class="term"') == 2 and 'href="notation.html#term-Learning-gate">learning gate</a>,' in line
@@ -732,6 +738,14 @@ def test_the_reports_words_link_to_the_glossary():
     block = report[report.index('id="claim-mech-seeds-nearest-gd"'):]
     block = block[:block.index("</div>")]  # its words: "GD's chosen member", "flow time ηL", "context mean"
     assert all(f'href="notation.html#term-{t}"' in block for t in ("Member", "Flow-time", "Context-mean"))
+    # the intro's table of the book's own questions links its terms too: the question is words, the chapter a
+    # link of its own (the bug: the whole cell a link to the chapter, inside which no term could link)
+    summary = render_summary()
+    questions = summary[summary.index('class="glance questions"'):]
+    rows = questions.split("<tr>")[2:]
+    assert rows and all(r.startswith("<td>") and not r.startswith("<td><a") and 'class="to-chapter"' in r
+                        for r in rows)
+    assert 'href="notation.html#term-REB"' in questions or 'href="notation.html#term-ICDL"' in questions
 
 
 def test_a_long_claim_in_the_box_shows_its_number_and_folds_the_rest():

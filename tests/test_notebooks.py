@@ -368,7 +368,9 @@ def test_numbers_in_the_text_use_the_books_formats():
     ``ledger.sci``): the bugs, "10,000" steps in gpt_scale's claims box and a bound of "4.0e+00" in
     icgd_transformer's, where the prose says 10 000 and 4.0. Checked: every table and the glued values (the
     prose's numbers) for commas; the claims boxes, the closing claims tables and the glued values for
-    e-notation. Code listings and figures are not text."""
+    e-notation; every output for the attention's key ``relu`` as a word. Code listings and figures are not text."""
+    from icdl.repro.typeset import _RELU_WORD
+
     found = []
     for src in CHAPTERS:
         nb = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
@@ -381,6 +383,11 @@ def test_numbers_in_the_text_use_the_books_formats():
                 text = re.sub(r"<code>.*?</code>|<pre>.*?</pre>", "", html, flags=re.S)
                 claims = "".join(re.findall(r'<table class="claims-box.*?</table>', text, flags=re.S))
                 found += [f"{src.stem} cell {i}: {m.group(0)!r}" for m in re.finditer(COMMA_COUNT, text)]
+                # an attention by its name in every table, box and glued value (the bug: "depth 3 relu" read
+                # as a variable); a tag's attribute is not text
+                words = re.sub(r"<[^>]*>", " ", text)
+                found += [f"{src.stem} cell {i}: {words[max(0, m.start() - 30):m.end() + 10]!r}"
+                          for m in re.finditer(_RELU_WORD, words)]
                 found += [f"{src.stem} cell {i}: {m.group(0)!r}"
                           for m in re.finditer(E_NOTATION, text if glue_cell else claims)]
     assert not found, "\n".join(found)

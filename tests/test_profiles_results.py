@@ -960,7 +960,7 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
 
     from icdl.repro.chapter import GLUED, Commands, glued_html
     from icdl.repro.tables import frame_html
-    from icdl.repro.typeset import commands_as_code, math_html, percent, plain, short_exponents, span
+    from icdl.repro.typeset import commands_as_code, math_html, named_attentions, percent, plain, short_exponents, span
 
     assert plain(1e-5) == "1e-5" and plain(2.5e-7) == "2.5e-7" and plain(0.001) == "0.001" and plain(1e5) == "100000"
     assert plain(0.000985, 3) == "0.000985"
@@ -987,6 +987,13 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     assert '<td>0.097<br><span class="interval">(0.048\u00a0to\u00a00.147)</span></td>' in held
     signed = frame_html(pd.DataFrame({"a": ["+0.434 (+0.341 to +0.522)", "49 % (48 %–50 %)"]}))
     assert "+0.341\u00a0to\u00a0+0.522" in signed and "48 %–\u206050 %" in signed
+    # an attention by its name, not its key (the bug: "depth 3 relu: 0.051" in the claims boxes, read as a
+    # variable), in the boxes, the tables and the report alike; code, commands, paths and identifiers keep the key
+    assert math_html("depth 3 relu: 0.051; relu @15 (relu, softmax)") == "depth 3 ReLU: 0.051; ReLU @15 (ReLU, softmax)"
+    assert "<td>ReLU</td>" in frame_html(pd.DataFrame({"attention": ["relu", "softmax"], "r2": [0.9, 0.8]}))
+    for kept in ("--attention relu", "gpt_relu_depth3", "icdl.relu_sums", "relu(x)", "attention=relu", "relu.pt",
+                 "results/relu/x", "`relu`"):
+        assert named_attentions(kept) == kept, kept
     assert commands_as_code("trained by --part depth --layers L --seeds S, then --part main") == (
         "trained by `--part depth --layers L --seeds S`, then `--part main`")
     assert commands_as_code("(python -m icdl.gpt_icl --profile n01 --part main) is not") == (

@@ -10,11 +10,13 @@ from ..gpt_icl.core.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHB
 from ..gpt_icl.core.model import ATTENTIONS
 from ..gpt_icl.core.schedule import AT_SWITCH, SOFTMAX_ON
 from ..gpt_icl.core.tasks import PRETRAINING
-from ..repro.typeset import rate
+from ..repro.typeset import attention_name, rate
 from .style import (
     ATTENTION,
+    BAND,
     BASELINE,
     BASELINE_STYLE,
+    COUNT_AXIS_GAP,
     MIXTURE_PALETTE,
     MU,
     SINGLE,
@@ -72,7 +74,7 @@ def plot_icl_mixtures(curves: pd.DataFrame, baselines: pd.DataFrame, attention: 
         mark_training_length(ax, train_examples)
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
     r2_limits(axes[0], [c[c["depth"] == depth]["r2"] for depth in ds])
-    axes[0, 0].set_ylabel(f"R² ({attention} attention)")
+    axes[0, 0].set_ylabel(f"R² ({attention_name(attention)} attention)")
     legend_outside(axes[0, -1], fontsize=SMALL, title="◇: trained MLP", title_fontsize=SMALL)
     if title:
         fig.suptitle(title, fontsize=10)
@@ -97,7 +99,7 @@ def plot_icl_methods(curves: pd.DataFrame, baselines: pd.DataFrame, train_exampl
             upto = train_examples if row else float("inf")  # the zoomed row stops at the training length
             for att in ATTENTIONS:
                 g = c[(c["depth"] == depth) & (c["attention"] == att) & (c["position"] <= upto)]
-                ax.plot(g["position"], g["r2"], color=ATTENTION[att], label=f"transformer, {att}")
+                ax.plot(g["position"], g["r2"], color=ATTENTION[att], label=f"transformer, {attention_name(att)}")
                 zoomed.append(g.loc[g["position"].between(first, train_examples), "r2"])
             if len(b):
                 for method in (LEAST_SQUARES, NEAREST_NEIGHBOURS, CONTEXT_MEAN):
@@ -158,7 +160,7 @@ def plot_shortfall(frame: pd.DataFrame, tolerance: float) -> plt.Figure:
             g = frame[(frame["depth"] == depth) & (frame["attention"] == att)]
             x = g["position"] + (k - 0.5) * 0.8  # the two attentions beside each other at every position
             ax.errorbar(x, g["value"], yerr=[g["value"] - g["lo"], g["hi"] - g["value"]], fmt="o", ms=3.5,
-                        lw=1.1, capsize=2, color=ATTENTION[att], label=f"transformer, {att}")
+                        lw=1.1, capsize=2, color=ATTENTION[att], label=f"transformer, {attention_name(att)}")
         ax.axhline(tolerance, ls="--", lw=1.0, color="0.3", label=f"tolerance {tolerance:g}")
         ax.axhline(0.0, lw=0.6, color="0.6")
         ax.set(title=f"{depth}-layer targets", xlabel="query position k")
@@ -257,7 +259,8 @@ def plot_icl_depth(table: pd.DataFrame, baselines: pd.DataFrame) -> plt.Figure:
                 b = baselines[(baselines["method"] == method) & (baselines["examples"] == p)]
                 if len(b):
                     ax.axhline(float(b["r2"].iloc[0]), ls=BASELINE_STYLE[method], lw=1.0, color=colours[p])
-        ax.set(title=f"{att} attention", xlabel="transformer layers", xticks=sorted(g["n_layer"].unique()))
+        ax.set(title=f"{attention_name(att)} attention", xlabel="transformer layers",
+               xticks=sorted(g["n_layer"].unique()))
     axes[0, 0].set_ylabel("R² (pretraining mixture)")
     legend_outside(axes[0, -1], fontsize=SMALL, title="dash-dot: least squares\ndotted: context mean",
                    title_fontsize=SMALL)
@@ -268,7 +271,8 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
     """One panel per target family: mean R² on validation prompts against the training step, with the
     context mean (dotted) and least squares (dash-dot) on the same prompts."""
     fams = list(dict.fromkeys(history["family"]))
-    fig, axes = plt.subplots(1, len(fams), figsize=(WIDE[0], 2.8), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(fams), figsize=(WIDE[0], 2.8), sharey=True, squeeze=False,
+                             gridspec_kw={"wspace": COUNT_AXIS_GAP})
     lv = levels.set_index("family")
     for ax, fam in zip(axes[0], fams):
         g = history[history["family"] == fam]
@@ -288,7 +292,8 @@ def plot_training_by_depth(history: pd.DataFrame, quarter: float = 0.25) -> plt.
     (thick, smoothed over five logs) and each seed (thin), on a log axis; shaded: the last ``quarter`` of the steps,
     over which :func:`icdl.gpt_icl.core.learning.late_fall` measures how much a model still learned."""
     ds = sorted(history["depth"].unique())
-    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False,
+                             gridspec_kw={"wspace": COUNT_AXIS_GAP})
     last = float(history["step"].max())
     for ax, depth in zip(axes[0], ds):
         for att in ATTENTIONS:
@@ -296,8 +301,9 @@ def plot_training_by_depth(history: pd.DataFrame, quarter: float = 0.25) -> plt.
             for _, s in g.groupby("seed"):
                 ax.plot(s["step"], s["loss"], color=ATTENTION[att], lw=0.5, alpha=0.35)
             mean = g.groupby("step")["loss"].mean().rolling(5, center=True, min_periods=1).mean()
-            ax.plot(mean.index, mean.to_numpy(), color=ATTENTION[att], lw=1.8, label=f"transformer, {att}")
-        ax.axvspan(last * (1 - quarter), last, color="0.9", lw=0, zorder=0, label="last quarter of the steps")
+            ax.plot(mean.index, mean.to_numpy(), color=ATTENTION[att], lw=1.8,
+                    label=f"transformer, {attention_name(att)}")
+        ax.axvspan(last * (1 - quarter), last, color=BAND, lw=0, zorder=0, label="last quarter of the steps")
         ax.set(title=f"{depth}-layer targets", xlabel="training step", yscale="log")
         thousands(ax)
         log_ticks_125(ax.yaxis)  # 0.2, 0.5, 1 as plain numbers; every minor tick labelled overprinted (0.9 0.8 0.7)
@@ -313,10 +319,11 @@ def plot_icl_training(history: pd.DataFrame) -> plt.Figure:
     colours = ordered_colours(sorted(history["depth"].unique()))
     for depth, g in history.groupby("depth"):
         for att, h in g.groupby("attention"):
-            ax.plot(h["step"], h["loss"], styles[att], color=colours[depth], lw=1.2, label=f"{depth} layers, {att}")
+            ax.plot(h["step"], h["loss"], styles[att], color=colours[depth], lw=1.2,
+                    label=f"{depth} layers, {attention_name(att)}")
     ax.set(xlabel="step", ylabel="training MSE", yscale="log")
     thousands(ax)
-    legend_outside(ax, fontsize=SMALL, title="targets (colour), attention\n(solid: softmax, dashed: relu)",
+    legend_outside(ax, fontsize=SMALL, title="targets (colour), attention\n(solid: softmax, dashed: ReLU)",
                    title_fontsize=SMALL)
     return fig
 
@@ -341,7 +348,7 @@ def plot_icl_param_shift(curves: pd.DataFrame, train_examples: int,
             for mu, g in curves[(curves["depth"] == depth) & (curves["position"] <= upto)].groupby("mu", sort=False):
                 for att, h in g.groupby("attention"):
                     ax.plot(h["position"], h["r2"], styles[att], color=MU.get(float(mu), "0.5"), lw=1.3,
-                            label=f"μ = {_signed(mu)}, {att}")
+                            label=f"μ = {_signed(mu)}, {attention_name(att)}")
                     if row:
                         zoomed.append(h.loc[h["position"] >= first, "r2"])
                 if least_squares is not None:
@@ -371,7 +378,8 @@ def plot_schedule_scan(scans: dict[str, tuple[pd.DataFrame, dict, dict]]) -> plt
     mean (dotted) and least squares (dash-dot) on the same prompts, and the chosen run's chosen step (a dot). Each
     panel has its own R² axis: the tasks' curves lie in ranges far apart (0.4–0.8 against 0.85–0.94), and a shared
     axis flattened the one the choice was made on."""
-    fig, axes = plt.subplots(1, len(scans), figsize=(WIDE[0], 3.0), squeeze=False)
+    fig, axes = plt.subplots(1, len(scans), figsize=(WIDE[0], 3.0), squeeze=False,
+                             gridspec_kw={"wspace": COUNT_AXIS_GAP})
     lrs = sorted({float(lr) for h, _, _ in scans.values() for lr in h["lr"].unique()})
     colours = ordered_colours(lrs)
     dash = {64: "-", 32: "--"}

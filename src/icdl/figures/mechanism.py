@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..gpt_icl.core.model import ATTENTIONS
 from ..gpt_icl.core.tasks import PRETRAINING
+from ..repro.typeset import attention_name
 from .style import (
     SMALL,
     WIDE,
@@ -41,7 +42,7 @@ def plot_alignment(alignment: pd.DataFrame, mixture: str, measure: str, train_ex
                 ax.plot(g["position"], g[measure], marker="o", ms=3, ls=CANDIDATE_STYLE[name], color=colour,
                         label=name, lw=2.4 if name.startswith("GD") else 1.3)
         mark_training_length(ax, train_examples)
-        ax.set_title(f"depth {depth}, {att}", fontsize=9)
+        ax.set_title(f"depth {depth}, {attention_name(att)}", fontsize=9)
         if r == len(axes) - 1:
             ax.set_xlabel("prompt position k")
     if measure == "pred_diff":
@@ -82,7 +83,7 @@ def plot_gd_scan(gd_scan: pd.DataFrame, chosen: pd.DataFrame) -> plt.Figure:
         ax.set_yticks(range(len(m.index)), [f"{v:g}" for v in m.index], fontsize=SMALL)
         ax.plot(list(m.columns).index(best["gd_steps"]), list(m.index).index(best["gd_eta"]), "o", ms=9,
                 mfc="none", mec="white", mew=1.8)
-        ax.set_title(f"depth {depth}, {att}\nstart scale {best['gd_init_scale']:g}", fontsize=SMALL)
+        ax.set_title(f"depth {depth}, {attention_name(att)}\nstart scale {best['gd_init_scale']:g}", fontsize=SMALL)
     for row in axes:
         row[0].set_ylabel("step size η", fontsize=SMALL)
     for ax in axes[-1]:

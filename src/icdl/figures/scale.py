@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..gpt_icl.core.baselines import LEAST_SQUARES
 from ..gpt_icl.core.model import ATTENTIONS
-from ..repro.typeset import count
+from ..repro.typeset import attention_name, count
 from .style import (
     ATTENTION,
     BASELINE,
@@ -46,7 +46,7 @@ def plot_scale_trend(trend: pd.DataFrame, fits: pd.DataFrame, fit_from: dict, of
             x = g["step"] - off
             for r, (col, _) in enumerate(_SCALE_ROWS):
                 ax = axes[r, c]
-                ax.plot(x, g[col], "-o", ms=3, color=ATTENTION[att], label=f"{att} attention")
+                ax.plot(x, g[col], "-o", ms=3, color=ATTENTION[att], label=f"{attention_name(att)} attention")
                 ax.fill_between(x, g[f"{col}_lo"], g[f"{col}_hi"], color=ATTENTION[att], alpha=0.2, lw=0)
                 ax.axvline(fit_from[att] - off, color=ATTENTION[att], lw=0.8, alpha=0.5)
             f = fits[(fits["depth"] == depth) & (fits["attention"] == att)]
@@ -94,7 +94,7 @@ def plot_scale_forecast(points: pd.DataFrame, fits: pd.DataFrame, tolerance: flo
         ax.set_ylim(max(fits["obj1_at_horizon_lo"].min(), -0.06) - 0.005, top)  # long bars cut at the axis
         ax.axhline(0, color="0.6", lw=0.8, ls=":")
         ax.axvline(paper_steps, color="0.3", lw=1.0, ls=":", label=f"the paper's {count(paper_steps)} steps")
-        ax.set(xscale="log", title=f"{att} attention", xlabel="steps on the target family")
+        ax.set(xscale="log", title=f"{attention_name(att)} attention", xlabel="steps on the target family")
     axes[0, 0].set_ylabel("objective 1's number: largest\nshortfall below the MLP")
     # below the panels (and their x labels), so that they keep the width
     fig.legend(*first_panel_legend(axes), loc="outside lower center", ncol=2, fontsize=SMALL)
@@ -121,7 +121,7 @@ def plot_scale_width(curves: list[pd.DataFrame], tolerance: float, warm_ends: li
             for att in [a for a in ATTENTIONS if a in set(curve["attention"])]:
                 g = curve[(curve["depth"] == depth) & (curve["attention"] == att)].sort_values("flops")
                 ax.plot(g["flops"], g["shortfall"], color=ATTENTION[att], ms=3, lw=1.2,
-                        label=f"{att}, width {width}", **style)
+                        label=f"{attention_name(att)}, width {width}", **style)
                 ax.fill_between(g["flops"], g["shortfall_lo"], g["shortfall_hi"], color=ATTENTION[att], alpha=0.15,
                                 lw=0)
         ax.axhline(tolerance, color="0.45", lw=1.0, label=f"objective 1's tolerance ({tolerance})")

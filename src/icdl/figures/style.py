@@ -39,13 +39,16 @@ CANDIDATE_STYLE = {"GD, N-layer network": "-", "MLP (Adam, last epoch)": "-", "r
 #: of inputs from the pretraining mixture (1, 0) to (.5, .5), prompt lengths: one purple ramp, darker = larger (or
 #: further from the training distribution). Its hue (−52° in CIE L*a*b*) lies over 40° from the softmax blue and from
 #: GD's wine and far from the ReLU orange: the blue-green and orange-red ramps it replaces ended in the attention
-#: colours, and a reader took a depth or a mixture for an attention (tests/test_figures.py holds it apart)
-ORDERED_RAMP = ("#d4bbfc", "#a685e3", "#7553c1", "#452d81", "#1c1038")
+#: colours, and a reader took a depth or a mixture for an attention (tests/test_figures.py holds it apart). Its
+#: light end (L* 64) keeps a contrast of 2.8 on white and 2.2 on the grey band beyond the training length (the
+#: first ramp's L* 80 gave 1.7, a line a reader could hardly see); four anchors, L* 64 to 6 with the chroma highest
+#: at L* 25, keep four steps 29 ΔE apart where lightness alone would give 19
+ORDERED_RAMP = ("#a693c3", "#7559ab", "#3e2395", "#180c2f")
 DEPTH_PALETTE = MIXTURE_PALETTE = "ordered"
 #: the mean μ of shifted target parameters: near-black for the training distribution, a light and a dark step of the
 #: ordered ramp for the shifts below and above it (a dark colour beside the near-black reads as the same line: dark
 #: colours differ by lightness alone)
-MU = {0.0: "0.2", -0.5: "#d4bbfc", 0.5: "#7553c1"}
+MU = {0.0: "0.2", -0.5: ORDERED_RAMP[0], 0.5: "#6a4ea7"}  # 0.5: the ramp at 0.4, 36 ΔE from its light end
 #: kinds of job in a timed run (computation appendix)
 STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
 
@@ -84,6 +87,11 @@ def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:
     return {v: tuple(cmap(float(x))[:3]) for v, x in zip(values, where)}
 
 
+#: the gap between panels (in axes widths) of a row whose x axes count steps: "10 000" at one panel's right end
+#: touched the next panel's "0" at matplotlib's 0.2
+COUNT_AXIS_GAP = 0.3
+
+
 def thousands(ax, axis: str = "x") -> None:
     """Tick labels of a count axis (training steps) as the prose writes counts: ``10 000``, not ``10000``."""
     from matplotlib.ticker import FuncFormatter
@@ -110,8 +118,10 @@ def legend_below(ax, *handles_labels, ncol: int = 1, **kw):
                      ncol=ncol, **kw)
 
 
-#: the label of the shaded region past the training length, in every figure over prompt positions
+#: the label of the shaded region past the training length, in every figure over prompt positions, and its grey
+#: (also the band of a training curve's last quarter)
 BEYOND_TRAINING = "beyond the training length"
+BAND = "0.9"
 
 
 def mark_training_length(ax, train_examples: int) -> None:
@@ -120,7 +130,7 @@ def mark_training_length(ax, train_examples: int) -> None:
     left, right = ax.get_xlim()
     if train_examples >= right:  # no position past the training length is drawn: no band, no legend entry
         return
-    ax.axvspan(train_examples, right, color="0.9", lw=0, zorder=0, label=BEYOND_TRAINING)
+    ax.axvspan(train_examples, right, color=BAND, lw=0, zorder=0, label=BEYOND_TRAINING)
     ax.set_xlim(left, right)
 
 

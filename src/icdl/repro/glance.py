@@ -213,7 +213,10 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
     papers = ("<table class=\"glance results\"><thead><tr><th>Result</th><th>Verdict</th>"
               "<th>Our scale, and what it reached</th><th>What is checked</th></tr></thead><tbody>"
               + "".join(rows) + "</tbody></table>")
-    qrows = [f"<tr><td>{_link(c.chapter, _question(c), to_html)}</td>"
+    # the question in words (its coined terms free to link to the glossary, which a link around the whole cell
+    # forbids), and the chapter that asks it a link of its own
+    qrows = [f"<tr><td>{to_html(_question(c))} <a class=\"to-chapter\" href=\"../notebooks/{c.chapter}.html\" "
+             f"title=\"the chapter that asks it\">→\u00a0chapter</a></td>"
              f"<td>{_status(statuses.get(c.id, 'not yet covered'), status_class)}"
              + (f"<br><small>{escape('; '.join(why[c.id]))}</small>"
                 if statuses.get(c.id) == "inconclusive" and why.get(c.id) else "") + "</td></tr>"

@@ -224,25 +224,29 @@ class Ledger:
     def box(self):
         """The chapter's claims as its first screen shows them: claim, paper, ours, status with the run the
         numbers come from in plain words, and a link to the claim's entry in the report (HTML; glued at the end
-        of the chapter, shown at its top). A change of the paper's setting is written once under the table and
-        marked (a, b, …) on each row it concerns: rows under the same change do not repeat it."""
+        of the chapter, shown at its top). The run is said once, on a row of its own above the claims judged on it
+        (the bug: "on the reference run (20 000 of 20 000 epochs)" under every status of a chapter, five lines a
+        row); a change of the paper's setting is written once under the table and marked (a, b, …) on each row it
+        concerns."""
         import html
 
         from IPython.display import HTML
 
-        rows, marks = [], {}
+        rows, marks, run = [], {}, None
         for r in self.records:
             c = get_claim(r.claim)
             mark = ""
             if r.claim in DEVIATIONS:
                 mark = marks.setdefault(DEVIATIONS[r.claim], "abcdefghijklmnopqrstuvwxyz"[len(marks) % 26])
                 mark = f"<sup>{mark}</sup>"
+            if run_words(r.profile) != run:
+                run = run_words(r.profile)
+                rows.append(f'<tr class="run"><th colspan="4" scope="rowgroup">Judged {html.escape(run)}</th></tr>')
             rows.append(f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
                         f"{math_html(c.source)}</a></td>"
                         f'<td data-label="paper">{_brief(c.paper, ("; ", " -- ", " – "))}</td>'
-                        f'<td data-label="ours">{_brief(r.ours)}'
-                        f'</td><td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}'
-                        f"<br><small>{html.escape(run_words(r.profile))}</small></td></tr>")
+                        f'<td data-label="ours">{_brief(r.ours)}</td>'
+                        f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}</td></tr>')
         notes = "".join(f'<tr class="deviation"><td colspan="4"><small><i><sup>{m}</sup> deviation: '
                         f"{math_html(text)}</i></small></td></tr>" for text, m in marks.items())
         return HTML('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'

@@ -30,7 +30,7 @@ from .ledger import (
     run_words,
     status_class,
 )
-from .typeset import commands_as_code, esc, math_html, typeset_minus
+from .typeset import commands_as_code, esc, math_html, named_attentions, typeset_minus
 
 
 def report_frame(folder: Path | None = None) -> pd.DataFrame:
@@ -123,9 +123,9 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
         if len(part):
             lines += [f"## {title}", ""]
             for r in part.itertuples():
+                why = named_attentions(typeset_minus(_commands_as_code(r.note))) or "no registered reason"
                 lines.append(f'* **{r.source}** ({chapter_link(r.chapter)}, <a href="#claim-{r.id}">details</a>): '
-                             f"{typeset_minus(r.ours)}. "
-                             f"*{typeset_minus(_commands_as_code(r.note)) or 'no registered reason'}*")
+                             f"{named_attentions(typeset_minus(r.ours))}. *{why}*")
             lines.append("")
     if WITHDRAWN:
         lines += ["## Withdrawn bands", "", "A band registered after a run of its design had been seen cannot tell "
@@ -196,7 +196,7 @@ def replaced_section() -> list[str]:
         # markdown, as the failures' list above: MyST renders the $...$ of the claims' words itself
         lines.append(f"* **{r.source}** (`{r.id}`): "
                      f'<span class="{status_class(r.status)}">{esc(r.status)}</span> on '
-                     f"{_commands_as_code(r.judged_on)} -- {typeset_minus(r.ours)}. "
+                     f"{_commands_as_code(r.judged_on)} -- {named_attentions(typeset_minus(r.ours))}. "
                      f"*Replaced: {r.reason}.* Answered now by: {now}.")
     return lines + [""]
 

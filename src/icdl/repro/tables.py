@@ -11,7 +11,7 @@ Series as a table, formulas typeset.
 
 from __future__ import annotations
 
-from .typeset import count, keep_ranges, plain, short_exponents, typeset_minus
+from .typeset import count, keep_ranges, named_attentions, plain, short_exponents, typeset_minus
 
 #: column names of result tables that are not words, as the book prints them; any other snake_case name is
 #: printed with spaces (``start_min`` -> ``start min``)
@@ -257,9 +257,10 @@ def frame_html(df, digits: int | None = None) -> str:
                 + "; ".join(f"{html.escape(str(k), quote=False)}: {v}" for k, v in same) + ".</p>")
     if out.count("$") % 2:
         raise ValueError("unpaired $ in a table's headers or cells: write each formula as $…$")
-    # a number's sign as a minus sign, as in the prose, outside the formulas (TeX keeps its own)
+    # a number's sign as a minus sign, as in the prose, and an attention by its name, outside the formulas
     parts = re.split(r"(\$[^$]+\$)", out)
-    out = "".join(p if i % 2 else keep_ranges(typeset_minus(short_exponents(p))) for i, p in enumerate(parts))
+    out = "".join(p if i % 2 else keep_ranges(named_attentions(typeset_minus(short_exponents(p))))
+                  for i, p in enumerate(parts))
     out = re.sub(_VALUE_AND_INTERVAL, r'<td>\1<br><span class="interval">(\2)</span>', out)
     return re.sub(r"\$([^$]+)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', out)
 

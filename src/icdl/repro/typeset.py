@@ -9,6 +9,7 @@ signs, commands as code, formulas handed to MathJax.
 :func:`span`               a range of values, widened until its ends differ
 :func:`typeset_minus`      a number's sign as a minus sign
 :func:`commands_as_code`   ``python -m …`` and its options as inline code
+:func:`named_attentions`              the attentions' names as a reader reads them: ``relu`` -> ReLU
 :func:`math_html`, :func:`esc`  a cell of words with formulas, for an HTML table
 =========================  ======================================================================================
 """
@@ -158,17 +159,39 @@ def keep_ranges(text: str) -> str:
     return re.sub(_RANGE, lambda m: "\u00a0to\u00a0" if m.group(1) == " to " else "–\u2060", text)
 
 
+#: an attention's name as a reader reads it; the code's keys (``relu``, ``softmax``) stay in code and commands
+ATTENTION_NAMES = {"relu": "ReLU", "softmax": "softmax"}
+#: the key ``relu`` as a word of reading text: not part of an identifier, a path, an option's value
+#: (``--attention relu``) or a function call
+_RELU_WORD = r"(?<![\w\-./=`'\"])(?<!--attention )relu(?![\w\-/(`'\"=])(?!\.\w)"
+
+
+def attention_name(key: str) -> str:
+    """``relu`` -> ``ReLU``: the name a table, a legend or a title gives an attention (a reader took the lower-case
+    key for a variable)."""
+    return ATTENTION_NAMES.get(key, key)
+
+
+def named_attentions(text: str) -> str:
+    """``text`` with the attention key ``relu`` written as the name ReLU wherever it is a word of reading text
+    ("depth 3 relu: 0.051" -> "depth 3 ReLU: 0.051"); identifiers, paths and commands keep the key."""
+    import re
+
+    return re.sub(_RELU_WORD, "ReLU", text)
+
+
 def math_html(text: object) -> str:
     """``text`` for an HTML table cell: escaped, with each ``$…$`` span (the claims' formulas, written as
     MyST math) handed to MathJax as inline math (``<span class="math">\\(…\\)</span>``, which the book's
     MathJax typesets inside raw HTML, where MyST's own ``$`` parsing does not reach). A spaced ``--`` becomes the
     dash prose shows (Sphinx's typographer, which makes it one in prose, does not reach raw HTML either); a number's
-    sign is the tables' minus, and a range's ends stay on one line (:func:`keep_ranges`)."""
+    sign is the tables' minus, a range's ends stay on one line (:func:`keep_ranges`) and an attention is called
+    by its name (:func:`named_attentions`)."""
     parts = str(text).split("$")
     if len(parts) % 2 == 0:
         raise ValueError(f"unpaired $ in {text!r}: write each formula as $…$")
-    return "".join(keep_ranges(esc(typeset_minus(short_exponents(p))).replace(" -- ", " – ")) if i % 2 == 0
-                   else f'<span class="math notranslate nohighlight">\\({esc(p)}\\)</span>'
+    return "".join(keep_ranges(esc(named_attentions(typeset_minus(short_exponents(p)))).replace(" -- ", " – "))
+                   if i % 2 == 0 else f'<span class="math notranslate nohighlight">\\({esc(p)}\\)</span>'
                    for i, p in enumerate(parts))
 
 
