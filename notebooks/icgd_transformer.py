@@ -268,12 +268,7 @@ chapter.table(table[["layer", "kind", "role", "heads", "hidden", "norm", "paper_
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 size = accounting.size_summary(model)
 heads_eps = icgd.heads_against_eps(study, arch)
-print(f"layers: {size['layers']} = (2N + 4) L = {size['layers_formula']}")
-print(f"embedding width D = {size['D']} (w alone: D_N = {size['D_N']})")
-print(f"REB's NK² + 3NK + 3K = {size['reb_width']}")
-print(f"widest MLP (the projection, D_w): {size['mlp_hidden']} hidden units")
-print(f"most heads in a layer: {size['max_heads']}")
-print(f"heads grow like ε^{heads_eps['slope']:.2f} (Theorem 1 allows ε^-2, from Lemma 7's general rate)")
+chapter.table(accounting.size_shown(size, heads_eps["slope"]))
 
 # %% [markdown]
 # The width is below {term}`REB`'s $NK^2 + 3NK + 3K$. The heads grow like $\epsilon^{-1/2}$,

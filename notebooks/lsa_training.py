@@ -146,8 +146,8 @@ fig = figures.lsa.plot_lsa_validation(res["history"])
 ref_obj = show_reference(PROFILES, "training")
 ref = ref_obj["data"] if ref_obj is not None else None
 if ref is not None:
-    print(f"training time {ref['train_seconds_total'] / 3600:.2f} h, epochs {ref['epochs_done']} of "
-          f"{ref['settings']['epochs']}, complete: {'yes' if ref['complete'] else 'no'}")
+    print(f"training time {ref['train_seconds_total'] / 3600:.2f} h, epochs {count(ref['epochs_done'])} of "
+          f"{count(ref['settings']['epochs'])}, complete: {'yes' if ref['complete'] else 'no'}")
 
 # %% [markdown]
 # ### LSA Table 1: test error and the LayerNorm diagnostic
@@ -179,9 +179,9 @@ chapter.table(pd.DataFrame({"run": t1["run"], "test MSE": t1["test_mse"].map("{:
 fig = figures.lsa.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"run {data['chosen_run']}")
 
 # %% [markdown]
-# ### LSA Table 2: what the dominant cell computes
+# ### LSA Table 2: what the largest query cell computes
 #
-# For the analysed run, the value $z_m$ of the dominant query cell after layer 2
+# For the analysed run, the value $z_m$ of its largest query cell after layer 2
 # is regressed on $1$, $u - \bar x$, $\bar y$ and $(C/V)(u - \bar x)$ (LSA eq. 57),
 # over 1 000 new prompts, one row per coefficient. Standardised coefficients in the
 # `std` rows.
@@ -269,7 +269,7 @@ chapter.glue(lsa_paper_rule_run=str(readout.paper_run(pd.DataFrame(data["table1"
 # output, and the output when every output weight but the dominant cell's is set
 # to zero, each against the least-squares line.
 
-# %% mystnb={"figure": {"caption": "Output of the analysed run over 100 query points for one prompt's 50 examples (circles): (a) the full output, (b) the output through the dominant query cell alone; grey: the least-squares line (cf. LSA Fig. 3).", "name": "fig-lsa-curves"}}
+# %% mystnb={"figure": {"caption": "Output of the analysed run over 100 query points for one prompt's 50 examples (circles): (a) the full output, (b) the output through its largest query cell alone; grey: the least-squares line (cf. LSA Fig. 3).", "name": "fig-lsa-curves"}}
 fig = figures.lsa.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chosen_run']}")
 
 # %% tags=["remove-cell"]

@@ -525,16 +525,16 @@ def test_the_judged_run_starts_from_the_main_studys_committed_models():
 
 
 def test_the_prose_verdicts_are_the_ledgers():
-    """The words the chapter's prose uses for each claim ("holds", "fails") come from the same judge as the
-    ledger, for the committed reference: a prose verdict typed once and left behind by a rerun (or a judge
-    that flipped a sign) would disagree here."""
+    """The words the chapter's prose uses for each claim ("passes", "fails", "is inconclusive": the statuses' own
+    words, not a second vocabulary) come from the same judge as the ledger, for the committed reference: a prose
+    verdict typed once and left behind by a rerun (or a judge that flipped a sign) would disagree here."""
     from icdl.repro.files import project_root
     from icdl.repro.results import load_result
 
     sc = scale.study.from_result(load_result(project_root() / "results" / "gpt_scale" / "scale.reference.json"))
     glue = scale.show.glue_values(sc, scale.models.PROFILES.resolve("reference"))
     judged = scale.judge.judge(sc["fits"], sc["trend"], sc["points"], sc["shift"], sc["boot"], sc["fit_draws"])
-    words = {True: "holds", False: "fails", None: "is undecided"}
+    words = {True: "passes", False: "fails", None: "is inconclusive"}
     assert judged and all(glue[f"scale_verdict_{e['claim'].replace('-', '_')}"] == words[e["passed"]]
                           for e in judged)
     assert glue["scale_obj1_tolerance"] == f"{main_study.CRITERIA['obj1_tolerance']:g}"

@@ -291,6 +291,13 @@ def test_reb_width_formula():
     model, _, _ = icgd.build_model(task, 16, eta=1.0, steps=2, B_w=1.0)
     size = accounting.size_summary(model)
     assert size["layers"] == 20 and size["D"] == ICGDLayout(arch).D <= size["reb_width"] == 96
+    # the chapter's table of it: each measure once, counts with their thousands space, the heads' exponent as a
+    # formula (the bug: a printout "most heads in a layer: 2560", "ε^-0.49")
+    shown = accounting.size_shown({**size, "max_heads": 2560}, -0.49).set_index("measure")
+    assert shown.loc["layers", "value"] == "20" and shown.loc["layers", "against"] == "(2N + 4) L = 20"
+    assert shown.loc["most heads in a layer", "value"] == "2 560"
+    assert "$\\epsilon^{-0.49}$" in shown.loc["most heads in a layer", "against"]
+    assert "= 96" in shown.loc["embedding width $D$", "against"]
 
 
 def test_flop_comparison_icl_costs_more_than_gd():

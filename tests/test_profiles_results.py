@@ -958,9 +958,18 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     import IPython.core.formatters as formatters
     import pandas as pd
 
-    from icdl.repro.chapter import GLUED, Commands, glued_html
+    from icdl.repro.chapter import GLUED, Commands, glue, glued_html
     from icdl.repro.tables import frame_html
-    from icdl.repro.typeset import commands_as_code, math_html, named_attentions, percent, plain, short_exponents, span
+    from icdl.repro.typeset import (
+        commands_as_code,
+        fixed,
+        math_html,
+        named_attentions,
+        percent,
+        plain,
+        short_exponents,
+        span,
+    )
 
     assert plain(1e-5) == "1e-5" and plain(2.5e-7) == "2.5e-7" and plain(0.001) == "0.001" and plain(1e5) == "100000"
     assert plain(0.000985, 3) == "0.000985"
@@ -979,6 +988,7 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     assert percent(0.52) == "52 %" and percent(0.015, 1) == "1.5 %"
     assert span([0.2412, 0.2444], ".2f", widen=1) == "0.241–0.244"  # one more digit tells them apart
     assert span([0.24, 0.24], ".2f", widen=1) == "0.24"  # alike however printed: one value
+    assert [fixed(v, "+.3f") for v in (-0.0001, 0.0001, 0.0, -0.006)] == ["0.000", "0.000", "0.000", "-0.006"]
     assert span([0.031, 0.052], ".3f") == "0.031–0.052" and span([-0.2, 0.1], ".1f") == "-0.2 to 0.1"
     # a range in a table cell stays on one line (the bug: "0.097 (0.048 to" above "0.147)" at 1280 px)
     held = frame_html(pd.DataFrame({"lead": ["0.097 (0.048 to 0.147)", "0.03–0.10"], "note": ["from a to b", "x"]}))
@@ -991,6 +1001,10 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     # variable), in the boxes, the tables and the report alike; code, commands, paths and identifiers keep the key
     assert math_html("depth 3 relu: 0.051; relu @15 (relu, softmax)") == "depth 3 ReLU: 0.051; ReLU @15 (ReLU, softmax)"
     assert "<td>ReLU</td>" in frame_html(pd.DataFrame({"attention": ["relu", "softmax"], "r2": [0.9, 0.8]}))
+    # the package's code by its dotted name a link to its source (the bug: "validated by icdl.prompts" as words)
+    assert math_html("validated by icdl.prompts (shape)") == (
+        'validated by <a class="code-link" data-code="icdl.prompts"><code>icdl.prompts</code></a> (shape)')
+    assert "code-link" not in math_html("src/icdl.x, my_icdl.y, `icdl.z`")  # a path, another name, code already
     for kept in ("--attention relu", "gpt_relu_depth3", "icdl.relu_sums", "relu(x)", "attention=relu", "relu.pt",
                  "results/relu/x", "`relu`"):
         assert named_attentions(kept) == kept, kept
@@ -1001,6 +1015,9 @@ def test_the_books_number_formats_for_settings_shares_ranges_and_commands():
     assert commands_as_code("an ℓ1 of 1e-5 -- and a dash") == "an ℓ1 of 1e-5 -- and a dash"  # prose's -- left
     bundle, _ = formatters.format_display_data(Commands("by --part main --seeds S, then"))
     assert bundle["text/markdown"] == "by `--part main --seeds S`, then" and "--part" in bundle["text/plain"]
+    GLUED.clear()
+    glue(spread="0.238–0.242, target depth 6, relu, at -0.5")  # the prose's glued words as the tables write them
+    assert GLUED["spread"] == "0.238–\u20600.242, target depth 6, ReLU, at −0.5"
     GLUED.clear()
     GLUED["reruns"] = Commands("by --part main")
     assert "<code>--part main</code>" in glued_html()

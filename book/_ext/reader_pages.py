@@ -19,6 +19,8 @@ loaded through ``_config.yml``'s ``local_extensions``).
   ("10 / 000", "2e- / 15", "90 / %", "4.5 × / 10⁻⁶"); in the reading text (not in code, formulas or
   tags) they become a narrow no-break space and a no-break hyphen, so every number, glued, typed or in a table,
   stays on one line.
+* **Terms explained at first use.** The first use on a page of each glossary term the book coins or abbreviates
+  is a link to its entry on the notation page (:data:`icdl.repro.glossary.GLOSSARY`).
 * **An icon on the root page too.** The ``index.html`` that sends a reader to the first page is written by
   ``sphinx_external_toc`` without the book's icon, so a browser that opens it asks for a missing
   ``/favicon.ico`` (a 404 in its console) before the redirect; this extension writes that page first, with
@@ -215,8 +217,67 @@ def root_index(app, exception) -> None:
         f'<meta http-equiv="Refresh" content="0; url={target}" /></head></html>\n', encoding="utf-8")
 
 
+#: the nodes inside which a term is not linked: headings, code, formulas, links, bold words, raw HTML
+NOT_LINKED = (nodes.title, nodes.literal, nodes.literal_block, nodes.math, nodes.math_block, nodes.reference,
+              nodes.strong, nodes.raw, nodes.comment, nodes.rubric, nodes.term, nodes.caption)
+
+
+def first_use_terms(app, doctree) -> None:
+    """The first use on a page of each term of :data:`icdl.repro.glossary.GLOSSARY`, in its reading text, a link to its
+    glossary entry -- unless the page linked it already (a ``{term}`` role before it) -- so that a reader who lands
+    on any page finds each abbreviation and coined term explained one click away (the bug: "shortfall" 33 times
+    on gpt_scale, never linked; "ICL", "LS", "MC" unexplained where they first appear). The glossary's own page
+    is left as it is."""
+    from sphinx import addnodes
+
+    from icdl.repro.glossary import GLOSSARY, term_pattern
+
+    docname = app.env.docname
+    if docname.endswith("notation") or docname.endswith("references"):
+        return
+    patterns = {words: term_pattern(words) for words in GLOSSARY}
+    seen: set[str] = set()
+    for node in list(doctree.findall(lambda n: isinstance(n, (nodes.Text, addnodes.pending_xref)))):
+        if isinstance(node, addnodes.pending_xref):
+            if node.get("reftype") == "term":
+                target = str(node.get("reftarget", "")).lower()
+                seen |= {w for w, term in GLOSSARY.items() if term.lower() == target}
+            continue
+        parent = node.parent
+        if parent is None or any(isinstance(a, NOT_LINKED) or isinstance(a, addnodes.pending_xref)
+                                 for a in _ancestors(node)):
+            continue
+        text = str(node)
+        hits = sorted((m.start(), m.end(), w) for w, pat in patterns.items() if w not in seen
+                      for m in [pat.search(text)] if m)
+        if not hits:
+            continue
+        new, at = [], 0
+        for start, end, words in hits:
+            if start < at:  # overlapping terms ("LS" inside a longer match): the first one wins
+                continue
+            new.append(nodes.Text(text[at:start]))
+            term = GLOSSARY[words]
+            new.append(addnodes.pending_xref("", nodes.inline(text[start:end], text[start:end],
+                                                              classes=["xref", "std", "std-term"]),
+                                             refdomain="std", reftype="term", reftarget=term.lower(),
+                                             refexplicit=True, refwarn=True, refdoc=docname))
+            seen.add(words)
+            at = end
+        new.append(nodes.Text(text[at:]))
+        parent.replace(node, [n for n in new if not (isinstance(n, nodes.Text) and not str(n))])
+
+
+def _ancestors(node):
+    a = node.parent
+    while a is not None:
+        yield a
+        a = a.parent
+
+
 def setup(app):
     app.connect("build-finished", root_index, priority=400)
+    app.connect("doctree-read", first_use_terms)
     app.connect("html-page-context", default_theme_mode)
     app.connect("html-page-context", drop_thebe)
     app.connect("html-page-context", linked_figures)

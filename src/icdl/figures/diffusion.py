@@ -7,7 +7,6 @@ import pandas as pd
 
 from .style import (
     GD,
-    PALETTE,
     SINGLE,
     SMALL,
     WIDE,
@@ -22,7 +21,7 @@ def plot_dsm_targets(binned: pd.DataFrame, curve: dict) -> plt.Figure:
     data, the score at its random start and after GD, against the true score."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(WIDE[0], WIDE[1] + 0.9))  # legends below: the panels keep the width
     ax1.plot(binned["x_t"], binned["score"], color="0.2", lw=1.4, label=r"$\nabla\log p_t$")
-    ax1.errorbar(binned["x_t"], binned["mean_y"], yerr=2 * binned["se"], fmt="o", ms=3, color=PALETTE[0],
+    ax1.errorbar(binned["x_t"], binned["mean_y"], yerr=2 * binned["se"], fmt="o", ms=3, color="0.55",
                  label="mean DSM target in bin")
     ax1.set(xlabel=r"$x_t$", ylabel="score")
     legend_below(ax1, fontsize=SMALL)
@@ -47,7 +46,7 @@ def plot_score_errors(errors: pd.DataFrame) -> plt.Figure:
         label = method if method != "transformer" else f"transformer, H = {H}"
         ax.plot(g["step"], g["score_error"], ls, color=color, label=label)
     ax.axhline(1.0, color="0.75", lw=0.8)
-    ax.set(xlabel="step l", ylabel="relative score error", yscale="log")
+    ax.set(xlabel="step l", ylabel="relative score error (log scale)", yscale="log")
     log_ticks_125(ax.yaxis)  # 0.5, 1, 2 as plain numbers, not 3 × 10⁰
     legend_below(ax, ncol=2, fontsize=SMALL)
     return fig

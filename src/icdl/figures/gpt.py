@@ -16,13 +16,13 @@ from .style import (
     BAND,
     BASELINE,
     BASELINE_STYLE,
-    COUNT_AXIS_GAP,
     MIXTURE_PALETTE,
     MU,
     SINGLE,
     SMALL,
     WIDE,
     legend_outside,
+    legend_under_row,
     log_ticks_125,
     mark_training_length,
     ordered_colours,
@@ -271,8 +271,7 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
     """One panel per target family: mean R² on validation prompts against the training step, with the
     context mean (dotted) and least squares (dash-dot) on the same prompts."""
     fams = list(dict.fromkeys(history["family"]))
-    fig, axes = plt.subplots(1, len(fams), figsize=(WIDE[0], 2.8), sharey=True, squeeze=False,
-                             gridspec_kw={"wspace": COUNT_AXIS_GAP})
+    fig, axes = plt.subplots(1, len(fams), figsize=(WIDE[0], 2.8), sharey=True, squeeze=False)
     lv = levels.set_index("family")
     for ax, fam in zip(axes[0], fams):
         g = history[history["family"] == fam]
@@ -283,7 +282,7 @@ def plot_plateau(history: pd.DataFrame, levels: pd.DataFrame) -> plt.Figure:
         ax.set(title=fam, xlabel="training step")
         thousands(ax)
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
-    legend_outside(axes[0, -1], fontsize=SMALL)
+    legend_under_row(fig, axes[0, -1], fontsize=SMALL)
     return fig
 
 
@@ -292,8 +291,7 @@ def plot_training_by_depth(history: pd.DataFrame, quarter: float = 0.25) -> plt.
     (thick, smoothed over five logs) and each seed (thin), on a log axis; shaded: the last ``quarter`` of the steps,
     over which :func:`icdl.gpt_icl.core.learning.late_fall` measures how much a model still learned."""
     ds = sorted(history["depth"].unique())
-    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False,
-                             gridspec_kw={"wspace": COUNT_AXIS_GAP})
+    fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     last = float(history["step"].max())
     for ax, depth in zip(axes[0], ds):
         for att in ATTENTIONS:
@@ -308,7 +306,7 @@ def plot_training_by_depth(history: pd.DataFrame, quarter: float = 0.25) -> plt.
         thousands(ax)
         log_ticks_125(ax.yaxis)  # 0.2, 0.5, 1 as plain numbers; every minor tick labelled overprinted (0.9 0.8 0.7)
     axes[0, 0].set_ylabel("training MSE")
-    legend_outside(axes[0, -1], fontsize=SMALL, title="thin: each seed", title_fontsize=SMALL)
+    legend_under_row(fig, axes[0, -1], fontsize=SMALL, title="thin: each seed", title_fontsize=SMALL)
     return fig
 
 
@@ -378,8 +376,7 @@ def plot_schedule_scan(scans: dict[str, tuple[pd.DataFrame, dict, dict]]) -> plt
     mean (dotted) and least squares (dash-dot) on the same prompts, and the chosen run's chosen step (a dot). Each
     panel has its own R² axis: the tasks' curves lie in ranges far apart (0.4–0.8 against 0.85–0.94), and a shared
     axis flattened the one the choice was made on."""
-    fig, axes = plt.subplots(1, len(scans), figsize=(WIDE[0], 3.0), squeeze=False,
-                             gridspec_kw={"wspace": COUNT_AXIS_GAP})
+    fig, axes = plt.subplots(1, len(scans), figsize=(WIDE[0], 3.0), squeeze=False)
     lrs = sorted({float(lr) for h, _, _ in scans.values() for lr in h["lr"].unique()})
     colours = ordered_colours(lrs)
     dash = {64: "-", 32: "--"}
@@ -396,5 +393,5 @@ def plot_schedule_scan(scans: dict[str, tuple[pd.DataFrame, dict, dict]]) -> plt
         ax.set(title=task, xlabel="training step")
         thousands(ax)
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
-    legend_outside(axes[0, -1], fontsize=SMALL)
+    legend_under_row(fig, axes[0, -1], fontsize=SMALL)
     return fig

@@ -9,7 +9,7 @@ import seaborn as sns
 from ..lsa.constructions import R_FLAT_RTOL, flat_Rs
 from ..lsa.readout import strength
 from ..repro.typeset import count, percent
-from .style import PALETTE, SINGLE, SMALL, WIDE, legend_below, legend_outside
+from .style import SINGLE, SMALL, WIDE, legend_below, legend_outside, ordered_colours
 
 # ---- LSA (Hagiwara): least squares by LayerNorm ------------------------------------------------
 
@@ -25,7 +25,7 @@ def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = R_FLAT_RTOL) ->
     same = flat_Rs(df, rtol)
     groups = [[R] for R in curves if R not in same] + [same]
     fig, ax = plt.subplots(figsize=(SINGLE[0] + 1.2, SINGLE[1] + 1.0))  # the legend below: the panel keeps the width
-    cmap = sns.color_palette("mako_r", n_colors=len(groups) + 1)[1:]
+    cmap = list(ordered_colours(range(len(groups))).values())  # the book's ramp for an ordered quantity
     for color, Rs in zip(cmap, groups):
         g = curves[Rs[-1]]
         name = [count(R) if float(R).is_integer() else f"{R:g}" for R in Rs]  # 10 000, as the table writes it
@@ -42,9 +42,9 @@ def plot_lsa_construction_errors(df: pd.DataFrame, rtol: float = R_FLAT_RTOL) ->
 def plot_lsa_gd_two_steps(df: pd.DataFrame) -> plt.Figure:
     """Appendix B: the TF(4,3,2) against eqs. 66–67 and two explicit GD steps against least squares."""
     fig, ax = plt.subplots(figsize=(SINGLE[0] + 1.2, SINGLE[1] + 0.8))
-    ax.loglog(df["N"], df["tf_vs_closed_form"], "o-", ms=3, color=PALETTE[0], label="TF(4,3,2) vs eq. 67")
-    ax.loglog(df["N"], df["two_gd_steps_vs_ls"], "s-", ms=3, color=PALETTE[2], label="2 GD steps vs least squares")
-    ax.loglog(df["N"], df["closed_form_vs_explicit_gd"].clip(lower=1e-17), "^-", ms=3, color="0.5",
+    ax.loglog(df["N"], df["tf_vs_closed_form"], "o-", ms=3, color="0.15", label="TF(4,3,2) vs eq. 67")
+    ax.loglog(df["N"], df["two_gd_steps_vs_ls"], "s--", ms=3, color="0.5", label="2 GD steps vs least squares")
+    ax.loglog(df["N"], df["closed_form_vs_explicit_gd"].clip(lower=1e-17), "^:", ms=3, color="0.65",
               label="eq. 67 vs 2 explicit GD steps")
     ax.set(xlabel="number of in-context examples N", ylabel="mean absolute difference")
     legend_below(ax, ncol=2, fontsize=SMALL)
@@ -134,9 +134,9 @@ def plot_l1_runs(runs: pd.DataFrame, ratio_line: float = 10.0, corr_line: float 
             g = runs[runs["ℓ1"] == l1].reset_index(drop=True)
             offsets = x + 0.28 * ((g.index + 0.5) / len(g) - 0.5)  # the runs side by side, not on top of each other
             divides = g["Table 1 corr"] > 0.9
-            ax.scatter(offsets[~divides], g.loc[~divides, col], s=30, facecolors="none", edgecolors=PALETTE[0],
+            ax.scatter(offsets[~divides], g.loc[~divides, col], s=30, facecolors="none", edgecolors="0.2",
                        linewidths=1.2, label="LayerNorm does not divide" if x == 0 else None)
-            ax.scatter(offsets[divides], g.loc[divides, col], s=34, color=PALETTE[0],
+            ax.scatter(offsets[divides], g.loc[divides, col], s=34, color="0.2",
                        label="divides (Table 1 > 0.9)" if x == 0 else None)
         ax.set_xticks(range(len(strengths)), [strength(v) for v in strengths])
         ax.set_xlim(-0.5, len(strengths) - 0.5)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..gpt_icl.core.model import ATTENTIONS
 from ..gpt_icl.core.tasks import PRETRAINING
-from ..repro.typeset import attention_name
+from ..repro.typeset import attention_name, count
 from .style import (
     SMALL,
     WIDE,
@@ -79,7 +79,10 @@ def plot_gd_scan(gd_scan: pd.DataFrame, chosen: pd.DataFrame) -> plt.Figure:
     for ax, depth, att, best, m in panels:
         im = ax.imshow(np.clip(m.to_numpy(), norm.vmin, norm.vmax), origin="lower", aspect="auto", norm=norm,
                        cmap="viridis_r")
-        ax.set_xticks(range(len(m.columns)), [str(int(v)) for v in m.columns], fontsize=SMALL, rotation=90)
+        # counts as the prose writes them (8 192), every other column labelled from the last when they crowd
+        n, every = len(m.columns), 2 if len(m.columns) > 8 else 1
+        ax.set_xticks(range(n), [count(v) if (n - 1 - i) % every == 0 else "" for i, v in enumerate(m.columns)],
+                      fontsize=SMALL, rotation=90)
         ax.set_yticks(range(len(m.index)), [f"{v:g}" for v in m.index], fontsize=SMALL)
         ax.plot(list(m.columns).index(best["gd_steps"]), list(m.index).index(best["gd_eta"]), "o", ms=9,
                 mfc="none", mec="white", mew=1.8)

@@ -49,8 +49,12 @@ DEPTH_PALETTE = MIXTURE_PALETTE = "ordered"
 #: ordered ramp for the shifts below and above it (a dark colour beside the near-black reads as the same line: dark
 #: colours differ by lightness alone)
 MU = {0.0: "0.2", -0.5: ORDERED_RAMP[0], 0.5: "#6a4ea7"}  # 0.5: the ramp at 0.4, 36 ΔE from its light end
-#: kinds of job in a timed run (computation appendix)
-STAGE = {"train": PALETTE[9], "evaluate": PALETTE[8]}
+#: kinds of job in a timed run (computation appendix): two greys that read on white (the palette's yellow was 1.4:1,
+#: its light blue the softmax transformer's hue)
+STAGE = {"train": "0.3", "evaluate": "0.62"}
+#: the terms of a construction drawn as slots or nodes (the theory chapters' diagrams): hues no meaning of the book
+#: takes (the palette's blue and orange, which these diagrams used, are the attentions)
+TERMS = ("0.75", "#cc78bc", "0.5", "0.3", "0.1", "0.62")
 
 
 #: the ReLU construction of Theorem 1 where it is drawn beside fitted blocks (softmax chapter)
@@ -87,11 +91,6 @@ def ordered_colours(values, palette: str = DEPTH_PALETTE) -> dict:
     return {v: tuple(cmap(float(x))[:3]) for v, x in zip(values, where)}
 
 
-#: the gap between panels (in axes widths) of a row whose x axes count steps: "10 000" at one panel's right end
-#: touched the next panel's "0" at matplotlib's 0.2
-COUNT_AXIS_GAP = 0.3
-
-
 def thousands(ax, axis: str = "x") -> None:
     """Tick labels of a count axis (training steps) as the prose writes counts: ``10 000``, not ``10000``."""
     from matplotlib.ticker import FuncFormatter
@@ -109,6 +108,15 @@ def legend_outside(where, *handles_labels, **kw):
     if isinstance(where, matplotlib.figure.Figure):
         return where.legend(*handles_labels, loc="outside right upper", **kw)
     return where.legend(*handles_labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+
+
+def legend_under_row(fig, ax, ncol: int = 3, **kw):
+    """The legend of ``ax`` (a row's last panel) under the whole row, centred, in ``ncol`` columns: a row of
+    training curves keeps the figure's width for its panels (a legend to the right took a third of it, and
+    "10 000" at one panel's right end touched the next panel's "0")."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.subplots_adjust(bottom=0.6 / fig.get_figheight())  # the tick labels and the x label above the figure's edge
+    return fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, **kw)
 
 
 def legend_below(ax, *handles_labels, ncol: int = 1, **kw):
@@ -142,15 +150,30 @@ def integer_steps(*axes) -> None:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
+def _plain_tick(v: float, _=None) -> str:
+    """A tick's number as the prose writes it: a count with its thousands space from 1 000 on (``10 000``, the bug:
+    softmax's "10000" beside "12 000 steps" in the caption), else as short as it reads (``0.5``, ``2``)."""
+    from ..repro.typeset import count
+
+    return count(v) if abs(v) >= 1000 and float(v).is_integer() else f"{v:g}"
+
+
 def log_ticks_125(*axes) -> None:
     """Label a log axis (``ax.xaxis`` or ``ax.yaxis``) at 1, 2 and 5 × 10^k only, as plain numbers: on a range of
     a decade or two matplotlib labels the minor ticks too, and their labels (2×10⁻², 3×10⁻², …) overprint one
-    another at the book's width."""
+    another at the book's width. An axis that spans under a decade gets 3 and 7 too, under half a decade every
+    digit (the bug: diffusion_score's score errors between 0.6 and 2 labelled at 1 and 2 alone, a curve ending at 0.7
+    read as 0.5). Call it after the data are drawn: the span is the axis' view."""
+    import math
+
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     for axis in axes:
-        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        lo, hi = sorted(axis.get_view_interval())
+        decades = math.log10(hi / lo) if lo > 0 else 2.0
+        subs = (1.0, 2.0, 5.0) if decades > 1.2 else (1.0, 2.0, 3.0, 5.0, 7.0) if decades > 0.5 else range(1, 10)
+        axis.set_major_locator(LogLocator(base=10, subs=tuple(float(x) for x in subs)))
+        axis.set_major_formatter(FuncFormatter(_plain_tick))
         axis.set_minor_formatter(NullFormatter())
 
 

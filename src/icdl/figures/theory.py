@@ -9,15 +9,17 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ..repro.typeset import count
 from .style import (
     CONSTRUCTION,
-    PALETTE,
     SMALL,
+    TERMS,
     WIDE,
     integer_steps,
     legend_below,
     legend_outside,
     log_ticks_125,
+    ordered_colours,
     width_colour,
 )
 
@@ -31,7 +33,7 @@ def plot_icgd_paths(df: pd.DataFrame) -> plt.Figure:
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
     handles = []
-    for color, (eta, g) in zip(PALETTE, df.groupby("eta")):
+    for color, (eta, g) in zip(ordered_colours(sorted(df["eta"].unique())).values(), df.groupby("eta")):
         ax1.plot(g["step"], g["risk_gd"], color=color)
         every = max(1, len(g) // 12)
         ax1.plot(g["step"][::every], g["risk_tf"][::every], "o", ms=4, mfc="none", color=color)
@@ -83,7 +85,8 @@ def plot_lemma1_recursion(N: int = 4) -> plt.Figure:
     """Which term of Lemma 1 feeds which: the forward pass p(j), the derivatives r'(j), the
     backward recursion s(j) (3.6) and the per-layer gradient blocks A(j) (3.7)."""
     fig, ax = plt.subplots(figsize=(WIDE[0], 3.4))
-    colors = {"p": PALETTE[0], "r": PALETTE[1], "s": PALETTE[2], "A": PALETTE[4], "u": PALETTE[3]}
+    # the terms in colours no meaning of the book's figures uses (blue and orange are the attentions)
+    colors = {"p": TERMS[1], "r": TERMS[2], "s": TERMS[4], "A": TERMS[3], "u": TERMS[5]}
     pos = {}
     for j in range(N + 1):
         pos[f"p{j}"] = (j, 3)
@@ -130,15 +133,16 @@ def plot_layer_gradient_norms(df: pd.DataFrame) -> plt.Figure:
     """‖block j of ∇L_n‖ against the layer j, one panel per activation, one line per weight scale."""
     acts = list(dict.fromkeys(df["activation"]))
     fig, axes = plt.subplots(1, len(acts), figsize=WIDE, sharey=True)
-    cmap = sns.color_palette("rocket_r", n_colors=df["scale"].nunique() + 1)[1:]
+    colours = ordered_colours(sorted(df["scale"].unique()))  # the book's ramp for an ordered quantity
     for ax, act in zip(axes, acts):
         sub = df[df["activation"] == act]
-        for color, (scale, g) in zip(cmap, sub.groupby("scale")):
+        for scale, g in sub.groupby("scale"):
+            color = colours[scale]
             ax.semilogy(g["layer"], g["grad_norm"], "o-", ms=3, color=color, label=f"s = {scale:g}")
         ax.set(title=act, xlabel="layer j")
     axes[0].set_ylabel(r"$\|\frac{1}{2n}\sum_i A_i(j)\|$")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside right center", title="weight scale s:\n$N(0, s^2/\\mathrm{fan\\_in})$",
+    fig.legend(handles, labels, loc="outside right center", title="weight scale s:\nN(0, s²/fan-in)",
                title_fontsize=SMALL)
     return fig
 
@@ -146,11 +150,12 @@ def plot_layer_gradient_norms(df: pd.DataFrame) -> plt.Figure:
 def plot_train_comparison(df: pd.DataFrame) -> plt.Figure:
     """Risk along GD with Lemma 1's gradient (line) and autograd's (dashed), and their gap."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
-    ax1.semilogy(df["step"], df["risk_explicit"], color=PALETTE[0], lw=3, alpha=0.5, label="explicit (Lemma 1)")
-    ax1.semilogy(df["step"], df["risk_autograd"], color=PALETTE[1], ls="--", label="autograd")
+    # greys: no colour of the book's meanings (blue and orange are the attentions) for two routes to one gradient
+    ax1.semilogy(df["step"], df["risk_explicit"], color="0.6", lw=3, label="explicit (Lemma 1)")
+    ax1.semilogy(df["step"], df["risk_autograd"], color="0.1", ls="--", label="autograd")
     ax1.set(xlabel="GD step", ylabel="in-context risk $L_n(w)$")
     legend_outside(ax1)
-    ax2.semilogy(df["step"], df["max_abs_gap"].clip(lower=1e-18), color=PALETTE[2])
+    ax2.semilogy(df["step"], df["max_abs_gap"].clip(lower=1e-18), color="0.2")
     ax2.axhline(2.2e-16, color="0.4", ls=":", lw=1)
     ax2.set(xlabel="GD step", ylabel=r"max $|w_{\mathrm{explicit}} - w_{\mathrm{autograd}}|$", ylim=(1e-18, 1e-10))
     return fig
@@ -201,7 +206,7 @@ def plot_token_layout(layout) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(WIDE[0], 1.9))
     for name, j in slots:
         s = layout.slot(name, j)
-        ax.add_patch(Rectangle((s.start, 0), s.stop - s.start, 1, fc=PALETTE[groups[name]], ec="white", lw=1))
+        ax.add_patch(Rectangle((s.start, 0), s.stop - s.start, 1, fc=TERMS[groups[name]], ec="white", lw=1))
         label = names[name] + (f"({j})" if name in ("p", "r'", "s") else "")
         ax.text((s.start + s.stop) / 2, 1.12 if name in ("p", "s") else -0.2, label, ha="center",
                 va="bottom" if name in ("p", "s") else "top", fontsize=SMALL, rotation=0)
@@ -221,15 +226,17 @@ def plot_lemma2_errors(df: pd.DataFrame) -> plt.Figure:
     df = df[df["lemma"] == 2] if "lemma" in df else df
     N = df["N"].max()
     deep = df[df["N"] == N]
-    cmap = sns.color_palette("viridis", n_colors=deep["H"].nunique())
-    for color, (H, g) in zip(cmap, deep.groupby("H")):
+    colours = ordered_colours(sorted(deep["H"].unique()))  # the book's ramp for an ordered quantity
+    for H, g in deep.groupby("H"):
+        color = colours[H]
         ax1.semilogy(g["layer"], g["bound"], "-", color=color, label=f"H = {H}")
         ax1.semilogy(g["layer"], g["error"], "o", color=color, ms=4)
     ax1.set(xlabel="layer j", ylabel=r"$\|\hat p(j) - p(j)\|_2$  (lines: bound 3.8)", title=f"N = {N}")
     legend_outside(ax1, fontsize=SMALL)
     last = df[df["layer"] == df["N"]]
-    cmapN = sns.color_palette("rocket_r", n_colors=last["N"].nunique() + 1)[1:]
-    for color, (n, g) in zip(cmapN, last.groupby("N")):
+    coloursN = ordered_colours(sorted(last["N"].unique()))
+    for n, g in last.groupby("N"):
+        color = coloursN[n]
         ax2.loglog(g["H"], g["bound"], "-", color=color, label=f"N = {n}")
         ax2.loglog(g["H"], g["error"], "o", color=color, ms=4)
     ax2.loglog(last.groupby("H")["eps_r"].first(), "k:", lw=1, label=r"$\varepsilon_r$ of the sum")
@@ -253,12 +260,13 @@ def plot_icgd_transformer_paths(steps: pd.DataFrame, corollary: pd.DataFrame) ->
     gd = mean[mean["H"] == mean["H"].min()]
     ax1.plot(gd["step"], gd["loss_gd"], color="0.2", lw=1.2)
     handles = [Line2D([], [], color="0.2", label="projected GD")]
-    for color, (H, g) in zip(PALETTE, mean.groupby("H")):
+    for color, (H, g) in zip(ordered_colours(sorted(mean["H"].unique())).values(), mean.groupby("H")):
         ax1.plot(g["step"], g["loss_hat"], "o", ms=4, mfc="none", color=color)
         handles.append(Line2D([], [], color=color, marker="o", mfc="none", ls="", label=f"transformer, H = {H}"))
     ax1.set(xlabel="step l", ylabel="in-context risk (mean over prompts)")
     legend_below(ax1, handles=handles)
-    for color, (_, g) in zip(PALETTE, corollary[corollary["step"] > 0].groupby("H")):
+    later = corollary[corollary["step"] > 0]
+    for color, (_, g) in zip(ordered_colours(sorted(later["H"].unique())).values(), later.groupby("H")):
         ax2.semilogy(g["step"], g["deviation"], "-o", ms=3, color=color)
         ax2.semilogy(g["step"], g["induction"], "--", lw=1, color=color)
         ax2.semilogy(g["step"], g["paper"], ":", lw=1, color=color)
@@ -274,14 +282,14 @@ def plot_icgd_predictions(preds: pd.DataFrame) -> plt.Figure:
     """The transformer's prediction for the query against that of the network trained by L steps of
     projected GD, per H (left), and the gap against H (right, log-log)."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
-    for color, (H, g) in zip(PALETTE, preds.groupby("H")):
+    for color, (H, g) in zip(ordered_colours(sorted(preds["H"].unique())).values(), preds.groupby("H")):
         ax1.plot(g["gd"], g["transformer"], "o", ms=4, mfc="none", color=color, label=f"H = {H}")
     lo, hi = preds[["gd", "transformer"]].min().min(), preds[["gd", "transformer"]].max().max()
     ax1.plot([lo, hi], [lo, hi], color="0.5", lw=1, ls="--")
     ax1.set(xlabel="prediction of the GD-trained network", ylabel="prediction of the transformer")
     legend_outside(ax1)
     gap = preds.assign(gap=(preds["transformer"] - preds["gd"]).abs()).groupby("H")["gap"].max()
-    ax2.loglog(gap.index, gap.values, "-o", color=PALETTE[0])
+    ax2.loglog(gap.index, gap.values, "-o", color="0.2")
     ax2.set_xticks(list(gap.index), [str(h) for h in gap.index])
     ax2.minorticks_off()
     ax2.set(xlabel="ReLUs per sum H", ylabel="max |transformer − GD| at the query")
@@ -301,13 +309,13 @@ def plot_quantiser_and_error(quantiser, D_grid: int, B: float, errors: pd.DataFr
     z = torch.linspace(0, B, 2001, dtype=torch.float64)
     q = quantiser(z[None, None, :].expand(1, quantiser.D, -1).clone())[0, 0]
     ax1.plot(z, z, color="0.6", lw=1, ls="--", label="identity")
-    ax1.plot(z, q, color=PALETTE[0], label=f"quantiser, D = {D_grid}")
+    ax1.plot(z, q, color="0.2", label=f"quantiser, D = {D_grid}")
     g = torch.arange(1, D_grid + 1, dtype=torch.float64) * B / D_grid
-    ax1.plot(g, g, "o", ms=4, color=PALETTE[1], label="grid points")
+    ax1.plot(g, g, "o", ms=4, color="0.6", label="grid points")
     ax1.set(xlabel="input entry z", ylabel="output entry")
     legend_below(ax1, ncol=2, fontsize=SMALL)
-    ax2.loglog(errors["D"], errors["max_error"], "-o", color=PALETTE[0], label="max over inputs")
-    ax2.loglog(errors["D"], errors["mean_error"], "-o", color=PALETTE[2], label="mean over inputs")
+    ax2.loglog(errors["D"], errors["max_error"], "-o", color="0.2", label="max over inputs")
+    ax2.loglog(errors["D"], errors["mean_error"], "--s", color="0.6", label="mean over inputs")
     ax2.loglog(errors["D"], errors["bound"], "--", color="0.3", label=r"bound $L\sqrt{dn}\,B/D$")
     ax2.set_xticks(list(errors["D"]), [str(int(v)) for v in errors["D"]])
     ax2.minorticks_off()
@@ -360,7 +368,7 @@ def plot_fit_curves(curves: pd.DataFrame, one_step: pd.DataFrame, trend: dict | 
         fit = np.exp(lr.mean() + trend["slope"] * (lh - lh.mean()))
         ax2.loglog(h, fit, "--", color="0.5", label=f"trend: slope {trend['slope']:.2f}".replace("-", "−"))
     ax2.set(xlabel="hidden width of the blocks", ylabel="one-step error / step size")
-    ax2.set_xticks(one["hidden"], [str(int(v)) for v in one["hidden"]])
+    ax2.set_xticks(one["hidden"], [count(v) for v in one["hidden"]])
     ax2.xaxis.set_minor_locator(mpl.ticker.NullLocator())
     ax2.set_ylim(ax1.get_ylim())  # one scale for both panels: the widths' gap is read against the curves
     log_ticks_125(ax1.xaxis, ax1.yaxis, ax2.yaxis)

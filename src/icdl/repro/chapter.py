@@ -15,7 +15,7 @@ from .parameters import overrides_dict, papermill_yaml_once
 from .profiles import ProfileSet
 from .tables import frame_html, series_html
 from .theme import use_style
-from .typeset import commands_as_code, named_attentions, short_exponents, typeset_minus
+from .typeset import commands_as_code, keep_ranges, named_attentions, short_exponents, typeset_minus
 
 
 def table(df, digits: int = 3):
@@ -214,7 +214,7 @@ def glue(**values: Any) -> None:
 
     for name, value in values.items():
         if isinstance(value, str):
-            value = named_attentions(typeset_minus(short_exponents(value)))
+            value = keep_ranges(named_attentions(typeset_minus(short_exponents(value))))
             if re.search(COMMAND, value):
                 value = Commands(value)
         _glue(name, value, display=False)
@@ -227,7 +227,7 @@ def glue_md(**values: str) -> None:
     from myst_nb import glue as _glue
 
     for name, value in values.items():
-        value = Commands(named_attentions(typeset_minus(short_exponents(str(value)))))
+        value = Commands(keep_ranges(named_attentions(typeset_minus(short_exponents(str(value))))))
         _glue(name, value, display=False)
         GLUED[name] = value
 

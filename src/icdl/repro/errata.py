@@ -121,11 +121,19 @@ def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     return f"{typeset_minus(short_exponents(row['ours']))}{said} (claim {link}: {row['status']})"
 
 
+def _test_link(test: str) -> str:
+    """A guarding test as a link to its source page, as the report writes it (the book's code_pages extension
+    gives the anchor its address; the bug: sixteen test ids on this page were plain code)."""
+    from html import escape
+
+    from .pages import breakable
+
+    return f'<a class="code-link" data-code="{escape(test)}"><code>{breakable(test)}</code></a>'
+
+
 def render() -> str:
     """The entries as MyST markdown: a section per document, a block per entry with its anchor (the guarding
     test's id may wrap after its separators, so a phone does not scroll sideways)."""
-    from .pages import breakable
-
     claims = _claim_rows()
     lines = []
     for doc, title in DOCUMENTS.items():
@@ -140,7 +148,7 @@ def render() -> str:
                       "As printed", f": {e.printed}", "",
                       "As executed", f": {e.executed}", "",
                       "Evidence", f": {evidence(e, claims)}. Shown in {chapter}; guarded by "
-                                  f"<code>{breakable(e.test)}</code>.", ""]
+                                  f"{_test_link(e.test)}.", ""]
             if about:
                 lines += ["Claims it concerns", f": {about}", ""]
     return "\n".join(lines) + "\n"

@@ -45,6 +45,7 @@ from .claims import (
     unmet_gates,
 )
 from .files import ResultFileError, project_root, results_dir
+from .glossary import linked_terms
 from .results import keepable, load_result, provenance, save_result
 from .typeset import math_html
 
@@ -120,7 +121,10 @@ def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
     brackets and math: for the measured words the number and its interval, for the paper's the claim before its
     qualification) with the rest folded under it (the bug: a chapter's box of nine claims, each three hundred words,
     took four screens before the chapter began). A headline whose interval goes on to say how it was taken ("90 %
-    interval a to b, over seeds and prompts, …") ends at the interval, the rest of its bracket folded too."""
+    interval a to b, over seeds and prompts, …" or "… a to b over the seeds …") ends at the interval, the rest of
+    its bracket folded too."""
+    import re
+
     if len(ours) <= BRIEF:
         return math_html(ours)
     depth, math, cut = 0, False, None
@@ -135,9 +139,11 @@ def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
         return math_html(ours)
     head, rest = ours[:cut[0]], ours[cut[0] + cut[1]:].lstrip("-– ")
     at = head.find("interval ")
-    comma = head.find(", ", at) if at >= 0 else -1
-    if comma > 0 and head.endswith(")") and head.count("(", 0, comma) > head.count(")", 0, comma):
-        head, rest = head[:comma] + ")", head[comma + 2:-1] + "; " + rest  # the interval's own words folded
+    ends = re.compile(r"[+−-]?\d[\d.]*(?: ?%)? to [+−-]?\d[\d.]*(?: ?%)?").search(head, at) if at >= 0 else None
+    if ends and head.endswith(")") and head.count("(", 0, ends.end()) > head.count(")", 0, ends.end()):
+        said = head[ends.end():-1].lstrip(",; ")  # the interval's own words ("over the seeds and …"), folded
+        if said:
+            head, rest = head[:ends.end()] + ")", said + "; " + rest
     return f'<details class="ours"><summary>{math_html(head)}</summary>{math_html(rest)}</details>'
 
 
@@ -249,8 +255,10 @@ class Ledger:
                         f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}</td></tr>')
         notes = "".join(f'<tr class="deviation"><td colspan="4"><small><i><sup>{m}</sup> deviation: '
                         f"{math_html(text)}</i></small></td></tr>" for text, m in marks.items())
-        return HTML('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
-                    "<th>status</th></tr></thead><tbody>" + "".join(rows) + notes + "</tbody></table>")
+        table = ('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'
+                 "<th>status</th></tr></thead><tbody>" + "".join(rows) + notes + "</tbody></table>")
+        # the box opens the chapter: the first use of each glossary term on the page is in it, and links there
+        return HTML(linked_terms(table, "../book/notation.html"))
 
     def path(self) -> Path:
         if self.overrides:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import CLAIMS, DEVIATIONS, DOCUMENTS, REPLACED, WITHDRAWN, document, get_claim
+from .glossary import linked_terms
 from .ledger import (
     INCONCLUSIVE,
     NOT_COVERED,
@@ -149,38 +150,6 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
     return "\n".join(linked_terms(line) for line in lines) + "\n"
 
 
-#: the glossary's coined terms and abbreviations (book/notation.md) that the claims use, with their anchors on the
-#: notation page: each line of the report and of the results at a glance links the first use of each (a reader who
-#: jumps to one claim's block finds its words explained there, not only at the page's first use)
-GLOSSARY = {"learning gate": "Learning-gate", "member": "Member", "flow time": "Flow-time",
-            "median block": "Median-block", "3-NN": "3-NN", "ICGD": "ICGD", "context mean": "Context-mean",
-            "softmax twin": "Softmax-twin", "warm phase": "Warm-phase", "main study": "Main-study",
-            "paired prompts": "Paired-prompts", "shortfall": "Shortfall", "REB": "REB", "EWML": "EWML",
-            "DSM": "DSM", "FLOPs": "FLOPs", "analysed run": "Analysed-run", "mismatch band": "Mismatch-band",
-            "MC": "MC", "LSA": "LSA", "ICDL": "ICDL"}
-
-
-def linked_terms(line: str) -> str:
-    """``line`` with the first use of each :data:`GLOSSARY` term linked to its entry on the notation page --
-    outside headings, code, math, bold titles, HTML tags and links (those already there and those just made), and as
-    a whole word only."""
-    import re
-
-    if line.startswith("#"):
-        return line
-    protected = re.compile(r"(`[^`]*`|\$[^$]*\$|\*\*[^*]+\*\*|<a\b[^>]*>.*?</a>|<code>.*?</code>|<[^>]+>|\\\(.*?\\\))")
-    for term, anchor in GLOSSARY.items():
-        pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])")
-        parts = protected.split(line)
-        for i in range(0, len(parts), 2):  # the text between the protected spans
-            if m := pattern.search(parts[i]):
-                link = f'<a class="term" href="notation.html#term-{anchor}">{m.group(0)}</a>'
-                parts[i] = parts[i][:m.start()] + link + parts[i][m.end():]
-                break
-        line = "".join(parts)
-    return line
-
-
 def replaced_section() -> list[str]:
     """The report's "Designs we replaced" (:data:`icdl.repro.claims.REPLACED`): per replaced claim, what it said,
     the run it was judged on and its verdict there, why it was replaced and the live claims that answer it now.
@@ -250,7 +219,7 @@ def render_summary(folder: Path | None = None) -> str:
     """The results at a glance, as MyST markdown (the intro and the report open with it): per source document
     the number of claims by status, and one line per claim that is not a plain pass, linked to its entry in the
     report."""
-    from .glance import bottom_line, render_glance
+    from .glance import MIXED, bottom_line, render_glance
 
     df = claim_frame(folder)
     df["document"] = df["id"].map(document)
@@ -265,7 +234,9 @@ def render_summary(folder: Path | None = None) -> str:
     lines = [bottom_line(statuses, math_html), "",
              render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], shown)),
                            why=inconclusive_reasons(folder)), "",
-             f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>", "",
+             f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>\n\n"
+             f"A result of the table above takes the status its claims share, or <b>{MIXED}</b> when they differ "
+             "(their counts beside it); under an inconclusive verdict, \"undecided: …\" says what held it back.", "",
              "**Every claim that is not a plain pass**, by document:", ""]
     for key, title in DOCUMENTS.items():
         part = df[df["document"] == key]
@@ -276,7 +247,7 @@ def render_summary(folder: Path | None = None) -> str:
         lines.append(f"**{title}** — {len(part)} claims: {tally}.")
         lines.append("")
         for r in part[part["status"] != "pass"].itertuples():
-            lines.append(f'* <a href="report.html#claim-{r.id}">{esc(r.source)}</a> — {esc(r.paper)}: '
+            lines.append(f'* <a href="report.html#claim-{r.id}">{math_html(r.source)}</a> — {math_html(r.paper)}: '
                          f'<span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span>')
         lines.append("")
     return "\n".join(linked_terms(line) for line in lines)

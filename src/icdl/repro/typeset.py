@@ -97,9 +97,10 @@ def span(values, fmt: str, widen: int = 0) -> str:
 
 
 def fixed(v: float, fmt: str) -> str:
-    """``v`` in ``fmt``, without the sign of a value that rounds to zero (``-0.000`` reads as a fall)."""
+    """``v`` in ``fmt``, without the sign of a value that rounds to zero: ``-0.000`` reads as a fall, and a signed
+    format's ``+0.000`` as a rise (the bug: gpt_scale's width table gave a change of −0.0001 as "+0.000")."""
     out = f"{v:{fmt}}"
-    return f"{0.0:{fmt}}" if out.strip("+-0.,") == "" and out.lstrip("+").startswith("-") else out
+    return f"{0.0:{fmt.replace('+', '')}}" if out.strip("+-0.,") == "" else out
 
 
 #: a ``python -m`` command, or a run of command-line options with their values (``--part depth --layers L``)
@@ -180,18 +181,34 @@ def named_attentions(text: str) -> str:
     return re.sub(_RELU_WORD, "ReLU", text)
 
 
+#: a dotted name of the package's code in reading text (``icdl.prompts``, ``icdl.gpt_icl.core.learning.gate``)
+_CODE_NAME = r"(?<![\w./`>-])icdl(?:\.\w+)+"
+
+
+def code_names(html_text: str) -> str:
+    """Each dotted name of the package's code in an HTML text as code and a link to its source page (the book's
+    code_pages extension gives a ``code-link`` anchor its address; the bug: "built and validated by icdl.prompts"
+    as plain words in a claims box)."""
+    import re
+
+    return re.sub(_CODE_NAME, lambda m: f'<a class="code-link" data-code="{m.group(0)}"><code>{m.group(0)}</code></a>',
+                  html_text)
+
+
 def math_html(text: object) -> str:
     """``text`` for an HTML table cell: escaped, with each ``$…$`` span (the claims' formulas, written as
     MyST math) handed to MathJax as inline math (``<span class="math">\\(…\\)</span>``, which the book's
     MathJax typesets inside raw HTML, where MyST's own ``$`` parsing does not reach). A spaced ``--`` becomes the
     dash prose shows (Sphinx's typographer, which makes it one in prose, does not reach raw HTML either); a number's
-    sign is the tables' minus, a range's ends stay on one line (:func:`keep_ranges`) and an attention is called
-    by its name (:func:`named_attentions`)."""
+    sign is the tables' minus, a range's ends stay on one line (:func:`keep_ranges`), an attention is called
+    by its name (:func:`named_attentions`) and the package's code is a link to its source (:func:`code_names`)."""
     parts = str(text).split("$")
     if len(parts) % 2 == 0:
         raise ValueError(f"unpaired $ in {text!r}: write each formula as $…$")
-    return "".join(keep_ranges(esc(named_attentions(typeset_minus(short_exponents(p)))).replace(" -- ", " – "))
-                   if i % 2 == 0 else f'<span class="math notranslate nohighlight">\\({esc(p)}\\)</span>'
+    def words(p: str) -> str:
+        return code_names(keep_ranges(esc(named_attentions(typeset_minus(short_exponents(p)))).replace(" -- ", " – ")))
+
+    return "".join(words(p) if i % 2 == 0 else f'<span class="math notranslate nohighlight">\\({esc(p)}\\)</span>'
                    for i, p in enumerate(parts))
 
 

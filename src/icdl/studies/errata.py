@@ -157,5 +157,5 @@ ERRATA: tuple[Erratum, ...] = (
             r"agrees while the counts it is built from do not (the claim, judged on every count, fails)",
             "computation", "tests/test_gpt_cost.py::test_cost_counts_match_the_formulas",
             basis="the parameters and tokens of the model of REB's table, counted in chapter computation "
-                  "(icdl.gpt_icl.compute.cost.flop_gaps)"),
+                  "(`icdl.gpt_icl.compute.cost.flop_gaps`)"),
 )

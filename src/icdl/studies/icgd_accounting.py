@@ -97,6 +97,23 @@ def size_summary(model: ICGDTransformer) -> dict:
             "mlp_hidden": max(getattr(m, "hidden", 0) for m in model.block)}
 
 
+def size_shown(size: dict, heads_slope: float) -> pd.DataFrame:
+    """:func:`size_summary` as the chapter's table shows it: each size measure of Theorem 1 with its value and the
+    formula or bound it is held against (counts with their thousands space, exponents as formulas: the bug, a
+    printout of "most heads in a layer: 2560" and "ε^-0.49" beside the prose's "2 560" and $\\epsilon^{-1/2}$)."""
+    from ..repro.typeset import count
+
+    slope = f"{heads_slope:.2f}"  # TeX's own minus inside the formula
+    return pd.DataFrame([
+        ("layers", count(size["layers"]), f"(2N + 4) L = {count(size['layers_formula'])}"),
+        ("embedding width $D$", count(size["D"]), f"$w$ alone: $D_N$ = {count(size['D_N'])}; REB's "
+                                                   f"$NK^2 + 3NK + 3K$ = {count(size['reb_width'])}"),
+        ("widest MLP (the projection)", f"{count(size['mlp_hidden'])} hidden units", "$D_w$"),
+        ("most heads in a layer", count(size["max_heads"]), f"growing like $\\epsilon^{{{slope}}}$; Theorem 1 allows "
+                                                            "$\\epsilon^{-2}$ (Lemma 7's general rate)"),
+    ], columns=["measure", "value", "against"])
+
+
 def flop_comparison(cfg) -> pd.DataFrame:
     """REB's complexity comparison, counted: FLOPs (torch's counter) of the transformer's forward pass for L
     steps on one prompt (compact attention, the cheaper of our two evaluations) against the FLOPs of L exact

@@ -159,8 +159,8 @@ def _with_interval(entries: list[dict], claim: str) -> str:
     return f"{e['value']:.3f} (90 % interval {v['value_lo']:.3f} to {v['value_hi']:.3f})"
 
 
-#: a judge's verdict in the prose's words (None: its interval straddles the line)
-VERDICT_WORDS = {True: "holds", False: "fails", None: "is undecided"}
+#: a judge's verdict in the prose's words, the statuses' own (None: undecided, as the ledger says it: inconclusive)
+VERDICT_WORDS = {True: "passes", False: "fails", None: "is inconclusive"}
 
 
 def verdict_word(entry: dict) -> str:
