@@ -760,7 +760,7 @@ def test_a_long_claim_in_the_box_shows_its_number_and_folds_the_rest():
     number with its interval, the interval's own words ("over seeds and prompts, …") folded too -- and the rest
     under it (the bug: gpt_scale's box of long claims took several screens before the chapter began); a short one,
     or one without such a break, stays whole; a range's ends stay on one line."""
-    from icdl.repro.ledger import BRIEF, _brief
+    from icdl.repro.ledger import BRIEF, _brief, _paper_words
 
     nb = "\u00a0"
     head = "largest shortfall below the MLP: 0.153 (90 % interval 0.099 to 0.215, over seeds and prompts)"
@@ -780,3 +780,8 @@ def test_a_long_claim_in_the_box_shows_its_number_and_folds_the_rest():
     assert _brief("short: 0.1; fine") == "short: 0.1; fine"
     assert "<details" not in _brief("x" * (BRIEF + 50))  # no break to fold at: whole
     assert "<details" not in _brief("$a; b$ " + "y" * BRIEF)  # a break inside math is not one
+    # the paper column of a question of the book's own: "not claimed by ICDL", the question under it
+    own = _paper_words("not claimed by ICDL in this form: every model is nearer GD")
+    assert own == ('<details class="ours"><summary>not claimed by ICDL in this form</summary>every model is nearer '
+                   "GD</details>")
+    assert _paper_words("ICL R² comparable; to the MLP") == "ICL R² comparable; to the MLP"  # the paper's: whole

@@ -673,6 +673,10 @@ def test_tables_for_readers_drop_the_row_numbers_and_name_their_columns():
     wide = frame_html(pd.DataFrame([["ridge", "ridge"]] * 3, index=pd.Index([3, 4, 6], name="depth"),
                                    columns=pd.Index([11, 40], name="k")))
     assert "<th>k = 11</th>" in wide and "Same in every row" not in wide
+    # a pivot's headers in one notation (the bug: "ε goal = 1e-5 | 0.0001 | 0.001" in relu_sums)
+    goals = frame_html(pd.DataFrame([[1.0, 2.0, 3.0]], index=pd.Index(["tanh"], name="target"),
+                                    columns=pd.Index([1e-5, 1e-4, 1e-3], name="eps goal")))
+    assert all(f"= {g}</th>" in goals for g in ("1e-5", "1e-4", "1e-3")), goals
     # counts with the prose's thousands space from 1 000 on (the bug: softmax's "3002" in one table beside
     # "3 002" in the next, whose column reached 10 000), in cells, a pivot's headers and a named index alike;
     # a column of seeds is labels, not counts

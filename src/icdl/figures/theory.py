@@ -169,9 +169,12 @@ def plot_relu_sum_errors(df: pd.DataFrame) -> plt.Figure:
     ICDL Lemma 7 (anchored at the first point of each panel); right: the achieved C."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=WIDE)
     targets = [t for t in dict.fromkeys(df["target"]) if df[df["target"] == t]["eps"].max() > 0]
-    cmap = sns.color_palette("tab10", n_colors=len(targets))
+    # tab10 without its blue and orange, the attentions' colours everywhere else in the book, and without its pale
+    # olive (2:1 on white); black and a dark olive make nine
+    cmap = [c for i, c in enumerate(sns.color_palette("tab10", 10)) if i not in (0, 1, 8)] + ["0.0", "#6b6b00"]
     markers = "osD^vPX*<>"
-    for i, (color, name) in enumerate(zip(cmap, targets)):
+    for i, name in enumerate(targets):
+        color = cmap[i % len(cmap)]
         # a marker of its own and a line style per kind (a function solid, a derivative dashed, a loss derivative u
         # dotted, the product dash-dot): curves of like error lie on one another, and colour alone hid sigmoid's
         style = "--" if name.endswith("'") else ":" if name.startswith("u ") else "-." if "product" in name else "-"

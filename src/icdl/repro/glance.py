@@ -165,9 +165,10 @@ def _status(word: str, status_class) -> str:
 
 def _question(claim) -> str:
     """A question of the book's own, as the tables write it: its statement without the registry's prefix."""
+    from .ledger import NOT_CLAIMED
+
     question = claim.paper
-    for prefix in ("not claimed by ICDL: ", "not claimed by ICDL in this form: ",
-                   "not claimed by ICDL on this task: "):
+    for prefix in NOT_CLAIMED:
         question = question.removeprefix(prefix)
     return question[:1].upper() + question[1:]
 

@@ -114,6 +114,19 @@ def judge_status(claim: str, passed: bool | None, value: float | None = None) ->
 
 #: a claim's "ours" longer than this many characters is shown by its headline, the rest a click away
 BRIEF = 200
+#: how the registry's "paper" words open for a question of the book's own, one the paper does not ask
+NOT_CLAIMED = ("not claimed by ICDL: ", "not claimed by ICDL in this form: ", "not claimed by ICDL on this task: ")
+
+
+def _paper_words(paper: str) -> str:
+    """The paper column of the claims box: for a question of the book's own, "not claimed by ICDL" with the
+    question folded under it (the claim's title and "ours" say what was asked; the bug: gpt_mechanism's box of
+    fourteen such rows, each paper cell ten lines long, took three screens); else :func:`_brief`."""
+    said = next((p for p in NOT_CLAIMED if paper.startswith(p)), None)
+    if said is None:
+        return _brief(paper, ("; ", " -- ", " – "))
+    return (f'<details class="ours"><summary>{math_html(said.rstrip(": "))}</summary>'
+            f"{math_html(paper[len(said):])}</details>")
 
 
 def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
@@ -250,7 +263,7 @@ class Ledger:
                 rows.append(f'<tr class="run"><th colspan="4" scope="rowgroup">Judged {html.escape(run)}</th></tr>')
             rows.append(f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
                         f"{math_html(c.source)}</a></td>"
-                        f'<td data-label="paper">{_brief(c.paper, ("; ", " -- ", " – "))}</td>'
+                        f'<td data-label="paper">{_paper_words(c.paper)}</td>'
                         f'<td data-label="ours">{_brief(r.ours)}</td>'
                         f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}</td></tr>')
         notes = "".join(f'<tr class="deviation"><td colspan="4"><small><i><sup>{m}</sup> deviation: '

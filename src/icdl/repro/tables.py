@@ -220,6 +220,22 @@ def _header_number(v) -> str:
     return f"{v:g}" if isinstance(v, float) else f"{v}"
 
 
+def _header_numbers(values) -> list[str]:
+    """A pivot's column values as its headers write them, in one form: each by :func:`_header_number`, unless one
+    of them needs an exponent -- then every value under 1 takes one too (the bug: "ε goal = 1e-5 | 0.0001 | 0.001 |
+    0.01" in relu_sums, one quantity in two notations in one row of headers)."""
+    texts = [_header_number(v) for v in values]
+    if not any("e" in t for t in texts):
+        return texts
+
+    def exponent(v) -> str:
+        v = float(v)
+        digits = next(d for d in range(6) if float(f"{v:.{d}e}") == v or d == 5)
+        return short_exponents(f"{v:.{digits}e}")
+
+    return [exponent(v) if isinstance(v, (int, float)) and 0 < abs(float(v)) < 1 else t for v, t in zip(values, texts)]
+
+
 def frame_html(df, digits: int | None = None) -> str:
     """A DataFrame as HTML for readers: readable headers, no 0, 1, 2 index (nor the shuffled row numbers a
     sort leaves; a named or meaningful index is kept), readable cells (:func:`_readable_cells`), an em dash
@@ -242,7 +258,7 @@ def frame_html(df, digits: int | None = None) -> str:
     if numeric and df.columns.name is not None and df.index.nlevels == 1 and df.index.name:
         # a pivot (rows N, columns R): each column says its value of R, so that no header row is left empty
         name = header(df.columns.name)
-        shown.columns = [f"{name} = {_header_number(v)}" for v in df.columns]
+        shown.columns = [f"{name} = {v}" for v in _header_numbers(df.columns)]
     if plain_index and shown.columns.nlevels == 1:  # a pivot reset to columns: its label names no column
         shown.columns.name = None
     if not plain_index and all(n is None for n in shown.columns.names) and all(df.index.names):
