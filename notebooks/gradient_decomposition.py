@@ -141,8 +141,8 @@ chapter.table(pd.DataFrame({"term": ["p(j), j = 0…3", "r′(j), j = 1…3", "s
 #
 # The test suite checks the decomposition against `torch.autograd` on $L_n$ with a
 # property-based search (hypothesis, 300 random cases per run) over $N$ from 2 to
-# 6, widths, $d_x \ne d_y$, every registered activation (relu, sigmoid, tanh,
-# softplus, gelu) and loss (squared, log-cosh, logistic), and the number of
+# 6, widths, $d_x \ne d_y$, every registered activation (`relu`, `sigmoid`, `tanh`,
+# `softplus`, `gelu`) and loss (`squared`, `logcosh`, `logistic`), and the number of
 # examples. Here is a deterministic sweep of the same grid, $d_x = 5$, $d_y = 3$,
 # largest relative deviation $\|\nabla_{\text{Lemma 1}} - \nabla_{\text{autograd}}\| / \|\nabla_{\text{autograd}}\|$
 # over the three losses:

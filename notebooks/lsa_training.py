@@ -75,7 +75,7 @@ from icdl.lsa.study import (
 from icdl.lsa.training import train
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
-from icdl.repro.typeset import count, plain
+from icdl.repro.typeset import count, fixed, plain
 
 torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the computation appendix)
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
@@ -216,10 +216,10 @@ else:
 cells = readout.query_cells(trained, tcfg)
 analysed = cells[cells["run"] == data["chosen_run"]].sort_values("rank")
 chapter.table(pd.DataFrame({
-    "cell": analysed["cell"], "output weight": analysed["w_out"].map("{:+.2f}".format),
-    "share of the slope": analysed["slope_share"].map("{:.2f}".format),
-    "corr(z, LS)": analysed["corr_z_ls"].map("{:+.3f}".format),
-    "corr(z, eq. 57 fit)": analysed["corr_z_f"].map("{:.3f}".format)}).replace("-", "−", regex=True))
+    "cell": analysed["cell"], "output weight": analysed["w_out"].map(lambda v: fixed(v, "+.2f")),
+    "share of the slope": analysed["slope_share"].map(lambda v: fixed(v, ".2f")),  # no "−0.00"
+    "corr(z, LS)": analysed["corr_z_ls"].map(lambda v: fixed(v, "+.3f")),
+    "corr(z, eq. 57 fit)": analysed["corr_z_f"].map(lambda v: fixed(v, ".3f"))}).replace("-", "−", regex=True))
 
 # %% [markdown]
 # The same two largest query cells in every run:

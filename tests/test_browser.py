@@ -500,6 +500,8 @@ def test_numbers_stay_on_one_line_in_prose_and_raw_cells():
     assert pages.unbreakable("seeds 0 1 2, widths 3.5 100, x-1 000") == f"seeds 0 1 2, widths 3.5 100, x-1{nb}000"
     assert pages.unbreakable("a 90 % interval, 4.5 × 10⁻⁶ and 3 × 4") == (
         "a 90\u00a0% interval, 4.5\u00a0×\u00a010⁻⁶ and 3 × 4")
+    # a range of numbers is held together (the bug: "Lemmas 2–" at a line's end), a dash between words is not
+    assert pages.unbreakable("Lemmas 2–4, eqs. 1–8; input–output") == "Lemmas 2–\u20604, eqs. 1–\u20608; input–output"
     raw = '<td title="1 000">4 096 prompts <span class="math">\\(10 000\\)</span></td>'
     assert pages.unbreakable_raw(raw) == raw.replace(">4 096", f">4{nb}096")
     doc = new_document("page")
@@ -743,6 +745,14 @@ def test_a_page_links_each_glossary_term_at_its_first_use():
                     ("LS", "ls")], refs
     assert doc.children[0].astext() == "The shortfall"  # a heading keeps its words
     assert doc.children[1].astext().startswith("Two shortfalls, then the shortfall again; ICL and ICDLs; MC")
+    # a term inside an inline HTML link (MyST keeps "<a href=…>", its words and "</a>" as three nodes) is left to
+    # the link (the bug: a glossary link nested in the report's chapter links, which lost their words)
+    raw_link = new_document("report")
+    raw_link += nodes.paragraph("", "", nodes.raw("", '<a href="x.html">', format="html"),
+                                nodes.Text("ICDL Lemma 19"), nodes.raw("", "</a>", format="html"),
+                                nodes.Text(" — the ICDL claim"))
+    pages.first_use_terms(SimpleNamespace(env=SimpleNamespace(docname="book/report")), raw_link)
+    assert [(x.astext(), x.parent.index(x)) for x in raw_link.findall(addnodes.pending_xref)] == [("ICDL", 4)]
     untouched = new_document("glossary")
     untouched += nodes.paragraph("", "", nodes.Text("the shortfall"))
     pages.first_use_terms(SimpleNamespace(env=SimpleNamespace(docname="book/notation")), untouched)

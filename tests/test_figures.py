@@ -1131,3 +1131,23 @@ def test_n01_training_numbers(num_regression):
     committed = learning.late_fall(history)
     num_regression.check({"mean_loss": mean.to_numpy(), "late_fall": np.repeat(committed.to_numpy(), 100)},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="n01_training")
+
+
+def test_no_committed_figure_calls_an_attention_by_its_key():
+    """Every text of every figure the committed notebooks show (matplotlib writes each as a comment in the SVG)
+    names the ReLU attention "ReLU", never by its code's key "relu" (the bugs: legends "relu (at switch)" in
+    gpt_plateau and "relu" in gpt_icl, read as a variable); an activation's panel title is a text too."""
+    import nbformat
+
+    from icdl.repro.typeset import _RELU_WORD
+
+    found = []
+    for path in sorted((HERE.parent / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                svg = out.get("data", {}).get("image/svg+xml", "")
+                for text in re.findall(r"<!-- (.*?) -->", svg):
+                    if re.search(_RELU_WORD, text):
+                        found.append(f"{path.stem}: {text!r}")
+    assert found == [], found
+    assert re.search(_RELU_WORD, "relu (at switch)") and not re.search(_RELU_WORD, "ReLU (at switch)")

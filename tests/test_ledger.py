@@ -650,9 +650,9 @@ def test_an_undecided_result_says_what_it_rests_on():
     def row(label):
         return html.split(f"{label}</a>", 1)[1].split("</tr>", 1)[0]
 
-    assert f"undecided: {GATE_SHORT['learned']}" in row("ICDL objective 1 (Figs. 2–4)")
-    assert f"undecided: {STRADDLES}" in row("ICDL objective 4 (Fig. 7)")
-    assert "undecided" not in row("ICDL Def. 4, Lemma 7"), "a passed row shows a reason"
+    assert f"not decided: {GATE_SHORT['learned']}" in row("ICDL objective 1 (Figs. 2–4)")
+    assert f"not decided: {STRADDLES}" in row("ICDL objective 4 (Fig. 7)")
+    assert "decided" not in row("ICDL Def. 4, Lemma 7"), "a passed row shows a reason"
     assert GATE_SHORT["learned"] not in row("ICDL objective 4 (Fig. 7)")
     # a reason that holds back only some of a row's undecided claims says how many (the bug: "one training seed"
     # on objective 1's row, which holds back the longer and wider runs' claims but not the main study's)
@@ -661,7 +661,7 @@ def test_an_undecided_result_says_what_it_rests_on():
             "icdl-obj1-wider": [GATE_SHORT["learned"], GATE_SHORT["trained_seeds"]]}
     html = render_glance(statuses, status_class, why=why)
     obj1 = html.split("ICDL objective 1 (Figs. 2–4)</a>", 1)[1].split("</tr>", 1)[0]
-    assert f"undecided: {GATE_SHORT['learned']}; {GATE_SHORT['trained_seeds']} (2 of 3 claims)" in obj1
+    assert f"not decided: {GATE_SHORT['learned']}; {GATE_SHORT['trained_seeds']} (2 of 3 claims)" in obj1
 
 
 def test_a_row_says_how_many_of_its_claims_wait_for_their_run():

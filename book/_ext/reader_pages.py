@@ -136,6 +136,9 @@ EXPONENT = re.compile(r"(?<=\de)-(?=\d)")
 #: the space before a per cent sign (``90 %``) and the spaces around the times of a power of ten (``4.5 × 10⁻⁶``)
 PERCENT = re.compile(r"(?<=\d) (?=%)")
 TIMES_TEN = re.compile(r"(?<=\d) × (?=10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])")
+#: the en dash of a range of numbers (``Lemmas 2–4``, ``eqs. 1–8``): a word joiner after it (the bug: "Lemmas 2–"
+#: at a line's end, "4" on the next)
+NUMBER_RANGE = re.compile(r"(?<=\d)–(?=\d)")
 #: the parts of a raw HTML cell left as they are: tags, and the TeX between MathJax's delimiters
 RAW_SKIP = re.compile(r"<[^>]*>|\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$", re.S)
 #: the nodes whose text is not reading text
@@ -144,10 +147,11 @@ NOT_PROSE = (nodes.literal, nodes.literal_block, nodes.math, nodes.math_block, n
 
 def unbreakable(text: str) -> str:
     """``text`` with each count's thousands spaces as narrow no-break spaces, each exponent's hyphen as a
-    no-break hyphen, the space of ``90 %`` and those of ``4.5 × 10⁻⁶`` as no-break spaces (``10 000`` ->
-    ``10\u202f000``, ``2e-15`` -> ``2e\u201115``)."""
+    no-break hyphen, the space of ``90 %`` and those of ``4.5 × 10⁻⁶`` as no-break spaces, a word joiner after a
+    range's en dash (``10 000`` -> ``10\u202f000``, ``2e-15`` -> ``2e\u201115``, ``2–4`` -> ``2–\u20604``)."""
     text = COUNT.sub(lambda m: m.group(0).replace(" ", "\u202f"), text)
     text = TIMES_TEN.sub("\u00a0×\u00a0", PERCENT.sub("\u00a0", text))
+    text = NUMBER_RANGE.sub("–\u2060", text)
     return EXPONENT.sub("\u2011", text)
 
 
@@ -219,7 +223,24 @@ def root_index(app, exception) -> None:
 
 #: the nodes inside which a term is not linked: headings, code, formulas, links, bold words, raw HTML
 NOT_LINKED = (nodes.title, nodes.literal, nodes.literal_block, nodes.math, nodes.math_block, nodes.reference,
-              nodes.strong, nodes.raw, nodes.comment, nodes.rubric, nodes.term, nodes.caption)
+              nodes.strong, nodes.raw, nodes.comment, nodes.rubric, nodes.term)
+#: an inline HTML tag that opens (or closes) a link or code around the text after it (MyST keeps ``<a href=…>``,
+#: its text and ``</a>`` as three nodes: the text is a link's without a reference node around it)
+RAW_OPEN = re.compile(r"<(a|code)\b[^>]*>|</(a|code)>")
+
+
+def _inside_raw_tag(node) -> bool:
+    """Whether inline raw HTML before ``node`` in its parent left an ``<a>`` or ``<code>`` open around it (the bug:
+    the report's "<a href=chapter>ICDL Lemma 19</a>" got a glossary link inside the chapter's, and the browser
+    closed the outer link: "Lemma 19" lost its link)."""
+    depth = 0
+    for sibling in node.parent.children:
+        if sibling is node:
+            return depth > 0
+        if isinstance(sibling, nodes.raw):
+            for m in RAW_OPEN.finditer(sibling.astext()):
+                depth += 1 if m.group(1) else -1
+    return False
 
 
 def first_use_terms(app, doctree) -> None:
@@ -245,7 +266,7 @@ def first_use_terms(app, doctree) -> None:
             continue
         parent = node.parent
         if parent is None or any(isinstance(a, NOT_LINKED) or isinstance(a, addnodes.pending_xref)
-                                 for a in _ancestors(node)):
+                                 for a in _ancestors(node)) or _inside_raw_tag(node):
             continue
         text = str(node)
         hits = sorted((m.start(), m.end(), w) for w, pat in patterns.items() if w not in seen

@@ -10,7 +10,7 @@ from ..gpt_icl.core.baselines import CONTEXT_MEAN, LEAST_SQUARES, NEAREST_NEIGHB
 from ..gpt_icl.core.model import ATTENTIONS
 from ..gpt_icl.core.schedule import AT_SWITCH, SOFTMAX_ON
 from ..gpt_icl.core.tasks import PRETRAINING
-from ..repro.typeset import attention_name, rate
+from ..repro.typeset import attention_name, named_attentions, rate
 from .style import (
     ATTENTION,
     BAND,
@@ -186,7 +186,7 @@ def plot_icl_switch(curves: pd.DataFrame, baselines: pd.DataFrame, train_example
         for att, (color, style) in styles.items():
             g = c[(c["depth"] == depth) & (c["attention"] == att)]
             if len(g):
-                ax.plot(g["position"], 1 - g["r2"], style, color=color, label=att)
+                ax.plot(g["position"], 1 - g["r2"], style, color=color, label=named_attentions(att))
                 drawn.append(1 - g["r2"])
         if len(baselines):
             for method in (LEAST_SQUARES, CONTEXT_MEAN):
@@ -220,8 +220,8 @@ def plot_icl_length(curves: pd.DataFrame, train_examples: int, baselines: pd.Dat
     fig, axes = plt.subplots(1, len(ds), figsize=(WIDE[0], 3.0), sharey=True, squeeze=False)
     c = curves[curves["mixture"] == PRETRAINING]
     styles = {"softmax": (ATTENTION["softmax"], "-", "softmax"),
-              SOFTMAX_ON: (ATTENTION["softmax"], ":", "softmax twin (trained\non as long as relu)"),
-              "relu": (ATTENTION["relu"], "-", "relu")}  # the attention's name as every legend writes it
+              SOFTMAX_ON: (ATTENTION["softmax"], ":", "softmax twin (trained\non as long as ReLU)"),
+              "relu": (ATTENTION["relu"], "-", "ReLU")}  # the attention's name as every legend writes it
     for ax, depth in zip(axes[0], ds):
         for att, (color, style, label) in styles.items():
             g = c[(c["depth"] == depth) & (c["attention"] == att)]

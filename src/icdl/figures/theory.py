@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ..repro.typeset import count
+from ..repro.typeset import count, named_attentions
 from .style import (
     CONSTRUCTION,
     SMALL,
@@ -139,7 +139,7 @@ def plot_layer_gradient_norms(df: pd.DataFrame) -> plt.Figure:
         for scale, g in sub.groupby("scale"):
             color = colours[scale]
             ax.semilogy(g["layer"], g["grad_norm"], "o-", ms=3, color=color, label=f"s = {scale:g}")
-        ax.set(title=act, xlabel="layer j")
+        ax.set(title=named_attentions(act), xlabel="layer j")  # ReLU, as the book writes the activation
     axes[0].set_ylabel(r"$\|\frac{1}{2n}\sum_i A_i(j)\|$")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside right center", title="weight scale s:\nN(0, s²/fan-in)",

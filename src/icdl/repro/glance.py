@@ -201,7 +201,7 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
             # the row's undecided claims it holds back where not all (a reason of one claim is not the row's)
             held = {x: sum(x in why.get(c, ()) for c in undecided) for x in reasons}
             said = [x if held[x] == len(undecided) else f"{x} ({held[x]} of {len(undecided)} claims)" for x in reasons]
-            counted += f"<br><small>undecided: {escape('; '.join(said))}</small>"
+            counted += f"<br><small>not decided: {escape('; '.join(said))}</small>"
         waiting = sum(s == "not yet covered" for s in got)
         # a claim of the row whose run is not made: said, never dropped (a mixed row's counts say it already)
         if waiting and word not in ("not yet covered", MIXED):

@@ -236,7 +236,8 @@ def render_summary(folder: Path | None = None) -> str:
                            why=inconclusive_reasons(folder)), "",
              f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>\n\n"
              f"A result of the table above takes the status its claims share, or <b>{MIXED}</b> when they differ "
-             "(their counts beside it); under an inconclusive verdict, \"undecided: …\" says what held it back.", "",
+             "(their counts beside it); under an inconclusive verdict, \"not decided: …\" says what held it "
+             "back, in the words the claims use.", "",
              "**Every claim that is not a plain pass**, by document:", ""]
     for key, title in DOCUMENTS.items():
         part = df[df["document"] == key]
@@ -247,7 +248,9 @@ def render_summary(folder: Path | None = None) -> str:
         lines.append(f"**{title}** — {len(part)} claims: {tally}.")
         lines.append("")
         for r in part[part["status"] != "pass"].itertuples():
-            lines.append(f'* <a href="report.html#claim-{r.id}">{math_html(r.source)}</a> — {math_html(r.paper)}: '
+            # markdown: MyST typesets the words' $…$ itself (math_html's \( \) would lose their backslashes)
+            lines.append(f'* <a href="report.html#claim-{r.id}">{esc(r.source)}</a> — '
+                         f'{esc(r.paper.replace(" -- ", " – "))}: '
                          f'<span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span>')
         lines.append("")
     return "\n".join(linked_terms(line) for line in lines)
