@@ -9,7 +9,8 @@ signs, commands as code, formulas handed to MathJax.
 :func:`span`               a range of values, widened until its ends differ
 :func:`typeset_minus`      a number's sign as a minus sign
 :func:`commands_as_code`   ``python -m …`` and its options as inline code
-:func:`named_attentions`              the attentions' names as a reader reads them: ``relu`` -> ReLU
+:func:`named_attentions`   the attentions' names as a reader reads them: ``relu`` -> ReLU
+:func:`code_names`         the package's dotted names as code, each a link to its source page
 :func:`math_html`, :func:`esc`  a cell of words with formulas, for an HTML table
 =========================  ======================================================================================
 """
