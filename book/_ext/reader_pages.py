@@ -1,4 +1,4 @@
-"""Two fixes to the pages Jupyter Book 1.x renders, for a book that is read, not run (a Sphinx extension,
+"""Fixes to the pages Jupyter Book 1.x renders, for a book that is read, not run (a Sphinx extension,
 loaded through ``_config.yml``'s ``local_extensions``).
 
 * **No Thebe.** Jupyter Book always loads ``sphinx_thebe``, which adds its configuration script to every

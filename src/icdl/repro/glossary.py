@@ -32,14 +32,12 @@ GLOSSARY = {"learning gate": "Learning gate", "member": "Member", "flow time": "
 
 def glossary_anchor(term: str) -> str:
     """The anchor Sphinx gives a glossary term (``Context mean`` -> ``term-Context-mean``)."""
-
     return "term-" + re.sub(r"[^\w]+", "-", term).strip("-")
 
 
 def term_pattern(words: str):
     """The use of :data:`GLOSSARY`'s ``words`` as a whole word: an abbreviation in its own case, a coined term with
     either case of its first letter and a plural."""
-
     if words.isupper() or any(c.isdigit() for c in words) or words == "FLOPs":
         return re.compile(rf"(?<![\w-]){re.escape(words)}(?![\w-])")
     return re.compile(rf"(?<![\w-])[{words[0].lower()}{words[0].upper()}]{re.escape(words[1:])}s?(?![\w-])")
@@ -49,7 +47,6 @@ def linked_terms(line: str, notation: str = "notation.html") -> str:
     """``line`` with the first use of each :data:`GLOSSARY` term linked to its entry on the notation page
     (``notation``: its address from the page the line is on) -- outside headings, code, math, bold titles, HTML
     tags and links (those already there and those just made), and as a whole word only."""
-
     if line.startswith("#"):
         return line
     protected = re.compile(r"(`[^`]*`|\$[^$]*\$|\*\*[^*]+\*\*|<a\b[^>]*>.*?</a>|<code>.*?</code>|<[^>]+>|\\\(.*?\\\))")
