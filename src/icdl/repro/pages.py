@@ -210,7 +210,8 @@ def inconclusive_reasons(folder: Path | None = None) -> dict[str, list[str]]:
         if rec.status != INCONCLUSIVE:
             continue
         values = {**rec.values, "value": rec.value}
-        gates = [c.key for c in CRITERIA.get(rec.claim, ()) if c.op == "gate" and c.verdict(values) is None]
+        gates = [c.key for c in CRITERIA.get(rec.claim, ()) if c.op in ("gate", "sized")
+                 and c.verdict(values) is None]
         out[rec.claim] = list(dict.fromkeys(out.get(rec.claim, []) + why_inconclusive(values, gates)))
     return out
 

@@ -153,14 +153,18 @@ def criterion_verdict(claim: str, values: dict) -> bool | None:
         raise KeyError(f"claim {claim!r} has no registered criterion in icdl.repro.claims.CRITERIA")
     if any(c.op == "gate" and c.verdict(values) is None for c in CRITERIA[claim]):
         return None  # a gate not met: the design cannot decide this claim
-    verdicts = [c.verdict(values) for c in CRITERIA[claim]]
-    return False if False in verdicts else None if None in verdicts else True
+    verdicts = [c.verdict(values) for c in CRITERIA[claim] if c.op != "sized"]
+    verdict = False if False in verdicts else None if None in verdicts else True
+    if verdict is False and any(c.op == "sized" and c.verdict(values) is None for c in CRITERIA[claim]):
+        return None  # too few runs for "none did" to be evidence: a sized gate withholds only a fail
+    return verdict
 
 
 #: a gate's key as the reader reads it (:func:`unmet_gates`)
 GATE_WORDS = {"control": "the positive control passes",
               "dividing_runs": "some run's LayerNorm divides by the variance (Table 1 > 0.9): a run the paper "
                                "would analyse",
+              "runs": "enough runs that none doing it would be unlikely at the rate the claim tests",
               "flow": "every chosen GD member lies inside its grid in flow time ηL, its η's edge flat",
               "tuned": "the wider models' learning rate was chosen by a scan at their width",
               "seeds": "every model is measured on three seeds",
@@ -173,7 +177,7 @@ GATE_WORDS = {"control": "the positive control passes",
 def unmet_gates(claim: str, values: dict) -> list[str]:
     """The gates of ``claim``'s criterion that ``values`` do not meet, in words (:data:`GATE_WORDS`)."""
     return [GATE_WORDS.get(c.key, c.key) for c in CRITERIA.get(claim, ())
-            if c.op == "gate" and c.verdict(values) is None]
+            if c.op in ("gate", "sized") and c.verdict(values) is None]
 
 
 def criterion_holds(claim: str, values: dict) -> bool:

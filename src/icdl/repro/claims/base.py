@@ -42,7 +42,7 @@ DIFFUSION = "diffusion_score"
 
 
 _OPS = {"<": lambda v, t: v < t, "<=": lambda v, t: v <= t, ">": lambda v, t: v > t, ">=": lambda v, t: v >= t,
-        "==": lambda v, t: v == t, "gate": lambda v, t: v >= t}
+        "==": lambda v, t: v == t, "gate": lambda v, t: v >= t, "sized": lambda v, t: v >= t}
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,12 @@ class Condition:
 
     ``op = "gate"``: a condition on the design, not on the finding (``key`` at least ``threshold``: a positive
     control passed, a candidate given a fair chance). Unmet, it leaves the whole claim undecided, whatever
-    the other conditions say (:func:`criterion_verdict`): a verdict counts only where its gates are met."""
+    the other conditions say (:func:`criterion_verdict`): a verdict counts only where its gates are met.
+
+    ``op = "sized"``: a gate that withholds only a *fail* (``key`` at least ``threshold``: a count claim's number of
+    runs, sized before it ran by :func:`runs_needed`). A claim that some run does something passes on the one run
+    that does, however few ran; that no run did is evidence only from enough runs. Unmet, it turns a fail into
+    inconclusive and leaves a pass a pass."""
     key: str
     op: str
     threshold: float
@@ -68,7 +73,7 @@ class Condition:
 
     def verdict(self, values: dict) -> bool | None:
         """True, False, or None where the recorded interval straddles the threshold (see the class)."""
-        if self.op == "gate":
+        if self.op in ("gate", "sized"):
             return True if self.holds(values) else None
         lo, hi = values.get(f"{self.key}_lo"), values.get(f"{self.key}_hi")
         if lo is None or hi is None or self.op == "==":
@@ -112,6 +117,25 @@ DIVIDING = ("dividing_runs", "gate", 1)
 #: registry at this commit
 GATES_ADDED: dict[str, str] = {"learned": "2907274", "trained_seeds": "96b213f", "power": "f49cf8e",
                                "dividing_runs": "e988a1a"}
+
+def runs_needed(rate: float, miss: float) -> int:
+    """The fewest runs ``n`` for which a count claim "at least one run does it" sees none with probability below
+    ``miss`` when each run does it independently with probability ``rate``: the smallest ``n`` with
+    ``(1 − rate)^n < miss`` (power ``1 − miss`` at that rate). At the rate of LSA's Table 1 (2 of 10 runs divide)
+    and ``miss = 0.05``: 14 runs; 5 runs see none with probability 0.33."""
+    if not (0 < rate < 1 and 0 < miss < 1):
+        raise ValueError(f"rate and miss must lie in (0, 1), got rate={rate}, miss={miss}")
+    n = 1
+    while (1 - rate) ** n >= miss:
+        n += 1
+    return n
+
+
+#: the number of runs of a count claim (issue 68): a claim that at least one run does something, sized before it ran
+#: so that at the rate it tests it sees none with probability below 0.05 (:func:`runs_needed`); with fewer runs a
+#: count of none is inconclusive, not a fail (a ``sized`` condition)
+RUNS = "runs"
+
 
 #: 1.0 for a check that held, 0.0 for one that did not (for checks that are exact by construction)
 HELD = ("held", "==", 1)
