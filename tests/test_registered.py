@@ -89,17 +89,21 @@ def _package_at(commit: str, paths: list[str]) -> types.ModuleType:
 
 
 def _criterion(module, claim: str, without: frozenset = frozenset()) -> list[tuple]:
-    return [(c.key, c.op, float(c.threshold)) for c in module.CRITERIA[claim]
-            if not (c.op == "gate" and c.key in without)]
+    """A criterion as comparable data; a gate whose kind changed under its own registration
+    (``claims.GATES_CHANGED``) is read with the op it was registered with, so that only the change's own
+    registration (:func:`test_a_changed_gate_counts_only_as_registered`) can make it differ."""
+    back = {key: old for key, (old, new, _) in claims.GATES_CHANGED.items()}
+    return [(c.key, back.get(c.key, c.op) if c.op in claims.GATE_OPS else c.op, float(c.threshold))
+            for c in module.CRITERIA[claim] if not (c.op in claims.GATE_OPS and c.key in without)]
 
 
 def _added_gates(then, claim: str, was: str | None = None) -> frozenset:
     """The gates of ``claim``'s criterion today that were added after its registration (``then``: the registry
     at that commit, where the claim was called ``was``) under a registration of their own
     (:data:`icdl.repro.claims.GATES_ADDED`)."""
-    had = {c.key for c in then.CRITERIA.get(was or claim, ()) if c.op == "gate"}
+    had = {c.key for c in then.CRITERIA.get(was or claim, ()) if c.op in claims.GATE_OPS}
     return frozenset(c.key for c in claims.CRITERIA[claim]
-                     if c.op == "gate" and c.key in claims.GATES_ADDED and c.key not in had)
+                     if c.op in claims.GATE_OPS and c.key in claims.GATES_ADDED and c.key not in had)
 
 
 def _registrations() -> list[tuple[str, str, str]]:
@@ -124,7 +128,8 @@ def test_registered_criteria_and_bands_have_not_moved(what, claim, commit):
         "of its own before any run it judges, and name that commit in claims.REGISTERED")
     for key in added:  # a gate added later: as registered at its own commit, for this claim
         at = registry_at(claims.GATES_ADDED[key])
-        mine = [(c.op, float(c.threshold)) for c in claims.CRITERIA[claim] if c.key == key]
+        back = {k: old for k, (old, new, _) in claims.GATES_CHANGED.items()}
+        mine = [(back.get(c.key, c.op), float(c.threshold)) for c in claims.CRITERIA[claim] if c.key == key]
         theirs = [(c.op, float(c.threshold)) for c in at.CRITERIA.get(claim, at.CRITERIA.get(was, ())) if c.key == key]
         assert mine == theirs, (f"{claim}: the gate {key!r} differs from the one registered at "
                                 f"{claims.GATES_ADDED[key]} ({theirs or 'absent there'})")
@@ -178,6 +183,20 @@ def test_a_gate_added_later_counts_only_as_registered(monkeypatch):
         with pytest.raises(AssertionError, match=words):
             test_registered_criteria_and_bands_have_not_moved("criterion", claim, commit)
         monkeypatch.undo()
+
+
+@pytest.mark.parametrize("key", sorted(claims.GATES_CHANGED))
+def test_a_changed_gate_counts_only_as_registered(key):
+    """A gate whose kind changed (the learning gate became refutable, issue 67) has today, in every criterion that
+    holds it, the op and threshold the registry held at the change's own commit -- and that commit registered the
+    change: its op then differs from the old one. The bug it catches: a gate's kind changed in silence, or changed
+    again after its registration."""
+    old, new, commit = claims.GATES_CHANGED[key]
+    assert commit, f"the change of gate {key!r} names no registering commit"
+    at = registry_at(commit)
+    then = {(c.op, float(c.threshold)) for crit in at.CRITERIA.values() for c in crit if c.key == key}
+    now = {(c.op, float(c.threshold)) for crit in claims.CRITERIA.values() for c in crit if c.key == key}
+    assert then == now and {op for op, _ in now} == {new} and new != old, (then, now)
 
 
 def test_the_registry_is_read_back_from_a_commit_part_by_part():

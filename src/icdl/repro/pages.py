@@ -203,6 +203,7 @@ def inconclusive_reasons(folder: Path | None = None) -> dict[str, list[str]]:
     """Per inconclusive claim, what its verdict rests on (:func:`icdl.repro.glance.why_inconclusive`), read off its
     inconclusive records' numbers: the gates they leave unmet, or an interval across the line."""
     from .claims import CRITERIA
+    from .claims.base import GATE_OPS
     from .glance import why_inconclusive
 
     out: dict[str, list[str]] = {}
@@ -210,7 +211,7 @@ def inconclusive_reasons(folder: Path | None = None) -> dict[str, list[str]]:
         if rec.status != INCONCLUSIVE:
             continue
         values = {**rec.values, "value": rec.value}
-        gates = [c.key for c in CRITERIA.get(rec.claim, ()) if c.op in ("gate", "sized")
+        gates = [c.key for c in CRITERIA.get(rec.claim, ()) if c.op in GATE_OPS
                  and c.verdict(values) is None]
         out[rec.claim] = list(dict.fromkeys(out.get(rec.claim, []) + why_inconclusive(values, gates)))
     return out

@@ -5,13 +5,19 @@ A model **learned** its task when its R² at the training length leads the conte
 least the registered margin on the whole of the lead's 90 % interval (over seeds and prompts, paired:
 :class:`~icdl.gpt_icl.core.intervals.Draws`). A claim's gate is met when every model it is about learned; its
 recorded number ``learned`` is the smallest lower end of the models' leads, and the registry's condition
-``("learned", "gate", margin)`` (:data:`icdl.repro.claims.base.LEARNED`) leaves the claim ``inconclusive`` where
-it falls short -- never ``pass``, never ``fail``: a verdict on a model that did not learn is its schedule's.
+``("learned", "refutable", margin)`` (:data:`icdl.repro.claims.base.LEARNED`) is asymmetric: where some model falls
+short, the claim is decided by the models that learned, and only against it -- it *fails* where one of them fails
+it on its whole interval (adjusted for their count; recorded as ``value_learned`` and its ends), and is
+``inconclusive`` otherwise, naming each model short of the gate and how (its lead below the margin: the plateau;
+its lead above but its interval reaching below: the seeds or prompts disagree). It *passes* only where every model
+learned. A verdict on a model that did not learn is its schedule's; a fail by one that did is the claim's.
 
 ==========================  ======================================================================================
 :func:`margin`              the registered margin (read from the registry: one number, one place)
 :func:`gate`                the gate of a set of models from their leads on every resample
-:func:`gated`               a judge's ledger entry with its gate applied (the number, and the verdict withheld)
+:func:`learned_keys`        which numbers of a claim rest only on models that learned
+:func:`gated`               a judge's ledger entry with its gate applied (a pass withheld, a learned fail kept)
+:func:`missed`              each model short of the gate, with its lead and how it missed
 :func:`leads_table`         the leads per model, as the chapters show them
 :func:`words`               the prose's numbers of a gate
 :func:`late_fall`           per model, how much its training loss still fell over the last quarter of its steps
@@ -24,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from icdl.gpt_icl.core.intervals import summary
-from icdl.repro.claims import CRITERIA, criterion_verdict
+from icdl.gpt_icl.core.intervals import FIRST_PROMPT_ROW, LEVEL, SEED_ROWS, summary, t_quantile
+from icdl.repro.claims import CRITERIA, GATE_OPS, criterion_verdict
 
 #: the key of the gate in a claim's criterion and in its recorded numbers
 KEY = "learned"
@@ -34,7 +40,7 @@ KEY = "learned"
 def margin(claim: str) -> float:
     """The margin registered in ``claim``'s criterion (its condition on :data:`KEY`); an error where the claim
     has no learning gate."""
-    found = [c.threshold for c in CRITERIA.get(claim, ()) if c.key == KEY and c.op == "gate"]
+    found = [c.threshold for c in CRITERIA.get(claim, ()) if c.key == KEY and c.op in GATE_OPS]
     if not found:
         raise KeyError(f"claim {claim!r} has no learning gate in its registered criterion")
     return float(found[0])
@@ -46,31 +52,77 @@ def gate(leads: dict[str, np.ndarray]) -> dict:
     (that model) and its ``"lead"``, ``"lo"``, ``"hi"``."""
     if not leads:
         raise ValueError("the learning gate needs the lead of at least one model")
-    stats = {name: summary(lead) for name, lead in leads.items()}
+    stats = {name: {**summary(lead), **_terms(lead)} for name, lead in leads.items()}
     worst = min(stats, key=lambda name: stats[name]["lo"])
     s = stats[worst]
-    return {KEY: s["lo"], "worst": worst, "lead": s["value"], "lo": s["lo"], "hi": s["hi"]}
+    return {KEY: s["lo"], "worst": worst, "lead": s["value"], "lo": s["lo"], "hi": s["hi"], "models": stats}
+
+
+def _terms(rows: np.ndarray) -> dict[str, float]:
+    """The two parts of a lead's interval (:func:`~icdl.gpt_icl.core.intervals.summary`): ``seed_term``, the seeds'
+    t half-width, and ``prompt_term``, the larger half of the prompt rows' central interval about the value."""
+    rows = np.asarray(rows, dtype=float)
+    seeds, prompts = rows[SEED_ROWS], rows[FIRST_PROMPT_ROW:]
+    seeds = seeds[np.isfinite(seeds)]
+    seed = (t_quantile((1 + LEVEL) / 2, len(seeds) - 1) * seeds.std(ddof=1) / np.sqrt(len(seeds))
+            if len(seeds) >= 2 else 0.0)
+    lo, hi = np.quantile(prompts, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    return {"seed_term": float(seed), "prompt_term": float(max(rows[0] - lo, hi - rows[0], 0.0))}
+
+
+def learned_keys(g: dict, need: float, behind: dict) -> set:
+    """The keys of a claim's numbers (``behind``: key -> the names of the models that number is about) whose
+    models all met the gate ``g`` (:func:`gate`) at margin ``need``."""
+    ok = {name for name, s in g["models"].items() if s["lo"] >= need}
+    return {key for key, names in behind.items() if set(names) <= ok}
+
+
+def missed(g: dict, need: float) -> list[str]:
+    """Each model short of the gate, as the prose names it: "target depth 4, relu leads by 0.130 (90 % interval
+    0.020 to 0.240): its seeds disagree" where its lead clears ``need`` but its interval does not and the seeds'
+    term of the interval is the larger ("its prompts are too few" where the prompts' is), "…: near the plateau"
+    where the lead itself falls short."""
+    out = []
+    for name, s in g["models"].items():
+        if s["lo"] < need:
+            how = ("its lead is below the margin: near the plateau" if s["value"] < need else
+                   "its seeds disagree" if s["seed_term"] >= s["prompt_term"] else "its prompts are too few")
+            out.append(f"{name} leads by {_lead(s)}: {how}")
+    return out
 
 
 def gated(entry: dict, g: dict) -> dict:
     """``entry`` (a judge's ledger entry) with ``g`` (:func:`gate`) applied: ``learned`` among its recorded
-    numbers, the verdict the registry's on all of them (so, where the gate is unmet, withheld: ``passed`` None)
-    and then the reason in ``ours``."""
+    numbers, and the verdict the registry's on all of them (:func:`icdl.repro.claims.criterion_verdict`): where
+    the gate is unmet, a fail only if the models that learned fail by themselves (``value_learned`` and its ends,
+    which the judge records where some model missed), else withheld; the reason in ``ours``, every model short of
+    the gate named."""
     need = margin(entry["claim"])
     out = {**entry, "values": {**entry.get("values", {}), KEY: g[KEY]}}
     # the registry decides on every recorded number, the gate's included (a judge that asked it before the gate's
     # number was there got an undecided gate)
     out["passed"] = criterion_verdict(entry["claim"], {"value": entry["value"], **out["values"]})
-    if not g[KEY] >= need:
-        out["passed"] = None
-        out["ours"] = (f"{entry['ours']}; not decided: the models did not all learn the task ({g['worst']} leads "
-                       f"the context mean by {_lead(g)}, the registered margin {need:g})")
+    if g[KEY] >= need:
+        return out
+    short = missed(g, need)
+    gate_words = f"{len(short)} of {len(g['models'])} models missed the learning gate ({need:g}): {'; '.join(short)}"
+    if out["passed"] is False:
+        v = out["values"]
+        out["ours"] = (f"{entry['ours']}; fails on the models that learned alone: {_lead(_ends(v))}; {gate_words}")
+    else:
+        out["ours"] = f"{entry['ours']}; not decided: {gate_words}"
     return out
 
 
+def _ends(values: dict) -> dict:
+    return {"value": values["value_learned"], "lo": values["value_learned_lo"], "hi": values["value_learned_hi"]}
+
+
 def _lead(g: dict) -> str:
-    """A gate's weakest lead as the prose writes it: "0.067 (90 % interval 0.048 to 0.088)"."""
-    return f"{g['lead']:.3f} (90 % interval {g['lo']:.3f} to {g['hi']:.3f})".replace("-", "−")
+    """A gate's weakest lead (or a summary's value) as the prose writes it: "0.067 (90 % interval 0.048 to
+    0.088)"."""
+    value = g["lead"] if "lead" in g else g["value"]
+    return f"{value:.3f} (90 % interval {g['lo']:.3f} to {g['hi']:.3f})".replace("-", "−")
 
 
 def leads_table(leads: dict[str, np.ndarray], need: float) -> pd.DataFrame:

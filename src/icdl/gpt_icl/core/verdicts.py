@@ -29,7 +29,8 @@ import pandas as pd
 from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import Draws, extreme, summary
-from icdl.gpt_icl.core.learning import gate, gated
+from icdl.gpt_icl.core.learning import gate, gated, learned_keys
+from icdl.gpt_icl.core.learning import margin as gate_margin
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import SOFTMAX_ON
 from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
@@ -181,7 +182,7 @@ def context_mean_leads(sums: Sums, train_examples: int) -> dict[str, np.ndarray]
     for depth in sums.depths():
         cm = sums.r2(depth, bl.CONTEXT_MEAN, PRETRAINING, [train_examples])[:, 0]
         for att in ATTENTIONS:
-            out[f"target depth {depth}, {att}"] = sums.r2(depth, att, PRETRAINING, [train_examples])[:, 0] - cm
+            out[model_name(depth, att)] = sums.r2(depth, att, PRETRAINING, [train_examples])[:, 0] - cm
     return out
 
 
@@ -194,19 +195,47 @@ def decide(lo: float, hi: float, op: str, threshold: float) -> bool | None:
     return True if holds(lo) and holds(hi) else False if not holds(lo) and not holds(hi) else None
 
 
+def model_name(depth: int, attention: str) -> str:
+    """A trained model as the learning gate names it (:func:`context_mean_leads`)."""
+    return f"target depth {depth}, {attention}"
+
+
+def behind(stat: dict, depths: list[int] | None = None) -> dict:
+    """``{key: [model names]}``: the models each number of a claim is about -- a key ``(depth, attention, …)`` one
+    model; a key ``depth`` (a margin between the attentions) both models there; a key ``attention`` (a gap between
+    ``depths``) that attention at each."""
+    out = {}
+    for key in stat:
+        if isinstance(key, tuple):
+            out[key] = [model_name(key[0], key[1])]
+        elif isinstance(key, str):
+            out[key] = [model_name(d, key) for d in depths]
+        else:
+            out[key] = [model_name(key, a) for a in ATTENTIONS]
+    return out
+
+
 def _entry(claim: str, stat: np.ndarray | dict, ours: str, criterion: str, op: str, threshold: float,
-           fmt: str = ".3f") -> dict:
+           fmt: str = ".3f", learned: set | None = None) -> dict:
     """A ledger entry from a statistic's rows (one number), or from ``{key: rows}`` for a claim about every model (and
     position, step or shift: each key one number the claim ranges over, :func:`~icdl.gpt_icl.core.intervals.extreme`:
     each on its own interval, the fail side adjusted for their number; the largest for an upper bound, ``op``
-    ``<``/``<=``, else the smallest)."""
+    ``<``/``<=``, else the smallest). ``learned``: the keys whose models met the learning gate
+    (:func:`~icdl.gpt_icl.core.learning.learned_keys`); where some but not all did, the same extreme over theirs
+    alone, adjusted for their count, is recorded as ``value_learned`` with its ends -- what decides a fail when the
+    gate is unmet (:class:`icdl.repro.claims.base.Condition`, ``refutable``)."""
+    largest = op in ("<", "<=")
     if isinstance(stat, dict):
-        s = extreme(stat, largest=op in ("<", "<="))
+        s = extreme(stat, largest=largest)
         how = f"over seeds and prompts, each of the {s['models']} numbers it ranges over on its own interval"
     else:
         s, how = summary(stat), "over seeds and prompts"
     value, lo, hi = (f"{s[k]:{fmt}}".replace("-", "−") for k in ("value", "lo", "hi"))  # a typographic minus
-    return {"claim": claim, "value": s["value"], "values": {"value_lo": s["lo"], "value_hi": s["hi"]},
+    values = {"value_lo": s["lo"], "value_hi": s["hi"]}
+    if isinstance(stat, dict) and learned is not None and 0 < len(learned & set(stat)) < len(stat):
+        sub = extreme({k: v for k, v in stat.items() if k in learned}, largest=largest)
+        values |= {"value_learned": sub["value"], "value_learned_lo": sub["lo"], "value_learned_hi": sub["hi"]}
+    return {"claim": claim, "value": s["value"], "values": values,
             "passed": decide(s["lo"], s["hi"], op, threshold),
             "ours": f"{ours}: {value} (90 % interval {lo} to {hi}, {how})", "criterion": criterion}
 
@@ -233,23 +262,28 @@ def judge(icl: dict, shift: dict, train_examples: int, test_examples: int, crite
     twin_words = ("its softmax twin's (the same steps from the same weights)" if twin == SOFTMAX_ON else
                   "the softmax model's (both trained from scratch at one schedule)")
     learned = gate(context_mean_leads(main, train_examples))
+    need = gate_margin(next(iter(names.values())))
+
+    def ok(stat: dict) -> set:  # the keys of a claim's numbers whose models learned
+        return learned_keys(learned, need, behind(stat))
+
     entries = {e["claim"]: e for e in (
         _entry("icdl-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
                f"transformer R² ≥ MLP R² − {tol:g} at every MLP position ≤ training length on the MLP's prompts, "
-               f"mixture {PRETRAINING}, every depth and attention (the whole interval)", "<=", tol),
+               f"mixture {PRETRAINING}, every depth and attention (the whole interval)", "<=", tol, learned=ok(obj1)),
         _entry("icdl-obj2-shift", falls, f"smallest fall of R² at the training length from one mixture to the next "
                f"({first} → {last})", "R² falls at every step from one mixture to the next, every model "
-               "(smallest fall > 0, the whole interval)", ">", 0.0),
+               "(smallest fall > 0, the whole interval)", ">", 0.0, learned=ok(falls)),
         _entry("icdl-obj2-length", margin, "smallest margin over depths of the ReLU model's change past the "
                f"training length over {twin_words}",
                "softmax loses more R² past the training length than ReLU at every depth (margin > 0, the whole "
-               "interval)", ">", 0.0),
+               "interval)", ">", 0.0, learned=ok(margin)),
         _entry("icdl-obj3", obj3, "largest shortfall below the MLP on shifted targets (μ = ±0.5), same prompts",
                f"on targets with μ = ±0.5, transformer R² ≥ MLP R² − {tol:g} at every MLP position ≤ training "
-               "length, every depth and attention (the whole interval)", "<=", tol),
+               "length, every depth and attention (the whole interval)", "<=", tol, learned=ok(obj3)),
         _entry("gpt-obj3-drop", absolute, "largest R² drop at the training length for μ = ±0.5",
                f"R² at the training length drops by at most {max_drop:g} when μ moves to ±0.5, every model (the "
-               "whole interval)", "<=", max_drop),
+               "whole interval)", "<=", max_drop, learned=ok(absolute)),
     )}
     return [gated({**entries[theirs], "claim": ours}, learned) for theirs, ours in names.items()]
 

@@ -43,12 +43,13 @@ from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core import verdicts
 from icdl.gpt_icl.core.evaluation import PAIRED
 from icdl.gpt_icl.core.intervals import summary
-from icdl.gpt_icl.core.learning import gate, gated
+from icdl.gpt_icl.core.learning import gate, gated, learned_keys, margin
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.verdicts import (
     Sums,
     _entry,
     _paired_positions,
+    behind,
     context_mean_leads,
     shortfall_points,
 )
@@ -147,10 +148,12 @@ def judge_share(icl: dict | None, train_examples: int, command: str) -> dict:
     sums = Sums(icl["blocks"], icl["labels"])
     shares = nonlinear_share(sums, train_examples)
     each = "; ".join(f"depth {d} {a}: {v[0]:.3f}" for (d, a), v in shares.items())
+    g = gate(context_mean_leads(sums, train_examples))
     entry = _entry("gpt-n01-share", shares,
-                   "smallest share of the MLP's gain over least squares learned in context", SHARE_CRITERION, ">", 0.5)
+                   "smallest share of the MLP's gain over least squares learned in context", SHARE_CRITERION, ">", 0.5,
+                   learned=learned_keys(g, margin("gpt-n01-share"), behind(shares)))
     entry["ours"] += f"; per model: {each}"
-    return gated(entry, gate(context_mean_leads(sums, train_examples)))
+    return gated(entry, g)
 
 
 #: the main study's entries that ``judge_objectives_2_3`` asks of the n01 models, and their names here
@@ -208,13 +211,17 @@ def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
     gap = {att: excess[(depths[-1], att)] - excess[(depths[0], att)] for att in ATTENTIONS}
     text = _criteria(tolerance, depths[-1], depths[0])
     learned = gate(context_mean_leads(sums, train_examples))
+    need = margin("gpt-n01-obj1")
+    ok = {name: learned_keys(learned, need, behind(stat, [depths[0], depths[-1]]))
+          for name, stat in (("vs_ls", vs_ls), ("obj1", obj1), ("gap", gap))}
     return [gated(e, learned) for e in (
         _entry("gpt-n01-beats-ls", vs_ls, "smallest error relative to least squares over depths and attentions, "
-               "same prompts", text["gpt-n01-beats-ls"], ">", 0.0),
+               "same prompts", text["gpt-n01-beats-ls"], ">", 0.0, learned=ok["vs_ls"]),
         _entry("gpt-n01-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
-               text["gpt-n01-obj1"], "<=", tolerance),
+               text["gpt-n01-obj1"], "<=", tolerance, learned=ok["obj1"]),
         _entry("gpt-n01-depth-gap", gap, f"smaller over the attentions of the excess error over the MLP at "
-               f"target depth {depths[-1]} minus depth {depths[0]}", text["gpt-n01-depth-gap"], ">", 0.0),
+               f"target depth {depths[-1]} minus depth {depths[0]}", text["gpt-n01-depth-gap"], ">", 0.0,
+               learned=ok["gap"]),
     )]
 
 

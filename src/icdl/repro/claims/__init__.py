@@ -36,7 +36,7 @@ from . import (
     relu_sums,
     softmax,
 )
-from .base import GATES_ADDED, Claim, Condition, Mismatch, Replaced
+from .base import GATE_OPS, GATES_ADDED, GATES_CHANGED, Claim, Condition, Mismatch, Replaced
 
 #: every chapter's part, in the book's order (the report lists the claims in this order)
 PARTS: tuple[ModuleType, ...] = (icgd_linear, gradient_decomposition, relu_sums, attention_passes, icgd_transformer,
@@ -151,13 +151,31 @@ def criterion_verdict(claim: str, values: dict) -> bool | None:
     (:meth:`Condition.verdict`), else True."""
     if claim not in CRITERIA:
         raise KeyError(f"claim {claim!r} has no registered criterion in icdl.repro.claims.CRITERIA")
-    if any(c.op == "gate" and c.verdict(values) is None for c in CRITERIA[claim]):
+    criterion = CRITERIA[claim]
+    if any(c.op == "gate" and c.verdict(values) is None for c in criterion):
         return None  # a gate not met: the design cannot decide this claim
-    verdicts = [c.verdict(values) for c in CRITERIA[claim] if c.op != "sized"]
-    verdict = False if False in verdicts else None if None in verdicts else True
-    if verdict is False and any(c.op == "sized" and c.verdict(values) is None for c in CRITERIA[claim]):
+    finding = [c for c in criterion if c.op not in GATE_OPS]
+    verdict = _combined([c.verdict(values) for c in finding])
+    if any(c.op == "refutable" and c.verdict(values) is None for c in criterion):
+        # some model missed the gate: only the models that met it decide, and only a fail (Condition, "refutable")
+        verdict = False if _combined([_on_learned(c, values) for c in finding]) is False else None
+    if verdict is False and any(c.op == "sized" and c.verdict(values) is None for c in criterion):
         return None  # too few runs for "none did" to be evidence: a sized gate withholds only a fail
     return verdict
+
+
+def _combined(verdicts: list[bool | None]) -> bool | None:
+    return False if False in verdicts else None if None in verdicts else True
+
+
+def _on_learned(c: Condition, values: dict) -> bool | None:
+    """``c`` read on the numbers of the models that met the learning gate (``<key>_learned``, ``_lo``, ``_hi``);
+    None where none did or none was recorded."""
+    v = values.get(f"{c.key}_learned")
+    if v is None or v != v:
+        return None
+    return c.verdict({c.key: v, f"{c.key}_lo": values.get(f"{c.key}_learned_lo"),
+                      f"{c.key}_hi": values.get(f"{c.key}_learned_hi")})
 
 
 #: a gate's key as the reader reads it (:func:`unmet_gates`)
@@ -177,7 +195,7 @@ GATE_WORDS = {"control": "the positive control passes",
 def unmet_gates(claim: str, values: dict) -> list[str]:
     """The gates of ``claim``'s criterion that ``values`` do not meet, in words (:data:`GATE_WORDS`)."""
     return [GATE_WORDS.get(c.key, c.key) for c in CRITERIA.get(claim, ())
-            if c.op in ("gate", "sized") and c.verdict(values) is None]
+            if c.op in GATE_OPS and c.verdict(values) is None]
 
 
 def criterion_holds(claim: str, values: dict) -> bool:
@@ -186,4 +204,4 @@ def criterion_holds(claim: str, values: dict) -> bool:
     return criterion_verdict(claim, values) is True
 
 
-__all__ = ["CLAIMS", "CRITERIA", "GATES_ADDED", "REPLACED", "Claim", "Condition", "Mismatch", "Replaced"]
+__all__ = ["CLAIMS", "CRITERIA", "GATE_OPS", "GATES_ADDED", "GATES_CHANGED", "REPLACED", "Claim", "Condition", "Mismatch", "Replaced"]

@@ -42,7 +42,11 @@ DIFFUSION = "diffusion_score"
 
 
 _OPS = {"<": lambda v, t: v < t, "<=": lambda v, t: v <= t, ">": lambda v, t: v > t, ">=": lambda v, t: v >= t,
-        "==": lambda v, t: v == t, "gate": lambda v, t: v >= t, "sized": lambda v, t: v >= t}
+        "==": lambda v, t: v == t, "gate": lambda v, t: v >= t, "sized": lambda v, t: v >= t,
+        "refutable": lambda v, t: v >= t}
+
+#: the comparisons that are conditions on the design, not on the finding (:class:`Condition`)
+GATE_OPS = ("gate", "sized", "refutable")
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,14 @@ class Condition:
     ``op = "sized"``: a gate that withholds only a *fail* (``key`` at least ``threshold``: a count claim's number of
     runs, sized before it ran by :func:`runs_needed`). A claim that some run does something passes on the one run
     that does, however few ran; that no run did is evidence only from enough runs. Unmet, it turns a fail into
-    inconclusive and leaves a pass a pass."""
+    inconclusive and leaves a pass a pass.
+
+    ``op = "refutable"``: a gate over several models that withholds only what the models short of it say (the
+    learning gate, :data:`LEARNED`). Unmet, the claim fails where the models that met it fail it by themselves --
+    its finding's conditions read on their numbers alone, recorded as ``<key>_learned`` with ``_lo``/``_hi``
+    (their interval, adjusted for their count) -- and is inconclusive otherwise; it passes only where it is met.
+    A fail by a model that learned was the claim's registered outcome before any gate existed: the gate was
+    added to keep a model that never left the plateau from deciding, not to shield the models that did."""
     key: str
     op: str
     threshold: float
@@ -73,7 +84,7 @@ class Condition:
 
     def verdict(self, values: dict) -> bool | None:
         """True, False, or None where the recorded interval straddles the threshold (see the class)."""
-        if self.op in ("gate", "sized"):
+        if self.op in GATE_OPS:
             return True if self.holds(values) else None
         lo, hi = values.get(f"{self.key}_lo"), values.get(f"{self.key}_hi")
         if lo is None or hi is None or self.op == "==":
@@ -93,7 +104,7 @@ def all_of(*conditions: tuple[str, str, float]) -> tuple[Condition, ...]:
 #: 90 % interval -- the margin is the main study's off-plateau margin, fixed before its reference run. Added to
 #: criteria registered before it, under a registration of its own (:data:`GATES_ADDED`): a gate can only withhold a
 #: verdict (leave a claim inconclusive), never make a pass or a fail, so adding one after a run cannot tune an answer
-LEARNED = ("learned", "gate", 0.05)
+LEARNED = ("learned", "refutable", 0.05)
 
 #: the gate of a claim about trained models judged on a study that trained one seed of each (issue 53): the number of
 #: seeds every model was trained on must be at least 3, the main study's, so that the seed term of the interval
@@ -117,6 +128,12 @@ DIVIDING = ("dividing_runs", "gate", 1)
 #: registry at this commit
 GATES_ADDED: dict[str, str] = {"learned": "2907274", "trained_seeds": "96b213f", "power": "f49cf8e",
                                "dividing_runs": "e988a1a"}
+
+#: gates whose kind changed after claims were registered with them, under a registration of their own: the key, the
+#: op it was registered with, the op it has now, and the commit that registered the change (``tests/test_registered.py``
+#: reads a claim registered with the old op as registered with the new one, and checks the new one at that commit).
+#: The learning gate became refutable (issue 67, 2026-12-07): the argument is in :class:`Condition`'s docstring
+GATES_CHANGED: dict[str, tuple[str, str, str]] = {"learned": ("gate", "refutable", "")}
 
 def runs_needed(rate: float, miss: float) -> int:
     """The fewest runs ``n`` for which a count claim "at least one run does it" sees none with probability below
