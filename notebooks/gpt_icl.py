@@ -280,8 +280,10 @@ chapter.glue(judged_on=judged_on, seeds=f"{jcfg['seeds']}", fitted_schedule=fitt
 # %% [markdown]
 # Did the budget or the models end the learning? How much each model's training
 # loss still fell over the last quarter of its steps (median against the quarter
-# before, seeds pooled; negative: it rose): {glue:text}`late_fall`. A loss flat
-# or rising there would not meet the gate with a few more steps at this schedule.
+# before, seeds pooled; negative: it rose): {glue:text}`late_fall`. A loss still
+# falling says the budget ended the run. A flat one does not say the reverse: a
+# plateau can last thousands of steps and then give way ({doc}`gpt_plateau`), so
+# a flat loss is no evidence that more steps would not help.
 
 # %% mystnb={"figure": {"caption": "Training loss of the judged run's models, per target depth: each attention's mean over its seeds (thick, smoothed over five logs) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-icl-training"}}
 fig = figures.gpt.plot_training_by_depth(data["history"])

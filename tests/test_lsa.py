@@ -643,31 +643,38 @@ def test_the_training_validation_and_test_prompts_are_three_different_draws():
     assert torch.equal(again.P, splits[1].P)  # and each split is the same draw every time
 
 
-def test_the_paper_s_picture_without_l1_is_judged_on_the_run_it_would_analyse(monkeypatch):
-    """lsa-no-l1: the largest Table 1 correlation over the runs decides whether the paper would analyse a run at
-    all; where one exceeds 0.9 its query ratio and Table 2 are the judged numbers, where none does they are NaN
-    and the claim fails (the bug: the fallback run of the largest correlation read as the paper's). Both sides
-    of each line, and the waiting entry."""
-    import math
-
+def test_the_sized_count_without_l1_fails_only_on_enough_runs():
+    """lsa-no-l1-sized counts the runs above 0.9 (not the largest correlation: the bug that let one number stand for
+    a count) and is sized: none of 14 fails, none of 5 is inconclusive, one of 5 passes -- a sized gate withholds
+    only a fail (the bugs: a gate that also withholds the pass, or none at all, the five-run design's fail).
+    The size is runs_needed at the paper's rate: 0.8^14 < 0.05 <= 0.8^13 (an off-by-one gives 13 or 15)."""
     from icdl.lsa import study
-    from icdl.repro.claims import criterion_verdict
+    from icdl.repro.claims import criterion_verdict, unmet_gates
+    from icdl.repro.claims.base import runs_needed
+    from icdl.repro.claims.lsa_training import SIZED_RUNS
 
-    def fake(ratio, corr2):
-        return lambda data: [{"claim": "lsa-fig2", "value": ratio}, {"claim": "lsa-table2", "value": corr2}]
+    assert SIZED_RUNS == runs_needed(0.2, 0.05) == 14 and 0.8 ** 14 < 0.05 <= 0.8 ** 13
+    assert runs_needed(0.2, 0.1) == 11 and runs_needed(0.5, 0.05) == 5
+    assert study.PROFILES.profiles[study.NO_L1]["runs"] == SIZED_RUNS
+    with pytest.raises(ValueError, match="rate and miss"):
+        runs_needed(0.0, 0.05)
 
-    def entry(corrs, ratio=50.0, corr2=0.99):
-        monkeypatch.setattr(study, "judge", fake(ratio, corr2))
-        e = study.judge_no_l1({"complete": True, "table1": {"corr_inv_sigma_inv_V": corrs}, "chosen_run": 2})
+    def verdict(corrs):
+        e = study.judge_no_l1_sized({"complete": True, "table1": {"corr_inv_sigma_inv_V": corrs}})
         return e, criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})
 
-    e, v = entry([0.2, 0.95, 0.5])
-    assert v is True and e["value"] == pytest.approx(0.95) and e["values"]["query_ratio"] == 50.0
-    e, v = entry([0.2, 0.85, 0.5])  # no run the paper would analyse: its numbers are not read
-    assert v is False and math.isnan(e["values"]["table2"]) and "no run the paper would analyse" in e["ours"]
-    assert entry([0.95], ratio=9.0)[1] is False and entry([0.95], corr2=0.94)[1] is False
-    waiting = study.judge_no_l1(None)
-    assert waiting["value"] is None and "python -m icdl.lsa --profile nol1" in waiting["ours"]
+    e, v = verdict([0.5] * 13 + [0.95])
+    assert v is True and e["value"] == 1 and "1 of 14 runs divide" in e["ours"]
+    e, v = verdict([0.5, 0.89, 0.91, 0.2, 0.3])
+    assert v is True and e["value"] == 1  # one dividing run passes, however few ran
+    e, v = verdict([0.5] * 14)
+    assert v is False and e["value"] == 0
+    e, v = verdict([0.5] * 5)
+    assert v is None and unmet_gates(e["claim"], {"value": e["value"], **e["values"]})
+    e, v = verdict([0.95, 0.92] + [0.5] * 12)
+    assert e["value"] == 2  # a count, not the largest correlation
+    waiting = study.judge_no_l1_sized(None)
+    assert waiting["value"] is None and "python -m icdl.lsa --profile nol1-sized" in waiting["ours"]
 
 
 def test_the_chain_and_fig3_without_l1_read_every_dividing_run_and_the_line():
@@ -694,19 +701,21 @@ def test_the_chain_and_fig3_without_l1_read_every_dividing_run_and_the_line():
         return {e["claim"]: criterion_verdict(e["claim"], {"value": e["value"], **e["values"]})
                 for e in study.judge_no_l1_chain(d)}
 
-    assert verdicts(data([0.95, 0.3, 0.92], [0.99, 0.2, 0.97])) == {"lsa-no-l1-chain": True, "lsa-no-l1-fig3": True}
+    assert verdicts(data([0.95, 0.3, 0.92], [0.99, 0.2, 0.97])) == {"lsa-no-l1-chain-sized": True,
+                                                                        "lsa-no-l1-fig3-sized": True}
     # the second dividing run (run 3) does not carry least squares: the chain fails, whatever run 1 shows
-    assert verdicts(data([0.95, 0.3, 0.92], [0.99, 0.99, 0.90]))["lsa-no-l1-chain"] is False
+    assert verdicts(data([0.95, 0.3, 0.92], [0.99, 0.99, 0.90]))["lsa-no-l1-chain-sized"] is False
     # a run that does not divide may carry anything
-    assert verdicts(data([0.95, 0.3], [0.99, 0.1]))["lsa-no-l1-chain"] is True
-    assert verdicts(data([0.95], [0.99], slope=0.7))["lsa-no-l1-fig3"] is False   # the wrong slope
-    assert verdicts(data([0.95], [0.99], slope=1.3))["lsa-no-l1-fig3"] is False
-    assert verdicts(data([0.95], [0.99], slope=-1.0))["lsa-no-l1-fig3"] is False  # upside down
-    assert verdicts(data([0.95], [0.99], intercept=0.3))["lsa-no-l1-fig3"] is False  # shifted
-    assert verdicts(data([0.95], [0.99], slope=0.85, intercept=-0.15))["lsa-no-l1-fig3"] is True
+    assert verdicts(data([0.95, 0.3], [0.99, 0.1]))["lsa-no-l1-chain-sized"] is True
+    assert verdicts(data([0.95], [0.99], slope=0.7))["lsa-no-l1-fig3-sized"] is False   # the wrong slope
+    assert verdicts(data([0.95], [0.99], slope=1.3))["lsa-no-l1-fig3-sized"] is False
+    assert verdicts(data([0.95], [0.99], slope=-1.0))["lsa-no-l1-fig3-sized"] is False  # upside down
+    assert verdicts(data([0.95], [0.99], intercept=0.3))["lsa-no-l1-fig3-sized"] is False  # shifted
+    assert verdicts(data([0.95], [0.99], slope=0.85, intercept=-0.15))["lsa-no-l1-fig3-sized"] is True
     none = study.judge_no_l1_chain(data([0.85, 0.5], [0.99, 0.99]))
     assert all("no run the paper would analyse" in e["ours"] for e in none)
-    assert verdicts(data([0.85, 0.5], [0.99, 0.99])) == {"lsa-no-l1-chain": None, "lsa-no-l1-fig3": None}
+    assert verdicts(data([0.85, 0.5], [0.99, 0.99])) == {"lsa-no-l1-chain-sized": None,
+                                                                "lsa-no-l1-fig3-sized": None}
     waiting = study.judge_no_l1_chain(None)
     assert all(e["value"] is None and "--profile nol1" in e["ours"] for e in waiting)
 

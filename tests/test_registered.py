@@ -34,6 +34,9 @@ JUDGED_ON |= {c: ("results/gpt_mechanism/mechanism.seeds.json",)
 JUDGED_ON |= {c: ("results/gpt_scale/scale.reference.json",) for c in (
     "scale-shortfall-falls", "scale-beats-knn", "scale-forecast", "icdl-obj1-longer", "icdl-obj3-longer")}
 JUDGED_ON |= {c: ("results/gpt_scale/scale.wide.json",) for c in ("icdl-obj1-wider", "icdl-obj3-wider")}
+# LSA without ℓ1, sized (python -m icdl.lsa --profile nol1-sized)
+JUDGED_ON |= {c: ("results/lsa_training/training.nol1-sized.json",)
+              for c in ("lsa-no-l1-sized", "lsa-no-l1-chain-sized", "lsa-no-l1-fig3-sized")}
 # scale-wider-tuned-closer and scale-width-tuned-over-steps (registered at 638b4ca) wait for a run of their design,
 # a scan of the learning rate at width 128; the untuned wide run they are shown on leaves their gate unmet
 

@@ -117,9 +117,10 @@ RESULTS: tuple[Result, ...] = (
            measured="lsa-table2"),
     Result("LSA Fig. 3", ("lsa-fig3-line",), "lsa_training", PROTOCOL,
            "Through that cell alone the output follows the least-squares line.", measured="lsa-fig3-line"),
-    Result("LSA sec. 4 without ℓ1", ("lsa-no-l1", "lsa-no-l1-chain", "lsa-no-l1-fig3"), "lsa_training", PROTOCOL,
-           "Training without the ℓ1 penalty gives the same picture (Table 1, Fig. 2, Table 2, Fig. 3), and the "
-           "chain holds in every run that divides."),
+    Result("LSA sec. 4 without ℓ1", ("lsa-no-l1-sized", "lsa-no-l1-chain-sized", "lsa-no-l1-fig3-sized"),
+           "lsa_training", PROTOCOL,
+           "Training without the ℓ1 penalty gives \"similar results\" (one sentence, no numbers): asked as some run "
+           "dividing in 14 runs, and the chain and Fig. 3 in the runs that divide."),
 )
 
 #: why a claim is inconclusive, in a few words for a table cell: an unmet gate of its design (by the gate's key,

@@ -158,9 +158,10 @@ def words(g: dict, need: float, prefix: str = "gate") -> dict[str, str]:
 def late_fall(history: pd.DataFrame, quarter: float = 0.25) -> pd.Series:
     """Per model (target ``depth``, ``attention``): how much its training loss, the mean over its seeds, still fell
     over the last ``quarter`` of its steps -- (median over the quarter before it − median over the last quarter) /
-    the first, from the logged losses of ``history`` (``step``, ``loss``, a row per seed and log). About 0: the curve
-    was flat when the budget ended, and a model short of the gate would not have met it with a few more steps at this
-    schedule; well above 0: it was still learning, and the budget, not the model, ended it. Medians over a quarter,
+    the first, from the logged losses of ``history`` (``step``, ``loss``, a row per seed and log). Well above 0: it
+    was still learning, and the budget, not the model, ended it. About 0: the curve was flat when the budget ended --
+    which does not show that more steps would not help (a plateau can give way after thousands of flat steps, as
+    the schedule scan saw). Medians over a quarter,
     not the last logs: one log is one batch's loss, noisy by several per cent and now and then far off."""
     out = {}
     for key, g in history.groupby(["depth", "attention"]):

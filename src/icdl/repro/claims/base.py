@@ -133,7 +133,7 @@ GATES_ADDED: dict[str, str] = {"learned": "2907274", "trained_seeds": "96b213f",
 #: op it was registered with, the op it has now, and the commit that registered the change (``tests/test_registered.py``
 #: reads a claim registered with the old op as registered with the new one, and checks the new one at that commit).
 #: The learning gate became refutable (issue 67, 2026-12-07): the argument is in :class:`Condition`'s docstring
-GATES_CHANGED: dict[str, tuple[str, str, str]] = {"learned": ("gate", "refutable", "")}
+GATES_CHANGED: dict[str, tuple[str, str, str]] = {"learned": ("gate", "refutable", "04535b3")}
 
 def runs_needed(rate: float, miss: float) -> int:
     """The fewest runs ``n`` for which a count claim "at least one run does it" sees none with probability below

@@ -78,11 +78,6 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # over the strengths that have a run the paper would analyse
     "lsa-l1-dominance": all_of(DIVIDING, ("value", ">=", 10)),
     "lsa-l1-table2": all_of(DIVIDING, ("value", ">", 0.95)),
-    # registered before any run of python -m icdl.lsa --profile nol1 (study.judge_no_l1): the reference protocol
-    # (data seed, schedule) with five runs and no ℓ1 penalty. value: the largest Table 1 correlation of 1/σ with
-    # 1/V over the runs; in the run the paper would analyse (its Table 1 correlation above 0.9; none: both NaN, a
-    # failure) the query-token read-out's largest weight over the second (query_ratio) and Table 2's smaller
-    # correlation (table2)
     # registered before any run of python -m icdl.lsa --profile nol1-sized (issue 68; study.judge_no_l1_sized): the
     # reference protocol without the penalty, 14 runs at seed 1 (none of them a run already seen). value: the number
     # of runs whose Table 1 correlation of 1/σ with 1/V exceeds 0.9, at least 1; runs: how many ran, at least
@@ -134,6 +129,9 @@ REGISTERED: dict[str, str] = {
     "lsa-fig2": "eac7c3b",
     "lsa-l1-dominance": "a904e6b",
     "lsa-l1-table2": "a904e6b",
+    "lsa-no-l1-sized": "be67053",
+    "lsa-no-l1-chain-sized": "be67053",
+    "lsa-no-l1-fig3-sized": "be67053",
 }
 
 KNOWN_FAILURES: dict[str, str] = {
