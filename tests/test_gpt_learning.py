@@ -47,7 +47,8 @@ def test_a_gated_entry_keeps_the_registry_s_verdict_when_met_and_withholds_it_wh
     met = learning.gated(entry, learning.gate({"m": _lead(0.3, 0.01)}))
     assert met["passed"] is True and met["values"]["learned"] > 0.05 and met["ours"] == entry["ours"]
     unmet = learning.gated(entry, learning.gate({"depth 6, relu": _lead(0.06, 0.01)}))
-    assert unmet["passed"] is None and "1 of 1 models missed the learning gate (0.05): depth 6, relu leads" in unmet["ours"]
+    assert unmet["passed"] is None
+    assert "1 of 1 models missed the learning gate (0.05): depth 6, relu leads" in unmet["ours"]
     assert claims.criterion_verdict("icdl-obj1-fitted", {"value": 0.02, **unmet["values"]}) is None
     failing = {**entry, "value": 0.2, "values": {"value_lo": 0.15, "value_hi": 0.25}, "passed": False}
     assert learning.gated(failing, learning.gate({"m": _lead(0.3, 0.01)}))["passed"] is False  # a fail stays one

@@ -204,4 +204,5 @@ def criterion_holds(claim: str, values: dict) -> bool:
     return criterion_verdict(claim, values) is True
 
 
-__all__ = ["CLAIMS", "CRITERIA", "GATE_OPS", "GATES_ADDED", "GATES_CHANGED", "REPLACED", "Claim", "Condition", "Mismatch", "Replaced"]
+__all__ = ["CLAIMS", "CRITERIA", "GATE_OPS", "GATES_ADDED", "GATES_CHANGED",
+           "REPLACED", "Claim", "Condition", "Mismatch", "Replaced"]
