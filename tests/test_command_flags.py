@@ -123,6 +123,16 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
                               refused(["--steps-this-call", "0"], "--steps-this-call must be >= 1, got 0")],
         "--device": [cuda(["--profile", "paper", "--device", "cuda"], "profile paper, on cuda")],
     }),
+    "icdl.gpt_icl.recipes": ("icdl.gpt_icl.recipes.__main__", {
+        "--profile": [acts(["--profile", "n01"], "the recipe scan, profile n01"),
+                      refused(["--profile", "reference"], "invalid choice: 'reference'")],
+        "--shard": [acts(["--profile", "n01", "--shard", "1/2"], "shard 1/2"),
+                    refused(["--profile", "n01", "--shard", "2/2"], "--shard must be I/N"),
+                    refused(["--shard", "one"], "--shard must be I/N (e.g. 0/2)")],
+        "--steps-this-call": [acts(["--profile", "n01", "--steps-this-call", "500"], "500 steps per run this call"),
+                              refused(["--steps-this-call", "0"], "--steps-this-call must be >= 1, got 0")],
+        "--device": [cuda(["--profile", "n01", "--device", "cuda"], "profile n01, on cuda")],
+    }),
     "icdl.gpt_icl.mechanism": ("icdl.gpt_icl.mechanism.study", {
         "--profile": [acts(["--profile", "control"], "profile control"),
                       refused(["--profile", "nope"], "invalid choice: 'nope'")],

@@ -80,7 +80,7 @@ LAYERS = (
     ("core", ("icdl.gpt_icl.core",)),
     ("studies", ("icdl.studies", "icdl.lsa", "icdl.gpt_icl.objectives", "icdl.gpt_icl.depth",
                  "icdl.gpt_icl.plateau", "icdl.gpt_icl.scale", "icdl.gpt_icl.mechanism", "icdl.gpt_icl.compute",
-                 "icdl.gpt_icl.schedules")),
+                 "icdl.gpt_icl.schedules", "icdl.gpt_icl.recipes")),
     ("commands", ("icdl.gpt_icl",)),
     ("figures", ("icdl.figures",)),
 )

@@ -28,6 +28,7 @@ resume with another one.
 
 from __future__ import annotations
 
+import math
 import time
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
@@ -68,6 +69,9 @@ class TrainConfig:
     eval_prompts: int = 512
     eval_from: int = 10
     fast: bool = False                  # the compiled step (see compiled_step); not stored when False
+    lr_schedule: str = "constant"       # "constant", or "cosine": linear warm-up, then cosine decay (lr_at)
+    warmup_steps: int = 0               # the cosine schedule's warm-up (steps from lr/warmup_steps to lr)
+    lr_floor: float = 0.0               # the cosine schedule's learning rate at the last step
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch", "examples", "log_every", "eval_prompts", "eval_from"):
@@ -82,6 +86,14 @@ class TrainConfig:
         if self.eval_every < 0 or (self.eval_every and self.eval_every % self.log_every):
             raise ValueError(f"eval_every must be 0 or a multiple of log_every={self.log_every}, "
                              f"got {self.eval_every}")
+        if self.lr_schedule not in ("constant", "cosine"):
+            raise ValueError(f"lr_schedule must be 'constant' or 'cosine', got {self.lr_schedule!r}")
+        if self.lr_schedule == "constant" and (self.warmup_steps or self.lr_floor):
+            raise ValueError("warmup_steps and lr_floor belong to the cosine schedule (lr_schedule='cosine')")
+        if not 0 <= self.warmup_steps < self.steps:
+            raise ValueError(f"warmup_steps must lie in 0..steps-1={self.steps - 1}, got {self.warmup_steps}")
+        if not 0 <= self.lr_floor <= self.lr:
+            raise ValueError(f"lr_floor must lie in 0..lr={self.lr:g}, got {self.lr_floor:g}")
 
     def to_dict(self) -> dict:
         """The settings as stored in checkpoints; ``fast`` only where set (so that checkpoints written before
@@ -89,9 +101,27 @@ class TrainConfig:
         out = asdict(self)
         if not out["fast"]:
             del out["fast"]
+        if self.lr_schedule == "constant":  # likewise the schedule: checkpoints from before it keep matching
+            for key in ("lr_schedule", "warmup_steps", "lr_floor"):
+                del out[key]
         if self.warm_task is not None:  # the task's own form (its defaults left out as it leaves them)
             out["warm_task"] = self.warm_task.to_dict()
         return out
+
+
+def lr_at(cfg: TrainConfig, step: int) -> float:
+    """The learning rate of the update that ends step ``step + 1`` (``step`` counts the steps done): ``cfg.lr``
+    throughout with the constant schedule; with ``cosine`` a linear warm-up, ``lr · (step + 1)/warmup_steps`` over
+    the first ``warmup_steps``, then a half cosine from ``lr`` down to ``lr_floor`` at the last step -- the schedule
+    of nanoGPT and most current training code. A function of the step alone, so a resumed run needs no scheduler
+    state."""
+    if cfg.lr_schedule == "constant":
+        return cfg.lr
+    if step < cfg.warmup_steps:
+        return cfg.lr * (step + 1) / cfg.warmup_steps
+    span = max(cfg.steps - 1 - cfg.warmup_steps, 1)
+    progress = min((step - cfg.warmup_steps) / span, 1.0)
+    return cfg.lr_floor + (cfg.lr - cfg.lr_floor) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
 def optimiser(model: InContextGPT, lr: float, fast: bool) -> torch.optim.Optimizer:
@@ -251,6 +281,9 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
         loss = ((net(xs, ys) - ys) ** 2).mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()
+        if cfg.lr_schedule != "constant":
+            for group in opt.param_groups:
+                group["lr"] = lr_at(cfg, step)
         opt.step()
         step += 1
         bar.update(1)
