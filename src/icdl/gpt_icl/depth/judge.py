@@ -27,7 +27,7 @@ import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.intervals import Draws, extreme, point, summary
-from icdl.gpt_icl.core.learning import gate, gated
+from icdl.gpt_icl.core.learning import gate, gated, learned_keys, margin
 from icdl.gpt_icl.core.verdicts import decide
 
 
@@ -169,23 +169,40 @@ def context_mean_leads(res: dict) -> dict[str, np.ndarray]:
     return {f"{n} layers, {att}": sums.r2(n, att, [at])[:, 0] - cm for n, att in sums.models()}
 
 
+def compared(res: dict) -> dict[str, list[str]]:
+    """Per attention, the names (as :func:`context_mean_leads` gives them) of the two models objective 4 compares:
+    the shallowest and the deepest -- the models its claim is about, and so the ones its learning gate asks."""
+    layers = res["table"].groupby("attention")["n_layer"]
+    return {att: [f"{int(layers.min()[att])} layers, {att}", f"{int(layers.max()[att])} layers, {att}"]
+            for att in sorted(res["table"]["attention"].unique())}
+
+
 def judge(res: dict) -> list[dict]:
     """The ledger entry of objective 4 for a depth result (``table``, and ``blocks`` and ``labels`` where it
     has seeds): the smallest gain from the shallowest to the deepest model over both attentions and every
     evaluation point, with its interval in ``values``; the verdict (pass, fail, inconclusive) is the
-    registry's (:func:`icdl.repro.claims.criterion_verdict`) on that interval."""
+    registry's (:func:`icdl.repro.claims.criterion_verdict`) on that interval. The learning gate asks the models
+    the claim compares (:func:`compared`), not the depths between them, which it says nothing about."""
     g = gains(res)
     criterion = ("for both attentions, the deepest model's R² (mean over seeds) exceeds the shallowest's at every "
                  "evaluation point (the whole interval)")
     each = "; ".join(f"{r.attention} @{r.examples}: {r.gain:+.3f}" for r in g.itertuples())
-    learned = gate(context_mean_leads(res))
+    pairs = compared(res)
+    leads = context_mean_leads(res)
+    learned = gate({name: leads[name] for names in pairs.values() for name in names})
     if not _has_sums(res):
         return [gated({"claim": "icdl-obj4", "passed": bool(g["deeper_better"].all()), "value": float(g["gain"].min()),
                        "ours": _minus("R² gain from the shallowest to the deepest model (one seed): " + each),
                        "criterion": criterion}, learned)]
-    smallest = extreme(_gain_stats(res), largest=False)
+    stats = _gain_stats(res)
+    smallest = extreme(stats, largest=False)
     lo, hi = smallest["lo"], smallest["hi"]
-    return [gated({"claim": "icdl-obj4", "value": smallest["value"], "values": {"value_lo": lo, "value_hi": hi},
+    values = {"value_lo": lo, "value_hi": hi}
+    ok = learned_keys(learned, margin("icdl-obj4"), {key: pairs[key[0]] for key in stats})
+    if 0 < len(ok) < len(stats):  # some compared model missed the gate: the learned ones' numbers decide a fail
+        sub = extreme({k: v for k, v in stats.items() if k in ok}, largest=False)
+        values |= {"value_learned": sub["value"], "value_learned_lo": sub["lo"], "value_learned_hi": sub["hi"]}
+    return [gated({"claim": "icdl-obj4", "value": smallest["value"], "values": values,
              "passed": decide(lo, hi, ">", 0.0),
              "ours": _minus(f"smallest R² gain from the shallowest to the deepest model: {smallest['value']:+.3f} "
                             f"(90 % interval {lo:+.3f} to {hi:+.3f}, over seeds and prompts, each of "
