@@ -35,8 +35,9 @@
 # model. At the training length they reach R² {glue:text}`r2_range`, a lead of
 # {glue:text}`lead_range` over the {term}`context mean`, where least squares on
 # the same prompts reaches {glue:text}`ls_range`. A claim about how well they
-# learn in context is decided only where every model learned the task (the
-# {term}`learning gate`): {glue:text}`gate_count` meet it -- the weakest,
+# learn in context passes only where every model learned the task, and fails
+# where one that learned fails it (the {term}`learning gate`):
+# {glue:text}`gate_count` meet it -- the weakest,
 # {glue:text}`gate_worst`, leads the context mean by {glue:text}`gate_lead`, and
 # the gate asks the lower end of that interval to reach
 # {glue:text}`gate_margin`.
@@ -263,8 +264,10 @@ chapter.table(at_len)
 # %% [markdown]
 # The {term}`learning gate` (`icdl.gpt_icl.core.learning`): a model learned the
 # task when it leads the context mean by at least {glue:text}`gate_margin` on the
-# whole of its 90 % interval; a claim about the models is decided only where every
-# one of them learned.
+# whole of its 90 % interval; a claim about the models passes only where every
+# one of them learned, fails where one that learned fails it on its own
+# interval (adjusted for the number of such models), and is inconclusive
+# otherwise.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 leads = verdicts.context_mean_leads(verdicts.Sums(**data["sums"]), train_len)

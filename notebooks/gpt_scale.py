@@ -276,8 +276,8 @@ chapter.glue(**scale.show.width_glue(widths, wide, rcfg, wcfg, data))
 # {glue:text}`width_obj3`): at their last snapshot {glue:text}`wide_gate_met`
 # (the weakest, {glue:text}`wide_gate_worst`, leads the {term}`context mean` by
 # {glue:text}`wide_gate_lead`; the {term}`learning gate` of {doc}`gpt_icl` asks
-# {glue:text}`wide_gate_margin`); a claim is decided only where every model it
-# is about learned. The wide run's jobs took {glue:text}`width_minutes`
+# {glue:text}`wide_gate_margin`); a claim passes only where every model it is
+# about learned, and fails only where one that learned fails it. The wide run's jobs took {glue:text}`width_minutes`
 # core-minutes.
 #
 # The wider models were trained with everything else of the main study kept:

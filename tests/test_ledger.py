@@ -643,6 +643,12 @@ def test_an_undecided_result_says_what_it_rests_on():
 
     assert why_inconclusive({"value": 0.1}, []) == [STRADDLES]
     assert why_inconclusive({}, ["learned", "trained_seeds"]) == [GATE_SHORT["learned"], GATE_SHORT["trained_seeds"]]
+    # the learning gate counted where the record says how many models learned (issue 69: "not every model" said of
+    # a run where none did); the bugs: the two counts swapped, or the count of those that learned said as missing
+    assert why_inconclusive({"models": 6.0, "models_learned": 0.0}, ["learned"]) == [
+        "none of the 6 models learned the task"]
+    assert why_inconclusive({"models": 6.0, "models_learned": 4.0}, ["learned"]) == [
+        "2 of 6 models did not learn the task"]
     statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj1-fitted": "inconclusive", "icdl-obj4": "inconclusive"}
     why = {"icdl-obj1-fitted": [GATE_SHORT["learned"]], "icdl-obj4": [STRADDLES], "icdl-lemma7": [GATE_SHORT["power"]]}
     html = render_glance(statuses, status_class, why=why)

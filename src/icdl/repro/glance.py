@@ -176,8 +176,18 @@ def _question(claim) -> str:
 
 def why_inconclusive(values: dict, gates: list[str]) -> list[str]:
     """What an inconclusive verdict rests on, for the table: the unmet gates of its design (``gates``: their keys)
-    in :data:`GATE_SHORT`'s words, or, with every gate met, :data:`STRADDLES`."""
-    return [GATE_SHORT.get(g, g) for g in gates] or [STRADDLES]
+    in :data:`GATE_SHORT`'s words -- the learning gate with its count where the record has one ("2 of 6 models
+    did not learn the task", "none of the 6 models learned the task") -- or, with every gate met,
+    :data:`STRADDLES`."""
+    return [_learned_words(values) if g == "learned" else GATE_SHORT.get(g, g) for g in gates] or [STRADDLES]
+
+
+def _learned_words(values: dict) -> str:
+    n, ok = values.get("models"), values.get("models_learned")
+    if n is None or ok is None:
+        return GATE_SHORT["learned"]
+    n, ok = int(n), int(ok)
+    return f"none of the {n} models learned the task" if ok == 0 else f"{n - ok} of {n} models did not learn the task"
 
 
 def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: dict[str, str] | None = None,

@@ -10,7 +10,7 @@
 ``evaluation``     the seeded test prompts; R² per position; the sums per block of prompts
 ``intervals``      intervals over seeds and prompts from those sums
 ``verdicts``       the numbers objectives 1–3 are judged on, and :func:`~verdicts.decide` on an interval
-``learning``       the learning gate: a claim about trained models counts only where every model learned
+``learning``       the learning gate: a claim about trained models passes only where every model learned
 ``main_study``     the main study: every model of every target depth and seed, its runs and result files
 ``measure``        FLOP counts and the machine's rates
 ``jobs``           independent commands as single-threaded jobs on N cores

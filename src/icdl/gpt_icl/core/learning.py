@@ -1,5 +1,5 @@
 """The learning gate of every trained-model claim of ICDL sec. 5: a claim about how well a transformer learns in
-context says nothing when its models never left the context-mean plateau, so it is decided only where they did.
+context says nothing of a model that never left the context-mean plateau, so such a model cannot decide it.
 
 A model **learned** its task when its R² at the training length leads the context mean's on the same prompts by at
 least the registered margin on the whole of the lead's 90 % interval (over seeds and prompts, paired:
@@ -98,13 +98,16 @@ def gated(entry: dict, g: dict) -> dict:
     which the judge records where some model missed), else withheld; the reason in ``ours``, every model short of
     the gate named."""
     need = margin(entry["claim"])
-    out = {**entry, "values": {**entry.get("values", {}), KEY: g[KEY]}}
+    short = missed(g, need)
+    # how many of the claim's models met the gate, recorded beside its number: the reason a reader is given
+    # (icdl.repro.glance.why_inconclusive) counts them instead of saying "not every model"
+    out = {**entry, "values": {**entry.get("values", {}), KEY: g[KEY], "models": float(len(g["models"])),
+                               "models_learned": float(len(g["models"]) - len(short))}}
     # the registry decides on every recorded number, the gate's included (a judge that asked it before the gate's
     # number was there got an undecided gate)
     out["passed"] = criterion_verdict(entry["claim"], {"value": entry["value"], **out["values"]})
     if g[KEY] >= need:
         return out
-    short = missed(g, need)
     gate_words = f"{len(short)} of {len(g['models'])} models missed the learning gate ({need:g}): {'; '.join(short)}"
     if out["passed"] is False:
         v = out["values"]

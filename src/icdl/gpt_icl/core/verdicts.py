@@ -18,7 +18,8 @@ our ``gpt-obj3-drop``        the largest fall of R² at the training length from
 ===========================  ===========================================================================
 
 Every one of these claims is about the trained models, so each carries the learning gate
-(:mod:`~icdl.gpt_icl.core.learning`, on :func:`context_mean_leads`): decided only where every model learned the task.
+(:mod:`~icdl.gpt_icl.core.learning`, on :func:`context_mean_leads`): a pass only where every model learned the task,
+a fail where a model that learned fails it by itself.
 """
 
 from __future__ import annotations

@@ -103,7 +103,9 @@ def all_of(*conditions: tuple[str, str, float]) -> tuple[Condition, ...]:
 #: the claim is about leads the context mean's R² at the training length by at least 0.05 on the whole of the lead's
 #: 90 % interval -- the margin is the main study's off-plateau margin, fixed before its reference run. Added to
 #: criteria registered before it, under a registration of its own (:data:`GATES_ADDED`): a gate can only withhold a
-#: verdict (leave a claim inconclusive), never make a pass or a fail, so adding one after a run cannot tune an answer
+#: verdict (leave a claim inconclusive), never make a pass or a fail, so adding one after a run cannot tune an answer.
+#: Refutable since issue 67 (:data:`GATES_CHANGED`): it withholds only what the models short of it say -- a fail
+#: by a model that learned stands, as the claim registered it before there was a gate
 LEARNED = ("learned", "refutable", 0.05)
 
 #: the gate of a claim about trained models judged on a study that trained one seed of each (issue 53): the number of
