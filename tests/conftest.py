@@ -1,4 +1,5 @@
 import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -14,6 +15,17 @@ def pseudo_math(text: str) -> list[str]:
     """The pieces of ``text`` outside its ``$…$`` formulas that :data:`PSEUDO_MATH` finds."""
     plain = re.sub(r"\$[^$]*\$", " ", text)
     return [plain[max(0, m.start() - 12):m.end() + 12] for m in PSEUDO_MATH.finditer(plain)]
+
+
+def scratch_clone(root: Path) -> str:
+    """``root`` as ``ICDL_ROOT`` takes it: a test's project of its own (its results, ledgers and locks no other
+    run's), given the marks of a clone that :func:`icdl.repro.files.clone_root` asks for -- ``_toc.yml`` (one there
+    is kept), ``src/icdl/`` and ``.git/``, left empty (git still finds no repository there)."""
+    root = Path(root)
+    (root / "src" / "icdl").mkdir(parents=True, exist_ok=True)
+    (root / ".git").mkdir(exist_ok=True)
+    (root / "_toc.yml").touch()
+    return str(root)
 
 
 @pytest.fixture(autouse=True)

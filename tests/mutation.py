@@ -52,6 +52,7 @@ T_COST, T_MECH = "tests/test_gpt_cost.py", "tests/test_gpt_mechanism.py"
 T_SCALE = "tests/test_gpt_scale.py"
 T_VERD, T_LEARN = "tests/test_gpt_verdicts.py", "tests/test_gpt_learning.py"
 T_DIFF, T_TASKS = "tests/test_diffusion.py", "tests/test_gpt_tasks.py"
+T_LEFT = "tests/test_leftovers_and_one_line.py"
 
 #: the nearest-neighbour baseline's masking and selection, as one block (its leak mutant edits three lines)
 _KNN_BLOCK = (
@@ -1075,6 +1076,55 @@ MUTANTS: tuple[Mutant, ...] = (
         "        for names, kind in ((self.flags, FLAG),):",
         "dropped check (a number where text is meant)",
         T_PR,
+    ),
+    # -- issue 70: what a lock, a page writer, ICDL_ROOT and a score file may be
+    _m(
+        "lock-over-a-hard-link",
+        "repro/files.py",
+        "    if info.st_nlink != 1:",
+        "    if False:",
+        "dropped check (the lock's line written over a file a hard link shares)",
+        T_LEFT + "::test_a_hard_link_or_a_stranger_s_file_at_a_lock_is_refused_and_left_untouched",
+    ),
+    _m(
+        "page-over-results",
+        "repro/files.py",
+        '    if real.is_relative_to(project_root() / "results"):',
+        "    if False:",
+        "dropped check (a page written over a committed result)",
+        T_LEFT + "::test_the_report_refuses_an_output_over_its_ledger_the_results_or_the_other_output",
+    ),
+    _m(
+        "root-any-folder",
+        "repro/files.py",
+        "    if missing:",
+        "    if False:",
+        "dropped check (ICDL_ROOT a folder that is not a clone)",
+        T_LEFT + "::test_icdl_root_at_a_folder_that_is_not_a_clone_is_one_line_and_nothing_is_made_there",
+    ),
+    _m(
+        "schema-negative-squares",
+        "repro/schema.py",
+        "lambda v: FINITE.test(v) and v >= 0)",
+        "lambda v: FINITE.test(v))",
+        "dropped check (a negative squared error)",
+        T_PR + "::test_a_sum_of_squares_that_is_nan_negative_or_a_block_short_is_refused_naming_the_file",
+    ),
+    _m(
+        "schema-list-length",
+        "repro/schema.py",
+        "        if self.length is not None and len(value) != self.length:",
+        "        if False:",
+        "dropped check (a squared error one block of prompts short)",
+        T_PR + "::test_a_sum_of_squares_that_is_nan_negative_or_a_block_short_is_refused_naming_the_file",
+    ),
+    _m(
+        "depth-score-rows",
+        "gpt_icl/depth/study.py",
+        "    _check_unit_blocks(path, data, cfg, n_layer, seed)\n",
+        "",
+        "dropped check (a score file a row short)",
+        T_DEPTH + "::test_a_score_file_with_a_nan_a_negative_error_or_a_block_or_row_short_is_refused_in_one_line",
     ),
     # -- a second independent set: step sizes, normalisers, axes, ranges, fan-in against fan-out (each killed by
     #    its module's own tests; the survivors of the first run got the tests named in their module's file)

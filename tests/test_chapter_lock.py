@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import scratch_clone
+
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "icgd_linear"
 #: the chapter's own first code (what papermill, nbval and JupyterLab run): its set-up cell's call
@@ -29,7 +31,7 @@ def root(tmp_path, monkeypatch) -> Path:
     shutil.copy(ROOT / "_toc.yml", tmp_path / "_toc.yml")
     (tmp_path / "notebooks").mkdir()
     shutil.copy(ROOT / "notebooks" / f"{CHAPTER}.py", tmp_path / "notebooks" / f"{CHAPTER}.py")
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.delenv("ICDL_CHAPTER_LOCK", raising=False)
     return tmp_path

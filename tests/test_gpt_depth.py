@@ -317,6 +317,41 @@ def test_a_score_file_of_another_unit_is_refused_in_one_line(tmp_path):
         depth.study.depth_study(_tiny(test_prompts=128), folder=tmp_path, progress=False)
 
 
+def test_a_score_file_with_a_nan_a_negative_error_or_a_block_or_row_short_is_refused_in_one_line(tmp_path):
+    """The squared errors a score file holds are what the depth result is assembled from (the probe: a NaN, a
+    negative ``sse`` and a block of prompts one short were all read back as the unit's scores): each value finite,
+    each squared error non-negative and summed over every block of prompts the design makes, one row per model and
+    number of examples -- else one line naming the file, wherever its folder is."""
+    import json
+
+    from icdl.gpt_icl.core.intervals import BLOCKS
+    from icdl.repro.files import ResultFileError
+
+    depth.study.depth_study(_tiny(), folder=tmp_path, progress=False)
+    path = tmp_path / "score_L1_seed0.json"
+    good = json.loads(path.read_text())
+    def sse(row, i, value):  # one squared error of the file set to value
+        return lambda d: d["blocks"][row]["sse"].__setitem__(i, value)
+
+    edits = {r"blocks\[0\]\.sse\[0\] must be a finite number >= 0, got nan": sse(0, 0, float("nan")),
+             r"blocks\[1\]\.sse\[3\] must be a finite number >= 0, got -0\.5": sse(1, 3, -0.5),
+             rf"blocks\[0\]\.sse must hold {BLOCKS} values \(one per block of prompts\), got {BLOCKS - 1}":
+                 lambda d: d["blocks"][0]["sse"].pop(),
+             r"table\[0\]\.r2 must be a finite number, got inf":
+                 lambda d: d["table"][0].__setitem__("r2", float("inf")),
+             r"holds squared errors for 1 \(model, examples\) row\(s\).*--layers 1 --seeds 0":
+                 lambda d: d["blocks"].pop(),
+             r"holds squared errors for 3 \(model, examples\) row\(s\)":
+                 lambda d: d["blocks"].append(d["blocks"][0])}
+    for message, edit in edits.items():
+        bad = json.loads(json.dumps(good))
+        edit(bad["data"])
+        path.write_text(json.dumps(bad))
+        with pytest.raises(ResultFileError, match=rf"score_L1_seed0\.json.*{message}") as err:
+            depth.study.depth_study(_tiny(), folder=tmp_path, progress=False)
+        assert "\n" not in str(err.value)
+
+
 def test_the_depth_claim_s_words_keep_their_hyphens():
     """Numbers' signs become minus signs, words' hyphens stay (the bug: "attention−and−point pairs" in the report)."""
     from icdl.gpt_icl.depth.judge import _minus

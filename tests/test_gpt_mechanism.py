@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import scratch_clone
 from icdl.gpt_icl import mechanism as me
 from icdl.gpt_icl.core import algorithms as al
 from icdl.gpt_icl.core import baselines as bl
@@ -409,7 +410,7 @@ def test_a_killed_mechanism_run_resumes_from_the_depths_it_finished(tmp_path, mo
     from icdl.repro.files import ResultFileError
     from icdl.repro.results import load_result, save_result
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     calls = []
 
     def part(cfg, depth, threads):

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import scratch_clone
 from icdl.gpt_icl.core import algorithms as al
 from icdl.gpt_icl.mechanism import power, study
 from icdl.gpt_icl.mechanism.measures import SEEDS
@@ -96,7 +97,7 @@ def test_a_killed_power_run_resumes_from_the_units_it_finished(tmp_path, monkeyp
     from icdl.repro.files import ResultFileError
     from icdl.repro.results import load_result, save_result
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     calls = []
 
     def fake(cfg, depth, progress=False):

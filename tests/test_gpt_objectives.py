@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import scratch_clone
 from icdl.gpt_icl import objectives
 from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core import evaluation, main_study, schedule
@@ -212,7 +213,7 @@ def test_reference_models_refuse_a_swapped_or_unfinished_checkpoint(tmp_path, mo
 
     from icdl.repro.checkpoints import CheckpointError, checkpoint_record
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     cfg = main_study.PROFILES.resolve("quick", depths=(2, 3), steps=4, warm_steps=2, relu_steps=2, test_prompts=16,
                                       mlp_prompts=16, mlp_epochs=1, mlp_positions=(2,), seeds=2)
     folder = main_study.PROFILES.folder("checkpoints", "quick")

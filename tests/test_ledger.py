@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import scratch_clone
 from icdl.repro.claims import CLAIMS, CLAIMS_BY_ID, CRITERIA, DOCUMENTS, KNOWN_FAILURES, MISMATCHES, Mismatch, document
 from icdl.repro.ledger import Ledger, judge_status, load_records
 from icdl.repro.pages import render_report, report_frame
@@ -68,7 +69,7 @@ def test_stored_statuses_are_re_judged_from_their_numbers():
 def _saved_reference(tmp_path, monkeypatch):
     import json
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ledger = Ledger("icgd_linear", "reference")
     ledger.record("icdl-prompt", ours="built", criterion="layout of eq. 2.1", values={"held": 1.0})
     ledger.record("icdl-icgd-one-step", ours="max error 3e-02", criterion="< 1e-13", value=3e-2)
@@ -148,7 +149,7 @@ def test_every_committed_ledger_file_holds_each_of_its_chapters_claims_once():
 
 
 def test_every_claim_has_a_criterion_and_a_chapter_cannot_contradict_it(tmp_path, monkeypatch):
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     assert sorted(CRITERIA) == sorted(c.id for c in CLAIMS)
     ledger = Ledger("icgd_linear", "quick")
     with pytest.raises(ValueError, match="disagrees with the registered criterion"):
@@ -183,7 +184,7 @@ def test_guard_tests_exist(claim):
 
 
 def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ledger = Ledger("icgd_linear", "quick")
     ledger.record("icdl-prompt", ours="ok", criterion="c", values={"held": 1.0})
     monkeypatch.setitem(MISMATCHES, "icdl-icgd-one-step", Mismatch("icdl-icgd-one-step", "err", (0, 1), "why"))
@@ -209,7 +210,7 @@ def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
 
 
 def test_ledger_rejects_unknown_and_duplicate_claims(tmp_path, monkeypatch):
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ledger = Ledger("icgd_linear", "quick")
     with pytest.raises(KeyError, match="unknown claim id 'nope'; known ids"):
         ledger.record("nope", ours="", criterion="", value=0.0)
@@ -223,7 +224,7 @@ def test_ledger_rejects_unknown_and_duplicate_claims(tmp_path, monkeypatch):
 def test_each_profile_keeps_its_own_ledger_file(tmp_path, monkeypatch):
     """A quick run must not overwrite the reference run's records: the file name carries the profile, and
     both files load back with their own statuses (a name without the profile keeps only the last one)."""
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     for profile, passed in (("quick", True), ("reference", False)):
         ledger = Ledger("icgd_linear", profile)
         ledger.record("icdl-prompt", ours=profile, criterion="c", values={"held": float(passed)})
@@ -235,7 +236,7 @@ def test_each_profile_keeps_its_own_ledger_file(tmp_path, monkeypatch):
 def test_record_all_carries_each_entrys_value_note_and_data(tmp_path, monkeypatch):
     """A study's judge() entries go into the ledger whole: the value decides mismatch against fail (an entry
     recorded without its value is a fail even inside the band), the note and the judged data are kept."""
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     band = MISMATCHES["icdl-obj4"].band
     inside, outside = (band[0] + band[1]) / 2, band[0] - 1.0
     ledger = Ledger("gpt_depth", "quick")
@@ -262,7 +263,7 @@ def test_records_that_disagree_across_profiles_combine_into_the_worst_status(tmp
     from icdl.repro.pages import claim_frame
     from icdl.repro.results import load_result
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     quick = Ledger("icgd_linear", "quick", seed=7)
     quick.record("icdl-prompt", ours="quick ok", criterion="c", values={"held": 1.0})
     quick.record("icdl-icgd-one-step", ours="judged on the reference", criterion="c", value=0.0,
@@ -287,7 +288,7 @@ def test_a_claim_whose_reference_is_missing_is_not_covered_never_failed(tmp_path
     from icdl.repro.ledger import NOT_COVERED
     from icdl.repro.pages import claim_frame
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ledger = Ledger("gpt_icl", "quick")
     rec = ledger.record_all([{"claim": "icdl-obj3-fitted", "ours": "live", "criterion": "c", "passed": False,
                               "value": 5.0, "values": LEARNED}], judged_on="quick (no complete reference result)",
@@ -311,7 +312,7 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     from icdl.repro.ledger import PASS_DEVIATION, status_class
     from icdl.repro.pages import claim_frame, render_report, render_summary
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     assert "icdl-obj3-fitted" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS
     ledger = Ledger("gpt_icl", "reference")
     dev = ledger.record("icdl-obj3-fitted", ours="short by 0.01", criterion="c", value=0.01, values=LEARNED)
@@ -439,7 +440,7 @@ def test_an_interval_decides_pass_fail_or_inconclusive_on_both_sides_of_the_thre
     assert criterion_verdict("scale-shortfall-falls", {"value": 0.01, "slope_hi": 0.001, **LEARNED,
                                                        "trained_seeds": 1}) is None
     assert judge_status("icdl-obj1-fitted", None, 0.06) == "inconclusive"  # never mismatch: the band is for a miss
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ledger = Ledger("gpt_icl", "quick")
     rec = ledger.record("icdl-obj1-fitted", ours="0.040 (0.030 to 0.0501)", criterion="c", value=0.04,
                         values={"value_lo": 0.03, "value_hi": 0.0501, **LEARNED})
@@ -702,7 +703,7 @@ def test_a_rerun_keeps_the_ledger_when_only_a_timing_s_digits_moved(tmp_path, mo
     from icdl.repro.claims import TIMED
 
     assert set(TIMED) == {"reb-times"}
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     monkeypatch.setattr(ledger_module, "keepable", lambda old, new: True)  # the commit check is tested elsewhere
     book = Ledger("computation", "quick")
     book.record("reb-flops", ours="counts", criterion="c", value=1.31, passed=False)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import scratch_clone
 from icdl.repro.ledger import Ledger, load_records
 from icdl.repro.results import load_result
 
@@ -89,7 +90,7 @@ def _same_number(a, b) -> bool:
 
 @pytest.mark.parametrize("chapter", sorted(DERIVATIONS))
 def test_committed_ledger_is_what_its_judges_say_of_the_committed_results(chapter, tmp_path, monkeypatch):
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))  # nothing derived here is written where the book reads
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))  # nothing derived here is written where the book reads
     ledger = Ledger(chapter, "quick")
     DERIVATIONS[chapter](ledger)
     derived = {r.claim: r for r in ledger.records}
@@ -113,7 +114,7 @@ def test_the_rederivation_sees_a_result_that_no_longer_gives_its_record(tmp_path
     from icdl.gpt_icl import depth
     from icdl.gpt_icl.depth import judge as depth_judge
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     data = depth.study.load(_result("gpt_depth", "depth"))
     honest = Ledger("gpt_depth", "quick").record_all(depth_judge.judge(data), judged_on="reference")[0]
     deepest = data["table"]["n_layer"].max()

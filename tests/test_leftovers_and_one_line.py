@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import assert_process_ends, started_job_pid
+from conftest import assert_process_ends, scratch_clone, started_job_pid
 from icdl.repro.checkpoints import CheckpointError, load_checkpoint, save_checkpoint
 from icdl.repro.files import ResultFileError, one_writer
 from icdl.repro.results import provenance, save_result
@@ -70,7 +70,7 @@ def test_a_lock_refusal_in_the_holder_s_first_moment_names_its_pid(tmp_path, mon
     previous, finished holder): the refusal names the pid the kernel lists, never 'another process'."""
     from icdl.repro.files import lock_file
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     target = tmp_path / "results" / "demo" / "x.json"
     lock, _ = lock_file(target)
     lock.parent.mkdir(parents=True)
@@ -85,7 +85,7 @@ def test_a_lock_refusal_in_the_holder_s_first_moment_names_its_pid(tmp_path, mon
 
 
 def test_a_lock_folder_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     (tmp_path / "runs").write_text("not a folder")
     with pytest.raises(ResultFileError, match="cannot create the lock file"):
         with one_writer(tmp_path / "results" / "x.json"):
@@ -99,7 +99,7 @@ def test_a_link_planted_at_the_lock_folder_is_refused_and_nothing_written_there(
     the link; the folder it points to is left empty."""
     from icdl.repro.files import lock_file
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     target = tmp_path / "results" / "demo" / "x.json"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -118,7 +118,7 @@ def test_a_link_planted_at_a_lock_is_refused_and_its_target_untouched(tmp_path, 
     overwrite README.md): refused in one line, the link's target byte for byte as it was."""
     from icdl.repro.files import lock_file
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     target = tmp_path / "results" / "demo" / "x.json"
     lock, _ = lock_file(target)
     lock.parent.mkdir(parents=True)
@@ -136,6 +136,35 @@ def test_a_link_planted_at_a_lock_is_refused_and_its_target_untouched(tmp_path, 
             pass
 
 
+def test_a_hard_link_or_a_stranger_s_file_at_a_lock_is_refused_and_left_untouched(tmp_path, monkeypatch):
+    """The lock's line is written only over a lock file (the probe: ``ln README.md runs/locks/<lock>`` -- no link
+    for ``O_NOFOLLOW`` to see -- and ``execute`` replaced README.md by a pid line): a hard link at the lock's name is
+    refused in one line, and so is a file moved or copied there that holds anything but a lock's line; both byte
+    for byte as they were. A lock file a finished writer left (its line) is taken over as always."""
+    from icdl.repro.files import lock_file
+
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
+    target = tmp_path / "notebooks" / "icgd_linear.py"
+    lock, _ = lock_file(target)
+    lock.parent.mkdir(parents=True)
+    victim = tmp_path / "README.md"
+    victim.write_text("the reader's file\n")
+    os.link(victim, lock)
+    with pytest.raises(ResultFileError, match=r"is a hard link \(2 names share its content") as err:
+        with one_writer(target):
+            pass
+    assert "\n" not in str(err.value) and victim.read_text() == "the reader's file\n"
+    lock.unlink()
+    lock.write_text("the reader's file\n")  # a copy: one name, but not a lock's
+    with pytest.raises(ResultFileError, match="holds something other than a lock's line"):
+        with one_writer(target):
+            pass
+    assert lock.read_text() == "the reader's file\n"
+    lock.write_text(f"pid {DEAD} (python -m icdl.repro.execute icgd_linear)")  # a finished writer's
+    with one_writer(target):
+        assert lock.read_text().startswith(f"pid {os.getpid()} (")
+
+
 @pytest.mark.parametrize("step", ["write", "flush"])
 def test_a_full_disk_while_a_lock_is_written_is_one_line_and_releases_it(tmp_path, monkeypatch, capsys, step):
     """ENOSPC while the lock's line (``pid N (command)``) is written -- the probe: a full disk gave an ``OSError``
@@ -146,7 +175,7 @@ def test_a_full_disk_while_a_lock_is_written_is_one_line_and_releases_it(tmp_pat
 
     from icdl.repro import execute, files
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     target = tmp_path / "results" / "demo" / "x.json"
     real = os.fdopen
 
@@ -217,7 +246,7 @@ def test_an_executed_notebook_path_that_is_not_a_file_is_refused_before_the_kern
     from icdl.repro import execute
 
     _book(tmp_path, "x = 1")
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     monkeypatch.setattr(execute, "_run", lambda *a: pytest.fail("the chapter ran before its output was checked"))
     out = tmp_path / "notebooks" / "computation.ipynb"
     victim = tmp_path / "README.md"
@@ -249,7 +278,7 @@ def test_an_unwritable_runs_folder_is_one_line(tmp_path, monkeypatch, capsys):
 
     _book(tmp_path, "x = 1")
     (tmp_path / "runs").write_text("")
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     with pytest.raises(SystemExit) as stop:
         execute.main(["computation"])
     assert stop.value.code == 2
@@ -274,7 +303,7 @@ def test_a_signal_to_an_execution_ends_it_in_one_line_and_writes_nothing(tmp_pat
     ``runs/.tmp`` nor an executed notebook is left."""
     started = tmp_path / "cell-started"
     _book(tmp_path, f"open({str(started)!r}, 'w').close()\nimport time\ntime.sleep(60)")
-    env = {**os.environ, "ICDL_ROOT": str(tmp_path)}
+    env = {**os.environ, "ICDL_ROOT": scratch_clone(tmp_path)}
     proc = subprocess.Popen([sys.executable, "-m", "icdl.repro.execute", "computation"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
     wip = tmp_path / "runs" / ".tmp" / f"computation.quick.{proc.pid}.ipynb"
@@ -298,7 +327,7 @@ def test_ctrl_c_while_the_chapters_are_checked_is_one_line(tmp_path, monkeypatch
     from icdl.repro import execute
 
     _book(tmp_path, "x = 1")
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
 
     def interrupted(name):
         raise KeyboardInterrupt
@@ -354,11 +383,46 @@ def test_icdl_root_that_is_not_a_folder_is_one_line_under_the_studies_commands(t
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and f"ICDL_ROOT={root}" in err
 
 
+@pytest.mark.parametrize("marks", [(), ("_toc.yml",), ("_toc.yml", "src/icdl/"), ("_toc.yml", ".git/"),
+                                   ("src/icdl/", ".git/")])
+def test_icdl_root_at_a_folder_that_is_not_a_clone_is_one_line_and_nothing_is_made_there(tmp_path, monkeypatch,
+                                                                                          capsys, marks):
+    """``ICDL_ROOT`` an existing folder that is not a clone (the probe: an empty folder -- ``report`` said "80
+    claims: 0 pass … not yet covered", exit status 0, and made ``results/ledger/`` there; ``execute`` ended in a
+    FileNotFoundError traceback for ``_toc.yml``): refused by both in one line naming it and what it lacks, exit
+    status 2, nothing made there. A clone has ``_toc.yml``, ``src/icdl`` and ``.git`` (or, unpacked from the book's
+    source archive, ``SOURCE_COMMIT``)."""
+    from icdl.repro import execute, report
+    from icdl.repro.files import project_root
+
+    root = tmp_path / "elsewhere"
+    root.mkdir()
+    for mark in marks:
+        _mark(root, mark)
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    monkeypatch.setenv("ICDL_ROOT", str(root))
+    with pytest.raises(SystemExit) as stop:
+        execute.main(["computation"])
+    assert stop.value.code == 2
+    assert report.main([str(tmp_path / "R.md"), str(tmp_path / "S.md")]) == 2
+    for err in capsys.readouterr().err.strip().splitlines():
+        assert f"ICDL_ROOT={root} is not a clone of this repository (it has no " in err and "Traceback" not in err
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before and not (tmp_path / "R.md").exists()
+    for mark in ("_toc.yml", "src/icdl/", "SOURCE_COMMIT"):  # an unpacked source archive: no .git, its commit named
+        _mark(root, mark)
+    assert project_root() == root.resolve()
+
+
+def _mark(root: Path, mark: str) -> None:
+    """One mark of a clone in ``root``: a folder where ``mark`` ends in ``/``, else an empty file."""
+    path = root / mark
+    path.mkdir(parents=True, exist_ok=True) if mark.endswith("/") else path.touch()
+
+
 def test_icdl_root_at_another_clone_writes_there_but_names_the_commit_of_the_code_that_ran(tmp_path, monkeypatch):
-    """``ICDL_ROOT`` naming another clone (a folder, so not refused: the tests themselves point it at scratch
-    folders) sends the results there, but their provenance names the commit and the changes of the code that
-    computed them -- this tree's, whose package ran -- not the other clone's (the bug: the other clone's commit,
-    clean, recorded for numbers made by this tree's edited code)."""
+    """``ICDL_ROOT`` naming another clone sends the results there, but their provenance names the commit and the
+    changes of the code that computed them -- this tree's, whose package ran -- not the other clone's (the bug: the
+    other clone's commit, clean, recorded for numbers made by this tree's edited code)."""
     import subprocess
 
     from icdl.repro.files import project_root
@@ -369,12 +433,14 @@ def test_icdl_root_at_another_clone_writes_there_but_names_the_commit_of_the_cod
                               capture_output=True, text=True).stdout.strip()
 
     (tmp_path / "_toc.yml").write_text("root: x\n")
+    (tmp_path / "src" / "icdl").mkdir(parents=True)
+    (tmp_path / "src" / "icdl" / "__init__.py").write_text("")
     git("init", "-q")
     git("add", "-A")
     git("commit", "-qm", "another clone")
     other = git("rev-parse", "HEAD")
     ours = git_commit(code_root())
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     assert project_root() == tmp_path.resolve()  # the results go to the other clone
     assert code_root() == Path(__file__).resolve().parents[1]
     recorded = provenance(command="x", wall_time_s=1.0, profile="quick", seed=0)["git_commit"]
@@ -434,7 +500,7 @@ def test_a_gpt_checkpoint_is_refused_where_an_lsa_one_is_read(tmp_path, monkeypa
     from icdl.lsa.__main__ import main
     from icdl.lsa.study import PROFILES
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     (tmp_path / "_toc.yml").write_text("")
     _gpt_like(PROFILES.folder() / "checkpoint.quick.pt")
     save_result(PROFILES.folder() / "benchmark.quick.json", _BENCHMARK, provenance=_prov())
@@ -455,7 +521,7 @@ def test_a_training_result_without_its_fields_is_one_line(tmp_path, monkeypatch,
     from icdl.lsa.__main__ import main
     from icdl.lsa.study import PROFILES
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     (tmp_path / "_toc.yml").write_text("")
     save_result(PROFILES.folder() / "benchmark.quick.json", _BENCHMARK, provenance=_prov())
     committed = Path(__file__).resolve().parents[1] / "results/lsa_training/training.reference.json"
@@ -494,7 +560,7 @@ def test_the_mechanism_study_s_memory_check_is_one_line(monkeypatch, capsys):
 def test_a_damaged_ledger_file_is_one_line_under_the_report(tmp_path, monkeypatch, capsys, text, message):
     from icdl.repro import report
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     (tmp_path / "_toc.yml").write_text("")
     path = tmp_path / "results" / "ledger" / "softmax.quick.json"
     if isinstance(text, str):
@@ -514,13 +580,73 @@ def test_the_report_refuses_a_device_or_folder_for_either_output_before_writing_
     and the report itself not written either (both paths are checked before the first write)."""
     from icdl.repro import report
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     (tmp_path / "_toc.yml").write_text("")
     os.mkfifo(tmp_path / "S.md")
     assert report.main([str(tmp_path / "R.md"), str(tmp_path / "S.md")]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "S.md is a device or pipe" in err
     assert not (tmp_path / "R.md").exists()
+
+
+def _ledger_and_results(root: Path) -> dict[Path, bytes]:
+    """A scratch clone with a ledger file and a result, as committed: their bytes, to check nothing wrote them."""
+    scratch_clone(root)
+    for rel in ("results/ledger/softmax.quick.json", "results/softmax/softmax.quick.json"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text('{"committed": true}\n')
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("outputs, words", [
+    (["results/ledger/softmax.quick.json", "S.md"], "is in {root}/results/ledger, which this command reads"),
+    (["R.md", "results/softmax/softmax.quick.json"], "is under results/, where the project keeps its results"),
+    (["R.md", "results/new.md"], "is under results/"),  # not there yet: still no place for a page
+    (["R.md", "notebooks/../results/softmax/softmax.quick.json"], "is under results/"),
+    (["R.md", "R.md"], "R.md and R.md are the same file"),
+    (["R.md", "./R.md"], "are the same file"),
+])
+def test_the_report_refuses_an_output_over_its_ledger_the_results_or_the_other_output(tmp_path, monkeypatch, capsys,
+                                                                                       outputs, words):
+    """``python -m icdl.repro.report results/ledger/<chapter>.quick.json S.md`` (the probe: exit status 0, the
+    committed ledger it had just read replaced by markdown), an output under ``results/``, or the two outputs one
+    file (the summary written over the report): refused in one line naming the path, exit status 2, before the
+    ledger is read and before anything is written -- every file as it was."""
+    from icdl.repro import report
+
+    before = _ledger_and_results(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setattr(report, "render_report", lambda **k: pytest.fail("rendered before the outputs were checked"))
+    assert report.main(outputs) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("python -m icdl.repro.report: error: ") and words.format(root=tmp_path) in err
+    assert "nothing was written" in err
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("outputs, words", [
+    (["results/ledger/softmax.quick.json"], "which this command reads"),
+    (["E.md", "results/softmax/softmax.quick.json"], "is under results/"),
+    (["E.md", "E.md"], "E.md and E.md are the same file"),
+])
+def test_the_errata_refuse_an_output_over_the_ledger_the_results_or_the_other_output(tmp_path, monkeypatch, capsys,
+                                                                                      outputs, words):
+    """``python -m icdl.repro.errata`` under the same rule as the report (icdl.repro.files.check_outputs): an
+    output over the ledger it reads, under ``results/`` or over its other output is one line, exit status 2, before
+    any measurement runs; every file as it was."""
+    from icdl.repro import errata
+
+    before = _ledger_and_results(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setattr(errata, "render", lambda: pytest.fail("rendered before the outputs were checked"))
+    assert errata.main(outputs) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("python -m icdl.repro.errata: error: ") and words in err
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 @pytest.mark.parametrize("kind", ["folder", "pipe", "link"])
@@ -572,7 +698,7 @@ def test_ctrl_c_to_the_workers_run_stops_its_jobs_in_one_line(tmp_path):
               "real = reference.run_jobs\n"
               f"reference.run_jobs = lambda jobs, **kw: real(jobs, **{{**kw, 'python': {job!r}, 'poll_s': 0.05}})\n"
               "sys.exit(reference.run_reference('quick', 2, seed=0))\n")
-    parent = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "ICDL_ROOT": str(tmp_path)},
+    parent = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "ICDL_ROOT": scratch_clone(tmp_path)},
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
     child = started_job_pid(pidfile, parent)
     parent.send_signal(signal.SIGINT)
@@ -609,7 +735,7 @@ def test_a_first_call_shorter_than_the_first_validation_trains_and_writes_nothin
     from icdl.lsa.__main__ import main
     from icdl.lsa.study import PROFILES
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     (tmp_path / "_toc.yml").write_text("")
     save_result(PROFILES.folder() / "benchmark.quick.json", _BENCHMARK, provenance=_prov())
     assert main(["--profile", "quick", "--epochs-this-call", "5", "--threads", "1"]) == 0
@@ -629,7 +755,7 @@ def test_a_folder_where_a_checkpoint_goes_is_one_line_before_any_training(tmp_pa
     from icdl.lsa.study import PROFILES
     from icdl.repro.checkpoints import CheckpointError, save_checkpoint
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     (tmp_path / "_toc.yml").write_text("")
     folder = PROFILES.folder() / "checkpoint.quick.pt"
     folder.mkdir(parents=True)

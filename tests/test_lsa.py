@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import scratch_clone
 from icdl.lsa import constructions as lsa_constructions
 from icdl.lsa import model as lsa_model
 from icdl.lsa import study as lsa_study
@@ -328,7 +329,7 @@ def test_command_line_refuses_bad_arguments_before_any_work(args, message, tmp_p
     result with fresh provenance)."""
     from icdl.lsa.__main__ import main
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     with pytest.raises(SystemExit) as exc:
         main(["--profile", "quick", *args] if "--profile" not in args else args)
     assert exc.value.code == 2
@@ -405,7 +406,7 @@ def test_stale_shards_never_replace_a_checkpoint_further_along(tmp_path, monkeyp
     every file stays as it was; shards of other settings are refused too."""
     import shutil
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=4, M=1000, M_val=200, batch=500, val_every=2,
                                           test_prompts=50))
     full, short = tmp_path / "full" / "ck.pt", tmp_path / "short" / "ck.pt"
@@ -430,7 +431,7 @@ def test_a_merge_stopped_while_deleting_its_shards_is_finished_not_refused(tmp_p
     trained by another process is never merged (its lock is held)."""
     from icdl.repro.files import ResultFileError, one_writer
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     cfg = dict(lsa_study.PROFILES.resolve("quick", runs=2, epochs=2, M=1000, M_val=200, batch=500, val_every=2,
                                           test_prompts=50))
     ck = tmp_path / "ck.pt"

@@ -7,7 +7,7 @@ import jupytext
 import nbformat
 import pytest
 
-from conftest import pseudo_math
+from conftest import pseudo_math, scratch_clone
 from icdl.repro.execute import chapters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,7 +174,7 @@ def test_an_override_run_is_its_own_run(tmp_path, monkeypatch):
 
     from icdl.repro.execute import execute_chapter
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     (tmp_path / "notebooks").mkdir()
     shutil.copy(ROOT / "_toc.yml", tmp_path / "_toc.yml")
     shutil.copy(ROOT / "notebooks" / "icgd_linear.py", tmp_path / "notebooks" / "icgd_linear.py")

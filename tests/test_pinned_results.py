@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import scratch_clone
 from icdl.repro import reads
 from icdl.repro.ledger import Ledger, LedgerFileError, file_seal, load_records
 from icdl.repro.profiles import ProfileSet
@@ -45,7 +46,7 @@ def test_every_committed_ledger_s_results_are_the_files_it_pinned(ledger):
 
 
 def _demo_result(tmp_path, monkeypatch, value: float = 1.0) -> Path:
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     return save_result(tmp_path / "results" / "demo" / "study.reference.json", {"x": [value]},
                        provenance=provenance(command="python -m icdl.demo", wall_time_s=1.0, profile="reference",
                                              seed=0))
@@ -164,7 +165,7 @@ def test_only_files_git_would_commit_are_pinned(tmp_path, monkeypatch):
     only the files git does not ignore are pinned."""
     import subprocess
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".gitignore").write_text("results/demo/local*\n")
     prov = provenance(command="python -m icdl.demo", wall_time_s=1.0, profile="reference", seed=0)

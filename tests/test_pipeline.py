@@ -7,7 +7,7 @@ import time
 import pandas as pd
 import pytest
 
-from conftest import assert_process_ends, started_job_pid
+from conftest import assert_process_ends, scratch_clone, started_job_pid
 from icdl.gpt_icl import depth, plateau, reference
 from icdl.gpt_icl.core import jobs, main_study
 from icdl.gpt_icl.core.jobs import Job, check_jobs, run_jobs
@@ -230,7 +230,7 @@ def test_a_failed_run_never_replaces_the_committed_timing(tmp_path, monkeypatch)
 
     from icdl.repro.results import load_result
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     monkeypatch.setattr(reference, "schedule", lambda profile: [Job("fails", ("-1",))])
     real = jobs.run_jobs
     monkeypatch.setattr(reference, "run_jobs", lambda jobs, **kw: real(jobs, **{**kw, "python": SLEEPER,

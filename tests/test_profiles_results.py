@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import scratch_clone
 from icdl.repro.files import ResultFileError
 from icdl.repro.profiles import ProfileError, ProfileSet
 from icdl.repro.results import PROVENANCE_KEYS, load_result, provenance, save_result
@@ -86,7 +87,7 @@ def test_profile_result_names_its_command(tmp_path, monkeypatch):
 
     from icdl.repro.results import save_profile_result
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     demo = ProfileSet("demo", profiles={"quick": {"a": 1}, "reference": {"a": 2}},
                       command="python -m icdl.demo --profile {profile}")
     path = save_profile_result(demo, "study", {"x": [1, 2]}, profile="reference", seed=3,
@@ -114,7 +115,7 @@ def test_tuple_settings_are_the_one_list_type():
 
 
 def test_chapter_id_names_folder_and_command(tmp_path, monkeypatch):
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ps = ProfileSet("demo", profiles={"quick": {"n": 1}})
     assert ps.folder() == tmp_path / "results" / "demo" and ps.folder().is_dir()
     assert ps.folder("checkpoints", "reference") == tmp_path / "results" / "demo" / "checkpoints" / "reference"
@@ -129,7 +130,7 @@ def test_show_reference_missing_is_a_note_corrupt_is_an_error(tmp_path, monkeypa
     fall back silently to the live run."""
     from icdl.repro.results import show_reference
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ps = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
     assert show_reference(ps, "study") is None
     assert "python -m icdl.demo --profile reference" in capsys.readouterr().out
@@ -157,7 +158,7 @@ def test_a_result_relabelled_with_another_profile_is_refused_naming_the_file(tmp
     rewrites it; the loaders that read a profile's file by name refuse it too."""
     from icdl.repro.results import show_reference
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ps = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
     path = save_result(ps.folder() / "study.reference.json", {"x": [1]},
                        provenance=provenance(command="python -m icdl.demo --profile reference", wall_time_s=1.0,
@@ -289,7 +290,7 @@ def test_reference_or_live_takes_only_complete_references(tmp_path, monkeypatch,
     stopped midway), or one of two files missing, must not be judged as the reference."""
     from icdl.repro.chapter import reference_or_live
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ps = ProfileSet("demo", profiles={"quick": {"n": 1}}, command="python -m icdl.demo --profile {profile}")
     calls = []
 
@@ -325,14 +326,14 @@ def test_one_writer_refuses_a_second_process_and_names_the_first(tmp_path, monke
 
     from icdl.repro.files import one_writer
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     target = tmp_path / "results" / "demo" / "checkpoint.quick.pt"
     ready = tmp_path / "ready"
     holder = subprocess.Popen([sys.executable, "-c", (
         "import time, pathlib; from icdl.repro.files import one_writer\n"
         f"with one_writer({str(target)!r}):\n"
         f"    pathlib.Path({str(ready)!r}).write_text('x'); time.sleep(30)")],
-        env={**os.environ, "ICDL_ROOT": str(tmp_path)})
+        env={**os.environ, "ICDL_ROOT": scratch_clone(tmp_path)})
     try:
         for _ in range(300):
             if ready.exists():
@@ -356,7 +357,7 @@ def test_a_second_training_run_on_one_checkpoint_is_refused(tmp_path, monkeypatc
     from icdl.gpt_icl.core.training import TrainConfig, train
     from icdl.repro.files import one_writer
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ckpt = tmp_path / "m.pt"
     cfgs = (GPTConfig(d=3, n_layer=1, n_head=1, n_embd=8, max_examples=6), TaskConfig(d=3, depth=2),
             TrainConfig(steps=2, batch=2, examples=4, log_every=1))
@@ -496,7 +497,7 @@ def test_a_checkpoint_save_killed_at_any_step_leaves_a_consistent_pair(tmp_path,
 
     from icdl.repro import checkpoints
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ckpt = tmp_path / "m.pt"
     checkpoints.save_checkpoint(ckpt, {"x": torch.tensor([1.0])}, command="c")
     _save_killed_at(monkeypatch, ckpt, {"x": torch.tensor([2.0])}, kill_at)
@@ -513,7 +514,7 @@ def test_a_first_save_killed_after_its_record_still_counts_as_a_checkpoint(tmp_p
 
     from icdl.repro import checkpoints
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ckpt = tmp_path / "m.pt"
     _save_killed_at(monkeypatch, ckpt, {"x": torch.tensor([5.0])}, 3)
     assert not ckpt.exists() and checkpoints.checkpoint_exists(ckpt)
@@ -536,7 +537,7 @@ def test_write_errors_are_one_line_and_a_refused_file_chooses_no_command(tmp_pat
 
     from icdl.repro import checkpoints, files, results
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     folder = tmp_path / "ro"
     path = results.save_result(folder / "r.json", {"x": 1}, provenance=_prov())
     folder.chmod(0o500)
@@ -831,11 +832,11 @@ def _sample(kind):
     from icdl.repro import schema
 
     simple = {schema.NUMBER: 1.5, schema.INTEGER: 1, schema.FLAG: True, schema.TEXT: "a",
-              schema.MAYBE_NUMBER: None, schema.ANY: None}
+              schema.MAYBE_NUMBER: None, schema.ANY: None, schema.FINITE: 1.5, schema.SQUARES: 1.5}
     if isinstance(kind, schema.Kind):
         return simple[kind]
     if isinstance(kind, schema.List):
-        return [_sample(kind.kind)] * max(kind.min_len, 1)
+        return [_sample(kind.kind)] * (kind.length or max(kind.min_len, 1))
     if isinstance(kind, schema.Table):
         rows = max(kind.min_rows, 1)
         return {**{c: ["a"] * rows for c in kind.text}, **{c: [1.5] * rows for c in kind.numbers},
@@ -853,7 +854,7 @@ def _wrong(kind):
     """A value of another kind than ``kind``."""
     from icdl.repro import schema
 
-    return "5" if kind in (schema.NUMBER, schema.INTEGER, schema.MAYBE_NUMBER) else 5
+    return "5" if kind in (schema.NUMBER, schema.INTEGER, schema.MAYBE_NUMBER, schema.FINITE, schema.SQUARES) else 5
 
 
 def test_every_optional_field_of_every_registered_shape_is_checked_for_its_kind(tmp_path):
@@ -883,6 +884,49 @@ def test_every_optional_field_of_every_registered_shape_is_checked_for_its_kind(
             with pytest.raises(schema.SchemaError, match=rf"{re.escape(str(path))}: data\.{re.escape(name)}") as err:
                 schema.check(path, {**data, name: bad})
             assert "\n" not in str(err.value)
+
+
+_ROOT = Path(__file__).resolve().parents[1]
+_SCORE = "gpt_depth/checkpoints/reference/score_L4_seed0.json"  # one unit's scores, read into depth.reference.json
+
+
+def _set(field, row, column, i, value):
+    """An edit of a result's ``data``: ``data[field][row][column][i] = value``."""
+    return lambda d: d[field][row][column].__setitem__(i, value)
+
+
+@pytest.mark.parametrize("committed, edit, message", [
+    pytest.param(_SCORE, _set("blocks", 0, "sse", 5, None),
+                 r"data\.blocks\[0\]\.sse\[5\] must be a finite number >= 0, got None", id="score-null"),
+    pytest.param(_SCORE, lambda d: d["blocks"][2]["sse"].pop(),
+                 r"data\.blocks\[2\]\.sse must hold 32 values \(one per block of prompts\), got 31",
+                 id="score-block-short"),
+    pytest.param("gpt_depth/depth.reference.json", _set("blocks", 3, "sse", 0, float("nan")),
+                 r"data\.blocks\[3\]\.sse\[0\] must be a finite number >= 0, got nan", id="depth-nan"),
+    pytest.param("gpt_depth/depth.reference.json", _set("labels", 0, "n", 1, -128.0),
+                 r"data\.labels\[0\]\.n\[1\] must be a finite number >= 0, got -128\.0", id="depth-negative-count"),
+    pytest.param("gpt_icl/shift.reference.json", _set("blocks", 0, "sse", 0, -1e-3),
+                 r"data\.blocks\[0\]\.sse\[0\] must be a finite number >= 0, got -0\.001", id="shift-negative-sse"),
+    pytest.param("gpt_icl/shift.reference.json", _set("labels", 0, "sy", 0, float("inf")),
+                 r"data\.labels\[0\]\.sy\[0\] must be a finite number, got inf", id="shift-infinite-sum"),
+    pytest.param("gpt_mechanism/mechanism.control.json", lambda d: d["blocks"]["pred"].__setitem__(7, -2.0),
+                 r"data\.blocks\.pred\[7\] must be a finite number >= 0, got -2\.0", id="mechanism-negative-pred"),
+])
+def test_a_sum_of_squares_that_is_nan_negative_or_a_block_short_is_refused_naming_the_file(tmp_path, committed, edit,
+                                                                                           message):
+    """The sums per block of prompts every interval is computed from (a squared error, the prompts of a block, the
+    labels' sums; the mechanism's squared differences) are finite, the squared ones never negative, and a unit's
+    score file holds one per block of the design (the probe: a NaN, a negative ``sse`` and a list one block short
+    loaded, and a negative squared error passes for a very good model): each edit is refused at load in one line
+    naming the file and the value."""
+    path = tmp_path / committed
+    path.parent.mkdir(parents=True)
+    obj = json.loads((_ROOT / "results" / committed).read_text())
+    edit(obj["data"])
+    path.write_text(json.dumps(obj))
+    with pytest.raises(ResultFileError, match=rf"{re.escape(str(path))}: {message}") as err:
+        load_result(path)
+    assert "\n" not in str(err.value)
 
 
 def test_an_optional_field_nested_in_an_object_is_checked_for_its_kind():

@@ -190,11 +190,12 @@ def parser():
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.repro.errata OUT.md [SUMMARY.md]``: write the errata's entries and, if named, the line
     for the results at a glance (``make report`` does both). The package's own refusals -- an output that is a
-    folder, a link or a device, ``ICDL_ROOT`` that is not a folder (both checked before any measurement runs),
-    a ledger file that does not load -- end it in one line, exit status 2."""
+    folder, a link or a device, that would write over the ledger it reads, anything under ``results/`` or the other
+    output (:func:`icdl.repro.files.check_outputs`), ``ICDL_ROOT`` that is not a clone (all checked before any
+    measurement runs), a ledger file that does not load -- end it in one line, exit status 2."""
     import sys
 
-    from .files import ResultFileError, atomic_write_text, project_root, regular_or_new
+    from .files import ResultFileError, atomic_write_text, check_outputs, project_root
     from .profiles import dry_run
 
     args = parser().parse_args(argv)
@@ -202,10 +203,8 @@ def main(argv: list[str] | None = None) -> int:
                + (f" and their summary line to {args.summary}" if args.summary else "")):
         return 0
     outputs = [Path(args.out)] + ([Path(args.summary)] if args.summary else [])
-    try:
-        project_root()
-        for path in outputs:  # every output checked before the measurements run and before either is written
-            regular_or_new(path)
+    try:  # every output checked before the measurements run and the ledger is read, and before either is written
+        check_outputs(outputs, inputs=(project_root() / "results" / "ledger",))
         torch.set_num_threads(1)
         atomic_write_text(outputs[0], render())
         if args.summary:

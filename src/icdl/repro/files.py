@@ -4,9 +4,12 @@ sweep of the temporary files a killed writer left, and the one-writer lock every
 writes.
 
 ========================  ============================================================================================
-:func:`project_root`      the repository (``ICDL_ROOT`` where set), :func:`results_dir` a folder of ``results/``
+:func:`project_root`      the repository (``ICDL_ROOT`` where set, refused unless a clone), :func:`results_dir` a
+                          folder of ``results/``
 :func:`atomic_write_text` a file replaced at once, through a temporary file beside it
 :func:`regular_or_new`    an output path refused unless it is a new or a regular file (never a link, folder, device)
+:func:`check_outputs`     a command's output paths refused where they would write over what it reads, over
+                          ``results/``, or over each other
 :func:`sweep_stale_tmp`   the temporary files of writers that died
 :func:`one_writer`        the lock of a result, a checkpoint or a chapter, refused at once to a second writer
 ========================  ============================================================================================
@@ -30,20 +33,41 @@ class ResultFileError(OneLineError):
 
 
 def project_root() -> Path:
-    """The repository root: ``$ICDL_ROOT`` if set (refused unless a folder), else the first folder at or above the
-    working directory that holds ``_toc.yml``, else the folder above ``src/``."""
+    """The repository root: ``$ICDL_ROOT`` if set (refused unless a clone: :func:`clone_root`), else the first
+    folder at or above the working directory that holds ``_toc.yml``, else the folder above ``src/``."""
     env = os.environ.get("ICDL_ROOT")
     if env:
-        root = Path(env).resolve()
-        if not root.is_dir():
-            raise ResultFileError(f"ICDL_ROOT={env} is not a folder; point it at a clone of the repository, or unset "
-                                  "it")
-        return root
+        return clone_root(env)
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
         if (folder / "_toc.yml").is_file():
             return folder
     return Path(__file__).resolve().parents[2]
+
+
+#: what makes a folder a clone of this repository: the book's table of contents, the package, and git's folder
+#: or, in a tree unpacked from the book's source archive, the file naming its commit (icdl.repro.results'
+#: COMMIT_FILE, named here as this module may not import that one)
+CLONE_MARKS = (("_toc.yml", Path.is_file), ("src/icdl", Path.is_dir))
+REVISION_MARKS = (".git", "SOURCE_COMMIT")
+
+
+def clone_root(env: str) -> Path:
+    """The folder ``ICDL_ROOT`` names, refused in one line unless it is a clone of this repository (or an unpacked
+    source archive of the book): a folder holding ``_toc.yml``, ``src/icdl`` and ``.git`` (or ``SOURCE_COMMIT``).
+    Anything else (the bug: an empty folder) would be read as a project with no chapters and no results --
+    ``report`` finding every claim "not yet covered", exit status 0, and making ``results/`` there."""
+    root = Path(env).resolve()
+    if not root.is_dir():
+        raise ResultFileError(f"ICDL_ROOT={env} is not a folder; point it at a clone of the repository, or unset "
+                              "it")
+    missing = [name for name, kind in CLONE_MARKS if not kind(root / name)]
+    if not any((root / name).exists() for name in REVISION_MARKS):
+        missing.append(" or ".join(REVISION_MARKS))
+    if missing:
+        raise ResultFileError(f"ICDL_ROOT={env} is not a clone of this repository (it has no {', '.join(missing)}); "
+                              "point it at a clone (or an unpacked source archive of the book), or unset it")
+    return root
 
 
 def results_dir(*parts: str) -> Path:
@@ -83,6 +107,41 @@ def regular_or_new(path: Path) -> None:
                 else "not a regular file")
         raise ResultFileError(f"{path} is {kind}, not a file this package writes; give the path of a new or "
                               "regular file (nothing was written)")
+
+
+def check_outputs(outputs: list[Path], inputs: tuple[Path, ...] = ()) -> None:
+    """Refuse, in one line and before anything is written, output paths that would destroy what the command
+    reads or what the project keeps (the bug: ``report results/ledger/x.json S.md`` replaced the ledger it had
+    just read by markdown, exit status 0): an output that is not a new or regular file (:func:`regular_or_new`),
+    one that is an input or lies in an input folder (``inputs``), one under ``results/`` (the committed results
+    and ledgers, which no page writer writes), and two outputs naming one file (the second would replace the
+    first). Paths are compared resolved: ``a/../results/x``, or a path through a link to ``results/``, is caught."""
+    for path in outputs:
+        regular_or_new(path)
+    seen: dict[Path, Path] = {}
+    for path in outputs:
+        real = Path(path).resolve()
+        if real in seen:
+            raise ResultFileError(f"{seen[real]} and {path} are the same file; give each output its own path "
+                                  "(nothing was written)")
+        seen[real] = Path(path)
+        where = _read_or_kept(real, inputs)
+        if where:
+            raise ResultFileError(f"{path} is {where}; give an output path outside it (nothing was written)")
+
+
+def _read_or_kept(real: Path, inputs: tuple[Path, ...]) -> str:
+    """What an output's resolved path ``real`` would write over, in words ('' where nothing): one of ``inputs``
+    (files, or folders whose files the command reads), or a path under the project's ``results/``."""
+    for given in inputs:
+        source = Path(given).resolve()
+        if real == source:
+            return "a file this command reads"
+        if real.is_relative_to(source):
+            return f"in {given}, which this command reads"
+    if real.is_relative_to(project_root() / "results"):
+        return "under results/, where the project keeps its results and ledgers (no page is written there)"
+    return ""
 
 
 def pid_alive(pid: int) -> bool:
@@ -173,31 +232,16 @@ def lock_file(target: str | Path) -> tuple[Path, str]:
 def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
     """Hold the one-writer lock of ``target`` (a result file, a checkpoint, a chapter) while it is being
     produced: a second process asking for the same lock is refused at once with :class:`ResultFileError`
-    naming the process that holds it; a lock file that is a link or not a regular file, or that cannot be created
-    or written (a read-only folder, a full disk), is refused in one line too, before anything else. The lock
-    files live in ``runs/locks/`` (ignored by git); the operating system releases a lock when its process ends,
-    however it ends (``fcntl.flock``)."""
-    import errno
+    naming the process that holds it. The lock file's line (``pid N (command)``, which names this writer to a
+    second one) is only ever written over a file that is the lock's own (:func:`_open_lock`): one that is a link,
+    a hard link, not a regular file, or that holds anything but a lock's line, or that cannot be created or written
+    (a read-only folder, a full disk), is refused in one line, before anything else. The lock files live in
+    ``runs/locks/`` (ignored by git); the operating system releases a lock when its process ends, however it ends
+    (``fcntl.flock``)."""
     import fcntl
-    import stat
 
     lock, name = lock_file(target)
-    for folder in (lock.parent.parent, lock.parent):  # runs/ and runs/locks/: never a link to another folder
-        if folder.is_symlink():
-            raise ResultFileError(f"{folder} is a link; the lock files must live in this project's own folder: "
-                                  f"remove the link (rm {folder}), then run again")
-    try:
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        # never through a link: a link planted at the lock's name would make the lock's line overwrite its target
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
-    except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise ResultFileError(f"the lock file {lock} is a link; remove it (rm {lock}), then run again") from None
-        raise ResultFileError(f"cannot create the lock file {lock}: {err.strerror or err}; make "
-                              f"{lock.parent} writable (or free space on its disk), then run again") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ResultFileError(f"the lock file {lock} is not a regular file; remove it (rm {lock}), then run again")
+    fd, created = _open_lock(lock)
     handle = os.fdopen(fd, "r+")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -206,6 +250,8 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
         handle.close()
         raise ResultFileError(f"{what or name} is being written by {holder}; wait for it to finish (or stop it), "
                               "then run again") from None
+    if not created:  # held now, so no writer is between truncating it and writing its line: what it holds is final
+        _refuse_a_stranger(handle, lock)
     try:  # the line that names this writer to a second one
         handle.seek(0)
         handle.truncate()
@@ -222,6 +268,61 @@ def one_writer(target: str | Path, what: str = "") -> Iterator[None]:
         yield
     finally:
         handle.close()
+
+
+def _open_lock(lock: Path) -> tuple[int, bool]:
+    """The lock file ``lock`` opened for reading and writing, and whether this call created it. Created new where
+    it is missing (``O_EXCL``); an existing one is opened without ``O_CREAT``, never through a link (``O_NOFOLLOW``:
+    a link planted at the lock's name would make the lock's line overwrite its target) and refused unless it is a
+    regular file with one name (a hard link planted there -- ``ln README.md runs/locks/…`` -- shares README.md's
+    content, which the lock's line would replace). ``runs/`` and ``runs/locks/`` may not be links either."""
+    import errno
+    import stat
+
+    for folder in (lock.parent.parent, lock.parent):  # runs/ and runs/locks/: never a link to another folder
+        if folder.is_symlink():
+            raise ResultFileError(f"{folder} is a link; the lock files must live in this project's own folder: "
+                                  f"remove the link (rm {folder}), then run again")
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return os.open(lock, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+        except FileExistsError:
+            fd = os.open(lock, flags)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise ResultFileError(f"the lock file {lock} is a link; remove it (rm {lock}), then run again") from None
+        raise ResultFileError(f"cannot create the lock file {lock}: {err.strerror or err}; make "
+                              f"{lock.parent} writable (or free space on its disk), then run again") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise ResultFileError(f"the lock file {lock} is not a regular file; remove it (rm {lock}), then run again")
+    if info.st_nlink != 1:
+        os.close(fd)
+        raise ResultFileError(f"the lock file {lock} is a hard link ({info.st_nlink} names share its content, which "
+                              f"the lock's line would replace); remove this name (rm {lock}: the others keep the "
+                              "content), then run again -- nothing was written")
+    return fd, False
+
+
+#: what a lock file holds: nothing (a holder's first moment) or the line of a writer, ``pid N (command)`` with at
+#: most 300 characters of command (:func:`one_writer`)
+_LOCK_LINE = r"(pid \d+ \(.{0,300}\))?"
+
+
+def _refuse_a_stranger(handle, lock: Path) -> None:
+    """Refuse, before it is emptied, an existing lock file that holds anything but a lock's line: a file put at the
+    lock's name by hand (a copy, a file moved there) is not this package's to empty."""
+    import re
+
+    text = os.pread(handle.fileno(), 4096, 0).decode("utf-8", errors="replace")
+    if not re.fullmatch(_LOCK_LINE, text, re.DOTALL):
+        handle.close()
+        raise ResultFileError(f"the lock file {lock} holds something other than a lock's line (pid N (command)): "
+                              f"it was not written by this package; move it away (mv {lock} …), then run again "
+                              "-- it was left unchanged")
 
 
 def _lock_holder(handle, lock: Path) -> str:

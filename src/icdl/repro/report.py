@@ -2,7 +2,9 @@
 ledger, each linked to the erratum about it where there is one) and the results at a glance that the intro
 and the report open with; ``make report`` runs it before the errata's own page
 (``python -m icdl.repro.errata``). The one writer of both files. A ledger file that does not load (truncated,
-not JSON, records that are not a list of objects) ends it with one line naming the file, exit status 2."""
+not JSON, records that are not a list of objects), ``ICDL_ROOT`` that is not a clone, or an output that would
+write over what it reads (the ledger, anything under ``results/``) or over the other output
+(:func:`icdl.repro.files.check_outputs`) ends it with one line naming the file, exit status 2, nothing written."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import sys
 from pathlib import Path
 
 from .errata import report_links
-from .files import atomic_write_text, regular_or_new
+from .files import atomic_write_text, check_outputs, project_root
 from .pages import render_report, render_summary
 
 
@@ -32,10 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if dry_run(f"write the report to {args.report} and the results at a glance to {args.summary}"):
         return 0
-    try:  # every ledger file is checked as it loads (icdl.repro.ledger.load_records) before anything is written
+    try:  # both outputs checked before the ledger is read, every ledger file as it loads, before anything is written
+        check_outputs([Path(args.report), Path(args.summary)], inputs=(project_root() / "results" / "ledger",))
         report, summary = render_report(errata=report_links()), render_summary()
-        for path in (args.report, args.summary):  # both outputs checked before either is written
-            regular_or_new(Path(path))
         atomic_write_text(Path(args.report), report)
         atomic_write_text(Path(args.summary), summary)
     except ValueError as err:  # ResultFileError, LedgerFileError: the file, the field and what to do

@@ -14,10 +14,12 @@ machinery holds the kinds; each study holds its own shapes (this module imports 
 | kind            | stored as                                                    |
 |-----------------|--------------------------------------------------------------|
 | :data:`NUMBER`  | an int or a float (NaN allowed; a boolean is not a number)   |
+| :data:`FINITE`  | a number that is neither NaN nor infinite                    |
+| :data:`SQUARES` | a finite number >= 0: a sum of squares, a count of prompts   |
 | :data:`INTEGER` | an int, not a boolean                                        |
 | :data:`FLAG`    | ``true`` or ``false``                                        |
 | :data:`TEXT`    | a string                                                     |
-| ``List(kind)``  | a list of values of one kind                                 |
+| ``List(kind)``  | a list of values of one kind (``length``: exactly so many)   |
 | ``Table(...)``  | ``{column: [values]}`` (:func:`icdl.repro.results.frame_to_lists`), columns of equal length |
 | ``Rows(...)``   | ``[{key: value}, ...]``, each row with the named keys        |
 | ``Fields(...)`` | an object with the named fields (others allowed)             |
@@ -26,6 +28,7 @@ machinery holds the kinds; each study holds its own shapes (this module imports 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +59,12 @@ FLAG = Kind("true or false", lambda v: isinstance(v, bool))
 TEXT = Kind("a string", lambda v: isinstance(v, str))
 #: a number or null (an empty cell: a step at which a run never left the plateau)
 MAYBE_NUMBER = Kind("a number or null", lambda v: v is None or _number(v))
+#: a number that is neither NaN nor infinite: what a sum the intervals add up must be (one NaN spreads to every
+#: resample, and the interval it gives is no interval)
+FINITE = Kind("a finite number", lambda v: _number(v) and math.isfinite(v))
+#: a sum of squares (a squared error per block of prompts) or a count (the prompts of a block): finite and never
+#: negative -- a negative one is no squared error, but it would pass for a very good model
+SQUARES = Kind("a finite number >= 0", lambda v: FINITE.test(v) and v >= 0)
 ANY = Kind("any value", lambda v: True)
 
 
@@ -66,12 +75,18 @@ def _show(value) -> str:
 
 @dataclass(frozen=True)
 class List:
+    """A list of values of ``kind``: at least ``min_len``, or exactly ``length`` where the design fixes the count
+    (the blocks of prompts a squared error is summed over: a list one short is a file cut or edited)."""
     kind: Any
     min_len: int = 1
+    length: int | None = None
 
     def check(self, value, where: str) -> None:
         if not isinstance(value, list) or len(value) < self.min_len:
             raise SchemaError(f"{where} must be a list of at least {self.min_len} item(s), got {_show(value)}")
+        if self.length is not None and len(value) != self.length:
+            raise SchemaError(f"{where} must hold {self.length} values (one per block of prompts), got "
+                              f"{len(value)}")
         for i, item in enumerate(value):
             self.kind.check(item, f"{where}[{i}]")
 
@@ -79,12 +94,14 @@ class List:
 @dataclass(frozen=True)
 class Table:
     """A DataFrame stored as columns: ``text`` columns hold strings, ``numbers`` columns numbers (or null where
-    ``nullable``), ``flags`` booleans; other columns are allowed. At least ``min_rows`` rows."""
+    ``nullable``; :data:`SQUARES` where in ``squares``, sums of squares and counts), ``flags`` booleans; other
+    columns are allowed. At least ``min_rows`` rows."""
     text: tuple[str, ...] = ()
     numbers: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
     nullable: tuple[str, ...] = ()
     min_rows: int = 1
+    squares: tuple[str, ...] = ()
 
     def check(self, value, where: str) -> None:
         if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
@@ -102,7 +119,8 @@ class Table:
             for c in names:
                 _column(value[c], kind, f"{where}.{c}")
         for c in self.numbers:
-            _column(value[c], MAYBE_NUMBER if c in self.nullable else NUMBER, f"{where}.{c}")
+            kind = SQUARES if c in self.squares else MAYBE_NUMBER if c in self.nullable else NUMBER
+            _column(value[c], kind, f"{where}.{c}")
 
 
 def _column(values: list, kind: Kind, where: str) -> None:
@@ -178,10 +196,12 @@ def shape_of(path: str | Path) -> Fields | None:
     return SCHEMAS.get((path.parent.name, path.name.split(".", 1)[0]))
 
 
-def check(path: str | Path, data: dict) -> None:
-    """Refuse ``data`` that does not fit the shape registered for ``path`` (nothing registered: nothing to
-    check), raising :class:`SchemaError` whose message names the file and the field."""
-    shape = shape_of(path)
+def check(path: str | Path, data: dict, registered: tuple[str, str] | None = None) -> None:
+    """Refuse ``data`` that does not fit the shape registered for ``path`` -- or, where given, for ``registered``
+    (a chapter and stem: a file read from a folder whose name does not say it, e.g. a unit's scores in a folder
+    given by hand) -- (nothing registered: nothing to check), raising :class:`SchemaError` whose message names
+    the file and the field."""
+    shape = SCHEMAS.get(registered) if registered else shape_of(path)
     if shape is None:
         return
     try:

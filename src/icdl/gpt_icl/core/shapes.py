@@ -3,7 +3,22 @@
 :mod:`icdl.repro.schema` when :mod:`icdl.gpt_icl` is imported: every load and save of such a file checks its
 fields, the columns of its tables and that the tables a chapter reads are not empty."""
 
-from icdl.repro.schema import ANY, FLAG, INTEGER, NUMBER, TEXT, Fields, Keyed, List, Rows, Table, register
+from icdl.gpt_icl.core.intervals import BLOCKS
+from icdl.repro.schema import (
+    ANY,
+    FINITE,
+    FLAG,
+    INTEGER,
+    NUMBER,
+    SQUARES,
+    TEXT,
+    Fields,
+    Keyed,
+    List,
+    Rows,
+    Table,
+    register,
+)
 
 _MODEL = ("attention",)
 _HISTORY = Table(text=_MODEL, numbers=("dims", "examples", "loss", "step"))
@@ -11,19 +26,24 @@ _JOBS = Rows({"command": TEXT, "log": TEXT, "name": TEXT, "returncode": INTEGER,
               "start_s": NUMBER})
 
 #: the sums per block of prompts behind the intervals (icdl.gpt_icl.core.intervals): a model's (seed >= 0) or a
-#: baseline's (seed -1) squared error per block, and the labels' sums per block, per judged set and position
-_BLOCKS = Rows({"depth": INTEGER, "model": TEXT, "seed": INTEGER, "set": TEXT, "position": INTEGER,
-                "sse": List(NUMBER)})
-_LABELS = Rows({"depth": INTEGER, "set": TEXT, "position": INTEGER, "n": List(NUMBER), "sy": List(NUMBER),
-                "syy": List(NUMBER)})
+#: baseline's (seed -1) squared error per block, and the labels' sums per block, per judged set and position --
+#: squared errors, counts and sums of squares finite and never negative, the labels' sums finite (one NaN would
+#: spread to every resample; a negative squared error would pass for a very good model)
+_SSE = List(SQUARES)
+_LABEL_SUMS = {"n": List(SQUARES), "sy": List(FINITE), "syy": List(SQUARES)}
+_BLOCKS = Rows({"depth": INTEGER, "model": TEXT, "seed": INTEGER, "set": TEXT, "position": INTEGER, "sse": _SSE})
+_LABELS = Rows({"depth": INTEGER, "set": TEXT, "position": INTEGER, **_LABEL_SUMS})
 
 
 #: the mechanism's measures' sums per block of prompts (mechanism.measures.block_measures), for intervals; cos is
-#: empty for a candidate without sensitivities
+#: empty for a candidate without sensitivities; the counts and sums of squares finite and never negative
+_MEASURE_SQUARES = ("n", "own", "pred", "sens")
 _MECH_BLOCKS = Table(text=("attention", "candidate", "mixture"),
-                     numbers=("block", "cos", "depth", "n", "own", "position", "pred", "sens"), nullable=("cos",))
+                     numbers=("block", "cos", "depth", "n", "own", "position", "pred", "sens"), nullable=("cos",),
+                     squares=_MEASURE_SQUARES)
 _POWER_BLOCKS = Table(text=("attention", "candidate", "mixture", "task"),
-                      numbers=("block", "cos", "depth", "n", "own", "position", "pred", "sens"), nullable=("cos",))
+                      numbers=("block", "cos", "depth", "n", "own", "position", "pred", "sens"), nullable=("cos",),
+                      squares=_MEASURE_SQUARES)
 
 
 def register_shapes() -> None:
@@ -57,8 +77,8 @@ def register_shapes() -> None:
         "complete": FLAG, "seconds": NUMBER}, optional={
         # a run with seeds (the experiments' protocol) stores its sums per block and the models it scored; the
         # one-seed runs before it did not, and are judged on their point value alone
-        "blocks": Rows({"n_layer": INTEGER, "model": TEXT, "seed": INTEGER, "examples": INTEGER, "sse": List(NUMBER)}),
-        "labels": Rows({"examples": INTEGER, "n": List(NUMBER), "sy": List(NUMBER), "syy": List(NUMBER)}),
+        "blocks": Rows({"n_layer": INTEGER, "model": TEXT, "seed": INTEGER, "examples": INTEGER, "sse": _SSE}),
+        "labels": Rows({"examples": INTEGER, **_LABEL_SUMS}),
         "models": Rows({"n_layer": INTEGER, "attention": TEXT, "seed": INTEGER, "steps": INTEGER, "sha256": TEXT})})
     # a schedule scan (icdl.gpt_icl.schedules.scan): every run's validation curve, the yardsticks on its prompts
     register("gpt_n01", "scan", {
@@ -68,11 +88,14 @@ def register_shapes() -> None:
     # the MLP baselines of one target depth, cached beside the main study's checkpoints (core.evaluation)
     register("gpt_icl", "checkpoints/baselines", {
         "rows": Table(text=("method", "mixture"), numbers=("position", "r2")), "settings": Fields({"seed": INTEGER})})
-    # one unit's scores (a model depth and seed) beside its checkpoints, which the depth result is assembled from
+    # one unit's scores (a model depth and seed) beside its checkpoints, which the depth result is assembled from:
+    # each squared error summed over the design's BLOCKS blocks of prompts (icdl.gpt_icl.depth.study._blocks), the
+    # scores finite (the rows the design asks for: icdl.gpt_icl.depth.study._stored_unit)
     unit = {"n_layer": INTEGER, "attention": TEXT, "seed": INTEGER}
     register("gpt_depth", "checkpoints/score", {
-        "blocks": Rows({"n_layer": INTEGER, "model": TEXT, "seed": INTEGER, "examples": INTEGER, "sse": List(NUMBER)}),
-        "table": Rows({**unit, "examples": INTEGER, "r2": NUMBER, "lo": NUMBER, "hi": NUMBER}),
+        "blocks": Rows({"n_layer": INTEGER, "model": TEXT, "seed": INTEGER, "examples": INTEGER,
+                        "sse": List(SQUARES, length=BLOCKS)}),
+        "table": Rows({**unit, "examples": INTEGER, "r2": FINITE, "lo": FINITE, "hi": FINITE}),
         "models": Rows({**unit, "steps": INTEGER, "sha256": TEXT}),
         "training": Rows({**unit, "seconds": NUMBER, "steps": INTEGER}),
         "history": Rows({**unit, "step": INTEGER, "loss": NUMBER}),

@@ -39,6 +39,7 @@ from icdl.gpt_icl.core.schedule import MODEL_RANGES, MODEL_SETTINGS, checkpoint_
 from icdl.gpt_icl.core.schedule import memory_estimate as schedule_memory
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.core.training import plain
+from icdl.repro import schema
 from icdl.repro.checkpoints import checkpoint_record
 from icdl.repro.files import ResultFileError
 from icdl.repro.profiles import ProfileSet
@@ -144,25 +145,48 @@ def _trained_unit(cfg, n_layer: int, seed: int, *, folder: Path | None, prompts,
         out["models"].append({**key, "steps": res["steps_done"], "sha256": sha})
     if folder is not None:  # the unit's scores, kept (small and committed: its checkpoints may stay local)
         out["settings"] = _settings(cfg, n_layer, seed)
-        command = f"{PROFILES.command_for(cfg['profile'])} --layers {n_layer} --seeds {seed}"
         save_result(_score_path(folder, n_layer, seed), out,
-                    provenance=provenance(command=command, wall_time_s=time.perf_counter() - t0,
-                                          profile=cfg["profile"], seed=cfg["seed"]))
+                    provenance=provenance(command=_unit_command(cfg, n_layer, seed),
+                                          wall_time_s=time.perf_counter() - t0, profile=cfg["profile"],
+                                          seed=cfg["seed"]))
     return out
 
 
 def _stored_unit(cfg, folder: Path, n_layer: int, seed: int) -> dict | None:
     """A unit's committed scores, or None where there are none; refused in one line where they were made under
-    other settings (a file swapped with another unit's, or written with another profile)."""
+    other settings (a file swapped with another unit's, or written with another profile) or do not hold what the
+    design asks for (:func:`_check_unit_blocks`; each value finite, each squared error non-negative and summed
+    over every block of prompts: the file's registered shape, :mod:`icdl.gpt_icl.core.shapes`)."""
     path = _score_path(folder, n_layer, seed)
     if not path.is_file():
         return None
     data = load_result(path)["data"]
+    try:  # its registered shape, wherever its folder is (load_result finds it by the path under results/)
+        schema.check(path, data, registered=("gpt_depth", "checkpoints/score"))
+    except schema.SchemaError as err:
+        raise ResultFileError(str(err)) from None
     if data.get("settings") != _settings(cfg, n_layer, seed):
         raise ResultFileError(f"score file {path} holds another model than {n_layer} layers, seed {seed} of "
-                              f"profile {cfg['profile']!r}; delete it and rerun "
-                              f"{PROFILES.command_for(cfg['profile'])} --layers {n_layer} --seeds {seed}")
+                              f"profile {cfg['profile']!r}; delete it and rerun {_unit_command(cfg, n_layer, seed)}")
+    _check_unit_blocks(path, data, cfg, n_layer, seed)
     return data
+
+
+def _unit_command(cfg, n_layer: int, seed: int) -> str:
+    """The command that trains and scores one unit again."""
+    return f"{PROFILES.command_for(cfg['profile'])} --layers {n_layer} --seeds {seed}"
+
+
+def _check_unit_blocks(path: Path, data: dict, cfg, n_layer: int, seed: int) -> None:
+    """Refuse a score file whose squared errors per block are not the rows the design asks for: one per model
+    (softmax, ReLU) and number of examples of the profile, of this unit's depth and seed -- a row lost or repeated
+    would leave a model short of a point, or count it twice, in the intervals of :mod:`~icdl.gpt_icl.depth.judge`."""
+    want = sorted((attention, p) for attention in ATTENTIONS for p in cfg["examples"])
+    got = sorted((b["model"], b["examples"]) for b in data["blocks"] if (b["n_layer"], b["seed"]) == (n_layer, seed))
+    if got != want or len(data["blocks"]) != len(want):
+        raise ResultFileError(f"score file {path} holds squared errors for {len(data['blocks'])} (model, examples) "
+                              f"row(s) {got}, not one per model and number of examples {want}; delete it and rerun "
+                              f"{_unit_command(cfg, n_layer, seed)}")
 
 
 def depth_study(cfg, *, folder: Path | None = None, layers: list[int] | None = None,
