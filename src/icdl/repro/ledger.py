@@ -136,10 +136,19 @@ def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
     took four screens before the chapter began). A headline whose interval goes on to say how it was taken ("90 %
     interval a to b, over seeds and prompts, …" or "… a to b over the seeds …") ends at the interval, the rest of
     its bracket folded too."""
-    import re
-
     if len(ours) <= BRIEF:
         return math_html(ours)
+    head, rest = headline(ours, breaks)
+    if not rest:
+        return math_html(ours)
+    return f'<details class="ours"><summary>{math_html(head)}</summary>{math_html(rest)}</details>'
+
+
+def headline(ours: str, breaks: tuple[str, ...] = ("; ",)) -> tuple[str, str]:
+    """``(head, rest)`` of a claim's words (:func:`_brief`): the head up to the first of ``breaks`` outside
+    brackets and math, ending at its interval where one is given; ``rest`` empty where there is no break."""
+    import re
+
     depth, math, cut = 0, False, None
     for i, ch in enumerate(ours):
         math ^= ch == "$"
@@ -149,7 +158,7 @@ def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
             cut = (i, len(hit))
             break
     if cut is None:
-        return math_html(ours)
+        return ours, ""
     head, rest = ours[:cut[0]], ours[cut[0] + cut[1]:].lstrip("-– ")
     at = head.find("interval ")
     ends = re.compile(r"[+−-]?\d[\d.]*(?: ?%)? to [+−-]?\d[\d.]*(?: ?%)?").search(head, at) if at >= 0 else None
@@ -157,7 +166,7 @@ def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
         said = head[ends.end():-1].lstrip(",; ")  # the interval's own words ("over the seeds and …"), folded
         if said:
             head, rest = head[:ends.end()] + ")", said + "; " + rest
-    return f'<details class="ours"><summary>{math_html(head)}</summary>{math_html(rest)}</details>'
+    return head, rest
 
 
 class Ledger:

@@ -27,6 +27,7 @@ from .ledger import (
     STATUS_SENTENCES,
     STATUSES,
     Record,
+    headline,
     load_records,
     run_words,
     status_class,
@@ -250,9 +251,11 @@ def render_summary(folder: Path | None = None) -> str:
         lines.append(f"**{title}** — {len(part)} claims: {tally}.")
         lines.append("")
         for r in part[part["status"] != "pass"].itertuples():
-            # markdown: MyST typesets the words' $…$ itself (math_html's \( \) would lose their backslashes)
+            # markdown: MyST typesets the words' $…$ itself (math_html's \( \) would lose their backslashes); the
+            # paper's words and ours labelled, so that the paper's numbers never read as ours (issue 69)
+            ours = "" if r.status == NOT_COVERED else f" · ours: {esc(headline(str(r.ours))[0])}"
             lines.append(f'* <a href="report.html#claim-{r.id}">{esc(r.source)}</a> — '
-                         f'{esc(r.paper.replace(" -- ", " – "))}: '
+                         f'paper: {esc(r.paper.replace(" -- ", " – "))}{ours} — '
                          f'<span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span>')
         lines.append("")
     return "\n".join(linked_terms(line) for line in lines)
