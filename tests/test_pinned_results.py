@@ -177,11 +177,22 @@ def test_only_files_git_would_commit_are_pinned(tmp_path, monkeypatch):
     assert reads.pinned() == {"results/demo/study.reference.json": _sha(kept)}
 
 
+def _run_key(text: str) -> tuple:
+    """What names a run in a result's provenance, and an editor cannot change without naming another run: the
+    commit it was made at, its command, its profile and overrides -- not ``created``, a time any editor can
+    bump (issue 70: an edited result with a new ``created`` passed as a new run)."""
+    prov = json.loads(text).get("provenance", {})
+    return tuple(json.dumps(prov.get(k), sort_keys=True)
+                 for k in ("git_commit", "command", "profile", "overrides", "seed"))
+
+
 def _changed_under_the_same_provenance(root: Path) -> list[str]:
-    """The committed result files (``results/**/*.json``) whose content differs from the first commit that held
-    their present provenance: each change to a result must come with a new run (a new ``created``), so a file edited
-    in place -- its ledger's digest and seal recomputed beside it -- still differs from what its run committed.
-    A shallow clone, without the history, checks nothing (the first commit found is the present one)."""
+    """The committed result files (``results/**/*.json``) whose content differs from the oldest commit that held
+    their present run (:func:`_run_key`): each change to a result must come with a new run -- another commit,
+    command, profile, overrides or seed -- so a file edited in place (its ``created`` bumped, its ledger's digest
+    and seal recomputed beside it) still differs from what its run committed. Commits where the file is absent are
+    passed over (the bug: a file deleted in one commit and re-added edited in the next had no history before the
+    gap). A shallow clone, without the history, checks nothing (the first commit found is the present one)."""
     import subprocess
 
     def git(*args):
@@ -190,14 +201,17 @@ def _changed_under_the_same_provenance(root: Path) -> list[str]:
     changed = []
     for name in (f for f in git("ls-files", "results").split() if f.endswith(".json")):
         now = (root / name).read_text(encoding="utf-8")
-        created = json.loads(now).get("provenance", {}).get("created")
+        key = _run_key(now)
         first = None
         for commit in git("log", "--format=%H", "--", name).split():  # newest first
             try:
                 then = git("show", f"{commit}:{name}")
-            except subprocess.CalledProcessError:  # the file did not exist under this name there
-                break
-            if json.loads(then).get("provenance", {}).get("created") != created:
+            except subprocess.CalledProcessError:  # absent here (deleted in this commit): look further back
+                continue
+            try:
+                if _run_key(then) != key:
+                    break
+            except ValueError:  # not JSON there: another file under this name
                 break
             first = then
         if first is not None and first != now:
@@ -225,14 +239,22 @@ def test_the_history_check_sees_a_result_edited_in_place(tmp_path):
     path = tmp_path / "results" / "x" / "r.reference.json"
     path.parent.mkdir(parents=True)
 
-    def commit(value, created):
-        path.write_text(json.dumps({"data": {"v": value}, "provenance": {"created": created}}))
+    def commit(value, created, run="abc1234", note=""):
+        path.write_text(json.dumps({"data": {"v": value},
+                                    "provenance": {"created": created, "git_commit": run, "command": "python -m x"}}))
         git("add", "-A")
-        git("commit", "-qm", f"v={value}")
+        git("commit", "-qm", f"v={value} {note}")
 
     commit(1.0, "2026-12-01")
     assert _changed_under_the_same_provenance(tmp_path) == []
     commit(0.8, "2026-12-01")  # edited in place: the run's provenance kept
     assert _changed_under_the_same_provenance(tmp_path) == ["results/x/r.reference.json"]
-    commit(0.8, "2026-12-05")  # a new run
+    commit(0.8, "2026-12-05")  # only the time bumped: the same run (issue 70's forgery), still named
+    assert _changed_under_the_same_provenance(tmp_path) == ["results/x/r.reference.json"]
+    commit(0.8, "2026-12-05", run="def5678")  # a new run: another commit
     assert _changed_under_the_same_provenance(tmp_path) == []
+    path.unlink()  # deleted in one commit, re-added edited under the same run in the next
+    git("add", "-A")
+    git("commit", "-qm", "gone")
+    commit(0.5, "2026-12-06", run="def5678", note="back")
+    assert _changed_under_the_same_provenance(tmp_path) == ["results/x/r.reference.json"]
