@@ -123,6 +123,46 @@ def test_lsa_gd_two_steps_numbers(num_regression):
                          default_tolerance=RISK_TOL)
 
 
+def _legend_data(ax) -> dict:
+    """``{legend entry: (x, y) of the line it stands for}`` for one axes: each entry's text is matched to the line
+    of that label, and its handle must look like that line (colour, marker, line style), so that data drawn under
+    another curve's label, or a legend built with its labels in another order, does not pass."""
+    import matplotlib.colors as mcolors
+
+    legend = ax.get_legend()
+    assert legend is not None
+    lines = {ln.get_label(): ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
+    out = {}
+    for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True):
+        line = lines[text.get_text()]
+        assert (mcolors.to_hex(handle.get_color()), handle.get_marker(), handle.get_linestyle()) == (
+            mcolors.to_hex(line.get_color()), line.get_marker(), line.get_linestyle()), text.get_text()
+        out[text.get_text()] = (np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
+    return out
+
+
+def test_lsa_gd_two_steps_draws_each_curve_under_its_own_label():
+    """Fig. 'fig-lsa-gd': each legend entry carries its own column (the regression above pins the columns, not
+    which line shows which: the bug it missed drew the two-GD-steps errors under "TF(4,3,2) vs eq. 67" and the
+    other way round). Columns of distinct magnitudes make a swap of any two visible; the round-off column is
+    clipped at 1e-17 for the log axis, and only there."""
+    N = np.array([10, 100, 1000])
+    df = pd.DataFrame({"N": N, "tf_vs_closed_form": [1e-3, 2e-4, 3e-5], "two_gd_steps_vs_ls": [0.5, 0.2, 0.1],
+                       "closed_form_vs_explicit_gd": [1e-15, 0.0, 3e-16]})
+    fig = figures.lsa.plot_lsa_gd_two_steps(df)
+    try:
+        drawn = _legend_data(fig.axes[0])
+        expected = {"TF(4,3,2) vs eq. 67": df["tf_vs_closed_form"],
+                    "2 GD steps vs least squares": df["two_gd_steps_vs_ls"],
+                    "eq. 67 vs 2 explicit GD steps": [1e-15, 1e-17, 3e-16]}
+        assert list(drawn) == list(expected)
+        for label, y in expected.items():
+            np.testing.assert_array_equal(drawn[label][0], N, err_msg=label)
+            np.testing.assert_allclose(drawn[label][1], y, rtol=1e-12, atol=0, err_msg=label)
+    finally:
+        plt.close(fig)
+
+
 def test_lsa_training_curve_numbers(num_regression):
     """A short training (the quick chapter's protocol, four epochs, eager, float64): the validation error after
     each epoch. The training is chaotic across CPUs: in float32 a run's curve moved by 4-20 % between two x86

@@ -7,6 +7,8 @@ The positive control: the method it replaced
 (the seeds drawn with replacement beside the prompt blocks, one percentile over both) covers far less on the same
 data sets, so the test can tell a short interval from a good one."""
 
+import math
+import statistics
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +72,27 @@ def test_the_replaced_percentile_over_three_seeds_covers_far_less():
     covered_old, width_old = _coverage(0.10, 1.0, old=True)
     covered, width = _coverage(0.10, 1.0)
     assert covered_old < 0.80 and width_old < 0.7 * width, (covered_old, width_old, covered, width)
+
+
+@pytest.mark.parametrize("per_seed", [(0.1, 0.2, 0.4), (0.7, 0.5)], ids=["three-seeds", "two-seeds"])
+def test_the_seed_term_is_t_with_seeds_minus_one_degrees_of_freedom_times_sd_over_root_seeds(per_seed):
+    """With no prompt noise (every prompt row at the value) the 90 % interval is the seed term alone,
+    ``value ± t_{0.95, S−1} · sd/√S`` (sd with ddof 1). The t quantiles are written in closed form, not read from
+    :func:`intervals.t_quantile`: for one degree of freedom (Cauchy) ``tan(0.45π)`` = 6.314, for two
+    ``√(2·0.9²/(1 − 0.9²))`` = 2.920 (the t₂ cdf is ``½ + t/(2√(2 + t²))``). The bug: S or S − 2 degrees of freedom
+    (for three seeds 2.353 or 6.314 where 2.920 is right)."""
+    S = len(per_seed)
+    t = {1: math.tan(0.45 * math.pi), 2: math.sqrt(2 * 0.9 ** 2 / (1 - 0.9 ** 2))}[S - 1]
+    value = statistics.fmean(per_seed)
+    rows = np.full(intervals.FIRST_PROMPT_ROW + 500, np.nan)
+    rows[0] = value
+    rows[intervals.SEED_ROWS.start:intervals.SEED_ROWS.start + S] = per_seed
+    rows[intervals.FIRST_PROMPT_ROW:] = value
+    s = summary(rows)
+    half = t * statistics.stdev(per_seed) / math.sqrt(S)
+    assert s["seeds"] == S and s["value"] == value
+    assert s["hi"] - value == pytest.approx(half, rel=1e-5)
+    assert value - s["lo"] == pytest.approx(half, rel=1e-5)
 
 
 def _model_rows(rng, value: float, seed_sd: float = 0.03, prompt_sd: float = 0.01) -> np.ndarray:

@@ -266,6 +266,28 @@ def test_alignment_measures_on_known_differences():
         me.measures.alignment(pred, sens, pred, sens, torch.ones(50, 3))
 
 
+def test_sens_diff_is_normalised_by_the_models_own_sensitivities_summed_over_prompts():
+    """``sens_diff`` is ``Σ_b ‖s_model − s_alg‖² / Σ_b ‖s_model‖²`` per position (the study's docstring): the
+    *model's* sensitivities normalise, summed over prompts and input dimensions like the numerator, and the labels
+    play no part. Checked on numbers worked by hand, and on the two readings that fix the normaliser: a candidate
+    whose sensitivity is 0 and one whose sensitivity is twice the model's are both exactly 1 away. The bugs: the
+    candidate's own sensitivities as the normaliser (0 → a division by zero, twice → 1/4; the negated sensitivity
+    of the test above cannot tell, its norm being the model's), a mean over prompts in the normaliser only, or the
+    label spread of ``pred_diff``."""
+    f64 = torch.float64
+    # (B=2 prompts, P=2 positions, d=2): position 1, Σ‖s_model‖² = 1 + 4 = 5; position 2, 25 + 0 = 25
+    s_model = torch.tensor([[[1.0, 0.0], [3.0, 4.0]], [[0.0, 2.0], [0.0, 0.0]]], dtype=f64)
+    s_alg = torch.tensor([[[1.0, 0.0], [0.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]], dtype=f64)  # misses 4, then 9
+    pred = torch.zeros(2, 2, dtype=f64)
+    y = torch.tensor([[0.0, 0.0], [1.0, 10.0]], dtype=f64)  # label spreads 0.5 and 50
+    out = me.measures.alignment(pred, s_model, pred, s_alg, y)
+    assert out["sens_diff"] == pytest.approx([4 / 5, 9 / 25], rel=1e-12)
+    assert me.measures.alignment(pred, s_model, pred, s_alg, 7 * y)["sens_diff"] == pytest.approx(out["sens_diff"],
+                                                                                                 rel=1e-12)
+    for other in (torch.zeros_like(s_model), 2 * s_model):
+        assert me.measures.alignment(pred, s_model, pred, other, y)["sens_diff"] == pytest.approx([1, 1], rel=1e-12)
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda xs, ys: al.gd_network(xs, ys, [0], TASK, etas=[0.1], steps=2, init_scale=0.5, seed=0), "positions"),
     (lambda xs, ys: al.gd_network(xs, ys, [10], TASK, etas=[0.1], steps=2, init_scale=0.5, seed=0), "positions"),

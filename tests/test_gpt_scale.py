@@ -189,6 +189,28 @@ def test_the_lines_band_holds_the_snapshots_scatter():
     assert g["per_doubling_hi"] - g["per_doubling_lo"] < 1.15 * (g["prompt_only_hi"] - g["prompt_only_lo"])
 
 
+def test_the_slopes_standard_error_has_n_minus_two_degrees_of_freedom():
+    """``_lines``' standard error of the slope is ``√(Σ resid² / (n − 2) / Sxx)``: a line fitted to n points spends
+    two degrees of freedom. Checked by hand on residuals planted orthogonal to the design (so the fit returns the
+    planted line and exactly those residuals), and by its defining property: over many rows of normal noise of
+    known σ, the mean of se² is σ²/Sxx (unbiased only with n − 2). The bug: n or n − 1 (an interval too narrow
+    for the few snapshots a trend has), or n − 3."""
+    lines = scale.trend._lines
+    for x, resid in (([0.0, 1.0, 2.0, 3.0], [1.0, -1.0, -1.0, 1.0]), ([0.0, 1.0, 2.0], [1.0, -2.0, 1.0])):
+        x, resid = np.array(x), np.array(resid)
+        assert resid.sum() == 0 and resid @ x == 0
+        sxx = float(((x - x.mean()) ** 2).sum())
+        (a,), (b,), (se,) = lines(x, 0.3 - 0.05 * x + resid)
+        assert (a, b) == (pytest.approx(0.3, abs=1e-12), pytest.approx(-0.05, abs=1e-12))
+        assert se == pytest.approx(math.sqrt((resid ** 2).sum() / (len(x) - 2) / sxx), rel=1e-12)
+    assert lines(np.array([0.0, 1.0]), np.array([0.2, 0.1]))[2] == pytest.approx([0.0])  # two points: no scatter
+    rng = np.random.default_rng(0)
+    x, sigma = np.log2([500.0, 1000.0, 2000.0, 4000.0, 8000.0]), 0.01
+    sxx = float(((x - x.mean()) ** 2).sum())
+    _, _, se = lines(x, 0.2 - 0.03 * x + sigma * rng.standard_normal((20000, len(x))))
+    assert float((se ** 2).mean()) == pytest.approx(sigma ** 2 / sxx, rel=0.05)  # sampling sd 0.6 %; n − 1 gives −25 %
+
+
 def test_the_prompts_noise_is_counted_once():
     """Twelve snapshots whose scatter about the line is prompt noise of the size the resamples carry (σ = 0.01 in
     both, no training noise): the band must be about the prompts' own. The bug it catches: the scatter's

@@ -99,6 +99,36 @@ def test_profile_result_names_its_command(tmp_path, monkeypatch):
     assert res["provenance"]["seed"] == 3 and res["provenance"]["wall_time_s"] >= 2.0
 
 
+def test_a_run_with_overrides_writes_under_runs_overrides_never_the_profiles_file(tmp_path, monkeypatch):
+    """A run with overrides is its own run (README: "Running one chapter at another profile"): its result goes to
+    ``runs/overrides/<chapter>/<stem>.<profile>+<overrides>.json`` and the profile's committed file in
+    ``results/<chapter>/`` is left as it was (the bug: a path chosen without looking at ``overrides`` wrote the
+    ``--set n=64`` run's numbers over ``results/<chapter>/<stem>.<profile>.json``)."""
+    import time
+
+    from icdl.repro.results import save_profile_result
+
+    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    demo = ProfileSet("demo", profiles={"quick": {"a": 1}, "reference": {"a": 2}},
+                      command="python -m icdl.demo --profile {profile}")
+    for profile in ("quick", "reference"):
+        mine = save_profile_result(demo, "study", {"x": [1, 2]}, profile=profile, seed=0,
+                                   started=time.perf_counter())
+        assert mine == tmp_path / "results" / "demo" / f"study.{profile}.json"
+        before = mine.read_bytes()
+        cfg = demo.resolve(profile, a=5)
+        assert cfg["overrides"] == ("a=5",)
+        path = save_profile_result(demo, "study", {"x": [9, 9]}, profile=profile, seed=0,
+                                   started=time.perf_counter(), overrides=cfg["overrides"])
+        assert path == tmp_path / "runs" / "overrides" / "demo" / f"study.{profile}+a=5.json"
+        assert mine.read_bytes() == before  # the profile's file is untouched ...
+        assert sorted(p.name for p in (tmp_path / "results" / "demo").iterdir()) == [
+            f"study.{p}.json" for p in ("quick", "reference") if p <= profile]  # ... and nothing joined it
+        res = load_result(path)
+        assert res["data"] == {"x": [9, 9]} and res["provenance"]["profile"] == profile
+        assert res["provenance"]["command"] == f"python -m icdl.repro.execute demo --profile {profile} --set a=5"
+
+
 def test_tuple_settings_are_the_one_list_type():
     """A list setting is a tuple checked element by element; a scalar override becomes a one-element tuple;
     an element out of range or of the wrong type names the setting (an unchecked element would reach deep
@@ -941,6 +971,29 @@ def test_an_optional_field_nested_in_an_object_is_checked_for_its_kind():
                          ([{"r2": "x"}], r"rows\[0\]\.r2 must be a number")):
         with pytest.raises(schema.SchemaError, match=message):
             inner.check({"seed": 1, "rows": bad}, "data.settings")
+
+
+def test_a_null_in_a_number_column_is_refused_unless_the_column_is_nullable():
+    """JSON's ``null`` is not a number: a table's number column (and a number field, a list of numbers, a row's
+    number) holding one is refused naming the cell, and only a column declared ``nullable`` (a step at which a run
+    never left the plateau) takes it (the survivor: a dropped None check let a ``null`` r² load, where the tests
+    above fed only strings); NaN, which ``NUMBER`` allows, still loads."""
+    from icdl.repro import schema
+
+    table = schema.Table(text=("attention",), numbers=("r2", "left_at_step"), nullable=("left_at_step",))
+    good = json.loads('{"attention": ["softmax", "linear"], "r2": [0.9, NaN], "left_at_step": [120, null]}')
+    table.check(good, "data.table")  # null in the nullable column, NaN in a number column: allowed
+    bad = json.loads('{"attention": ["softmax", "linear"], "r2": [0.9, null], "left_at_step": [120, 80]}')
+    with pytest.raises(schema.SchemaError, match=r"data\.table\.r2\[1\] must be a number, got None"):
+        table.check(bad, "data.table")
+    shape = schema.Fields({"seconds": schema.NUMBER, "seed": schema.INTEGER, "r2": schema.List(schema.NUMBER),
+                           "rows": schema.Rows({"r2": schema.NUMBER})})
+    fine = {"seconds": 1.5, "seed": 0, "r2": [0.5], "rows": [{"r2": 0.5}]}
+    shape.check(fine, "data")
+    for name, value, where in (("seconds", None, r"data\.seconds"), ("seed", None, r"data\.seed"),
+                               ("r2", [0.5, None], r"data\.r2\[1\]"), ("rows", [{"r2": None}], r"data\.rows\[0\]\.r2")):
+        with pytest.raises(schema.SchemaError, match=where + r" must be an? (number|integer), got None"):
+            shape.check({**fine, name: value}, "data")
 
 
 def test_counts_and_powers_of_ten_as_the_prose_writes_them():

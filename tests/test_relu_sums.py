@@ -101,3 +101,17 @@ def test_sup_error_covers_the_whole_box_on_a_one_sided_target():
     h = 2 * R / 8
     err = rs.sup_error(f, lambda z: torch.exp(-z), R)
     assert h * h * math.exp(R - h) / 8 < err <= h * h * math.exp(R) / 8  # both sides: only the first segment
+
+
+def test_one_row_over_the_l1_bound_is_enough_to_refuse():
+    """Def. 4 bounds *every* ``‖a_h‖₁`` by 1: a sum whose rows all keep the bound but one is refused (a check by
+    ``all`` rather than ``any`` refused only sums where every row broke it, and the one-row refusal above cannot
+    tell the two apart)."""
+    f64 = torch.float64
+    ok = torch.tensor([[0.5, 0.5], [1.0, 0.0], [0.0, -1.0]], dtype=f64)  # ‖a_h‖₁ = 1 exactly: allowed
+    assert rs.ReluSum(ok, torch.ones(3, dtype=f64)).H == 3
+    for h in range(3):
+        bad = ok.clone()
+        bad[h] *= 1 + 1e-9  # only row h breaks the bound, and only just
+        with pytest.raises(ValueError, match="‖a_h‖₁ ≤ 1"):
+            rs.ReluSum(bad, torch.ones(3, dtype=f64))
