@@ -58,8 +58,8 @@ from icdl.gpt_icl import depth
 from icdl.gpt_icl.core import learning
 from icdl.gpt_icl.depth import judge as depth_judge
 from icdl.repro import chapter
-from icdl.repro.ledger import run_words
 from icdl.repro.results import took
+from icdl.repro.words import run_words
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(depth.study.PROFILES, profile, overrides)

@@ -101,8 +101,8 @@ from icdl.gpt_icl.compute import cost
 from icdl.gpt_icl.core import evaluation, learning, main_study, verdicts
 from icdl.gpt_icl.objectives import fitted, n01, task_content, yardstick
 from icdl.repro import chapter, required
-from icdl.repro.ledger import run_words
 from icdl.repro.results import show_reference
+from icdl.repro.words import run_words
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(main_study.PROFILES, profile, overrides)

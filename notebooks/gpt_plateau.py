@@ -52,9 +52,9 @@ from icdl import figures
 from icdl.gpt_icl import objectives, plateau
 from icdl.gpt_icl.core import main_study
 from icdl.repro import chapter
-from icdl.repro.ledger import run_words
 from icdl.repro.results import show_reference
 from icdl.repro.typeset import count
+from icdl.repro.words import run_words
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, _ = chapter.start(plateau.study.PROFILES, profile, overrides)

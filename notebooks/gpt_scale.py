@@ -84,8 +84,8 @@ from icdl import figures
 from icdl.gpt_icl import scale
 from icdl.gpt_icl.core import learning, main_study
 from icdl.repro import chapter
-from icdl.repro.ledger import run_words
 from icdl.repro.results import show_reference
+from icdl.repro.words import run_words
 
 torch.set_num_threads(1)  # small models: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(scale.models.PROFILES, profile, overrides)

@@ -309,8 +309,9 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     such passes and counts as worse than a pass; a claim without a registered change stays ``pass``; a
     mismatch of a deviation claim names the change too. Re-judging a stored record gives the same status."""
     from icdl.repro.claims import DEVIATIONS
-    from icdl.repro.ledger import PASS_DEVIATION, status_class
+    from icdl.repro.ledger import PASS_DEVIATION
     from icdl.repro.pages import claim_frame, render_report, render_summary
+    from icdl.repro.words import status_class
 
     monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     assert "icdl-obj3-fitted" in DEVIATIONS and "icdl-prompt" not in DEVIATIONS
@@ -461,7 +462,8 @@ def test_every_status_has_its_colour_in_both_modes():
     """Each status the ledger can give has a colour of its own in the book's stylesheet, light and dark (a new
     status without one would show as plain text)."""
     from icdl.repro.glance import MIXED
-    from icdl.repro.ledger import NOT_COVERED, STATUSES, status_class
+    from icdl.repro.ledger import NOT_COVERED, STATUSES
+    from icdl.repro.words import status_class
 
     css = (ROOT / "book" / "_static" / "book.css").read_text()
     colours = {}
@@ -591,7 +593,7 @@ def test_every_claim_of_the_papers_is_in_exactly_one_row_of_the_bottom_line():
 def test_the_bottom_line_renders_each_verdict_with_its_colour_and_link():
     from icdl.repro.claims import CLAIMS
     from icdl.repro.glance import render_glance
-    from icdl.repro.ledger import status_class
+    from icdl.repro.words import status_class
 
     statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj4": "fail", "icdl-obj2-shift-fitted": "inconclusive",
                                                  "icdl-obj2-length-fitted": "fail", "scale-forecast": "fail"}
@@ -624,11 +626,11 @@ def test_every_run_a_status_names_is_in_a_readers_words():
     """The run under each status in a claims box and the report is in a reader's words, never a profile's
     bookkeeping name (the bug: gpt_mechanism's "on seeds" and "on flow"): each one-word label of a committed
     record has its words in ``RUN_WORDS``, and a label that adds to a run's name keeps the run's words."""
-    from icdl.repro.ledger import RUN_WORDS, run_words
+    from icdl.repro.words import RUN_WORDS, run_words
 
     labels = {rec.profile for rec, _ in load_records()}
     bare = sorted(label for label in labels if " " not in label and label not in RUN_WORDS)
-    assert not bare, f"give these runs a reader's words in ledger.RUN_WORDS: {bare}"
+    assert not bare, f"give these runs a reader's words in words.RUN_WORDS: {bare}"
     assert run_words("seeds") == "over the main study's seeds" and run_words("flow") == "on the flow-time grid"
     assert run_words("reference (20 000 of 20 000 epochs)") == "on the reference run (20 000 of 20 000 epochs)"
     assert run_words("planted models") == "on planted models"
@@ -640,7 +642,7 @@ def test_an_undecided_result_says_what_it_rests_on():
     reason shown on a row that passed, the reasons of one claim shown on another's row)."""
     from icdl.repro.claims import CLAIMS
     from icdl.repro.glance import GATE_SHORT, STRADDLES, render_glance, why_inconclusive
-    from icdl.repro.ledger import status_class
+    from icdl.repro.words import status_class
 
     assert why_inconclusive({"value": 0.1}, []) == [STRADDLES]
     assert why_inconclusive({}, ["learned", "trained_seeds"]) == [GATE_SHORT["learned"], GATE_SHORT["trained_seeds"]]
@@ -678,7 +680,7 @@ def test_a_row_says_how_many_of_its_claims_wait_for_their_run():
     says nothing of it."""
     from icdl.repro.claims import CLAIMS
     from icdl.repro.glance import render_glance
-    from icdl.repro.ledger import status_class
+    from icdl.repro.words import status_class
 
     statuses = {c.id: "pass" for c in CLAIMS} | {"icdl-obj1-fitted": "not yet covered"}
     html = render_glance(statuses, status_class)
@@ -767,28 +769,28 @@ def test_a_long_claim_in_the_box_shows_its_number_and_folds_the_rest():
     number with its interval, the interval's own words ("over seeds and prompts, …") folded too -- and the rest
     under it (the bug: gpt_scale's box of long claims took several screens before the chapter began); a short one,
     or one without such a break, stays whole; a range's ends stay on one line."""
-    from icdl.repro.ledger import BRIEF, _brief, _paper_words
+    from icdl.repro.words import BRIEF, brief, paper_words
 
     nb = "\u00a0"
     head = "largest shortfall below the MLP: 0.153 (90 % interval 0.099 to 0.215, over seeds and prompts)"
     long = head + "; not decided: " + "the models did not all learn the task " * 8
     assert len(long) > BRIEF
-    shown = _brief(long)
+    shown = brief(long)
     summary, rest = shown.split("</summary>")
     assert summary == ('<details class="ours"><summary>largest shortfall below the MLP: 0.153 (90 % interval '
                        f"0.099{nb}to{nb}0.215)")
     assert rest.startswith("over seeds and prompts; not decided:") and rest.endswith("</details>")
     # an interval whose words follow without a comma (gpt_mechanism's) ends the headline too
-    seeds = _brief("ratio: 3.887 (the largest over the models; 90 % interval 1.064 to 6.751 over the seeds and the "
+    seeds = brief("ratio: 3.887 (the largest over the models; 90 % interval 1.064 to 6.751 over the seeds and the "
                    "test prompts); depth 3 relu: 1.293" + "; more" * 40)
     assert f"interval 1.064{nb}to{nb}6.751)</summary>over the seeds and the test prompts; depth 3 ReLU" in seeds
-    plain = _brief("x" * 30 + ": 0.2 (a; b); " + "y " * BRIEF)  # no interval in the headline: cut at the "; "
+    plain = brief("x" * 30 + ": 0.2 (a; b); " + "y " * BRIEF)  # no interval in the headline: cut at the "; "
     assert "<summary>" + "x" * 30 + ": 0.2 (a; b)</summary>" in plain
-    assert _brief("short: 0.1; fine") == "short: 0.1; fine"
-    assert "<details" not in _brief("x" * (BRIEF + 50))  # no break to fold at: whole
-    assert "<details" not in _brief("$a; b$ " + "y" * BRIEF)  # a break inside math is not one
+    assert brief("short: 0.1; fine") == "short: 0.1; fine"
+    assert "<details" not in brief("x" * (BRIEF + 50))  # no break to fold at: whole
+    assert "<details" not in brief("$a; b$ " + "y" * BRIEF)  # a break inside math is not one
     # the paper column of a question of the book's own: "not claimed by ICDL", the question under it
-    own = _paper_words("not claimed by ICDL in this form: every model is nearer GD")
+    own = paper_words("not claimed by ICDL in this form: every model is nearer GD")
     assert own == ('<details class="ours"><summary>not claimed by ICDL in this form</summary>every model is nearer '
                    "GD</details>")
-    assert _paper_words("ICL R² comparable; to the MLP") == "ICL R² comparable; to the MLP"  # the paper's: whole
+    assert paper_words("ICL R² comparable; to the MLP") == "ICL R² comparable; to the MLP"  # the paper's: whole

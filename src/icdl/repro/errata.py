@@ -102,8 +102,8 @@ def _title(claim: str) -> str:
 
 def evidence(entry: Erratum, claims: dict[str, dict] | None = None) -> str:
     """The entry's evidence as one sentence: the measurement, or the ledger's value and status for its claim."""
-    from .ledger import run_words
     from .typeset import short_exponents, typeset_minus
+    from .words import run_words
 
     if entry.measure is not None:
         return typeset_minus(short_exponents(entry.measure().text))

@@ -166,7 +166,7 @@ def _status(word: str, status_class) -> str:
 
 def _question(claim) -> str:
     """A question of the book's own, as the tables write it: its statement without the registry's prefix."""
-    from .ledger import NOT_CLAIMED
+    from .words import NOT_CLAIMED
 
     question = claim.paper
     for prefix in NOT_CLAIMED:

@@ -48,6 +48,7 @@ from .files import ResultFileError, project_root, results_dir
 from .glossary import linked_terms
 from .results import keepable, load_result, provenance, save_result
 from .typeset import math_html
+from .words import brief, paper_words, run_words, status_class
 
 #: a claim that meets its criterion under a changed setting of the paper (:data:`icdl.repro.claims.DEVIATIONS`)
 PASS_DEVIATION = "pass (deviation)"
@@ -110,63 +111,6 @@ def judge_status(claim: str, passed: bool | None, value: float | None = None) ->
         return PASS_DEVIATION if claim in DEVIATIONS else "pass"
     m = MISMATCHES.get(claim)
     return "mismatch" if m is not None and m.contains(value) else "fail"
-
-
-#: a claim's "ours" longer than this many characters is shown by its headline, the rest a click away
-BRIEF = 200
-#: how the registry's "paper" words open for a question of the book's own, one the paper does not ask
-NOT_CLAIMED = ("not claimed by ICDL: ", "not claimed by ICDL in this form: ", "not claimed by ICDL on this task: ")
-
-
-def _paper_words(paper: str) -> str:
-    """The paper column of the claims box: for a question of the book's own, "not claimed by ICDL" with the
-    question folded under it (the claim's title and "ours" say what was asked; the bug: gpt_mechanism's box of
-    fourteen such rows, each paper cell ten lines long, took three screens); else :func:`_brief`."""
-    said = next((p for p in NOT_CLAIMED if paper.startswith(p)), None)
-    if said is None:
-        return _brief(paper, ("; ", " -- ", " – "))
-    return (f'<details class="ours"><summary>{math_html(said.rstrip(": "))}</summary>'
-            f"{math_html(paper[len(said):])}</details>")
-
-
-def _brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
-    """A claim's words for the claims box: whole when short; else its headline (up to the first of ``breaks`` outside
-    brackets and math: for the measured words the number and its interval, for the paper's the claim before its
-    qualification) with the rest folded under it (the bug: a chapter's box of nine claims, each three hundred words,
-    took four screens before the chapter began). A headline whose interval goes on to say how it was taken ("90 %
-    interval a to b, over seeds and prompts, …" or "… a to b over the seeds …") ends at the interval, the rest of
-    its bracket folded too."""
-    if len(ours) <= BRIEF:
-        return math_html(ours)
-    head, rest = headline(ours, breaks)
-    if not rest:
-        return math_html(ours)
-    return f'<details class="ours"><summary>{math_html(head)}</summary>{math_html(rest)}</details>'
-
-
-def headline(ours: str, breaks: tuple[str, ...] = ("; ",)) -> tuple[str, str]:
-    """``(head, rest)`` of a claim's words (:func:`_brief`): the head up to the first of ``breaks`` outside
-    brackets and math, ending at its interval where one is given; ``rest`` empty where there is no break."""
-    import re
-
-    depth, math, cut = 0, False, None
-    for i, ch in enumerate(ours):
-        math ^= ch == "$"
-        depth += (ch in "([") - (ch in ")]")
-        hit = next((b for b in breaks if ours.startswith(b, i)), None)
-        if hit and depth == 0 and not math and i >= 20:
-            cut = (i, len(hit))
-            break
-    if cut is None:
-        return ours, ""
-    head, rest = ours[:cut[0]], ours[cut[0] + cut[1]:].lstrip("-– ")
-    at = head.find("interval ")
-    ends = re.compile(r"[+−-]?\d[\d.]*(?: ?%)? to [+−-]?\d[\d.]*(?: ?%)?").search(head, at) if at >= 0 else None
-    if ends and head.endswith(")") and head.count("(", 0, ends.end()) > head.count(")", 0, ends.end()):
-        said = head[ends.end():-1].lstrip(",; ")  # the interval's own words ("over the seeds and …"), folded
-        if said:
-            head, rest = head[:ends.end()] + ")", said + "; " + rest
-    return head, rest
 
 
 class Ledger:
@@ -272,8 +216,8 @@ class Ledger:
                 rows.append(f'<tr class="run"><th colspan="4" scope="rowgroup">Judged {html.escape(run)}</th></tr>')
             rows.append(f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
                         f"{math_html(c.source)}</a></td>"
-                        f'<td data-label="paper">{_paper_words(c.paper)}</td>'
-                        f'<td data-label="ours">{_brief(r.ours)}</td>'
+                        f'<td data-label="paper">{paper_words(c.paper)}</td>'
+                        f'<td data-label="ours">{brief(r.ours)}</td>'
                         f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}</td></tr>')
         notes = "".join(f'<tr class="deviation"><td colspan="4"><small><i><sup>{m}</sup> deviation: '
                         f"{math_html(text)}</i></small></td></tr>" for text, m in marks.items())
@@ -307,33 +251,6 @@ class Ledger:
         if self.profile == "quick" and not self.overrides and _same_ledger(path, data, prov):
             return path
         return save_result(path, {**data, "seal": file_seal(data, prov)}, provenance=prov)
-
-
-#: the runs a status can be judged on, in a reader's words (any other label is shown as it is)
-RUN_WORDS = {"reference": "on the reference run", "quick": "on the run this page executes",
-             "paper": "on the paper's settings", "longer": "on the models trained longer",
-             "wide": "on the twice-as-wide models", "n01": "on the run with x ~ N(0, I)",
-             "fitted": "on the models trained at the schedule fitted to ICDL's task",
-             "control": "on the models trained on linear targets",
-             "fair": "on the rerun with GD's grid widened",
-             # gpt_mechanism's profiles: its design over the main study's seeds, the earlier flow-time run, and the
-             # seeds design on the models trained at x ~ N(0, I)
-             "seeds": "over the main study's seeds", "flow": "on the flow-time grid",
-             "seeds-n01": "over the seeds of the models trained at x ~ N(0, I)"}
-
-
-def run_words(run: str) -> str:
-    """The run a record was judged on as the claims box says it: ``reference`` -> "on the reference run"; a
-    label of the chapter's own (``the ℓ1 scan (l1e-4, l1e-3)``, ``longer``) prefixed with "on"."""
-    if run in RUN_WORDS:
-        return RUN_WORDS[run]
-    base, _, rest = run.partition(" (")  # "reference (20 000 of 20 000 epochs)": the run's words, then the rest
-    if rest and base in RUN_WORDS:
-        return f"{RUN_WORDS[base]} ({rest}"
-    name, paren, rest = run.partition(" (")  # "reference (20 000 of 20 000 epochs)": the run's words, then the rest
-    if paren and name in RUN_WORDS:
-        return f"{RUN_WORDS[name]}{paren}{rest}"
-    return run if run.startswith(("on ", "over ")) else f"on {run}"
 
 
 def judge_digests(chapter: str, root: Path | None = None) -> dict[str, str]:
@@ -460,10 +377,3 @@ def load_records(folder: Path | None = None) -> list[tuple[Record, dict]]:
         records, prov = _ledger_records(path)
         out += [(rec, prov) for rec in records]
     return out
-
-
-def status_class(status: str) -> str:
-    """The CSS class of a status cell: ``status-pass``, ``status-pass-deviation``, ``status-not-yet-covered``."""
-    import re
-
-    return "status-" + re.sub(r"[^a-z]+", "-", status).strip("-")

@@ -27,12 +27,10 @@ from .ledger import (
     STATUS_SENTENCES,
     STATUSES,
     Record,
-    headline,
     load_records,
-    run_words,
-    status_class,
 )
 from .typeset import commands_as_code, esc, math_html, named_attentions, typeset_minus
+from .words import headline, run_words, status_class
 
 
 def report_frame(folder: Path | None = None) -> pd.DataFrame:
