@@ -258,3 +258,51 @@ def test_the_history_check_sees_a_result_edited_in_place(tmp_path):
     git("commit", "-qm", "gone")
     commit(0.5, "2026-12-06", run="def5678", note="back")
     assert _changed_under_the_same_provenance(tmp_path) == ["results/x/r.reference.json"]
+
+
+def _committed_main_study_checkpoints() -> list[tuple[str, int, str, int]]:
+    """``(profile, depth, attention, seed)`` of every committed checkpoint of the main study (its name read)."""
+    import re
+    import subprocess
+
+    out = subprocess.run(["git", "ls-files", "results/gpt_icl/checkpoints"], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.split()
+    pattern = re.compile(r"results/gpt_icl/checkpoints/([^/]+)/gpt(?:_seed(\d+))?_depth(\d+)_(softmax|relu)\.pt$")
+    return [(m[1], int(m[3]), m[4], int(m[2] or 0)) for m in map(pattern.match, out) if m]
+
+
+def test_every_committed_checkpoint_is_the_model_its_name_says():
+    """Each committed model of the main study and the scale study loads as the model its file name and folder
+    say -- its stored settings (attention, target depth, seed, profile's schedule) those the profile gives that
+    name (``schedule.load_trained``). The bug it catches (issue 70): one model's checkpoint copied over another's,
+    its record's sha256 and size updated to match, which every other check let through."""
+    from icdl.gpt_icl.core import main_study
+    from icdl.gpt_icl.core.schedule import load_trained
+    from icdl.gpt_icl.scale.models import longest_trained_models
+
+    found = _committed_main_study_checkpoints()
+    assert len(found) >= 40, found  # the reference, n01 and fitted models
+    for profile, depth, att, seed in found:
+        cfg = main_study.PROFILES.resolve(profile)
+        load_trained(cfg, main_study.PROFILES.folder("checkpoints", profile), depth, att, cfg["n_layer"],
+                     replicate=seed, command="-")
+    from icdl.gpt_icl.scale.study import PROFILES as SCALE
+
+    assert len(longest_trained_models(SCALE.resolve("reference"))) == 6
+
+
+def test_a_checkpoint_swapped_for_another_model_s_is_refused_by_name(tmp_path):
+    """The planted swap: the relu model's checkpoint and its record copied over the softmax model's (the record's
+    digest then matches the file) -- loading it as the softmax model is refused in one line naming the file."""
+    import shutil
+
+    from icdl.gpt_icl.core import main_study
+    from icdl.gpt_icl.core.schedule import load_trained
+    from icdl.repro.checkpoints import CheckpointError
+
+    src = main_study.PROFILES.folder("checkpoints", "n01")
+    for suffix in ("", ".json"):
+        shutil.copy(src / f"gpt_depth3_relu.pt{suffix}", tmp_path / f"gpt_depth3_softmax.pt{suffix}")
+    cfg = main_study.PROFILES.resolve("n01")
+    with pytest.raises(CheckpointError, match="holds another model than target depth 3, softmax attention"):
+        load_trained(cfg, tmp_path, 3, "softmax", cfg["n_layer"], command="-")
