@@ -109,6 +109,46 @@ def test_the_lock_variable_is_honoured_only_for_an_ancestor_that_holds_the_lock(
     assert alone.returncode == 0 and f"['{CHAPTER}']" in alone.stdout, alone.stderr
 
 
+def test_a_pid_written_into_the_lock_file_by_hand_is_not_honoured(root):
+    """The forgery of issue 70: while another process holds the chapter's lock, its file's line is overwritten
+    with this test's pid (an ancestor of the child) and the variable names that pid -- the chapter asks the
+    kernel who holds the lock (``/proc/locks``), not the file's text, and is refused naming the real holder
+    (the bug: the file's "pid N" honoured, the chapter run beside the legitimate writer)."""
+    from icdl.repro.files import lock_file
+
+    first, _ = holder(f"from icdl.repro.execute import chapter_lock\n"
+                      f"lock = chapter_lock({CHAPTER!r}); lock.__enter__(); print('held', flush=True)")
+    try:
+        path, _ = lock_file(root / "notebooks" / f"{CHAPTER}.py")
+        path.write_text(f"pid {os.getpid()} (a forged line)\n")
+        forged = python("-c", START, env={"ICDL_CHAPTER_LOCK": f"{CHAPTER}:{os.getpid()}"})
+        assert forged.returncode != 0 and "started" not in forged.stdout, forged.stdout
+        assert "is being written by pid" in forged.stderr, forged.stderr
+    finally:
+        release(first)
+
+
+def test_the_kernel_s_table_of_locks_is_read_by_file(tmp_path):
+    """``lock_holders`` reads the holders of the file's own device and inode (the bugs: another file's lock
+    read as this one's, a POSIX lock read as an flock, the device's hex misread)."""
+    from icdl.repro.chapter import lock_holders
+
+    path = tmp_path / "x.lock"
+    path.write_text("")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        mine = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+        other = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino + 1}"
+        table = tmp_path / "locks"
+        table.write_text(f"1: FLOCK  ADVISORY  WRITE 123 {mine} 0 EOF\n2: FLOCK  ADVISORY  WRITE 456 {other} 0 EOF\n"
+                         f"3: POSIX  ADVISORY  WRITE 789 {mine} 0 EOF\n")
+        assert lock_holders(fd, str(table)) == {123}
+        assert lock_holders(fd, str(tmp_path / "absent")) == set()
+    finally:
+        os.close(fd)
+
+
 def test_a_second_scoring_of_the_same_depth_is_refused(root, capsys):
     """``scale --score --depth D`` holds the lock of its score file: a second one is refused in one line (exit
     status 2) naming the first one's pid, before it reads any checkpoint."""

@@ -138,11 +138,12 @@ def hold_lock(chapter: str) -> None:
 
 def _holds(chapter: str, pid: int) -> bool:
     """Whether process ``pid`` holds the lock of ``chapter`` now: the lock is taken (a non-blocking try fails) and
-    its line names ``pid``. An environment that names an ancestor which holds nothing (``ICDL_CHAPTER_LOCK=<chapter>:1``
-    set by hand: pid 1 is everyone's ancestor) is not honoured."""
+    the kernel names ``pid`` as its holder (:func:`lock_holders`). An environment that names an ancestor which holds
+    nothing (``ICDL_CHAPTER_LOCK=<chapter>:1`` set by hand: pid 1 is everyone's ancestor) is not honoured, nor one
+    that names a process whose pid was written into the lock file's line by hand while another process holds the
+    lock (issue 70: the file's text is anyone's to write; the kernel's table of locks is not)."""
     import fcntl
     import os
-    import re
 
     from .files import lock_file, project_root
 
@@ -154,13 +155,32 @@ def _holds(chapter: str, pid: int) -> bool:
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:  # held: by whom?
-            found = re.match(r"pid (\d+)", os.pread(fd, 64, 0).decode(errors="replace"))
-            return bool(found) and int(found[1]) == pid
+        except BlockingIOError:  # held: by whom? the kernel says
+            return pid in lock_holders(fd)
         fcntl.flock(fd, fcntl.LOCK_UN)
         return False  # nobody holds it
     finally:
         os.close(fd)
+
+
+def lock_holders(fd: int, table: str = "/proc/locks") -> set[int]:
+    """The processes the kernel lists as holding an ``flock`` on the file open as ``fd`` (Linux's ``/proc/locks``:
+    ``1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF``, the device in hex). Empty where the table
+    cannot be read (another system): then no ancestor's lock is honoured, and a chapter takes its own lock."""
+    import os
+
+    st = os.fstat(fd)
+    device = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    try:
+        lines = open(table, encoding="ascii", errors="replace").read().splitlines()
+    except OSError:
+        return set()
+    holders = set()
+    for line in lines:
+        parts = line.split()
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == device and parts[4].isdigit():
+            holders.add(int(parts[4]))
+    return holders
 
 
 def _is_ancestor(pid: int) -> bool:
