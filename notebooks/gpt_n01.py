@@ -73,11 +73,13 @@ import pandas as pd
 from IPython.display import display
 
 from icdl import figures
+from icdl.gpt_icl import recipes
 from icdl.gpt_icl.core import learning, main_study, verdicts
 from icdl.gpt_icl.objectives import n01, per_model
 from icdl.gpt_icl.schedules import scan
 from icdl.repro import chapter
 from icdl.repro.results import load_result, show_reference
+from icdl.repro.typeset import count
 
 cfg, ledger = chapter.start(n01.PROFILES, profile, overrides)
 tolerance = main_study.CRITERIA["obj1_tolerance"]
@@ -119,6 +121,34 @@ chapter.glue(scan_flat=f"{scan.FLAT:g}", **scan.glue_words(scans, "x ~ N(0, I)")
 if scans:
     fig = figures.gpt.plot_schedule_scan({t: (r["history"], r["levels"], scan.choose(r["history"]))
                                           for t, r in scans.items()})
+
+# %% [markdown]
+# That scan fitted the softmax model alone, at one seed, and its rule did not
+# ask whether its winner's lead was larger than the noise of its 512 validation
+# prompts. A second
+# scan, registered before its run, fits a recipe per attention: on two seeds of
+# the depth-3 models, the incumbent recipe (the one these models were trained
+# with) against a warm-up and cosine decay, each to a horizon of
+# {glue:text}`recipe_horizon` steps, scored on {glue:text}`recipe_prompts`
+# validation prompts. A candidate replaces the incumbent only where its score --
+# the validation R² at the horizon, the mean over the seeds -- exceeds the
+# incumbent's by more than the larger spread of the two over their seeds, and
+# by at least {glue:text}`recipe_noise` (`icdl.gpt_icl.recipes.scan.choose`).
+# {glue:md}`recipe_state`
+
+# %% tags=["NBVAL_CHECK_OUTPUT"]
+recipe_cfg = recipes.scan.PROFILES.resolve("n01")
+recipe_res = show_reference(recipes.scan.PROFILES, "recipes", "n01")
+if recipe_res is None:
+    display(chapter.table(recipes.scan.design_shown("n01")))
+    recipe_state = ("Its run has not finished: `python -m icdl.gpt_icl.recipes --profile n01` (each run's model is "
+                    "committed as it finishes, and the command resumes). The candidates:")
+else:
+    display(chapter.table(recipes.scan.choice_shown(pd.DataFrame(recipe_res["data"]["history"]))))
+    recipe_state = "Per attention and recipe:"
+chapter.glue(recipe_horizon=count(recipe_cfg["horizon"]), recipe_prompts=count(recipe_cfg["eval_prompts"]),
+             recipe_noise=f"{recipes.scan.MIN_NOISE:g}")
+chapter.glue_md(recipe_state=recipe_state)
 
 # %% [markdown]
 # ## The questions

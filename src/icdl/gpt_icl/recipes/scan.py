@@ -161,3 +161,32 @@ def choose(history: pd.DataFrame) -> dict[str, dict]:
         out[att] = {"candidate": name, "score": float(win["score"]), "incumbent_score": float(inc["score"]),
                     "margin": float(win["score"] - inc["score"]), "noise": float(noise(win, inc))}
     return out
+
+
+def design_shown(profile: str) -> pd.DataFrame:
+    """The candidates of a profile for the reader: one row each, its schedule in words."""
+    from icdl.repro.typeset import rate
+
+    rows = []
+    for name, r in CANDIDATES[profile].items():
+        if r.get("lr_schedule", "constant") == "cosine":
+            how = (f"warm-up over {r['warmup_steps']} steps to {rate(r['lr'])}, cosine decay to "
+                   f"{rate(r['lr_floor'])} at the horizon")
+        else:
+            how = f"constant {rate(r['lr'])}"
+        rows.append({"recipe": name, "learning rate": how, "batch": r["batch"]})
+    return pd.DataFrame(rows)
+
+
+def choice_shown(history: pd.DataFrame) -> pd.DataFrame:
+    """The scan's outcome for the reader: per attention and candidate its score (validation R² at the horizon, mean
+    over seeds), the spread over seeds, whether every seed's curve was flat at the end, and the recipe chosen."""
+    from icdl.repro.typeset import attention_name
+
+    table, chosen = scores(history), choose(history)
+    return pd.DataFrame({"attention": table["attention"].map(attention_name), "recipe": table["candidate"],
+                         "validation R² at the horizon": table["score"].map(lambda v: f"{v:.3f}"),
+                         "spread over seeds": table["spread"].map(lambda v: f"{v:.3f}"),
+                         "flat at the end": table["flat"].map({True: "yes", False: "no"}),
+                         "chosen": [("yes" if chosen[a]["candidate"] == c else "")
+                                    for a, c in zip(table["attention"], table["candidate"])]})
