@@ -114,3 +114,17 @@ def test_the_scan_s_runs_are_the_main_study_s_models_under_each_recipe():
     assert sorted(halves) == sorted(runs)
     with pytest.raises(ValueError, match="--shard must be I/N"):
         recipe_run.shard_of(cfg, (2, 2))
+
+
+def test_the_reader_s_tables_say_each_recipe_and_mark_the_rule_s_choice():
+    """design_shown writes each candidate's schedule in words; choice_shown marks the candidate choose() picks,
+    per attention (the bug: the highest score marked, where the rule kept the incumbent)."""
+    design = scan.design_shown("n01")
+    assert design["recipe"].tolist() == ["incumbent", "cosine"]
+    assert design["learning rate"].tolist()[0] == "constant 1e-4"
+    assert "cosine decay to 6e-5" in design["learning rate"][1]
+    h = _history({("softmax", "incumbent"): [0.870, 0.876], ("softmax", "cosine"): [0.878, 0.884],
+                  ("relu", "incumbent"): [0.80, 0.82], ("relu", "cosine"): [0.86, 0.87]})
+    shown = scan.choice_shown(h).set_index(["attention", "recipe"])
+    assert shown.loc[("softmax", "incumbent"), "chosen"] == "yes" and shown.loc[("softmax", "cosine"), "chosen"] == ""
+    assert shown.loc[("ReLU", "cosine"), "chosen"] == "yes"
