@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export PYTHONHASHSEED := 0
 
-.PHONY: book test setup chapters report html clean regen-baselines mutation lint lab
+.PHONY: book test setup chapters report html pdf clean regen-baselines mutation lint lab
 
 setup: $(STAMP)
 
@@ -41,6 +41,12 @@ html: $(STAMP) report
 
 book: chapters
 	$(MAKE) html
+	$(MAKE) pdf
+
+# the built book printed to one PDF (_build/html/_static/icdl-book.pdf, linked from the first page) by the headless
+# Chromium the browser tests use; run after `html`
+pdf: $(STAMP)
+	$(BIN)/python -m icdl.repro.pdf
 
 # ruff first (seconds); the book is built next (the browser check opens it in headless Chromium);
 # then nbval re-executes each chapter once (writing its ledger records), and the rest of the suite
@@ -49,6 +55,7 @@ book: chapters
 test: $(STAMP)
 	$(BIN)/ruff check src tests notebooks
 	$(MAKE) html
+	$(MAKE) pdf
 	$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		--nbval-kernel-name python3 --mpl --durations=10 notebooks tests
 
