@@ -90,7 +90,7 @@ def test_each_claim_an_erratum_is_about_links_to_its_entry():
             about.setdefault(claim, e)
     assert {"icdl-lemma3", "icdl-lemma5"} <= set(about)  # the norms' erratum concerns two passing lemmas
     for claim, e in about.items():
-        block = report.split(f'id="claim-{claim}"', 1)[1].split('<div class="claim"', 1)[0]
+        block = report.split(f'id="claim-{claim}"', 1)[1].split('<details class="claim"', 1)[0]
         assert f'href="errata.html#{make_id("erratum-" + e.id)}"' in block, claim
     assert report.count('href="errata.html#') == len(about)
     assert make_id("erratum-icdl-cor1.1") == "erratum-icdl-cor1-1"

@@ -197,7 +197,7 @@ def test_report_lists_every_claim_and_marks_uncovered(tmp_path, monkeypatch):
     assert status["icdl-icgd-one-step"] == "mismatch"
     assert status["lsa-fig3-line"] == "not yet covered"
     text = render_report(tmp_path / "results" / "ledger")
-    assert text.count('<div class="claim" id="claim-') == len(set(df["id"]))  # one block per claim, with its anchor
+    assert text.count('<details class="claim" id="claim-') == len(set(df["id"]))  # one block per claim, with its anchor
     assert "<table" not in text  # no wide table: blocks grouped by document read on a phone
     assert f"**{len(set(df['id']))} claims:**" in text and "**1** mismatch" in text and "**1** pass" in text
     # the mismatch is listed before the table, with its registered reason
@@ -344,7 +344,7 @@ def test_a_pass_under_a_changed_setting_says_so(tmp_path, monkeypatch):
     assert frame.loc["icdl-obj3-fitted", "status"] == PASS_DEVIATION and frame.loc["icdl-prompt", "status"] == "pass"
     report = render_report(tmp_path / "results" / "ledger")
     assert "## Passes under a changed setting of the paper" in report and "**1** pass (deviation)" in report
-    row = report.split('id="claim-icdl-obj3-fitted"', 1)[1].split('<div class="claim"', 1)[0]
+    row = report.split('id="claim-icdl-obj3-fitted"', 1)[1].split('<details class="claim"', 1)[0]
     assert "deviation: " in row and 'class="status-pass-deviation"' in row
     assert status_class("not yet covered") == "status-not-yet-covered"
     summary = render_summary(tmp_path / "results" / "ledger")

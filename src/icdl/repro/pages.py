@@ -137,16 +137,38 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
                   for claim, why in WITHDRAWN.items()]
         lines.append("")
     lines += replaced_section()
-    lines += ["## Every claim, by document", ""]
+    lines += ["## Every claim, by document", "",
+              "Each claim is one line, its status and its result; open it for what the paper says, what we "
+              "measured, the criterion, the runs, the chapter and the guarding test. The filters keep the claims "
+              "of one document, chapter or status, or those whose words hold a text.", "",
+              filter_bar(df), ""]
     df = df.assign(document=df["id"].map(document))
     for key, title in DOCUMENTS.items():
         part = df[df["document"] == key]
         if part.empty:
             continue
-        lines += [f"### {title}", "", '<div class="claims">']
+        lines += [f"### {title}", "", f'<div class="claims" data-document="{esc(key)}">']
         lines += [_claim_block(r, errata.get(r.id)) for r in part.itertuples()]
         lines += ["</div>", ""]
     return "\n".join(linked_terms(line) for line in lines) + "\n"
+
+
+def filter_bar(df: pd.DataFrame) -> str:
+    """The report's filters (raw HTML; ``book/_static/report-filter.js`` acts on them, offline, no library): one
+    choice each of document, chapter and status, and a text search over the claims' words."""
+    def select(name: str, label: str, options: list[tuple[str, str]]) -> str:
+        items = "".join(f'<option value="{esc(v)}">{esc(t)}</option>' for v, t in options)
+        return (f'<label>{esc(label)} <select data-filter="{name}"><option value="">all</option>{items}'
+                "</select></label>")
+
+    chapters = [c for c in dict.fromkeys(df["chapter"]) if c]
+    statuses = [s for s in (*STATUSES, NOT_COVERED) if (df["status"] == s).any()]
+    return ('<div class="claims-filter">'
+            + select("document", "document", [(k, t) for k, t in DOCUMENTS.items() if (df["id"].map(document) == k).any()])
+            + select("chapter", "chapter", [(c, chapter_title(c)) for c in chapters])
+            + select("status", "status", [(s, s) for s in statuses])
+            + '<label>words <input type="search" data-filter="text" placeholder="e.g. objective 1"></label>'
+            + '<span class="claims-count" aria-live="polite"></span></div>')
 
 
 def replaced_section() -> list[str]:
@@ -189,13 +211,16 @@ def _claim_block(r, erratum: tuple[str, str] | None = None) -> str:
                else "no chapter yet")
     test = (f'<a class="code-link" data-code="{esc(r.test)}"><code>{breakable(r.test)}</code></a>' if r.test
             else "no test yet")  # the book's code_pages extension gives the link its address
-    return (f'<div class="claim" id="claim-{r.id}">'
-            f'<p class="claim-head"><span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span> '
-            f"{math_html(r.source)} <small>({esc(r.id)})</small></p>"
+    # folded: its status and result on one line, the rest a click away (the page was 66 screens of blocks); the
+    # claim's id stays in the anchor, not in the reader's text; the filters read the data- attributes
+    return (f'<details class="claim" id="claim-{r.id}" data-chapter="{esc(r.chapter or "")}" '
+            f'data-status="{esc(r.status)}">'
+            f'<summary class="claim-head"><span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span> '
+            f"{math_html(r.source)}</summary>"
             f'<dl><dt>paper</dt><dd>{math_html(r.paper)}</dd>'
             f"<dt>ours</dt><dd>{math_html(r.ours)}{_deviation(r.id)}</dd>"
             f"<dt>criterion</dt><dd>{math_html(r.criterion)}</dd>"
-            f"<dt>runs</dt><dd>{esc(r.profiles)} · {chapter} · {test}</dd>{slip}</dl></div>")
+            f"<dt>runs</dt><dd>{esc(r.profiles)} · {chapter} · {test}</dd>{slip}</dl></details>")
 
 
 def inconclusive_reasons(folder: Path | None = None) -> dict[str, list[str]]:
