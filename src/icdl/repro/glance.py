@@ -1,5 +1,5 @@
-"""What the intro and the report open with: the bottom line in sentences, then one row per result of the papers,
-then the book's own questions -- every verdict, every measured number and every reason an undecided verdict rests
+"""What the intro opens with: the bottom line in sentences, then one row per result of the papers (the book's own
+questions are in the report) -- every verdict, every measured number and every reason an undecided verdict rests
 on read off the ledger, so that nothing on the first page can drift from the chapters.
 
 A *result* groups the claims that check one statement of a document (a theorem with its lemmas, one objective
@@ -11,7 +11,7 @@ here once; the number that shows how close the check came is the record of the r
 ======================  ===========================================================================
 :data:`RESULTS`         the rows of the papers' results: label, claims, chapter, scale, what is checked
 :func:`verdict`         a result's verdict from its claims' statuses
-:func:`render_glance`   both tables as MyST markdown (HTML tables: they render offline on any screen)
+:func:`render_glance`   the papers' results as a MyST table (HTML: it renders offline on any screen)
 :func:`bottom_line`     the first page's bottom line, one sentence per verdict, generated from the same statuses
 ======================  ===========================================================================
 """
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from html import escape
 
 from .claims import CLAIMS, CLAIMS_BY_ID, document
+from .words import headline
 
 #: the scales, as the table writes them: what the check is, said so that "yes" cannot read as more than it is
 EXACT = "exact, to round-off"
@@ -192,11 +193,11 @@ def _learned_words(values: dict) -> str:
 
 def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: dict[str, str] | None = None,
                   why: dict[str, list[str]] | None = None) -> str:
-    """The two tables as MyST markdown: the papers' results (``statuses``: claim id -> status, from the
-    ledger) and this book's own questions, each linked to its chapter; ``ours`` (claim id -> the record's words of
-    what was measured) fills in what each row's check reached under its scale; ``status_class`` gives a status its
-    CSS class and ``to_html`` turns a claim's words into a cell (the ledger's ``math_html`` hands its formulas to
-    MathJax; the ledger passes both, so this module needs no import of it)."""
+    """The table of the papers' results as MyST markdown (``statuses``: claim id -> status, from the ledger), each
+    row linked to its chapter; ``ours`` (claim id -> the record's words of what was measured) fills in what each
+    row's check reached under its scale, by its headline (the number and its interval); ``status_class`` gives a
+    status its CSS class and ``to_html`` turns a claim's words into a cell (the ledger's ``math_html`` hands its
+    formulas to MathJax; the ledger passes both, so this module needs no import of it)."""
     missing = sorted({c for r in RESULTS for c in r.claims} - set(CLAIMS_BY_ID))
     if missing:
         raise KeyError(f"the glance names claims the registry does not have: {missing}")
@@ -218,6 +219,8 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
         if waiting and word not in ("not yet covered", MIXED):
             counted += f"<br><small>{waiting} of {len(got)} claims wait for their run</small>"
         seen = ours.get(r.measured, "—") if r.measured else ""
+        # the number and its interval; the rest is in the report
+        seen = headline(seen)[0] if seen not in ("", "—") else seen
         which = f"{CLAIMS_BY_ID[r.measured].source}: " if r.measured and len(r.claims) > 1 else ""
         measured = f"<br><small>{to_html(which + seen)}</small>" if seen not in ("", "—") else ""
         rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td><td>{_status(word, status_class)}{counted}"
@@ -225,20 +228,9 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
     papers = ("<table class=\"glance results\"><thead><tr><th>Result</th><th>Verdict</th>"
               "<th>Our scale, and what it reached</th><th>What is checked</th></tr></thead><tbody>"
               + "".join(rows) + "</tbody></table>")
-    # the question in words (its coined terms free to link to the glossary, which a link around the whole cell
-    # forbids), and the chapter that asks it a link of its own
-    qrows = [f"<tr><td>{to_html(_question(c))} <a class=\"to-chapter\" href=\"../notebooks/{c.chapter}.html\" "
-             f"title=\"the chapter that asks it\">→\u00a0chapter</a></td>"
-             f"<td>{_status(statuses.get(c.id, 'not yet covered'), status_class)}"
-             + (f"<br><small>{escape('; '.join(why[c.id]))}</small>"
-                if statuses.get(c.id) == "inconclusive" and why.get(c.id) else "") + "</td></tr>"
-             for c in CLAIMS if document(c.id) == "book"]
-    questions = ("<table class=\"glance questions\"><thead><tr><th>This book's question</th><th>Verdict</th>"
-                 "</tr></thead><tbody>" + "".join(qrows) + "</tbody></table>")
     scales = "; ".join(f"*{k}*: {v}" for k, v in SCALE_WORDS.items())
     return (f"{papers}\n\nScales: {scales}. A result's verdict is the status its claims share, "
-            f"or *mixed* with their counts.\n\n**Questions of our own**, asked where the papers leave a doubt "
-            f"(the verdict says whether our statement held):\n\n{questions}\n")
+            f"or *mixed* with their counts.\n")
 
 
 def bottom_line(statuses: dict[str, str], to_html=escape) -> str:

@@ -30,7 +30,7 @@ from .ledger import (
     load_records,
 )
 from .typeset import commands_as_code, esc, math_html, named_attentions, typeset_minus
-from .words import headline, run_words, status_class
+from .words import run_words, status_class
 
 
 def report_frame(folder: Path | None = None) -> pd.DataFrame:
@@ -113,29 +113,15 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
     summary = ", ".join(f"**{counts.get(s, 0)}** {s}" for s in (*STATUSES, "not yet covered"))
     lines = [f"**{len(df)} claims:** {summary}.", ""]
 
-    def chapter_link(ch: str) -> str:
-        return f'<a href="../notebooks/{ch}.html">{math_html(chapter_title(ch))}</a>' if ch else "—"
-
-    for status, title in (("fail", "Failures"), ("mismatch", "Registered mismatches"),
-                          (INCONCLUSIVE, "Inconclusive: an interval straddles the line, or a gate is not met"),
-                          (PASS_DEVIATION, "Passes under a changed setting of the paper")):
-        part = df[df["status"] == status]
-        if len(part):
-            lines += [f"## {title}", ""]
-            for r in part.itertuples():
-                why = named_attentions(typeset_minus(_commands_as_code(r.note))) or "no registered reason"
-                lines.append(f'* **{r.source}** ({chapter_link(r.chapter)}, <a href="#claim-{r.id}">details</a>): '
-                             f"{named_attentions(typeset_minus(r.ours))}. *{why}*")
-            lines.append("")
     if WITHDRAWN:
-        lines += ["## Withdrawn bands", "", "A band registered after a run of its design had been seen cannot tell "
-                  "an expected failure from an unexpected one; these were withdrawn, and their claims are judged "
-                  "by the criterion alone.", ""]
-        lines += [f'* <a href="#claim-{claim}">{math_html(get_claim(claim).source)}</a>: {esc(why)}'
-                  if claim not in REPLACED else  # its whole design replaced since: no live block to link to
-                  f"* {math_html(REPLACED[claim].source)} (`{claim}`, a design replaced since): {esc(why)}"
-                  for claim, why in WITHDRAWN.items()]
-        lines.append("")
+        items = "".join(f'<li><a href="#claim-{claim}">{math_html(get_claim(claim).source)}</a>: {esc(why)}</li>'
+                        if claim not in REPLACED else  # its whole design replaced since: no live block to link to
+                        f"<li>{math_html(REPLACED[claim].source)} (a design replaced since): {esc(why)}</li>"
+                        for claim, why in WITHDRAWN.items())
+        lines += [f'<details class="report-part"><summary><b>Withdrawn bands</b> ({len(WITHDRAWN)}): a band '
+                  "registered after a run of its design had been seen cannot tell an expected failure from an "
+                  f"unexpected one, so these claims are judged by the criterion alone</summary><ul>{items}</ul>"
+                  "</details>", ""]
     lines += replaced_section()
     lines += ["## Every claim, by document", "",
               "Each claim is one line, its status and its result; open it for what the paper says, what we "
@@ -164,7 +150,8 @@ def filter_bar(df: pd.DataFrame) -> str:
     chapters = [c for c in dict.fromkeys(df["chapter"]) if c]
     statuses = [s for s in (*STATUSES, NOT_COVERED) if (df["status"] == s).any()]
     return ('<div class="claims-filter">'
-            + select("document", "document", [(k, t) for k, t in DOCUMENTS.items() if (df["id"].map(document) == k).any()])
+            + select("document", "document", [(k, t) for k, t in DOCUMENTS.items()
+                                              if (df["id"].map(document) == k).any()])
             + select("chapter", "chapter", [(c, chapter_title(c)) for c in chapters])
             + select("status", "status", [(s, s) for s in statuses])
             + '<label>words <input type="search" data-filter="text" placeholder="e.g. objective 1"></label>'
@@ -177,18 +164,17 @@ def replaced_section() -> list[str]:
     Its verdicts are history: no chapter records these claims, and the counts above leave them out."""
     if not REPLACED:
         return []
-    lines = ["## Designs we replaced", "",
-             "Each of this book's questions has one live claim, judged on its latest registered design. The claims "
-             "of the designs it replaced are listed here with the run they were judged on and their verdict there "
-             "(that commit reproduces it); no chapter records them any more.", ""]
+    lines = [f'<details class="report-part"><summary><b>Designs we replaced</b> ({len(REPLACED)}): each of this '
+             "book's questions has one live claim, judged on its latest registered design; the designs it replaced, "
+             "with the run they were judged on and their verdict there (that commit reproduces it)</summary>", ""]
     for r in REPLACED.values():
-        now = ", ".join(f'<a href="#claim-{b}">{esc(b)}</a>' for b in r.by) or "not asked again"
-        # markdown, as the failures' list above: MyST renders the $...$ of the claims' words itself
-        lines.append(f"* **{r.source}** (`{r.id}`): "
+        now = ", ".join(f'<a href="#claim-{b}">{esc(get_claim(b).source)}</a>' for b in r.by) or "not asked again"
+        # markdown inside the fold (a blank line after the summary): MyST renders the $...$ of the claims' words
+        lines.append(f"* **{r.source}**: "
                      f'<span class="{status_class(r.status)}">{esc(r.status)}</span> on '
                      f"{_commands_as_code(r.judged_on)} -- {named_attentions(typeset_minus(r.ours))}. "
                      f"*Replaced: {r.reason}.* Answered now by: {now}.")
-    return lines + [""]
+    return lines + ["", "</details>", ""]
 
 
 def _commands_as_code(text: str) -> str:
@@ -199,6 +185,16 @@ def _commands_as_code(text: str) -> str:
 def breakable(test: str) -> str:
     """A test id that may wrap after its path separators and underscores, never inside a word."""
     return "".join(f"{esc(ch)}<wbr>" if ch in "/_:" else esc(ch) for ch in test)
+
+
+def _title(r) -> str:
+    """A claim's line in the report: its result (the source), or for a question of the book's own the question
+    itself (its source says only "this book's question")."""
+    if document(r.id) != "book":
+        return r.source
+    from .glance import _question
+
+    return _question(get_claim(r.id))
 
 
 def _claim_block(r, erratum: tuple[str, str] | None = None) -> str:
@@ -216,10 +212,12 @@ def _claim_block(r, erratum: tuple[str, str] | None = None) -> str:
     return (f'<details class="claim" id="claim-{r.id}" data-chapter="{esc(r.chapter or "")}" '
             f'data-status="{esc(r.status)}">'
             f'<summary class="claim-head"><span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span> '
-            f"{math_html(r.source)}</summary>"
+            f"{math_html(_title(r))}</summary>"
             f'<dl><dt>paper</dt><dd>{math_html(r.paper)}</dd>'
             f"<dt>ours</dt><dd>{math_html(r.ours)}{_deviation(r.id)}</dd>"
             f"<dt>criterion</dt><dd>{math_html(r.criterion)}</dd>"
+            + (f"<dt>why</dt><dd>{math_html(named_attentions(typeset_minus(r.note)))}</dd>"
+               if r.note and not r.note.startswith("deviation:") else "") +
             f"<dt>runs</dt><dd>{esc(r.profiles)} · {chapter} · {test}</dd>{slip}</dl></details>")
 
 
@@ -263,22 +261,7 @@ def render_summary(folder: Path | None = None) -> str:
              f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>\n\n"
              f"A result of the table above takes the status its claims share, or <b>{MIXED}</b> when they differ "
              "(their counts beside it); under an inconclusive verdict, \"not decided: …\" says what held it "
-             "back, in the words the claims use.", "",
-             "**Every claim that is not a plain pass**, by document:", ""]
-    for key, title in DOCUMENTS.items():
-        part = df[df["document"] == key]
-        if part.empty:
-            continue
-        counts = part["status"].value_counts()
-        tally = ", ".join(f"{counts[s]} {s}" for s in (*STATUSES, NOT_COVERED) if counts.get(s, 0))
-        lines.append(f"**{title}** — {len(part)} claims: {tally}.")
-        lines.append("")
-        for r in part[part["status"] != "pass"].itertuples():
-            # markdown: MyST typesets the words' $…$ itself (math_html's \( \) would lose their backslashes); the
-            # paper's words and ours labelled, so that the paper's numbers never read as ours (issue 69)
-            ours = "" if r.status == NOT_COVERED else f" · ours: {esc(headline(str(r.ours))[0])}"
-            lines.append(f'* <a href="report.html#claim-{r.id}">{esc(r.source)}</a> — '
-                         f'paper: {esc(r.paper.replace(" -- ", " – "))}{ours} — '
-                         f'<span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span>')
-        lines.append("")
+             "back, in the words the claims use. This book's own questions, and every claim with what we measured "
+             'and what held it back, are in the <a href="report.html">report</a>, where they can be filtered by '
+             "document, chapter and status.", ""]
     return "\n".join(linked_terms(line) for line in lines)
