@@ -49,7 +49,7 @@
 # first hypothesis is **{glue:text}`status_mech_seeds_nearest_gd_n01`**.
 #
 # Code: `icdl.gpt_icl.mechanism` (`study`, `measures`, `grid`, `numbers`,
-# `seeds`, `judge`, `show`) and `icdl.gpt_icl.core.algorithms` (the
+# `seeds`, `judge`, `verdicts`, `show`) and `icdl.gpt_icl.core.algorithms` (the
 # candidates and their sensitivities).
 
 # %% [markdown]
@@ -68,11 +68,9 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.gpt_icl import mechanism
-from icdl.gpt_icl.core import main_study
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.mechanism import power
 from icdl.repro import chapter
-from icdl.repro.claims import CRITERIA
 
 torch.set_num_threads(1)  # small tensors: one thread is as fast and leaves the other core to long runs
 cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
@@ -159,9 +157,8 @@ mean = None if seeds is None else mechanism.show.seed_mean(seeds["alignment"])
 # %% [markdown]
 # ## Whose predictions are nearest?
 #
-# Per model (rows: attention; columns: target depth), the prediction
-# difference to each candidate at every measured position, the mean over the
-# model's three seeds:
+# Per model, the prediction difference to each candidate at every measured
+# position, the mean over the model's three seeds:
 
 # %% mystnb={"figure": {"caption": "Prediction difference between each trained model (rows: attention; columns: target depth) and each candidate, per prompt position, on held-out prompts of the pretraining mixture (log scale: lower is nearer), the mean over the model's three training seeds. Shaded: beyond the training length. Least squares' difference peaks where it has about as many examples as parameters (d + 1). GD on the N-layer network is the thick line; its settings and ridge's were chosen for each seed's model on separate scan prompts.", "name": "fig-mech-alignment"}}
 if mean is not None:
@@ -213,15 +210,9 @@ if seeds is not None:
 
 # %% tags=["remove-cell"]
 control_data = mechanism.study.committed("control")
-control_blocks = None if control_data is None else control_data["blocks"]
-control_entries = mechanism.judge.judge_control(control_blocks, train)
-control_passed = control_entries[0]["passed"] is True
 power_blocks = power.committed("seeds")
-power_entries = power.judge(power_blocks, train, power.COMMAND.format(profile="seeds"))
-seeds_entries = mechanism.seeds.judge_seeds(seeds, scfg, train, control_passed, main_study.learning_gate("reference"),
-                                            power=power.met(power_entries, "icdl"))
-chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg),
-             seeds_unmet=mechanism.seeds.unmet_words(seeds_entries))
+judged = mechanism.verdicts.judge_icdl(seeds, scfg, control_data, power_blocks)
+chapter.glue(**mechanism.show.hypotheses_glue(seeds, scfg, judged["seeds"]))
 
 # %% [markdown]
 # On {glue:text}`seeds_count` seeds of each of the {glue:text}`seeds_models`
@@ -229,9 +220,8 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg),
 # prediction ratio, {glue:text}`seeds_pred`; its sensitivity ratio,
 # {glue:text}`seeds_sens`; the seed-mean cosine, {glue:text}`seeds_cosine`; and
 # the median-block ratio, {glue:text}`seeds_median`. Each is an
-# {term}`every-model claim`: its interval has as its passing end the extreme of
-# the models' own ends in the table above, as its failing end the extreme of
-# their ends widened for the six models, so it matches no single row. Past the line on the whole interval of their seed
+# {term}`every-model claim`, so its interval matches no single row of the
+# table above. Past the line on the whole interval of their seed
 # mean: {glue:text}`seeds_pred_far` models by prediction,
 # {glue:text}`seeds_sens_far` by sensitivity, {glue:text}`seeds_median_far` on
 # the median block, and {glue:text}`seeds_cosine_far` short of the cosine line.
@@ -267,9 +257,7 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds, train, seeds_entries, scfg),
 # squares, ridge, or GD or the Adam-trained MLP on the one-layer network) is
 # nearer than the nearest local rule, its sensitivity L2 difference is below
 # 0.25, and the model's sensitivity has a mean cosine of at least 0.9 with some
-# linear fit's, each on its whole 90 % interval over the test prompts. In the
-# table, 3-NN and the context mean have no slope: their sensitivity difference
-# is 1 by definition, and they have no cosine.
+# linear fit's, each on its whole 90 % interval over the test prompts.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 if control_data is not None:
@@ -309,10 +297,7 @@ if control_data is not None:
 # %% [markdown]
 # ## Can the measures tell GD on the network from a linear rule?
 #
-# The control shows the measures finding a linear fit where the answer is
-# linear; the hypotheses ask something harder -- whether a model is nearer GD on
-# a nonlinear network than every linear rule, where both may predict well. So
-# the pipeline is also asked about models whose answer is known on the very
+# The pipeline is also asked about models whose answer is known on the very
 # task of the hypotheses: a *planted GD* model that runs GD on the target's
 # architecture and a *planted ridge* model that runs ridge regression
 # (`icdl.gpt_icl.mechanism.power`), each a little off the grid the pipeline
@@ -331,16 +316,12 @@ if control_data is not None:
 # {glue:text}`power_cosine_words`.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-power_numbers = {}
-if power_blocks is not None:
-    for task in power.TASKS:
-        power_numbers[task] = power.power_numbers(power_blocks[power_blocks["task"] == task], train)
-        display(chapter.table(power.shown(power_numbers[task]).assign(task=task)))
+power_numbers = power.numbers_by_task(power_blocks, train)
+for task, numbers in power_numbers.items():
+    display(chapter.table(power.shown(numbers).assign(task=task)))
 
 # %% tags=["remove-cell"]
-cosine_line = next(c.threshold for c in CRITERIA["mech-seeds-cosine-gd"] if c.key == "value")
-chapter.glue(power_gate_words=power.GATE, power_state=power.state_words(power_entries),
-             power_cosine_line=f"{cosine_line:g}", power_cosine_words=power.cosine_words(power_numbers, cosine_line))
+chapter.glue(**power.glue(judged["power"], power_numbers))
 
 # %% [markdown]
 # ## The same question where the task needs a deep network
@@ -358,16 +339,12 @@ chapter.glue(power_gate_words=power.GATE, power_state=power.state_words(power_en
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 seeds_n01 = mechanism.study.committed("seeds-n01")
 n01_cfg = mechanism.study.PROFILES.resolve("seeds-n01")
-n01_learned = (main_study.learning_gate("n01") if (main_study.PROFILES.folder() / "icl.n01.json").is_file()
-               else None)
-n01_entries = mechanism.seeds.judge_seeds(seeds_n01, n01_cfg, n01_cfg["train_examples"], control_passed, n01_learned,
-                                          power=power.met(power_entries, "n01"), suffix="-n01")
+n01_entries = mechanism.verdicts.judge_n01(seeds_n01, n01_cfg, judged)
 if seeds_n01 is not None:
     display(chapter.table(mechanism.seeds.seeds_table(seeds_n01, n01_cfg, n01_cfg["train_examples"])))
 
 # %% tags=["remove-cell"]
-chapter.glue(**mechanism.seeds.seeds_glue(seeds_n01, n01_cfg["train_examples"], n01_entries, n01_cfg, suffix="-n01"),
-             seeds_n01_unmet=mechanism.seeds.unmet_words(n01_entries))
+chapter.glue(**mechanism.show.hypotheses_glue(seeds_n01, n01_cfg, n01_entries, suffix="-n01"))
 
 # %% [markdown]
 # By prediction the hypothesis is
@@ -389,8 +366,7 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds_n01, n01_cfg["train_examples"], 
 # ## What this does and does not show
 #
 # - *Nearest* is relative: a model can be nearest to one candidate and still
-#   far from all of them. The differences are on the scale of the label
-#   spread, so they compare with $1 - R^2$ of {doc}`gpt_icl`.
+#   far from all of them; the differences compare with $1 - R^2$ of {doc}`gpt_icl`.
 # - The comparison is of function, not of mechanism. The GD members nearest the
 #   models of ICDL's inputs run {glue:text}`mech_chosen_steps` steps (those of
 #   the models trained at $N(0, I)$ are listed above); Theorem 1's construction
@@ -412,9 +388,9 @@ chapter.glue(**mechanism.seeds.seeds_glue(seeds_n01, n01_cfg["train_examples"], 
 # ## The claims, judged
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
-ledger.record_all(control_entries, judged_on="control", covered=control_blocks is not None)
-ledger.record_all(seeds_entries, judged_on="seeds", covered=seeds is not None)
-ledger.record_all(power_entries, judged_on="planted models", covered=power_blocks is not None)
+ledger.record_all(judged["control"], judged_on="control", covered=control_data is not None)
+ledger.record_all(judged["seeds"], judged_on="seeds", covered=seeds is not None)
+ledger.record_all(judged["power"], judged_on="planted models", covered=power_blocks is not None)
 ledger.record_all(n01_entries, judged_on="seeds-n01", covered=seeds_n01 is not None)
 ledger.save()
 ledger.judged()

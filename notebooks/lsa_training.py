@@ -61,13 +61,12 @@ from IPython.display import display
 
 from icdl import figures
 from icdl.lsa import readout
+from icdl.lsa import show as lsa_show
 from icdl.lsa.study import (
     L1_SCAN,
     NO_L1,
     NO_L1_OLD,
-    PAPER_MEDIAN_ERROR,
     PAPER_TABLE1,
-    PAPER_TABLE2,
     PROFILES,
     judge,
     judge_no_l1_chain,
@@ -79,7 +78,7 @@ from icdl.lsa.study import (
 from icdl.lsa.training import train
 from icdl.repro import chapter
 from icdl.repro.results import show_reference
-from icdl.repro.typeset import count, fixed, plain
+from icdl.repro.typeset import count
 
 torch.set_num_threads(1)  # the compiled training steps run fastest on one thread (see the computation appendix)
 cfg, ledger = chapter.start(PROFILES, profile, overrides)
@@ -172,9 +171,7 @@ t1 = pd.DataFrame(data["table1"]).astype({"run": int})
 chapter.table(readout.distributions(t1, PAPER_TABLE1))
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-chapter.table(pd.DataFrame({"run": t1["run"], "test MSE": t1["test_mse"].map("{:.5f}".format),
-                            "corr(1/σ, 1/V)": t1["corr_inv_sigma_inv_V"].map("{:+.3f}".format)}).replace(
-    "-", "−", regex=True))
+chapter.table(lsa_show.runs_table(t1))
 
 # %% [markdown]
 # ### LSA Fig. 2: input and output weights of the analysed run
@@ -191,13 +188,7 @@ fig = figures.lsa.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"
 # `std` rows.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-t2 = pd.DataFrame(data["table2"]).astype({"run": int}).set_index("run").loc[[data["chosen_run"]]]
-cols = ["alpha0", "alpha1", "alpha2", "alpha3", "std_alpha1", "std_alpha2", "std_alpha3", "corr_z_f", "corr_z_ls"]
-coefficient = {"alpha0": "α₀", "alpha1": "α₁", "alpha2": "α₂", "alpha3": "α₃", "std_alpha1": "std α₁",
-               "std_alpha2": "std α₂", "std_alpha3": "std α₃", "corr_z_f": "corr(z, f)", "corr_z_ls": "corr(z, LS)"}
-table2 = pd.DataFrame({f"ours (run {data['chosen_run']}, cell {t2.iloc[0]['cell']})": t2.iloc[0][cols].astype(float),
-                       "paper (run 1, cell (3, 51))": pd.Series(PAPER_TABLE2)[cols]}).rename(index=coefficient)
-table2.round(5)
+lsa_show.table2_table(data)
 
 # %% [markdown]
 # ### Which cells carry the estimate
@@ -218,36 +209,16 @@ if ref_obj is not None:
 else:
     trained, tcfg = res["model"], cfg
 cells = readout.query_cells(trained, tcfg)
-analysed = cells[cells["run"] == data["chosen_run"]].sort_values("rank")
-chapter.table(pd.DataFrame({
-    "cell": analysed["cell"], "output weight": analysed["w_out"].map(lambda v: fixed(v, "+.2f")),
-    "share of the slope": analysed["slope_share"].map(lambda v: fixed(v, ".2f")),  # no "−0.00"
-    "corr(z, LS)": analysed["corr_z_ls"].map(lambda v: fixed(v, "+.3f")),
-    "corr(z, eq. 57 fit)": analysed["corr_z_f"].map(lambda v: fixed(v, ".3f"))}).replace("-", "−", regex=True))
+chapter.table(lsa_show.cells_table(cells, data["chosen_run"]))
 
 # %% [markdown]
 # The same two largest query cells in every run:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-split = readout.split_summary(cells)
-chapter.table(pd.DataFrame({
-    "run": split["run"], "largest": split["first cell"], "second": split["second cell"],
-    "weight ratio": split["weight ratio"].map("{:.2f}".format),
-    "shares of the slope": [f"{a:.2f} / {b:.2f}" for a, b in zip(split["first share"], split["second share"])],
-    "corr(z, LS)": [f"{a:+.2f} / {b:+.2f}".replace("-", "−")
-                    for a, b in zip(split["first corr(z, LS)"], split["second corr(z, LS)"])]}))
+chapter.table(lsa_show.split_table(cells))
 
 # %% tags=["remove-cell"]
-first, second = analysed.iloc[0], analysed.iloc[1]
-chapter.glue(lsa_paper_rule_run=str(readout.paper_run(pd.DataFrame(data["table1"]))),
-             lsa_first_cell=first["cell"], lsa_second_cell=second["cell"],
-             lsa_first_w=f"{abs(first['w_out']):.2f}", lsa_second_w=f"{abs(second['w_out']):.2f}",
-             lsa_first_share=f"{first['slope_share']:.2f}", lsa_second_share=f"{second['slope_share']:.2f}",
-             lsa_second_corr=f"{second['corr_z_ls']:+.2f}".replace("-", "−"),
-             lsa_best_cell_corr=f"{cells['corr_z_ls'].abs().max():.3f}",
-             lsa_second_share_lo=f"{split['second share'].min():.2f}",
-             lsa_second_share_hi=f"{split['second share'].max():.2f}",
-             lsa_ratio_lo=f"{split['weight ratio'].min():.2f}", lsa_ratio_hi=f"{split['weight ratio'].max():.2f}")
+chapter.glue(**lsa_show.cells_glue(cells, data))
 
 # %% [markdown]
 # The paper's rule picks run {glue:text}`lsa_paper_rule_run`, the run analysed
@@ -278,25 +249,8 @@ fig = figures.lsa.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chos
 
 # %% tags=["remove-cell"]
 # the numbers of the next paragraph, from the result shown above (the reference run when it exists)
-t1_all = pd.DataFrame(data["table1"])
-corr = t1_all["corr_inv_sigma_inv_V"]
-t2_row = t2.iloc[0]
-fig3_line = next(e for e in judge(data) if e["claim"] == "lsa-fig3-line")
-chapter.glue(**{
-    "lsa_source": "the reference run" if ref_obj is not None else f"the live {profile} run (no reference result yet)",
-    "lsa_runs": str(len(t1_all)), "lsa_epochs": count(data['epochs_done']),
-    "lsa_median_mse": plain(t1_all["test_mse"].median(), 3),
-    "lsa_paper_median_mse": plain(PAPER_MEDIAN_ERROR, 3),
-    "lsa_corr_lo": f"{corr.min():.2f}", "lsa_corr_hi": f"{corr.max():.2f}",
-    "lsa_paper_corr_lo": f"{PAPER_TABLE1['corr_inv_sigma_inv_V'].min():.3f}",
-    "lsa_paper_corr_hi": f"{PAPER_TABLE1['corr_inv_sigma_inv_V'].max():.3f}",
-    "lsa_corr_above": (lambda n: f"{n} run{'s' * (n != 1)} pass{'es' * (n == 1)}")(int((corr > 0.9).sum())),
-    "lsa_corr_z_f": f"{float(t2_row['corr_z_f']):.3f}", "lsa_paper_corr_z_f": f"{PAPER_TABLE2['corr_z_f']:.3f}",
-    "lsa_corr_z_ls": f"{float(t2_row['corr_z_ls']):.3f}", "lsa_paper_corr_z_ls": f"{PAPER_TABLE2['corr_z_ls']:.3f}",
-    "lsa_cell": str(t2_row["cell"]), "lsa_l1": plain(cfg["l1"]),
-    "lsa_fig3_slope": f"{fig3_line['value']:.2f}", "lsa_fig3_intercept": f"{fig3_line['values']['intercept_abs']:.2f}",
-    "lsa_query_ratio": f"{next(e['value'] for e in judge(data) if e['claim'] == 'lsa-fig2'):.2f}",
-})
+source = "the reference run" if ref_obj is not None else f"the live {profile} run (no reference result yet)"
+chapter.glue(**lsa_show.result_glue(data, source=source, l1=cfg["l1"]))
 
 # %% [markdown]
 # ## What the full protocol shows

@@ -69,6 +69,7 @@ from icdl.repro import chapter
 from icdl.repro.results import show_reference
 from icdl.repro.typeset import count, percent, sci
 from icdl.studies import softmax as softmax_study
+from icdl.studies import softmax_proof
 
 torch.set_num_threads(1)
 cfg, ledger = chapter.start(softmax_study.PROFILES, profile, overrides)
@@ -89,7 +90,7 @@ chapter.settings(cfg, softmax_study.PROFILES)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
 print("SoftmaxAttention equals eq. E.1 evaluated token by token:",
-      "yes" if softmax_study.check_attention_formula() else "no")
+      "yes" if softmax_proof.check_attention_formula() else "no")
 
 # %% [markdown]
 # ## Step 1: quantise (ICDL E.4, eqs. E.5–E.6)
@@ -111,7 +112,7 @@ print("SoftmaxAttention equals eq. E.1 evaluated token by token:",
 # $[0, 1]^{2\times 3}$, with the hand-set layer as $Q$:
 
 # %% mystnb={"figure": {"caption": "Left: the feed-forward quantiser with hand-set ReLU weights (D = 8) on one input entry. Right: error of the look-up approximation f(Q(Z)) of a permutation-equivariant map against the granularity D, over random inputs in $[0, 1]^{2\\times 3}$, and the Lipschitz bound of the proof.", "name": "fig-softmax-quantiser"}}
-errors = softmax_study.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
+errors = softmax_proof.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
 fig = figures.theory.plot_quantiser_and_error(quantise.build_quantiser(8, 1.0, 1), 8, 1.0, errors)
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
@@ -139,7 +140,7 @@ errors[["D", "max_error", "bound", "cells"]].assign(max_error=errors["max_error"
 # smallest distance between the outputs of two different (context, token) pairs.
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-sep = softmax_study.separation_table(grid_max=cfg["grid_max"])
+sep = softmax_proof.separation_table(grid_max=cfg["grid_max"])
 print("every brute-forced case separates all (context, token) pairs:", "yes" if (sep["min_separation"] > 0).all() else "no")
 sep.assign(min_separation=sep["min_separation"].map("{:.1e}".format))
 

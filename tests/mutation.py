@@ -886,7 +886,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     _m(
         "archive-commit-from-outer-git",
-        "repro/results.py",
+        "repro/commits.py",
         '    if archived:\n        return archived + "+archive"',
         "    if False:\n        return archived",
         "an unpacked archive names no commit",
@@ -894,7 +894,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     _m(
         "dirty-marker",
-        "repro/results.py",
+        "repro/commits.py",
         'return sha + ("+dirty" if dirty else "")',
         "return sha",
         "dirty marker dropped",
@@ -1203,7 +1203,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     _m(
         "equivariant-mean-axis",
-        "studies/softmax.py",
+        "studies/softmax_proof.py",
         "0.5 * torch.sin(Z).mean(-1, keepdim=True)",
         "0.5 * torch.sin(Z).mean(-2, keepdim=True)",
         "axis",

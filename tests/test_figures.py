@@ -26,6 +26,7 @@ from icdl.studies import gradient as gradient_checks
 from icdl.studies import icgd_transformer as icgd
 from icdl.studies import relu_sums as relu_sum_study
 from icdl.studies import softmax as softmax_study
+from icdl.studies import softmax_proof
 from icdl.studies.linear_gd import ETAS, PROFILES, icgd_experiment
 
 HERE = Path(__file__).parent
@@ -364,8 +365,8 @@ def test_gpt_plateau_numbers(num_regression):
 def test_softmax_mechanism_numbers(num_regression):
     """Figure 'fig-softmax-quantiser' and the separation table: float64, deterministic."""
 
-    err = softmax_study.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
-    sep = softmax_study.separation_table(grid_max=16)
+    err = softmax_proof.piecewise_constant_error(D_grids=tuple(2**k for k in range(1, 7)), d=2, n=3)
+    sep = softmax_proof.separation_table(grid_max=16)
     num_regression.check({"max_error": err["max_error"].to_numpy(), "mean_error": err["mean_error"].to_numpy(),
                           "bound": err["bound"].to_numpy()},
                          default_tolerance={"rtol": 1e-9, "atol": 1e-15}, basename="softmax_quantiser")

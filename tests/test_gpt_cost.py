@@ -54,7 +54,7 @@ def test_the_training_budget_counts_every_step_a_model_took():
     alone), profile n01 trains both from scratch for the fitted 9 500; the FLOPs are the counted step's times the
     steps and lie near the 6·N·tokens rule (the attention adds a little: a halved or doubled count falls outside);
     the paper's row is its own yardstick."""
-    from icdl.gpt_icl.compute.cost import budget_table, training_budget
+    from icdl.gpt_icl.compute.cost import budget_table, training_budget, training_budgets
     from icdl.gpt_icl.core import main_study
     from icdl.gpt_icl.core.measure import flops_per_step
     from icdl.gpt_icl.core.schedule import configs
@@ -70,7 +70,9 @@ def test_the_training_budget_counts_every_step_a_model_took():
     assert n01["softmax"]["flops"] == flops_per_step(model, tr.batch, tr.examples) * tr.steps
     rule = 6 * n01["softmax"]["parameters"] * (2 * tr.examples * tr.batch) * tr.steps
     assert 1.0 < n01["softmax"]["flops"] / rule < 1.6
-    table = budget_table(training_budget(raw("paper")) + training_budget(raw("n01")))
+    both = training_budgets(main_study.PROFILES, ("paper", "n01"))  # the chapter's rows, in the order named
+    assert both == training_budget(raw("paper")) + training_budget(raw("n01"))
+    table = budget_table(both)
     assert list(table["share of the paper's"][:2]) == ["1.0e+00"] * 2
     assert float(table["share of the paper's"].iloc[2]) < 1e-3
     assert list(table["run (profile)"].iloc[[0, 2]]) == ["ICDL's Appendix F (paper)", "fitted, x ~ N(0, I) (n01)"]

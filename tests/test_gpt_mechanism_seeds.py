@@ -347,3 +347,27 @@ def test_the_unmet_gates_are_counted_and_named_from_the_judged_entries():
     no_control = ms.unmet_words(ms.judge_seeds(result, CFG, 40, False, LEARNED, 1.0))
     assert no_control.startswith("1 of the 5") and GATE_WORDS["control"] in no_control
     assert ms.unmet_words(ms.judge_seeds(None, CFG, 40, True, None)) == "—"
+
+
+def test_the_chapter_judges_the_control_and_the_plants_before_the_seeds_and_words_them_while_they_wait():
+    """``verdicts``: with no result committed, the control is not passed and every other claim of the chapter waits
+    (nothing judged, the command named), the n01 hypotheses under their own names; the prose's numbers are dashes,
+    the unmet gates included, under the n01 names where asked; the planted models' words say their run waits."""
+    from icdl.gpt_icl import mechanism
+    from icdl.gpt_icl.mechanism import power
+
+    cfg = mechanism.study.PROFILES.resolve("seeds")
+    judged = mechanism.verdicts.judge_icdl(None, cfg, None, None)
+    assert list(judged) == ["control", "power", "seeds"]
+    assert judged["control"][0]["ours"].startswith("not run") and judged["control"][0]["passed"] is not True
+    assert all(e["passed"] is None for e in judged["power"] + judged["seeds"])
+    assert [e["claim"] for e in judged["seeds"]] == list(ms.CLAIMS)
+    n01_cfg = mechanism.study.PROFILES.resolve("seeds-n01")
+    n01 = mechanism.verdicts.judge_n01(None, n01_cfg, judged)
+    assert [e["claim"] for e in n01] == [c + "-n01" for c in ms.CLAIMS] and all(e["passed"] is None for e in n01)
+    glue = mechanism.show.hypotheses_glue(None, cfg, judged["seeds"])
+    assert glue["seeds_unmet"] == "—" and set(glue) == set(ms.seeds_glue(None, 40, [])) | {"seeds_unmet"}
+    assert "seeds_n01_unmet" in mechanism.show.hypotheses_glue(None, n01_cfg, n01, suffix="-n01")
+    assert power.numbers_by_task(None, 40) == {}
+    words = power.glue(judged["power"], {})
+    assert words["power_state"].endswith("not been made yet") and words["power_gate_words"] == power.GATE

@@ -385,3 +385,22 @@ def test_the_prose_ranges_of_the_levels_and_the_switch():
     kept = pd.DataFrame({"depth": [3, 6], "softmax_lead": [0.2, 0.1], "lead_at_switch": [-6.99, -1.53],
                          "relu_lead": [0.3, 0.3]})
     assert objectives.judge.switch_glue(kept) == {"switch_range": "-6.99 to -1.53", "relu_lead_range": "0.30"}
+
+
+def test_objective_3_s_table_is_read_at_the_mlp_s_last_position_and_worded_from_its_lowest_rows():
+    """The chapter's numbers around objective 3 and the yardstick: the MLP's last position up to the training length
+    (a profile's ``mlp_positions`` are 0-based prompt positions), the yardstick's examples below it, the lowest R² of
+    each kind of model, and objective 1's number with its interval, each as the prose quotes it."""
+    from icdl.gpt_icl.objectives import fitted, yardstick
+
+    cfg = {"mlp_positions": (0, 4, 9, 19, 39, 59), "mlp_prompts": 512}
+    assert objectives.judge.mlp_last(cfg, 40) == 40 and objectives.judge.mlp_last(cfg, 39) == 20
+    assert yardstick.examples_at(pd.DataFrame({"examples": [5, 10, 39, 40, 60]}), 40) == 39
+    shifted = pd.DataFrame({"MLP": [0.9, 0.8], "least squares": [0.7, 0.95], "softmax": [0.3, 0.5],
+                            "relu": [0.6, 0.2]})
+    assert objectives.judge.shifted_glue(shifted) == {"shift_mlp_min": "0.80", "shift_ls_min": "0.70",
+                                                      "shift_tf_min": "0.20"}
+    judged = {"icdl-obj1-fitted": {"value": -0.01234, "values": {"value_lo": -0.0206, "value_hi": 0.0014}}}
+    glue = fitted.claims_glue(judged, cfg)
+    assert (glue["obj1_shortfall"], glue["obj1_lo"], glue["obj1_hi"]) == ("-0.012", "-0.021", "0.001")
+    assert glue["mlp_prompts"] == "512" and glue["obj1_tolerance"] == f"{main_study.CRITERIA['obj1_tolerance']:g}"

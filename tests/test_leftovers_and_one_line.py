@@ -425,8 +425,9 @@ def test_icdl_root_at_another_clone_writes_there_but_names_the_commit_of_the_cod
     other clone's commit, clean, recorded for numbers made by this tree's edited code)."""
     import subprocess
 
+    from icdl.repro.commits import code_root, git_commit
     from icdl.repro.files import project_root
-    from icdl.repro.results import code_root, git_commit, provenance
+    from icdl.repro.results import provenance
 
     def git(*args):
         return subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=tmp_path, check=True,

@@ -537,6 +537,41 @@ def test_the_split_summary_pairs_the_two_largest_query_cells():
     assert s["weight ratio"] == pytest.approx(1.25) and s["second share"] == pytest.approx(0.4)
 
 
+def test_the_chapter_s_tables_and_words_of_one_result():
+    """``icdl.lsa.show`` on a result of two runs: Table 1 run by run with minus signs, Table 2 of the analysed run
+    (the paper's rule: the dividing run 2) beside the paper's, its query cells largest first, the two largest cells
+    of every run side by side, and the prose's numbers read from the same rows."""
+    from icdl.lsa import show
+    from icdl.lsa.study import PAPER_TABLE2
+    from icdl.repro.typeset import plain
+
+    data = _fake_result([-0.2, 0.95], [0.001, 0.002])
+    data["chosen_run"] = 2
+    for k in show.TABLE2_ROWS:
+        data["table2"].setdefault(k, [0.5, -0.25])
+    runs = show.runs_table(pd.DataFrame(data["table1"]))
+    assert runs["corr(1/σ, 1/V)"].tolist() == ["−0.200", "+0.950"] and runs["test MSE"].tolist() == ["0.00100",
+                                                                                                   "0.00200"]
+    t2 = show.table2_table(data)
+    assert list(t2.index) == list(show.TABLE2_ROWS.values())
+    assert t2["ours (run 2, cell (3, 51))"]["α₀"] == -0.25
+    assert t2["paper (run 1, cell (3, 51))"].tolist() == [round(PAPER_TABLE2[k], 5) for k in show.TABLE2_ROWS]
+    cells = pd.DataFrame([{"run": r, "embedding": e, "cell": f"({e}, 51)", "w_out": w, "abs_w": abs(w),
+                           "rank": rank, "corr_z_ls": c, "corr_z_f": 0.9, "slope_share": share}
+                          for r in (1, 2) for e, w, rank, c, share in
+                          ((1, -2.0, 1, -0.6, 0.6), (2, 1.0, 2, 0.5, 0.4), (3, 0.1, 3, 0.1, 0.0),
+                           (4, 0.05, 4, 0.0, 0.0))])
+    assert show.cells_table(cells, 2)["output weight"].tolist() == ["−2.00", "+1.00", "+0.10", "+0.05"]
+    assert show.split_table(cells)["weight ratio"].tolist() == ["2.00", "2.00"]
+    glue = show.cells_glue(cells, data)
+    assert (glue["lsa_paper_rule_run"], glue["lsa_first_cell"], glue["lsa_first_w"]) == ("2", "(1, 51)", "2.00")
+    assert glue["lsa_second_corr"] == "+0.50" and glue["lsa_best_cell_corr"] == "0.600"
+    words = show.result_glue(data, source="the live quick run", l1=1e-5)
+    assert next(iter(words)) == "lsa_source" and words["lsa_runs"] == "2"
+    assert words["lsa_corr_above"] == "1 run passes" and words["lsa_l1"] == plain(1e-5)
+    assert words["lsa_cell"] == "(3, 51)" and words["lsa_corr_z_f"] == "0.990"
+
+
 def test_a_checkpoint_of_another_profile_is_refused_by_the_readout(tmp_path):
     """The committed reference checkpoint (10 runs) read with the quick profile's settings (2 runs) is refused,
     naming the file and the command that rebuilds it, instead of loading a model the chapter would misread."""

@@ -237,7 +237,7 @@ def test_dirty_marker_ignores_generated_outputs_only(tmp_path):
     a changed source file must (a marker dropped, or one that counts generated files, both fail here)."""
     import subprocess
 
-    from icdl.repro.results import git_commit
+    from icdl.repro.commits import git_commit
 
     def git(*args):
         subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=tmp_path, check=True,
@@ -617,7 +617,7 @@ def test_a_kept_result_names_a_commit_of_this_history(tmp_path):
     """keep_if_same keeps a file's provenance only where its commit is one a reader can check out: made at an
     ancestor of today's commit it is kept; made at a commit since amended away (a dangling one: the bug that
     left a ledger naming a commit no fresh clone has) or with uncommitted edits, it is written anew."""
-    from icdl.repro.results import checkable
+    from icdl.repro.commits import checkable
 
     def rev(name: str) -> str:
         return subprocess.run(["git", "rev-parse", name], capture_output=True, text=True, check=True).stdout.strip()

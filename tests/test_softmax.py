@@ -12,10 +12,11 @@ from icdl.constructions import softmax as quantise
 from icdl.networks import Architecture
 from icdl.repro.profiles import ProfileError
 from icdl.studies import softmax as softmax_study
+from icdl.studies import softmax_proof
 
 
 def test_softmax_attention_matches_eq_E1():
-    assert softmax_study.check_attention_formula(seed=0) and softmax_study.check_attention_formula(seed=1)
+    assert softmax_proof.check_attention_formula(seed=0) and softmax_proof.check_attention_formula(seed=1)
 
 
 def test_softmax_attention_is_permutation_equivariant():
@@ -48,14 +49,14 @@ def test_quantiser_is_exact_on_the_grid_and_monotone(D_grid, B):
 
 
 def test_piecewise_constant_error_within_bound_and_falls_like_one_over_D():
-    df = softmax_study.piecewise_constant_error(D_grids=(4, 8, 16, 32), samples=1000)
+    df = softmax_proof.piecewise_constant_error(D_grids=(4, 8, 16, 32), samples=1000)
     assert (df["max_error"] <= df["bound"]).all()
     ratios = df["max_error"].to_numpy()[:-1] / df["max_error"].to_numpy()[1:]
     assert ((ratios > 1.5) & (ratios < 2.6)).all()
 
 
 def test_rank_one_attention_separates_small_grids():
-    t = softmax_study.separation_table(grid_max=8, max_pairs=5000)
+    t = softmax_proof.separation_table(grid_max=8, max_pairs=5000)
     assert len(t) >= 8 and (t["min_separation"] > 0).all()
     assert (t["pairs"] == t["sequences"] * t["n"]).all()
     with pytest.raises(ValueError, match="max_pairs"):
@@ -161,7 +162,7 @@ def test_equivariant_map_written_out():
     input (features ≠ tokens) each entry against the formula, one at a time (a mean over the features instead
     is still equivariant and passes every other check)."""
     Z = torch.tensor([[[0.1, -0.7, 1.3], [0.9, 0.2, -0.4]]], dtype=torch.float64)
-    out = softmax_study.equivariant_map(Z)
+    out = softmax_proof.equivariant_map(Z)
     for a in range(2):
         for k in range(3):
             expected = math.tanh(Z[0, a, k]) + 0.5 * sum(math.sin(Z[0, a, j]) for j in range(3)) / 3

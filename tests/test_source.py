@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from icdl.repro import results
+from icdl.repro import commits
 from icdl.repro.source import ARCHIVE, COMMIT_FILE, FILES_FILE, render, write_archive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +83,7 @@ def test_an_unpacked_archive_packs_itself_again_under_its_commit(repo, tmp_path)
     (unpacked / "Makefile").unlink()
     assert write_archive(unpacked, tmp_path / "less.tar.gz").changed
     # a record written from the unpacked tree names the archive's commit, marked as such
-    assert results.git_commit(unpacked) == sha + "+archive"
+    assert commits.git_commit(unpacked) == sha + "+archive"
 
 
 def test_a_tree_that_is_neither_is_refused_in_one_line(tmp_path):
@@ -150,7 +150,7 @@ def test_a_clone_names_its_own_commit_whatever_file_is_copied_into_it(repo, tmp_
     archive keep the clone's own commit (the bug: every record of that clone named the stray commit)."""
     sha = _git(repo, "rev-parse", "HEAD")
     (repo / COMMIT_FILE).write_text("0" * 40 + "\n")
-    assert results.git_commit(repo) == sha
+    assert commits.git_commit(repo) == sha
     source = write_archive(repo, tmp_path / ARCHIVE)
     assert source.commit == sha and source.from_git
 

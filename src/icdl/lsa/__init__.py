@@ -6,6 +6,8 @@
 * :mod:`~icdl.lsa.training` -- the training protocol of section 4 (batched runs, compile, checkpoints, shards);
 * :mod:`~icdl.lsa.study` -- Tables 1–2 and Figs. 2–3 from a trained model, and the judgement of the claims
   (chapter ``lsa_training``);
+* :mod:`~icdl.lsa.readout` -- the run the paper analyses, and the query cells that carry the estimate;
+* :mod:`~icdl.lsa.show` -- what chapter ``lsa_training`` shows of a result: its tables and the numbers its prose quotes;
 * ``python -m icdl.lsa --profile reference`` -- the resumable reference run (:mod:`icdl.lsa.__main__`).
 """
 

@@ -15,8 +15,9 @@ import torch
 from tqdm import tqdm
 
 from ..repro.checkpoints import checkpoint_exists, load_checkpoint, remove_checkpoint, save_checkpoint
+from ..repro.commits import git_commit
 from ..repro.files import one_writer
-from ..repro.results import git_commit, hardware
+from ..repro.results import hardware
 from .model import TF, LSAData, sample_data, tf_forward
 
 Tensor = torch.Tensor

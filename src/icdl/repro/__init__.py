@@ -4,6 +4,7 @@
   the chapter's one id, its result folder and its command;
 * :mod:`~icdl.repro.results` -- result files and checkpoints with provenance, written atomically;
   :func:`~icdl.repro.results.show_reference`, the one way a chapter shows a committed result;
+* :mod:`~icdl.repro.commits` -- which commit of the code made a result, and whether a reader can check it out;
 * :mod:`~icdl.repro.claims` -- the registry of every claim the book checks;
 * :mod:`~icdl.repro.ledger` -- the records a chapter writes and the reproducibility report;
 * :mod:`~icdl.repro.reads` -- the committed results a chapter read, pinned by sha256 in its ledger;

@@ -46,7 +46,7 @@ def project_root() -> Path:
 
 
 #: what makes a folder a clone of this repository: the book's table of contents, the package, and git's folder
-#: or, in a tree unpacked from the book's source archive, the file naming its commit (icdl.repro.results'
+#: or, in a tree unpacked from the book's source archive, the file naming its commit (icdl.repro.commits'
 #: COMMIT_FILE, named here as this module may not import that one)
 CLONE_MARKS = (("_toc.yml", Path.is_file), ("src/icdl", Path.is_dir))
 REVISION_MARKS = (".git", "SOURCE_COMMIT")

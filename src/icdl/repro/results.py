@@ -6,7 +6,8 @@ saying which command produced it, at which git commit, on what hardware, how lon
 it took, at which profile and seed. :func:`save_result` writes the file through a
 temporary file and an atomic rename, so a run killed midway leaves the previous
 result intact; :func:`load_result` refuses a file whose provenance is missing or
-incomplete, and notes the sha256 of what it read for the chapter's ledger (:mod:`icdl.repro.reads`).
+incomplete, and notes the sha256 of what it read for the chapter's ledger (:mod:`icdl.repro.reads`). The
+commit a provenance names, and whether a reader can still check it out, are :mod:`icdl.repro.commits`'.
 """
 
 from __future__ import annotations
@@ -14,84 +15,16 @@ from __future__ import annotations
 import json
 import os
 import platform
-import subprocess
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from . import reads
+from .commits import checkable, git_commit
 from .files import ResultFileError, atomic_write_text, project_root
 
 PROVENANCE_KEYS = ("command", "git_commit", "hardware", "wall_time_s", "profile", "seed", "created")
-
-
-#: what the book's own runs write: changes there do not make a result's code differ from its commit
-GENERATED = ("results", "runs", "notebooks/*.ipynb", "book/generated", "_build")
-
-
-#: in a tree unpacked from the book's source archive (:mod:`icdl.repro.source`): the file naming its commit
-COMMIT_FILE = "SOURCE_COMMIT"
-
-
-def archived_commit(root: Path) -> str | None:
-    """The commit named by an unpacked archive's :data:`COMMIT_FILE`, or ``None`` (no such file, or not a hash)."""
-    try:
-        text = (Path(root) / COMMIT_FILE).read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    return text if len(text) == 40 and all(c in "0123456789abcdef" for c in text) else None
-
-
-def is_git_root(root: Path) -> bool:
-    """Whether ``root`` is the top folder of a git work tree: a clone, not an archive unpacked inside some other
-    repository (whose ``git rev-parse HEAD`` would name that repository's commit)."""
-    try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True,
-                             timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return bool(top) and Path(top).resolve() == Path(root).resolve()
-
-
-def code_root() -> Path | None:
-    """The tree whose ``src/icdl`` this process imported (a clone, or an unpacked source archive); ``None`` for
-    an installed copy outside any tree."""
-    root = Path(__file__).resolve().parents[3]
-    return root if (root / "src" / "icdl" / "repro" / "results.py").is_file() else None
-
-
-def git_commit(root: Path | None = None) -> str:
-    """The commit of the code that runs, with ``+dirty`` when tracked files other than generated outputs
-    (:data:`GENERATED`: results, executed notebooks) differ from it; in a tree unpacked from the book's source
-    archive (no git), the archive's commit with ``+archive`` (its files may have been edited since:
-    :mod:`icdl.repro.source`); else ``unknown``.
-
-    The tree read is ``root``, by default the one whose package this process imported (:func:`code_root`), not
-    :func:`~icdl.repro.files.project_root`: with ``ICDL_ROOT`` naming another clone the results go there, but the
-    provenance names the commit and the changes of the code that computed them (the bug: the other clone's
-    commit, clean, for numbers made by this one's edited code). An installed copy outside any tree reads the
-    project root."""
-    root = Path(root) if root is not None else (code_root() or project_root())
-    # git first where this is a clone (a stray COMMIT_FILE copied into it changes nothing); an unpacked archive,
-    # even inside another repository, names its own commit
-    archived = None if is_git_root(root) else archived_commit(root)
-    if archived:
-        return archived + "+archive"
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-             *(f":(exclude,glob){g}" + ("" if "*" in g else "/**") for g in GENERATED)],
-            cwd=root, capture_output=True, text=True, timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    if not sha:
-        return "unknown"
-    return sha + ("+dirty" if dirty else "")
 
 
 def hardware() -> str:
@@ -140,25 +73,10 @@ def save_result(path: str | Path, data: dict[str, Any], *, provenance: dict[str,
     return path
 
 
-def checkable(made: str, now: str) -> bool:
-    """Whether a file made at commit ``made`` still names a run a reader can reproduce from commit ``now``: the
-    same commit, or a clean commit (no ``+dirty``) of ``now``'s history."""
-    if made == now:
-        return True
-    if "+" in made or made == "unknown" or now in ("unknown", ""):
-        return False
-    head = now.split("+")[0]
-    try:
-        return subprocess.run(["git", "merge-base", "--is-ancestor", made, head], cwd=project_root(),
-                              capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
 def keepable(old: Any, new: dict[str, Any]) -> bool:
     """Whether a file whose provenance is ``old`` may stand for a run whose provenance is ``new`` when their data
     agree: full provenance, the same command, profile and seed, made at a commit a reader can check out
-    (:func:`checkable`)."""
+    (:func:`~icdl.repro.commits.checkable`)."""
     return isinstance(old, dict) and all(k in old for k in PROVENANCE_KEYS) and \
         all(old[k] == new[k] for k in ("command", "profile", "seed")) and \
         checkable(old["git_commit"], new["git_commit"])

@@ -6,13 +6,13 @@ The archive (:data:`ARCHIVE`, a ``.tar.gz`` whose files sit under ``icdl-<commit
 the commit, the committed results and checkpoints included, and two files of its own:
 
 * :data:`COMMIT_FILE`: the commit's full hash. In a build from the unpacked archive
-  :func:`icdl.repro.results.git_commit` reads it, so that a record still names the commit it came from.
+  :func:`icdl.repro.commits.git_commit` reads it, so that a record still names the commit it came from.
 * :data:`FILES_FILE`: the tracked files, one per line. A build from the unpacked archive packs these again
   (with the reader's edits, if any).
 
 A working tree with changes to tracked files is archived as its commit (what a reader can name and fetch again),
 and the first page says that the HTML was built from a changed tree; changes to the book's own outputs
-(:data:`icdl.repro.results.GENERATED`: results, executed chapters, which ``make book`` rewrites) do not count.
+(:data:`icdl.repro.commits.GENERATED`: results, executed chapters, which ``make book`` rewrites) do not count.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .commits import COMMIT_FILE, GENERATED, archived_commit, is_git_root
 from .files import ResultFileError, regular_or_new
-from .results import COMMIT_FILE, GENERATED, archived_commit, is_git_root
 
 ARCHIVE = "icdl-source.tar.gz"
 FILES_FILE = "SOURCE_FILES"

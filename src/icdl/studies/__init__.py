@@ -10,6 +10,7 @@ module                 chapter id                  what it measures
 ``icgd_transformer``   ``icgd_transformer``        Theorem 1 and Corollary 1.1: ŵ^(l) against GD
 ``icgd_accounting``    ``icgd_transformer``        sizes, norms, FLOPs, layer counts (REB)
 ``softmax``            ``softmax``                 Theorem 2: softmax layers fitted to a GD step
+``softmax_proof``      ``softmax``                 Theorem 2's proof: eq. E.1, Lemma 17, the look-up
 ``diffusion``          ``diffusion_score``         App. G: the diffusion score learned in context
 ``computation``        ``computation``             the appendix on batching, compiling, speed
 =====================  ==========================  ============================================

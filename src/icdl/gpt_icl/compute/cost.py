@@ -7,7 +7,8 @@ times. :func:`cost_comparison` counts both with torch's FLOP counter and times b
 :func:`judge` turns that into the two ledger entries, :func:`cost_table` into the table beside REB's values.
 
 :func:`training_budget` puts the models of ICDL sec. 5 beside the paper's: parameters, steps and training FLOPs per
-model for a profile of the main study (chapter ``gpt_icl``: how far our CPU models are from what the paper trained).
+model for a profile of the main study (:func:`training_budgets`: for several; chapter ``gpt_icl``: how far our CPU
+models are from what the paper trained).
 """
 
 from __future__ import annotations
@@ -155,6 +156,13 @@ def training_budget(cfg, depth: int = 3) -> list[dict]:
         rows.append({"profile": cfg["profile"], "attention": attention, "parameters": InContextGPT(model).num_params(),
                      "steps": steps, "batch": tr.batch, "examples": tr.examples, "flops": float(flops)})
     return rows
+
+
+def training_budgets(profiles, names: tuple[str, ...]) -> list[dict]:
+    """:func:`training_budget` of each profile ``names`` of ``profiles`` (the main study's
+    :class:`~icdl.repro.profiles.ProfileSet`, its profiles' own settings), the rows in the order of ``names``: the
+    rows of the chapter's budget table (:func:`budget_table`) and of its words (:func:`budget_words`)."""
+    return [r for name in names for r in training_budget({**profiles.profiles[name], "profile": name})]
 
 
 #: the main study's profiles in words, for the budget table (the key beside it: what ``--profile`` takes)

@@ -10,10 +10,11 @@ the main study's models after von Oswald et al. 2023 and Akyürek et al. 2023).
 ``power``     planted models that are GD or ridge: can the pipeline tell the algorithms apart? (its own command,
               ``python -m icdl.gpt_icl.mechanism.power``: imported by name, not here)
 ``show``      what the chapter shows: seed means, tables, the prose's numbers
+``verdicts``  the chapter's claims judged in the order their gates need: control and planted models, then seeds
 ``study``     the profiles, the study over every model, its result file, ``python -m icdl.gpt_icl.mechanism``
 ============  =========================================================================================
 """
 
-from . import grid, judge, measures, numbers, seeds, show, study
+from . import grid, judge, measures, numbers, seeds, show, study, verdicts
 
-__all__ = ["grid", "judge", "measures", "numbers", "seeds", "show", "study"]
+__all__ = ["grid", "judge", "measures", "numbers", "seeds", "show", "study", "verdicts"]

@@ -19,7 +19,8 @@ read; :func:`power_numbers` gives, per plant, GD's prediction difference over th
 GD nearer) with its interval over the prompts. :func:`run` does it at every target depth of a profile on two tasks
 -- ICDL's inputs and x ~ N(0, I) (:data:`TASKS`) -- and writes ``results/gpt_mechanism/power.<profile>.json``
 (``python -m icdl.gpt_icl.mechanism.power --profile seeds``); :func:`judge` turns it into the registered claims
-``mech-power-gd`` and ``mech-power-ridge`` (per task), which gate the mechanism's verdicts on that task.
+``mech-power-gd`` and ``mech-power-ridge`` (per task), which gate the mechanism's verdicts on that task;
+:func:`glue` puts them, and hypothesis 2's cosine line against the plants, in the chapter's words.
 """
 
 from __future__ import annotations
@@ -139,6 +140,15 @@ def power_numbers(blocks: pd.DataFrame, train_examples: int) -> dict[tuple[int, 
     m = paired_measures(blocks, train_examples, Draws(1, blocks=int(blocks["block"].nunique())))
     return {(int(depth), name): {k: summary(v[k]) for k in ("pred", "sens", "cosine")}
             for (depth, name), v in m["models"].items()}
+
+
+def numbers_by_task(blocks: pd.DataFrame | None, train_examples: int) -> dict[str, dict[tuple[int, str], dict]]:
+    """:func:`power_numbers` of every task of :data:`TASKS` (``blocks``: a run's sums per block, the ``task`` column
+    telling the tasks apart; empty while the run waits): what the chapter tables per task and
+    :func:`cosine_words` reads."""
+    if blocks is None:
+        return {}
+    return {task: power_numbers(blocks[blocks["task"] == task], train_examples) for task in TASKS}
 
 
 def shown(numbers: dict[tuple[int, str], dict]) -> pd.DataFrame:
@@ -359,6 +369,18 @@ def state_words(entries: list[dict]) -> str:
                           "against 1)")
         parts.append(f"on {where[task]} the pipeline " + " and ".join(misses) + " (the gate is unmet)")
     return "; ".join(parts)
+
+
+def glue(entries: list[dict], numbers: dict[str, dict[tuple[int, str], dict]]) -> dict[str, str]:
+    """The prose's words of the planted models (``entries``: :func:`judge`'s; ``numbers``: :func:`numbers_by_task`):
+    the gate's name (``power_gate_words``), what the claims say (``power_state``: :func:`state_words`), and
+    hypothesis 2's registered cosine line (``power_cosine_line``) set against what the plants reach
+    (``power_cosine_words``: :func:`cosine_words`)."""
+    from icdl.repro.claims import CRITERIA
+
+    line = next(c.threshold for c in CRITERIA["mech-seeds-cosine-gd"] if c.key == "value")
+    return {"power_gate_words": GATE, "power_state": state_words(entries), "power_cosine_line": f"{line:g}",
+            "power_cosine_words": cosine_words(numbers, line)}
 
 
 if __name__ == "__main__":

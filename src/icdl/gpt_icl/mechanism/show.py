@@ -6,6 +6,7 @@ numbers its prose quotes, formatted.
 :func:`nearest_table`    the nearest candidate per model and prompt position on one mixture
 :func:`chosen_table`     the settings chosen per model
 :func:`design_glue`      the design's sizes, the chosen steps and the layers Theorem 1 would need for them
+:func:`hypotheses_glue`  the numbers of one task's four hypotheses over the seeds, and the gates they leave unmet
 :func:`control_table`,   the positive control: every candidate's three measures at the training length, and the
 :func:`control_glue`     numbers the prose quotes
 =======================  ==============================================================================================
@@ -18,6 +19,7 @@ import pandas as pd
 from icdl.gpt_icl.core import baselines as bl
 from icdl.gpt_icl.core.intervals import summary
 from icdl.gpt_icl.core.tasks import PRETRAINING
+from icdl.gpt_icl.mechanism import seeds
 from icdl.gpt_icl.mechanism.judge import LINEAR_FITS, LOCAL_RULES, control, control_intervals, nearest
 from icdl.gpt_icl.mechanism.measures import ADAM_MLP, AT_DEPTH_ONE, RIDGE
 
@@ -133,3 +135,13 @@ def design_glue(cfg, chosen: pd.DataFrame | None) -> dict[str, str]:
     layers = int(((2 * chosen["depth"] + 4) * steps).min())
     lo, hi = count(int(steps.min())), count(int(steps.max()))
     return out | {"mech_chosen_steps": lo if lo == hi else f"{lo} to {hi}", "mech_thm1_layers": count(layers)}
+
+
+def hypotheses_glue(result: dict | None, cfg, entries: list[dict], suffix: str = "") -> dict[str, str]:
+    """The prose's numbers of one task's seeds run (``result``, None while it waits; ``cfg``: its profile,
+    resolved; ``entries``: :func:`~icdl.gpt_icl.mechanism.seeds.judge_seeds` of the claims of ``suffix``):
+    :func:`~icdl.gpt_icl.mechanism.seeds.seeds_glue`, then the registered gates its entries leave unmet
+    (``seeds_unmet``, ``seeds_n01_unmet``: :func:`~icdl.gpt_icl.mechanism.seeds.unmet_words`)."""
+    tag = suffix.replace("-", "_")
+    return {**seeds.seeds_glue(result, cfg["train_examples"], entries, cfg, suffix=suffix),
+            f"seeds{tag}_unmet": seeds.unmet_words(entries)}

@@ -13,6 +13,7 @@ the schedule's.
 
 from __future__ import annotations
 
+from icdl.gpt_icl.core.main_study import CRITERIA
 from icdl.gpt_icl.objectives import judge as objectives
 from icdl.repro.claims.gpt_icl import FITTED_CLAIMS
 from icdl.repro.typeset import count, rate
@@ -61,3 +62,14 @@ def judge(data: dict, train_examples: int) -> list[dict]:
     (:func:`icdl.gpt_icl.objectives.judge.judge`, with its learning gate), each under its ``-fitted`` name, in the
     order of :data:`FITTED_CLAIMS`."""
     return objectives.judge(data, train_examples, FITTED_CLAIMS)
+
+
+def claims_glue(judged: dict[str, dict], cfg) -> dict[str, str]:
+    """The prose's numbers of the claims at the fitted schedule (``judged``: :func:`judge`'s entries by claim;
+    ``cfg``: the judged run's profile, resolved): the registered lines of objectives 1 and 3 (``obj1_tolerance``,
+    ``obj3_max_drop``), the MLP's prompts (``mlp_prompts``), and objective 1's number with its 90 % interval
+    (``obj1_shortfall``, ``obj1_lo``, ``obj1_hi``)."""
+    obj1 = judged["icdl-obj1-fitted"]
+    return {"obj1_tolerance": f"{CRITERIA['obj1_tolerance']:g}", "obj3_max_drop": f"{CRITERIA['obj3_max_drop']:g}",
+            "mlp_prompts": f"{cfg['mlp_prompts']}", "obj1_shortfall": f"{obj1['value']:.3f}",
+            "obj1_lo": f"{obj1['values']['value_lo']:.3f}", "obj1_hi": f"{obj1['values']['value_hi']:.3f}"}

@@ -4,14 +4,21 @@ ledger's judge, and the levels the chapter reads the models by.
 The models, their runs and files are the main study's (:mod:`icdl.gpt_icl.core.main_study`); the numbers a
 claim is judged on, with their intervals over seeds and prompts, are :mod:`icdl.gpt_icl.core.verdicts`'.
 
-=========================  ================================================================================
-:func:`assumptions`        a profile's choices beside ICDL's, as the chapter's table shows them
-:func:`verdict_tables`     per model, the point values behind objectives 1–3
-:func:`judge`              the ledger entries of objectives 1–3, each with its interval
-:func:`levels_at`          R² at one position beside the context mean and least squares
-:func:`switch_table`       what the softmax-to-ReLU switch keeps of the softmax model's lead
-:func:`switch_glue`        its ranges, as the prose reads them
-=========================  ================================================================================
+===========================  ================================================================================
+:func:`assumptions`          a profile's choices beside ICDL's, as the chapter's table shows them
+:func:`verdict_tables`       per model, the point values behind objectives 1–3
+:func:`judge`                the ledger entries of objectives 1–3, each with its interval
+:func:`shortfall`            objective 1 as judged: each model's shortfall below the MLP, with its interval
+:func:`levels_at`            R² at one position beside the context mean and least squares
+:func:`levels_glue`          its ranges over the models, as the prose reads them
+:func:`gate_glue`            those ranges with the learning gate's words, of the judged run and the reference
+:func:`switch_table`         what the softmax-to-ReLU switch keeps of the softmax model's lead
+:func:`switch_glue`          its ranges, as the prose reads them
+:func:`mlp_last`             the MLP's last position up to the training length, where objective 3 is tabled
+:func:`shifted_r2`           objective 3 beside its yardsticks: R² on the shifted prompts, per depth and μ
+:func:`shifted_glue`         its lowest R² of the MLP, of least squares and of the transformers
+:func:`least_squares_shift`  least squares on the shifted prompts of every target depth of a run
+===========================  ================================================================================
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
-from icdl.gpt_icl.core import verdicts
+from icdl.gpt_icl.core import learning, verdicts
 from icdl.gpt_icl.core.main_study import CRITERIA
 from icdl.gpt_icl.core.model import ATTENTIONS
 from icdl.gpt_icl.core.schedule import AT_SWITCH
@@ -107,6 +114,14 @@ def judge(data: dict, train_examples: int, names: dict[str, str]) -> list[dict]:
     return verdicts.judge(data["sums"], data["shift_sums"], train_examples, test_examples, CRITERIA, names)
 
 
+def shortfall(data: dict, train_examples: int) -> pd.DataFrame:
+    """Objective 1 as judged, per model: its R² shortfall below the MLP at the MLP's positions up to
+    ``train_examples``, with its 90 % interval over seeds and prompts
+    (:func:`~icdl.gpt_icl.core.verdicts.shortfall_frame` of the sums per block of a run's ``data``): what the
+    chapter's shortfall figure draws against the tolerance."""
+    return verdicts.shortfall_frame(verdicts.Sums(**data["sums"]), train_examples)
+
+
 def levels_at(curves: pd.DataFrame, baselines: pd.DataFrame, position: int) -> pd.DataFrame:
     """Per target depth and attention (the trained models): R² at query ``position`` on the pretraining
     mixture, beside the context mean and least squares there, and the lead over the context mean."""
@@ -148,6 +163,16 @@ def levels_glue(levels: pd.DataFrame) -> dict[str, str]:
             "ls_range": span(levels["least_squares"], ".2f", widen=1)}
 
 
+def gate_glue(levels: pd.DataFrame, leads: dict[str, np.ndarray], need: float, reference: dict) -> dict[str, str]:
+    """The prose's numbers of how well the judged run's models learned: how many meet the learning gate
+    (``gate_count``; ``leads``: :func:`~icdl.gpt_icl.core.verdicts.context_mean_leads`, ``need``: the registered
+    margin), the ranges of :func:`levels_glue` (``levels``: :func:`levels_at`), the gate's words (``gate_*``) and
+    those of the reference run's gate (``ref_gate_*``; ``reference``:
+    :func:`~icdl.gpt_icl.core.main_study.learning_gate`)."""
+    return {"gate_count": learning.met_count(leads, need), **levels_glue(levels),
+            **learning.words(learning.gate(leads), need), **learning.words(reference, need, prefix="ref_gate")}
+
+
 def switch_glue(kept: pd.DataFrame) -> dict[str, str]:
     """The prose's ranges over the target depths of :func:`switch_table`: the lead over the context mean of the
     softmax weights run under ReLU attention before any ReLU training (``switch_range``; negative: below the context
@@ -165,3 +190,25 @@ def shifted_r2(shift_sums: dict, position: int) -> pd.DataFrame:
                    set=r2["set"].str.removeprefix("paired").str.strip().str.replace("μ=", "μ = ", regex=False))
     table = r2.pivot_table(index=["depth", "set"], columns="model", values="r2").reset_index().round(3)
     return table.rename(columns={"set": "target parameters"})  # "μ = −0.5", not the set's key "paired μ=−0.5"
+
+
+def mlp_last(cfg, train_examples: int) -> int:
+    """The MLP baseline's last position up to ``train_examples`` (``cfg``: the judged run's profile, resolved): the
+    position objective 3's table (:func:`shifted_r2`) is read at, the last one where the MLP has a score."""
+    return max(p + 1 for p in cfg["mlp_positions"] if p + 1 <= train_examples)
+
+
+def shifted_glue(shifted: pd.DataFrame) -> dict[str, str]:
+    """The prose's numbers of :func:`shifted_r2`: the lowest R² over its rows of the MLP (``shift_mlp_min``), of
+    least squares (``shift_ls_min``) and of the two transformers (``shift_tf_min``)."""
+    return {"shift_mlp_min": f"{shifted['MLP'].min():.2f}", "shift_ls_min": f"{shifted['least squares'].min():.2f}",
+            "shift_tf_min": f"{shifted[['softmax', 'relu']].min().min():.2f}"}
+
+
+def least_squares_shift(cfg, shift: pd.DataFrame) -> pd.DataFrame:
+    """Least squares' R² on objective 3's shifted prompts
+    (:func:`~icdl.gpt_icl.core.evaluation.least_squares_param_shift`) at every target depth of ``shift`` (a run's
+    curves on those prompts; ``cfg``: its profile, resolved): the yardstick drawn beside them."""
+    from icdl.gpt_icl.core.evaluation import least_squares_param_shift
+
+    return least_squares_param_shift(cfg, sorted(int(d) for d in shift["depth"].unique()))

@@ -322,3 +322,14 @@ def first_screen_glue(icl: dict | None, train_examples: int) -> dict[str, str]:
         gate_of = learning.gate(context_mean_leads(Sums(icl["blocks"], icl["labels"]), train_examples))
         met = learning.words(gate_of, learning.margin("gpt-n01-beats-ls"))["gate_met"]
     return {**attention_glue(icl, train_examples), "n01_gate_met": met}
+
+
+def committed_first_screen_glue() -> dict[str, str]:
+    """:func:`first_screen_glue` of the committed n01 result, its provenance shown (a result not yet complete counts
+    as none), at the n01 profile's training length."""
+    from icdl.gpt_icl.core.main_study import PROFILES as MAIN
+    from icdl.repro.results import show_reference
+
+    obj = show_reference(MAIN, "icl", PROFILE, command=COMMAND)
+    icl = obj["data"] if obj is not None and obj["data"]["complete"] else None
+    return first_screen_glue(icl, MAIN.resolve(PROFILE)["train_examples"])

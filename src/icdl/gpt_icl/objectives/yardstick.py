@@ -54,6 +54,12 @@ def yardstick_table(icl: dict, set_name: str = PAIRED) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def examples_at(table: pd.DataFrame, train_examples: int) -> int:
+    """The examples before the query the chapter reads :func:`yardstick_table` at: the most it holds below the
+    training length ``train_examples`` (the MLP's last position up to it)."""
+    return int(table[table["examples"] < train_examples]["examples"].max())
+
+
 def shown(table: pd.DataFrame, examples: int) -> pd.DataFrame:
     """The rows at ``examples`` examples before the query, for people: each number with its interval."""
     t = table[table["examples"] == examples]
