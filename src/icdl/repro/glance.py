@@ -82,15 +82,17 @@ RESULTS: tuple[Result, ...] = (
            measured="icdl-thm2-size"),  # the reference run's widths, not the quick run's four layers
     Result("ICDL objective 1 (Figs. 2–4)", ("icdl-obj1-fitted", "icdl-obj1-longer", "icdl-obj1-wider"),
            "gpt_icl", GPT,
-           "A trained GPT-2 predicts in context about as well as a network trained on the prompt."),
+           "A trained GPT-2 predicts in context about as well as a network trained on the prompt.",
+           measured="icdl-obj1-fitted"),
     Result("ICDL objective 2 (Figs. 2–4)", ("icdl-obj2-shift-fitted", "icdl-obj2-length-fitted"), "gpt_icl", GPT,
            "Accuracy falls as the inputs move away from training; softmax degrades past the training length, "
-           "ReLU attention less."),
+           "ReLU attention less.", measured="icdl-obj2-length-fitted"),
     Result("ICDL objective 3 (Figs. 5–6)", ("icdl-obj3-fitted", "icdl-obj3-longer", "icdl-obj3-wider"),
            "gpt_icl", GPT,
-           "With shifted target parameters the transformer stays comparable to the trained network."),
+           "With shifted target parameters the transformer stays comparable to the trained network.",
+           measured="icdl-obj3-fitted"),
     Result("ICDL objective 4 (Fig. 7)", ("icdl-obj4",), "gpt_depth", GPT,
-           "Deeper transformers learn better in context."),
+           "Deeper transformers learn better in context.", measured="icdl-obj4"),
     Result("ICDL Lemma 19 (diffusion)", ("icdl-lemma19",), "diffusion_score", SIGMOID,
            "A transformer learns a diffusion model's score in context.", measured="icdl-lemma19"),
     Result("REB: sums of ReLUs", ("reb-sigmoid-sum", "reb-multiplication-sum"), "relu_sums", APPROX,
@@ -175,6 +177,17 @@ def _question(claim) -> str:
     return question[:1].upper() + question[1:]
 
 
+def _against(claim: str) -> str:
+    """The line a claim's number is judged against, as the table says it beside the number: " against ≤ 0.05"
+    (the registered conditions on ``value``; empty for a check with none, such as an exact one)."""
+    from .claims import CRITERIA, GATE_OPS
+    from .typeset import relation
+
+    lines = [f"{relation(c.op)} {c.threshold:g}" for c in CRITERIA.get(claim, ())
+             if c.key == "value" and c.op not in GATE_OPS and c.op != "=="]
+    return f" against {' and '.join(lines)}" if lines else ""
+
+
 def why_inconclusive(values: dict, gates: list[str]) -> list[str]:
     """What an inconclusive verdict rests on, for the table: the unmet gates of its design (``gates``: their keys)
     in :data:`GATE_SHORT`'s words -- the learning gate with its count where the record has one ("2 of 6 models
@@ -222,7 +235,8 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
         # the number and its interval; the rest is in the report
         seen = headline(seen)[0] if seen not in ("", "—") else seen
         which = f"{CLAIMS_BY_ID[r.measured].source}: " if r.measured and len(r.claims) > 1 else ""
-        measured = f"<br><small>{to_html(which + seen)}</small>" if seen not in ("", "—") else ""
+        measured = (f"<br><small>{to_html(which + seen + _against(r.measured))}</small>"
+                    if seen not in ("", "—") else "")
         rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td><td>{_status(word, status_class)}{counted}"
                     f"</td><td>{escape(r.scale)}{measured}</td><td>{escape(r.checks)}</td></tr>")
     papers = ("<table class=\"glance results\"><thead><tr><th>Result</th><th>Verdict</th>"
