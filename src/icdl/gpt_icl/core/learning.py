@@ -85,7 +85,7 @@ def missed(g: dict, need: float) -> list[str]:
     out = []
     for name, s in g["models"].items():
         if s["lo"] < need:
-            how = ("its lead is below the margin: near the plateau" if s["value"] < need else
+            how = ("near the plateau, its lead below the margin" if s["value"] < need else
                    "its seeds disagree" if s["seed_term"] >= s["prompt_term"] else "its prompts are too few")
             out.append(f"{name} leads by {_lead(s)}: {how}")
     return out
