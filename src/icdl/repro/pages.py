@@ -140,7 +140,7 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
 
 
 def filter_bar(df: pd.DataFrame) -> str:
-    """The report's filters (raw HTML; ``book/_static/report-filter.js`` acts on them, offline, no library): one
+    """The report's filters (raw HTML; ``book/_static/book.js`` acts on them, offline, no library): one
     choice each of document, chapter and status, and a text search over the claims' words."""
     def select(name: str, label: str, options: list[tuple[str, str]]) -> str:
         items = "".join(f'<option value="{esc(v)}">{esc(t)}</option>' for v, t in options)

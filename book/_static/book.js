@@ -1,7 +1,9 @@
-/* The reproducibility report's filters (icdl.repro.pages.filter_bar): keep the claims of one document, chapter or
-   status, or those whose words hold a text; and open a claim its address names (#claim-<id>), on load and when the
-   address changes. Plain JavaScript, no library: the book reads offline. Pages without the filter bar are left
-   alone. */
+/* The book's own script, plain JavaScript with no library (the book reads offline):
+   - the reproducibility report's filters (icdl.repro.pages.filter_bar): keep the claims of one document, chapter or
+     status, or those whose words hold a text; and open a claim its address names (#claim-<id>), on load and when the
+     address changes (pages without the filter bar are left alone);
+   - an inline formula wider than its table cell is marked "wide" once MathJax has typeset it, and scrolls inside
+     the cell with a shadow at the edge where it goes on (book.css), instead of being cut at the cell's edge. */
 (function () {
   "use strict";
   function openTarget() {
@@ -44,4 +46,21 @@
     openTarget();
   });
   window.addEventListener("hashchange", openTarget);
+
+  function markWide() {
+    document.querySelectorAll("td mjx-container:not([display='true']), dd mjx-container:not([display='true'])")
+      .forEach(function (m) {
+        m.classList.remove("wide");
+        var cell = m.closest("td, dd");
+        var style = getComputedStyle(cell);
+        var right = cell.getBoundingClientRect().right - parseFloat(style.paddingRight || "0");
+        if (m.getBoundingClientRect().right > right + 1) { m.classList.add("wide"); }
+      });
+  }
+  window.addEventListener("load", function () {
+    var ready = window.MathJax && MathJax.startup && MathJax.startup.promise;
+    (ready ? MathJax.startup.promise : Promise.resolve()).then(markWide, markWide);
+  });
+  var timer = null;
+  window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(markWide, 150); });
 })();
