@@ -37,7 +37,7 @@
 # chain from the division to the read-out. Without the penalty, where the paper
 # says the results are similar, we ask the finding everything else rests on --
 # that some run divides -- of enough runs that none would be unlikely at the
-# paper's rate: {glue:text}`lsa_no_l1_count`,
+# paper's rate: {glue:md}`lsa_no_l1_count`,
 # **{glue:text}`status_lsa_no_l1_sized`**.
 #
 # Code: `icdl.lsa.training` (`train`), `icdl.lsa.study` (`evaluate`,
@@ -375,5 +375,6 @@ ledger.save()
 ledger.judged()
 
 # %% tags=["remove-cell"]
-chapter.glue(claims_box=ledger.box(), lsa_no_l1_count=no_l1_count["ours"], **{f"status_{r.claim.replace('-', '_')}": r.status for r in ledger.records})
+chapter.glue_md(lsa_no_l1_count=no_l1_count["ours"])  # its command as code while the run waits
+chapter.glue(claims_box=ledger.box(), **{f"status_{r.claim.replace('-', '_')}": r.status for r in ledger.records})
 chapter.show_glued()

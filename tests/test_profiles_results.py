@@ -108,7 +108,7 @@ def test_a_run_with_overrides_writes_under_runs_overrides_never_the_profiles_fil
 
     from icdl.repro.results import save_profile_result
 
-    monkeypatch.setenv("ICDL_ROOT", str(tmp_path))
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     demo = ProfileSet("demo", profiles={"quick": {"a": 1}, "reference": {"a": 2}},
                       command="python -m icdl.demo --profile {profile}")
     for profile in ("quick", "reference"):
