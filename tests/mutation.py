@@ -1024,8 +1024,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "depth-mean-gain",
         "gpt_icl/depth/judge.py",
-        "smallest = extreme(_gain_stats(res), largest=False)",
-        "smallest = summary(np.mean(list(_gain_stats(res).values()), axis=0))",
+        "smallest = extreme(stats, largest=False)",
+        "smallest = summary(np.mean(list(stats.values()), axis=0))",
         "recorded value: mean for smallest",
         T_DEPTH,
     ),

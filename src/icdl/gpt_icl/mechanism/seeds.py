@@ -41,7 +41,7 @@ from icdl.gpt_icl.mechanism.numbers import (
     median_ratio,
     paired_measures,
 )
-from icdl.repro.claims import CRITERIA, unmet_gates
+from icdl.repro.claims import CRITERIA, GATE_OPS, unmet_gates
 from icdl.repro.typeset import count, sci
 
 #: the seeds each model needs before a verdict counts (gate ``seeds``, registered with the claims)
@@ -226,7 +226,7 @@ def unmet_words(entries: list[dict]) -> str:
     first = entries[0]
     if first.get("values") is None:
         return "—"
-    gates = [c for c in CRITERIA[first["claim"]] if c.op == "gate"]
+    gates = [c for c in CRITERIA[first["claim"]] if c.op in GATE_OPS]
     unmet = unmet_gates(first["claim"], first["values"])
     return "none" if not unmet else f"{len(unmet)} of the {len(gates)} registered gates ({'; '.join(unmet)})"
 
