@@ -97,8 +97,14 @@ DEVIATIONS: dict[str, str] = {
 }
 
 KNOWN_FAILURES: dict[str, str] = {
-    # none: the claims that failed on the reference run (see git history) are now behind the learning gate, which
-    # a model of that run does not meet (core.learning): they are inconclusive until asked of models that learned
+    # seen when the learning gate became refutable (issue 67): two of the six n01 models (the ReLU models at target
+    # depths 4 and 6) miss the gate, and the four that learned fail these claims by themselves
+    "gpt-n01-obj1": "on the models that learned the task, the largest shortfall below the MLP up to the training "
+                    "length is 0.195 (90 % interval 0.094 to 0.285, over the four models' numbers), against the "
+                    "tolerance of 0.05: the depth-4 softmax model falls short of the MLP on its whole interval",
+    "gpt-n01-obj3": "on targets with μ = ±0.5 every model that learned falls short of the MLP by more than 0.05 on "
+                    "its whole interval (depth-3 softmax 0.262, interval 0.207 to 0.341, at μ = +0.5; the largest "
+                    "over the learned models 1.211)",
 }
 
 #: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
