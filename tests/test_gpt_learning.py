@@ -166,7 +166,8 @@ def test_a_model_short_of_the_gate_is_named_with_how_it_missed():
     g = learning.gate({"plateau": _stat(0.02, 0.005, 1), "spread": spread, "fine": _stat(0.3, 0.01, 2)})
     words = learning.missed(g, 0.05)
     assert len(words) == 2
-    assert words[0].startswith("plateau leads by 0.020") and words[0].endswith("near the plateau, its lead below the margin")
+    assert words[0].startswith("plateau leads by 0.020")
+    assert words[0].endswith("near the plateau, its lead below the margin")
     assert words[1].startswith("spread leads by 0.120") and words[1].endswith("its seeds disagree")
 
 
