@@ -123,6 +123,11 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
                               refused(["--steps-this-call", "0"], "--steps-this-call must be >= 1, got 0")],
         "--device": [cuda(["--profile", "paper", "--device", "cuda"], "profile paper, on cuda")],
     }),
+    "icdl.repro.pdf": ("icdl.repro.pdf", {
+        "--html": [acts(["--html", "_build/html"], "print the book in _build/html")],
+        "--out": [acts(["--out", "book.pdf"], "to book.pdf"),
+                  refused(["--out", "results/book.pdf"], "under results/")],
+    }),
     "icdl.gpt_icl.recipes": ("icdl.gpt_icl.recipes.__main__", {
         "--profile": [acts(["--profile", "n01"], "the recipe scan, profile n01"),
                       refused(["--profile", "reference"], "invalid choice: 'reference'")],

@@ -322,7 +322,8 @@ def test_judge_both_sides_of_each_threshold(three_seeds):
     # the numbers recorded are the worst model's (the mean over the two models, or the other model, would give
     # -0.03, -0.0205, -0.0255, 0.1505, 250,000 and 0.0495 here): a recorded value the verdict cannot reveal
     assert recorded(ok["scale-shortfall-falls"]) == {"value": pytest.approx(-0.01), "slope_hi": pytest.approx(-0.001),
-                                                     "learned": pytest.approx(0.4), "trained_seeds": 3}
+                                                     "learned": pytest.approx(0.4), "trained_seeds": 3,
+                                                     "models": 2.0, "models_learned": 2.0}
     assert ok["icdl-obj1-longer"]["value"] == pytest.approx(0.049)
     assert ok["scale-beats-knn"]["value"] == pytest.approx(0.001)
     assert ok["scale-forecast"]["value"] == pytest.approx(499_000.0)

@@ -16,7 +16,6 @@ so the print holds what a click would show; hidden code stays folded) -- and wor
 
 from __future__ import annotations
 
-import argparse
 import base64
 import io
 import shutil
@@ -110,17 +109,34 @@ def join(printed: list[tuple[str, bytes]], out: Path) -> Path:
     return out
 
 
+PROG = "python -m icdl.repro.pdf"
+
+
+def parser():
+    """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
+    from .cli import Parser
+
+    p = Parser(prog=PROG, description="Print the built book to one PDF.")
+    p.add_argument("--html", type=Path, default=None, help="the built HTML book (default: _build/html)")
+    p.add_argument("--out", type=Path, default=None, help=f"the PDF to write (default: {OUT})")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .files import ResultFileError, check_outputs
+    from .profiles import dry_run
+
     root = project_root()
-    p = argparse.ArgumentParser(prog="python -m icdl.repro.pdf", description="Print the built book to one PDF.")
-    p.add_argument("--html", type=Path, default=root / "_build" / "html", help="the built HTML book")
-    p.add_argument("--out", type=Path, default=root / OUT, help="the PDF to write")
-    args = p.parse_args(argv)
+    args = parser().parse_args(argv)
+    html, out = args.html or root / "_build" / "html", args.out or root / OUT
     try:
-        pages = page_order(args.html, root / "_toc.yml")
-        out = join(print_pages(pages), args.out)
-    except PdfError as err:
-        print(f"python -m icdl.repro.pdf: error: {err}", file=sys.stderr)
+        check_outputs([out], inputs=(root / "_toc.yml",))  # never over a result, nor over what it reads
+        if dry_run(f"print the book in {html} to {out}"):
+            return 0
+        pages = page_order(html, root / "_toc.yml")
+        out = join(print_pages(pages), out)
+    except (PdfError, ResultFileError) as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {out} ({len(pages)} pages of the book)")
     return 0
