@@ -102,11 +102,11 @@ def claim_frame(folder: Path | None = None) -> pd.DataFrame:
 
 
 def render_report(folder: Path | None = None, errata: dict | None = None) -> str:
-    """The report as MyST markdown: the counts of claims by status, the failures and the registered
-    mismatches with their reasons first, then every claim as a block, grouped by document (anchor
-    ``claim-<id>``, a link to the chapter that checks it, the statuses per profile and the guarding test, and
-    a link to the erratum about it: ``errata`` maps a claim to the anchor and title of its entry,
-    :func:`icdl.repro.errata.report_links`)."""
+    """The report as MyST markdown: the counts of claims by status, the withdrawn bands and the replaced designs
+    (each folded), then the filters (:func:`filter_bar`) and every claim folded to one line, grouped by document
+    (anchor ``claim-<id>``; in the fold the paper's words, ours, the criterion, why it is not a plain pass, the
+    statuses per profile, a link to the chapter that checks it, the guarding test, and a link to the erratum
+    about it: ``errata`` maps a claim to the anchor and title of its entry, :func:`icdl.repro.errata.report_links`)."""
     errata = errata or {}
     df = claim_frame(folder)
     counts = df["status"].value_counts()
