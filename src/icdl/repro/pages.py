@@ -1,14 +1,15 @@
 """The reproducibility report and the first page's summary, rendered from the sealed ledger files
 (:func:`icdl.repro.ledger.load_records`) and the claims registry (:mod:`icdl.repro.claims`): the counts by status,
-the failures, mismatches and open questions with what was seen, the designs replaced, and one block per claim
-grouped by document. ``python -m icdl.repro.report`` writes them for the book's build.
+the withdrawn bands and the designs replaced, and every claim folded to one line under filters, grouped by
+document, what was seen and why in its fold. ``python -m icdl.repro.report`` writes them for the book's build.
 
 ======================  ============================================================================================
 :func:`report_frame`    one row per stored record
 :func:`claim_frame`     one row per registered claim: its worst status over its records, the chapter, the test
 :func:`render_report`   the report page as MyST markdown
-:func:`replaced_section` the report's "Designs we replaced"
-:func:`render_summary`  the first page's summary: the counts and the two tables of :mod:`icdl.repro.glance`
+:func:`filter_bar`      its filters of document, chapter, status and words (``book/_static/book.js`` acts on them)
+:func:`replaced_section` the report's "Designs we replaced", folded
+:func:`render_summary`  the first page's summary: the bottom line and the papers' table of :mod:`icdl.repro.glance`
 ======================  ============================================================================================
 """
 
