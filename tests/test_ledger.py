@@ -797,3 +797,28 @@ def test_a_long_claim_in_the_box_shows_its_number_and_folds_the_rest():
     assert own == ('<details class="ours"><summary>not claimed by ICDL in this form</summary>every model is nearer '
                    "GD</details>")
     assert paper_words("ICL R² comparable; to the MLP") == "ICL R² comparable; to the MLP"  # the paper's: whole
+
+
+def test_the_box_folds_the_claims_that_wait_for_their_run_into_one_row(tmp_path, monkeypatch):
+    """Claims registered before their run (not yet covered) are said once, folded, after the judged ones: a chapter
+    with a design of 34 per-model claims waiting keeps its first screen. A box that listed them row by row would
+    show each waiting claim's paper text outside the fold; one that dropped them would not count them."""
+    from icdl.repro.claims.gpt_n01 import N01_MODELS, model_claim
+
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
+    ledger = Ledger("gpt_n01", "quick")
+    ledger.record("gpt-n01-beats-ls", ours="judged", criterion="c", value=0.4,
+                  values={"value_lo": 0.3, "value_hi": 0.5, "learned": 0.2})
+    for d, a in N01_MODELS[:3]:
+        ledger.record(model_claim("beats-ls", d, a), ours="not run yet: python -m x", criterion="c",
+                      judged_on="n01-flat", covered=False)
+    box = ledger.box().data
+    assert box.count('<tr class="waiting">') == 1 and "3 claims registered before their run" in box
+    assert box.index("judged") < box.index('<tr class="waiting">')
+    fold = box.split('<tr class="waiting">', 1)[1]
+    assert fold.count("<li>") == 3 and "on the models trained at x ~ N(0, I) until flat" in fold
+    assert box.count("depth-3 softmax model") == 1 and "depth-3 softmax model" in fold
+    single = Ledger("gpt_n01", "quick")  # one waiting claim keeps its own row
+    single.record(model_claim("beats-ls", 3, "softmax"), ours="not run yet: python -m x", criterion="c",
+                  judged_on="n01-flat", covered=False)
+    assert '<tr class="waiting">' not in single.box().data

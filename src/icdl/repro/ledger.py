@@ -205,7 +205,10 @@ class Ledger:
         from IPython.display import HTML
 
         rows, marks, run = [], {}, None
+        waiting = [r for r in self.records if r.status == NOT_COVERED]
         for r in self.records:
+            if r.status == NOT_COVERED and len(waiting) > 1:
+                continue  # said once, folded, below the judged claims (a design registered before its run)
             c = get_claim(r.claim)
             mark = ""
             if r.claim in DEVIATIONS:
@@ -219,6 +222,13 @@ class Ledger:
                         f'<td data-label="paper">{paper_words(c.paper)}</td>'
                         f'<td data-label="ours">{brief(r.ours)}</td>'
                         f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}</td></tr>')
+        if len(waiting) > 1:
+            items = "".join(f"<li>{paper_words(get_claim(r.claim).paper)}</li>" for r in waiting)
+            runs = ", ".join(dict.fromkeys(run_words(r.profile) for r in waiting))
+            rows.append(f'<tr class="waiting"><td colspan="4"><details><summary>{len(waiting)} claims registered '
+                        f"before their run, which has not been made yet ({html.escape(runs)}): "
+                        f'<b class="{status_class(NOT_COVERED)}">{NOT_COVERED}</b></summary><ul>{items}</ul>'
+                        "</details></td></tr>")
         notes = "".join(f'<tr class="deviation"><td colspan="4"><small><i><sup>{m}</sup> deviation: '
                         f"{math_html(text)}</i></small></td></tr>" for text, m in marks.items())
         table = ('<table class="claims-box"><thead><tr><th>claim</th><th>paper</th><th>ours</th>'

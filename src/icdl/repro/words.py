@@ -73,7 +73,8 @@ RUN_WORDS = {"reference": "on the reference run", "quick": "on the run this page
              # gpt_mechanism's profiles: its design over the main study's seeds, the earlier flow-time run, and the
              # seeds design on the models trained at x ~ N(0, I)
              "seeds": "over the main study's seeds", "flow": "on the flow-time grid",
-             "seeds-n01": "over the seeds of the models trained at x ~ N(0, I)"}
+             "seeds-n01": "over the seeds of the models trained at x ~ N(0, I)",
+             "n01-flat": "on the models trained at x ~ N(0, I) until flat"}
 
 
 def run_words(run: str) -> str:

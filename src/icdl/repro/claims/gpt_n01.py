@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .base import GPT_N01, LEARNED, Claim, Condition, all_of, row
 
-CLAIMS: tuple[Claim, ...] = (
+_N01_CLAIMS: tuple[Claim, ...] = (
     # ICDL's questions asked again where the task needs a deep network: the main study's models and schedule,
     # trained and tested with x ~ N(0, I) (profile n01 of chapter gpt_icl; icdl.gpt_icl.objectives.n01)
     row("gpt-n01-beats-ls", "ICDL sec. 5 at x ~ N(0, I) (this book's question)",
@@ -40,6 +40,60 @@ CLAIMS: tuple[Claim, ...] = (
         GPT_N01, "tests/test_gpt_n01.py::test_objectives_2_and_3_are_the_main_study_s_judged_on_the_n01_models"),
 )
 
+# ---- the design trained until flat, asked model by model (issue 67) ------------------------------------------------
+# Registered before any run of its design (icdl.gpt_icl.objectives.flat.DESIGN: profile n01's models continued from
+# their committed checkpoints at the recipe the recipe scan chooses for their attention -- or trained from scratch at
+# it where the scan replaces the incumbent -- to the scan's horizon of 14 000 steps, a validation curve every 500
+# steps on 2 048 prompts, the MLP trained on the prompt scored on all 4 096 test prompts of the pretraining mixture,
+# 512 of each shifted target; the command python -m icdl.gpt_icl --profile n01-flat --part main --part shift).
+# Judged by icdl.gpt_icl.objectives.flat: each model (target depth, attention) on its own 90 % interval over its
+# three seeds and the prompts, behind its own learning gate (LEARNED: an unmet gate withholds the model's verdict).
+
+#: the models of profile n01, each the subject of its own claims (the registry names them; the studies train them)
+N01_MODELS: tuple[tuple[int, str], ...] = tuple((d, a) for d in (3, 4, 6) for a in ("softmax", "relu"))
+#: the questions asked of each model, with the column the chapter shows each under
+QUESTIONS = {"beats-ls": "beats least squares", "share": "learns over half of the MLP's gain",
+             "obj1": "within 0.05 of the MLP (objective 1)", "obj3": "within 0.05 on shifted targets (objective 3)"}
+#: at least one model predicts better than least squares (no gate: a model that does has learned more than a
+#: linear rule)
+SOME = "gpt-n01f-some-beats-ls"
+#: the every-model claims of profile n01 asked again of this design, under its ids (the same criteria)
+EVERY = {c: c.replace("gpt-n01-", "gpt-n01f-") for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap",
+                                                          "gpt-n01-share", "gpt-n01-obj2-length", "gpt-n01-obj3")}
+
+
+def model_claim(question: str, depth: int, attention: str) -> str:
+    """The id of the claim that asks ``question`` (a key of :data:`QUESTIONS`) of one model."""
+    return f"gpt-n01f-{question}-d{depth}-{attention}"
+
+
+def obj2_claim(depth: int) -> str:
+    """The id of objective 2's length margin at one target depth (a question of the depth's two models)."""
+    return f"gpt-n01f-obj2-length-d{depth}"
+
+
+_FLAT_SOURCE = "ICDL sec. 5 at x ~ N(0, I), each model trained until flat (this book's question)"
+_FLAT_TEST = "tests/test_gpt_flat.py::test_each_model_is_judged_on_its_own_numbers_behind_its_own_gate"
+_PAPER = {"beats-ls": "predicts better than least squares on the prompt's examples",
+          "share": "learns in context more than half of what a network trained on the prompt gains over least squares",
+          "obj1": "has an ICL R² comparable to the MLP trained on the prompt (objective 1), within 0.05",
+          "obj3": "has an ICL R² on targets with shifted parameters (μ = ±0.5) within 0.05 of the MLP's (objective 3)"}
+_FLAT_CLAIMS: tuple[Claim, ...] = (
+    *(row(model_claim(q, d, a), _FLAT_SOURCE, f"not claimed by ICDL in this form: the depth-{d} {a} model {text}",
+          GPT_N01, _FLAT_TEST) for d, a in N01_MODELS for q, text in _PAPER.items()),
+    *(row(obj2_claim(d), "ICDL objective 2 (Figs. 3–4) at x ~ N(0, I), each model trained until flat",
+          f"at target depth {d}, softmax loses more R² past the pretraining length than ReLU", GPT_N01, _FLAT_TEST)
+      for d in sorted({d for d, _ in N01_MODELS})),
+    row(SOME, _FLAT_SOURCE, "not claimed by ICDL: at least one trained transformer learns in context more than a "
+        "linear rule -- it predicts better than least squares on the prompt's examples", GPT_N01,
+        "tests/test_gpt_flat.py::test_some_model_passes_on_one_decided_model_and_fails_only_when_every_model_is_below"),
+    *(row(ours, _FLAT_SOURCE, f"as {theirs}, asked of the models trained until flat", GPT_N01,
+          "tests/test_gpt_flat.py::test_the_every_model_claims_are_profile_n01_s_judges_under_this_design_s_ids")
+      for theirs, ours in EVERY.items()),
+)
+
+CLAIMS: tuple[Claim, ...] = _N01_CLAIMS + _FLAT_CLAIMS
+
 CRITERIA: dict[str, tuple[Condition, ...]] = {
     # registered before any run of profile n01 of chapter gpt_icl (the main study's models and schedule with
     # x ~ N(0, I) in training and test: python -m icdl.gpt_icl --profile n01 --part main), judged by
@@ -71,6 +125,28 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # input mixtures, is not asked: at centre 0 every mixture ω₁ N(0, I) + ω₂ N(0, I) is the same distribution
     "gpt-n01-obj2-length": all_of(("value", ">", 0), LEARNED),
     "gpt-n01-obj3": all_of(("value", "<=", 0.05), LEARNED),
+    # registered before any run of its design (the models trained until flat: the comment above _FLAT_CLAIMS), judged
+    # by icdl.gpt_icl.objectives.flat on the run's sums, each over its whole 90 % interval over seeds and prompts.
+    # Per model (target depth, attention), behind its own learning gate: beats-ls, (MSE_LS − MSE)/MSE_LS at the MLP's
+    # last position up to the training length on the paired prompts (now every test prompt) > 0; share,
+    # (MSE_LS − MSE)/(MSE_LS − MSE_MLP) there > 0.5; obj1, the largest shortfall of its R² below the MLP's over the
+    # MLP's positions up to the training length <= 0.05 (positions on their own intervals, the fail side adjusted
+    # for their count); obj3, the same on the paired prompts of targets with μ = ±0.5. Per target depth, behind both
+    # of its models' gates: objective 2's length margin, the ReLU model's mean change of R² past the training length
+    # minus the softmax model's, > 0. SOME: the largest error relative to least squares over the models, its
+    # interval's lower end the largest of the models' ends adjusted for their count, > 0 (no gate). EVERY: profile
+    # n01's every-model criteria, unchanged
+    **{model_claim(q, d, a): all_of(("value", ">", {"beats-ls": 0, "share": 0.5}[q]), LEARNED)
+       for d, a in N01_MODELS for q in ("beats-ls", "share")},
+    **{model_claim(q, d, a): all_of(("value", "<=", 0.05), LEARNED) for d, a in N01_MODELS for q in ("obj1", "obj3")},
+    **{obj2_claim(d): all_of(("value", ">", 0), LEARNED) for d in sorted({d for d, _ in N01_MODELS})},
+    SOME: all_of(("value", ">", 0)),
+    "gpt-n01f-beats-ls": all_of(("value", ">", 0), LEARNED),
+    "gpt-n01f-obj1": all_of(("value", "<=", 0.05), LEARNED),
+    "gpt-n01f-depth-gap": all_of(("value", ">", 0), LEARNED),
+    "gpt-n01f-share": all_of(("value", ">", 0.5), LEARNED),
+    "gpt-n01f-obj2-length": all_of(("value", ">", 0), LEARNED),
+    "gpt-n01f-obj3": all_of(("value", "<=", 0.05), LEARNED),
 }
 
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
@@ -90,10 +166,16 @@ N01_SETTING = ("models trained at d = 5 with 3 layers × 2 heads × width 64, bo
                "schedule fitted to the task (Adam, lr 1e-4, batch 64, 9 500 steps), with x ~ N(0, I) in training and "
                "test; ICDL: d = 20, 12 × 8 × 256, 500 000 steps, each from scratch on ReLU targets, x ~ N(−2, I)")
 
+#: the setting of the design trained until flat (the comment above _FLAT_CLAIMS)
+FLAT_SETTING = ("models trained at d = 5 with 3 layers × 2 heads × width 64 (profile n01's, trained on at the recipe "
+                "the recipe scan chooses for their attention to 14 000 steps), with x ~ N(0, I) in training and test; "
+                "ICDL: d = 20, 12 × 8 × 256, 500 000 steps, each from scratch on ReLU targets, x ~ N(−2, I)")
+
 DEVIATIONS: dict[str, str] = {
     **{c: N01_SETTING
        for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap", "gpt-n01-share", "gpt-n01-obj2-length",
                  "gpt-n01-obj3")},
+    **{c.id: FLAT_SETTING for c in _FLAT_CLAIMS},
 }
 
 KNOWN_FAILURES: dict[str, str] = {
@@ -112,5 +194,6 @@ JUDGED_BY: tuple[str, ...] = (
     "gpt_icl/core/intervals.py",
     "gpt_icl/core/learning.py",
     "gpt_icl/core/verdicts.py",
+    "gpt_icl/objectives/flat.py",
     "gpt_icl/objectives/n01.py",
 )

@@ -1,0 +1,195 @@
+"""ICDL's questions at x ~ N(0, I) asked of each model on its own, on models trained until their validation curve is
+flat (issue 67; chapter ``gpt_n01``). Registered, design and criteria, before any run of it.
+
+Profile ``n01`` of the main study decides nothing about a single model: its claims are about every model at once,
+and three of its six models were still improving when their 9 500 steps ran out. This design asks each model's
+own questions of the same models trained further, at the recipe the recipe scan (:mod:`icdl.gpt_icl.recipes`)
+chooses for their attention, and scores the MLP trained on the prompt on every test prompt, so that objective 1's
+shortfall at target depth 3 is no longer decided by the prompts alone (on profile ``n01``'s 512 prompts its
+prompt term, 0.016, was four times its seed term, 0.004).
+
+=========================  =========================================================================================
+:data:`DESIGN`             the run, as data: the models it continues, the horizon, the validation curve, the prompts
+:data:`QUESTIONS`          the questions asked of each model (claims ``gpt-n01f-<question>-d<depth>-<attention>``)
+:func:`judge_models`       one ledger entry per model and question, each behind that model's own learning gate;
+                           objective 2's length margin per target depth, behind both of its models' gates
+:func:`judge_some`         ``gpt-n01f-some-beats-ls``: at least one model predicts better than least squares
+:func:`judge_every`        the every-model claims (``gpt-n01f-beats-ls`` …): the judges of profile ``n01``
+                           (:mod:`~icdl.gpt_icl.objectives.n01`) on this run, under this design's ids
+:func:`pending`            every entry while the run waits: nothing judged, the command named
+:func:`verdict_table`      the chapter's first table: one row per model, one column per question, its status
+=========================  =========================================================================================
+
+Why a fixed horizon rather than stopping each model where its curve goes flat: a decaying recipe's horizon is part
+of the recipe (the scan fitted the cosine recipe at this horizon), one protocol serves both recipes, and a curve's
+flatness is recorded and shown for every model instead (:func:`icdl.gpt_icl.recipes.scan.flat`, the scan's own rule)
+-- a model still rising at the cap is named, not hidden. Stopping early would save at most 1 000 of the 4 500 steps
+a continued model trains.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from icdl.gpt_icl.core.evaluation import PAIRED
+from icdl.gpt_icl.core.intervals import extreme
+from icdl.gpt_icl.core.learning import gate, gated
+from icdl.gpt_icl.core.model import ATTENTIONS
+from icdl.gpt_icl.core.tasks import PRETRAINING
+from icdl.gpt_icl.core.verdicts import (
+    Sums,
+    _entry,
+    context_mean_leads,
+    decide,
+    length_drops,
+    model_name,
+    shortfall_points,
+)
+from icdl.gpt_icl.objectives import n01
+from icdl.repro.claims.gpt_n01 import EVERY, N01_MODELS, QUESTIONS, SOME, model_claim, obj2_claim
+
+#: the main study's profile this design is run as, and the command that will produce it
+PROFILE = "n01-flat"
+COMMAND = "python -m icdl.gpt_icl --profile n01-flat --part main --part shift"
+
+#: the design, registered before its run (the run's profile must equal it: a test reads both). ``continues``: the
+#: profile whose committed checkpoints a model continues where the scan keeps the incumbent recipe for its
+#: attention (optimiser and generator state carried: the run is the one an uninterrupted run to the horizon would
+#: have been); where the scan chooses another recipe, that attention's models are trained from scratch at it.
+#: ``horizon``: the scan's horizon, every model's last step. ``eval_every``/``eval_prompts``: the validation
+#: curve, the scan's. ``mlp_prompts``: the MLP trained on the prompt on every test prompt of the pretraining
+#: mixture (was 512); ``shift_mlp_prompts``: on the shifted targets, as before
+DESIGN = {"continues": "n01", "recipes": "results/gpt_n01/recipes.n01.json", "horizon": 14_000, "eval_every": 500,
+          "eval_prompts": 2048, "mlp_prompts": 4096, "shift_mlp_prompts": 512}
+
+
+def _words(question: str, tolerance: float) -> str:
+    """A per-model claim's criterion in words."""
+    return {
+        "beats-ls": r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/\mathrm{MSE}_{\mathrm{LS}}$ > 0 at the MLP's last "
+                    "position up to the training length, on every test prompt (the whole interval), the model past "
+                    "the learning gate",
+        "share": n01.SHARE_CRITERION.replace("every depth and attention", "this model")
+                                    .replace("every model", "the model"),
+        "obj1": f"R² ≥ the MLP's − {tolerance:g} at every MLP position up to the training length, on every test "
+                "prompt (the whole interval), the model past the learning gate",
+        "obj3": f"on targets with μ = ±0.5, R² ≥ the MLP's − {tolerance:g} at every MLP position up to the training "
+                "length (the whole interval), the model past the learning gate",
+    }[question]
+
+
+def _one(stat: dict, depth: int, attention: str) -> dict:
+    """The numbers of ``stat`` (keyed ``(depth, attention, …)``) that are about one model."""
+    return {k: v for k, v in stat.items() if k[:2] == (depth, attention)}
+
+
+def judge_models(icl: dict, shift: dict, train_examples: int, test_examples: int, tolerance: float) -> list[dict]:
+    """One entry per model of the run and question of :data:`QUESTIONS`, each the model's own number with its 90 %
+    interval over seeds and prompts (a number ranging over positions or shifts: the extreme, each on its own
+    interval, the fail side adjusted for their count), behind the model's own learning gate (refutable: with one
+    model, an unmet gate withholds the verdict); then objective 2's length margin per target depth, the ReLU model's
+    change past the training length minus the softmax model's, behind both models' gates."""
+    main, shifted = Sums(icl["blocks"], icl["labels"]), Sums(shift["blocks"], shift["labels"])
+    absent = [model_name(d, a) for d, a in N01_MODELS if not main.has(d, a, PRETRAINING)]
+    if absent:
+        raise ValueError(f"the result holds no {'; no '.join(absent)}: every model of the design must be scored")
+    leads = context_mean_leads(main, train_examples)
+    paired_shift = sorted(n for n in {k[2] for k in shifted.sse} if n.startswith(PAIRED))
+    stats = {"beats-ls": n01.versus_least_squares(main, train_examples),
+             "share": n01.nonlinear_share(main, train_examples),
+             "obj1": shortfall_points(main, [PAIRED], train_examples),
+             "obj3": shortfall_points(shifted, paired_shift, train_examples)}
+    how = {"beats-ls": ("error relative to least squares", ">", 0.0),
+           "share": ("share of the MLP's gain over least squares learned in context", ">", 0.5),
+           "obj1": ("largest shortfall below the MLP up to the training length", "<=", tolerance),
+           "obj3": ("largest shortfall below the MLP on shifted targets (μ = ±0.5)", "<=", tolerance)}
+    out = []
+    for depth, att in N01_MODELS:
+        own = gate({model_name(depth, att): leads[model_name(depth, att)]})
+        for q in QUESTIONS:
+            stat = _one(stats[q], depth, att)
+            rows = stat[(depth, att)] if (depth, att) in stat else stat
+            ours, op, line = how[q]
+            out.append(gated(_entry(model_claim(q, depth, att), rows, ours, _words(q, tolerance), op, line), own))
+    drops = length_drops(main, train_examples, test_examples)
+    for depth in sorted({d for d, _ in N01_MODELS}):
+        both = gate({model_name(depth, a): leads[model_name(depth, a)] for a in ATTENTIONS})
+        entry = _entry(obj2_claim(depth), drops[(depth, "relu")] - drops[(depth, "softmax")],
+                       "the ReLU model's change of R² past the training length minus the softmax model's",
+                       f"at target depth {depth}, softmax loses more R² past the training length than ReLU (margin "
+                       "> 0, the whole interval), both models past the learning gate", ">", 0.0)
+        out.append(gated(entry, both))
+    return out
+
+
+def judge_some(icl: dict, train_examples: int) -> dict:
+    """``gpt-n01f-some-beats-ls``: the largest error relative to least squares over the models; its interval the
+    mirror of an every-model claim's (:func:`~icdl.gpt_icl.core.intervals.extreme`, largest): the lower end the
+    largest of the models' intervals adjusted for their count (a pass needs one model above 0 at that level), the
+    upper end the largest of their own (a fail needs every model at or below 0). No learning gate: a model that
+    beats least squares has learned more than a linear rule."""
+    stat = n01.versus_least_squares(Sums(icl["blocks"], icl["labels"]), train_examples)
+    s = extreme(stat, largest=True)
+    best = max(stat, key=lambda k: float(stat[k][0]))
+    return {"claim": SOME, "value": s["value"], "values": {"value_lo": s["lo"], "value_hi": s["hi"]},
+            "passed": decide(s["lo"], s["hi"], ">", 0.0),
+            "criterion": "the largest error relative to least squares over the models > 0 (one model's interval, "
+                         "adjusted for the number of models, above 0)",
+            "ours": (f"largest error relative to least squares: {s['value']:+.3f} (90 % interval {s['lo']:+.3f} to "
+                     f"{s['hi']:+.3f}, each of the {s['models']} models on its own interval, the pass side adjusted "
+                     f"for their number), target depth {best[0]} {best[1]}").replace("-", "−")}
+
+
+def judge_every(icl: dict, shift: dict, train_examples: int, test_examples: int, tolerance: float,
+                criteria: dict) -> list[dict]:
+    """The every-model claims of this design: profile ``n01``'s judges on this run, each entry under this design's
+    id (:data:`icdl.repro.claims.gpt_n01.EVERY`; registered with the same criteria, so the registry decides them
+    alike)."""
+    entries = (n01.judge(icl, train_examples, tolerance) + [n01.judge_share(icl, train_examples, COMMAND)]
+               + n01.judge_objectives_2_3(icl, shift, train_examples, test_examples, criteria))
+    return [{**e, "claim": EVERY[e["claim"]]} for e in entries]
+
+
+def pending(tolerance: float) -> list[dict]:
+    """Every claim of the design while its run waits: nothing judged, the command named (recorded as not yet
+    covered)."""
+    def entry(claim: str, criterion: str) -> dict:
+        return {"claim": claim, "value": None, "passed": None, "criterion": criterion,
+                "ours": f"not run yet: {COMMAND}"}
+
+    out = [entry(model_claim(q, d, a), _words(q, tolerance)) for d, a in N01_MODELS for q in QUESTIONS]
+    out += [entry(obj2_claim(d), f"at target depth {d}, softmax loses more R² past the training length than ReLU")
+            for d in sorted({d for d, _ in N01_MODELS})]
+    out.append(entry(SOME, "the largest error relative to least squares over the models > 0"))
+    return out + [entry(ours, f"as {theirs}, on this design's run") for theirs, ours in EVERY.items()]
+
+
+#: how the first table shows a status
+_MARK = {"pass": "pass", "pass (deviation)": "pass", "fail": "fail", "inconclusive": "inconclusive",
+         "not yet covered": "waits for the run"}
+
+
+def verdict_table(status: dict[str, str]) -> pd.DataFrame:
+    """One row per model, one column per question: its claim's status (``status``: claim id to the ledger's status);
+    objective 2's margin, a question of a depth, on both of its models' rows."""
+    from icdl.repro.typeset import attention_name
+
+    rows = []
+    for depth, att in N01_MODELS:
+        row = {"target depth": depth, "attention": attention_name(att)}
+        row |= {QUESTIONS[q]: _MARK.get(status.get(model_claim(q, depth, att), ""), "—") for q in QUESTIONS}
+        row["softmax degrades more past the training length"] = _MARK.get(status.get(obj2_claim(depth), ""), "—")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+
+def design_words() -> str:
+    """The design in one clause, for the chapter (every number from :data:`DESIGN`)."""
+    from icdl.repro.typeset import count
+
+    d = DESIGN
+    return (f"profile {d['continues']}'s {len(N01_MODELS)} models (three seeds each) trained on to "
+            f"{count(d['horizon'])} steps at the recipe the recipe scan chooses for their attention, scored every "
+            f"{count(d['eval_every'])} steps on {count(d['eval_prompts'])} validation prompts, and the MLP trained on "
+            f"the prompt scored on all {count(d['mlp_prompts'])} test prompts instead of 512")

@@ -1,0 +1,206 @@
+"""The judge of the design trained until flat (icdl.gpt_icl.objectives.flat): each model asked its own questions on its
+own numbers, behind its own learning gate; objective 2 per target depth; "some model beats least squares"; the
+every-model claims under this design's ids. On constructed predictions whose answer is known: on labels of variance
+1, a predictor with error variance s² has MSE about s², so its error relative to least squares (error variance
+s²_LS) is about 1 − s²/s²_LS."""
+
+import pytest
+import torch
+
+from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import evaluation
+from icdl.gpt_icl.core.evaluation import PAIRED
+from icdl.gpt_icl.core.tasks import MIXTURES, PRETRAINING
+from icdl.gpt_icl.objectives import flat
+from icdl.repro import claims
+from icdl.repro.claims.gpt_n01 import EVERY, N01_MODELS, QUESTIONS, SOME, model_claim, obj2_claim
+
+L, T, B = 6, 8, 4096          # training length, test length, prompts
+MLP_POS = [3, 6]              # the MLP's positions up to the training length
+SHIFTED = [f"{PAIRED} μ=-0.5", f"{PAIRED} μ=0.5"]
+GOOD = {(d, a): 0.1 for d, a in N01_MODELS}  # every model well past least squares (0.3) and near the MLP (0.08)
+
+
+def _noisy(ys, variance, seed: int, positions=None, extra: dict | None = None):
+    """``ys`` plus noise of ``variance``, plus ``extra[p]`` at 1-based positions ``p`` (a model worse there)."""
+    scale = torch.full((ys.shape[1],), float(variance), dtype=torch.float64)
+    for p, v in (extra or {}).items():
+        scale[p - 1] += v
+    g = torch.Generator().manual_seed(seed)
+    return ys + scale.sqrt() * torch.randn(ys.shape, generator=g, dtype=torch.float64)
+
+
+def _run(var: dict, *, cm: float = 0.9, ls: float = 0.3, mlp: float = 0.08, late: dict | None = None,
+         early: dict | None = None, shifted: dict | None = None, seeds: int = 3) -> tuple[dict, dict]:
+    """``(icl, shift)`` sums of a run of the six models: model ``(depth, attention)`` with error variance
+    ``var[...]`` everywhere, plus ``late[...]`` past the training length (its R² falls there), ``early[...]`` at the
+    MLP's first position only (a judge that reads the last position alone misses it), ``shifted[...]`` on the
+    shifted targets; least squares ``ls``, the MLP ``mlp``, the context mean ``cm`` (the learning gate's
+    plateau)."""
+    late, early, shifted = late or {}, early or {}, shifted or {}
+    icl, shift = {"blocks": [], "labels": []}, {"blocks": [], "labels": []}
+    for k, depth in enumerate(sorted({d for d, _ in N01_MODELS})):
+        def ys(seed):
+            return torch.randn(B, T, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+        sets = {PAIRED: ({"positions": MLP_POS}, None, ys(10 + k)),
+                PRETRAINING: ({"positions": list(range(L, T + 1))}, None, ys(20 + k))}
+        sets |= {m: ({"positions": [L]}, None, ys(40 + k + 5 * j)) for j, m in enumerate(MIXTURES) if m != PRETRAINING}
+        moved = {name: ({"positions": MLP_POS}, None, ys(30 + k + 5 * j)) for j, name in enumerate(SHIFTED)}
+        moved |= {f"μ={mu:g}": ({"positions": [L]}, None, ys(70 + k + 5 * j)) for j, mu in enumerate((0, -0.5, 0.5))}
+        for out, prompts in ((icl, sets), (shift, moved)):
+            out["labels"] += evaluation.label_rows(depth, prompts)
+            out["blocks"] += evaluation.block_rows(lambda xs, y: _noisy(y, ls, 1), prompts, depth=depth,
+                                                   model=bl.LEAST_SQUARES, seed=-1)
+            out["blocks"] += evaluation.block_rows(lambda xs, y: _noisy(y, mlp, 2), prompts, depth=depth,
+                                                   model=bl.mlp_method(depth), seed=-1)
+        icl["blocks"] += evaluation.block_rows(lambda xs, y: _noisy(y, cm, 3), sets, depth=depth,
+                                               model=bl.CONTEXT_MEAN, seed=-1)
+        for att in ("softmax", "relu"):
+            m = (depth, att)
+            for s in range(seeds):
+                v = var[m][s] if isinstance(var[m], tuple) else var[m]
+                seed = 100 * s + 10 * k + (7 if att == "relu" else 0)
+                extra = {p: late.get(m, 0.0) for p in range(L + 1, T + 1)} | {MLP_POS[0]: early.get(m, 0.0)}
+                icl["blocks"] += evaluation.block_rows(
+                    lambda xs, y, v=v, seed=seed, extra=extra: _noisy(y, v, seed, extra=extra), sets, depth=depth,
+                    model=att, seed=s)
+                moved_v = v + shifted.get(m, 0.0)
+                shift["blocks"] += evaluation.block_rows(
+                    lambda xs, y, v=moved_v, seed=seed: _noisy(y, v, seed + 1), moved, depth=depth, model=att, seed=s)
+    return icl, shift
+
+
+def _judged(var, **kw) -> dict:
+    icl, shift = _run(var, **kw)
+    return {e["claim"]: e for e in flat.judge_models(icl, shift, L, T, 0.05)}
+
+
+def _verdict(entry: dict):
+    return claims.criterion_verdict(entry["claim"], {"value": entry["value"], **entry["values"]})
+
+
+def test_each_model_is_judged_on_its_own_numbers_behind_its_own_gate():
+    """A learned model worse than least squares fails its own claim; a model on the plateau (no lead over the
+    context mean) is withheld, naming the gate; the other models' verdicts are theirs alone -- the same whatever those
+    two do. A judge that pooled the models (an every-model extreme) would fail the good ones; one that read the gate
+    over every model would withhold them all."""
+    var = GOOD | {(4, "relu"): 0.5, (6, "relu"): 0.9}
+    entries = _judged(var)
+    assert _verdict(entries[model_claim("beats-ls", 4, "relu")]) is False        # learned (lead 0.4), worse than LS
+    plateau = entries[model_claim("beats-ls", 6, "relu")]
+    assert _verdict(plateau) is None and "missed the learning gate" in plateau["ours"]
+    assert plateau["value"] < 0                                                   # its number is recorded all the same
+    alone = _judged(GOOD)
+    for d, a in N01_MODELS:
+        if (d, a) in ((4, "relu"), (6, "relu")):
+            continue
+        for q in ("beats-ls", "share", "obj1"):
+            e, e0 = entries[model_claim(q, d, a)], alone[model_claim(q, d, a)]
+            assert _verdict(e) is True, (q, d, a)
+            assert e["value"] == pytest.approx(e0["value"])                       # its numbers, not its neighbours'
+    assert len(entries) == len(N01_MODELS) * len(QUESTIONS) + 3
+
+
+def test_the_numbers_have_the_right_sign_and_size():
+    """Error variance 0.1 against least squares' 0.3 and the MLP's 0.08: relative error 1 − 0.1/0.3 ≈ 0.67, share of
+    the MLP's gain (0.3 − 0.1)/(0.3 − 0.08) ≈ 0.91, shortfall below the MLP ≈ 0.02 (R² 0.92 against 0.90). A sign
+    error, a swapped ratio or a gain measured from the MLP instead of least squares lands far from these."""
+    e = _judged(GOOD)
+    assert e[model_claim("beats-ls", 3, "softmax")]["value"] == pytest.approx(2 / 3, abs=0.03)
+    assert e[model_claim("share", 3, "softmax")]["value"] == pytest.approx(0.2 / 0.22, abs=0.05)
+    assert e[model_claim("obj1", 3, "softmax")]["value"] == pytest.approx(0.02, abs=0.01)
+    half = GOOD | {(3, "softmax"): 0.19}           # share (0.3 − 0.19)/0.22 = 0.5: on the line, either side decided
+    assert _verdict(_judged(half)[model_claim("share", 3, "softmax")]) is None
+    assert _verdict(_judged(GOOD | {(3, "softmax"): 0.25})[model_claim("share", 3, "softmax")]) is False
+
+
+def test_objective_1_reads_every_position_up_to_the_training_length():
+    """A model as good as the MLP at the training length but 0.2 worse at the MLP's first position fails objective 1
+    there; a judge that read the last position alone would pass it."""
+    e = _judged(GOOD, early={(3, "relu"): 0.2})
+    assert _verdict(e[model_claim("obj1", 3, "relu")]) is False
+    assert _verdict(e[model_claim("obj1", 3, "softmax")]) is True
+
+
+def test_objective_3_reads_the_shifted_targets_alone():
+    """Worse by 0.2 on the shifted targets only: objective 3 fails for that model, objective 1 still passes."""
+    e = _judged(GOOD, shifted={(4, "softmax"): 0.2})
+    assert _verdict(e[model_claim("obj3", 4, "softmax")]) is False
+    assert _verdict(e[model_claim("obj1", 4, "softmax")]) is True
+    assert _verdict(e[model_claim("obj3", 4, "relu")]) is True
+
+
+def test_objective_2_per_depth_compares_the_two_attentions_there_behind_both_gates():
+    """The softmax model losing 0.3 past the training length and ReLU nothing: margin ≈ +0.3 at that depth, pass;
+    the reverse fails; equal losses straddle 0. A ReLU model on the plateau withholds its depth's margin only."""
+    assert _verdict(_judged(GOOD, late={(3, "softmax"): 0.3})[obj2_claim(3)]) is True
+    assert _verdict(_judged(GOOD, late={(3, "relu"): 0.3})[obj2_claim(3)]) is False
+    both = _judged(GOOD, late={(4, "relu"): 0.3, (4, "softmax"): 0.3})
+    assert _verdict(both[obj2_claim(4)]) is None and "missed" not in both[obj2_claim(4)]["ours"]
+    plateau = _judged(GOOD | {(6, "relu"): 0.9}, late={(6, "softmax"): 0.3, (3, "softmax"): 0.3})
+    assert _verdict(plateau[obj2_claim(6)]) is None and "missed the learning gate" in plateau[obj2_claim(6)]["ours"]
+    assert _verdict(plateau[obj2_claim(3)]) is True
+
+
+def test_some_model_passes_on_one_decided_model_and_fails_only_when_every_model_is_below():
+    """One model at half least squares' error and five worse than it: pass. Every model worse: fail. The best model
+    exactly at least squares: inconclusive. A claim read on the smallest model (an every-model claim) would fail the
+    first; one without the adjustment for six models would pass a model barely above 0 by chance."""
+    worse = {m: 0.4 for m in N01_MODELS}
+    one = worse | {(3, "softmax"): 0.15}
+    for var, want in ((one, True), (worse, False), (worse | {(3, "softmax"): 0.3}, None)):
+        icl, _ = _run(var)
+        e = flat.judge_some(icl, L)
+        assert e["claim"] == SOME and e["passed"] is want and _verdict(e) is want, var
+    assert "target depth 3 softmax" in flat.judge_some(_run(one)[0], L)["ours"]
+
+
+def test_the_every_model_claims_are_profile_n01_s_judges_under_this_design_s_ids():
+    """Each every-model claim of this design has profile n01's criterion, and its entry is n01's judge's under the
+    new id: one learned model failing fails it; its verdict is the registry's under the new id."""
+    for theirs, ours in EVERY.items():
+        assert claims.CRITERIA[ours] == claims.CRITERIA[theirs]
+    icl, shift = _run(GOOD | {(4, "relu"): 0.5})
+    entries = {e["claim"]: e for e in flat.judge_every(icl, shift, L, T, 0.05, {"obj1_tolerance": 0.05,
+                                                                                 "obj3_max_drop": 0.1})}
+    assert set(entries) == set(EVERY.values())
+    assert _verdict(entries["gpt-n01f-beats-ls"]) is False
+    assert _verdict(entries["gpt-n01f-share"]) is False
+
+
+def test_waiting_for_its_run_every_claim_names_the_command_and_judges_nothing():
+    entries = flat.pending(0.05)
+    registered = {c.id for c in claims.CLAIMS if c.id.startswith("gpt-n01f")}
+    assert {e["claim"] for e in entries} == registered and len(entries) == len(registered) == 34
+    assert all(e["value"] is None and e["passed"] is None and flat.COMMAND in e["ours"] for e in entries)
+
+
+def test_the_first_table_shows_each_model_s_status_in_its_own_cell():
+    """A status lands in its model's row and its question's column (a transposed table, or one keyed by the wrong
+    attention, puts the fail elsewhere); objective 2 sits on both of its depth's rows."""
+    status = {model_claim(q, d, a): "pass" for d, a in N01_MODELS for q in QUESTIONS}
+    status |= {model_claim("beats-ls", 4, "relu"): "fail", obj2_claim(6): "inconclusive"}
+    table = flat.verdict_table(status)
+    assert len(table) == 6
+    fails = table[table[QUESTIONS["beats-ls"]] == "fail"]
+    assert list(zip(fails["target depth"], fails["attention"])) == [(4, "ReLU")]
+    obj2 = table.columns[-1]
+    assert list(table[table["target depth"] == 6][obj2]) == ["inconclusive"] * 2
+    assert set(table[table["target depth"] == 3][obj2]) == {"—"}
+
+
+def test_a_result_without_one_of_the_models_is_refused_in_one_line():
+    icl, shift = _run(GOOD)
+    icl = {**icl, "blocks": [b for b in icl["blocks"] if not (b["depth"] == 6 and b["model"] == "relu")]}
+    with pytest.raises(ValueError, match="target depth 6, relu"):
+        flat.judge_models(icl, shift, L, T, 0.05)
+
+
+def test_the_design_is_data_and_names_the_scan_s_horizon():
+    """The design's horizon is the recipe scan's (a cosine recipe is fitted at its horizon) and every test prompt
+    feeds the MLP at the pretraining mixture."""
+    from icdl.gpt_icl.recipes.scan import PROFILES as SCAN
+
+    assert flat.DESIGN["horizon"] == SCAN.resolve("n01")["horizon"]
+    assert flat.DESIGN["eval_prompts"] == SCAN.resolve("n01")["eval_prompts"]
+    assert flat.DESIGN["mlp_prompts"] == 4096 and flat.DESIGN["continues"] == "n01"
