@@ -158,6 +158,7 @@ REGISTERED: dict[str, str] = {
     "gpt-n01-share": "452d7ca",
     "gpt-n01-obj2-length": "bb2eba8",
     "gpt-n01-obj3": "bb2eba8",
+    **{c.id: "1dd4219" for c in _FLAT_CLAIMS},
 }
 
 #: the setting of profile n01's models against ICDL's (the main study's own, SEC5, has a warm phase and a warm start
