@@ -204,3 +204,56 @@ def test_the_design_is_data_and_names_the_scan_s_horizon():
     assert flat.DESIGN["horizon"] == SCAN.resolve("n01")["horizon"]
     assert flat.DESIGN["eval_prompts"] == SCAN.resolve("n01")["eval_prompts"]
     assert flat.DESIGN["mlp_prompts"] == 4096 and flat.DESIGN["continues"] == "n01"
+
+
+def test_the_profile_is_the_registered_design_and_continues_profile_n01_s_models():
+    """Profile n01-flat is flat.DESIGN in the main study's settings: n01's models, seeds and prompts, trained on to
+    the horizon with the validation curve, the MLP on every test prompt; each model's training settings are n01's but
+    for the length and what it measures (continue_checkpoint's rule), so its checkpoints continue n01's exactly."""
+    from dataclasses import asdict
+
+    from icdl.gpt_icl.core import main_study, schedule
+    from icdl.gpt_icl.core.training import CONTINUABLE
+    from icdl.gpt_icl.recipes.scan import CANDIDATES
+
+    cfg, n01_cfg = main_study.PROFILES.resolve(flat.PROFILE), main_study.PROFILES.resolve("n01")
+    d = flat.DESIGN
+    assert cfg["continues"] == d["continues"] and cfg["steps"] == cfg["relu_steps"] == d["horizon"]
+    assert (cfg["eval_every"], cfg["eval_prompts"]) == (d["eval_every"], d["eval_prompts"])
+    assert (cfg["mlp_prompts"], cfg["shift_mlp_prompts"]) == (d["mlp_prompts"], d["shift_mlp_prompts"])
+    assert cfg["mlp_prompts"] == cfg["test_prompts"]  # every test prompt of the pretraining mixture
+    same = {k for k in cfg if k not in ("steps", "relu_steps", "eval_every", "eval_prompts", "mlp_prompts",
+                                        "shift_mlp_prompts", "curve_mlp_prompts", "continues", "profile", "run",
+                                        "softmax_recipe", "relu_recipe")}
+    assert {k: cfg[k] for k in same} == {k: n01_cfg[k] for k in same}
+    for att in ("softmax", "relu"):
+        if cfg[f"{att}_recipe"]:
+            continue  # a recipe of its own: trained from scratch
+        new, old = (asdict(schedule.configs(c, 3, att, c["n_layer"], 1)[2]) for c in (cfg, n01_cfg))
+        assert {k: v for k, v in new.items() if k not in CONTINUABLE} == {
+            k: v for k, v in old.items() if k not in CONTINUABLE}
+    cosine = CANDIDATES["n01"]["cosine"]
+    assert schedule.RECIPES["cosine"] == cosine  # the recipe a profile may give an attention is the scan's
+
+
+def test_a_pair_continues_where_its_attention_keeps_the_recipe_and_starts_anew_where_not(tmp_path, monkeypatch):
+    """train_pair with continue_from: the softmax model (the profile's own recipe) continues the source's checkpoint
+    -- its history holds the source's steps -- while a ReLU model given the cosine recipe trains from scratch."""
+    from icdl.gpt_icl.core import main_study, schedule
+    from icdl.repro.checkpoints import load_checkpoint
+
+    monkeypatch.setitem(schedule.RECIPES, "cosine", {**schedule.RECIPES["cosine"], "warmup_steps": 2,
+                                                     "batch": 8})  # the scan's recipe, its warm-up cut to the run
+    base = {**main_study.PROFILES.resolve("quick"), "steps": 6, "relu_steps": 6, "relu_init": "scratch",
+            "warm_steps": 0, "warm_family": "none"}
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    schedule.train_pair(base, 3, 1, command="a", folder=src, progress=False)
+    longer = {**base, "steps": 10, "relu_steps": 10, "eval_every": 10, "eval_prompts": 16, "relu_recipe": "cosine"}
+    out = schedule.train_pair(longer, 3, 1, command="b", folder=dst, progress=False, continue_from=(src, "a"))
+    assert out["complete"]
+    soft = load_checkpoint(schedule.checkpoint_path(dst, 3, "softmax"), kind="gpt_icl")
+    relu = load_checkpoint(schedule.checkpoint_path(dst, 3, "relu"), kind="gpt_icl")
+    first = load_checkpoint(schedule.checkpoint_path(src, 3, "softmax"), kind="gpt_icl")
+    assert soft["history"][: len(first["history"])] == first["history"]  # carried on from the source
+    assert relu["settings"]["train"]["lr_schedule"] == "cosine" and relu["step"] == 10
+    assert relu["history"][0]["step"] == 1                                   # its own steps from the first

@@ -209,3 +209,40 @@ def test_validation_prompts_are_not_the_training_stream():
     other, _ = validation_prompts(task, TrainConfig(**{**cfg.to_dict(), "seed": 4}))
     assert not torch.equal(other, vx)
     assert SEEDS["validation"] != SEEDS["prompts"]
+
+
+def test_a_continued_run_takes_the_steps_of_one_run_through_and_adds_a_validation_curve(tmp_path):
+    """A finished run of 8 steps continued to 16 under a validation curve ends with the weights of one 16-step run
+    (optimiser moments and prompt stream carried: a continuation that restarted Adam or the generator would differ)
+    and measures the validation R² at its evaluations. Only the length and what it measures may change: another
+    learning rate, an unfinished source, fewer steps or a target that exists are refused in one line, nothing
+    written."""
+    from dataclasses import replace
+
+    from icdl.gpt_icl.core.training import continue_checkpoint
+
+    mcfg, task = GPTConfig(**TINY), TaskConfig(d=3, depth=2)
+    short = TrainConfig(steps=8, batch=4, lr=1e-3, examples=6, log_every=2)
+    longer = replace(short, steps=16, log_every=4, eval_every=8, eval_prompts=16, eval_from=3)
+    whole = train(mcfg, task, replace(short, steps=16), progress=False)
+    src, dst = tmp_path / "n01.pt", tmp_path / "flat.pt"
+    train(mcfg, task, short, checkpoint=src, progress=False)
+    assert continue_checkpoint(src, dst, mcfg, task, longer, command="flat", source_command="n01") == 8
+    done = train(mcfg, task, longer, checkpoint=dst, progress=False)
+    assert done["steps_done"] == 16
+    for k, v in whole["model"].state_dict().items():
+        assert torch.equal(v, done["model"].state_dict()[k]), k
+    evals = done["history"].dropna(subset=["val_r2"])
+    assert list(evals["step"]) == [16] and list(done["history"]["step"])[:4] == [2, 4, 6, 8]
+    with pytest.raises(CheckpointError, match="exists already"):
+        continue_checkpoint(src, dst, mcfg, task, longer, command="flat", source_command="n01")
+    other = tmp_path / "other.pt"
+    with pytest.raises(CheckpointError, match=r"train\.lr differ"):
+        continue_checkpoint(src, other, mcfg, task, replace(longer, lr=2e-3), command="flat", source_command="n01")
+    with pytest.raises(CheckpointError, match="only adds steps"):
+        continue_checkpoint(src, other, mcfg, task, replace(longer, steps=6, eval_every=2, log_every=2),
+                            command="flat", source_command="n01")
+    train(mcfg, task, short, checkpoint=tmp_path / "half.pt", max_steps_this_call=3, progress=False)
+    with pytest.raises(CheckpointError, match="unfinished"):
+        continue_checkpoint(tmp_path / "half.pt", other, mcfg, task, longer, command="flat", source_command="n01")
+    assert not other.exists()

@@ -35,6 +35,7 @@ from icdl.gpt_icl import depth, plateau
 from icdl.gpt_icl.compute.speed import run_speed, save_measurement, smoke
 from icdl.gpt_icl.core import main_study
 from icdl.gpt_icl.core.measure import benchmark
+from icdl.gpt_icl.objectives.flat import PROFILE as FLAT
 from icdl.gpt_icl.objectives.n01 import COMMAND as N01_COMMAND
 from icdl.gpt_icl.objectives.n01 import PROFILE as N01
 from icdl.gpt_icl.reference import run_reference
@@ -94,7 +95,8 @@ def _init_distributed(device: str, world: int) -> tuple[int, int, str]:
 
 #: the profiles that are the main study alone, asked again on another task or schedule (``--part main`` and
 #: ``--part shift`` only), and what each is
-MAIN_ONLY = {N01: "the main study with x ~ N(0, I)", "fitted": "the main study at the schedule fitted to ICDL's task"}
+MAIN_ONLY = {N01: "the main study with x ~ N(0, I)", "fitted": "the main study at the schedule fitted to ICDL's task",
+             FLAT: "profile n01's models trained on until flat, the MLP on every test prompt"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,7 +114,8 @@ def parser() -> argparse.ArgumentParser:
     p = Parser(prog="python -m icdl.gpt_icl", description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="reference", choices=["reference", "paper", *MAIN_ONLY],
                    help=f"{N01}: the main study with x ~ N(0, I); fitted: the main study at the schedule fitted to "
-                        "ICDL's task (both: --part main and --part shift only)")
+                        f"ICDL's task; {FLAT}: {N01}'s models trained on until flat (these three: --part main and "
+                        "--part shift only)")
     p.add_argument("--part", action="append", choices=PARTS, help="which part(s) to run (default: all)")
     p.add_argument("--steps-this-call", type=int, default=None, help="train at most this many steps per model")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])

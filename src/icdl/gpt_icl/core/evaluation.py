@@ -114,7 +114,7 @@ def cheap_baselines(xs: torch.Tensor, ys: torch.Tensor) -> dict[str, torch.Tenso
 
 def baseline_curves(cfg, depth: int, *, progress: bool = True, mlp: bool = True) -> pd.DataFrame:
     """R² per position of the context mean, least squares, 3-NN (every position, all test prompts) and, with
-    ``mlp``, the trained MLP (the profile's ``mlp_positions``, the first ``mlp_prompts`` test prompts: it
+    ``mlp``, the trained MLP (the profile's ``mlp_positions``, the first :func:`curve_prompts` test prompts: it
     trains one network per prompt and position) on the test prompts of every mixture."""
     from tqdm import tqdm
 
@@ -125,13 +125,19 @@ def baseline_curves(cfg, depth: int, *, progress: bool = True, mlp: bool = True)
             rows += r2_rows(pred, ys, mixture=mixture, method=name)
         if not mlp:
             continue
-        m = min(cfg["mlp_prompts"], len(ys))
+        m = min(curve_prompts(cfg), len(ys))
         for p in tqdm(mlp_positions(cfg), desc=f"MLP baseline depth {depth} {mixture}", disable=not progress):
             res = bl.trained_mlp(xs[:m], ys[:m], p, depth=depth, width=cfg["mlp_width"], epochs=cfg["mlp_epochs"],
                                  seed=cfg["seed"])
             rows.append({"mixture": mixture, "method": bl.mlp_method(depth), "position": p + 1,
                          "r2": res["best_r2"]})
     return pd.DataFrame(rows, columns=["mixture", "method", "position", "r2"])
+
+
+def curve_prompts(cfg) -> int:
+    """How many test prompts of each mixture the MLP's R² curves (the figures') are computed on: the profile's
+    ``curve_mlp_prompts`` where it scores the judged MLP on more prompts than the curves need, else ``mlp_prompts``."""
+    return cfg.get("curve_mlp_prompts", cfg["mlp_prompts"])
 
 
 def mlp_positions(cfg) -> list[int]:
@@ -151,7 +157,7 @@ def cached_baselines(cfg, depth: int, folder: Path | None, progress: bool, *, co
         return baseline_curves(cfg, depth, progress=progress)
     # the key keeps the format of the cache's first version (prompts as a count, positions as text), so that
     # caches of the same prompts stay valid; non-default target families add their own keys
-    settings = {"d": cfg["d"], "test_prompts": cfg["mlp_prompts"], "test_examples": cfg["test_examples"],
+    settings = {"d": cfg["d"], "test_prompts": curve_prompts(cfg), "test_examples": cfg["test_examples"],
                 "mlp_width": cfg["mlp_width"], "mlp_epochs": cfg["mlp_epochs"],
                 "mlp_positions": ",".join(map(str, cfg["mlp_positions"])), "seed": cfg["seed"],
                 "baseline_version": bl.VERSION}
@@ -193,7 +199,8 @@ def judged_sets(cfg, shift: bool = False) -> dict[str, dict]:
     mlp = [p + 1 for p in mlp_positions(cfg)]
     if shift:
         sets = {f"μ={mu:g}": {"mu": mu, "count": None, "positions": [L]} for mu in PARAM_SHIFTS}
-        return sets | {f"{PAIRED} μ={mu:g}": {"mu": mu, "count": cfg["mlp_prompts"], "positions": mlp}
+        paired = cfg.get("shift_mlp_prompts", cfg["mlp_prompts"])  # a profile may score the MLP on fewer there
+        return sets | {f"{PAIRED} μ={mu:g}": {"mu": mu, "count": paired, "positions": mlp}
                        for mu in PARAM_SHIFTS if mu != 0}
     sets = {m: {"mixture": m, "count": None, "positions": list(range(L, T + 1)) if m == PRETRAINING else [L]}
             for m in MIXTURES}
@@ -229,7 +236,8 @@ def block_rows(pred_of, prompts: dict, **keys) -> list[dict]:
 
 
 def paired_mlp_rows(cfg, depth: int, prompts: dict, *, progress: bool = False) -> tuple[list[dict], list[dict]]:
-    """The MLP baseline on every paired set (the ones whose ``count`` is the MLP's ``mlp_prompts``): R² per
+    """The MLP baseline on every paired set (named :data:`PAIRED`…; the first ``mlp_prompts`` prompts, or on shifted
+    targets ``shift_mlp_prompts`` where the profile sets it): R² per
     position (rows with ``depth``, ``set``, ``method``, ``position``, ``r2``) and its squared error per block
     at its best epoch (the epoch chosen on all the set's prompts, as the paper's "best R² over epochs")."""
     from tqdm import tqdm
@@ -237,7 +245,7 @@ def paired_mlp_rows(cfg, depth: int, prompts: dict, *, progress: bool = False) -
     curves, blocks = [], []
     method = bl.mlp_method(depth)
     for name, (spec, xs, ys) in prompts.items():
-        if spec["count"] != cfg["mlp_prompts"] or not name.startswith(PAIRED):
+        if not name.startswith(PAIRED):
             continue
         pred = torch.zeros_like(ys)
         for p in tqdm(mlp_positions(cfg), desc=f"MLP depth {depth} {name}", disable=not progress):

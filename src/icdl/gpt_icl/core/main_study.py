@@ -41,6 +41,7 @@ from icdl.gpt_icl.core.schedule import (
     AT_SWITCH,
     MODEL_RANGES,
     MODEL_SETTINGS,
+    RECIPES,
     SOFTMAX_ON,
     checkpoint_path,
     load_trained,
@@ -84,22 +85,40 @@ FITTED = {"lr": 1e-4, "batch": 64, "steps": 10000}
 #: the inputs' centre c of every profile (x ~ N(−c, I) in training, ICDL's c = 2); profile ``n01`` is the
 #: reference's models, test prompts and seeds with x ~ N(0, I) in training and test, where the targets are far from
 #: linear (icdl.gpt_icl.objectives.n01), at the schedule fitted to that task (:data:`N01_FITTED`)
-_CENTRE = {"quick": 2.0, "reference": 2.0, "paper": 2.0, "n01": 0.0, "fitted": 2.0}
+_CENTRE = {"quick": 2.0, "reference": 2.0, "paper": 2.0, "n01": 0.0, "fitted": 2.0, "n01-flat": 0.0}
 _MODEL = dict(MODEL_SETTINGS)
 for _name, _fit in (("n01", N01_FITTED), ("fitted", FITTED)):
     _OWN[_name] = {**_OWN["reference"], "steps": _fit["steps"], "warm_steps": 0, "relu_steps": _fit["steps"],
                    "fast": True}
     _MODEL[_name] = {**MODEL_SETTINGS["reference"], "batch": _fit["batch"], "lr": _fit["lr"], "warm_family": "none",
                      "relu_init": "scratch"}
+#: what a profile measures while it trains and how it starts (every profile names them; these are the values of the
+#: profiles that do neither): ``eval_every``/``eval_prompts`` a validation curve (0: none), ``continues`` the profile
+#: whose models it trains on (schedule.train_pair), ``<attention>_recipe`` a recipe of its own for one attention
+#: (schedule.RECIPES; "" the profile's lr and batch), ``shift_mlp_prompts``/``curve_mlp_prompts`` the MLP's prompts on
+#: shifted targets and for the figures' curves where they differ from the judged ``mlp_prompts``
+_PLAIN = {"eval_every": 0, "eval_prompts": 512, "continues": "", "softmax_recipe": "", "relu_recipe": ""}
+for _name, _own in _OWN.items():
+    _own.update(_PLAIN, shift_mlp_prompts=_own["mlp_prompts"], curve_mlp_prompts=_own["mlp_prompts"])
+#: profile ``n01-flat`` (issue 67, registered with its claims before its run: icdl.gpt_icl.objectives.flat.DESIGN):
+#: profile n01's models trained on to the recipe scan's horizon at the recipe that scan chooses per attention -- a
+#: model whose attention keeps n01's recipe continues its committed checkpoint, exactly -- with a validation curve,
+#: and the judged MLP on every test prompt of the pretraining mixture (512 on shifted targets and for the curves)
+N01_FLAT = {"steps": 14_000, "eval_every": 500, "eval_prompts": 2048, "mlp_prompts": 4096, "shift_mlp_prompts": 512,
+            "curve_mlp_prompts": 512, "continues": "n01", "softmax_recipe": "", "relu_recipe": ""}
+_OWN["n01-flat"] = {**_OWN["n01"], **N01_FLAT, "relu_steps": N01_FLAT["steps"]}
+_MODEL["n01-flat"] = _MODEL["n01"]
 PROFILES = ProfileSet(
     "gpt_icl",
     profiles={name: {**_MODEL[name], **own, "centre": _CENTRE[name]} for name, own in _OWN.items()},
     ranges={**MODEL_RANGES, "depths": (1, 8), "n_layer": (1, 24), "mlp_prompts": (8, 10**5),
             "mlp_width": (4, 1024), "mlp_epochs": (1, 1000), "mlp_positions": (1, 199), "seeds": (1, 20),
-            "centre": (0.0, 10.0), "fast": {False, True}},
+            "centre": (0.0, 10.0), "fast": {False, True}, "eval_every": (0, 10**5), "eval_prompts": (8, 10**5),
+            "continues": {"", "n01"}, "softmax_recipe": {"", *RECIPES}, "relu_recipe": {"", *RECIPES},
+            "shift_mlp_prompts": (8, 10**5), "curve_mlp_prompts": (8, 10**5)},
     command="python -m icdl.gpt_icl --profile {profile} --part main --part shift",
     memory=memory_estimate,
-    command_only=("n01", "fitted"),
+    command_only=("n01", "fitted", "n01-flat"),
 )
 #: the command that trains the main models and fills the MLP cache (recorded beside both)
 MAIN_COMMAND = "python -m icdl.gpt_icl --profile {profile} --part main"
@@ -140,13 +159,18 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
     curves, hists, base, blocks, labels, records, trained = [], [], [], [], [], [], {}
     complete, continued = True, cfg["relu_init"] == "softmax"
     command = MAIN_COMMAND.format(profile=cfg["profile"])
+    continue_from = None  # a profile that continues another's models (schedule.train_pair)
+    if cfg.get("continues") and folder is not None:
+        source = cfg["continues"]
+        continue_from = (PROFILES.folder("checkpoints", source), MAIN_COMMAND.format(profile=source))
     for depth in cfg["depths"]:
         prompts = None if train_only else {name: (spec, *set_prompts(cfg, depth, spec))
                                            for name, spec in judged_sets(cfg).items()}
         depth_complete = True
         for seed in range(cfg["seeds"]) if seeds is None else seeds:
             pair = train_pair(cfg, depth, cfg["n_layer"], command=command, folder=folder, replicate=seed,
-                              continued=continued, steps_this_call=steps_this_call, progress=progress, device=device)
+                              continued=continued, steps_this_call=steps_this_call, progress=progress, device=device,
+                              continue_from=continue_from)
             depth_complete &= pair["complete"]
             if train_only:
                 continue

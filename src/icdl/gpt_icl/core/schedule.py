@@ -24,8 +24,8 @@ from pathlib import Path
 
 from icdl.gpt_icl.core.model import ATTENTIONS, GPTConfig, InContextGPT
 from icdl.gpt_icl.core.tasks import TaskConfig
-from icdl.gpt_icl.core.training import TrainConfig, load_model, plain, train
-from icdl.repro.checkpoints import CheckpointError
+from icdl.gpt_icl.core.training import TrainConfig, continue_checkpoint, load_model, plain, train
+from icdl.repro.checkpoints import CheckpointError, checkpoint_exists
 
 #: the settings shared by the profiles of every study of ICDL sec. 5 (each study adds its own)
 MODEL_SETTINGS = {
@@ -45,6 +45,11 @@ MODEL_RANGES = {"d": (2, 64), "n_head": (1, 16), "n_embd": (8, 1024), "batch": (
                 "relu_init": {"softmax", "scratch"}, "test_examples": (2, 200), "test_prompts": (8, 10**5),
                 "seed": (0, 2**31 - 1), "steps": (1, 10**6), "warm_steps": (0, 10**6), "relu_steps": (1, 10**6),
                 "train_examples": (2, 200)}
+
+#: the recipes a profile may give one attention (its setting ``<attention>_recipe``; "" keeps the profile's own
+#: constant ``lr`` and ``batch``): ``cosine``, a linear warm-up then cosine decay to the last step -- the candidate of
+#: the recipe scan (:data:`icdl.gpt_icl.recipes.scan.CANDIDATES`, profile ``n01``; a test checks they agree)
+RECIPES = {"cosine": {"lr": 6e-4, "batch": 64, "lr_schedule": "cosine", "warmup_steps": 500, "lr_floor": 6e-5}}
 
 #: the name, in the ``attention`` column of the curves, of the ReLU model before its own training (the
 #: softmax weights run with ReLU attention)
@@ -106,15 +111,20 @@ def configs(cfg, depth: int, attention: str, n_layer: int, replicate: int = 0, *
                            centre=cfg.get("centre", 2.0)) if warm else None
     from_softmax = attention == "relu" and cfg["relu_init"] == "softmax"
     steps = cfg["relu_steps"] if from_softmax else cfg["steps"]
+    evals = cfg.get("eval_every", 0)
+    # a validation curve where the profile asks for one (its evaluations every eval_every steps, logged ten times in
+    # between); else the settings every earlier checkpoint was written with
+    watch = ({"eval_every": evals, "eval_prompts": cfg["eval_prompts"], "eval_from": min(10, examples),
+              "log_every": evals // 10} if evals else {"log_every": max(1, steps // 100)})
     tr = TrainConfig(steps=steps, batch=cfg["batch"], lr=cfg["lr"], examples=examples,
                      curriculum_interval=cfg["curriculum_interval"],
                      seed=cfg["seed"] + SEED_PER_TARGET_DEPTH * depth + SEED_PER_REPLICATE * replicate,
-                     log_every=max(1, steps // 100),
                      warm_steps=0 if from_softmax or not warm else cfg["warm_steps"],
                      warm_task=None if from_softmax else warm_task,
                      init_from=f"softmax model, target depth {depth}, {n_layer} layers" if from_softmax else "",
-                     fast=cfg.get("fast", False))
-    return model, target_task(cfg, depth), tr
+                     fast=cfg.get("fast", False), **watch)
+    recipe = RECIPES[cfg[f"{attention}_recipe"]] if cfg.get(f"{attention}_recipe") else {}
+    return model, target_task(cfg, depth), replace(tr, **recipe)
 
 
 def checkpoint_path(folder: Path, depth: int, attention: str, tag: str = "", replicate: int = 0) -> Path:
@@ -127,13 +137,17 @@ def checkpoint_path(folder: Path, depth: int, attention: str, tag: str = "", rep
 
 def train_pair(cfg, depth: int, n_layer: int, *, command: str, folder: Path | None = None, tag: str = "",
                steps_this_call: int | None = None, progress: bool = True, device: str = "cpu",
-               replicate: int = 0, continued: bool = False) -> dict:
+               replicate: int = 0, continued: bool = False, continue_from: tuple[Path, str] | None = None) -> dict:
     """The softmax and the ReLU model of one target depth and model depth, trained or resumed from
     ``folder`` (in memory without it); with ``relu_init = "softmax"`` the ReLU model starts from the finished
     softmax model, and ``switch`` is that model before any ReLU training (how much of the softmax model
     survives the switch). With ``continued`` also the softmax model's twin of the ReLU model
     (:data:`SOFTMAX_ON`). ``replicate`` picks the training seed (:func:`configs`). ``command`` rebuilds the
-    checkpoints. Returns ``{attention: train result}`` plus ``"switch"`` (a model or None) and ``"complete"``."""
+    checkpoints. ``continue_from`` (a folder of another profile's checkpoints and the command that made them): a
+    model whose attention keeps the profile's own recipe (``<attention>_recipe`` empty, :data:`RECIPES`) and has no
+    checkpoint yet starts as that profile's model continued (:func:`~icdl.gpt_icl.core.training.continue_checkpoint`:
+    refused unless only the length and the validation curve differ); one with a recipe of its own starts from
+    scratch. Returns ``{attention: train result}`` plus ``"switch"`` (a model or None) and ``"complete"``."""
     out, complete = {}, True
     names = ATTENTIONS + ((SOFTMAX_ON,) if continued else ())
     for attention in names:
@@ -149,6 +163,11 @@ def train_pair(cfg, depth: int, n_layer: int, *, command: str, folder: Path | No
             switch = InContextGPT(configs(cfg, depth, "relu", n_layer, replicate)[0])
             switch.load_state_dict(init)
             out.setdefault("switch", switch.eval())
+        own = bool(cfg.get(f"{'softmax' if twin else attention}_recipe"))
+        if continue_from is not None and ckpt is not None and not own and not checkpoint_exists(ckpt):
+            source, source_command = continue_from
+            continue_checkpoint(checkpoint_path(source, depth, attention, tag, replicate), ckpt, mcfg, tcfg, trcfg,
+                                command=command, source_command=source_command)
         res = train(mcfg, tcfg, trcfg, checkpoint=ckpt, max_steps_this_call=steps_this_call, progress=progress,
                     device=device, init_state=init, command=command)
         complete &= res["steps_done"] >= trcfg.steps

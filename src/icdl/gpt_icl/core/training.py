@@ -316,6 +316,45 @@ def _train(model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *, checkpoi
             "steps_done": step, "seconds": time.perf_counter() - t0, "snapshots": kept}
 
 
+#: the settings a continued run may change (:func:`continue_checkpoint`): how long it runs and what it logs and
+#: measures on its own validation prompts -- none of them touches an update, so a run continued from step s to S takes
+#: the steps an uninterrupted run to S would have taken
+CONTINUABLE = ("steps", "log_every", "eval_every", "eval_prompts", "eval_from")
+
+
+def continue_checkpoint(source: Path, target: Path, model_cfg: GPTConfig, task: TaskConfig, cfg: TrainConfig, *,
+                        command: str, source_command: str) -> int:
+    """Start the run of ``target`` as the run of ``source`` continued under ``cfg``: the same weights, optimiser
+    moments, prompt generator and history, the settings ``cfg``'s (which :func:`train` then resumes). Refused with
+    one line -- nothing written -- where ``source`` is missing or unfinished under its own settings, where its
+    settings differ from the new ones in anything but :data:`CONTINUABLE`, or where ``cfg`` would stop before the step
+    it reached. ``command`` rebuilds ``target``, ``source_command`` ``source``. Returns the step it starts at."""
+    if not checkpoint_exists(source):
+        raise CheckpointError(f"no checkpoint at {source} to continue; train it first with {source_command}")
+    state = load_checkpoint(source, command=source_command, kind="gpt_icl")
+    new = {"model": model_cfg.to_dict(), "task": task.to_dict(), "train": cfg.to_dict()}
+    old = state["settings"]
+    differ = sorted(f"{part}.{k}" for part in new for k in set(new[part]) | set(old.get(part, {}))
+                    if not (part == "train" and k in CONTINUABLE)
+                    and plain(old.get(part, {}).get(k)) != plain(new[part].get(k)))
+    if differ:
+        raise CheckpointError(f"checkpoint {source} cannot be continued under the new settings: {', '.join(differ)} "
+                              f"differ (only {', '.join(CONTINUABLE)} may change); train {target} from scratch")
+    if state["step"] < old["train"]["steps"]:
+        raise CheckpointError(f"checkpoint {source} is unfinished ({state['step']} of {old['train']['steps']} steps); "
+                              f"finish it with {source_command} before continuing it")
+    if cfg.steps < state["step"]:
+        raise CheckpointError(f"checkpoint {source} is at step {state['step']}, past the {cfg.steps} steps of "
+                              f"{target}: a continued run only adds steps")
+    with one_writer(target, f"checkpoint {target}"):
+        if checkpoint_exists(target):
+            raise CheckpointError(f"checkpoint {target} exists already: resume it with {command}, or move it away to "
+                                  "continue its source anew")
+        save_checkpoint(target, {**state, "settings": new}, command=command, seed=cfg.seed,
+                        wall_time_s=state["seconds"])
+    return int(state["step"])
+
+
 def distributed_world() -> tuple[int, int]:
     """``(number of processes, this process's rank)`` of the current ``torch.distributed`` group, or (1, 0)."""
     import torch.distributed as dist
