@@ -276,9 +276,16 @@ if n01_done:
 # four times the seeds'). Per model and question:
 
 # %% tags=["NBVAL_CHECK_OUTPUT"]
-flat_records = ledger.record_all(flat.pending(tolerance), judged_on=flat.PROFILE, covered=False)
+flat_obj, flat_shift = (show_reference(main_study.PROFILES, stem, flat.PROFILE, command=flat.COMMAND)
+                        for stem in ("icl", "shift"))
+flat_done = all(r is not None and r["data"]["complete"] for r in (flat_obj, flat_shift))
+flat_entries = flat.pending(tolerance)
+if flat_done:
+    flat_entries = flat.judged(flat_obj["data"], flat_shift["data"], n01_len, n01_test, tolerance,
+                               main_study.CRITERIA)
+flat_records = ledger.record_all(flat_entries, judged_on=flat.PROFILE, covered=flat_done)
 display(chapter.table(flat.verdict_table({r.claim: r.status for r in flat_records})))
-chapter.glue(flat_design=flat.design_words(), flat_state=f"their run has not been made yet: {flat.COMMAND}")
+chapter.glue(flat_design=flat.design_words(), flat_state=flat.state_words(flat_done))
 
 # %% [markdown]
 # ## The claims, judged

@@ -257,3 +257,13 @@ def test_a_pair_continues_where_its_attention_keeps_the_recipe_and_starts_anew_w
     assert soft["history"][: len(first["history"])] == first["history"]  # carried on from the source
     assert relu["settings"]["train"]["lr_schedule"] == "cosine" and relu["step"] == 10
     assert relu["history"][0]["step"] == 1                                   # its own steps from the first
+
+
+def test_a_run_judges_every_registered_claim_once():
+    """judged() gives one entry per claim of the design, the same set pending() waits with (a claim left out of the
+    judge would stay 'not yet covered' beside judged ones; one judged twice would be refused by the ledger)."""
+    icl, shift = _run(GOOD)
+    entries = flat.judged(icl, shift, L, T, 0.05, {"obj1_tolerance": 0.05, "obj3_max_drop": 0.1})
+    ids = [e["claim"] for e in entries]
+    assert len(ids) == len(set(ids)) and set(ids) == {e["claim"] for e in flat.pending(0.05)}
+    assert flat.COMMAND in flat.state_words(False) and flat.COMMAND not in flat.state_words(True)

@@ -193,3 +193,15 @@ def design_words() -> str:
             f"{count(d['horizon'])} steps at the recipe the recipe scan chooses for their attention, scored every "
             f"{count(d['eval_every'])} steps on {count(d['eval_prompts'])} validation prompts, and the MLP trained on "
             f"the prompt scored on all {count(d['mlp_prompts'])} test prompts instead of 512")
+
+
+def judged(icl: dict, shift: dict, train_examples: int, test_examples: int, tolerance: float,
+           criteria: dict) -> list[dict]:
+    """Every entry of the design from its run: :func:`judge_models`, :func:`judge_some`, :func:`judge_every`."""
+    return (judge_models(icl, shift, train_examples, test_examples, tolerance) + [judge_some(icl, train_examples)]
+            + judge_every(icl, shift, train_examples, test_examples, tolerance, criteria))
+
+
+def state_words(done: bool) -> str:
+    """Whether the design's run is committed, in words for the first screen."""
+    return "their run is committed and judged below" if done else f"their run has not been made yet: {COMMAND}"
