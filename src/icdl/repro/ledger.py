@@ -184,12 +184,19 @@ class Ledger:
         by and its status (HTML)."""
         from IPython.display import HTML
 
-        rows = "".join(
-            f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
-            f"{math_html(get_claim(r.claim).source)}</a></td>"
-            f'<td data-label="criterion">{math_html(r.criterion)}</td>'
-            f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b></td></tr>'
-            for r in self.records)
+        def row(r) -> str:
+            return (f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
+                    f"{math_html(get_claim(r.claim).source)}</a></td>"
+                    f'<td data-label="criterion">{math_html(r.criterion)}</td>'
+                    f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b></td></tr>')
+
+        waiting = [r for r in self.records if r.status == NOT_COVERED]
+        fold = len(waiting) > 1  # as in box(): the claims that wait for their run, one folded row
+        rows = "".join(row(r) for r in self.records if not (fold and r.status == NOT_COVERED))
+        if fold:
+            rows += (f'<tr class="waiting"><td colspan="3"><details><summary>{len(waiting)} claims wait for their run: '
+                     f'<b class="{status_class(NOT_COVERED)}">{NOT_COVERED}</b></summary><table><tbody>'
+                     + "".join(row(r) for r in waiting) + "</tbody></table></details></td></tr>")
         return HTML('<table class="claims-box claims-judged"><thead><tr><th>claim</th><th>criterion</th><th>status</th>'
                     "</tr></thead><tbody>" + rows + "</tbody></table>")
 

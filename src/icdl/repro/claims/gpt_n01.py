@@ -79,9 +79,10 @@ _PAPER = {"beats-ls": "predicts better than least squares on the prompt's exampl
           "obj1": "has an ICL R² comparable to the MLP trained on the prompt (objective 1), within 0.05",
           "obj3": "has an ICL R² on targets with shifted parameters (μ = ±0.5) within 0.05 of the MLP's (objective 3)"}
 _FLAT_CLAIMS: tuple[Claim, ...] = (
-    *(row(model_claim(q, d, a), _FLAT_SOURCE, f"not claimed by ICDL in this form: the depth-{d} {a} model {text}",
-          GPT_N01, _FLAT_TEST) for d, a in N01_MODELS for q, text in _PAPER.items()),
-    *(row(obj2_claim(d), "ICDL objective 2 (Figs. 3–4) at x ~ N(0, I), each model trained until flat",
+    *(row(model_claim(q, d, a), f"ICDL sec. 5 at x ~ N(0, I): the depth-{d} {a} model trained until flat (this "
+          "book's question)", f"not claimed by ICDL in this form: the depth-{d} {a} model {text}", GPT_N01, _FLAT_TEST)
+      for d, a in N01_MODELS for q, text in _PAPER.items()),
+    *(row(obj2_claim(d), f"ICDL objective 2 (Figs. 3–4) at x ~ N(0, I): the depth-{d} models trained until flat",
           f"at target depth {d}, softmax loses more R² past the pretraining length than ReLU", GPT_N01, _FLAT_TEST)
       for d in sorted({d for d, _ in N01_MODELS})),
     row(SOME, _FLAT_SOURCE, "not claimed by ICDL: at least one trained transformer learns in context more than a "
