@@ -152,6 +152,12 @@ chapter.glue(recipe_horizon=count(recipe_cfg["horizon"]), recipe_prompts=count(r
              recipe_noise=f"{recipes.scan.MIN_NOISE:g}")
 chapter.glue_md(recipe_state=recipe_state)
 
+# %% mystnb={"figure": {"caption": "The recipe scan: each run's $R^2$ on its validation prompts (the mean over positions from 10 to the training length) against the training step, per attention; solid: the incumbent recipe, dashed: warm-up and cosine decay; lighter: the second seed; dotted: the context mean, dash-dot: least squares on the same prompts.", "name": "fig-recipe-scan"}}
+if recipe_res is not None:
+    recipe_history = pd.DataFrame(recipe_res["data"]["history"])
+    fig = figures.recipes.plot_recipe_scan(recipe_history, pd.DataFrame(recipe_res["data"]["levels"]),
+                                           recipes.scan.choose(recipe_history))
+
 # %% [markdown]
 # ## The questions
 #

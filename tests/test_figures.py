@@ -1192,3 +1192,33 @@ def test_no_committed_figure_calls_an_attention_by_its_key():
                         found.append(f"{path.stem}: {text!r}")
     assert found == [], found
     assert re.search(_RELU_WORD, "relu (at switch)") and not re.search(_RELU_WORD, "ReLU (at switch)")
+
+
+def test_the_recipe_scan_draws_each_run_under_its_own_label_in_its_attention_s_panel():
+    """Fig. 'fig-recipe-scan': every run's line carries its own curve (a swap of two runs' data under their labels, or
+    a ReLU run drawn in the softmax panel, is caught), in its attention's colour, the incumbent solid and the cosine
+    recipe dashed; the levels are the mean over the seeds' validation prompts."""
+    from icdl.figures.style import ATTENTION
+
+    steps = np.arange(500, 3001, 500)
+    rows = [{"candidate": c, "attention": a, "replicate": r, "step": t,
+             "val_r2": 0.4 + 0.01 * t / 500 + {"incumbent": 0.0, "cosine": 0.1}[c] + 0.2 * (a == "relu") + 0.03 * r}
+            for a in ("softmax", "relu") for c in ("incumbent", "cosine") for r in (0, 1) for t in steps]
+    levels = pd.DataFrame({"replicate": [0, 1], "context_mean": [0.40, 0.44], "least_squares": [0.7, 0.8]})
+    chosen = {"softmax": {"candidate": "incumbent"}, "relu": {"candidate": "cosine"}}
+    fig = figures.recipes.plot_recipe_scan(pd.DataFrame(rows), levels, chosen)
+    try:
+        for ax, att in zip(fig.axes, ("softmax", "relu")):
+            assert att.replace("relu", "ReLU") in ax.get_title() and chosen[att]["candidate"] in ax.get_title()
+            lines = {line.get_label(): line for line in ax.get_lines()}
+            for c, style in (("incumbent", "-"), ("cosine", "--")):
+                for r in (0, 1):
+                    line = lines[f"{c}, seed {r}"]
+                    want = [row["val_r2"] for row in rows if (row["candidate"], row["attention"], row["replicate"])
+                            == (c, att, r)]
+                    assert list(line.get_ydata()) == pytest.approx(want)
+                    assert line.get_linestyle() == style and line.get_color() == ATTENTION[att]
+            assert lines["context mean"].get_ydata()[0] == pytest.approx(0.42)
+            assert lines["least squares"].get_ydata()[0] == pytest.approx(0.75)
+    finally:
+        plt.close(fig)

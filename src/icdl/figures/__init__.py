@@ -13,12 +13,13 @@ metadata, not here.
                  ``gpt_plateau``)
 ``scale``        the scale study (``gpt_scale``)
 ``mechanism``    which algorithm the trained models run (``gpt_mechanism``)
+``recipes``      the recipe scan's validation curves (``gpt_n01``)
 ``diffusion``    the diffusion score (``diffusion_score``, ICDL App. G)
 ``computation``  the reference run's stages (computation appendix)
 ``lsa``          Hagiwara's constructions and training study
 ===============  ===========================================================================================
 """
 
-from . import computation, diffusion, gpt, lsa, mechanism, scale, style, theory
+from . import computation, diffusion, gpt, lsa, mechanism, recipes, scale, style, theory
 
-__all__ = ["computation", "diffusion", "gpt", "lsa", "mechanism", "scale", "style", "theory"]
+__all__ = ["computation", "diffusion", "gpt", "lsa", "mechanism", "recipes", "scale", "style", "theory"]
