@@ -184,7 +184,10 @@ def test_the_table_and_the_prose_read_each_seed_and_the_mean():
     assert glue["seeds_pred_singles"] == "0.40 to 1.50" and glue["seeds_sens_singles"] == "0.50"
     assert glue["seeds_replay"].startswith("were not scored again")
     res["replay"] = pd.DataFrame({"largest_change": [0.0, 2e-7, 0.0]})
-    assert ms.seeds_glue(res, 40, entries)["seeds_replay"].endswith("change 2.0 × 10⁻⁷ over 3 models)")
+    assert ms.seeds_glue(res, 40, entries)["seeds_replay"].endswith("change of at most 2.0 × 10⁻⁷, over 3 models)")
+    res["replay"] = pd.DataFrame({"largest_change": [0.0, 0.0, 0.0]})  # no change at all: said as such, not "0"
+    assert ms.seeds_glue(res, 40, entries)["seeds_replay"].endswith("(exactly, over 3 models)")
+    assert ms.replay_words(0.0) == "exactly" and "relative 0" not in ms.replay_words(1e-9)
     res["replay"] = pd.DataFrame({"largest_change": [0.0, 0.03, 0.0]})  # a checkpoint that is another model
     assert "not the models it judged" in ms.seeds_glue(res, 40, entries)["seeds_replay"]
     assert "3.0 × 10⁻²" in ms.judge_seeds(res, CFG, 40, True, LEARNED)[0]["ours"]

@@ -60,6 +60,13 @@ REPLAYED = 1e-4
 _MEASURES = ("pred", "sens", "cosine", "median")
 
 
+def replay_words(change: float) -> str:
+    """How closely the checkpoints replay the main study's errors (``change``: the largest relative change,
+    :func:`replay`), in words: "exactly" for no change at all, else "to a relative change of at most 3.1 × 10⁻⁷"
+    (the bug: "to a relative 0", a zero read as a rounded number)."""
+    return "exactly" if change == 0 else f"to a relative change of at most {sci(change)}"
+
+
 def _seeded(frame: pd.DataFrame, name: str) -> None:
     if "seed" not in frame:
         raise ValueError(f"the result's {name} have no column 'seed': it is not a run of profile seeds "
@@ -167,7 +174,7 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
             else f"; {min(counts)} seeds per model") + f"; GD's chosen member {grid}"
     rep = result.get("replay")
     tail += ("; the checkpoints' replay not recorded" if rep is None or rep.empty else
-             f"; the checkpoints replay the main study's errors to a relative {sci(rep['largest_change'].max())}")
+             f"; the checkpoints replay the main study's errors {replay_words(rep['largest_change'].max())}")
     tail += gate_note(result, train_examples, control_passed, "seed-mean R²")
     tail += (f"; every model learned the task (smallest lower end of a lead over the context mean "
              f"{learned['learned']:.3f})" if learned["learned"] >= margin(next(iter(CLAIMS))) else
@@ -281,7 +288,7 @@ def _seeds_glue(result: dict | None, train_examples: int, entries: list[dict], c
         replayed = "were not scored again against the errors it stored"
     else:
         change = rep["largest_change"].max()
-        replayed = (f"give the squared errors per block it stored for them (largest relative change {sci(change)} "
+        replayed = (f"give the squared errors per block it stored for them ({replay_words(change)}, "
                     f"over {len(rep)} models)" if change <= REPLAYED else
                     f"do not give the errors it stored for them (relative changes up to {sci(change)}): they are "
                     "not the models it judged")
