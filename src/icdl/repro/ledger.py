@@ -48,7 +48,7 @@ from .files import ResultFileError, project_root, results_dir
 from .glossary import linked_terms
 from .results import keepable, load_result, provenance, save_result
 from .typeset import math_html
-from .words import brief, paper_words, run_words, status_class
+from .words import brief, clauses, paper_words, run_words, shared_clauses, status_class
 
 #: a claim that meets its criterion under a changed setting of the paper (:data:`icdl.repro.claims.DEVIATIONS`)
 PASS_DEVIATION = "pass (deviation)"
@@ -206,16 +206,18 @@ class Ledger:
         of the chapter, shown at its top). The run is said once, on a row of its own above the claims judged on it
         (the bug: "on the reference run (20 000 of 20 000 epochs)" under every status of a chapter, five lines a
         row); a change of the paper's setting is written once under the table and marked (a, b, …) on each row it
-        concerns."""
+        concerns. Conditions that every claim of a run states alike (the gates of one study, :func:`shared_clauses`)
+        are said once, folded, on the run's row, not on each claim's."""
         import html
 
         from IPython.display import HTML
 
-        rows, marks, run = [], {}, None
+        rows, marks, run, shared = [], {}, None, set()
         waiting = [r for r in self.records if r.status == NOT_COVERED]
-        for r in self.records:
-            if r.status == NOT_COVERED and len(waiting) > 1:
-                continue  # said once, folded, below the judged claims (a design registered before its run)
+        # the claims that wait for their run are said once, folded, below the judged ones (a design registered
+        # before its run)
+        shown = [r for r in self.records if not (r.status == NOT_COVERED and len(waiting) > 1)]
+        for i, r in enumerate(shown):
             c = get_claim(r.claim)
             mark = ""
             if r.claim in DEVIATIONS:
@@ -223,11 +225,20 @@ class Ledger:
                 mark = f"<sup>{mark}</sup>"
             if run_words(r.profile) != run:
                 run = run_words(r.profile)
-                rows.append(f'<tr class="run"><th colspan="4" scope="rowgroup">Judged {html.escape(run)}</th></tr>')
+                group = [x.ours for x in shown[i:]]
+                group = group[:next((k for k, x in enumerate(shown[i:]) if run_words(x.profile) != run),
+                                    len(group))]
+                common = shared_clauses(group)
+                shared = set(common)
+                said = (f'<details class="ours shared"><summary>the {len(group)} claims below share these conditions'
+                        f"</summary>{math_html('; '.join(common))}</details>" if common else "")
+                rows.append(f'<tr class="run"><th colspan="4" scope="rowgroup">Judged {html.escape(run)}{said}'
+                            "</th></tr>")
+            ours = "; ".join(x for k, x in enumerate(clauses(r.ours)) if k == 0 or x not in shared)
             rows.append(f'<tr><td data-label="claim"><a href="../book/report.html#claim-{r.claim}">'
                         f"{math_html(c.source)}</a></td>"
                         f'<td data-label="paper">{paper_words(c.paper)}</td>'
-                        f'<td data-label="ours">{brief(r.ours)}</td>'
+                        f'<td data-label="ours">{brief(ours)}</td>'
                         f'<td data-label="status" class="{status_class(r.status)}"><b>{r.status}</b>{mark}</td></tr>')
         if len(waiting) > 1:
             items = "".join(f"<li>{paper_words(get_claim(r.claim).paper)}</li>" for r in waiting)

@@ -38,6 +38,35 @@ def brief(ours: str, breaks: tuple[str, ...] = ("; ",)) -> str:
     return f'<details class="ours"><summary>{math_html(head)}</summary>{math_html(rest)}</details>'
 
 
+def clauses(ours: str) -> list[str]:
+    """A claim's words cut at each "; " outside brackets and math: its headline first, then its conditions and
+    notes, one a clause (:func:`shared_clauses`)."""
+    out, depth, math, start = [], 0, False, 0
+    for i, ch in enumerate(ours):
+        math ^= ch == "$"
+        depth += (ch in "([") - (ch in ")]")
+        if depth == 0 and not math and ours.startswith("; ", i):
+            out.append(ours[start:i])
+            start = i + 2
+    return out + [ours[start:]]
+
+
+#: the shortest run of clauses, in characters, that the claims box says once for a group instead of on every row
+SHARED = 60
+
+
+def shared_clauses(words: list[str]) -> list[str]:
+    """The clauses (:func:`clauses`) after the headline that every one of ``words`` (the "ours" of the claims
+    judged on one run, two or more) holds, in the first one's order -- a caveat the claims box says once above
+    them instead of on every row (the bug: gpt_mechanism's box repeated one 60-word caveat on eight rows); none
+    where fewer than two claims or fewer than :data:`SHARED` characters are shared."""
+    if len(words) < 2:
+        return []
+    cut = [clauses(w) for w in words]
+    common = [c for c in cut[0][1:] if all(c in other[1:] for other in cut[1:])]
+    return common if sum(map(len, common)) >= SHARED else []
+
+
 def headline(ours: str, breaks: tuple[str, ...] = ("; ",)) -> tuple[str, str]:
     """``(head, rest)`` of a claim's words (:func:`brief`): the head up to the first of ``breaks`` outside
     brackets and math, ending at its interval where one is given; ``rest`` empty where there is no break."""
