@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 
 #: the glossary's coined terms and abbreviations (book/notation.md), by the words that use them, with the glossary
-#: term each links to: each line of the report and of the results at a glance links the first use of each (a reader
-#: who jumps to one claim's block finds its words explained there, not only at the page's first use), the claims
+#: term each links to: the report and the results at a glance link the first use of each on the page, the claims
 #: boxes link each once, and every page of the book its first use in the reading text (book/_ext/reader_pages.py).
 #: Abbreviations are matched with their case; coined terms with either case of their first letter, a plural too.
 #: Words of plain English or of the field in their usual sense (R², least squares, ridge, GD, MLP, gate, twin,
@@ -27,7 +26,7 @@ GLOSSARY = {"learning gate": "Learning gate", "member": "Member", "flow time": "
             "EWML": "EWML", "DSM": "DSM", "FLOPs": "FLOPs", "analysed run": "Analysed run",
             "dominant query cell": "Dominant query cell", "mismatch band": "Mismatch band", "MC": "MC", "LSA": "LSA",
             "ICDL": "ICDL", "ICL": "ICL", "LS": "LS", "MSE": "MSE", "plateau": "Plateau", "profile": "Profile",
-            "schedule scan": "Schedule scan"}
+            "schedule scan": "Schedule scan", "R2xK": "R2xK"}
 
 
 def glossary_anchor(term: str) -> str:
@@ -43,12 +42,30 @@ def term_pattern(words: str):
     return re.compile(rf"(?<![\w-])[{words[0].lower()}{words[0].upper()}]{re.escape(words[1:])}s?(?![\w-])")
 
 
-def linked_terms(line: str, notation: str = "notation.html") -> str:
+def linked_terms(line: str, notation: str = "notation.html", seen: set[str] | None = None) -> str:
     """``line`` with the first use of each :data:`GLOSSARY` term linked to its entry on the notation page
     (``notation``: its address from the page the line is on) -- outside headings, code, math, bold titles, HTML
-    tags and links (those already there and those just made), and as a whole word only."""
+    tags, a form's choices (``<select>``) and links (those already there and those just made), and as a whole word
+    only. ``seen``, shared by the lines of one page, holds the terms already linked on it: each is linked at its
+    first use on the page only (the bug: "ICDL" linked 59 times on the report, once per line)."""
     if line.startswith("#"):
         return line
+    protected = re.compile(r"(`[^`]*`|\$[^$]*\$|\*\*[^*]+\*\*|<a\b[^>]*>.*?</a>|<code>.*?</code>|<select\b.*?</select>|"
+                           r"<[^>]+>|\\\(.*?\\\))")
+    for words, term in GLOSSARY.items():
+        if seen is not None and term in seen:
+            continue
+        pattern = term_pattern(words)
+        parts = protected.split(line)
+        for i in range(0, len(parts), 2):  # the text between the protected spans
+            if m := pattern.search(parts[i]):
+                link = f'<a class="term" href="{notation}#{glossary_anchor(term)}">{m.group(0)}</a>'
+                parts[i] = parts[i][:m.start()] + link + parts[i][m.end():]
+                if seen is not None:
+                    seen.add(term)
+                break
+        line = "".join(parts)
+    return line
     protected = re.compile(r"(`[^`]*`|\$[^$]*\$|\*\*[^*]+\*\*|<a\b[^>]*>.*?</a>|<code>.*?</code>|<[^>]+>|\\\(.*?\\\))")
     for words, term in GLOSSARY.items():
         pattern = term_pattern(words)

@@ -137,7 +137,8 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
         lines += [f"### {title}", "", f'<div class="claims" data-document="{esc(key)}">']
         lines += [_claim_block(r, errata.get(r.id)) for r in part.itertuples()]
         lines += ["</div>", ""]
-    return "\n".join(linked_terms(line) for line in lines) + "\n"
+    seen: set[str] = set()  # each term linked at its first use on the page only
+    return "\n".join(linked_terms(line, seen=seen) for line in lines) + "\n"
 
 
 def filter_bar(df: pd.DataFrame) -> str:
@@ -265,4 +266,5 @@ def render_summary(folder: Path | None = None) -> str:
              "back, in the words the claims use. This book's own questions, and every claim with what we measured "
              'and what held it back, are in the <a href="report.html">report</a>, where they can be filtered by '
              "document, chapter and status.", ""]
-    return "\n".join(linked_terms(line) for line in lines)
+    seen: set[str] = set()  # each term linked at its first use on the page only
+    return "\n".join(linked_terms(line, seen=seen) for line in lines)
