@@ -34,6 +34,15 @@ from icdl.repro.typeset import count
 
 # ---- the ledger ---------------------------------------------------------------------------------------
 
+
+def extreme_words(which: str, value: str, lo: str, hi: str) -> str:
+    """The number a claim about every model judges -- the largest or smallest over the models -- with its interval,
+    said as what it is: the interval of that extreme with every model resampled together, which is not the band
+    the same model's own row gives (the bug: "+0.0008 (−0.0052 to +0.0064)" on a model's row, then "the largest,
+    +0.0008 (90 % interval −0.0031 to +0.0103)", one number with two intervals and the reason far below)."""
+    return (f"the {which} over the models, {value}; the claim's 90 % interval is that of the {which} with every "
+            f"model resampled together, {lo} to {hi}, not the band of one model's row")
+
 def obj3_drop(shift: pd.DataFrame) -> pd.DataFrame:
     """Objective 3 on the longest-trained models: per target depth and attention, the largest fall of R² at
     the training length from μ = 0 to a shifted μ (as :func:`icdl.gpt_icl.core.main_study.verdict_tables`)."""
@@ -138,7 +147,7 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
         knn |= {"passed": True if lo > 0 else False if hi <= 0 else None,
                 "values": {"value_lo": float(lo), "value_hi": float(hi)},
                 "criterion": "above 0 for every model, on the whole 90 % interval over the test prompts",
-                "ours": f"{knn['ours']}; the smallest, {lead:+.4f} (90 % interval {lo:+.4f} to {hi:+.4f})"}
+                "ours": f"{knn['ours']}; {extreme_words('smallest', f'{lead:+.4f}', f'{lo:+.4f}', f'{hi:+.4f}')}"}
     obj1 = {"value": objective1, "criterion": f"at most {tolerance} (objective 1's tolerance)",
             "ours": f"largest shortfall below the MLP at its positions up to the training length, longest-trained "
                     f"models: {objective1:.3f}"}
@@ -158,11 +167,11 @@ def judge(fits: pd.DataFrame, tr: pd.DataFrame, points: pd.DataFrame, shift: pd.
     if draws:
         lo, hi = band(np.max([d["slope"] for d in draws.values()], axis=0), q)
         falls["values"] |= {"value_lo": lo, "value_hi": hi}
-        falls["ours"] += f"; the largest, {slope:+.4f} (90 % interval {lo:+.4f} to {hi:+.4f})"
+        falls["ours"] += "; " + extreme_words("largest", f"{slope:+.4f}", f"{lo:+.4f}", f"{hi:+.4f}")
         flo, fhi = band(np.max([d["forecast"] for d in draws.values()], axis=0), q)
         ahead["values"] = {"value_lo": flo, "value_hi": fhi}
-        ahead["ours"] += (f"; the largest, {'never' if np.isinf(forecast) else count(forecast)} (90 % interval "
-                          + " to ".join("never" if np.isinf(v) else count(v) for v in (flo, fhi)) + ")")
+        ahead["ours"] += "; " + extreme_words("largest", *("never" if np.isinf(v) else count(v)
+                                                          for v in (forecast, flo, fhi)))
         ahead["criterion"] += ", on the whole 90 % interval over the snapshots' scatter"
         olo, ohi = band(np.max([d["obj1_last"] for d in draws.values()], axis=0), q)
         obj1 |= {"values": {"value_lo": olo, "value_hi": ohi},
