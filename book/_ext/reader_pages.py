@@ -21,6 +21,10 @@ loaded through ``_config.yml``'s ``local_extensions``).
   stays on one line.
 * **Terms explained at first use.** The first use on a page of each glossary term the book coins or abbreviates
   is a link to its entry on the notation page (:data:`icdl.repro.glossary.GLOSSARY`).
+* **Options that do not break.** A command's option in inline code (``--profile``) is kept on one line, the rest
+  of the code still wrapping where the column ends.
+* **One table of the claims per chapter in view.** A chapter's closing "claims, judged" table, which repeats its
+  claims box with the criteria, is folded under a line that counts its statuses.
 * **An icon on the root page too.** The ``index.html`` that sends a reader to the first page is written by
   ``sphinx_external_toc`` without the book's icon, so a browser that opens it asks for a missing
   ``/favicon.ico`` (a 404 in its console) before the redirect; this extension writes that page first, with
@@ -118,6 +122,52 @@ def linked_figures(app, pagename, templatename, context, doctree) -> None:
     if "body" in context:
         context["body"] = FIGURE_IMAGE.sub(
             r'\1<a class="figure-full" href="\3" title="The figure at full size">\2</a>', context["body"])
+
+
+#: a command's option inside inline code as Sphinx writes it (each word of the code a ``<span class="pre">``), and in
+#: raw HTML code (a glued box's ``<code>…</code>``): ``--profile``, ``-m``
+FLAG_SPAN = re.compile(r'<span class="pre">(-{1,2}[A-Za-z][^<]*)</span>')
+RAW_CODE = re.compile(r"(<code>)([^<]*)(</code>)")
+FLAG = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z][\w.=-]*)")
+
+
+def nowrap_flags(html: str) -> str:
+    """Each option of a command in inline code (``--profile``, ``-m``) marked ``flag``, which book.css keeps on one
+    line (the bug: inline code may wrap anywhere so that a long path fits a phone, and "--profile" broke between
+    its dashes, "(and -" / "-profile icdl)"); the rest of the code still wraps."""
+    html = FLAG_SPAN.sub(r'<span class="pre flag">\1</span>', html)
+    return RAW_CODE.sub(lambda m: m.group(1) + FLAG.sub(r'<span class="flag">\1</span>', m.group(2)) + m.group(3),
+                        html)
+
+
+def code_flags(app, pagename, templatename, context, doctree) -> None:
+    if "body" in context:
+        context["body"] = nowrap_flags(context["body"])
+
+
+#: a chapter's closing table of its claims (icdl.repro.ledger.Ledger.judged) and the statuses in it
+JUDGED_TABLE = re.compile(r'<table class="claims-box claims-judged">.*?</table>', re.S)
+JUDGED_STATUS = re.compile(r'<td data-label="status" class="[^"]*"><b>([^<]+)</b>')
+
+
+def folded_judged(html: str) -> str:
+    """A chapter's closing "claims, judged" table folded under one line that counts its statuses: the claims and
+    their statuses are the chapter's first screen (its claims box), so the closing table, which adds the criterion
+    each was judged by, is reference material a click away (the bug: a second table of the same claims, up to two
+    screens, at the end of each chapter)."""
+    def fold(m):
+        statuses = JUDGED_STATUS.findall(m.group(0))
+        counts = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
+        said = ", ".join(f"{n} {s}" for s, n in counts.items())
+        return (f'<details class="claims-judged"><summary>The {len(statuses)} claims of this chapter, each with the '
+                f"criterion it was judged by ({said})</summary>{m.group(0)}</details>")
+    return JUDGED_TABLE.sub(fold, html)
+
+
+def folded_judged_tables(app, doctree, docname) -> None:
+    for raw in list(doctree.findall(nodes.raw)):
+        if "html" in raw.get("format", "").split() and "claims-judged" in raw.astext():
+            raw.children = [nodes.Text(folded_judged(raw.astext()))]
 
 
 def labels_first(app, doctree, docname) -> None:
@@ -302,6 +352,8 @@ def setup(app):
     app.connect("html-page-context", default_theme_mode)
     app.connect("html-page-context", drop_thebe)
     app.connect("html-page-context", linked_figures)
+    app.connect("html-page-context", code_flags)
+    app.connect("doctree-resolved", folded_judged_tables)
     app.connect("doctree-resolved", caption_alt_text)
     app.connect("doctree-resolved", unbreakable_numbers)
     app.connect("doctree-resolved", labels_first)
