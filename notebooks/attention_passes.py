@@ -214,18 +214,18 @@ chapter.table(s_err.map(e_notation).to_frame("largest |ŝ(j)[k] − s(j)[k]|"))
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 ledger.record("icdl-lemma2",
-              ours=f"{len(study)} cases (N ≤ {cfg['N_max']}, K = {cfg['K']}, H ≤ {cfg['H_max']}): error/bound "
+              ours=f"{c2['cases']} (N, H, layer) cases (N ≤ {cfg['N_max']}, K = {cfg['K']}, H ≤ {cfg['H_max']}): error/bound "
                    f"{span([c2['min_ratio'], c2['max_ratio']], '.2f', widen=1)}; ReLU exact ({max(relu_errs):.0e})",
               criterion="measured ‖p̂(j) − p(j)‖ ≤ bound (3.8) in every case; exact for r = ReLU",
               values={"bounds_held": float(c2["within"]), "relu_error": max(relu_errs)},
               passed=c2["within"] and max(relu_errs) < 1e-12,
               note="value reads $t_s$ (see text); $B_\\theta = 1 + K C_1$ measured in the Theorem 1 chapter")
 ledger.record("icdl-lemma3",
-              ours=f"{c3['cases']} cases: error/bound {span([c3['min_ratio'], c3['max_ratio']], '.2f', widen=1)}",
+              ours=f"{c3['cases']} (N, H, j) cases: error/bound {span([c3['min_ratio'], c3['max_ratio']], '.2f', widen=1)}",
               criterion="measured |r̂'(j)[k] − r'(j)[k]| ≤ bound (3.12) in every case",
               values={"held": float(c3["within"])}, note="B_θ in icgd_transformer: 1 + ((N−1)K + d) C₂, the paper counts (N−1)K units")
 ledger.record("icdl-lemma4",
-              ours=f"{c4['cases']} cases (log-cosh loss): error/bound {span([c4['min_ratio'], c4['max_ratio']], '.2f', widen=1)}",
+              ours=f"{c4['cases']} (N, H) cases (log-cosh loss): error/bound {span([c4['min_ratio'], c4['max_ratio']], '.2f', widen=1)}",
               criterion="measured |g[k] − u(p(N), y)[k]| ≤ bound (3.14) in every case (examples only)",
               values={"held": float(c4["within"])}, note="B_θ within max{R₃+1, C₃}: icgd_transformer")
 ledger.record("icdl-lemma5",

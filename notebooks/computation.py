@@ -72,7 +72,7 @@ cfg, ledger = chapter.start(PROFILES, profile, overrides)
 # is what that profile's whole protocol would take at each rate, "compile (s)"
 # the one-off compile.
 
-# %%
+# %% tags=["hide-input"]
 lsa_cfg = lsa_study.PROFILES.resolve("quick")
 live_bench = benchmark_batched_vs_loop(lsa_cfg, steps=cfg["lsa_bench_steps"])
 chapter.table(benchmark_shown(live_bench), 2)
@@ -82,7 +82,7 @@ chapter.table(benchmark_shown(live_bench), 2)
 # of {doc}`lsa_training` (measured by its first call, on one core, while the
 # other core was busy):
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 ref = show_reference(lsa_study.PROFILES, "training")
 if ref is not None:
     display(chapter.table(benchmark_shown(pd.DataFrame(ref["data"]["benchmark"])[live_bench.columns]), 2))
@@ -105,7 +105,7 @@ if ref is not None:
 # at that rate; for two shards side by side, on two cores). Every segment ran at
 # commit {glue:text}`lsa_commits`, from scratch to the last epoch.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 if ref is not None:
     display(segments_shown(ref["data"]))
 
@@ -135,7 +135,7 @@ chapter.glue(lsa_commits=", ".join(sorted({seg["commit"][:7] for seg in ref["dat
 # * the **products alone**: the program's own batched products at their own
 #   shapes, timed with nothing in between (`measure.mlp_products_seconds`).
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 bench = show_reference(PROFILES, "benchmark", command=COMMANDS["benchmark"].format(profile="reference"))
 if bench is not None:
     case = bench["data"]["cases"][0]
@@ -174,7 +174,7 @@ if bench is not None:
 # backward, at the step's own shapes (`measure.matmul_ceiling`) -- which no
 # implementation of this model at this batch can beat.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 sp = show_reference(PROFILES, "speed", command=COMMANDS["speed"].format(profile="reference"))
 if sp is not None:
     display(chapter.table(speed.speed_shown(speed.speed_table(sp["data"])), 2))
@@ -217,7 +217,7 @@ if sp is not None:
 # architecture built from HuggingFace's GPT-2 blocks (`speed.hf_gpt2`: a
 # benchmark only, never trained by the package).
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 if sp is not None and "side_by_side" in sp["data"]:
     display(chapter.table(speed.side_by_side_shown(sp["data"]["side_by_side"])))
     chapter.glue(**speed.side_by_side_glue(sp["data"]["side_by_side"]))
@@ -254,7 +254,7 @@ if sp is not None and "side_by_side" in sp["data"]:
 # and no cached MLP baselines on an otherwise idle machine; `reference.stage_times`
 # reads it.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 timing = show_reference(PROFILES, "timing", command=COMMANDS["timing"].format(profile="reference"))
 if timing is not None:
     stages = reference.stage_times(timing["data"])
@@ -263,7 +263,7 @@ if timing is not None:
     chapter.glue(**timing_words)
     display(chapter.table(stages[["stage", "worker", "start_min", "minutes", "command"]], 1))
 
-# %% mystnb={"figure": {"caption": "The timed reference run of ICDL sec. 5 (the trained transformers, the depth study, the plateau study) on two cores: one row per worker (a single-threaded process), one bar per job from its start to its end (main N: the softmax and ReLU models of one target depth; L: the two models of one depth-study model depth; eval: a call that evaluates and writes a result file).", "name": "fig-stage-timeline"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The timed reference run of ICDL sec. 5 (the trained transformers, the depth study, the plateau study) on two cores: one row per worker (a single-threaded process), one bar per job from its start to its end (main N: the softmax and ReLU models of one target depth; L: the two models of one depth-study model depth; eval: a call that evaluates and writes a result file).", "name": "fig-stage-timeline"}}
 if timing is not None:
     from icdl.figures.computation import plot_stage_timeline
 
@@ -323,7 +323,7 @@ if timing is not None:
 # We count the same two quantities with torch's FLOP counter on our models at
 # the paper's sizes (`cost.cost_comparison`), and time them on this CPU:
 
-# %%
+# %% tags=["hide-input"]
 reb = cost.cost_comparison()
 chapter.table(cost.cost_table(reb))
 

@@ -123,7 +123,7 @@ cfg, ledger = chapter.start(main_study.PROFILES, profile, overrides)
 # every verdict of this chapter is judged on (profile `fitted`). Every choice is
 # a setting of the profile.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 fcfg = main_study.PROFILES.resolve(fitted.PROFILE)
 chapter.table(objectives.judge.assumptions(fcfg))
 
@@ -135,7 +135,7 @@ chapter.table(objectives.judge.assumptions(fcfg))
 # {doc}`gpt_n01`'s, each at the schedule fitted to its task; `reference` is
 # the warm-phase run the chapters on depth, scale and the mechanism build on.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 budgets = cost.training_budgets(main_study.PROFILES, ("reference", "n01", "fitted", "paper"))
 chapter.glue(**cost.budget_words(budgets, fitted.PROFILE))
 chapter.table(cost.budget_table(budgets))
@@ -147,12 +147,14 @@ chapter.table(cost.budget_table(budgets))
 # prompt, the {term}`context mean` already scores well, so only the part above
 # its curve (on every figure) is learning in context.
 #
-# **Why a fitted schedule.** At the reference run's optimiser (Adam, lr 1e-3,
+# :::{dropdown} Why a fitted schedule
+# At the reference run's optimiser (Adam, lr 1e-3,
 # batch 32) a model trained from scratch stays just above the context mean
 # ({doc}`gpt_plateau`; the reference run leaves it by a tanh {term}`warm phase`
 # and a softmax-to-ReLU switch). The scan of {doc}`gpt_n01` chose, on validation
 # prompts and before the judged run, {glue:text}`fitted_schedule`, both
 # attentions from scratch.
+# :::
 
 # %% [markdown]
 # ### What the task asks of a model
@@ -168,7 +170,7 @@ chapter.table(cost.budget_table(budgets))
 # reviewer ({term}`REB`, to R2xK), their network baselines were trained and tested -- at
 # the paper's $d = 20$ and our $d = 5$:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 task_stats = task_content.measure()
 task_table = task_content.task_content_table(task_stats)
 chapter.table(task_content.shown(task_table))
@@ -200,12 +202,12 @@ chapter.glue(**n01.committed_first_screen_glue())  # the first screen's n01 line
 # the plateau within its few hundred steps, the reference run's warm phase and
 # switch; the judged run further down uses the fitted schedule.
 
-# %%
+# %% tags=["hide-input"]
 live_run = main_study.run(cfg, progress=False)
 live = main_study.from_run(live_run, main_study.param_shift(live_run["trained"], cfg))
 print(f"{len(live_run['trained'])} models ({cfg['seeds']} seeds) trained and evaluated in {live_run['seconds']:.0f} s")
 
-# %% mystnb={"figure": {"caption": "Live run, pretraining mixture: $R^2$ per query position k ($k - 1$ examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. Shaded: positions beyond the training length. Least squares fits d + 1 parameters (an intercept with the weights): it interpolates its examples while they are no more than that, and is at its most variable just past it, where its curve drops below the axis. Bottom row: the same lines from the MLP's first position to the training length, on an axis fitted to the transformers and the MLP.", "name": "fig-icl-methods-live"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "Live run, pretraining mixture: $R^2$ per query position k ($k - 1$ examples before the query) of the softmax and ReLU transformers and of the baselines, per target depth. Shaded: positions beyond the training length. Least squares fits d + 1 parameters (an intercept with the weights): it interpolates its examples while they are no more than that, and is at its most variable just past it, where its curve drops below the axis. Bottom row: the same lines from the MLP's first position to the training length, on an axis fitted to the transformers and the MLP.", "name": "fig-icl-methods-live"}}
 fig = figures.gpt.plot_icl_methods(live["curves"], live["baselines"], cfg["train_examples"])
 
 # %% [markdown]
@@ -217,7 +219,7 @@ fig = figures.gpt.plot_icl_methods(live["curves"], live["baselines"], cfg["train
 # claims wait. Each model has three seeds (initial weights and training prompts);
 # curves are the mean over seeds, bands run from the lowest seed to the highest.
 
-# %%
+# %% tags=["hide-input", "hide-output"]
 data, judged_on = chapter.reference_or_live(main_study.PROFILES, ("icl", "shift"), main_study.load,
                                             lambda: live, profile, profile=fitted.PROFILE)
 jcfg = fcfg if judged_on == fitted.PROFILE else cfg
@@ -225,20 +227,20 @@ train_len = jcfg["train_examples"]
 chapter.glue_md(fitted_state=fitted.state_words(fcfg, judged_on == fitted.PROFILE, len(required.FITTED_DONE)))
 print("shown below:", run_words(judged_on).removeprefix("on "))
 
-# %% mystnb={"figure": {"caption": "The judged run (the committed run at the fitted schedule, or the live run while it is missing), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4 096 in the fitted run; the MLP baseline on the first 512). Shaded, least squares and the zoomed bottom row as in the live figure above.", "name": "fig-icl-methods-ref"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The judged run (the committed run at the fitted schedule, or the live run while it is missing), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4 096 in the fitted run; the MLP baseline on the first 512). Shaded, least squares and the zoomed bottom row as in the live figure above.", "name": "fig-icl-methods-ref"}}
 fig = figures.gpt.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
 # %% [markdown]
 # The zoomed row shows the gaps objective 1 is judged on at their own scale; the
 # next figure draws the judged number itself.
 
-# %% mystnb={"figure": {"caption": "Objective 1 as judged (the judged run, pretraining mixture): each model's $R^2$ shortfall below the MLP at the MLP's positions up to the training length, with its 90 % interval over seeds and prompts; dashed: the tolerance; a model meets objective 1 where its whole interval lies below it.", "name": "fig-icl-shortfall"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Objective 1 as judged (the judged run, pretraining mixture): each model's $R^2$ shortfall below the MLP at the MLP's positions up to the training length, with its 90 % interval over seeds and prompts; dashed: the tolerance; a model meets objective 1 where its whole interval lies below it.", "name": "fig-icl-shortfall"}}
 fig = figures.gpt.plot_shortfall(objectives.judge.shortfall(data, train_len), main_study.CRITERIA["obj1_tolerance"])
 
-# %% mystnb={"figure": {"caption": "The judged run, ReLU attention: $R^2$ per prompt position for inputs from the four mixtures $\\omega_1 N(-2, I) + \\omega_2 N(2, I)$ (the mean over seeds; bands: lowest to highest seed; diamonds: the MLP baseline; dash-dot: least squares and grey dotted: context mean, pretraining mixture). The y axis shows every curve down to $R^2 = -1$; a panel whose curves go lower says so in its title. Shaded: beyond the training length.", "name": "fig-icl-mixtures-relu-ref"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "The judged run, ReLU attention: $R^2$ per prompt position for inputs from the four mixtures $\\omega_1 N(-2, I) + \\omega_2 N(2, I)$ (the mean over seeds; bands: lowest to highest seed; diamonds: the MLP baseline; dash-dot: least squares and grey dotted: context mean, pretraining mixture). The y axis shows every curve down to $R^2 = -1$; a panel whose curves go lower says so in its title. Shaded: beyond the training length.", "name": "fig-icl-mixtures-relu-ref"}}
 fig = figures.gpt.plot_icl_mixtures(data["curves"], data["baselines"], "relu", train_len)
 
-# %% mystnb={"figure": {"caption": "The judged run, softmax attention: the same panels.", "name": "fig-icl-mixtures-softmax-ref"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "The judged run, softmax attention: the same panels.", "name": "fig-icl-mixtures-softmax-ref"}}
 fig = figures.gpt.plot_icl_mixtures(data["curves"], data["baselines"], "softmax", train_len)
 
 # %% [markdown]
@@ -246,7 +248,7 @@ fig = figures.gpt.plot_icl_mixtures(data["curves"], data["baselines"], "softmax"
 # beside the context mean and least squares on the same prompts (pretraining
 # mixture, the mean over seeds):
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 at_len = objectives.judge.levels_at(data["curves"], data["baselines"], train_len)
 chapter.table(at_len)
 
@@ -258,7 +260,7 @@ chapter.table(at_len)
 # interval (adjusted for the number of such models), and is inconclusive
 # otherwise.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 leads = verdicts.context_mean_leads(verdicts.Sums(**data["sums"]), train_len)
 need = learning.margin("icdl-obj1-fitted")
 chapter.table(learning.leads_table(leads, need))
@@ -275,7 +277,7 @@ chapter.glue(judged_on=judged_on, seeds=f"{jcfg['seeds']}", fitted_schedule=fitt
 # plateau can last thousands of steps and then give way ({doc}`gpt_plateau`), so
 # a flat loss is no evidence that more steps would not help.
 
-# %% mystnb={"figure": {"caption": "Training loss of the judged run's models, per target depth: each attention's mean over its seeds (thick, smoothed over five logs) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-icl-training"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "Training loss of the judged run's models, per target depth: each attention's mean over its seeds (thick, smoothed over five logs) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-icl-training"}}
 fig = figures.gpt.plot_training_by_depth(data["history"])
 chapter.glue(late_fall=learning.late_words(learning.late_fall(data["history"])))
 
@@ -295,7 +297,7 @@ chapter.glue(late_fall=learning.late_words(learning.late_fall(data["history"])))
 # Each has its 90 % interval over seeds and prompts (`icdl.gpt_icl.objectives.yardstick`).
 # At {glue:text}`yard_examples` examples before the query:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 yard = yardstick.yardstick_table(data["sums"])
 yard_at = yardstick.examples_at(yard, train_len)
 chapter.table(yardstick.shown(yard, yard_at))
@@ -320,7 +322,7 @@ chapter.glue(**yardstick.glue_values(yard, yard_at))
 # training scale, so a shift that makes the outputs larger shows up as a harder
 # task (`--part shift` evaluates the judged run's checkpoints).
 
-# %% mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length. Bottom row: the same lines from a quarter of the training length to the training length, each depth on an axis of its own.", "name": "fig-icl-param-shift"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length. Bottom row: the same lines from a quarter of the training length to the training length, each depth on an axis of its own.", "name": "fig-icl-param-shift"}}
 fig = figures.gpt.plot_icl_param_shift(data["shift"], train_len, objectives.judge.least_squares_shift(jcfg, data["shift"]))
 
 # %% [markdown]
@@ -330,7 +332,7 @@ fig = figures.gpt.plot_icl_param_shift(data["shift"], train_len, objectives.judg
 # {glue:text}`mlp_prompts` of them), at the MLP's last position up to the
 # training length:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 shifted = objectives.judge.shifted_r2(data["shift_sums"], objectives.judge.mlp_last(jcfg, train_len))
 chapter.table(shifted)
 
@@ -352,7 +354,7 @@ chapter.glue(**objectives.judge.shifted_glue(shifted))
 # scratch at the same schedule (in the live run, whose ReLU model starts from the
 # trained softmax weights, a {term}`softmax twin` trained on as long from them).
 
-# %% mystnb={"figure": {"caption": "Past the training length (shaded), pretraining mixture: the ReLU model (orange) and the softmax model (blue; where the ReLU model started from its weights, blue dotted: the softmax twin trained on as long); mean over seeds, bands from the lowest to the highest seed; dash-dot: least squares.", "name": "fig-icl-length"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "Past the training length (shaded), pretraining mixture: the ReLU model (orange) and the softmax model (blue; where the ReLU model started from its weights, blue dotted: the softmax twin trained on as long); mean over seeds, bands from the lowest to the highest seed; dash-dot: least squares.", "name": "fig-icl-length"}}
 fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 
 # %% [markdown]
@@ -370,7 +372,7 @@ fig = figures.gpt.plot_icl_length(data["curves"], train_len, data["baselines"])
 # models, its interval's ends those of the models' own intervals, the failing end
 # widened for their number -- so a claim's interval need match no single row:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 per_model = verdicts.interval_table(data["sums"], data["shift_sums"], train_len, int(data["curves"]["position"].max()))
 chapter.table(verdicts.with_intervals(per_model))
 
@@ -378,7 +380,7 @@ chapter.table(verdicts.with_intervals(per_model))
 # The seeds one by one, R² at the training length (pretraining mixture): how
 # far apart two trainings of the same model land.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 chapter.table(verdicts.seed_table(data["seed_curves"], train_len))
 
 # %% tags=["remove-cell"]

@@ -105,6 +105,11 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 #
 # ## The measures
 #
+# Three numbers per query position compare a model with a candidate: how far
+# apart their predictions are, how far apart their sensitivities to the query
+# are, and whether those sensitivities point the same way.
+#
+# :::{dropdown} The three measures, defined
 # Per query position, over the prompts $b$:
 #
 # $$
@@ -124,9 +129,16 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 # 1: as far apart as the labels spread); the sensitivity difference is von Oswald
 # et al.'s second measure (1 for a candidate with none, as {term}`3-NN` and the
 # context mean almost everywhere, which have no cosine).
+# :::
 #
 # ## The design
 #
+# Four hypotheses were registered before the run: every model is nearer GD than
+# the nearest simple rule by prediction, by sensitivity and on the median block,
+# and its sensitivity points where GD's does; each is judged on the mean over a
+# model's three seeds, and counts only where its registered gates are met.
+#
+# :::{dropdown} The hypotheses, the grid in flow time and the gates in full
 # For a small enough step size, $L$ steps of GD of size $\eta$ follow the
 # gradient flow of the same loss up to time $T = \eta L$, so members of the
 # grid with one $T$ make nearly the same predictions; what must lie inside the
@@ -143,8 +155,9 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 # interior, $T$ at neither end, $\eta$ at an edge only where its neighbour at
 # the same $T$ changes the scan by under 5 %). The seeds' checkpoints, rebuilt
 # by the main study's command and scored again, {glue:text}`seeds_replay`.
+# :::
 
-# %%
+# %% tags=["hide-input", "hide-output"]
 seeds = mechanism.study.committed("seeds")
 scfg = mechanism.study.PROFILES.resolve("seeds")
 train = scfg["train_examples"]
@@ -160,14 +173,14 @@ mean = None if seeds is None else mechanism.show.seed_mean(seeds["alignment"])
 # Per model, the prediction difference to each candidate at every measured
 # position, the mean over the model's three seeds:
 
-# %% mystnb={"figure": {"caption": "Prediction difference between each trained model (rows: attention; columns: target depth) and each candidate, per prompt position, on held-out prompts of the pretraining mixture (log scale: lower is nearer), the mean over the model's three training seeds. Shaded: beyond the training length. Least squares' difference peaks where it has about as many examples as parameters (d + 1). GD on the N-layer network is the thick line; its settings and ridge's were chosen for each seed's model on separate scan prompts.", "name": "fig-mech-alignment"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Prediction difference between each trained model (rows: attention; columns: target depth) and each candidate, per prompt position, on held-out prompts of the pretraining mixture (log scale: lower is nearer), the mean over the model's three training seeds. Shaded: beyond the training length. Least squares' difference peaks where it has about as many examples as parameters (d + 1). GD on the N-layer network is the thick line; its settings and ridge's were chosen for each seed's model on separate scan prompts.", "name": "fig-mech-alignment"}}
 if mean is not None:
     fig = figures.mechanism.plot_alignment(mean, PRETRAINING, "pred_diff", train)
 
 # %% [markdown]
 # The nearest candidate at each measured position (seed means):
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 if mean is not None:
     display(chapter.table(mechanism.show.nearest_table(mean, PRETRAINING)))
 
@@ -178,11 +191,11 @@ if mean is not None:
 # query. The cosine asks whether the model's prediction moves with $x_k$ in
 # the direction a candidate's does.
 
-# %% mystnb={"figure": {"caption": "Mean cosine between the model's sensitivity to the query and each candidate's, per prompt position (pretraining mixture; the mean over the model's three seeds; same panels as the figure above). 3-NN and the context mean have no sensitivity almost everywhere and are not drawn.", "name": "fig-mech-cosine"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "Mean cosine between the model's sensitivity to the query and each candidate's, per prompt position (pretraining mixture; the mean over the model's three seeds; same panels as the figure above). 3-NN and the context mean have no sensitivity almost everywhere and are not drawn.", "name": "fig-mech-cosine"}}
 if mean is not None:
     fig = figures.mechanism.plot_alignment(mean, PRETRAINING, "cosine", train)
 
-# %% mystnb={"figure": {"caption": "The sensitivities themselves on the first three test prompts at the last position, for seed 0's depth-3 softmax model and every candidate that has one (pretraining mixture).", "name": "fig-mech-sensitivity-examples"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "The sensitivities themselves on the first three test prompts at the last position, for seed 0's depth-3 softmax model and every candidate that has one (pretraining mixture).", "name": "fig-mech-sensitivity-examples"}}
 if seeds is not None:
     fig = figures.mechanism.plot_sensitivity_examples(seeds["examples"].query("seed == 0"), 3, "softmax")
 
@@ -192,7 +205,7 @@ if seeds is not None:
 # The GD member chosen for each seed's model, and where it lies in its scan.
 # The chosen members run $L$ from {glue:text}`mech_chosen_steps` steps.
 
-# %% mystnb={"figure": {"caption": "GD's prediction difference to each of seed 0's models on the scan prompts over the step size (rows) and the number of steps (columns), at the chosen start scale; ringed: the setting chosen.", "name": "fig-mech-scan"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "GD's prediction difference to each of seed 0's models on the scan prompts over the step size (rows) and the number of steps (columns), at the chosen start scale; ringed: the setting chosen.", "name": "fig-mech-scan"}}
 if seeds is not None:
     fig = figures.mechanism.plot_gd_scan(seeds["gd_scan"].query("seed == 0"), seeds["chosen"].query("seed == 0"))
 
@@ -204,7 +217,7 @@ if seeds is not None:
 # its 90 % interval, then each seed's own value in seed order (ratios below 1
 # if GD is the nearer):
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 if seeds is not None:
     display(chapter.table(mechanism.seeds.seeds_table(seeds, scfg, train)))
 
@@ -225,6 +238,8 @@ chapter.glue(**mechanism.show.hypotheses_glue(seeds, scfg, judged["seeds"]))
 # mean: {glue:text}`seeds_pred_far` models by prediction,
 # {glue:text}`seeds_sens_far` by sensitivity, {glue:text}`seeds_median_far` on
 # the median block, and {glue:text}`seeds_cosine_far` short of the cosine line.
+#
+# :::{dropdown} The single seeds, and the models that decide each number
 # Of the single seeds' models, {glue:text}`seeds_pred_seed_far` are farther
 # from GD than from the nearest simple rule by prediction,
 # {glue:text}`seeds_sens_seed_far` by sensitivity and
@@ -236,6 +251,7 @@ chapter.glue(**mechanism.show.hypotheses_glue(seeds, scfg, judged["seeds"]))
 # {glue:text}`seeds_pred_model` (prediction), {glue:text}`seeds_median_model`
 # (median block), {glue:text}`seeds_sens_model` (sensitivity) and
 # {glue:text}`seeds_cosine_model` (cosine).
+# :::
 #
 # One of the unmet gates is the grid's: one seed's member sits at an edge that
 # matters: {glue:text}`seeds_edges`. It is GD stopped early from the grid's largest
@@ -259,7 +275,7 @@ chapter.glue(**mechanism.show.hypotheses_glue(seeds, scfg, judged["seeds"]))
 # 0.25, and the model's sensitivity has a mean cosine of at least 0.9 with some
 # linear fit's, each on its whole 90 % interval over the test prompts.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 if control_data is not None:
     display(chapter.table(mechanism.show.control_table(control_data["alignment"], train)))
 
@@ -275,7 +291,8 @@ chapter.glue(**mechanism.show.control_glue(control_data, train))
 # {glue:text}`mech_control_cosine`; the fit nearest each model:
 # {glue:text}`mech_control_fits`.
 #
-# What it shows, and what it does not. With 39 noise-free examples in 5
+# :::{dropdown} What the control shows, and what it does not
+# With 39 noise-free examples in 5
 # dimensions least squares recovers each target exactly, so a model's
 # prediction difference to it *is* the model's $1 - R^2$, and its sensitivity
 # difference measures how far the model's slope is from the true one. The
@@ -289,8 +306,9 @@ chapter.glue(**mechanism.show.control_glue(control_data, train))
 # MLP baseline, 100 full-batch Adam steps at learning rate $10^{-3}$ from
 # PyTorch's default start, barely moves a one-layer network (R²
 # {glue:text}`mech_control_mlp_r2`); the control's verdict never rests on it.
+# :::
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 if control_data is not None:
     display(chapter.table(mechanism.show.nearest_table(control_data["alignment"], PRETRAINING)))
 
@@ -300,7 +318,11 @@ if control_data is not None:
 # The pipeline is also asked about models whose answer is known on the very
 # task of the hypotheses: a *planted GD* model that runs GD on the target's
 # architecture and a *planted ridge* model that runs ridge regression
-# (`icdl.gpt_icl.mechanism.power`), each a little off the grid the pipeline
+# (`icdl.gpt_icl.mechanism.power`). Where the pipeline cannot tell them apart,
+# the hypotheses above stay undecided: {glue:text}`power_state`.
+#
+# :::{dropdown} How the plants are made, and the claims about them
+# Each is a little off the grid the pipeline
 # chooses from (step size, steps, start scale and λ between its values, another
 # start draw for GD) and with prediction noise of 4 % of the labels' variance,
 # as a trained model's errors would be. The registered claims: the pipeline
@@ -314,8 +336,9 @@ if control_data is not None:
 # calibrate hypothesis 2's line, a cosine of at least
 # {glue:text}`power_cosine_line` with GD's sensitivities:
 # {glue:text}`power_cosine_words`.
+# :::
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 power_numbers = power.numbers_by_task(power_blocks, train)
 for task, numbers in power_numbers.items():
     display(chapter.table(power.shown(numbers).assign(task=task)))
@@ -336,7 +359,7 @@ chapter.glue(**power.glue(judged["power"], power_numbers))
 # under claims registered before the run
 # (`python -m icdl.gpt_icl.mechanism --profile seeds-n01 --workers 2`).
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 seeds_n01 = mechanism.study.committed("seeds-n01")
 n01_cfg = mechanism.study.PROFILES.resolve("seeds-n01")
 n01_entries = mechanism.verdicts.judge_n01(seeds_n01, n01_cfg, judged)
@@ -365,6 +388,10 @@ chapter.glue(**mechanism.show.hypotheses_glue(seeds_n01, n01_cfg, n01_entries, s
 # %% [markdown]
 # ## What this does and does not show
 #
+# The comparison is of function, not of mechanism, and relative: it says which
+# candidate a model's predictions are nearest, not that the model runs it.
+#
+# :::{dropdown} Five limits of the comparison
 # - *Nearest* is relative: a model can be nearest to one candidate and still
 #   far from all of them; the differences compare with $1 - R^2$ of {doc}`gpt_icl`.
 # - The comparison is of function, not of mechanism. The GD members nearest the
@@ -384,6 +411,7 @@ chapter.glue(**mechanism.show.hypotheses_glue(seeds_n01, n01_cfg, n01_entries, s
 #   network (ICDL Def. 1) applies a smooth activation on every layer, the
 #   output included, so it cannot fit labels of either sign, and the sizes
 #   that run here ({doc}`icgd_transformer`) are smaller than these targets.
+# :::
 #
 # ## The claims, judged
 

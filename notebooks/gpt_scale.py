@@ -135,7 +135,7 @@ cfg, ledger = chapter.start(scale.models.PROFILES, profile, overrides)
 # {glue:text}`scale_target_growth_relu`-fold); ICDL's 500 000 steps are all on
 # its targets.
 
-# %%
+# %% tags=["hide-input"]
 data, scale_on = chapter.reference_or_live(scale.models.PROFILES, ("scale",), scale.study.from_result,
                                            lambda: scale.study.study(cfg), profile)
 rcfg = scale.models.PROFILES.resolve("reference") if scale_on == "reference" else cfg
@@ -147,14 +147,14 @@ chapter.glue(scale_on=scale_on, **scale.show.glue_values(data, rcfg))
 # %% [markdown]
 # ## The trend
 
-# %% mystnb={"figure": {"caption": "The three differences at the training length against the steps on the target family (log scale), from the main study's length on (thin vertical lines in each attention's colour: that length, the trained transformers of ICDL sec. 5 in the book; the fit uses these snapshots), one column per target depth, 90 % bootstrap bands over the test prompts. Top: shortfall below the MLP at the training length with the fitted line (dashed). Middle and bottom: lead over least squares and over 3-NN (above 0: the transformer is better).", "name": "fig-scale-trend"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The three differences at the training length against the steps on the target family (log scale), from the main study's length on (thin vertical lines in each attention's colour: that length, the trained transformers of ICDL sec. 5 in the book; the fit uses these snapshots), one column per target depth, 90 % bootstrap bands over the test prompts. Top: shortfall below the MLP at the training length with the fitted line (dashed). Middle and bottom: lead over least squares and over 3-NN (above 0: the transformer is better).", "name": "fig-scale-trend"}}
 fig = figures.scale.plot_scale_trend(data["trend"], data["fits"], scale.trend.fit_from(rcfg), scale.trend.target_offset(rcfg))
 
 # %% [markdown]
 # R² at the training length at the main study's length and after the longest
 # training, beside the baselines on the same prompts:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 chapter.table(scale.show.end_table(data["points"], rcfg))
 
 # %% [markdown]
@@ -198,11 +198,11 @@ chapter.table(scale.show.end_table(data["points"], rcfg))
 # objective 1's number can reach (the MLP's R² minus 1: {glue:text}`scale_obj1_floor` by target depth): the
 # lower ends below that are the line's, not the models'.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 display(chapter.table(scale.show.fits_table(data["fits"])))
 display(chapter.table(scale.show.forecast_table(data["fits"])))
 
-# %% mystnb={"figure": {"caption": "Objective 1's number (the largest shortfall below the MLP over its positions up to the training length) against the steps on the target family (log scale) over the fitted snapshots, one colour per target depth, with each fitted line (dashed) extended to the paper's training length (dotted). Bars beside that length: the 90 % band of each line's value there, from the snapshots' scatter (cut at the axis). Grey: objective 1's tolerance. A line in log steps keeps falling; objective 1's number cannot go below the MLP's $R^2$ minus 1, just below 0.", "name": "fig-scale-forecast"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Objective 1's number (the largest shortfall below the MLP over its positions up to the training length) against the steps on the target family (log scale) over the fitted snapshots, one colour per target depth, with each fitted line (dashed) extended to the paper's training length (dotted). Bars beside that length: the 90 % band of each line's value there, from the snapshots' scatter (cut at the axis). Grey: objective 1's tolerance. A line in log steps keeps falling; objective 1's number cannot go below the MLP's $R^2$ minus 1, just below 0.", "name": "fig-scale-forecast"}}
 fig = figures.scale.plot_scale_forecast(data["points"], data["fits"], main_study.CRITERIA["obj1_tolerance"],
                                   scale.trend.PAPER_STEPS, scale.trend.target_offset(rcfg))
 
@@ -217,7 +217,7 @@ fig = figures.scale.plot_scale_forecast(data["points"], data["fits"], main_study
 # describe these runs; how steep a fall they show depends on where one starts
 # them.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 lfo = None
 if len(data["fits"]) and data["fits"]["snapshots"].min() >= 4:  # a line and a band without the first snapshot
     lfo = scale.trend.leave_first_out(data["points"], data["boot"], scale.trend.fit_from(rcfg),
@@ -250,7 +250,7 @@ else:
 # models whose narrow run reaches those FLOPs within half a doubling);
 # objectives 1 and 3 on the wider models.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 wide_raw = show_reference(scale.models.PROFILES, "scale", scale.judge.WIDER)
 wcfg = scale.models.PROFILES.resolve(scale.judge.WIDER)
 wide = scale.study.from_result(wide_raw, profile=scale.judge.WIDER) if wide_raw is not None and scale_on == "reference" else None
@@ -311,7 +311,7 @@ chapter.glue(**(learning.words(learning.gate(scale.judge.context_mean_leads(wide
                 {"wide_gate_met": "the run has not been made", "wide_gate_worst": "—", "wide_gate_lead": "—",
                  "wide_gate_margin": f"{need:g}"}))
 
-# %% mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 90 % bootstrap bands over the test prompts; grey: objective 1's tolerance; dash-dot: least squares' own shortfall. Triangles on each panel's top edge (filled: the main width, open: twice it): the end of that width's softmax warm phase; its softmax snapshots left of the triangle were trained on tanh targets only.", "name": "fig-scale-width"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The shortfall below the MLP at the training length against the training FLOPs spent on each model from its first step (a ReLU-attention model counts the softmax model it starts from), for the main study's width (solid) and twice it (dashed), one column per target depth, 90 % bootstrap bands over the test prompts; grey: objective 1's tolerance; dash-dot: least squares' own shortfall. Triangles on each panel's top edge (filled: the main width, open: twice it): the end of that width's softmax warm phase; its softmax snapshots left of the triangle were trained on tanh targets only.", "name": "fig-scale-width"}}
 curves = [scale.show.flops_curve(data, rcfg)] + ([scale.show.flops_curve(wide, wcfg)] if wide is not None else [])
 fig = figures.scale.plot_scale_width(curves, main_study.CRITERIA["obj1_tolerance"],
                                [scale.judge.training_flops(c, "softmax", c["warm_steps"]) for c in (rcfg, wcfg)],
@@ -345,8 +345,12 @@ fig = figures.scale.plot_scale_width(curves, main_study.CRITERIA["obj1_tolerance
 #
 # The thresholds of this chapter's claims were registered before its run; how
 # the numbers they are read on are computed was fixed after it, each toward
-# the claim's own words, on the run's stored scores:
+# the claim's own words, on the run's stored scores. In short: the steps are
+# counted on the target family, the forecast is of objective 1's own number, and
+# every deciding number carries the interval of the extreme over the models,
+# resampled together.
 #
+# :::{dropdown} The four readings in full
 # - the steps are counted on the target family, not from the warm phase;
 # - the lines' bands hold the snapshots' scatter besides the prompts' noise;
 # - the forecast is of objective 1's own number (the largest shortfall over
@@ -357,6 +361,7 @@ fig = figures.scale.plot_scale_width(curves, main_study.CRITERIA["obj1_tolerance
 #   model, drawn resample by resample, and an interval that straddles its line
 #   leaves the claim undecided -- except where the registered criterion itself
 #   asks more (the falling shortfall's asks every model's band below 0).
+# :::
 #
 # Read without these -- the forecast not extrapolated, objective 1 on a point
 # value -- both would pass (objective 1's largest shortfall lies

@@ -87,8 +87,10 @@ chapter.settings(cfg, icgd.PROFILES)
 #   block every token is $[x_i; y_i; \hat w^{(l)}; 0; 1; t_i]$, the form the theorem
 #   states.
 #
-# The two builders of `icdl.constructions.theorem1`, entry by entry as described:
+# The two builders of `icdl.constructions.theorem1` set these weights entry by
+# entry as described:
 #
+# ::::{dropdown} The builders' code: `build_gradient_step_layer` and `build_projection_mlp`
 # ```{literalinclude} ../src/icdl/constructions/theorem1.py
 # :pyobject: build_gradient_step_layer
 # :language: python
@@ -98,6 +100,7 @@ chapter.settings(cfg, icgd.PROFILES)
 # :pyobject: build_projection_mlp
 # :language: python
 # ```
+# ::::
 
 # %% [markdown]
 # ## $L$ steps in context against $L$ steps of gradient descent
@@ -108,14 +111,14 @@ chapter.settings(cfg, icgd.PROFILES)
 # transformer's sums of ReLUs (for $r$, $r'$ and $u$) use $H$ ReLUs each; the
 # reference is projected GD with exact gradients from the same start.
 
-# %%
+# %% tags=["hide-input"]
 study = icgd.trajectory_study(cfg, progress=False)
 corollary = icgd.corollary_check(study)
 arch = Architecture(cfg["N"], cfg["K"], cfg["d"], cfg["d"])
 print(f"N = {cfg['N']}, K = {cfg['K']}, d = {cfg['d']}, n = {cfg['n']}, L = {cfg['steps']} steps, "
       f"η = {cfg['eta']}, B_w = {cfg['B_w']}: {(2 * cfg['N'] + 4) * cfg['steps']} layers")
 
-# %% mystnb={"figure": {"caption": "The transformer of Theorem 1 against projected gradient descent. Left: in-context risk along $\\hat w^{(l)}$ (markers) and along GD (line), mean over prompts, for sums of H ReLUs. Right: the largest distance between the two paths (solid) against Corollary 1.1's bound as printed (dotted) and the bound the induction gives with the step size $\\eta$ (dashed), both with the a-priori $\\varepsilon$ of Theorem 1's proof and the estimated $L_f$.", "name": "fig-icgd-transformer"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The transformer of Theorem 1 against projected gradient descent. Left: in-context risk along $\\hat w^{(l)}$ (markers) and along GD (line), mean over prompts, for sums of H ReLUs. Right: the largest distance between the two paths (solid) against Corollary 1.1's bound as printed (dotted) and the bound the induction gives with the step size $\\eta$ (dashed), both with the a-priori $\\varepsilon$ of Theorem 1's proof and the estimated $L_f$.", "name": "fig-icgd-transformer"}}
 fig = figures.theory.plot_icgd_transformer_paths(study["steps"], corollary)
 
 # %% [markdown]
@@ -129,7 +132,7 @@ fig = figures.theory.plot_icgd_transformer_paths(study["steps"], corollary)
 # (`bounds.gradient_error_bound`), and compare it with the measured one-step
 # deviation $\|\hat w^{(l)} - \mathrm{Proj}(\hat w^{(l-1)} - \eta\nabla L_n(\hat w^{(l-1)}))\|$:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 t1 = icgd.theorem1_check(study)
 print("every one-step deviation within η ε:", "yes" if t1["within"].all() else "no")
 chapter.table(t1.drop(columns="within").assign(
@@ -163,7 +166,7 @@ chapter.glue(thm1_spare=f"{1 / float(t1['ratio'].max()):.0f}")
 # norm of $L_n$ met on the GD paths and at random points of the box, an estimate
 # from below.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 b = study["bounds"]
 print(f"L_f estimate: {b['L_f'].max():.3f}; η L_f = {cfg['eta'] * b['L_f'].max():.2f}")
 chapter.glue(eta_Lf=f"{cfg['eta'] * b['L_f'].max():.2f}")
@@ -185,7 +188,7 @@ chapter.table(pd.DataFrame({"H": last["H"].astype(int), **{name: last[col].map("
 # box) and measure the error of the built layers on the prompts with random
 # weights from the box:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 l6 = icgd.lemma6_table(cfg)
 print("measured |ŝ − s| within Lemma 6's bound for every H and layer:", "yes" if l6["within"].all() else "no")
 chapter.table(l6.drop(columns="within").assign(
@@ -206,7 +209,7 @@ chapter.table(l6.drop(columns="within").assign(
 # We check the risk along $\hat w^{(l)}$ step by step, and the inequality with
 # $\inf L_n$ replaced by its lower bound 0 (which only enlarges the right side):
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 l14 = icgd.lemma14_check(study, cfg["steps"])
 print("risk along the transformer's path decreases (every step, prompt and H):",
       "yes" if l14["hat_decreasing"].all() else "no")
@@ -222,10 +225,10 @@ print("gradient-mapping inequality of Lemma 14 holds:", "yes" if l14["within"].a
 # not among the $(2N+4)L$ of the theorem). Against the network trained by $L$ steps
 # of projected GD on the same examples:
 
-# %% mystnb={"figure": {"caption": "Left: the transformer's prediction for the query against the prediction of the same network trained by L steps of projected GD, every prompt and output coordinate, per number of ReLUs H. Right: the largest gap against H.", "name": "fig-icgd-predictions"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: the transformer's prediction for the query against the prediction of the same network trained by L steps of projected GD, every prompt and output coordinate, per number of ReLUs H. Right: the largest gap against H.", "name": "fig-icgd-predictions"}}
 fig = figures.theory.plot_icgd_predictions(study["predictions"])
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 p = study["predictions"]
 gap = (p["transformer"] - p["gd"]).abs().groupby(p["H"]).max()
 display(chapter.table(pd.DataFrame({"H": gap.index.astype(int), "largest gap at the query": [f"{g:.0e}" for g in gap]})))
@@ -241,7 +244,7 @@ print("gap shrinks as H grows:", "yes" if gap.is_monotonic_decreasing else "no")
 # value matrices; for an MLP: $\|W_1\|_1 + \|W_2\|_1$). One block of the built model,
 # layer by layer, with the bound each lemma states for its layer:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 H_top = cfg["H_list"][-1]
 task = icgd.make_task(arch, n=cfg["n"], prompts=1, activation=cfg["activation"], B_w=cfg["B_w"],
                            seed=cfg["seed"])
@@ -265,7 +268,7 @@ chapter.table(table[["layer", "kind", "role", "heads", "hidden", "norm", "paper_
 # The gradient-step layer stays under its $1 + 2\eta NK$; the projection MLP's norm
 # is the $C_w$ the theorem leaves open, here $2 D_N B_w + 1$ from the clipping thresholds.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 size = accounting.size_summary(model)
 heads_eps = icgd.heads_against_eps(study, arch)
 chapter.table(accounting.size_shown(size, heads_eps["slope"]))
@@ -282,7 +285,7 @@ chapter.table(accounting.size_shown(size, heads_eps["slope"]))
 # above, and used: `CompactReLUAttention` keeps only each head's nonzero rows and
 # gives the same outputs.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 sp = accounting.sparsity(model)
 timing = accounting.time_block(model, icgd.prompt_tokens(model.layout, task))
 print(f"weights per block: {count(sp['params_per_block'])}; share of zeros: {sp['zero_share']:.4f}")
@@ -294,7 +297,7 @@ print("compact block faster than dense:", "yes" if timing["speedup"] > 1 else "n
 # $O(nLN^3K^5/\epsilon^2)$ operations against $O(nLNK^2)$ for running GD directly.
 # Counted with torch's FLOP counter on one prompt, for the $L$ steps of this page:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 flops = accounting.flop_comparison(cfg)
 flop_slope = float(np.polyfit(np.log(flops["eps"]), np.log(flops["flops_icl"]), 1)[0])
 flops.assign(eps=flops["eps"].map("{:.1e}".format), ratio=flops["ratio"].round(0))
@@ -317,7 +320,7 @@ chapter.glue(flop_ratio_lo=count(flops['ratio'].min()),
 # for the same task, which the answer cites; we print that order with constant 1, since no
 # constant is given.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 counts = accounting.layer_count_table()
 chapter.table(accounting.layer_counts_shown(counts))
 
@@ -328,7 +331,7 @@ chapter.table(accounting.layer_counts_shown(counts))
 # column. For our own setting ($K = 4$, rows of norm at most $w = B_w\sqrt K = 2$)
 # the formula can be set beside our estimate of $L_f$:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 reb = accounting.reb_sigmoid_example()
 w_row = cfg["B_w"] * cfg["K"] ** 0.5
 L_f_reb = cfg["N"] * (w_row / 4) ** (2 * (cfg["N"] - 1))

@@ -95,8 +95,12 @@ chapter.settings(cfg, PROFILES)
 # 20 000 epochs, validation every 100 epochs keeping the best weights; 10 runs
 # with different data and initialisation.
 #
-# The paper leaves open, and we choose (each is a setting of the profile):
+# The paper leaves open four settings, and we choose each as a setting of the
+# profile: the $\ell_1$ coefficient (`l1` = 1e-5), torch's default
+# initialisation and LayerNorm $\epsilon$, and the paper's rule for which run and
+# which cell are analysed.
 #
+# :::{dropdown} The four choices in full
 # * **the $\ell_1$ coefficient** on $W_{\rm in}$ and $W_{\rm out}$: `l1` = 1e-5,
 #   added to the mean squared error of each run;
 # * **initialisation**: torch's default for `nn.Linear` (uniform in
@@ -111,6 +115,7 @@ chapter.settings(cfg, PROFILES)
 #   not meaningful across runs). Where no run exceeds 0.9 the paper analyses
 #   none: the figures then show the run of largest correlation, but every claim
 #   about "the analysed run" is left undecided (a gate of its criterion).
+# :::
 #
 # ## Ten runs as one batched model
 #
@@ -127,14 +132,14 @@ chapter.settings(cfg, PROFILES)
 # the pipeline, not enough to reach the paper's errors. The `reference` profile is
 # the full protocol; its committed result follows below.
 
-# %%
+# %% tags=["hide-input"]
 res = train(cfg, progress=False)  # no progress bar: its timings would change the notebook on every run
 live = result_data(res, cfg)
 t1_live = pd.DataFrame(live["table1"])
 print(f"{count(res['epochs_done'])} epochs × {cfg['runs']} runs")
 t1_live.round(5)
 
-# %% mystnb={"figure": {"caption": "Validation MSE of each run of the live quick training (every 100 epochs).", "name": "fig-lsa-val-live"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "Validation MSE of each run of the live quick training (every 100 epochs).", "name": "fig-lsa-val-live"}}
 fig = figures.lsa.plot_lsa_validation(res["history"])
 
 # %% [markdown]
@@ -145,7 +150,7 @@ fig = figures.lsa.plot_lsa_validation(res["history"])
 # result, so an interrupted run resumes where it stopped), then evaluates on 1 000
 # fresh prompts per run. The committed result:
 
-# %%
+# %% tags=["hide-input"]
 ref_obj = show_reference(PROFILES, "training")
 ref = ref_obj["data"] if ref_obj is not None else None
 if ref is not None:
@@ -165,18 +170,18 @@ if ref is not None:
 # nothing to do with the paper's run $i$: the table sets the two *distributions*
 # side by side (each run's own numbers follow it).
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 data = ref if ref_obj is not None else live
 t1 = pd.DataFrame(data["table1"]).astype({"run": int})
 chapter.table(readout.distributions(t1, PAPER_TABLE1))
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 chapter.table(lsa_show.runs_table(t1))
 
 # %% [markdown]
 # ### LSA Fig. 2: input and output weights of the analysed run
 
-# %% mystnb={"figure": {"caption": "Absolute input weights (a: inputs 1, x, y against the four embeddings) and output weights (b: embeddings against the 51 tokens), log colour scale, for the analysed run (cf. LSA Fig. 2); (c) the query token's column of (b) on its own, each cell with its value, on the colour scale of (b).", "name": "fig-lsa-weights"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Absolute input weights (a: inputs 1, x, y against the four embeddings) and output weights (b: embeddings against the 51 tokens), log colour scale, for the analysed run (cf. LSA Fig. 2); (c) the query token's column of (b) on its own, each cell with its value, on the colour scale of (b).", "name": "fig-lsa-weights"}}
 fig = figures.lsa.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"run {data['chosen_run']}")
 
 # %% [markdown]
@@ -187,7 +192,7 @@ fig = figures.lsa.plot_lsa_weights(data["W_in_abs"], data["W_out_abs"], title=f"
 # over 1 000 new prompts, one row per coefficient. Standardised coefficients in the
 # `std` rows.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 lsa_show.table2_table(data)
 
 # %% [markdown]
@@ -202,7 +207,7 @@ lsa_show.table2_table(data)
 # over the four cells gives each cell's **share of the slope**
 # (`icdl.lsa.readout`). For the analysed run:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 if ref_obj is not None:
     rcfg = PROFILES.resolve("reference")
     trained, tcfg = readout.trained_model(PROFILES.folder() / "checkpoint.reference.pt", rcfg), rcfg
@@ -214,7 +219,7 @@ chapter.table(lsa_show.cells_table(cells, data["chosen_run"]))
 # %% [markdown]
 # The same two largest query cells in every run:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 chapter.table(lsa_show.split_table(cells))
 
 # %% tags=["remove-cell"]
@@ -244,7 +249,7 @@ chapter.glue(**lsa_show.cells_glue(cells, data))
 # output, and the output when every output weight but the dominant cell's is set
 # to zero, each against the least-squares line.
 
-# %% mystnb={"figure": {"caption": "Output of the analysed run over 100 query points for one prompt's 50 examples (circles): (a) the full output, (b) the output through its largest query cell alone; grey: the least-squares line (cf. LSA Fig. 3).", "name": "fig-lsa-curves"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Output of the analysed run over 100 query points for one prompt's 50 examples (circles): (a) the full output, (b) the output through its largest query cell alone; grey: the least-squares line (cf. LSA Fig. 3).", "name": "fig-lsa-curves"}}
 fig = figures.lsa.plot_lsa_fitted_curves(data["curves"], title=f"run {data['chosen_run']}")
 
 # %% tags=["remove-cell"]
@@ -308,7 +313,7 @@ chapter.glue(**lsa_show.result_glue(data, source=source, l1=cfg["l1"]))
 # (our tolerances; the paper gives none). Where no run divides there is no run
 # the paper would analyse, and both are inconclusive.
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 scan_results = {name: (obj["data"] if (obj := show_reference(PROFILES, "training", name)) is not None else None)
                 for name in L1_SCAN}
 no_l1 = show_reference(PROFILES, "training", NO_L1)
@@ -330,7 +335,7 @@ else:
           + "; ".join(f"python -m icdl.lsa --profile {n}" for n in L1_SCAN))
     chapter.glue(lsa_runs_counts="the reference and the scan have not run", lsa_runs_chain="—")
 
-# %% mystnb={"figure": {"caption": "Every run of every $\\ell_1$ strength ($\\ell_1 = 0$ at the left, the reference's $10^{-5}$ next), one dot per run; filled: its LayerNorm divides by the variance (Table 1 above 0.9), a run the paper would analyse. Left: the largest query-token output weight over the second (log scale), with the claims' 10 times. Right: the smaller of Table 2's two correlations of that cell, with the paper's 0.95.", "name": "fig-lsa-l1-scan"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Every run of every $\\ell_1$ strength ($\\ell_1 = 0$ at the left, the reference's $10^{-5}$ next), one dot per run; filled: its LayerNorm divides by the variance (Table 1 above 0.9), a run the paper would analyse. Left: the largest query-token output weight over the second (log scale), with the claims' 10 times. Right: the smaller of Table 2's two correlations of that cell, with the paper's 0.95.", "name": "fig-lsa-l1-scan"}}
 if run_frames:
     fig = figures.lsa.plot_l1_runs(every)
 
@@ -348,7 +353,7 @@ if run_frames:
 # Per run, for reference (★: the run the paper's rule analyses, where one
 # exists):
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 if run_frames:
     display(chapter.table(readout.every_run_shown(every), 4))
 

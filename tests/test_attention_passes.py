@@ -159,3 +159,23 @@ def test_bound_check_flags_a_violated_bound():
     c = bound_check(df, 2)
     assert c == {"cases": 2, "within": False, "min_ratio": 0.5, "max_ratio": 1.5}
     assert bound_check(df, 3)["within"]
+
+
+def test_each_lemma_s_claim_counts_its_own_cases():
+    """The claims box counts each lemma's own cases, as the chapter prints them: Lemma 2's "(N, H, layer) cases" are
+    those of Lemma 2, not every row of the study (the bug: "230 cases" in the box beside the chapter's "70 (N, H,
+    layer) cases")."""
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    nb = json.loads((root / "notebooks" / "attention_passes.ipynb").read_text())
+    printed = "".join("".join(o.get("text", "")) for c in nb["cells"] for o in c.get("outputs", []))
+    ledger = json.loads((root / "results" / "ledger" / "attention_passes.quick.json").read_text())
+    ours = {r["claim"]: r["ours"] for r in ledger["data"]["records"]}
+    for claim, cases in (("icdl-lemma2", "(N, H, layer) cases"), ("icdl-lemma3", "(N, H, j) cases"),
+                         ("icdl-lemma4", "(N, H) cases")):
+        said = re.match(rf"(\d+) {re.escape(cases)}", ours[claim])
+        assert said, f"{claim}: {ours[claim]!r} does not say what its cases are"
+        assert f"{said.group(1)} {cases}" in printed, f"{claim}: {said.group(0)!r} is not the count the chapter prints"
