@@ -242,9 +242,36 @@ def _settled(driver, url: str, probe: str = PROBE):
                 raise
 
 
+#: a command's option in inline code (``--profile``) that a line ends inside: it wraps onto two lines of the page
+SPLIT_FLAGS = r"""
+const out = [];
+for (const c of document.querySelectorAll("main code")) {
+  const text = c.textContent, flag = /(^|[^\w-])(--?[A-Za-z][\w.=-]*)/g;
+  let m;
+  while ((m = flag.exec(text)) !== null) {
+    const start = m.index + m[1].length, end = start + m[2].length;
+    const range = document.createRange(), walker = document.createTreeWalker(c, NodeFilter.SHOW_TEXT);
+    let at = 0, n, set = 0;
+    while ((n = walker.nextNode()) && set < 2) {
+      const len = n.textContent.length;
+      if (!set && start < at + len) { range.setStart(n, start - at); set = 1; }
+      if (set === 1 && end <= at + len) { range.setEnd(n, end - at); set = 2; }
+      at += len;
+    }
+    if (set !== 2) continue;
+    const tops = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top)));
+    if (tops.size > 1) out.push(m[2]);
+  }
+}
+return out.slice(0, 3);
+"""
+
+
 def test_no_page_scrolls_sideways_on_a_phone(browser):
     """At 390 px no page of the book is wider than the screen (the bug: diffusion_score 22 px too wide, a long
-    result path in inline code that did not wrap)."""
+    result path in inline code that did not wrap), and no command's option in inline code is broken across two
+    lines (issue 69: gpt_n01's "(and -" / "-profile icdl)"; book/_ext/reader_pages.nowrap_flags keeps each on one
+    line while the rest of the code wraps)."""
     driver, base = browser
     problems = []
     try:
@@ -255,6 +282,8 @@ def test_no_page_scrolls_sideways_on_a_phone(browser):
             seen = driver.execute_script(PHONE_OVERFLOW)
             if seen["overflow"] > 1:
                 problems.append(f"{rel}: {seen['overflow']} px wider than a 390 px screen: {seen['culprits']}")
+            if split := driver.execute_script(SPLIT_FLAGS):
+                problems.append(f"{rel}: a command's option broken across lines at 390 px: {split}")
     finally:
         driver.set_window_size(1280, 900)
     assert not problems, "\n".join(problems)
@@ -322,6 +351,50 @@ def test_no_table_hides_columns_and_no_formula_is_cut(browser):
     finally:
         driver.set_window_size(1280, 900)
     assert not problems, "\n".join(problems)
+
+
+#: a screen: the 1280 × 900 window's height (issue 69 counts a page's length in these: 15 295 px, 17 screens)
+SCREEN = 900
+#: the most screens a page may take at 1280 × 900: past it a reader scrolls through reference material to reach the
+#: chapter's next finding (issue 69: gpt_mechanism and gpt_icl took 21, five more chapters 15 to 18)
+MOST_SCREENS = 12
+#: pages with a limit of their own. The first page (and the root index.html, the same page) is the book's summary:
+#: its target is 5 screens; it takes about 8.7 now, so 9 holds it there until it is shortened. gpt_n01 is edited
+#: under another part of the work (its notebook was not to be touched here); its limit comes down to 12 when it is.
+OWN_SCREENS = {"book/intro.html": 9, "index.html": 9, "notebooks/gpt_n01.html": 13}
+
+
+def _screens(driver) -> float:
+    """The page's height in screens of :data:`SCREEN` px, as it settles (MathJax typeset, images loaded)."""
+    return driver.execute_script("return document.documentElement.scrollHeight") / SCREEN
+
+
+def test_no_page_is_longer_than_twelve_screens(browser):
+    """At 1280 × 900 no page is longer than :data:`MOST_SCREENS` screens, the first page not longer than its own
+    limit (:data:`OWN_SCREENS`): a chapter says what holds and why, and keeps its reference material -- the tables
+    behind a figure, the code, the definitions -- folded a click away (issue 69: seven pages over 15 screens)."""
+    driver, base = browser
+    driver.set_window_size(1280, 900)
+    problems = []
+    for page in _pages():
+        rel = page.relative_to(HTML).as_posix()
+        _settled(driver, f"{base}/{rel}")
+        screens, limit = _screens(driver), OWN_SCREENS.get(rel, MOST_SCREENS)
+        if screens > limit:
+            problems.append(f"{rel}: {screens:.1f} screens of {SCREEN} px at 1280 px wide, over its limit of {limit}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_height_probe_sees_a_long_page(browser, tmp_path):
+    """The height probe itself can fail: a page of 13 screens is measured as more than 12, a short one as less."""
+    driver, _ = browser
+    driver.set_window_size(1280, 900)
+    for screens, over in ((13, True), (2, False)):
+        page = tmp_path / f"tall{screens}.html"
+        page.write_text(f"<html><body style='margin:0'><main><div style='height:{screens * SCREEN}px'>x</div>"
+                        "</main></body></html>")
+        driver.get(page.as_uri())
+        assert (_screens(driver) > MOST_SCREENS) == over, (screens, _screens(driver))
 
 
 #: what a phone shows of each figure: its image's width against the page's, and the link around it
@@ -547,6 +620,8 @@ FORMAT_DEFECTS = {
     # (the word joiner book/_ext/reader_pages.unbreakable puts after a range's en dash is part of the range)
     "a range whose ends are equal": r"(?<![\d.])(\d+(?:\.\d+)?)–\u2060?\1(?![\d.])",
     "a value rounded to nothing": r"(?<![\d.])0\.0000(?![\d])",
+    # a change or difference of exactly nothing printed as a rounded number ("to a relative 0"): say "exactly"
+    "a relative zero": r"\brelative(?: change| difference| deviation| error)?(?: of)? 0(?![.,\d\u2009\u202f×])",
     # a count as the book writes counts (repro.typeset.count: "6 500", "500 000"), not "6500", "500k" or "500 k";
     # years (1900–2099), page ranges, identifiers and dates are not counts
     "a count without its thousands space": (r"(?<![\w.,/#:=+\-–−\u2060])(?!(?:19|20)\d\d(?!\d)(?! (?:steps|prompts|"
@@ -639,6 +714,10 @@ def test_the_format_check_sees_each_defect():
                               "a range whose ends are equal ": ("from 0.24–\u20600.24", "pages 4672–\u20604712"),
                               "a count without its thousands space  ": ("page 46720", "pages 4672–\u20604712"),
                               "a value rounded to nothing": ("ℓ1 = 0.0000", "ℓ1 = 0.00001"),
+                              "a relative zero": ("replay its errors to a relative 0; positive",
+                                                  "replay its errors exactly, relative deviation 5e\u201116"),
+                              "a relative zero ": ("(largest relative change 0 over 18 models)",
+                                                   "a relative change of at most 2.0 × 10⁻⁷"),
                               "a count without its thousands space": ("after 6500, the", "step 6 500 leads (2025)"),
                               "a count without its thousands space ": ("2000 steps", "in 2000 the"),
                               "a count in thousands as k": ("the paper's 500 k steps", "the paper's 500 000 steps"),

@@ -755,16 +755,47 @@ def test_the_reports_words_link_to_the_glossary():
     terms = {t.strip() for t in entries.splitlines() if t and not t.startswith(" ")}
     assert set(GLOSSARY.values()) <= terms, set(GLOSSARY.values()) - terms
     assert glossary_anchor("Context mean") == "term-Context-mean" and glossary_anchor("3-NN") == "term-3-NN"
+    # lines that share ``seen`` (one page) link each term at its first use only, and never inside a form's choices
+    seen: set[str] = set()
+    lines = [linked_terms(x, seen=seen) for x in ('<select><option>ICDL</option></select>', "ICDL and the ICDL",
+                                                  "ICDL again, the context mean")]
+    assert lines[0] == '<select><option>ICDL</option></select>'
+    assert lines[1] == '<a class="term" href="notation.html#term-ICDL">ICDL</a> and the ICDL'
+    assert lines[2] == 'ICDL again, the <a class="term" href="notation.html#term-Context-mean">context mean</a>'
+    # the report links each term once, at its first use on the page (the bug: "ICDL" linked 59 times on it, once per
+    # line), and the words of the claims that use them are linked there
     report = render_report()
-    block = report[report.index('id="claim-mech-seeds-nearest-gd"'):]
-    block = block[:block.index("</div>")]  # its words: "GD's chosen member", "flow time ηL", "context mean"
-    assert all(f'href="notation.html#term-{t}"' in block for t in ("Member", "Flow-time", "Context-mean"))
-    # the book's own questions, in the report, read as their questions and link their terms too (the bug: a line
-    # "ICDL sec. 5 ... (this book's question)", the question itself hidden in the fold)
+    links = re.findall(r'<a class="term" href="notation.html#(term-[\w-]+)"', report)
+    assert links and len(links) == len(set(links)), [x for x in set(links) if links.count(x) > 1]
+    assert {"term-ICDL", "term-Member", "term-Flow-time", "term-Context-mean"} <= set(links)
+    # the book's own questions, in the report, read as their questions (the bug: a line "ICDL sec. 5 ... (this
+    # book's question)", the question itself hidden in the fold)
     own = report[report.index("### " + DOCUMENTS["book"]):]
     heads = re.findall(r'<summary class="claim-head">(.*?)</summary>', own)
     assert heads and not any("this book's question" in h for h in heads)
-    assert any('href="notation.html#term-' in h for h in heads)
+
+
+def test_the_box_says_a_caveat_its_claims_share_once(tmp_path, monkeypatch):
+    """Conditions that every claim judged on one run states alike are said once, folded, on the run's row of the
+    claims box, not on each claim's (the bug: gpt_mechanism's box repeated one 60-word caveat on eight rows); each
+    claim keeps its own number and the clauses that are its own, and a single claim keeps all of its words."""
+    from icdl.repro.words import clauses, shared_clauses
+
+    caveat = ("3 seeds per model; GD's chosen member at an edge that matters for 1 of 18 seeds' models; "
+              "positive control passed")
+    assert clauses("a (b; c); d; e") == ["a (b; c)", "d", "e"]
+    assert shared_clauses(["x: 1.0; depth 3: 1.0; " + caveat, "y: 2.0; depth 3: 2.0; " + caveat]) == caveat.split("; ")
+    assert shared_clauses(["x: 1.0; " + caveat]) == [] and shared_clauses(["x; short", "y; short"]) == []
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
+    ledger = Ledger("icgd_linear", "quick")
+    ledger.record("icdl-prompt", ours="built; " + caveat, criterion="layout of eq. 2.1", values={"held": 1.0})
+    ledger.record("icdl-icgd-one-step", ours="max error 3e-02; " + caveat, criterion="< 1e-13", value=3e-2)
+    box = ledger.box().data
+    assert box.count("positive control passed") == 1 and box.count("seeds per model") == 1
+    assert 'class="ours shared"' in box and "max error 3e-02" in box and ">built<" in box
+    single = Ledger("icgd_linear", "quick")
+    single.record("icdl-prompt", ours="built; " + caveat, criterion="layout of eq. 2.1", values={"held": 1.0})
+    assert "shared" not in single.box().data and "positive control passed" in single.box().data
 
 
 def test_a_long_claim_in_the_box_shows_its_number_and_folds_the_rest():
