@@ -177,10 +177,21 @@ def chapter_lock(name: str, root: Path | None = None):
 def _run(pm, nb, tmp: Path, out: Path, params: dict, root: Path, name: str, start: float) -> tuple[Path, float]:
     before = os.environ.get(LOCK_ENV)
     os.environ[LOCK_ENV] = f"{name}:{os.getpid()}"  # the kernel (our child) runs under the lock this process holds
+    ctrl_c = KernelInterrupt()
     try:
-        executed = pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name=KERNEL,
-                                       cwd=str(root / "notebooks"), progress_bar=False,
-                                       log_output=False, report_mode=False, extra_arguments=KERNEL_QUIET)
+        with ctrl_c:
+            try:
+                executed = pm.execute_notebook(nb, str(tmp), parameters=params, kernel_name=KERNEL,
+                                               cwd=str(root / "notebooks"), progress_bar=False,
+                                               log_output=False, report_mode=False, extra_arguments=KERNEL_QUIET)
+            except Exception as err:
+                # Ctrl-C given to the kernel from here (whatever the cell or the kernel then did), or to the
+                # kernel alone: a cell that stopped in KeyboardInterrupt
+                if ctrl_c.stopping or getattr(err, "ename", None) == "KeyboardInterrupt":
+                    raise KeyboardInterrupt from None
+                raise
+        if ctrl_c.stopping:  # interrupted, though the chapter came to its end: nothing is written
+            raise KeyboardInterrupt
         elapsed = time.perf_counter() - start
         _strip_volatile(executed, name)
         import nbformat
@@ -198,6 +209,66 @@ def _run(pm, nb, tmp: Path, out: Path, params: dict, root: Path, name: str, star
         else:
             os.environ[LOCK_ENV] = before
     return out, elapsed
+
+
+class KernelInterrupt:
+    """Ctrl-C while a chapter executes, given to the kernel as Jupyter gives it (SIGINT to the kernel's process
+    group, so the running cell raises ``KeyboardInterrupt`` and papermill stops at that cell), again every
+    :attr:`EVERY` seconds until the run ends (a kernel between two cells ignores it). A second Ctrl-C, or one
+    before any kernel runs, raises ``KeyboardInterrupt`` here at once.
+
+    The bug (issue 70): Ctrl-C to the process group raised ``KeyboardInterrupt`` inside nbclient's event loop,
+    whose cell task was left pending; papermill's clean-up shut the kernel down and ran the loop again, the
+    task then found the kernel dead, and the command's one line came between nbclient's "Kernel died" and
+    asyncio's ``DeadKernelError`` traceback ("Task exception was never retrieved"), eight lines in all."""
+
+    EVERY = 0.5
+
+    def __init__(self) -> None:
+        self.stopping = False
+        self._done = threading.Event()
+        self._previous = None
+
+    def __enter__(self):
+        # a command started with SIGINT ignored (in the background of a non-interactive shell) keeps ignoring it
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def _on_sigint(self, signum, frame) -> None:
+        kernels = _children()
+        if self.stopping or not kernels:
+            raise KeyboardInterrupt
+        self.stopping = True
+        threading.Thread(target=self._interrupt, daemon=True, name="interrupt the kernel").start()
+
+    def _interrupt(self) -> None:
+        while not self._done.is_set():
+            for pid in _children():
+                try:  # the kernel leads a process group of its own (jupyter_client starts it in a new session)
+                    os.killpg(pid, signal.SIGINT) if os.getpgid(pid) == pid else os.kill(pid, signal.SIGINT)
+                except OSError:  # gone meanwhile
+                    continue
+            self._done.wait(self.EVERY)
+
+
+def _children() -> list[int]:
+    """The kernels this process started (``/proc``: its children that run ``ipykernel``)."""
+    me, found = os.getpid(), []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == me and \
+                    b"ipykernel" in (stat.parent / "cmdline").read_bytes():
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
 
 
 def parser():
