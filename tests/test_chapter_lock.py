@@ -164,3 +164,28 @@ def test_a_second_scoring_of_the_same_depth_is_refused(root, capsys):
         assert len(err) == 1 and f"is being written by pid {first.pid} " in err[0], err
     finally:
         release(first)
+
+
+def test_a_kernel_started_outside_the_clone_takes_the_clone_s_lock(tmp_path, monkeypatch):
+    """Two papermill runs of one chapter, 3 s apart, both ran (issue 70): the second, started from a folder outside
+    the clone (``papermill <clone>/notebooks/<id>.ipynb out.ipynb``: its kernel works there), found no ``_toc.yml``
+    above it and took ``src/`` for the project -- another lock, and its results and ledger under ``src/``. Now the
+    project is the clone the package is in, and the second run is refused, naming the first."""
+    from icdl.repro.execute import chapter_lock
+    from icdl.repro.files import lock_file, project_root
+
+    monkeypatch.delenv("ICDL_ROOT", raising=False)
+    monkeypatch.delenv("ICDL_CHAPTER_LOCK", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert project_root() == ROOT
+    name = f"two-kernels-{os.getpid()}"  # no chapter's: a real run of the book is never in its way
+    env = {k: v for k, v in os.environ.items() if k != "ICDL_ROOT"}
+    try:
+        with chapter_lock(name, ROOT):
+            second = subprocess.run([sys.executable, "-c", f"from icdl.repro.chapter import hold_lock; "
+                                     f"hold_lock({name!r})"], cwd=tmp_path, env=env, capture_output=True,
+                                    text=True, timeout=120)
+    finally:
+        lock_file(ROOT / "notebooks" / f"{name}.py")[0].unlink(missing_ok=True)
+    assert second.returncode == 1 and f"chapter {name} is being written by pid {os.getpid()}" in second.stderr
+    assert not (ROOT / "src" / "runs").exists()

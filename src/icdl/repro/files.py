@@ -34,7 +34,13 @@ class ResultFileError(OneLineError):
 
 def project_root() -> Path:
     """The repository root: ``$ICDL_ROOT`` if set (refused unless a clone: :func:`clone_root`), else the first
-    folder at or above the working directory that holds ``_toc.yml``, else the folder above ``src/``."""
+    folder at or above the working directory that holds ``_toc.yml``, else the clone this package is in (the
+    folder above ``src/``), else a one-line refusal.
+
+    The bug (issue 70): the last fallback was ``src/`` itself. papermill run on ``<clone>/notebooks/<id>.ipynb`` from
+    a folder outside the clone (its kernel's working folder) took the chapter's lock, and wrote its results and
+    ledger, under ``<clone>/src/``: a second papermill run of the chapter from inside the clone, 3 s later, held
+    another lock and both ran."""
     env = os.environ.get("ICDL_ROOT")
     if env:
         return clone_root(env)
@@ -42,7 +48,11 @@ def project_root() -> Path:
     for folder in (here, *here.parents):
         if (folder / "_toc.yml").is_file():
             return folder
-    return Path(__file__).resolve().parents[2]
+    package_clone = Path(__file__).resolve().parents[3]  # <clone>/src/icdl/repro/files.py
+    if all(kind(package_clone / name) for name, kind in CLONE_MARKS):
+        return package_clone
+    raise ResultFileError(f"no clone of this repository at or above the working folder {here}, nor around the "
+                          "package; run from inside a clone, or set ICDL_ROOT to one")
 
 
 #: what makes a folder a clone of this repository: the book's table of contents, the package, and git's folder
