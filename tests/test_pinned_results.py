@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import scratch_clone
-from icdl.repro import reads
+from icdl.repro import pins, reads
 from icdl.repro.ledger import Ledger, LedgerFileError, file_seal, load_records
 from icdl.repro.profiles import ProfileSet
 from icdl.repro.results import load_result, provenance, save_result
@@ -199,7 +199,7 @@ def _changed_under_the_same_provenance(root: Path) -> list[str]:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
 
     changed = []
-    for name in (f for f in git("ls-files", "results").split() if f.endswith(".json")):
+    for name in (f for f in git("ls-files", "results").split() if f.endswith(".json") and f != pins.MANIFEST):
         now = (root / name).read_text(encoding="utf-8")
         key = _run_key(now)
         first = None
@@ -225,17 +225,22 @@ def test_no_committed_result_changed_without_a_new_run():
     assert _changed_under_the_same_provenance(ROOT) == []
 
 
-def test_the_history_check_sees_a_result_edited_in_place(tmp_path):
-    """The check itself, on a repository of its own: a result's number changed under the same provenance is named;
-    the same change with a new run's provenance is not."""
+def _git_repo(root: Path):
     import subprocess
 
     def git(*args):
-        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
     git("init", "-q")
     git("config", "user.email", "t@example.org")
     git("config", "user.name", "t")
+    return git
+
+
+def test_the_history_check_sees_a_result_edited_in_place(tmp_path):
+    """The check itself, on a repository of its own: a result's number changed under the same provenance is named;
+    the same change with a new run's provenance is not."""
+    git = _git_repo(tmp_path)
     path = tmp_path / "results" / "x" / "r.reference.json"
     path.parent.mkdir(parents=True)
 
@@ -258,6 +263,70 @@ def test_the_history_check_sees_a_result_edited_in_place(tmp_path):
     git("commit", "-qm", "gone")
     commit(0.5, "2026-12-06", run="def5678", note="back")
     assert _changed_under_the_same_provenance(tmp_path) == ["results/x/r.reference.json"]
+
+
+def test_every_committed_result_is_pinned_by_a_ledger_or_the_manifest():
+    """Every committed result JSON -- score files, checkpoint records, baseline caches included, which no chapter
+    reads -- is pinned by the ledger of a chapter that read it or by ``results/pins.json``, and is the file its pin
+    names (``icdl.repro.pins``; a run in progress, ``pins.IN_PROGRESS``, is pinned once done)."""
+    assert pins.problems(ROOT) == [], ("rewrite the manifest after committing a new run's files: python -c 'from "
+                                       "icdl.repro.pins import write; write(\".\")'")
+
+
+def test_a_forged_score_file_under_a_new_run_s_provenance_is_caught_by_its_pin(tmp_path):
+    """The forgery (issue 70): a score file that no chapter reads, its squared errors times 0.5 and its provenance
+    made a new run's, committed -- the history check takes it for a new run, and ``--part depth`` would reassemble
+    the depth result from it as a genuinely new one. Its pin in the manifest names it; so is a committed input that
+    nothing pins."""
+    git = _git_repo(tmp_path)
+    score = tmp_path / "results" / "gpt_depth" / "checkpoints" / "reference" / "score_L10_seed0.json"
+    score.parent.mkdir(parents=True)
+
+    def commit(sse, run):
+        score.write_text(json.dumps({"data": {"sse": sse}, "provenance": {"git_commit": run, "command": "x"}}))
+        git("add", "-A")
+        git("commit", "-qm", run)
+
+    commit([4.0, 2.0], "abc1234")
+    assert pins.problems(tmp_path) == [f"{score.relative_to(tmp_path)}: pinned by no ledger and not in "
+                                       f"{pins.MANIFEST}"]
+    pins.write(tmp_path)
+    git("add", "-A")
+    git("commit", "-qm", "pinned")
+    assert pins.problems(tmp_path) == []
+    commit([2.0, 1.0], "def5678")  # forged, under a new run's provenance
+    assert _changed_under_the_same_provenance(tmp_path) == []  # a new run, as far as the history goes
+    caught = pins.problems(tmp_path)
+    assert len(caught) == 1 and caught[0].startswith(f"{score.relative_to(tmp_path)}: sha256")
+    assert caught[0].endswith(f"… {pins.MANIFEST} pins")
+
+
+@pytest.mark.parametrize("emptied", ["results emptied", "results dropped"])
+def test_a_ledger_that_pins_nothing_while_its_chapter_reads_results_is_refused(tmp_path, monkeypatch, emptied):
+    """``data.results = {}`` resealed (or the field dropped and the seal made over the records alone, the form of
+    ledgers written before digests) passed (issue 70): nothing then named the results the verdicts were judged
+    on. Where the chapter has committed results to read (``results/icgd_linear/summary.reference.json``), such a
+    ledger is refused at load in one line naming the file; the ledger as written loads."""
+    from icdl.repro.ledger import seal
+
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
+    summary = save_result(tmp_path / "results" / "icgd_linear" / "summary.reference.json", {"x": [1.0]},
+                          provenance=provenance(command="python -m x", wall_time_s=1.0, profile="reference", seed=0))
+    reads.forget()
+    load_result(summary)
+    saved = _ledger()
+    assert len(load_records(tmp_path / "results" / "ledger")) == 1
+    obj = json.loads(saved.read_text())
+    if emptied == "results emptied":
+        obj["data"]["results"] = {}
+        obj["data"]["seal"] = file_seal(obj["data"], obj["provenance"])
+    else:
+        del obj["data"]["results"]
+        obj["data"]["seal"] = seal(obj["data"]["records"])
+    saved.write_text(json.dumps(obj))
+    with pytest.raises(LedgerFileError, match="pins no result file, but chapter icgd_linear reads") as err:
+        load_records(tmp_path / "results" / "ledger")
+    assert str(saved) in str(err.value) and "\n" not in str(err.value)
 
 
 def _committed_main_study_checkpoints() -> list[tuple[str, int, str, int]]:

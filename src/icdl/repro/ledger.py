@@ -46,6 +46,7 @@ from .claims import (
 )
 from .files import ResultFileError, project_root, results_dir
 from .glossary import linked_terms
+from .pins import reads_results
 from .results import keepable, load_result, provenance, save_result
 from .typeset import math_html
 from .words import brief, clauses, paper_words, run_words, shared_clauses, status_class
@@ -379,6 +380,10 @@ def _ledger_records(path: Path) -> tuple[list[Record], dict]:
         raise LedgerFileError(f"ledger file {path} was changed after the run that wrote it (its records no longer "
                               f"match their seal: a record, a pinned digest or the provenance edited, or a record "
                               f"deleted or added, by hand); {redo}")
+    readable = [] if data.get("results") else reads_results(chapter, Path(path).resolve().parents[2])
+    if readable:  # issue 70: ``results`` emptied (or dropped) and resealed, so no digest names the results read
+        raise LedgerFileError(f"ledger file {path} pins no result file, but chapter {chapter} reads committed "
+                              f"results ({', '.join(readable[:2])}{' ...' if len(readable) > 2 else ''}); {redo}")
     records = []
     for raw in raws:
         try:

@@ -31,7 +31,8 @@ POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4", "icdl_depth6", "n01_depth3", "
 #: icdl.gpt_icl.mechanism --profile seeds-n01 at 2724e0d assembled mechanism.seeds-n01.json from them)
 MECHANISM_N01_DONE = (3, 4, 6)
 
-#: chapter id (``mutation``: the mutation run of ``tests/mutation.py``) -> the committed files it needs
+#: chapter id (``mutation``: the mutation run of ``tests/mutation.py``; ``pins``: :mod:`icdl.repro.pins`' manifest)
+#: -> the committed files it needs
 REQUIRED: dict[str, tuple[str, ...]] = {
     "attention_passes": (
         "results/ledger/attention_passes.quick.json",
@@ -172,6 +173,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     ),
     "mutation": (
         "results/mutation/mutation.json",
+    ),
+    "pins": (  # the sha256 of every committed result no ledger pins (icdl.repro.pins)
+        "results/pins.json",
     ),
     "relu_sums": (
         "results/ledger/relu_sums.quick.json",
