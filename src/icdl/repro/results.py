@@ -142,6 +142,34 @@ def save_profile_result(profiles, stem: str, data: dict[str, Any], *, profile: s
                        keep_if_same=profile == "quick" and not overrides)
 
 
+def study_command(parser, argv: list[str] | None, profiles, stem: str, what: str, compute) -> int:
+    """The ``main`` of a command that computes one result of a study at a profile (``python -m
+    icdl.studies.diffusion``, ``python -m icdl.studies.softmax``): ``--profile`` resolved (a bad one refused in one
+    line), ``$ICDL_DRY_RUN`` honoured (``what``, profile P), then ``compute(cfg)``'s data saved as
+    ``results/<chapter>/<stem>.<profile>.json`` (:func:`save_profile_result`) under that file's one-writer lock; a
+    result that cannot be written, or whose lock another run holds, is one line, exit status 2."""
+    from .files import one_writer
+    from .profiles import ProfileError, dry_run
+
+    args = parser.parse_args(argv)
+    try:
+        cfg = profiles.resolve(args.profile)
+    except ProfileError as err:
+        parser.error(str(err))
+    if dry_run(f"{what}, profile {args.profile}"):
+        return 0
+    started = time.perf_counter()
+    try:  # the folder too: ICDL_ROOT that is not a folder is refused here, in one line
+        target = profiles.folder() / f"{stem}.{args.profile}.json"
+        with one_writer(target, f"result {target.name}"):  # one run of the study at a time
+            path = save_profile_result(profiles, stem, compute(cfg), profile=args.profile, seed=cfg["seed"],
+                                       started=started)
+    except ResultFileError as err:
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    print(f"wrote {path}")
+    return 0
+
+
 def load_result(path: str | Path, *, profile: str | None = None) -> dict[str, Any]:
     """Read a result file written by :func:`save_result`; refuse one without full provenance, and -- where
     ``profile`` is given, the profile whose file this is (``<stem>.<profile>.json``) -- one whose provenance

@@ -38,9 +38,8 @@ from tqdm import tqdm
 
 from ..networks import Architecture, forward, projected_gd, risk
 from ..repro.cli import Parser
-from ..repro.files import ResultFileError, one_writer
-from ..repro.profiles import ProfileError, ProfileSet, dry_run
-from ..repro.results import frame_to_lists, save_profile_result
+from ..repro.profiles import ProfileSet
+from ..repro.results import frame_to_lists, study_command
 from .icgd_transformer import Task, build_model
 
 Tensor = torch.Tensor
@@ -372,28 +371,12 @@ def parser():
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.studies.diffusion --profile reference``: the chapter's study at a profile, written to
     ``results/diffusion_score/study.<profile>.json`` with provenance."""
-    import time
 
-    ap = parser()
-    args = ap.parse_args(argv)
-    try:
-        cfg = PROFILES.resolve(args.profile)
-    except ProfileError as err:
-        ap.error(str(err))
-    if dry_run(f"the diffusion-score study, profile {args.profile}"):
-        return 0
-    t0 = time.perf_counter()
-    try:  # the folder too: ICDL_ROOT that is not a folder is refused here, in one line
-        target = PROFILES.folder() / f"study.{args.profile}.json"
-        with one_writer(target, f"result {target.name}"):  # one run of the study at a time
-            identity = dsm_identity(two_bumps(2.0, cfg["std"]), cfg["t"], cfg["mc"], seed=cfg["seed"])
-            result = study(cfg)
-            path = save_profile_result(PROFILES, "study", result_data(identity, result),
-                                       profile=args.profile, seed=cfg["seed"], started=t0)
-    except ResultFileError as err:
-        ap.exit(2, f"python -m icdl.studies.diffusion: error: {err}\n")
-    print(f"wrote {path}")
-    return 0
+    def compute(cfg) -> dict:
+        identity = dsm_identity(two_bumps(2.0, cfg["std"]), cfg["t"], cfg["mc"], seed=cfg["seed"])
+        return result_data(identity, study(cfg))
+
+    return study_command(parser(), argv, PROFILES, "study", "the diffusion-score study", compute)
 
 
 if __name__ == "__main__":

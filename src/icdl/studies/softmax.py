@@ -24,9 +24,8 @@ from ..constructions.lemmas import ICGDLayout
 from ..layers import FeedForward, SoftmaxBlock
 from ..networks import Architecture, explicit_gradient, risk
 from ..repro.cli import Parser
-from ..repro.files import ResultFileError, one_writer
-from ..repro.profiles import ProfileError, ProfileSet, dry_run
-from ..repro.results import frame_to_lists, save_profile_result
+from ..repro.profiles import ProfileSet
+from ..repro.results import frame_to_lists, study_command
 from .icgd_transformer import Task, build_model, prompt_tokens
 
 PROFILES = ProfileSet(
@@ -314,26 +313,13 @@ def parser():
 def main(argv: list[str] | None = None) -> int:
     """``python -m icdl.studies.softmax --profile reference``: the fitted-step study, written with provenance to
     ``results/softmax/fits.<profile>.json``."""
-    p = parser()
-    args = p.parse_args(argv)
-    try:
-        cfg = PROFILES.resolve(args.profile)
-    except ProfileError as err:
-        p.error(str(err))
-    if dry_run(f"the softmax fitting study, profile {args.profile}"):
-        return 0
-    t = time.perf_counter()
-    try:  # the folder too: ICDL_ROOT that is not a folder is refused here, in one line
-        target = PROFILES.folder() / f"fits.{args.profile}.json"
-        with one_writer(target, f"result {target.name}"):  # one run of the study at a time
-            res = fit_study(cfg, progress=True)
-            data = {"one_step": frame_to_lists(res["one_step"]), "paths": frame_to_lists(res["paths"]),
-                    "curves": frame_to_lists(res["curves"]), "settings": dict(cfg)}
-            path = save_profile_result(PROFILES, "fits", data, profile=args.profile, seed=cfg["seed"], started=t)
-    except ResultFileError as err:
-        p.exit(2, f"python -m icdl.studies.softmax: error: {err}\n")
-    print(f"wrote {path}")
-    return 0
+
+    def compute(cfg) -> dict:
+        res = fit_study(cfg, progress=True)
+        return {"one_step": frame_to_lists(res["one_step"]), "paths": frame_to_lists(res["paths"]),
+                "curves": frame_to_lists(res["curves"]), "settings": dict(cfg)}
+
+    return study_command(parser(), argv, PROFILES, "fits", "the softmax fitting study", compute)
 
 
 if __name__ == "__main__":
