@@ -310,7 +310,8 @@ def test_a_ledger_that_pins_nothing_while_its_chapter_reads_results_is_refused(t
     from icdl.repro.ledger import seal
 
     monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
-    summary = save_result(tmp_path / "results" / "icgd_linear" / "summary.reference.json", {"x": [1.0]},
+    committed = json.loads((ROOT / "results" / "icgd_linear" / "summary.reference.json").read_text())["data"]
+    summary = save_result(tmp_path / "results" / "icgd_linear" / "summary.reference.json", committed,
                           provenance=provenance(command="python -m x", wall_time_s=1.0, profile="reference", seed=0))
     reads.forget()
     load_result(summary)
