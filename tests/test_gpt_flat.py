@@ -4,6 +4,7 @@ every-model claims under this design's ids. On constructed predictions whose ans
 1, a predictor with error variance s² has MSE about s², so its error relative to least squares (error variance
 s²_LS) is about 1 − s²/s²_LS."""
 
+import pandas as pd
 import pytest
 import torch
 
@@ -267,3 +268,22 @@ def test_a_run_judges_every_registered_claim_once():
     ids = [e["claim"] for e in entries]
     assert len(ids) == len(set(ids)) and set(ids) == {e["claim"] for e in flat.pending(0.05)}
     assert flat.COMMAND in flat.state_words(False) and flat.COMMAND not in flat.state_words(True)
+
+
+def test_each_attention_trains_on_at_the_recipe_the_scan_chose():
+    """Profile n01-flat gives each attention the recipe the committed recipe scan chose for it (the rule of
+    icdl.gpt_icl.recipes.scan.choose on results/gpt_n01/recipes.n01.json): "" where the incumbent stayed (the model
+    continues its n01 checkpoint), else the winner's name. The incumbent is n01's own recipe."""
+    from icdl.gpt_icl.core import main_study
+    from icdl.gpt_icl.core.model import ATTENTIONS
+    from icdl.gpt_icl.recipes.scan import CANDIDATES, choose
+    from icdl.gpt_icl.recipes.scan import PROFILES as SCAN
+    from icdl.repro.results import load_result
+
+    res = load_result(SCAN.folder() / "recipes.n01.json", profile="n01")
+    chosen = choose(pd.DataFrame(res["data"]["history"]))
+    cfg = main_study.PROFILES.resolve(flat.PROFILE)
+    for att in ATTENTIONS:
+        name = chosen[att]["candidate"]
+        assert cfg[f"{att}_recipe"] == ("" if name == "incumbent" else name), att
+    assert CANDIDATES["n01"]["incumbent"] == {"lr": cfg["lr"], "batch": cfg["batch"]}
