@@ -20,9 +20,10 @@ FITTED_DONE: tuple[str, ...] = (
     "gpt_seed2_depth6_softmax", "gpt_seed2_depth6_relu",
 )
 
-#: the runs of the recipe scan at n01 (python -m icdl.gpt_icl.recipes --profile n01 at b27c12e) that have reached
-#: the horizon, committed as each finishes (the scan resumes from them, across sessions, at that commit)
-RECIPES_N01_DONE: tuple[str, ...] = ("recipe_incumbent_softmax_seed0", "recipe_cosine_softmax_seed0")
+#: the runs of the recipe scan at n01 (python -m icdl.gpt_icl.recipes --profile n01 at b27c12e), every one at the
+#: horizon (the command without --shard assembled recipes.n01.json from them at that commit)
+RECIPES_N01_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed{r}" for r in (0, 1) for a in ("softmax", "relu")
+                                          for c in ("incumbent", "cosine"))
 
 #: the (task, target depth) units of the power check's seeds run, every one committed
 POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4", "icdl_depth6", "n01_depth3", "n01_depth4", "n01_depth6")
@@ -108,6 +109,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "gpt_n01": (
         *(f"results/gpt_n01/checkpoints/recipes_n01/{name}{suffix}"
           for name in RECIPES_N01_DONE for suffix in (".pt", ".pt.json")),
+        "results/gpt_n01/recipes.n01.json",
         "results/gpt_n01/scan.icdl.json",
         "results/gpt_n01/scan.n01.json",
         "results/ledger/gpt_n01.quick.json",
