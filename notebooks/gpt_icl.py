@@ -227,7 +227,7 @@ train_len = jcfg["train_examples"]
 chapter.glue_md(fitted_state=fitted.state_words(fcfg, judged_on == fitted.PROFILE, len(required.FITTED_DONE)))
 print("shown below:", run_words(judged_on).removeprefix("on "))
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The judged run (the committed run at the fitted schedule, or the live run while it is missing), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4 096 in the fitted run; the MLP baseline on the first 512). Shaded, least squares and the zoomed bottom row as in the live figure above.", "name": "fig-icl-methods-ref"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "The judged run (the committed run at the fitted schedule, or the live run while it is missing), pretraining mixture: the transformers (mean over seeds) against the baselines, per target depth ($R^2$ across all test prompts, 4 096 in the fitted run; the MLP baseline on the first 512). Shaded, least squares and the zoomed bottom row as in the live figure above.", "name": "fig-icl-methods-ref"}}
 fig = figures.gpt.plot_icl_methods(data["curves"], data["baselines"], train_len)
 
 # %% [markdown]
@@ -248,7 +248,7 @@ fig = figures.gpt.plot_icl_mixtures(data["curves"], data["baselines"], "softmax"
 # beside the context mean and least squares on the same prompts (pretraining
 # mixture, the mean over seeds):
 
-# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 at_len = objectives.judge.levels_at(data["curves"], data["baselines"], train_len)
 chapter.table(at_len)
 
@@ -297,7 +297,7 @@ chapter.glue(late_fall=learning.late_words(learning.late_fall(data["history"])))
 # Each has its 90 % interval over seeds and prompts (`icdl.gpt_icl.objectives.yardstick`).
 # At {glue:text}`yard_examples` examples before the query:
 
-# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 yard = yardstick.yardstick_table(data["sums"])
 yard_at = yardstick.examples_at(yard, train_len)
 chapter.table(yardstick.shown(yard, yard_at))
@@ -322,7 +322,7 @@ chapter.glue(**yardstick.glue_values(yard, yard_at))
 # training scale, so a shift that makes the outputs larger shows up as a harder
 # task (`--part shift` evaluates the judged run's checkpoints).
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length. Bottom row: the same lines from a quarter of the training length to the training length, each depth on an axis of its own.", "name": "fig-icl-param-shift"}}
+# %% tags=["hide-input", "hide-output"] mystnb={"figure": {"caption": "Objective 3: $R^2$ per prompt position when the target networks' parameters come from $N(\\mu, I)$, for the models trained with $\\mu = 0$ (the mean over seeds; solid: softmax, dashed: ReLU attention; thin dash-dot: least squares on the same prompts); shaded: beyond the training length. Bottom row: the same lines from a quarter of the training length to the training length, each depth on an axis of its own.", "name": "fig-icl-param-shift"}}
 fig = figures.gpt.plot_icl_param_shift(data["shift"], train_len, objectives.judge.least_squares_shift(jcfg, data["shift"]))
 
 # %% [markdown]
@@ -332,7 +332,7 @@ fig = figures.gpt.plot_icl_param_shift(data["shift"], train_len, objectives.judg
 # {glue:text}`mlp_prompts` of them), at the MLP's last position up to the
 # training length:
 
-# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-input", "hide-output"]
 shifted = objectives.judge.shifted_r2(data["shift_sums"], objectives.judge.mlp_last(jcfg, train_len))
 chapter.table(shifted)
 

@@ -45,7 +45,7 @@
 # **{glue:text}`status_gpt_n01_obj2_length`** and
 # **{glue:text}`status_gpt_n01_obj3`**. Each model's own questions are
 # registered for the same models trained until their validation curve is flat
-# ({glue:text}`flat_state`; *Each model on its own* below).
+# ({glue:md}`flat_state`; *Each model on its own* below).
 #
 # The models were trained at a schedule that a scan on validation prompts fitted
 # to the depth-3 softmax model ({glue:text}`scan_n01_words`); the main study's
@@ -119,7 +119,7 @@ chapter.glue(scan_flat=f"{scan.FLAT:g}", **scan.glue_words(scans, "x ~ N(0, I)")
              scan_icdl_main_optimiser=(scan.run_words(scans[icdl_task], reference_cfg["lr"], reference_cfg["batch"])
                                        if icdl_task in scans else "—"))
 
-# %% mystnb={"figure": {"caption": "The schedule scans: the reference model's $R^2$ on validation prompts (the mean over positions from 10 to the training length) against the training step, one line per learning rate (darker: larger) and batch size (solid: 64, dashed: 32); dotted: the context mean, dash-dot: least squares on the same prompts; the dot marks the chosen run at its chosen step.", "name": "fig-schedule-scan"}}
+# %% tags=["hide-output"] mystnb={"figure": {"caption": "The schedule scans: the reference model's $R^2$ on validation prompts (the mean over positions from 10 to the training length) against the training step, one line per learning rate (darker: larger) and batch size (solid: 64, dashed: 32); dotted: the context mean, dash-dot: least squares on the same prompts; the dot marks the chosen run at its chosen step.", "name": "fig-schedule-scan"}}
 if scans:
     fig = figures.gpt.plot_schedule_scan({t: (r["history"], r["levels"], scan.choose(r["history"]))
                                           for t, r in scans.items()})
@@ -221,7 +221,7 @@ chapter.glue(**n01.glue_values(n01_entries[:3]), **n01.per_model_glue(icl, n01_l
 # weakest, {glue:text}`gate_worst`, leads by {glue:text}`gate_lead`. Per model,
 # pretraining mixture:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "hide-output"]
 need = learning.margin("gpt-n01-beats-ls")
 if n01_done:
     leads = verdicts.context_mean_leads(verdicts.Sums(icl["blocks"], icl["labels"]), n01_len)
@@ -239,7 +239,7 @@ else:
 # A flat loss is not evidence that more steps would not help: a plateau can
 # give way after thousands of flat steps.
 
-# %% mystnb={"figure": {"caption": "Training loss of the models trained at x ~ N(0, I), per target depth: each attention's mean over its seeds (thick, smoothed over five logs of 100 steps) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-n01-training"}}
+# %% tags=["hide-output"] mystnb={"figure": {"caption": "Training loss of the models trained at x ~ N(0, I), per target depth: each attention's mean over its seeds (thick, smoothed over five logs of 100 steps) and each seed (thin), log scale; shaded: the last quarter of the steps.", "name": "fig-n01-training"}}
 if n01_done:
     fig = figures.gpt.plot_training_by_depth(pd.DataFrame(icl["history"]))
 chapter.glue(n01_late_fall=learning.late_words(learning.late_fall(pd.DataFrame(icl["history"]))) if n01_done else "—")
@@ -258,11 +258,11 @@ chapter.glue(n01_late_fall=learning.late_words(learning.late_fall(pd.DataFrame(i
 # claim`), so neither need appear in the per-model table above, which reads
 # each model at the MLP's last position on its own interval.
 
-# %% mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length. Bottom row: the same lines from the MLP's first position to the training length, on an axis fitted to the transformers and the MLP.", "name": "fig-icl-methods-n01"}}
+# %% tags=["hide-output"] mystnb={"figure": {"caption": "The run with $x \\sim \\mathcal N(0, I)$ in training and test: the transformers (mean over seeds) against least squares, 3-NN, the context mean and the trained MLP, per target depth ($R^2$ across the test prompts, the MLP on the first 512); shaded: beyond the training length. Bottom row: the same lines from the MLP's first position to the training length, on an axis fitted to the transformers and the MLP.", "name": "fig-icl-methods-n01"}}
 if n01_done:
     fig = figures.gpt.plot_icl_methods(*n01.figure_data(icl), n01_len)
 
-# %% mystnb={"figure": {"caption": "Objective 1 as judged at $x \\sim \\mathcal N(0, I)$: each model's $R^2$ shortfall below the MLP at the MLP's positions up to the training length, with its 90 % interval over seeds and prompts; dashed: the tolerance.", "name": "fig-icl-shortfall-n01"}}
+# %% tags=["hide-output"] mystnb={"figure": {"caption": "Objective 1 as judged at $x \\sim \\mathcal N(0, I)$: each model's $R^2$ shortfall below the MLP at the MLP's positions up to the training length, with its 90 % interval over seeds and prompts; dashed: the tolerance.", "name": "fig-icl-shortfall-n01"}}
 if n01_done:
     fig = figures.gpt.plot_shortfall(verdicts.shortfall_frame(verdicts.Sums(icl["blocks"], icl["labels"]), n01_len),
                                      tolerance)
@@ -281,7 +281,7 @@ if n01_done:
 # target depth 3 is no longer set by the prompts (on 512 prompts their term was
 # four times the seeds'). Per model and question:
 
-# %% tags=["NBVAL_CHECK_OUTPUT"]
+# %% tags=["NBVAL_CHECK_OUTPUT", "remove-input"]
 flat_obj, flat_shift = (show_reference(main_study.PROFILES, stem, flat.PROFILE, command=flat.COMMAND)
                         for stem in ("icl", "shift"))
 flat_done = all(r is not None and r["data"]["complete"] for r in (flat_obj, flat_shift))
@@ -291,7 +291,8 @@ if flat_done:
                                main_study.CRITERIA)
 flat_records = ledger.record_all(flat_entries, judged_on=flat.PROFILE, covered=flat_done)
 display(chapter.table(flat.verdict_table({r.claim: r.status for r in flat_records})))
-chapter.glue(flat_design=flat.design_words(), flat_state=flat.state_words(flat_done))
+chapter.glue(flat_design=flat.design_words())
+chapter.glue_md(flat_state=flat.state_words(flat_done))  # its command as code ({glue:md})
 
 # %% [markdown]
 # ## The claims, judged

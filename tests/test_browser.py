@@ -294,6 +294,9 @@ def test_no_page_scrolls_sideways_on_a_phone(browser):
 #: wider than its box in a box that does not scroll (cut off)
 HIDDEN_SIDEWAYS = r"""
 const out = [];
+// every fold opened first: a folded table or formula is laid out as a reader who opens it sees it (a closed fold
+// measures widths of content that is not laid out in its box)
+for (const d of document.querySelectorAll("main details")) d.open = true;
 const scrolls = e => ["auto", "scroll"].includes(getComputedStyle(e).overflowX);
 for (const t of document.querySelectorAll("main table")) {
   const box = t.parentElement;

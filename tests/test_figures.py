@@ -452,6 +452,7 @@ FIGURE_TESTS = {
     "fig-n01-training": "test_n01_training_numbers",
     "fig-icl-training": "test_committed_fitted_numbers",
     "fig-schedule-scan": "test_committed_scan_numbers",
+    "fig-recipe-scan": "test_committed_recipe_scan_numbers",
     "fig-dsm-targets": "test_diffusion_numbers",
     "fig-score-errors": "test_diffusion_numbers",
     "fig-lsa-construction": "test_lsa_construction_error_numbers",
@@ -953,6 +954,28 @@ def test_committed_scan_numbers(num_regression):
         cols[f"{profile}_levels"] = np.array([res["levels"]["context_mean"], res["levels"]["least_squares"]])
         cols[f"{profile}_chosen"] = np.array([c["lr"], c["batch"], c["steps"], c["best_r2"], float(c["rising"])])
     num_regression.check(cols, default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="reference_scan")
+
+
+def test_committed_recipe_scan_numbers(num_regression):
+    """Figure 'fig-recipe-scan' and the recipe table of chapter gpt_n01, from the committed recipe scan
+    (``python -m icdl.gpt_icl.recipes --profile n01``): every run's validation curve in the scan's order, the levels of
+    each seed's validation prompts, and per attention the rule's outcome -- each candidate's score and spread, the
+    winner's margin over the incumbent and the noise it had to clear, and whether the incumbent stayed (a changed
+    rule, a curve read from another run, or runs swapped between candidates move these)."""
+    import pandas as pd
+
+    from icdl.gpt_icl.recipes import scan
+    from icdl.repro.results import load_result
+
+    res = load_result(HERE.parent / "results" / "gpt_n01" / "recipes.n01.json", profile="n01")["data"]
+    history, levels = pd.DataFrame(res["history"]), pd.DataFrame(res["levels"])
+    scores, chosen = scan.scores(history), scan.choose(history)
+    cols = {"val_r2": history["val_r2"].to_numpy(), "steps": history["step"].to_numpy(dtype=float),
+            "levels": levels[["context_mean", "least_squares"]].to_numpy().ravel(),
+            "scores": scores[["score", "spread"]].to_numpy().ravel(),
+            "chosen": np.array([[c["margin"], c["noise"], float(c["candidate"] == "incumbent")]
+                                for c in chosen.values()]).ravel()}
+    num_regression.check(cols, default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="reference_recipe_scan")
 
 
 def test_committed_n01_numbers(num_regression):

@@ -287,3 +287,31 @@ def test_each_attention_trains_on_at_the_recipe_the_scan_chose():
         name = chosen[att]["candidate"]
         assert cfg[f"{att}_recipe"] == ("" if name == "incumbent" else name), att
     assert CANDIDATES["n01"]["incumbent"] == {"lr": cfg["lr"], "batch": cfg["batch"]}
+
+
+def test_a_continued_model_is_the_recipe_scan_s_incumbent_run_bit_for_bit():
+    """The n01 model trained to 9 500 steps in one run and continued to 14 000 in the flat run (another process,
+    another session) has the weights and validation curve of the recipe scan's incumbent run of the same settings
+    and seed, trained straight through: continue_checkpoint carries everything an update depends on. Checked on
+    every committed flat model the scan also trained (target depth 3, seeds 0 and 1); a continuation that restarted
+    Adam's moments or the prompt stream would differ in the first digits."""
+    from icdl.gpt_icl.core import main_study
+    from icdl.gpt_icl.core.schedule import checkpoint_path
+    from icdl.repro.checkpoints import load_checkpoint
+
+    flat_folder = main_study.PROFILES.folder("checkpoints", flat.PROFILE)
+    from icdl.gpt_icl.recipes.scan import PROFILES as SCAN
+
+    scan_folder = SCAN.folder("checkpoints") / "recipes_n01"
+    pairs = [(checkpoint_path(flat_folder, 3, att, replicate=r), scan_folder / f"recipe_incumbent_{att}_seed{r}.pt")
+             for att in ("softmax", "relu") for r in (0, 1)]
+    pairs = [(a, b) for a, b in pairs if a.is_file()]
+    assert pairs, "the flat run's first model (target depth 3, softmax, seed 0) is committed"
+    for mine, theirs in pairs:
+        a, b = load_checkpoint(mine, kind="gpt_icl"), load_checkpoint(theirs, kind="gpt_icl")
+        if a["step"] < 14_000:
+            continue  # still training: compared once finished
+        assert a["step"] == b["step"] == 14_000
+        assert all(torch.equal(a["model"][k], b["model"][k]) for k in b["model"]), mine.name
+        curve = [(r["step"], r["val_r2"]) for r in a["history"] if "val_r2" in r]
+        assert curve and set(curve) <= {(r["step"], r["val_r2"]) for r in b["history"] if "val_r2" in r}

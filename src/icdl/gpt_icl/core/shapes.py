@@ -85,6 +85,13 @@ def register_shapes() -> None:
         "history": Table(numbers=("lr", "batch", "step", "loss", "val_r2", "val_context_mean")),
         "levels": Fields({"context_mean": NUMBER, "least_squares": NUMBER}),
         "runs": Table(numbers=("lr", "batch", "steps", "seconds")), "complete": FLAG})
+    # the recipe scan (icdl.gpt_icl.recipes.scan): every run's validation curve, per candidate, attention and seed;
+    # the yardsticks on each seed's validation prompts; each run's steps and seconds
+    register("gpt_n01", "recipes", {
+        "history": Table(text=("candidate", "attention"),
+                         numbers=("replicate", "step", "loss", "val_r2", "val_context_mean")),
+        "levels": Table(numbers=("replicate", "context_mean", "least_squares")),
+        "runs": Table(text=("candidate", "attention"), numbers=("replicate", "steps", "seconds")), "complete": FLAG})
     # the MLP baselines of one target depth, cached beside the main study's checkpoints (core.evaluation)
     register("gpt_icl", "checkpoints/baselines", {
         "rows": Table(text=("method", "mixture"), numbers=("position", "r2")), "settings": Fields({"seed": INTEGER})})
