@@ -25,6 +25,10 @@ FITTED_DONE: tuple[str, ...] = (
 RECIPES_N01_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed{r}" for r in (0, 1) for a in ("softmax", "relu")
                                           for c in ("incumbent", "cosine"))
 
+#: the models of the design trained until flat that have reached the horizon (python -m icdl.gpt_icl --profile n01-flat
+#: --part main at ac0550a), committed as each finishes; the run resumes from them
+FLAT_DONE: tuple[str, ...] = ("gpt_depth3_softmax", "gpt_depth3_relu")
+
 #: the (task, target depth) units of the power check's seeds run, every one committed
 POWER_UNITS_DONE = ("icdl_depth3", "icdl_depth4", "icdl_depth6", "n01_depth3", "n01_depth4", "n01_depth6")
 
@@ -110,6 +114,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         *(f"results/gpt_n01/checkpoints/recipes_n01/{name}{suffix}"
           for name in RECIPES_N01_DONE for suffix in (".pt", ".pt.json")),
         "results/gpt_n01/recipes.n01.json",
+        *(f"results/gpt_icl/checkpoints/n01-flat/{name}{suffix}"
+          for name in FLAT_DONE for suffix in (".pt", ".pt.json")),
         "results/gpt_n01/scan.icdl.json",
         "results/gpt_n01/scan.n01.json",
         "results/ledger/gpt_n01.quick.json",
