@@ -180,8 +180,8 @@ def test_the_margin_is_the_registry_s():
 #: the claims of sec. 5 that are not about how well trained models learn: the task's content (no model), the
 #: positive control of the mechanism pipeline (its criterion already needs the model nearer a linear fit than the
 #: context mean, which a plateaued model is not), and the planted models of the mechanism's power (no training)
-NOT_ABOUT_LEARNING = {"gpt-task-linear", "gpt-task-n01", "mech-control-linear", "mech-power-gd", "mech-power-ridge",
-                      "mech-power-gd-n01", "mech-power-ridge-n01"}
+NOT_ABOUT_LEARNING = {"gpt-task-linear", "gpt-task-n01", "mech-control-linear",
+                      *(f"mech-power-{m}{s}" for m in ("pred", "sens", "cosine", "median") for s in ("", "-n01"))}
 
 
 @pytest.mark.parametrize("chapter", ["gpt_icl", "gpt_n01", "gpt_depth", "gpt_scale", "gpt_mechanism"])

@@ -125,6 +125,7 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
 #: the commit that registered each claim's criterion as it stands (``tests/test_registered.py`` reads the
 #: registry at that commit and fails where a threshold, comparison or band differs today)
 REGISTERED: dict[str, str] = {
+    **{f"mech-power-{m}{s}": "9936b75" for s in ("", "-n01") for m in ("pred", "sens", "cosine", "median")},
     "mech-control-linear": "cb77cf4",
     "mech-seeds-nearest-gd": "c27bba6",
     "mech-seeds-sens-gd": "c27bba6",
