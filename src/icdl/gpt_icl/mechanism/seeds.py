@@ -147,12 +147,12 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
     :func:`icdl.gpt_icl.core.main_study.learning_gate`) and ``power`` (per claim, 1.0 where the planted models were
     told apart on this task by the measure that claim reads: ``power`` maps each number of :data:`CLAIMS` to its
     gate, :func:`icdl.gpt_icl.mechanism.power.gates`; one number serves every claim). ``suffix`` names the task's
-    claims (``-n01``: the same
-    hypotheses asked of the models of main-study profile ``n01``, profile ``seeds-n01``)."""
+    claims (``-n01``: the same hypotheses asked of the models of main-study profile ``n01``, profile
+    ``seeds-n01``)."""
     criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the mean over three seeds "
                    f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval, with every seed's GD "
                    "member inside its grid in flow time, the positive control passed, every model learned the task "
-                   "and the planted GD and ridge models told apart"
+                   "and the claim's own measure told the planted GD from a planted ridge and kernel smoother"
                 for c, (_, op, t) in CLAIMS.items()}
     if result is None:
         return [{"claim": c + suffix, "passed": None, "value": None, "criterion": criteria[c],
