@@ -101,6 +101,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "results/ledger/gpt_mechanism.quick.json",
         # the power check (python -m icdl.gpt_icl.mechanism.power --profile seeds): its units, each kept as it
         # finishes (its result, power.seeds.json, joins them once the run is committed)
+        # ... and its run at the tests' sizes (--profile quick at 98ab1d9), a look at the design's workings that
+        # judges nothing
+        "results/gpt_mechanism/power.quick.json",
         *(f"results/gpt_mechanism/checkpoints/seeds/power_{unit}.json" for unit in POWER_UNITS_DONE),
         *(f"results/gpt_mechanism/checkpoints/seeds-n01/mechanism_depth{d}.json" for d in MECHANISM_N01_DONE),
     ),
