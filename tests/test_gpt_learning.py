@@ -182,8 +182,8 @@ def test_the_margin_is_the_registry_s():
 #: context mean, which a plateaued model is not), the planted models of the mechanism's power (no training), and
 #: "some model beats least squares" (a model that beats least squares has left the plateau: the claim is itself a
 #: statement that some model learned more than a linear rule, and a gate could only withhold that)
-NOT_ABOUT_LEARNING = {"gpt-task-linear", "gpt-task-n01", "mech-control-linear", "mech-power-gd", "mech-power-ridge",
-                      "mech-power-gd-n01", "mech-power-ridge-n01", "gpt-n01f-some-beats-ls"}
+NOT_ABOUT_LEARNING = {"gpt-task-linear", "gpt-task-n01", "mech-control-linear", "gpt-n01f-some-beats-ls",
+                      *(f"mech-power-{m}{s}" for m in ("pred", "sens", "cosine", "median") for s in ("", "-n01"))}
 
 
 @pytest.mark.parametrize("chapter", ["gpt_icl", "gpt_n01", "gpt_depth", "gpt_scale", "gpt_mechanism"])

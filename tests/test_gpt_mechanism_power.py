@@ -1,25 +1,30 @@
-"""Planted models (icdl.gpt_icl.mechanism.power): the mechanism's pipeline run on models that *are* an algorithm.
-The quick profile's grid, target depth 3, in seconds."""
+"""Planted models (icdl.gpt_icl.mechanism.plants, .power): the mechanism's pipeline run on models that *are* an
+algorithm -- GD on the network, ridge, a kernel smoother -- at the noise levels of the registered design. The quick
+profile's grid, target depth 3, in seconds; the judge on numbers whose answer is known."""
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
 
 from conftest import scratch_clone
 from icdl.gpt_icl.core import algorithms as al
-from icdl.gpt_icl.mechanism import power, study
+from icdl.gpt_icl.core.intervals import point, prompt_only
+from icdl.gpt_icl.mechanism import plants, power, study
 from icdl.gpt_icl.mechanism.measures import SEEDS
 
 CFG = study.PROFILES.resolve("quick")
+ON_GRID = {"eta": CFG["etas"][0], "init_scale": CFG["init_scales"][0], "steps": CFG["gd_steps"],
+           "lambda": CFG["lambdas"][0], "start_seed": SEEDS["start"]}
 
 
 def test_the_plants_settings_lie_between_the_grid_s_values():
     """Off the grid in every setting the pipeline chooses (a plant on the grid would be matched exactly, which no
     trained model is): the step size, start scale and λ strictly between grid values, the steps not a recorded
     power of two, another start draw."""
-    s = power.plant_settings(study.PROFILES.resolve("quick") | {"etas": (0.0125, 0.025, 0.05),
-                                                                "init_scales": (0.125, 0.25, 0.5, 1.0),
-                                                                "gd_steps": 8192, "lambdas": (0.1, 1.0, 10.0)})
+    s = plants.plant_settings(CFG | {"etas": (0.0125, 0.025, 0.05), "init_scales": (0.125, 0.25, 0.5, 1.0),
+                                     "gd_steps": 8192, "lambdas": (0.1, 1.0, 10.0)})
+
     def between_two(v, grid):
         return any(a < v < b for a, b in zip(grid, grid[1:]))
 
@@ -28,65 +33,119 @@ def test_the_plants_settings_lie_between_the_grid_s_values():
     assert s["steps"] == 6144 and s["steps"] not in al.recorded_steps(8192) and s["start_seed"] != SEEDS["start"]
 
 
-def test_a_plant_predicts_at_the_profile_s_positions_with_its_algorithm_s_slope():
-    """The ridge plant's sensitivity is ridge's slope at its λ, its prediction ridge's plus noise of about NOISE of
-    the labels' variance (the bug: noise on the sensitivity, or none at all); forward fills only the positions the
+def test_a_plant_predicts_with_its_algorithm_s_slope_and_the_noise_of_its_level():
+    """The ridge plant's sensitivity is ridge's slope at its λ, its prediction ridge's plus noise of about its level
+    of the labels' variance, at every level of the registered grid, one draw scaled (the bugs: noise on the
+    sensitivity, none at all, or the 4 % of the first design at every level); forward fills only the positions the
     pipeline reads and the last."""
-    xs = torch.randn(256, 12, CFG["d"])
-    ys = xs[..., 0] + 0.1 * torch.randn(256, 12)
-    plant = power.Planted("ridge", CFG, 3)
-    pred, sens = plant.sensitivity(xs, ys, [5, 10])
+    assert plants.NOISES == (0.04, 0.15, 0.30, 0.45)  # registered with mech-power-* (9936b75)
+    xs = torch.randn(512, 12, CFG["d"])
+    ys = xs[..., 0] + 0.1 * torch.randn(512, 12)
+    plant = plants.Planted("ridge", CFG, 3)
     p, g = al.ridge(xs, ys, [5, 10], [plant.settings["lambda"]])
-    assert torch.allclose(sens.double(), g[0].double(), atol=1e-5)
-    share = ((pred.double() - p[0].double()) ** 2).mean(0) / ys[:, [5, 10]].double().var(0)
-    assert torch.all((share > 0.5 * power.NOISE) & (share < 2 * power.NOISE))
+    errors = []
+    for level in plants.NOISES:
+        pred, sens = plant.at(level).sensitivity(xs, ys, [5, 10])
+        assert torch.allclose(sens.double(), g[0].double(), atol=1e-5)
+        share = ((pred.double() - p[0].double()) ** 2).mean(0) / ys[:, [5, 10]].double().var(0)
+        assert torch.all((share > 0.7 * level) & (share < 1.4 * level)), (level, share)
+        errors.append((pred.double() - p[0].double()) / level ** 0.5)
+    assert all(torch.allclose(e, errors[0], atol=1e-4) for e in errors)  # the same draw, scaled
     out = plant(xs, ys)
     filled = [j for j in range(12) if not torch.isnan(out[0, j])]
     assert filled == sorted({p for p in CFG["positions"] if p < 12} | {11})
     with pytest.raises(ValueError, match="kind"):
-        power.Planted("adam", CFG, 3)
+        plants.Planted("adam", CFG, 3)
+
+
+def test_the_kernel_smoother_is_nonlinear_and_its_slope_is_its_gradient():
+    """The nonlinear plant: its sensitivity is the gradient of its own prediction in the query (autograd through
+    the same formula, the bug: a sign or a bandwidth factor off), it fits a nonlinear target that least squares
+    cannot (so it is a learner of the kind the hypotheses must tell from GD, not a local average that fits
+    nothing), and its prediction moves with the examples' labels (it is in-context)."""
+    g = torch.Generator().manual_seed(0)
+    xs = torch.randn(256, 40, 2, generator=g, dtype=torch.float64)
+    ys = torch.sin(2 * xs[..., 0]) + xs[..., 1] ** 2
+    pred, sens = plants.kernel_smoother(xs, ys, [39], 2.0 * 0.25, 0.01)
+    q = xs.clone().requires_grad_(True)
+    again, _ = plants.kernel_smoother(q, ys, [39], 2.0 * 0.25, 0.01)
+    (grad,) = torch.autograd.grad(again.sum(), q)
+    assert torch.allclose(sens[:, 0], grad[:, 39], atol=1e-8)
+    ls, _ = al.least_squares_with_slope(xs, ys, [39])
+    err = lambda p: float(((p - ys[:, 39:40]) ** 2).mean())  # noqa: E731
+    assert err(pred) < 0.5 * err(ls)
+    moved, _ = plants.kernel_smoother(xs, -ys, [39], 0.5, 0.01)
+    assert torch.allclose(moved, -pred, atol=1e-8)
 
 
 @pytest.mark.filterwarnings("ignore:divide by zero")  # without noise the ridge plant's ridge difference is 0
 def test_the_pipeline_calls_planted_ridge_nearest_ridge_and_gd_on_the_grid_nearest_gd(monkeypatch):
-    """The positive controls of the positive control. A ridge plant: GD's prediction difference over the nearest
-    simple rule's lies above 1 on its whole interval (ridge nearer). A GD plant placed exactly on the grid, without
-    noise: GD's difference is 0 and the ratio far below 1. Catches the plants swapped, the pipeline choosing GD's
-    member for the wrong model, and a ratio taken the wrong way up."""
-    numbers = power.power_numbers(power.power(CFG, 3), CFG["train_examples"])
-    assert set(numbers) == {(3, "planted GD"), (3, "planted ridge")}
-    assert numbers[(3, "planted ridge")]["pred"]["lo"] > 1
-    on_grid = {"eta": CFG["etas"][0], "init_scale": CFG["init_scales"][0], "steps": CFG["gd_steps"],
-               "lambda": CFG["lambdas"][0], "start_seed": SEEDS["start"]}
-    monkeypatch.setattr(power, "plant_settings", lambda cfg: on_grid)
-    monkeypatch.setattr(power, "NOISE", 0.0)
-    exact = power.power_numbers(power.power(CFG, 3), CFG["train_examples"])
-    assert exact[(3, "planted GD")]["pred"]["hi"] < 0.01 and exact[(3, "planted GD")]["cosine"]["lo"] > 0.999
+    """The positive controls of the positive control, at one noise level. A ridge plant: GD's prediction ratio lies
+    above 1 on its whole interval (ridge nearer). A GD plant placed exactly on the grid, without noise: GD's
+    difference is 0 and the ratio far below 1, its cosine 1. Every plant is measured (the kernel smoother too).
+    Catches the plants swapped, the pipeline choosing GD's member for the wrong model (or a member shared between
+    plants by a wrong key), and a ratio taken the wrong way up."""
+    monkeypatch.setattr(plants, "NOISES", (0.04,))
+    numbers = power.plant_numbers(plants.power(CFG, 3), CFG["train_examples"])
+    assert set(numbers) == {(3, name, 0.04) for name in plants.PLANTS}
+    assert numbers[(3, "planted ridge", 0.04)]["pred"][0] > 1
+    monkeypatch.setattr(plants, "plant_settings", lambda cfg: ON_GRID)
+    monkeypatch.setattr(plants, "NOISES", (0.0,))
+    exact = power.plant_numbers(plants.power(CFG, 3), CFG["train_examples"])
+    gd = exact[(3, "planted GD", 0.0)]
+    assert gd["pred"][0] < 0.01 and np.quantile(gd["pred"][21:], 0.95) < 0.01 and gd["cosine"][0] > 0.999
 
 
-@pytest.mark.filterwarnings("ignore:divide by zero")  # the ridge plant's sensitivities are ridge's own exactly
-def test_the_power_judge_both_sides_and_waiting(monkeypatch):
-    """On plants placed exactly on the grid with almost no noise, both tasks' claims pass (GD's ratio near 0,
-    ridge's large); with the plants' labels swapped in the sums each fails, decided (the bug: the judge reading one
-    plant's number for the other's claim); waiting for its run, each of the four names the command and decides
-    nothing; the gate is met only where both claims of a task pass."""
-    on_grid = {"eta": CFG["etas"][0], "init_scale": CFG["init_scales"][0], "steps": CFG["gd_steps"],
-               "lambda": CFG["lambdas"][0], "start_seed": SEEDS["start"]}
-    monkeypatch.setattr(power, "plant_settings", lambda cfg: on_grid)
-    monkeypatch.setattr(power, "NOISE", 1e-3)  # a little: without any, ridge's own difference is 0 (a ratio of ∞)
-    blocks = power.run({**CFG, "depths": (3,)}, progress=False)["blocks"]
-    entries = {e["claim"]: e for e in power.judge(blocks, CFG["train_examples"], "cmd")}
-    assert set(entries) == {"mech-power-gd", "mech-power-ridge", "mech-power-gd-n01", "mech-power-ridge-n01"}
-    assert all(e["passed"] is True for e in entries.values()), entries
-    assert power.met(list(entries.values()), "icdl") == 1.0 == power.met(list(entries.values()), "n01")
-    swapped = blocks.assign(attention=blocks["attention"].map({power.PLANTS[0]: power.PLANTS[1],
-                                                               power.PLANTS[1]: power.PLANTS[0]}))
-    wrong = power.judge(swapped, CFG["train_examples"], "cmd")
-    assert all(e["passed"] is False for e in wrong), wrong
-    assert power.met(wrong, "icdl") == 0.0
-    waiting = power.judge(None, CFG["train_examples"], "the command")
-    assert len(waiting) == 4 and all(e["passed"] is None and "the command" in e["ours"] for e in waiting)
-    assert power.met(waiting, "n01") == 0.0
+def _numbers(gd=0.5, ridge=3.0, kernel=2.0, cosines=(0.95, 0.3, 0.4), at=None):
+    """A run's numbers whose answer is known: every depth and level of every plant the same, each exact (an interval
+    of one point), but ``at``: {(depth, plant, level, measure): value or (value, lo, hi)}."""
+    ratio = {"planted GD": gd, "planted ridge": ridge, "planted kernel smoother": kernel}
+    cos = dict(zip(ratio, cosines))
+    out = {}
+    for d in (3, 4):
+        for name in ratio:
+            for lvl in plants.NOISES:
+                out[(d, name, lvl)] = {k: point(cos[name] if k == "cosine" else ratio[name])
+                                       for k in power.LINES}
+    for (d, name, lvl, k), v in (at or {}).items():
+        value, lo, hi = v if isinstance(v, tuple) else (v, v, v)
+        out[(d, name, lvl)][k] = prompt_only(value, np.linspace(lo, hi, 201))
+    return out
+
+
+def _judged(monkeypatch, **kw):
+    numbers = _numbers(**kw)
+    monkeypatch.setattr(power, "plant_numbers", lambda blocks, train: numbers)
+    blocks = pd.DataFrame({"task": ["icdl", "n01"]})
+    entries = power.judge(blocks, 40, "cmd")
+    return {e["claim"]: e for e in entries}, entries
+
+
+def test_each_measure_is_judged_on_its_own_plants(monkeypatch):
+    """One claim per measure and task, decided on that measure's own numbers at every depth and level: all plants on
+    their sides pass every claim and meet every gate; a kernel smoother that the cosine calls GD fails the cosine's
+    claim alone (the bug of the first design: one gate, the prediction ratio's, for every measure); a planted GD
+    short of the cosine line at one depth and noise level fails it too (its worst is read, not the mean); a plant
+    whose interval reaches the line leaves the claim open; waiting for the run, every claim names the command."""
+    by, entries = _judged(monkeypatch)
+    assert sorted(by) == sorted(f"mech-power-{m}{s}" for m in power.LINES for s in ("", "-n01"))
+    assert all(e["passed"] is True for e in entries), entries
+    assert power.gates(entries, "icdl") == {m: 1.0 for m in power.LINES} == power.gates(entries, "n01")
+    by, entries = _judged(monkeypatch, cosines=(0.95, 0.3, 0.9))
+    assert by["mech-power-cosine"]["passed"] is False and by["mech-power-cosine"]["values"]["nonlinear"] == 0.9
+    assert power.gates(entries, "n01") == {"pred": 1.0, "sens": 1.0, "cosine": 0.0, "median": 1.0}
+    by, entries = _judged(monkeypatch, at={(4, "planted GD", 0.45, "cosine"): 0.52})
+    assert by["mech-power-cosine-n01"]["passed"] is False and by["mech-power-cosine-n01"]["value"] == 0.52
+    assert all(e["passed"] is True for c, e in by.items() if "cosine" not in c)
+    by, _ = _judged(monkeypatch, at={(3, "planted kernel smoother", 0.15, "pred"): 0.6})
+    assert by["mech-power-pred"]["passed"] is False and by["mech-power-sens"]["passed"] is True
+    by, _ = _judged(monkeypatch, at={(3, "planted GD", 0.3, "median"): (0.9, 0.8, 1.1)})
+    assert by["mech-power-median"]["passed"] is None
+    by, _ = _judged(monkeypatch, at={(3, "planted ridge", 0.04, "sens"): (1.3, 0.9, 1.6)})
+    assert by["mech-power-sens"]["passed"] is None and by["mech-power-sens"]["values"]["ridge_lo"] < 1
+    waiting = power.judge(None, 40, "the command")
+    assert len(waiting) == 8 and all(e["passed"] is None and "the command" in e["ours"] for e in waiting)
+    assert power.gates(waiting, "icdl") == {m: 0.0 for m in power.LINES}
 
 
 def test_a_killed_power_run_resumes_from_the_units_it_finished(tmp_path, monkeypatch):
@@ -127,45 +186,20 @@ def test_a_killed_power_run_resumes_from_the_units_it_finished(tmp_path, monkeyp
         power.run(cfg, progress=False, keep=True)
 
 
-def test_the_cosine_line_is_set_against_what_the_plants_reach():
-    """``cosine_words``: the line separates the plants only where the planted GD's smallest cosine reaches it and the
-    planted ridge's largest stays below (the bug it guards: a line that a model which *is* ridge also passes, read as
-    evidence for GD); the ranges are over the target depths, the right plant's numbers in each."""
-    def nums(gd, ridge):
-        return {(d, name): {"cosine": {"value": v, "lo": v, "hi": v}} for name, vals in
-                (("planted GD", gd), ("planted ridge", ridge)) for d, v in zip((3, 4, 6), vals)}
-
-    apart = power.cosine_words({"icdl": nums((0.95, 0.9, 0.85), (0.5, 0.6, 0.7))}, 0.8)
-    assert "planted GD reaches 0.85 to 0.95 and the planted ridge 0.50 to 0.70" in apart
-    assert apart.endswith("falls between them")
-    for gd, ridge in (((0.95, 0.9, 0.85), (0.5, 0.82, 0.7)), ((0.95, 0.79, 0.85), (0.5, 0.6, 0.7))):
-        assert power.cosine_words({"n01": nums(gd, ridge)}, 0.8).endswith("does not separate them")
-    # decided on the intervals, as the claim is: a planted GD whose interval reaches below the line at one depth,
-    # or a planted ridge whose interval reaches above it, leaves them unseparated though every value is apart
-    wide = nums((0.95, 0.9, 0.85), (0.5, 0.6, 0.7))
-    wide[(6, "planted GD")]["cosine"]["lo"] = 0.78
-    assert power.cosine_words({"icdl": wide}, 0.8).endswith("does not separate them")
-    wide = nums((0.95, 0.9, 0.85), (0.5, 0.6, 0.7))
-    wide[(4, "planted ridge")]["cosine"]["hi"] = 0.81
-    assert power.cosine_words({"icdl": wide}, 0.8).endswith("does not separate them")
-    assert power.cosine_words({}, 0.8) == "the planted models' run has not been made yet"
-
-
-def test_the_power_state_names_the_plant_that_was_not_called():
-    """Where the gate is unmet on a task, the chapter's sentence says which plant the pipeline called wrongly or
-    could not decide, with its number and interval (the bug: "does not call both plants right" for a planted GD
-    whose interval straddled 1 -- undecided, not wrong); where it is met, it says so."""
-    from icdl.gpt_icl.mechanism import power
-
-    entries = [{"claim": "mech-power-gd", "value": 0.955, "values": {"value_lo": 0.888, "value_hi": 1.012},
-                "passed": None},
-               {"claim": "mech-power-ridge", "value": 0.9, "values": {"value_lo": 0.8, "value_hi": 0.95},
-                "passed": False},
-               {"claim": "mech-power-gd-n01", "value": 0.4, "passed": True},
-               {"claim": "mech-power-ridge-n01", "value": 4.3, "passed": True}]
+def test_the_power_state_names_each_measure_and_the_plant_that_decided_it(monkeypatch):
+    """The chapter's sentence: per task, the measures that have power and, for each that has none, the plant that
+    decided it with its number and interval (the bug: "no power" said without the plant, or a measure with power
+    listed among those without); while the run waits, that it waits."""
+    _, entries = _judged(monkeypatch, cosines=(0.95, 0.3, 0.9))
     words = power.state_words(entries)
-    icdl, n01 = words.split("; ")
-    assert "cannot decide the planted GD" in icdl and "0.888 to 1.012" in icdl
-    assert "calls the planted ridge wrongly" in icdl and "gate is unmet" in icdl
-    assert n01.endswith("calls both plants right (the gate is met)")
-    assert power.state_words([{**e, "value": None} for e in entries]).endswith("not been made yet")
+    icdl, n01 = words.split("; on ")
+    assert icdl.startswith("on ICDL's inputs the prediction ratio, the sensitivity ratio and the median-block ratio "
+                           "have power")
+    assert "none has the cosine (the kernel smoother at 0.90 (0.90 to 0.90) against 0.8)" in icdl
+    assert n01.startswith("inputs from N(0, I)")
+    _, entries = _judged(monkeypatch, gd=1.2, cosines=(0.5, 0.3, 0.4))
+    words = power.state_words(entries)
+    assert "no measure has power" in words and "the GD at 1.20" in words and "the GD at 0.50" in words
+    assert power.state_words(power.judge(None, 40, "cmd")).endswith("not been made yet")
+    glue = power.glue(entries)
+    assert glue["power_noises"] == "4, 15, 30, 45 %" and glue["power_gate_words"] == power.GATE

@@ -350,6 +350,15 @@ def test_the_unmet_gates_are_counted_and_named_from_the_judged_entries():
     no_control = ms.unmet_words(ms.judge_seeds(result, CFG, 40, False, LEARNED, 1.0))
     assert no_control.startswith("1 of the 5") and GATE_WORDS["control"] in no_control
     assert ms.unmet_words(ms.judge_seeds(None, CFG, 40, True, None)) == "—"
+    # each claim behind the power of its own measure (issue 68): a cosine without power leaves the cosine claim
+    # open and decides the others (the bug: one gate, the prediction ratio's, read for every measure)
+    own = {"pred": 1.0, "sens": 1.0, "cosine": 0.0, "median": 1.0}
+    entries = ms.judge_seeds(result, CFG, 40, True, LEARNED, own)
+    verdicts = {e["claim"]: criterion_verdict(e["claim"], {"value": e["value"], **e["values"]}) for e in entries}
+    assert verdicts["mech-seeds-cosine-gd"] is None
+    assert all(v is not None for c, v in verdicts.items() if c != "mech-seeds-cosine-gd")
+    words = ms.unmet_words(entries)
+    assert words.startswith("1 of the 5") and f"{GATE_WORDS['power']} (for mech-seeds-cosine-gd)" in words
 
 
 def test_the_chapter_judges_the_control_and_the_plants_before_the_seeds_and_words_them_while_they_wait():
@@ -372,5 +381,5 @@ def test_the_chapter_judges_the_control_and_the_plants_before_the_seeds_and_word
     assert glue["seeds_unmet"] == "—" and set(glue) == set(ms.seeds_glue(None, 40, [])) | {"seeds_unmet"}
     assert "seeds_n01_unmet" in mechanism.show.hypotheses_glue(None, n01_cfg, n01, suffix="-n01")
     assert power.numbers_by_task(None, 40) == {}
-    words = power.glue(judged["power"], {})
+    words = power.glue(judged["power"])
     assert words["power_state"].endswith("not been made yet") and words["power_gate_words"] == power.GATE

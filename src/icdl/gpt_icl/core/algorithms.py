@@ -224,7 +224,7 @@ def model_sensitivity(model, xs: Tensor, ys: Tensor, positions) -> tuple[Tensor,
     """A trained transformer's prediction ``(B, P)`` and ``∂ŷ/∂x_query`` ``(B, P, d)`` at each position: the
     gradient of its output at the query token with respect to that token's input (one backward pass per
     position, since a query is also context for the later ones). A model with a ``sensitivity(xs, ys, positions)``
-    method of its own (a planted algorithm, :class:`icdl.gpt_icl.mechanism.power.Planted`) gives both itself."""
+    method of its own (a planted algorithm, :class:`icdl.gpt_icl.mechanism.plants.Planted`) gives both itself."""
     if hasattr(model, "sensitivity"):
         return model.sensitivity(xs, ys, list(positions))
     positions = _prompts(xs, ys, positions)

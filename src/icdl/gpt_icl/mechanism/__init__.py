@@ -7,7 +7,8 @@ the main study's models after von Oswald et al. 2023 and Akyürek et al. 2023).
 ``numbers``   the four registered numbers with paired intervals, and the gated ledger entries
 ``seeds``     the live design: every seed's model, the seed means, their judge
 ``judge``     the nearest candidate, and the positive control with its judge
-``power``     planted models that are GD or ridge: can the pipeline tell the algorithms apart? (its own command,
+``plants``    planted models that are GD, ridge or a kernel smoother, at the trained models' noise
+``power``     can each measure tell the algorithms apart on the plants? (its own command,
               ``python -m icdl.gpt_icl.mechanism.power``: imported by name, not here)
 ``show``      what the chapter shows: seed means, tables, the prose's numbers
 ``verdicts``  the chapter's claims judged in the order their gates need: control and planted models, then seeds

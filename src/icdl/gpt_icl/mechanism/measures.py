@@ -140,13 +140,19 @@ def fixed_candidates(cfg, depth: int, xs: Tensor, ys: Tensor) -> dict[str, tuple
             bl.CONTEXT_MEAN: (bl.context_mean(xs, ys)[:, pos], None)}
 
 
-def chosen_candidates(cfg, depth: int, xs: Tensor, ys: Tensor, chosen: dict) -> dict[str, tuple[Tensor, Tensor]]:
-    """GD and ridge at the settings :func:`choose` picked for one model, as :func:`fixed_candidates`."""
+def chosen_candidates(cfg, depth: int, xs: Tensor, ys: Tensor, chosen: dict, members: dict | None = None
+                      ) -> dict[str, tuple[Tensor, Tensor]]:
+    """GD and ridge at the settings :func:`choose` picked for one model, as :func:`fixed_candidates`. ``members``:
+    GD's outputs on these prompts already computed, by setting (filled as computed; models measured on the same
+    prompts share them)."""
     pos, gd = list(cfg["positions"]), chosen["gd"]
     rp, rs = al.ridge(xs, ys, pos, [chosen["ridge"]["lambda"]])
-    return {GD_NETWORK: al.gd_network_sensitivity(xs, ys, pos, target_task(cfg, depth), eta=gd["eta"],
-                                                  steps=gd["steps"], init_scale=gd["init_scale"], seed=SEEDS["start"]),
-            RIDGE: (rp[0], rs[0])}
+    key = (gd["eta"], gd["steps"], gd["init_scale"])
+    members = {} if members is None else members
+    if key not in members:
+        members[key] = al.gd_network_sensitivity(xs, ys, pos, target_task(cfg, depth), eta=gd["eta"],
+                                                 steps=gd["steps"], init_scale=gd["init_scale"], seed=SEEDS["start"])
+    return {GD_NETWORK: members[key], RIDGE: (rp[0], rs[0])}
 
 
 #: the test prompts whose sensitivities the chapter draws (at the last position, pretraining mixture)
@@ -181,18 +187,18 @@ def block_measures(pred_model: Tensor, sens_model: Tensor, pred_alg: Tensor, sen
     return out
 
 
-def measure(model, cfg, depth: int, mixture: str, chosen: dict, fixed: dict | None = None
-            ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def measure(model, cfg, depth: int, mixture: str, chosen: dict, fixed: dict | None = None,
+            members: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """One row per candidate and position with the three measures, on the measure prompts of ``mixture``
     (plus the model's own R² and each candidate's, for reference); the sensitivities of the model and
     every candidate on the first :data:`EXAMPLE_PROMPTS` prompts at the last position, one row per prompt,
     candidate and input coordinate; and the sums of :func:`block_measures` per candidate, position and block
     of prompts (with the block's prompt count ``n``), for intervals. ``fixed``: :func:`fixed_candidates` on
-    these prompts, if already known."""
+    these prompts, if already known; ``members``: GD's members on them, by setting (:func:`chosen_candidates`)."""
     pos = list(cfg["positions"])
     xs, ys = measure_prompts(cfg, depth, mixture)
     fixed = fixed_candidates(cfg, depth, xs, ys) if fixed is None else fixed
-    every = fixed | chosen_candidates(cfg, depth, xs, ys, chosen)
+    every = fixed | chosen_candidates(cfg, depth, xs, ys, chosen, members)
     pm, sm = al.model_sensitivity(model, xs, ys, pos)
     y = ys[:, pos]
     rows, examples, sums = [], [], []

@@ -1,184 +1,89 @@
-"""Can the mechanism's pipeline tell the algorithms apart at all? Planted models (chapter ``gpt_mechanism``).
+"""Can the mechanism's pipeline tell the algorithms apart at all, measure by measure? Planted models at the trained
+models' noise (chapter ``gpt_mechanism``).
 
-A verdict "the model is not nearest GD" means something only if the same pipeline -- the members chosen on scan
-prompts, the three measures on the test prompts, the registered ratios -- calls a model that *is* GD on the
-network nearest GD, and one that *is* ridge nearest ridge. Both are planted here, in minutes and without training,
-each a little off what the pipeline can match exactly, as a trained model would be:
+The plants (:mod:`~icdl.gpt_icl.mechanism.plants`) are a planted GD, a planted ridge and a planted kernel smoother (a
+nonlinear learner that is not GD), each at every noise level of :data:`~icdl.gpt_icl.mechanism.plants.NOISES`. A
+measure the hypotheses read -- GD's prediction ratio, sensitivity ratio, cosine, median-block ratio -- has power for
+"runs GD" on a task only where the planted GD lies on GD's side of that measure's line and the other two plants on the
+other side, at every target depth and level, each on its whole interval over the test prompts (the registered claims
+``mech-power-<measure>``, per task); a hypothesis is decided only where its own measure has power (the gate
+``power``: :func:`met`).
 
-=====================  =========================================================================================
-``planted GD``         GD on the target's architecture at a step size, a number of steps and a start scale
-                       between the grid's (:func:`plant_settings`), from another start draw than the grid's
-``planted ridge``      ridge at a λ between the grid's
-both                   their predictions carry noise of :data:`NOISE` of the labels' variance (a model's
-                       prediction error); their sensitivities are the algorithm's own
-=====================  =========================================================================================
-
-:func:`power` runs the pipeline of :mod:`~icdl.gpt_icl.mechanism.measures` on both at one target depth and returns
-the sums per block of prompts that the mechanism's numbers (:func:`~icdl.gpt_icl.mechanism.numbers.paired_measures`)
-read; :func:`power_numbers` gives, per plant, GD's prediction difference over the nearest simple rule's (below 1:
-GD nearer) with its interval over the prompts. :func:`run` does it at every target depth of a profile on two tasks
--- ICDL's inputs and x ~ N(0, I) (:data:`TASKS`) -- and writes ``results/gpt_mechanism/power.<profile>.json``
-(``python -m icdl.gpt_icl.mechanism.power --profile seeds``); :func:`judge` turns it into the registered claims
-``mech-power-gd`` and ``mech-power-ridge`` (per task), which gate the mechanism's verdicts on that task;
-:func:`glue` puts them, and hypothesis 2's cosine line against the plants, in the chapter's words.
+=====================  ==============================================================================================
+:func:`plant_numbers`  per target depth, plant and level the four numbers on every resample of the test prompts
+:func:`judge`          the entries of ``mech-power-pred``, ``-sens``, ``-cosine``, ``-median`` (and their ``-n01``)
+:func:`met`            the gate ``power`` of one hypothesis: its own measure's power claim on its task passed
+:func:`shown`          the numbers for the reader; :func:`glue` the prose's words
+:func:`run`            every (task, depth) unit, each kept in its own file as it finishes: ``python -m
+                       icdl.gpt_icl.mechanism.power --profile seeds``
+=====================  ==============================================================================================
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pandas as pd
 import torch
-from torch import Tensor
 
-from icdl.gpt_icl.core import algorithms as al
-from icdl.gpt_icl.core.intervals import Draws, summary
-from icdl.gpt_icl.core.schedule import target_task
-from icdl.gpt_icl.core.tasks import PRETRAINING
-from icdl.gpt_icl.mechanism.measures import (
-    SEEDS,
-    choose,
-    fixed_candidates,
-    gd_grid,
-    measure,
-    measure_prompts,
-    scan_prompts,
-)
-from icdl.gpt_icl.mechanism.numbers import paired_measures
-from icdl.repro.typeset import relation
+from icdl.gpt_icl.core.intervals import Draws, extreme, summary
+from icdl.gpt_icl.mechanism.numbers import median_ratio, paired_measures
+from icdl.gpt_icl.mechanism.plants import NOISES, power
 
-#: the plants' prediction noise, as a share of the labels' variance at each position
-NOISE = 0.04
-#: the plants' names (the ``attention`` column of their sums, where a trained model has its attention)
-PLANTS = ("planted GD", "planted ridge")
+#: the four numbers the hypotheses read, each with its line: GD's side of it and the other side
+LINES = {"pred": ("<", ">", 1.0), "sens": ("<", ">", 1.0), "cosine": (">=", "<", 0.8), "median": ("<", ">", 1.0)}
+#: the hypothesis (``mech-seeds-*``, and its ``-n01``) each measure decides
+HYPOTHESES = {"pred": "mech-seeds-nearest-gd", "sens": "mech-seeds-sens-gd", "cosine": "mech-seeds-cosine-gd",
+              "median": "mech-seeds-median-gd"}
+#: the reader's names of the measures
+NAMES = {"pred": "prediction ratio", "sens": "sensitivity ratio", "cosine": "cosine", "median": "median-block ratio"}
+#: each plant's key in the criteria: the planted GD's number is the claim's value
+KEYS = {"planted GD": "value", "planted ridge": "ridge", "planted kernel smoother": "nonlinear"}
 
 
-def _between(values) -> float:
-    """A value between a grid's two middle values (their geometric mean), or 1.25 times a grid of one."""
-    v = sorted(float(x) for x in values)
-    if len(v) == 1:
-        return 1.25 * v[0]
-    i = (len(v) - 1) // 2
-    return math.sqrt(v[i] * v[i + 1])
+def plant_numbers(blocks: pd.DataFrame, train_examples: int) -> dict[tuple[int, str, float], dict]:
+    """Per target depth, plant and noise level (``blocks``: one task's sums per block, with columns ``depth``,
+    ``attention`` -- the plant -- and ``noise``): GD's prediction ratio to the nearest simple rule (``pred``), its
+    sensitivity ratio (``sens``), its cosine (``cosine``) and the median-block ratio (``median``), each on every row
+    of a one-seed :class:`~icdl.gpt_icl.core.intervals.Draws` (the prompt rows resampled alike for every plant and
+    candidate of a level: paired)."""
+    out = {}
+    for level, part in blocks.groupby("noise"):
+        draws = Draws(1, blocks=int(part["block"].nunique()))
+        m, med = paired_measures(part, train_examples, draws), median_ratio(part, train_examples, draws)
+        for (depth, name), v in m["models"].items():
+            out[(int(depth), name, float(level))] = {"pred": v["pred"], "sens": v["sens"], "cosine": v["cosine"],
+                                                     "median": med["models"][(depth, name)]}
+    return out
 
 
-def plant_settings(cfg) -> dict:
-    """The plants' settings, each off the grid the pipeline chooses from: GD's step size, start scale and ridge's λ
-    between the grid's middle values, GD's steps three quarters of the grid's largest (between the recorded powers
-    of two), and a start draw of its own."""
-    return {"eta": _between(cfg["etas"]), "init_scale": _between(cfg["init_scales"]),
-            "steps": max(1, (3 * cfg["gd_steps"]) // 4), "lambda": _between(cfg["lambdas"]),
-            "start_seed": SEEDS["start"] + 1}
+def worst(numbers: dict, plant: str, measure: str) -> dict[str, float]:
+    """A plant's number at its worst over the depths and levels -- toward the side of the line it must not reach:
+    the planted GD's largest ratio or smallest cosine, the other plants' smallest ratio or largest cosine -- its
+    interval read off every (depth, level)'s own (:func:`~icdl.gpt_icl.core.intervals.extreme`)."""
+    per = {(d, lvl): v[measure] for (d, name, lvl), v in numbers.items() if name == plant}
+    if not per:
+        raise ValueError(f"the run holds no sums of the {plant}")
+    return extreme(per, largest=(measure != "cosine") == (plant == "planted GD"))
 
 
-class Planted(torch.nn.Module):
-    """A model that runs one algorithm (``kind``: ``"gd"`` or ``"ridge"``) on each prompt, at the positions of
-    ``cfg`` (NaN elsewhere), its predictions with :data:`NOISE` of the labels' variance added (drawn with ``seed``:
-    a rerun is the same). ``forward(xs, ys)`` gives ``(B, k)`` predictions as a trained model does;
-    :meth:`sensitivity` the predictions and ``∂ŷ/∂x_query`` that :func:`~icdl.gpt_icl.core.algorithms.model_sensitivity`
-    reads."""
-
-    def __init__(self, kind: str, cfg, depth: int, seed: int = 0):
-        super().__init__()
-        if kind not in ("gd", "ridge"):
-            raise ValueError(f"kind must be 'gd' or 'ridge', got {kind!r}")
-        self.kind, self.cfg, self.depth, self.seed = kind, cfg, depth, seed
-        self.settings = plant_settings(cfg)
-
-    def _run(self, xs: Tensor, ys: Tensor, positions: list[int]) -> tuple[Tensor, Tensor]:
-        s = self.settings
-        if self.kind == "gd":
-            with torch.enable_grad():  # GD's own steps, also where the pipeline asks for predictions under no_grad
-                    pred, sens = al.gd_network_sensitivity(xs, ys, positions, target_task(self.cfg, self.depth),
-                                                       eta=s["eta"],
-                                                       steps=s["steps"], init_scale=s["init_scale"],
-                                                       seed=s["start_seed"])
-        else:
-            p, g = al.ridge(xs, ys, positions, [s["lambda"]])
-            pred, sens = p[0], g[0]
-        spread = ys[:, positions].double().var(0, keepdim=True)                       # (1, P)
-        g = torch.Generator().manual_seed(self.seed)
-        noise = torch.randn(pred.shape, generator=g, dtype=torch.float64) * (NOISE * spread).sqrt()
-        return (pred.double() + noise).to(xs.dtype), sens.to(xs.dtype)
-
-    def forward(self, xs: Tensor, ys: Tensor) -> Tensor:
-        k = xs.shape[1]
-        positions = sorted({p for p in self.cfg["positions"] if p < k} | {k - 1})
-        out = torch.full(ys.shape, float("nan"), dtype=xs.dtype)
-        out[:, positions] = self._run(xs, ys, positions)[0]
-        return out
-
-    def sensitivity(self, xs: Tensor, ys: Tensor, positions) -> tuple[Tensor, Tensor]:
-        return self._run(xs, ys, list(positions))
-
-
-def power(cfg, depth: int, progress: bool = False) -> pd.DataFrame:
-    """The pipeline on both plants at target depth ``depth`` of ``cfg`` (a mechanism profile): each plant's GD and
-    ridge members chosen on the scan prompts, then measured on the test prompts of the pretraining mixture. Returns
-    the sums per block of prompts (:func:`~icdl.gpt_icl.mechanism.measures.measure`), ``attention`` the plant's
-    name, ``depth`` the target depth."""
-    xs, ys = scan_prompts(cfg, depth)
-    grid = gd_grid(cfg, depth, xs, ys)
-    fixed = fixed_candidates(cfg, depth, *measure_prompts(cfg, depth, PRETRAINING))
-    pos = list(cfg["positions"])
-    parts = []
-    for name, kind in zip(PLANTS, ("gd", "ridge")):
-        plant = Planted(kind, cfg, depth)
-        with torch.no_grad():
-            chosen = choose(cfg, depth, plant(xs, ys)[:, pos], xs, ys, grid)
-        _, _, blocks = measure(plant, cfg, depth, PRETRAINING, chosen, fixed)
-        parts.append(blocks.assign(depth=depth, attention=name))
-    return pd.concat(parts, ignore_index=True)
-
-
-def power_numbers(blocks: pd.DataFrame, train_examples: int) -> dict[tuple[int, str], dict]:
-    """Per target depth and plant: GD's prediction difference over the nearest simple rule's (``pred``), its
-    sensitivity difference over the smallest simple rule's (``sens``) and GD's cosine (``cosine``), each
-    ``{"value", "lo", "hi"}`` over the test prompts (:func:`~icdl.gpt_icl.mechanism.numbers.paired_measures`, one
-    seed: the prompt rows alone)."""
-    m = paired_measures(blocks, train_examples, Draws(1, blocks=int(blocks["block"].nunique())))
-    return {(int(depth), name): {k: summary(v[k]) for k in ("pred", "sens", "cosine")}
-            for (depth, name), v in m["models"].items()}
-
-
-def numbers_by_task(blocks: pd.DataFrame | None, train_examples: int) -> dict[str, dict[tuple[int, str], dict]]:
-    """:func:`power_numbers` of every task of :data:`TASKS` (``blocks``: a run's sums per block, the ``task`` column
-    telling the tasks apart; empty while the run waits): what the chapter tables per task and
-    :func:`cosine_words` reads."""
+def numbers_by_task(blocks: pd.DataFrame | None, train_examples: int) -> dict[str, dict]:
+    """:func:`plant_numbers` of every task of :data:`TASKS` (``blocks``: a run's sums per block, the ``task`` column
+    telling the tasks apart; empty while the run waits)."""
     if blocks is None:
         return {}
-    return {task: power_numbers(blocks[blocks["task"] == task], train_examples) for task in TASKS}
+    return {task: plant_numbers(blocks[blocks["task"] == task], train_examples) for task in TASKS}
 
 
-def shown(numbers: dict[tuple[int, str], dict]) -> pd.DataFrame:
-    """For the reader: per target depth and plant the three numbers, each "value (lo to hi)"."""
-    def cell(s):
+def shown(numbers: dict) -> pd.DataFrame:
+    """For the reader: per target depth, plant and noise level the four numbers, each "value (lo to hi)"."""
+    def cell(v):
+        s = summary(v)
         return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
 
-    return pd.DataFrame([{"target depth": depth, "plant": name,
-                          "GD's prediction difference over the nearest simple rule's": cell(v["pred"]),
-                          "GD's sensitivity difference over the smallest simple rule's": cell(v["sens"]),
-                          "GD's cosine": cell(v["cosine"])} for (depth, name), v in sorted(numbers.items())])
-
-
-def cosine_words(numbers: dict[str, dict[tuple[int, str], dict]], line: float) -> str:
-    """Hypothesis 2's cosine line set against what the plants reach (``numbers``: task -> :func:`power_numbers`):
-    per task, the range over target depths of the planted GD's cosine with GD's chosen member and of the planted
-    ridge's, and whether the line falls between them as the claim is decided, on the intervals (every depth's
-    interval of the planted GD at or above the line, every one of the planted ridge's below it: it tells a model
-    that is GD from one that is ridge only then), or that the run waits."""
-    where = {"icdl": "ICDL's inputs", "n01": "inputs from N(0, I)"}
-    parts = []
-    for task, nums in numbers.items():
-        cos = {plant: [v["cosine"] for (_, name), v in nums.items() if name == plant] for plant in PLANTS}
-        (gd_lo, gd_hi), (ri_lo, ri_hi) = ((min(c["value"] for c in cos[p]), max(c["value"] for c in cos[p]))
-                                          for p in PLANTS)
-        between = min(c["lo"] for c in cos[PLANTS[0]]) >= line > max(c["hi"] for c in cos[PLANTS[1]])
-        parts.append(f"on {where[task]} the planted GD reaches {gd_lo:.2f} to {gd_hi:.2f} and the planted ridge "
-                     f"{ri_lo:.2f} to {ri_hi:.2f} over the target depths, so the line "
-                     + ("falls between them" if between else "does not separate them"))
-    return "; ".join(parts) if parts else "the planted models' run has not been made yet"
+    return pd.DataFrame([{"target depth": d, "plant": name, "noise": f"{lvl:g}",
+                          **{NAMES[k]: cell(v[k]) for k in LINES}}
+                         for (d, name, lvl), v in sorted(numbers.items())])
 
 
 #: the tasks the power is measured on: the inputs' centre (ICDL's N(−2, I), and N(0, I) of chapter gpt_n01) and
@@ -233,53 +138,59 @@ def run(cfg, progress: bool = True, keep: bool = False) -> dict:
             "seconds": sum(s for _, s in units)}
 
 
-def claims_of(task: str) -> dict[str, str]:
-    """The two claims of one task: plant name -> claim id."""
-    suffix = TASKS[task][1]
-    return {PLANTS[0]: f"mech-power-gd{suffix}", PLANTS[1]: f"mech-power-ridge{suffix}"}
+def claim_of(measure: str, task: str) -> str:
+    """The power claim of one measure on one task."""
+    return f"mech-power-{measure}{TASKS[task][1]}"
+
+
+def criterion_words(measure: str) -> str:
+    gd_op, other, line = LINES[measure]
+    return (f"by the {NAMES[measure]}: the planted GD {gd_op} {line:g} and the planted ridge and kernel smoother "
+            f"{other} {line:g}, at every target depth and noise level ({', '.join(f'{x:g}' for x in NOISES)}), "
+            "each on its whole 90 % interval")
 
 
 def judge(blocks: pd.DataFrame | None, train_examples: int, command: str) -> list[dict]:
-    """The ledger entries of the power claims, per task (None while the run waits: nothing judged, ``command``
-    named): for the planted GD the largest over the target depths of GD's prediction difference over the nearest
-    simple rule's (below 1: the pipeline finds GD), for the planted ridge the smallest (above 1: it finds a simple
-    rule, not GD), each read off every depth's own interval over the test prompts
-    (:func:`~icdl.gpt_icl.core.intervals.extreme`)."""
-    from icdl.gpt_icl.core.intervals import extreme
-    from icdl.gpt_icl.core.verdicts import decide
+    """The ledger entries of the power claims, per task and measure (``blocks`` None while the run waits: nothing
+    judged, ``command`` named): the planted GD's number at its worst (the claim's value), the planted ridge's
+    (``ridge``) and the kernel smoother's (``nonlinear``), each with its interval (:func:`worst`), decided by the
+    registry."""
+    from icdl.repro.claims import criterion_verdict
 
     out = []
     for task in TASKS:
-        names = claims_of(task)
-        words = {PLANTS[0]: ("largest", "<", "nearer GD than any simple rule"),
-                 PLANTS[1]: ("smallest", ">", "nearer a simple rule than GD")}
-        if blocks is None:
-            out += [{"claim": names[p], "value": None, "passed": None, "ours": f"not run yet: {command}",
-                     "criterion": f"GD's prediction difference over the nearest simple rule's, {words[p][0]} over the "
-                                  f"target depths, {words[p][1]} 1 on its whole 90 % interval"} for p in PLANTS]
-            continue
-        mine = blocks[blocks["task"] == task]
-        m = paired_measures(mine, train_examples, Draws(1, blocks=int(mine["block"].nunique())))["models"]
-        for plant in PLANTS:
-            per_depth = {depth: v["pred"] for (depth, name), v in m.items() if name == plant}
-            largest, op = words[plant][0] == "largest", words[plant][1]
-            s = extreme(per_depth, largest=largest)
-            each = "; ".join(f"depth {d}: {v[0]:.3f}" for d, v in sorted(per_depth.items()))
-            out.append({"claim": names[plant], "value": s["value"],
-                        "values": {"value_lo": s["lo"], "value_hi": s["hi"]},
-                        "passed": decide(s["lo"], s["hi"], op, 1.0),
-                        "ours": f"{plant}: GD's prediction difference over the nearest simple rule's, "
-                                f"{words[plant][0]} over the depths {s['value']:.3f} (90 % interval {s['lo']:.3f} "
-                                f"to {s['hi']:.3f} over the test prompts, each depth on its own); {each}",
-                        "criterion": f"{words[plant][1]} ({relation(op)} 1 at every target depth, the whole interval)"})
+        nums = None if blocks is None else plant_numbers(blocks[blocks["task"] == task], train_examples)
+        for measure in LINES:
+            claim = claim_of(measure, task)
+            if nums is None:
+                out.append({"claim": claim, "value": None, "passed": None, "criterion": criterion_words(measure),
+                            "ours": f"not run yet: {command}"})
+                continue
+            values, parts = {}, []
+            for plant, key in KEYS.items():
+                s = worst(nums, plant, measure)
+                values |= {key: s["value"], f"{key}_lo": s["lo"], f"{key}_hi": s["hi"]}
+                parts.append(f"{plant} {s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})")
+            value = values.pop("value")
+            out.append({"claim": claim, "value": value, "values": values,
+                        "passed": criterion_verdict(claim, values | {"value": value}),
+                        "ours": f"the {NAMES[measure]} at each plant's worst over the target depths and noise levels "
+                                "(90 % interval over the test prompts, each depth and level on its own): "
+                                + "; ".join(parts),
+                        "criterion": criterion_words(measure)})
     return out
 
 
-def met(entries: list[dict], task: str) -> float:
-    """The gate ``power`` of the mechanism's claims on ``task``: 1.0 where both of its power claims passed."""
-    ids = set(claims_of(task).values())
-    return float(all(e["passed"] is True for e in entries if e["claim"] in ids)
-                 and sum(e["claim"] in ids for e in entries) == len(ids))
+def met(entries: list[dict], task: str, measure: str) -> float:
+    """The gate ``power`` of the hypothesis that ``measure`` decides on ``task``: 1.0 where that measure's power
+    claim on that task passed."""
+    claim = claim_of(measure, task)
+    return float(any(e["claim"] == claim and e["passed"] is True for e in entries))
+
+
+def gates(entries: list[dict], task: str) -> dict[str, float]:
+    """:func:`met` of every measure on ``task``: what :func:`~icdl.gpt_icl.mechanism.seeds.judge_seeds` reads."""
+    return {measure: met(entries, task, measure) for measure in LINES}
 
 
 #: the command that writes ``results/gpt_mechanism/power.<profile>.json``
@@ -310,8 +221,8 @@ def parser():
     from icdl.repro.cli import Parser
 
     p = Parser(prog="python -m icdl.gpt_icl.mechanism.power",
-               description="Run the mechanism's pipeline on planted GD and ridge models at every target depth of a "
-                           "profile, on ICDL's inputs and on N(0, I).")
+               description="Run the mechanism's pipeline on planted GD, ridge and kernel-smoother models at every "
+                           "noise level and target depth of a profile, on ICDL's inputs and on N(0, I).")
     p.add_argument("--profile", default="seeds", choices=("quick", "seeds"),
                    help="seeds (the grid and sizes of the chapter's design), quick (tests)")
     return p
@@ -343,44 +254,53 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-
 def state_words(entries: list[dict]) -> str:
-    """What the power claims say, per task, in a clause: whether the pipeline called both plants right there (the
-    gate met), and where not, which plant it failed or left undecided, with that claim's number and interval; or
-    that the run waits."""
+    """What the power claims say, per task, in a clause: the measures that have power there (their claim passed) and
+    those that have none, each with the plant that decided it (the planted GD short of its line, or a plant that is
+    not GD called GD) or left undecided; or that the run waits."""
     if all(e.get("value") is None for e in entries):
         return "the planted models' run has not been made yet"
     where = {"icdl": "ICDL's inputs", "n01": "inputs from N(0, I)"}
     by_claim = {e["claim"]: e for e in entries}
     parts = []
     for task in TASKS:
-        if met(entries, task) == 1.0:
-            parts.append(f"on {where[task]} the pipeline calls both plants right (the gate is met)")
-            continue
-        misses = []
-        for plant, claim in claims_of(task).items():
-            e = by_claim.get(claim)
-            if e is None or e["passed"] is True:
+        good, bad = [], []
+        for measure, (gd_op, other, line) in LINES.items():
+            e = by_claim.get(claim_of(measure, task))
+            if e is None or e["value"] is None:
+                bad.append(f"the {NAMES[measure]} (not judged)")
                 continue
-            how = "calls the {} wrongly" if e["passed"] is False else "cannot decide the {}"
-            v = e.get("values") or {}
-            misses.append(how.format(plant) + f" (its ratio at the worst depth {e['value']:.3f}, 90 % interval "
-                          f"{v.get('value_lo', float('nan')):.3f} to {v.get('value_hi', float('nan')):.3f}, "
-                          "against 1)")
-        parts.append(f"on {where[task]} the pipeline " + " and ".join(misses) + " (the gate is unmet)")
+            if e["passed"] is True:
+                good.append(f"the {NAMES[measure]}")
+                continue
+            v = e["values"] | {"value": e["value"]}
+            why = []
+            for plant, key in KEYS.items():
+                op = gd_op if key == "value" else other
+                lo, hi = v.get(f"{key}_lo"), v.get(f"{key}_hi")
+                if lo is None or hi is None:
+                    continue
+                inside = {"<": hi < line, ">": lo > line, ">=": lo >= line}[op]
+                if not inside:
+                    why.append(f"the {plant.removeprefix('planted ')} at {v[key]:.2f} ({lo:.2f} to {hi:.2f})")
+            bad.append(f"the {NAMES[measure]} ({', '.join(why) or 'undecided'} against {line:g})")
+        parts.append(f"on {where[task]} "
+                     + (f"{_listed(good)} {'has' if len(good) == 1 else 'have'} power" if good
+                        else "no measure has power")
+                     + (f"; none has {_listed(bad)}" if bad else ""))
     return "; ".join(parts)
 
 
-def glue(entries: list[dict], numbers: dict[str, dict[tuple[int, str], dict]]) -> dict[str, str]:
-    """The prose's words of the planted models (``entries``: :func:`judge`'s; ``numbers``: :func:`numbers_by_task`):
-    the gate's name (``power_gate_words``), what the claims say (``power_state``: :func:`state_words`), and
-    hypothesis 2's registered cosine line (``power_cosine_line``) set against what the plants reach
-    (``power_cosine_words``: :func:`cosine_words`)."""
-    from icdl.repro.claims import CRITERIA
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
-    line = next(c.threshold for c in CRITERIA["mech-seeds-cosine-gd"] if c.key == "value")
-    return {"power_gate_words": GATE, "power_state": state_words(entries), "power_cosine_line": f"{line:g}",
-            "power_cosine_words": cosine_words(numbers, line)}
+
+def glue(entries: list[dict]) -> dict[str, str]:
+    """The prose's words of the planted models (``entries``: :func:`judge`'s): the gate's name
+    (``power_gate_words``), what the claims say (``power_state``: :func:`state_words`) and the noise levels
+    (``power_noises``)."""
+    return {"power_gate_words": GATE, "power_state": state_words(entries),
+            "power_noises": ", ".join(f"{100 * x:g}" for x in NOISES) + " %"}
 
 
 if __name__ == "__main__":

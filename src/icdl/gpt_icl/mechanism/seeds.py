@@ -145,19 +145,21 @@ def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
 
 
 def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: bool, learned: dict | None,
-                power: float = 0.0, suffix: str = "") -> list[dict]:
+                power: float | dict[str, float] = 0.0, suffix: str = "") -> list[dict]:
     """The ledger entries of the four hypotheses asked over the seeds (``result``: profile ``seeds``'
     :func:`~icdl.gpt_icl.mechanism.load` frames, None while the run waits), each with its 90 % interval over
     seeds and blocks of the test prompts, and the gates the registry reads: ``control`` (``control_passed``),
     ``flow`` (no seed's model chose a member at an edge that matters), ``seeds`` (every model measured on
     :data:`SEEDS_NEEDED` seeds), ``learned`` (``learned``: the learning gate of the models measured,
-    :func:`icdl.gpt_icl.core.main_study.learning_gate`) and ``power`` (1.0 where the planted models were told apart on
-    this task, :func:`icdl.gpt_icl.mechanism.power.met`). ``suffix`` names the task's claims (``-n01``: the same
-    hypotheses asked of the models of main-study profile ``n01``, profile ``seeds-n01``)."""
+    :func:`icdl.gpt_icl.core.main_study.learning_gate`) and ``power`` (per claim, 1.0 where the planted models were
+    told apart on this task by the measure that claim reads: ``power`` maps each number of :data:`CLAIMS` to its
+    gate, :func:`icdl.gpt_icl.mechanism.power.gates`; one number serves every claim). ``suffix`` names the task's
+    claims (``-n01``: the same hypotheses asked of the models of main-study profile ``n01``, profile
+    ``seeds-n01``)."""
     criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the mean over three seeds "
                    f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval, with every seed's GD "
                    "member inside its grid in flow time, the positive control passed, every model learned the task "
-                   "and the planted GD and ridge models told apart"
+                   "and the claim's own measure told the planted GD from a planted ridge and kernel smoother"
                 for c, (_, op, t) in CLAIMS.items()}
     if result is None:
         return [{"claim": c + suffix, "passed": None, "value": None, "criterion": criteria[c],
@@ -180,11 +182,12 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
              f"{learned['learned']:.3f})" if learned["learned"] >= margin(next(iter(CLAIMS))) else
              f"; not every model learned the task ({learned['worst']} leads the context mean by {learned['lead']:.3f}, "
              f"90 % interval {learned['lo']:.3f} to {learned['hi']:.3f})").replace("-", "−")
-    return gated_entries({c + suffix: key for c, (key, _, _) in CLAIMS.items()}, WORDS, nums,
-                         {"control": float(control_passed), "flow": float(flow), "seeds": float(enough),
-                          "learned": learned["learned"], "power": float(power)}, tail,
-                         {c + suffix: text for c, text in criteria.items()},
-                         over="the seeds and the test prompts")
+    power_of = power if isinstance(power, dict) else {key: power for key, _, _ in CLAIMS.values()}
+    return [e for c, (key, _, _) in CLAIMS.items()  # each claim behind the power of its own measure
+            for e in gated_entries({c + suffix: key}, WORDS, nums,
+                                   {"control": float(control_passed), "flow": float(flow), "seeds": float(enough),
+                                    "learned": learned["learned"], "power": float(power_of[key])}, tail,
+                                   {c + suffix: criteria[c]}, over="the seeds and the test prompts")]
 
 
 def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
@@ -228,14 +231,19 @@ def edge_words(result: dict, cfg) -> str:
 def unmet_words(entries: list[dict]) -> str:
     """The registered gates that leave the hypotheses of ``entries`` (:func:`judge_seeds`, one task) undecided,
     counted and named in the registry's words (:func:`icdl.repro.claims.unmet_gates`): "none" when every gate is
-    met, a dash while the run waits. The gates' numbers are the same in every entry of a task, so the first
-    entry's decide."""
+    met, a dash while the run waits. Every gate but ``power`` has the same number in every entry of a task; the
+    power gate is each claim's own measure's, so a gate unmet for some of the claims only names them."""
     first = entries[0]
     if first.get("values") is None:
         return "—"
     gates = [c for c in CRITERIA[first["claim"]] if c.op in GATE_OPS]
-    unmet = unmet_gates(first["claim"], first["values"])
-    return "none" if not unmet else f"{len(unmet)} of the {len(gates)} registered gates ({'; '.join(unmet)})"
+    each = {e["claim"]: unmet_gates(e["claim"], e["values"]) for e in entries}
+    unmet = list(dict.fromkeys(w for ws in each.values() for w in ws))
+    words = []
+    for g in unmet:
+        short = [c for c, ws in each.items() if g not in ws]
+        words.append(g if not short else g + " (for " + ", ".join(c for c, ws in each.items() if g in ws) + ")")
+    return "none" if not unmet else f"{len(unmet)} of the {len(gates)} registered gates ({'; '.join(words)})"
 
 
 def seeds_glue(result: dict | None, train_examples: int, entries: list[dict], cfg=None,

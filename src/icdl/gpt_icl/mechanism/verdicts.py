@@ -2,10 +2,10 @@
 
 The four hypotheses asked over the seeds (:func:`~icdl.gpt_icl.mechanism.seeds.judge_seeds`) are decided only where
 the positive control passed (gate ``control``, :func:`~icdl.gpt_icl.mechanism.judge.judge_control`), where the
-planted GD and ridge models were told apart on the same task (gate ``power``,
-:func:`~icdl.gpt_icl.mechanism.power.judge`) and where the main study's models learned the task (gate ``learned``,
-:func:`~icdl.gpt_icl.core.main_study.learning_gate`): so the control and the planted models are judged first, and
-their entries feed the seeds' gates.
+planted GD, ridge and kernel-smoother models were told apart on the same task by the claim's own measure (gate
+``power``, :func:`~icdl.gpt_icl.mechanism.power.judge`) and where the main study's models learned the task (gate
+``learned``, :func:`~icdl.gpt_icl.core.main_study.learning_gate`): so the control and the planted models are judged
+first, and their entries feed the seeds' gates.
 
 ===================  ==========================================================================================
 :func:`judge_icdl`   the control, the planted models (both tasks) and the hypotheses at ICDL's inputs
@@ -34,7 +34,7 @@ def judge_icdl(result: dict | None, cfg, control: dict | None, power_blocks: pd.
     control_entries = judge.judge_control(None if control is None else control["blocks"], train)
     power_entries = power.judge(power_blocks, train, power.COMMAND.format(profile="seeds"))
     seeds_entries = seeds.judge_seeds(result, cfg, train, control_entries[0]["passed"] is True,
-                                      main_study.learning_gate("reference"), power=power.met(power_entries, "icdl"))
+                                      main_study.learning_gate("reference"), power=power.gates(power_entries, "icdl"))
     return {"control": control_entries, "power": power_entries, "seeds": seeds_entries}
 
 
@@ -48,4 +48,4 @@ def judge_n01(result: dict | None, cfg, judged: dict[str, list[dict]]) -> list[d
     committed = (main_study.PROFILES.folder() / "icl.n01.json").is_file()
     learned = main_study.learning_gate("n01") if committed else None
     return seeds.judge_seeds(result, cfg, cfg["train_examples"], judged["control"][0]["passed"] is True, learned,
-                             power=power.met(judged["power"], "n01"), suffix="-n01")
+                             power=power.gates(judged["power"], "n01"), suffix="-n01")

@@ -115,7 +115,8 @@ SEEDED = ("trained_seeds", "gate", 3)
 
 #: the gate of a claim about which algorithm a trained model runs (issue 53): the same pipeline calls a planted GD
 #: model nearest GD and a planted ridge model nearest a simple rule on the same task (``mech-power-*``), 1.0 where
-#: both passed. Added under its own registration (:data:`GATES_ADDED`)
+#: both passed. Added under its own registration (:data:`GATES_ADDED`). Since issue 68 (9936b75) each claim reads its
+#: own measure's power claim, whose plants carry the models' noise and include a nonlinear learner that is not GD
 POWER = ("power", "gate", 1)
 
 #: the paper's selection rule for LSA sec. 4 (issue 54): the analysis reads a run whose LayerNorm divides by the
