@@ -128,6 +128,14 @@ FLAGS: dict[str, tuple[str, dict[str, list]]] = {
         "--out": [acts(["--out", "book.pdf"], "to book.pdf"),
                   refused(["--out", "results/book.pdf"], "under results/")],
     }),
+    "icdl.gpt_icl.core.paired_mlp": ("icdl.gpt_icl.core.paired_mlp", {
+        "--profile": [acts(["--profile", "n01-flat"], "profile n01-flat: shard 0/1, 30 of 30 files"),
+                      refused(["--profile", "quick"], "invalid choice: 'quick'"),
+                      refused([], "the following arguments are required: --profile")],
+        "--shard": [acts(["--profile", "n01-flat", "--shard", "1/2"], "shard 1/2, 15 of 30 files"),
+                    refused(["--profile", "n01-flat", "--shard", "2/2"], "--shard must be I/N with 0 <= I < N"),
+                    refused(["--profile", "n01-flat", "--shard", "one"], "--shard must be I/N (e.g. 0/2)")],
+    }),
     "icdl.gpt_icl.recipes": ("icdl.gpt_icl.recipes.__main__", {
         "--profile": [acts(["--profile", "n01"], "the recipe scan, profile n01"),
                       refused(["--profile", "reference"], "invalid choice: 'reference'")],

@@ -267,7 +267,9 @@ def _main(argv: list[str] | None = None) -> int:
     if "shift" in parts and not worker:
         t = time.perf_counter()
         with writer(main_study, "shift"):
-            data = main_study.param_shift(main_study.reference_models(cfg), cfg) | {"complete": True}
+            data = main_study.param_shift(main_study.reference_models(cfg), cfg,
+                                          folder=main_study.PROFILES.folder("checkpoints", args.profile))
+            data |= {"complete": True}
             _wrote(main_study.write("shift", data, cfg, f"{base} --part shift", t), data)
     if "depth" in parts:
         t = time.perf_counter()

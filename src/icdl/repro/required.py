@@ -28,6 +28,9 @@ RECIPES_N01_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed{r}" for r in (0,
 #: the models of the design trained until flat that have reached the horizon (python -m icdl.gpt_icl --profile n01-flat
 #: --part main at ac0550a), committed as each finishes; the run resumes from them
 FLAT_DONE: tuple[str, ...] = ("gpt_depth3_softmax", "gpt_depth3_relu")
+#: its MLP's files (icdl.gpt_icl.core.paired_mlp: the curves' cache and the paired sets' block errors), committed as
+#: each finishes (python -m icdl.gpt_icl.core.paired_mlp --profile n01-flat --shard 0/2 and 1/2); the run reads them
+FLAT_MLP_DONE: tuple[str, ...] = ()
 
 #: the (task, target depth) units of the power check's seeds run, every one committed (the design registered at
 #: 9936b75, issue 68: none run yet; the first design's six units and result are in git at 4791d03)
@@ -119,6 +122,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "results/gpt_n01/recipes.n01.json",
         *(f"results/gpt_icl/checkpoints/n01-flat/{name}{suffix}"
           for name in FLAT_DONE for suffix in (".pt", ".pt.json")),
+        *(f"results/gpt_icl/checkpoints/n01-flat/{name}" for name in FLAT_MLP_DONE),
         "results/gpt_n01/scan.icdl.json",
         "results/gpt_n01/scan.n01.json",
         "results/ledger/gpt_n01.quick.json",

@@ -144,10 +144,27 @@ def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int
     ``chunk`` prompts train together (the result does not depend on it). Small chunks are faster on a
     CPU: every prompt's weights, gradients and Adam moments (≈ 0.7 MB at width 200) are streamed at each
     step, and 16 prompts' worth stays in cache where 1024 prompts' worth does not."""
+    preds, sens = mlp_predictions(xs, ys, position, depth=depth, width=width, epochs=epochs, lr=lr, seed=seed,
+                                  chunk=chunk, sensitivity=sensitivity)
+    r2 = r2_across_prompts(preds.T, ys[:, position, None])  # (epochs,): R² across prompts after each epoch
+    best = int(torch.argmax(r2))
+    out = {"pred": preds, "r2": r2, "best_epoch": best, "best_r2": float(r2[best])}
+    return out | {"sensitivity": sens} if sensitivity else out
+
+
+def mlp_predictions(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int = 200, epochs: int = 100,
+                    lr: float = 1e-3, seed: int = 0, chunk: int = 16, sensitivity: bool = False,
+                    first: int = 0) -> tuple[Tensor, Tensor | None]:
+    """The training of :func:`trained_mlp` without its score: ``(epochs, B)`` predictions after every epoch, and
+    the sensitivities (``(B, d)``, or None without ``sensitivity``). ``first``: the index of ``xs``'s first prompt
+    in its whole set -- each prompt's MLP is seeded by its index there, so that a slice of a set (one block of
+    :mod:`~icdl.gpt_icl.core.paired_mlp`, even of one prompt) trains the MLPs the whole set does."""
     if chunk < 1:
         raise ValueError(f"chunk must be a positive number of prompts, got {chunk}")
     if position < 1:
         raise ValueError(f"position must be >= 1 (the MLP needs at least one example), got {position}")
+    if first < 0:
+        raise ValueError(f"first must be the index of the first prompt (>= 0), got {first}")
     _prompts(xs, ys)
     B = xs.shape[0]
     preds = torch.empty(epochs, B)
@@ -155,7 +172,7 @@ def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int
     for start in range(0, B, chunk):
         sl = slice(start, min(B, start + chunk))
         x_tr, y_tr, x_q = xs[sl, :position], ys[sl, :position], xs[sl, position:position + 1]
-        params = init_mlps(range(sl.start, sl.stop), depth, xs.shape[2], width, seed)
+        params = init_mlps(range(first + sl.start, first + sl.stop), depth, xs.shape[2], width, seed)
         opt = torch.optim.Adam(params, lr=lr, fused=True)  # one fused pass over all tensors per step
         for e in range(epochs):
             loss = ((mlp_forward(params, x_tr) - y_tr) ** 2).mean(1).sum()
@@ -168,10 +185,7 @@ def trained_mlp(xs: Tensor, ys: Tensor, position: int, *, depth: int, width: int
             xq = x_q.clone().requires_grad_(True)
             (g,) = torch.autograd.grad(mlp_forward([p.detach() for p in params], xq).sum(), xq)
             sens[sl] = g[:, 0]
-    r2 = r2_across_prompts(preds.T, ys[:, position, None])  # (epochs,): R² across prompts after each epoch
-    best = int(torch.argmax(r2))
-    out = {"pred": preds, "r2": r2, "best_epoch": best, "best_r2": float(r2[best])}
-    return out | {"sensitivity": sens} if sensitivity else out
+    return preds, (sens if sensitivity else None)
 
 
 def bootstrap_band(pred: Tensor, y: Tensor, *, resamples: int = 200, seed: int = 0, q: float = 0.05) -> np.ndarray:

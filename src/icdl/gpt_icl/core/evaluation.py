@@ -233,27 +233,3 @@ def block_rows(pred_of, prompts: dict, **keys) -> list[dict]:
         sse = block_sums(pred, ys, spec["positions"])
         rows += [{**keys, "set": name, "position": p, "sse": sse[i].tolist()} for i, p in enumerate(spec["positions"])]
     return rows
-
-
-def paired_mlp_rows(cfg, depth: int, prompts: dict, *, progress: bool = False) -> tuple[list[dict], list[dict]]:
-    """The MLP baseline on every paired set (named :data:`PAIRED`…; the first ``mlp_prompts`` prompts, or on shifted
-    targets ``shift_mlp_prompts`` where the profile sets it): R² per
-    position (rows with ``depth``, ``set``, ``method``, ``position``, ``r2``) and its squared error per block
-    at its best epoch (the epoch chosen on all the set's prompts, as the paper's "best R² over epochs")."""
-    from tqdm import tqdm
-
-    curves, blocks = [], []
-    method = bl.mlp_method(depth)
-    for name, (spec, xs, ys) in prompts.items():
-        if not name.startswith(PAIRED):
-            continue
-        pred = torch.zeros_like(ys)
-        for p in tqdm(mlp_positions(cfg), desc=f"MLP depth {depth} {name}", disable=not progress):
-            res = bl.trained_mlp(xs, ys, p, depth=depth, width=cfg["mlp_width"], epochs=cfg["mlp_epochs"],
-                                 seed=cfg["seed"])
-            pred[:, p] = res["pred"][res["best_epoch"]]
-            curves.append({"set": name, "method": method, "position": p + 1, "r2": res["best_r2"]})
-        sse = block_sums(pred, ys, spec["positions"])
-        blocks += [{"depth": depth, "model": method, "seed": -1, "set": name, "position": q, "sse": sse[i].tolist()}
-                   for i, q in enumerate(spec["positions"])]
-    return [r | {"depth": depth} for r in curves], blocks

@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core import paired_mlp
 from icdl.gpt_icl.core.evaluation import (
     block_rows,
     cached_baselines,
@@ -32,7 +33,6 @@ from icdl.gpt_icl.core.evaluation import (
     evaluate_param_shift,
     judged_sets,
     label_rows,
-    paired_mlp_rows,
     predict,
     set_prompts,
 )
@@ -122,6 +122,9 @@ PROFILES = ProfileSet(
 )
 #: the command that trains the main models and fills the MLP cache (recorded beside both)
 MAIN_COMMAND = "python -m icdl.gpt_icl --profile {profile} --part main"
+#: the command that scores the models on shifted targets (and keeps the MLP's block errors there, where a profile
+#: keeps its checkpoints)
+SHIFT_COMMAND = "python -m icdl.gpt_icl --profile {profile} --part shift"
 
 #: the thresholds of the chapter's claims, fixed before the reference run that judges them (the comparisons
 #: are in :func:`icdl.gpt_icl.core.verdicts.judge`): objective 1 -- the transformer's R² is at least the MLP's
@@ -189,7 +192,7 @@ def run(cfg, *, folder: Path | None = None, steps_this_call: int | None = None, 
         if depth_complete and not train_only:
             base.append(cached_baselines(cfg, depth, folder, progress, command=command).assign(depth=depth))
             labels += label_rows(depth, prompts)
-            blocks += _baseline_blocks(cfg, depth, prompts, progress)
+            blocks += _baseline_blocks(cfg, depth, prompts, progress, folder, command)
     if train_only:
         return None
     return {"curves": _frame(curves), "history": _frame(hists), "baselines": _frame(base),
@@ -211,14 +214,15 @@ def _sha(folder: Path | None, depth: int, attention: str, seed: int) -> str:
     return load_result(checkpoint_record(checkpoint_path(folder, depth, attention, replicate=seed)))["data"]["sha256"]
 
 
-def _baseline_blocks(cfg, depth: int, prompts: dict, progress: bool) -> list[dict]:
+def _baseline_blocks(cfg, depth: int, prompts: dict, progress: bool, folder: Path | None = None,
+                     command: str = "") -> list[dict]:
     """The squared error per block of the baselines on the judged sets: context mean and least squares on
-    every set, the MLP on the paired ones (:func:`~icdl.gpt_icl.core.evaluation.paired_mlp_rows`; its R² per
-    position rides along in the rows' ``r2``)."""
+    every set, the MLP on the paired ones (:func:`icdl.gpt_icl.core.paired_mlp.rows`, its block errors kept in
+    ``folder`` where given; its R² per position rides along in the rows' ``r2``)."""
     rows = []
     for name, method in ((bl.CONTEXT_MEAN, bl.context_mean), (bl.LEAST_SQUARES, bl.least_squares)):
         rows += block_rows(method, prompts, depth=depth, model=name, seed=-1)
-    mlp_curves, mlp_blocks = paired_mlp_rows(cfg, depth, prompts, progress=progress)
+    mlp_curves, mlp_blocks = paired_mlp.rows(cfg, depth, prompts, folder=folder, command=command, progress=progress)
     r2 = {(c["set"], c["position"]): c["r2"] for c in mlp_curves}
     return rows + [b | {"r2": r2[(b["set"], b["position"])]} for b in mlp_blocks]
 
@@ -262,11 +266,11 @@ def first_seed_models(cfg) -> dict:
     return {(d, a): m for (d, a, _), m in reference_models(cfg, seeds=(0,), names=ATTENTIONS).items()}
 
 
-def param_shift(models: dict, cfg, *, progress: bool = False) -> dict:
+def param_shift(models: dict, cfg, *, progress: bool = False, folder: Path | None = None) -> dict:
     """Objective 3 for every model ``{(depth, attention, seed): model}``: R² per position on the shifted
     targets (:func:`~icdl.gpt_icl.core.evaluation.evaluate_param_shift`, ``curves``), the sums per block of the
-    judged shifted sets for the models and the baselines (``blocks``, ``labels``; the MLP on the paired sets),
-    the baselines' R² there (``baselines``)."""
+    judged shifted sets for the models and the baselines (``blocks``, ``labels``; the MLP on the paired sets, its
+    block errors kept in ``folder`` where given), the baselines' R² there (``baselines``)."""
     curves, blocks, labels, base = [], [], [], []
     for depth in sorted({k[0] for k in models}):
         prompts = {name: (spec, *set_prompts(cfg, depth, spec)) for name, spec in judged_sets(cfg, shift=True).items()}
@@ -278,7 +282,8 @@ def param_shift(models: dict, cfg, *, progress: bool = False) -> dict:
             blocks += block_rows(lambda xs, ys, m=model: predict(m, xs, ys), prompts, depth=depth, model=attention,
                                  seed=seed)
         labels += label_rows(depth, prompts)
-        base_blocks = _baseline_blocks(cfg, depth, prompts, progress)
+        base_blocks = _baseline_blocks(cfg, depth, prompts, progress, folder,
+                                       SHIFT_COMMAND.format(profile=cfg["profile"]))
         blocks += base_blocks
         base += [{"depth": depth, "set": b["set"], "method": b["model"], "position": b["position"],
                   "r2": b["r2"]} for b in base_blocks if "r2" in b]
