@@ -210,7 +210,9 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
     row linked to its chapter; ``ours`` (claim id -> the record's words of what was measured) fills in what each
     row's check reached under its scale, by its headline (the number and its interval); ``status_class`` gives a
     status its CSS class and ``to_html`` turns a claim's words into a cell (the ledger's ``math_html`` hands its
-    formulas to MathJax; the ledger passes both, so this module needs no import of it)."""
+    formulas to MathJax; the ledger passes both, so this module needs no import of it). A row is one line: the result,
+    its verdict, and what we measured with what held an undecided verdict back; what the result checks and its scale
+    are folded under the measurement, and the scales' words in a fold under the table."""
     missing = sorted({c for r in RESULTS for c in r.claims} - set(CLAIMS_BY_ID))
     if missing:
         raise KeyError(f"the glance names claims the registry does not have: {missing}")
@@ -220,13 +222,13 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
         got = [statuses.get(c, "not yet covered") for c in r.claims]
         word = verdict(got)
         counted = f"<br><small>{_counts(got)}</small>" if len(got) > 1 and word == MIXED else ""
-        undecided = [c for c in r.claims if statuses.get(c) == "inconclusive"]
+        undecided, held_back = [c for c in r.claims if statuses.get(c) == "inconclusive"], ""
         reasons = list(dict.fromkeys(x for c in undecided for x in why.get(c, ())))
         if reasons:  # what an undecided verdict rests on: the gates its design did not meet, each with how many of
             # the row's undecided claims it holds back where not all (a reason of one claim is not the row's)
             held = {x: sum(x in why.get(c, ()) for c in undecided) for x in reasons}
             said = [x if held[x] == len(undecided) else f"{x} ({held[x]} of {len(undecided)} claims)" for x in reasons]
-            counted += f"<br><small>not decided: {escape('; '.join(said))}</small>"
+            held_back = f"<br><small>not decided: {escape('; '.join(said))}</small>"
         waiting = sum(s == "not yet covered" for s in got)
         # a claim of the row whose run is not made: said, never dropped (a mixed row's counts say it already)
         if waiting and word not in ("not yet covered", MIXED):
@@ -235,16 +237,18 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
         # the number and its interval; the rest is in the report
         seen = headline(seen)[0] if seen not in ("", "—") else seen
         which = f"{CLAIMS_BY_ID[r.measured].source}: " if r.measured and len(r.claims) > 1 else ""
-        measured = (f"<br><small>{to_html(which + seen + _against(r.measured))}</small>"
-                    if seen not in ("", "—") else "")
+        found = to_html(which + seen + _against(r.measured)) if seen not in ("", "—") else escape(r.checks)
+        # one line per result (issue 69: the table took 4 000 px of the first page): what we measured, and what held
+        # an undecided verdict back, in sight; what the result checks and the scale of the check a click away
         rows.append(f"<tr><td>{_link(r.chapter, r.label, to_html)}</td><td>{_status(word, status_class)}{counted}"
-                    f"</td><td>{escape(r.scale)}{measured}</td><td>{escape(r.checks)}</td></tr>")
+                    f"</td><td><details class=\"glance-row\"><summary>{found}{held_back}</summary>"
+                    f"<b>Checks:</b> {escape(r.checks)} <b>Scale:</b> <i>{escape(r.scale)}</i></details></td></tr>")
     papers = ("<table class=\"glance results\"><thead><tr><th>Result</th><th>Verdict</th>"
-              "<th>Our scale, and what it reached</th><th>What is checked</th></tr></thead><tbody>"
+              "<th>What we measured (a click on it: what the result checks, at what scale)</th></tr></thead><tbody>"
               + "".join(rows) + "</tbody></table>")
     scales = "; ".join(f"*{k}*: {v}" for k, v in SCALE_WORDS.items())
-    return (f"{papers}\n\nScales: {scales}. A result's verdict is the status its claims share, "
-            f"or *mixed* with their counts.\n")
+    return (f"{papers}\n\n:::{{dropdown}} The scales of the checks, in words\n{scales}. A result's verdict is the "
+            f"status its claims share, or *mixed* with their counts.\n:::\n")
 
 
 def bottom_line(statuses: dict[str, str], to_html=escape) -> str:

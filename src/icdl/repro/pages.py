@@ -241,6 +241,11 @@ def inconclusive_reasons(folder: Path | None = None) -> dict[str, list[str]]:
     return out
 
 
+#: the line of ``generated/summary.md`` between its bottom line and its table (an HTML comment: a reader never sees
+#: it); the intro includes the file in two parts, split here, with the N(0, I) result said between them
+GLANCE = "<!-- the table of the papers' results -->"
+
+
 def render_summary(folder: Path | None = None) -> str:
     """The results at a glance, as MyST markdown (the intro and the report open with it): per source document
     the number of claims by status, and one line per claim that is not a plain pass, linked to its entry in the
@@ -257,13 +262,16 @@ def render_summary(folder: Path | None = None) -> str:
     runs = df["shown_profile"].map(lambda p: run_words(str(p).split(" (")[0]).removeprefix("on ")
                                    .replace("this page", "the chapter"))
     shown = (df["ours"] + " (" + runs + ")").where(~df["shown_profile"].isin(("", "—")), df["ours"])
-    lines = [bottom_line(statuses, math_html), "",
+    # the bottom line, then GLANCE (the intro sets a sentence of its own between the two: its include stops there),
+    # then the table, and the words' definitions folded under it
+    lines = [bottom_line(statuses, math_html), "", GLANCE, "",
              render_glance(statuses, status_class, math_html, ours=dict(zip(df["id"], shown)),
                            why=inconclusive_reasons(folder)), "",
-             f"**What the words mean.** Each claim gets one status:\n\n<ul>{legend}</ul>\n\n"
+             ":::{dropdown} What the verdicts' words mean", "Each claim gets one status:", "", f"<ul>{legend}</ul>", "",
              f"A result of the table above takes the status its claims share, or <b>{MIXED}</b> when they differ "
              "(their counts beside it); under an inconclusive verdict, \"not decided: …\" says what held it "
-             "back, in the words the claims use. This book's own questions, and every claim with what we measured "
+             "back, in the words the claims use.", ":::", "",
+             "This book's own questions, and every claim with what we measured "
              'and what held it back, are in the <a href="report.html">report</a>, where they can be filtered by '
              "document, chapter and status.", ""]
     seen: set[str] = set()  # each term linked at its first use on the page only
