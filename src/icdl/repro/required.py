@@ -30,7 +30,8 @@ RECIPES_N01_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed{r}" for r in (0,
 FLAT_DONE: tuple[str, ...] = ("gpt_depth3_softmax", "gpt_depth3_relu", "gpt_seed1_depth3_softmax",
                                 "gpt_seed1_depth3_relu", "gpt_seed2_depth3_softmax", "gpt_seed2_depth3_relu",
                                 "gpt_depth6_softmax", "gpt_depth6_relu", "gpt_seed1_depth6_softmax",
-                                "gpt_seed1_depth6_relu")
+                                "gpt_seed1_depth6_relu", "gpt_seed2_depth6_softmax", "gpt_seed2_depth6_relu",
+                                "gpt_depth4_softmax", "gpt_depth4_relu")
 #: its MLP's files (icdl.gpt_icl.core.paired_mlp: the curves' cache and the paired sets' block errors), committed as
 #: each finishes (python -m icdl.gpt_icl.core.paired_mlp --profile n01-flat --shard 0/2 and 1/2); the run reads them
 FLAT_MLP_DONE: tuple[str, ...] = ()
