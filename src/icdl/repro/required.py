@@ -25,13 +25,10 @@ FITTED_DONE: tuple[str, ...] = (
 RECIPES_N01_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed{r}" for r in (0, 1) for a in ("softmax", "relu")
                                           for c in ("incumbent", "cosine"))
 
-#: the models of the design trained until flat that have reached the horizon (python -m icdl.gpt_icl --profile n01-flat
-#: --part main at ac0550a), committed as each finishes; the run resumes from them
-FLAT_DONE: tuple[str, ...] = ("gpt_depth3_softmax", "gpt_depth3_relu", "gpt_seed1_depth3_softmax",
-                                "gpt_seed1_depth3_relu", "gpt_seed2_depth3_softmax", "gpt_seed2_depth3_relu",
-                                "gpt_depth6_softmax", "gpt_depth6_relu", "gpt_seed1_depth6_softmax",
-                                "gpt_seed1_depth6_relu", "gpt_seed2_depth6_softmax", "gpt_seed2_depth6_relu",
-                                "gpt_depth4_softmax", "gpt_depth4_relu")
+#: the models of the design trained until flat, every one at the horizon (python -m icdl.gpt_icl --profile n01-flat
+#: --part main --depths D --seeds S at ac0550a), committed as each finished
+FLAT_DONE: tuple[str, ...] = tuple(f"gpt_{seed}depth{depth}_{att}" for depth in (3, 4, 6)
+                                   for seed in ("", "seed1_", "seed2_") for att in ("softmax", "relu"))
 #: its MLP's files (icdl.gpt_icl.core.paired_mlp: the curves' cache and the paired sets' block errors), committed as
 #: each finishes (python -m icdl.gpt_icl.core.paired_mlp --profile n01-flat --shard 0/2 and 1/2); the run reads them
 FLAT_MLP_DONE: tuple[str, ...] = ()
