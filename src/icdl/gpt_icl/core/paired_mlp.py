@@ -1,16 +1,17 @@
 """The MLP trained on the prompt, scored on the paired sets (objective 1's yardstick), block by block of prompts,
-so that its hours can be spread over processes and sessions.
+so that its work can be spread over processes and resumed.
 
 One MLP is trained per prompt and MLP position (:func:`icdl.gpt_icl.core.baselines.trained_mlp`), and its epoch
-is chosen on all the set's prompts (the paper's "best R² over epochs"). On profile ``n01-flat``'s 4 096 prompts that
-is hours of CPU time (about a third of a core-second per prompt and position at target depth 3, half at depth 6),
-more than one session of this project holds. So the work is cut into **units** -- a target depth, a paired set,
-an MLP position and one of the :data:`~icdl.gpt_icl.core.intervals.BLOCKS` blocks of prompts the intervals
-resample -- and a unit keeps only what the result needs of it: its squared error summed over the block's prompts
-after every epoch (``epochs`` numbers). The epoch is then chosen on the sum over blocks, and each block's squared
-error at that epoch is the block sum the intervals read: the same numbers, bit for bit, whether the units were
-computed in one call or many, in any order. A prompt's MLP is seeded by its index in the set, so a block trains the
-MLPs the whole set would (to float rounding: a batch of another shape rounds differently, about 1e-7).
+is chosen on all the set's prompts (the paper's "best R² over epochs"). On profile ``n01-flat``'s 4 096 prompts, the
+shifted targets and the curves that is about a core-hour (a tenth of a core-second per prompt and position at width
+200, measured on two free cores), and a call that dies loses all of it. So the work is cut into **units** -- a
+target depth, a paired set, an MLP position and one of the :data:`~icdl.gpt_icl.core.intervals.BLOCKS` blocks of
+prompts the intervals resample -- and a unit keeps only what the result needs of it: its squared error summed over
+the block's prompts after every epoch (``epochs`` numbers). The epoch is then chosen on the sum over blocks, and
+each block's squared error at that epoch is the block sum the intervals read: the same numbers, bit for bit, whether
+the units were computed in one call or many, in any order. A prompt's MLP is seeded by its index in the set, so a
+block trains the MLPs the whole set would (to float rounding: a batch of another shape rounds differently, about
+1e-7).
 
 With a cache folder (the profile's checkpoints folder), every unit of a (depth, set, position) is kept in one file,
 ``mlp_depth<d>_<set>_q<position>.json``, written after each block (a kill loses at most the block under way) with
