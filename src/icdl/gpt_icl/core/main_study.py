@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
-from icdl.gpt_icl.core import paired_mlp
+from icdl.gpt_icl.core import mlp_blocks
 from icdl.gpt_icl.core.evaluation import (
     block_rows,
     cached_baselines,
@@ -217,14 +217,14 @@ def _sha(folder: Path | None, depth: int, attention: str, seed: int) -> str:
 def _baseline_blocks(cfg, depth: int, prompts: dict, progress: bool, folder: Path | None = None,
                      command: str = "") -> list[dict]:
     """The squared error per block of the baselines on the judged sets: context mean and least squares on
-    every set, the MLP on the paired ones (:func:`icdl.gpt_icl.core.paired_mlp.rows`, its block errors kept in
+    every set, the MLP on the paired ones (:func:`icdl.gpt_icl.core.mlp_blocks.rows`, its block errors kept in
     ``folder`` where given; its R² per position rides along in the rows' ``r2``)."""
     rows = []
     for name, method in ((bl.CONTEXT_MEAN, bl.context_mean), (bl.LEAST_SQUARES, bl.least_squares)):
         rows += block_rows(method, prompts, depth=depth, model=name, seed=-1)
-    mlp_curves, mlp_blocks = paired_mlp.rows(cfg, depth, prompts, folder=folder, command=command, progress=progress)
+    mlp_curves, mlp_rows = mlp_blocks.rows(cfg, depth, prompts, folder=folder, command=command, progress=progress)
     r2 = {(c["set"], c["position"]): c["r2"] for c in mlp_curves}
-    return rows + [b | {"r2": r2[(b["set"], b["position"])]} for b in mlp_blocks]
+    return rows + [b | {"r2": r2[(b["set"], b["position"])]} for b in mlp_rows]
 
 
 def models_words(cfg) -> str:

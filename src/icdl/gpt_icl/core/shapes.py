@@ -95,6 +95,12 @@ def register_shapes() -> None:
     # the MLP baselines of one target depth, cached beside the main study's checkpoints (core.evaluation)
     register("gpt_icl", "checkpoints/baselines", {
         "rows": Table(text=("method", "mixture"), numbers=("position", "r2")), "settings": Fields({"seed": INTEGER})})
+    # one (target depth, paired set, MLP position)'s block errors beside the checkpoints (core.paired_mlp): per block
+    # of prompts, the squared error summed over its prompts after every epoch
+    register("gpt_icl", "checkpoints/mlp", {
+        "blocks": Keyed(List(SQUARES)),
+        "settings": Fields({"seed": INTEGER, "depth": INTEGER, "prompts": INTEGER, "position": INTEGER,
+                            "blocks": INTEGER, "set": TEXT})})
     # one unit's scores (a model depth and seed) beside its checkpoints, which the depth result is assembled from:
     # each squared error summed over the design's BLOCKS blocks of prompts (icdl.gpt_icl.depth.study._blocks), the
     # scores finite (the rows the design asks for: icdl.gpt_icl.depth.study._stored_unit)
