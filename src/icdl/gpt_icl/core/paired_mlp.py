@@ -63,12 +63,11 @@ def fill(cfg, folder: Path, shard: tuple[int, int], *, command: str, progress: b
     """Compute and keep every block of the files of shard ``(i, n)`` (:func:`shard_units`) that the cache in
     ``folder`` does not hold yet; returns their files."""
     from icdl.gpt_icl.core.evaluation import cached_baselines, judged_sets, set_prompts
-    from icdl.gpt_icl.core.main_study import MAIN_COMMAND
 
     done = []
     for part, depth, name, p in shard_units(cfg, shard):
         if part == "curves":
-            cached_baselines(cfg, depth, folder, progress, command=MAIN_COMMAND.format(profile=cfg["profile"]))
+            cached_baselines(cfg, depth, folder, progress, command=command)  # its provenance: the call that made it
             done.append(Path(folder) / f"baselines_depth{depth}.json")
             continue
         spec = judged_sets(cfg, shift=part == "shift")[name]
