@@ -128,3 +128,25 @@ def test_the_reader_s_tables_say_each_recipe_and_mark_the_rule_s_choice():
     shown = scan.choice_shown(h).set_index(["attention", "recipe"])
     assert shown.loc[("softmax", "incumbent"), "chosen"] == "yes" and shown.loc[("softmax", "cosine"), "chosen"] == ""
     assert shown.loc[("ReLU", "cosine"), "chosen"] == "yes"
+
+
+def test_on_icdl_s_task_the_incumbent_is_the_reference_schedule_with_its_warm_phase():
+    """The grid must hold the recipe it may replace (issue 67): the bugs a drifted incumbent (another rate or batch),
+    a warm phase dropped or on the wrong inputs (centre 0 where ICDL's is 2), and a warm phase leaking into the
+    cosine candidate."""
+    from icdl.gpt_icl.core.main_study import PROFILES as MAIN
+    from icdl.gpt_icl.core.schedule import configs as main_configs
+
+    ref = MAIN.resolve("reference")
+    _, ref_task, ref_tr = main_configs(ref, 3, "softmax", ref["n_layer"], 1)
+    cfg = scan.PROFILES.resolve("icdl")
+    _, task, tr = scan.configs(cfg, "incumbent", "softmax", 1)
+    assert (tr.lr, tr.batch, tr.warm_steps, tr.lr_schedule) == (ref_tr.lr, ref_tr.batch, ref_tr.warm_steps, "constant")
+    assert tr.warm_task == ref_tr.warm_task and tr.warm_task.centre == 2.0 and tr.warm_task.family == "tanh"
+    assert task == ref_task and tr.seed == ref_tr.seed and tr.steps == cfg["horizon"]
+    _, _, relu = scan.configs(cfg, "incumbent", "relu", 1)
+    assert relu.warm_steps == 5000 and relu.init_from == ""  # from scratch, the warm phase its own (the deviation)
+    _, _, cos = scan.configs(cfg, "cosine", "softmax", 1)
+    assert cos.warm_steps == 0 and cos.warm_task is None and cos.lr_schedule == "cosine"
+    assert "warm phase" in scan.design_shown("icdl")["learning rate"].iloc[0]
+    assert "warm phase" not in scan.design_shown("icdl")["learning rate"].iloc[1]

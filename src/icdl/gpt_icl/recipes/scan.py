@@ -12,7 +12,9 @@ committed before the first run of a profile:
                        with) and a **cosine** recipe, linear warm-up then cosine decay (nanoGPT's, and most current
                        training code's: :func:`icdl.gpt_icl.core.training.lr_at`)
 :data:`PROFILES`       ``quick`` (CI, seconds), ``n01`` (the main study's depth-3 models at x ~ N(0, I); seeds 0
-                       and 1 of the main study, so its runs are the main study's models under each recipe)
+                       and 1 of the main study, so its runs are the main study's models under each recipe),
+                       ``icdl`` (the same models on ICDL's own task, x ~ N(−2, I): the incumbent is the reference
+                       schedule with its warm phase, the recipe the book's best-learned models were trained with)
 :func:`choose`         the rule, per attention: each candidate's score is its validation R² at the horizon, the
                        mean over seeds; a candidate replaces the incumbent only where its score exceeds the
                        incumbent's by more than :func:`noise` -- the larger spread over seeds of the two, and at
@@ -51,7 +53,11 @@ CANDIDATES = {
               "cosine": {"lr": 3e-3, "batch": 16, "lr_schedule": "cosine", "warmup_steps": 10, "lr_floor": 3e-4}},
     "n01": {"incumbent": {"lr": 1e-4, "batch": 64},
             "cosine": {"lr": 6e-4, "batch": 64, "lr_schedule": "cosine", "warmup_steps": 500, "lr_floor": 6e-5}},
+    "icdl": {"incumbent": {"lr": 1e-3, "batch": 32, "warm_steps": 5000, "warm_family": "tanh", "warm_width": 100},
+             "cosine": {"lr": 6e-4, "batch": 64, "lr_schedule": "cosine", "warmup_steps": 500, "lr_floor": 6e-5}},
 }
+#: a candidate's settings that are not the optimiser's: its warm phase's target family and width (TaskConfig)
+_WARM = ("warm_family", "warm_width")
 
 PROFILES = ProfileSet(
     "gpt_n01",
@@ -62,6 +68,9 @@ PROFILES = ProfileSet(
         "n01": {"d": 5, "n_layer": 3, "n_head": 2, "n_embd": 64, "train_examples": 40, "max_examples": 60,
                 "depth": 3, "seeds": 2, "horizon": 14_000, "eval_every": 500, "eval_prompts": 2048, "centre": 0.0,
                 "seed": 0, "fast": True},
+        "icdl": {"d": 5, "n_layer": 3, "n_head": 2, "n_embd": 64, "train_examples": 40, "max_examples": 60,
+                 "depth": 3, "seeds": 2, "horizon": 14_000, "eval_every": 500, "eval_prompts": 2048, "centre": 2.0,
+                 "seed": 0, "fast": True},
     },
     ranges={"d": (2, 64), "n_layer": (1, 24), "n_head": (1, 16), "n_embd": (8, 1024), "train_examples": (2, 200),
             "max_examples": (2, 200), "depth": (1, 8), "seeds": (1, 20), "horizon": (1, 10**6),
@@ -83,12 +92,16 @@ def runs(cfg) -> list[tuple[str, str, int]]:
 
 def configs(cfg, candidate: str, attention: str, replicate: int) -> tuple[GPTConfig, TaskConfig, TrainConfig]:
     """The model, task and training settings of one run: the main study's model and training seed (target depth
-    ``depth``, replicate ``replicate``), from scratch, no warm phase, the candidate's recipe to the horizon."""
+    ``depth``, replicate ``replicate``), from scratch, the candidate's recipe (its warm phase, where it has one, on
+    the profile's inputs) to the horizon."""
     if cfg["max_examples"] < cfg["train_examples"]:
         raise ValueError(f"max_examples={cfg['max_examples']} is below train_examples={cfg['train_examples']}")
     if cfg["horizon"] % cfg["eval_every"]:
         raise ValueError(f"horizon={cfg['horizon']} must be a multiple of eval_every={cfg['eval_every']}")
-    recipe = CANDIDATES[cfg["profile"]][candidate]
+    recipe = {k: v for k, v in CANDIDATES[cfg["profile"]][candidate].items() if k not in _WARM}
+    spec = CANDIDATES[cfg["profile"]][candidate]
+    warm_task = (TaskConfig(d=cfg["d"], depth=cfg["depth"], family=spec["warm_family"], width=spec["warm_width"],
+                            centre=cfg["centre"]) if spec.get("warm_steps") else None)
     model = GPTConfig(d=cfg["d"], n_layer=cfg["n_layer"], n_head=cfg["n_head"], n_embd=cfg["n_embd"],
                       max_examples=cfg["max_examples"], attention=attention)
     task = TaskConfig(d=cfg["d"], depth=cfg["depth"], family="relu", width=0, centre=cfg["centre"])
@@ -97,7 +110,7 @@ def configs(cfg, candidate: str, attention: str, replicate: int) -> tuple[GPTCon
                      seed=cfg["seed"] + SEED_PER_TARGET_DEPTH * cfg["depth"] + SEED_PER_REPLICATE * replicate,
                      eval_every=cfg["eval_every"], eval_prompts=cfg["eval_prompts"],
                      eval_from=min(10, cfg["train_examples"]), fast=cfg["fast"])
-    return model, task, replace(tr, **recipe)
+    return model, task, replace(tr, **recipe, warm_task=warm_task)
 
 
 def levels(cfg) -> pd.DataFrame:
@@ -174,6 +187,9 @@ def design_shown(profile: str) -> pd.DataFrame:
                    f"{rate(r['lr_floor'])} at the horizon")
         else:
             how = f"constant {rate(r['lr'])}"
+        if r.get("warm_steps"):
+            steps = f"{r['warm_steps']:,}".replace(",", "\u2009")
+            how += f", the first {steps} steps on {r['warm_family']} targets (a warm phase)"
         rows.append({"recipe": name, "learning rate": how, "batch": r["batch"]})
     return pd.DataFrame(rows)
 
