@@ -29,30 +29,15 @@ RECIPES_N01_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed{r}" for r in (0,
 #: --part main --depths D --seeds S at ac0550a), committed as each finished
 FLAT_DONE: tuple[str, ...] = tuple(f"gpt_{seed}depth{depth}_{att}" for depth in (3, 4, 6)
                                    for seed in ("", "seed1_", "seed2_") for att in ("softmax", "relu"))
-#: its MLP's files (icdl.gpt_icl.core.paired_mlp: the curves' cache and the paired sets' block errors), committed as
-#: each finishes (python -m icdl.gpt_icl.core.paired_mlp --profile n01-flat --shard 0/2 and 1/2 at 9383519: shard 1
-#: finished, shard 0 stopped before the curves' caches of target depths 3 and 6 and nine shifted-target files); the
-#: run reads them
+#: its MLP's files (icdl.gpt_icl.core.paired_mlp: the curves' cache per target depth and, per target depth, paired set
+#: and MLP position, the block errors), every one (python -m icdl.gpt_icl.core.paired_mlp --profile n01-flat --shard
+#: 1/2 at 9383519; --shard 0/2 started there, stopped, and resumed to the end at bebc64f, where the same computation
+#: lives in core.mlp_blocks -- moved at 44507d5, a resumed cache tested bit for bit against one call); the run reads
+#: them
 FLAT_MLP_DONE: tuple[str, ...] = (
-    "baselines_depth4.json",
-    "mlp_depth3_paired_mu-0.5_q40.json",
-    "mlp_depth3_paired_mu-0.5_q6.json",
-    "mlp_depth3_paired_mu0.5_q21.json",
-    "mlp_depth3_paired_q21.json",
-    "mlp_depth3_paired_q40.json",
-    "mlp_depth3_paired_q6.json",
-    "mlp_depth4_paired_mu-0.5_q40.json",
-    "mlp_depth4_paired_mu0.5_q21.json",
-    "mlp_depth4_paired_q21.json",
-    "mlp_depth4_paired_q40.json",
-    "mlp_depth4_paired_q6.json",
-    "mlp_depth6_paired_mu-0.5_q21.json",
-    "mlp_depth6_paired_mu-0.5_q6.json",
-    "mlp_depth6_paired_mu0.5_q40.json",
-    "mlp_depth6_paired_mu0.5_q6.json",
-    "mlp_depth6_paired_q21.json",
-    "mlp_depth6_paired_q40.json",
-    "mlp_depth6_paired_q6.json",
+    *(f"baselines_depth{depth}.json" for depth in (3, 4, 6)),
+    *(f"mlp_depth{depth}_paired{shift}_q{q}.json" for depth in (3, 4, 6) for shift in ("", "_mu-0.5", "_mu0.5")
+      for q in (6, 21, 40)),
 )
 
 #: the (task, target depth) units of the power check's seeds run, every one committed (the design registered at
