@@ -871,3 +871,44 @@ def test_the_closing_table_folds_the_waiting_claims_too(tmp_path, monkeypatch):
     head, fold = table.split('<tr class="waiting">', 1)
     assert "claim-gpt-n01-beats-ls" in head and "claim-gpt-n01f" not in head
     assert "2 claims wait for their run" in fold and fold.count('href="../book/report.html#claim-gpt-n01f-share') == 2
+
+
+def test_an_unmet_gate_is_shown_as_not_tested_and_a_straddle_as_inconclusive(tmp_path, monkeypatch):
+    """Issue 69: the intro and the report tell a claim whose number was never read (a gate of its design unmet) from
+    one whose interval straddles its line -- both recorded "inconclusive". The bugs: the two swapped, every
+    inconclusive claim shown as not tested (or none), a claim with one gated and one straddling record called not
+    tested, the counts or the report's filter missing the new word, and a fail by a learned model hidden by it."""
+    from icdl.repro.pages import claim_frame, render_report, render_summary
+    from icdl.repro.words import NOT_TESTED
+
+    monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
+    ledger = Ledger("gpt_icl", "reference")
+    gated = ledger.record("icdl-obj1-fitted", ours="short by 0.01", criterion="c", value=0.01, values={"learned": 0.0})
+    straddle = ledger.record("icdl-obj3-fitted", ours="short by 0.04", criterion="c", value=0.04,
+                             values={"learned": 1.0, "value_lo": 0.02, "value_hi": 0.09})
+    fails = ledger.record("icdl-obj2-length-fitted", ours="a loss", criterion="c", value=-0.2,
+                          values={"learned": 1.0, "value_lo": -0.3, "value_hi": -0.1})
+    assert gated.status == straddle.status == "inconclusive" and fails.status == "fail"
+    ledger.save()
+    folder = tmp_path / "results" / "ledger"
+    frame = claim_frame(folder).set_index("id")
+    assert frame.loc["icdl-obj1-fitted", "shown"] == NOT_TESTED
+    assert frame.loc["icdl-obj3-fitted", "shown"] == "inconclusive"
+    assert frame.loc["icdl-obj2-length-fitted", "shown"] == "fail"
+    assert (frame["status"] == frame["shown"]).sum() == len(frame) - 1  # only the gated claim is shown otherwise
+    report = render_report(folder)
+    assert "**1** not tested" in report and "**1** inconclusive" in report
+    assert f'<option value="{NOT_TESTED}">' in report  # the filter offers it
+    row = report.split('id="claim-icdl-obj1-fitted"', 1)[1].split('<details class="claim"', 1)[0]
+    assert 'data-status="not tested"' in row and 'class="status-not-tested"' in row
+    summary = render_summary(folder)
+    obj1 = summary.split("<table", 1)[1].split("ICDL objective 1 (Figs. 2", 1)[1].split("</tr>", 1)[0]
+    obj3 = summary.split("<table", 1)[1].split("ICDL objective 3 (Figs. 5", 1)[1].split("</tr>", 1)[0]
+    assert "<b>not tested</b>" in obj1 and "<b>inconclusive</b>" in obj3
+    assert "not tested: a gate registered" in summary.split("<!--", 1)[0]  # the bottom line's sentence
+    # one claim, a gated record beside a straddling one: its number was read somewhere, so it is inconclusive
+    other = Ledger("gpt_icl", "quick")
+    other.record("icdl-obj1-fitted", ours="short by 0.03", criterion="c", value=0.03,
+                 values={"learned": 1.0, "value_lo": 0.01, "value_hi": 0.08})
+    other.save()
+    assert claim_frame(folder).set_index("id").loc["icdl-obj1-fitted", "shown"] == "inconclusive"

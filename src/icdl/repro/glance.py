@@ -5,7 +5,9 @@ on read off the ledger, so that nothing on the first page can drift from the cha
 A *result* groups the claims that check one statement of a document (a theorem with its lemmas, one objective
 of the experiments, one table). Its verdict speaks the claims' own words (:data:`icdl.repro.ledger.STATUSES`):
 the status its judged claims share, or **mixed** when they differ (the counts beside it); **not yet covered** when
-no claim has a record. What each row checks, and the kind of check against the paper (its *scale*), is written
+no claim has a record. An inconclusive claim left unjudged by a gate of its design is shown as **not tested**
+(:data:`icdl.repro.words.NOT_TESTED`), apart from one whose interval straddles its line. What each row checks,
+and the kind of check against the paper (its *scale*), is written
 here once; the number that shows how close the check came is the record of the row's ``measured`` claim.
 
 ======================  ===========================================================================
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from html import escape
 
 from .claims import CLAIMS, CLAIMS_BY_ID, document
-from .words import headline
+from .words import NOT_TESTED, headline
 
 #: the scales, as the table writes them: what the check is, said so that "yes" cannot read as more than it is
 EXACT = "exact, to round-off"
@@ -154,7 +156,7 @@ def verdict(statuses: list[str]) -> str:
 
 def _counts(statuses: list[str]) -> str:
     """``2 pass · 1 fail``: the statuses of a result's claims, most common first (ties in the statuses' order)."""
-    order = ("pass", "pass (deviation)", "fail", "mismatch", "inconclusive", "not yet covered")
+    order = ("pass", "pass (deviation)", "fail", "mismatch", "inconclusive", NOT_TESTED, "not yet covered")
     tally = {s: statuses.count(s) for s in order if s in statuses}
     return " · ".join(f"{n} {s}" for s, n in sorted(tally.items(), key=lambda kv: -kv[1]))
 
@@ -222,7 +224,7 @@ def render_glance(statuses: dict[str, str], status_class, to_html=escape, ours: 
         got = [statuses.get(c, "not yet covered") for c in r.claims]
         word = verdict(got)
         counted = f"<br><small>{_counts(got)}</small>" if len(got) > 1 and word == MIXED else ""
-        undecided, held_back = [c for c in r.claims if statuses.get(c) == "inconclusive"], ""
+        undecided, held_back = [c for c in r.claims if statuses.get(c) in ("inconclusive", NOT_TESTED)], ""
         reasons = list(dict.fromkeys(x for c in undecided for x in why.get(c, ())))
         if reasons:  # what an undecided verdict rests on: the gates its design did not meet, each with how many of
             # the row's undecided claims it holds back where not all (a reason of one claim is not the row's)
@@ -274,10 +276,12 @@ def bottom_line(statuses: dict[str, str], to_html=escape) -> str:
                             ("mismatch", "misses within a margin registered before its run",
                              "miss within a margin registered before their run"),
                             ("fail", "fails", "fail"),
-                            ("inconclusive", "is inconclusive: an interval straddles its line or its models did not "
-                                             "meet a registered gate",
-                             "are inconclusive: an interval straddles their line or their models did not meet a "
-                             "registered gate"),
+                            ("inconclusive", "is inconclusive: an interval straddles its line",
+                             "are inconclusive: an interval straddles their line"),
+                            (NOT_TESTED, "is not tested: a gate registered with it is unmet (the table says which), "
+                                         "so its number decides nothing",
+                             "are not tested: a gate registered with them is unmet (the table says which), so their "
+                             "numbers decide nothing"),
                             ("not yet covered", "waits for its run", "wait for their run")):
         picked = [r for r, w in rows if w == word]
         if picked:

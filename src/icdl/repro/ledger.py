@@ -49,7 +49,7 @@ from .glossary import linked_terms
 from .pins import reads_results
 from .results import keepable, load_result, provenance, save_result
 from .typeset import math_html
-from .words import brief, clauses, paper_words, run_words, shared_clauses, status_class
+from .words import NOT_TESTED, brief, clauses, paper_words, run_words, shared_clauses, status_class
 
 #: a claim that meets its criterion under a changed setting of the paper (:data:`icdl.repro.claims.DEVIATIONS`)
 PASS_DEVIATION = "pass (deviation)"
@@ -69,9 +69,11 @@ STATUS_SENTENCES = {
             "failure turns CI red.",
     "mismatch": "it does not hold, but misses by no more than a margin we fixed, with its reason, before the run "
                 "that judged it.",
-    INCONCLUSIVE: "the 90 % interval of its number (over training seeds and test prompts) straddles the line, or "
-                  "a condition its design had to meet (a gate, registered with it) was not met, so the data cannot "
-                  "decide.",
+    INCONCLUSIVE: "its number was read, and its 90 % interval (over training seeds and test prompts) straddles the "
+                  "line: the data cannot decide.",
+    NOT_TESTED: "a condition its design had to meet (a gate registered with it, such as that its models learned the "
+                "task) was not met, so its number is not read as a verdict; the report says which (the ledger "
+                "records it as inconclusive).",
     NOT_COVERED: "registered, with its criterion, before the run that decides it, which has not been made yet.",
 }
 

@@ -31,7 +31,7 @@ from .ledger import (
     load_records,
 )
 from .typeset import commands_as_code, esc, math_html, named_attentions, typeset_minus
-from .words import run_words, status_class
+from .words import NOT_TESTED, run_words, status_class
 
 
 def report_frame(folder: Path | None = None) -> pd.DataFrame:
@@ -57,6 +57,8 @@ def report_frame(folder: Path | None = None) -> pd.DataFrame:
 
 
 _ORDER = ("fail", "mismatch", INCONCLUSIVE, PASS_DEVIATION, "pass")  # a claim's status: the worst of its records
+#: the statuses as the intro and the report show them, in the order they are counted
+SHOWN = (*STATUSES, NOT_TESTED, NOT_COVERED)
 
 
 def chapter_title(chapter: str) -> str:
@@ -78,7 +80,12 @@ def _deviation(claim: str) -> str:
 def claim_frame(folder: Path | None = None) -> pd.DataFrame:
     """One row per registered claim: its status (the worst over its records; ``not yet covered`` without
     one), the statuses per profile side by side, and the record the reader sees -- the one judged on the
-    largest run (a record judged on a reference result before one judged on a quick run)."""
+    largest run (a record judged on a reference result before one judged on a quick run). ``shown``: the status as
+    the intro and the report show it -- :data:`~icdl.repro.words.NOT_TESTED` for an inconclusive claim whose every
+    inconclusive record leaves a gate of its design unmet (its number never read), else the status."""
+    from .glance import STRADDLES
+
+    untested = {c for c, why in inconclusive_reasons(folder).items() if STRADDLES not in why}
     rows_by_claim: dict[str, list[dict]] = {}
     for _, row in report_frame(folder).iterrows():
         rows_by_claim.setdefault(row["id"], []).append(row.to_dict())
@@ -89,7 +96,7 @@ def claim_frame(folder: Path | None = None) -> pd.DataFrame:
         if not recs:
             out.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": "—", "criterion": "—",
                         "status": "not yet covered", "profiles": "—", "chapter": c.chapter or "", "test": c.test or "",
-                        "note": "", "shown_profile": ""})
+                        "note": "", "shown_profile": "", "shown": "not yet covered"})
             continue
         shown = sorted(recs, key=lambda r: (not str(r["profile"]).startswith("reference"), r["profile"]))[0]
         status = min((r["status"] for r in recs), key=_ORDER.index)
@@ -98,7 +105,8 @@ def claim_frame(folder: Path | None = None) -> pd.DataFrame:
         out.append({"id": c.id, "source": c.source, "paper": c.paper, "ours": shown["ours"],
                     "criterion": shown["criterion"], "status": status, "profiles": profiles,
                     "chapter": c.chapter or "", "test": c.test or "", "note": shown["note"],
-                    "shown_profile": shown["profile"]})
+                    "shown_profile": shown["profile"],
+                    "shown": NOT_TESTED if status == INCONCLUSIVE and c.id in untested else status})
     return pd.DataFrame(out)
 
 
@@ -110,8 +118,8 @@ def render_report(folder: Path | None = None, errata: dict | None = None) -> str
     about it: ``errata`` maps a claim to the anchor and title of its entry, :func:`icdl.repro.errata.report_links`)."""
     errata = errata or {}
     df = claim_frame(folder)
-    counts = df["status"].value_counts()
-    summary = ", ".join(f"**{counts.get(s, 0)}** {s}" for s in (*STATUSES, "not yet covered"))
+    counts = df["shown"].value_counts()
+    summary = ", ".join(f"**{counts.get(s, 0)}** {s}" for s in SHOWN)
     lines = [f"**{len(df)} claims:** {summary}.", ""]
 
     if WITHDRAWN:
@@ -150,7 +158,7 @@ def filter_bar(df: pd.DataFrame) -> str:
                 "</select></label>")
 
     chapters = [c for c in dict.fromkeys(df["chapter"]) if c]
-    statuses = [s for s in (*STATUSES, NOT_COVERED) if (df["status"] == s).any()]
+    statuses = [s for s in SHOWN if (df["shown"] == s).any()]
     return ('<div class="claims-filter">'
             + select("document", "document", [(k, t) for k, t in DOCUMENTS.items()
                                               if (df["id"].map(document) == k).any()])
@@ -212,8 +220,8 @@ def _claim_block(r, erratum: tuple[str, str] | None = None) -> str:
     # folded: its status and result on one line, the rest a click away (the page was 66 screens of blocks); the
     # claim's id stays in the anchor, not in the reader's text; the filters read the data- attributes
     return (f'<details class="claim" id="claim-{r.id}" data-chapter="{esc(r.chapter or "")}" '
-            f'data-status="{esc(r.status)}">'
-            f'<summary class="claim-head"><span class="{status_class(r.status)}"><b>{esc(r.status)}</b></span> '
+            f'data-status="{esc(r.shown)}">'
+            f'<summary class="claim-head"><span class="{status_class(r.shown)}"><b>{esc(r.shown)}</b></span> '
             f"{math_html(_title(r))}</summary>"
             f'<dl><dt>paper</dt><dd>{math_html(r.paper)}</dd>'
             f"<dt>ours</dt><dd>{math_html(r.ours)}{_deviation(r.id)}</dd>"
@@ -256,7 +264,7 @@ def render_summary(folder: Path | None = None) -> str:
     df["document"] = df["id"].map(document)
     legend = "".join(f'<li><span class="{status_class(k)}"><b>{esc(k)}</b></span>: {esc(v)}</li>'
                      for k, v in STATUS_SENTENCES.items())
-    statuses = dict(zip(df["id"], df["status"]))
+    statuses = dict(zip(df["id"], df["shown"]))
     # every measured number with the run it comes from, in a reader's words (a label like "reference (20 000 of
     # 20 000 epochs)" by its run alone: its record's words already say the rest)
     runs = df["shown_profile"].map(lambda p: run_words(str(p).split(" (")[0]).removeprefix("on ")
@@ -269,8 +277,8 @@ def render_summary(folder: Path | None = None) -> str:
                            why=inconclusive_reasons(folder)), "",
              ":::{dropdown} What the verdicts' words mean", "Each claim gets one status:", "", f"<ul>{legend}</ul>", "",
              f"A result of the table above takes the status its claims share, or <b>{MIXED}</b> when they differ "
-             "(their counts beside it); under an inconclusive verdict, \"not decided: …\" says what held it "
-             "back, in the words the claims use.", ":::", "",
+             "(their counts beside it); under a verdict that is inconclusive or not tested, \"not decided: …\" "
+             "says what held it back, in the words the claims use.", ":::", "",
              "This book's own questions, and every claim with what we measured "
              'and what held it back, are in the <a href="report.html">report</a>, where they can be filtered by '
              "document, chapter and status.", ""]

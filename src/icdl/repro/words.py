@@ -6,6 +6,11 @@ from __future__ import annotations
 
 from .typeset import math_html
 
+#: how the intro and the report show an inconclusive claim whose design left it unjudged -- a gate registered with
+#: it is unmet (e.g. its models did not learn the task), so its number was not read -- apart from one whose number
+#: was read and its interval straddles the line (the ledger's status is "inconclusive" for both; the reasons its
+#: record's numbers give tell them apart: icdl.repro.pages.inconclusive_reasons)
+NOT_TESTED = "not tested"
 #: a claim's "ours" longer than this many characters is shown by its headline, the rest a click away
 BRIEF = 200
 #: how the registry's "paper" words open for a question of the book's own, one the paper does not ask
