@@ -99,7 +99,7 @@ from icdl import figures
 from icdl.gpt_icl import objectives
 from icdl.gpt_icl.compute import cost
 from icdl.gpt_icl.core import learning, main_study, verdicts
-from icdl.gpt_icl.objectives import fitted, n01, task_content, yardstick
+from icdl.gpt_icl.objectives import fitted, flat, n01, task_content, yardstick
 from icdl.repro import chapter, required
 from icdl.repro.words import run_words
 
@@ -178,7 +178,8 @@ chapter.table(task_content.shown(task_table))
 # %% tags=["remove-cell"]
 task_judged = {e["claim"]: e for e in task_content.judge(task_stats)}
 chapter.glue(**task_content.glue_words(task_table, task_judged))
-chapter.glue(**n01.committed_first_screen_glue())  # the first screen's n01 line
+n01_live = flat.live_profile(main_study.PROFILES.folder())  # n01's models, trained until flat once that run lands
+chapter.glue(**n01.committed_first_screen_glue(n01_live, flat.COMMAND if n01_live == flat.PROFILE else n01.COMMAND))
 
 # %% [markdown]
 # At ICDL's inputs {glue:text}`task_offset_min` to {glue:text}`task_offset_max`

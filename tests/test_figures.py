@@ -450,6 +450,7 @@ FIGURE_TESTS = {
     "fig-icl-shortfall": "test_shortfall_figure_numbers",
     "fig-icl-shortfall-n01": "test_committed_n01_numbers",
     "fig-n01-training": "test_n01_training_numbers",
+    "fig-n01-flat-curves": "test_n01_training_numbers",
     "fig-icl-training": "test_committed_fitted_numbers",
     "fig-schedule-scan": "test_committed_scan_numbers",
     "fig-recipe-scan": "test_committed_recipe_scan_numbers",
@@ -984,16 +985,16 @@ def test_committed_n01_numbers(num_regression):
     (mean over seeds) and the baselines' per position, the three judged numbers with their intervals, each model's
     shortfall below the MLP with its interval, and each attention's R² beside least squares' and the context mean's
     (pinned: a rerun that moved them fails here until the baseline is regenerated and the diff reviewed)."""
-    from icdl.gpt_icl.objectives import n01
+    from icdl.gpt_icl.objectives import flat, n01
     from icdl.repro.ledger import load_records
     from icdl.repro.results import load_result
 
-    path = HERE.parent / "results" / "gpt_icl" / "icl.n01.json"
-    if not path.is_file():  # the study at its fitted schedule is not committed yet: nothing to pin, and every claim
-        # it judges must be recorded as waiting (its baseline is made again from the run when it lands)
+    path = HERE.parent / "results" / "gpt_icl" / f"icl.{flat.live_profile(HERE.parent / 'results' / 'gpt_icl')}.json"
+    if not path.is_file():  # no run of n01's models is committed: nothing to pin, and every claim over them must be
+        # recorded as waiting (the baseline is made again from the run when it lands)
         status = {r.claim: r.status for r, _ in load_records(HERE.parent / "results" / "ledger")}
-        waiting = {c: s for c, s in status.items() if c.startswith("gpt-n01-")}
-        assert len(waiting) == 6 and set(waiting.values()) == {"not yet covered"}, waiting
+        waiting = {c: s for c, s in status.items() if c.startswith("gpt-n01f-")}
+        assert len(waiting) == 34 and set(waiting.values()) == {"not yet covered"}, waiting
         return
     icl = load_result(path)["data"]
     curves, baselines = n01.figure_data(icl)
@@ -1188,9 +1189,21 @@ def test_n01_training_numbers(num_regression):
     assert fall[(4, "softmax")] == pytest.approx(expected, abs=0.03)
     assert learning.late_words(fall) == f"4-layer targets: softmax {100 * fall[(4, 'softmax')]:.0f} %, relu " \
                                         f"{100 * fall[(4, 'relu')]:.0f} %"
-    history = pd.DataFrame(load_result(HERE.parent / "results" / "gpt_icl" / "icl.n01.json")["data"]["history"])
+    from icdl.gpt_icl.objectives import flat
+
+    folder = HERE.parent / "results" / "gpt_icl"
+    history = pd.DataFrame(load_result(folder / f"icl.{flat.live_profile(folder)}.json")["data"]["history"])
     fig = figures.gpt.plot_training_by_depth(history)
     plt.close(fig)
+    if "val_r2" in history:  # figure 'fig-n01-flat-curves': the validation curves of the models trained until flat
+        fig = figures.recipes.plot_flat_curves(history)
+        lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label().endswith(("seed 0", "seed 1",
+                                                                                          "seed 2"))]
+        assert len(lines) == len(history.groupby(["depth", "attention", "seed"]))  # one line per model and seed
+        plt.close(fig)
+        v = history.dropna(subset=["val_r2"]).sort_values(["depth", "attention", "seed", "step"])
+        num_regression.check({"step": v["step"].to_numpy(float), "val_r2": v["val_r2"].to_numpy()},
+                             default_tolerance={"rtol": 1e-9, "atol": 1e-12}, basename="n01_flat_curves")
     mean = history.groupby(["depth", "attention", "step"])["loss"].mean()
     committed = learning.late_fall(history)
     num_regression.check({"mean_loss": mean.to_numpy(), "late_fall": np.repeat(committed.to_numpy(), 100)},

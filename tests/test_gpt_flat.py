@@ -157,10 +157,19 @@ def test_some_model_passes_on_one_decided_model_and_fails_only_when_every_model_
 
 
 def test_the_every_model_claims_are_profile_n01_s_judges_under_this_design_s_ids():
-    """Each every-model claim of this design has profile n01's criterion, and its entry is n01's judge's under the
-    new id: one learned model failing fails it; its verdict is the registry's under the new id."""
+    """Each every-model claim of this design has the criterion profile n01's claim had when both were registered
+    (1dd4219), which it replaced (a moved threshold or a dropped gate would pass a claim n01's run would not), and
+    its entry is n01's judge's: one learned model failing fails it; its verdict is the registry's."""
+    from test_registered import registry_at
+
+    before = registry_at("1dd4219")
+
+    def data(criterion) -> list[tuple]:
+        return [(c.key, c.op, float(c.threshold)) for c in criterion]
+
     for theirs, ours in EVERY.items():
-        assert claims.CRITERIA[ours] == claims.CRITERIA[theirs]
+        assert data(claims.CRITERIA[ours]) == data(before.CRITERIA[theirs]) == data(before.CRITERIA[ours])
+        assert claims.REPLACED[theirs].by == (ours,) and theirs not in claims.CRITERIA
     icl, shift = _run(GOOD | {(4, "relu"): 0.5})
     entries = {e["claim"]: e for e in flat.judge_every(icl, shift, L, T, 0.05, {"obj1_tolerance": 0.05,
                                                                                  "obj3_max_drop": 0.1})}
@@ -176,18 +185,47 @@ def test_waiting_for_its_run_every_claim_names_the_command_and_judges_nothing():
     assert all(e["value"] is None and e["passed"] is None and flat.COMMAND in e["ours"] for e in entries)
 
 
-def test_the_first_table_shows_each_model_s_status_in_its_own_cell():
-    """A status lands in its model's row and its question's column (a transposed table, or one keyed by the wrong
-    attention, puts the fail elsewhere); objective 2 sits on both of its depth's rows."""
+def test_the_first_table_shows_each_model_s_status_and_number_in_its_own_cell():
+    """A status and its claim's number land in their model's row and question's column (a transposed table, or one
+    keyed by the wrong attention, puts the fail elsewhere); objective 2 sits on both of its depth's rows; whether a
+    model learned is its own gate's; a claim the judge did not give is a dash."""
+    icl, shift = _run(GOOD | {(4, "relu"): 0.5})
+    entries = flat.judge_models(icl, shift, L, T, 0.05)
     status = {model_claim(q, d, a): "pass" for d, a in N01_MODELS for q in QUESTIONS}
     status |= {model_claim("beats-ls", 4, "relu"): "fail", obj2_claim(6): "inconclusive"}
-    table = flat.verdict_table(status)
+    table = flat.verdict_table(entries, status, {(3, "softmax"): "yes (+0.001)"})
     assert len(table) == 6
-    fails = table[table[QUESTIONS["beats-ls"]] == "fail"]
+    beats = table[flat.HEADERS["beats-ls"]]
+    fails = table[beats.str.startswith("fail")]
     assert list(zip(fails["target depth"], fails["attention"])) == [(4, "ReLU")]
-    obj2 = table.columns[-1]
-    assert list(table[table["target depth"] == 6][obj2]) == ["inconclusive"] * 2
-    assert set(table[table["target depth"] == 3][obj2]) == {"—"}
+    value = next(e["value"] for e in entries if e["claim"] == model_claim("beats-ls", 4, "relu"))
+    assert fails[flat.HEADERS["beats-ls"]].item() == f"fail, {value:+.2f}" and value < 0  # the model's own number
+    assert list(table[table["target depth"] == 6][flat.OBJ2_HEADER].str.split(",").str[0]) == ["inconclusive"] * 2
+    assert set(table[table["target depth"] == 3][flat.OBJ2_HEADER]) == {"—"}  # no status given: a dash
+    assert list(table["learned"]) == ["yes"] * 6  # GOOD's models all lead the context mean
+    assert table["curve flat at the end"].tolist() == ["yes (+0.001)"] + ["—"] * 5
+
+
+def test_curve_flatness_reads_each_model_s_seeds_last_quarter():
+    """A model is flat only if every seed gained less than the scan's margin over the last quarter (the bug: reading
+    the first seed, or the whole curve)."""
+    rows = []
+    for seed, late in enumerate((0.001, 0.002, 0.02)):  # seed 2 still rising at the end
+        for step, r2 in ((10_000, 0.5), (10_500, 0.8), (14_000, 0.8 + late)):
+            rows.append({"depth": 3, "attention": "softmax", "seed": seed, "step": step, "val_r2": r2})
+    rows += [{"depth": 3, "attention": "relu", "seed": 0, "step": t, "val_r2": v}
+             for t, v in ((10_000, 0.2), (10_500, 0.7), (14_000, 0.703))]  # rose early, flat late
+    got = flat.curve_flatness(pd.DataFrame(rows))
+    assert got[(3, "softmax")] == "no (+0.020)" and got[(3, "relu")] == "yes (+0.003)" and got[(4, "relu")] == "—"
+
+
+def test_every_words_count_each_model_s_status_beside_the_claim_over_all():
+    status = {model_claim("beats-ls", d, a): s for (d, a), s in zip(N01_MODELS, ["pass"] * 3 + ["fail"]
+                                                                    + ["inconclusive"] * 2)}
+    status[EVERY["gpt-n01-beats-ls"]] = "fail"
+    words = flat.every_words(status)
+    assert words.startswith("beats least squares: fail (per model: 3 pass, 1 fail, 2 inconclusive)")
+    assert "objective 1: waits for the run (per model: none judged yet)" in words
 
 
 def test_a_result_without_one_of_the_models_is_refused_in_one_line():

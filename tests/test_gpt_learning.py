@@ -74,17 +74,17 @@ LEADS = {"target depth 3, softmax": _stat(0.4, 0.01, 1), "target depth 3, relu":
 
 
 def _judged(shortfalls: dict[str, float], leads: dict = LEADS, spread: float = 0.01) -> dict:
-    """``gpt-n01-obj1`` (largest shortfall ≤ 0.05 over every model) judged by the production path
+    """``gpt-n01f-obj1`` (largest shortfall ≤ 0.05 over every model) judged by the production path
     (``verdicts._entry`` then ``learning.gated``) on planted per-model shortfalls."""
     from icdl.gpt_icl.core import verdicts
 
     stat = {(int(n.split()[2].rstrip(",")), n.split()[-1]): _stat(v, spread, i)
             for i, (n, v) in enumerate(shortfalls.items())}
     g = learning.gate(leads)
-    entry = verdicts._entry("gpt-n01-obj1", stat, "largest shortfall", "≤ 0.05", "<=", 0.05,
+    entry = verdicts._entry("gpt-n01f-obj1", stat, "largest shortfall", "≤ 0.05", "<=", 0.05,
                             learned=learning.learned_keys(g, 0.05, verdicts.behind(stat)))
     out = learning.gated(entry, g)
-    assert out["passed"] is claims.criterion_verdict("gpt-n01-obj1", {"value": out["value"], **out["values"]})
+    assert out["passed"] is claims.criterion_verdict("gpt-n01f-obj1", {"value": out["value"], **out["values"]})
     return out
 
 
@@ -144,16 +144,16 @@ def test_the_registry_reads_a_learned_fail_and_withholds_everything_else():
     where the gate is unmet, a straddle or a pass there is inconclusive, and a NaN learned number is no fail."""
     base = {"value": 0.3, "value_lo": 0.2, "value_hi": 0.4, "learned": 0.01}
     v = claims.criterion_verdict
-    assert v("gpt-n01-obj1", {**base, "value_learned": 0.2, "value_learned_lo": 0.1,
+    assert v("gpt-n01f-obj1", {**base, "value_learned": 0.2, "value_learned_lo": 0.1,
                               "value_learned_hi": 0.3}) is False
-    assert v("gpt-n01-obj1", {**base, "value_learned": 0.06, "value_learned_lo": 0.04,
+    assert v("gpt-n01f-obj1", {**base, "value_learned": 0.06, "value_learned_lo": 0.04,
                               "value_learned_hi": 0.08}) is None
-    assert v("gpt-n01-obj1", {**base, "value_learned": 0.01, "value_learned_lo": 0.0,
+    assert v("gpt-n01f-obj1", {**base, "value_learned": 0.01, "value_learned_lo": 0.0,
                               "value_learned_hi": 0.02}) is None
-    assert v("gpt-n01-obj1", {**base, "value_learned": float("nan"), "value_learned_lo": float("nan"),
+    assert v("gpt-n01f-obj1", {**base, "value_learned": float("nan"), "value_learned_lo": float("nan"),
                               "value_learned_hi": float("nan")}) is None
-    assert v("gpt-n01-obj1", base) is None
-    assert v("gpt-n01-obj1", {**base, "learned": 0.06}) is False  # the gate met: the claim's own verdict
+    assert v("gpt-n01f-obj1", base) is None
+    assert v("gpt-n01f-obj1", {**base, "learned": 0.06}) is False  # the gate met: the claim's own verdict
 
 
 def test_a_model_short_of_the_gate_is_named_with_how_it_missed():

@@ -85,21 +85,21 @@ def test_each_claim_both_sides_of_its_line_and_inconclusive_between():
     """Each claim passes, fails and is inconclusive on predictions built to do so, and the ledger's registry
     gives the judge's verdict (the criterion is the registered one, not a copy)."""
     good = _judged(_icl({(3, "softmax"): 0.055, (3, "relu"): 0.055, (6, "softmax"): 0.085, (6, "relu"): 0.085}))
-    assert [good[c]["passed"] for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")] == [True] * 3
+    assert [good[c]["passed"] for c in ("gpt-n01f-beats-ls", "gpt-n01f-obj1", "gpt-n01f-depth-gap")] == [True] * 3
     assert all(_verdict(e) is e["passed"] for e in good.values())
     # worse than least squares at depth 6, far below the MLP, and deeper targets far easier than shallow ones
     # (excess 5 at depth 6 against 8 at depth 3: three seeds' t term needs a clear margin to decide a fail)
     bad = _judged(_icl({(3, "softmax"): 0.45, (3, "relu"): 0.45, (6, "softmax"): 0.31, (6, "relu"): 0.31}))
-    assert [bad[c]["passed"] for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")] == [False] * 3
+    assert [bad[c]["passed"] for c in ("gpt-n01f-beats-ls", "gpt-n01f-obj1", "gpt-n01f-depth-gap")] == [False] * 3
     assert all(_verdict(e) is e["passed"] for e in bad.values())
     # seeds that disagree around each line: least squares' error (0.3), the tolerance (MLP 0.05 + 0.05), no gap
     spread = (0.02, 0.10, 0.18)
     near_ls = _judged(_icl({(3, "softmax"): (0.1, 0.3, 0.5), (3, "relu"): 0.1, (6, "softmax"): 0.1,
-                            (6, "relu"): 0.1}))["gpt-n01-beats-ls"]
+                            (6, "relu"): 0.1}))["gpt-n01f-beats-ls"]
     near_tol = _judged(_icl({(3, "softmax"): 0.06, (3, "relu"): 0.06, (6, "softmax"): spread,
-                             (6, "relu"): 0.06}))["gpt-n01-obj1"]
+                             (6, "relu"): 0.06}))["gpt-n01f-obj1"]
     no_gap = _judged(_icl({(3, "softmax"): 0.1, (3, "relu"): 0.1, (6, "softmax"): spread,
-                           (6, "relu"): 0.2}))["gpt-n01-depth-gap"]
+                           (6, "relu"): 0.2}))["gpt-n01f-depth-gap"]
     for entry in (near_ls, near_tol, no_gap):
         assert entry["passed"] is None and _verdict(entry) is None, entry
 
@@ -109,10 +109,10 @@ def test_the_numbers_have_the_right_sign_and_size():
     shows); the gap is deep minus shallow (a reversed difference turns it negative)."""
     icl = _icl({(3, "softmax"): 0.15, (3, "relu"): 0.15, (6, "softmax"): 0.25, (6, "relu"): 0.30})
     e = _judged(icl)
-    assert e["gpt-n01-beats-ls"]["value"] == pytest.approx(1 - 0.30 / 0.30, abs=0.03)  # the worst model: relu 6
-    assert e["gpt-n01-obj1"]["value"] == pytest.approx(0.30 - 0.05, abs=0.03)
+    assert e["gpt-n01f-beats-ls"]["value"] == pytest.approx(1 - 0.30 / 0.30, abs=0.03)  # the worst model: relu 6
+    assert e["gpt-n01f-obj1"]["value"] == pytest.approx(0.30 - 0.05, abs=0.03)
     # (MSE − MSE_MLP)/MSE_MLP: softmax 0.25/0.05 − 1 = 4 at depth 6 against 0.15/0.05 − 1 = 2 at depth 3
-    assert e["gpt-n01-depth-gap"]["value"] == pytest.approx(4 - 2, abs=0.3)  # the smaller: softmax (relu: 3)
+    assert e["gpt-n01f-depth-gap"]["value"] == pytest.approx(4 - 2, abs=0.3)  # the smaller: softmax (relu: 3)
     vs = n01.versus_least_squares(__import__("icdl.gpt_icl.core.verdicts", fromlist=["Sums"]).Sums(
         icl["blocks"], icl["labels"]), L)
     assert summary(vs[(3, "softmax")])["value"] == pytest.approx(0.5, abs=0.03)
@@ -147,7 +147,7 @@ def test_the_side_by_side_table_names_each_task_and_model():
 
 def test_waiting_for_its_run_each_claim_names_the_command_and_judges_nothing():
     entries = n01.pending(0.05)
-    assert [e["claim"] for e in entries] == ["gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap"]
+    assert [e["claim"] for e in entries] == ["gpt-n01f-beats-ls", "gpt-n01f-obj1", "gpt-n01f-depth-gap"]
     assert all(e["value"] is None and e["passed"] is None and n01.COMMAND in e["ours"] for e in entries)
     # the same criterion words as once it is judged
     judged = n01.judge(_icl({(3, "softmax"): 0.1, (3, "relu"): 0.1, (6, "softmax"): 0.1, (6, "relu"): 0.1}), L, 0.05)
@@ -161,9 +161,9 @@ def test_each_depth_is_measured_against_its_own_mlp_and_least_squares():
     ls, mlp = {3: 0.2, 6: 0.4}, {3: 0.04, 6: 0.08}
     icl = _icl({(3, "softmax"): 0.08, (3, "relu"): 0.08, (6, "softmax"): 0.16, (6, "relu"): 0.16}, ls=ls, mlp=mlp)
     e = _judged(icl)
-    assert e["gpt-n01-depth-gap"]["value"] == pytest.approx(0.0, abs=0.15)  # both twice their MLP's error
-    assert e["gpt-n01-beats-ls"]["value"] == pytest.approx(1 - 0.08 / 0.2, abs=0.05)  # depth 6: 1 − 0.16/0.4
-    assert e["gpt-n01-obj1"]["value"] == pytest.approx(0.08, abs=0.02)  # R² shortfall 0.16 − 0.08 at depth 6
+    assert e["gpt-n01f-depth-gap"]["value"] == pytest.approx(0.0, abs=0.15)  # both twice their MLP's error
+    assert e["gpt-n01f-beats-ls"]["value"] == pytest.approx(1 - 0.08 / 0.2, abs=0.05)  # depth 6: 1 − 0.16/0.4
+    assert e["gpt-n01f-obj1"]["value"] == pytest.approx(0.08, abs=0.02)  # R² shortfall 0.16 − 0.08 at depth 6
 
 
 def test_objective_1_takes_the_worst_position_up_to_the_training_length():
@@ -172,8 +172,8 @@ def test_objective_1_takes_the_worst_position_up_to_the_training_length():
     position, or averaged over positions)."""
     var = {(3, "softmax"): 0.07, (3, "relu"): 0.07, (6, "softmax"): 0.07, (6, "relu"): 0.07}
     calm, early = _judged(_icl(var)), _judged(_icl(var, early=0.3))
-    assert early["gpt-n01-obj1"]["value"] == pytest.approx(calm["gpt-n01-obj1"]["value"] + 0.3, abs=0.03)
-    assert early["gpt-n01-beats-ls"]["value"] == pytest.approx(calm["gpt-n01-beats-ls"]["value"], abs=1e-9)
+    assert early["gpt-n01f-obj1"]["value"] == pytest.approx(calm["gpt-n01f-obj1"]["value"] + 0.3, abs=0.03)
+    assert early["gpt-n01f-beats-ls"]["value"] == pytest.approx(calm["gpt-n01f-beats-ls"]["value"], abs=1e-9)
 
 
 def test_the_n01_profile_trains_and_tests_on_inputs_centred_at_zero():
@@ -232,7 +232,7 @@ def test_the_prose_quotes_the_best_model_and_counts_the_intervals_below_zero():
 
 
 def test_the_share_of_the_nonlinear_gain_both_sides_of_one_half():
-    """gpt-n01-share: least squares' error 0.3, the MLP's 0.05 (a gain of 0.25); a model with error 0.1 learns
+    """gpt-n01f-share: least squares' error 0.3, the MLP's 0.05 (a gain of 0.25); a model with error 0.1 learns
     (0.3 − 0.1)/0.25 = 0.8 of it (pass), one with 0.25 learns 0.2 (fail), one at 0.175 sits on the line
     (inconclusive). The value is the worst model's (depth 6 here), and the normaliser the MLP's gain, not least
     squares' error (which would give 0.67, 0.17 and 0.42: the middle case would fail)."""
@@ -255,7 +255,7 @@ def test_the_share_of_the_nonlinear_gain_both_sides_of_one_half():
 
 
 def test_objectives_2_and_3_are_the_main_study_s_judged_on_the_n01_models(monkeypatch):
-    """gpt-n01-obj2-length and gpt-n01-obj3 are the main study's entries of the same objectives, measured by its
+    """gpt-n01f-obj2-length and gpt-n01f-obj3 are the main study's entries of the same objectives, measured by its
     judge on the n01 result and renamed -- not objective 2's mixture fall (void at centre 0, where every mixture is
     N(0, I)) nor objective 3's absolute drop. Catches the two names crossed, the wrong entry taken (gpt-obj3-drop
     for icdl-obj3), and a claim judged while its run waits."""
@@ -269,10 +269,10 @@ def test_objectives_2_and_3_are_the_main_study_s_judged_on_the_n01_models(monkey
 
     monkeypatch.setattr(n01.verdicts, "judge", fake_judge)
     got = n01.judge_objectives_2_3("icl", "shift", 40, 60, {"obj1_tolerance": 0.05})
-    assert [(e["claim"], e["value"]) for e in got] == [("gpt-n01-obj2-length", 3.0), ("gpt-n01-obj3", 4.0)]
+    assert [(e["claim"], e["value"]) for e in got] == [("gpt-n01f-obj2-length", 3.0), ("gpt-n01f-obj3", 4.0)]
     assert seen["args"] == ("icl", "shift", 40, 60, {"obj1_tolerance": 0.05})
     waiting = n01.judge_objectives_2_3(None, None, 40, 60, {})
-    assert [e["claim"] for e in waiting] == ["gpt-n01-obj2-length", "gpt-n01-obj3"]
+    assert [e["claim"] for e in waiting] == ["gpt-n01f-obj2-length", "gpt-n01f-obj3"]
     assert all(e["value"] is None and e["passed"] is None and n01.COMMAND in e["ours"] for e in waiting)
 
 

@@ -838,7 +838,7 @@ def test_the_box_folds_the_claims_that_wait_for_their_run_into_one_row(tmp_path,
 
     monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ledger = Ledger("gpt_n01", "quick")
-    ledger.record("gpt-n01-beats-ls", ours="judged", criterion="c", value=0.4,
+    ledger.record("gpt-n01f-beats-ls", ours="judged", criterion="c", value=0.4,
                   values={"value_lo": 0.3, "value_hi": 0.5, "learned": 0.2})
     for d, a in N01_MODELS[:3]:
         ledger.record(model_claim("beats-ls", d, a), ours="not run yet: python -m x", criterion="c",
@@ -862,14 +862,14 @@ def test_the_closing_table_folds_the_waiting_claims_too(tmp_path, monkeypatch):
 
     monkeypatch.setenv("ICDL_ROOT", scratch_clone(tmp_path))
     ledger = Ledger("gpt_n01", "quick")
-    ledger.record("gpt-n01-beats-ls", ours="judged", criterion="c", value=0.4,
+    ledger.record("gpt-n01f-beats-ls", ours="judged", criterion="c", value=0.4,
                   values={"value_lo": 0.3, "value_hi": 0.5, "learned": 0.2})
     for d, a in N01_MODELS[:2]:
         ledger.record(model_claim("share", d, a), ours="not run yet: python -m x", criterion="w",
                       judged_on="n01-flat", covered=False)
     table = ledger.judged().data
     head, fold = table.split('<tr class="waiting">', 1)
-    assert "claim-gpt-n01-beats-ls" in head and "claim-gpt-n01f" not in head
+    assert "claim-gpt-n01f-beats-ls" in head and "claim-gpt-n01f-share" not in head
     assert "2 claims wait for their run" in fold and fold.count('href="../book/report.html#claim-gpt-n01f-share') == 2
 
 

@@ -23,8 +23,10 @@ JUDGED_ON = {f"{c}-fitted": ("results/gpt_icl/icl.fitted.json", "results/gpt_icl
 JUDGED_ON["icdl-obj4"] = ("results/gpt_depth/depth.reference.json",)
 # measured in the chapter itself, in every profile alike: judged when the chapter's ledger was written
 JUDGED_ON |= {c: ("results/ledger/gpt_icl.quick.json",) for c in ("gpt-task-linear", "gpt-task-n01")}
-# ICDL's questions at x ~ N(0, I): profile n01 of chapter gpt_icl (python -m icdl.gpt_icl --profile n01 ...)
-JUDGED_ON |= {c: ("results/gpt_icl/icl.n01.json",) for c in ("gpt-n01-beats-ls", "gpt-n01-obj1", "gpt-n01-depth-gap")}
+# ICDL's questions at x ~ N(0, I), on profile n01's models trained until flat (python -m icdl.gpt_icl --profile n01-flat
+# ...): every claim of that design, the per-model ones and those over every model
+JUDGED_ON |= {c: ("results/gpt_icl/icl.n01-flat.json", "results/gpt_icl/shift.n01-flat.json")
+              for c in claims.REGISTERED if c.startswith("gpt-n01f-")}
 # the mechanism study's positive control (python -m icdl.gpt_icl.mechanism --profile control)
 JUDGED_ON["mech-control-linear"] = ("results/gpt_mechanism/mechanism.control.json",)
 # the mechanism hypotheses over the main study's seeds (python -m icdl.gpt_icl.mechanism --profile seeds --workers 2)

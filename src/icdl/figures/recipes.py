@@ -1,4 +1,5 @@
-"""The recipe scan's validation curves (chapter ``gpt_n01``; :mod:`icdl.gpt_icl.recipes`)."""
+"""Validation curves of chapter ``gpt_n01``: the recipe scan's (:mod:`icdl.gpt_icl.recipes`) and the models trained
+until flat (:mod:`icdl.gpt_icl.objectives.flat`)."""
 
 from __future__ import annotations
 
@@ -33,4 +34,31 @@ def plot_recipe_scan(history: pd.DataFrame, levels: pd.DataFrame, chosen: dict[s
         thousands(ax)
     axes[0, 0].set_ylabel("validation R² (mean over positions)")
     legend_under_row(fig, axes[0, -1], ncol=3, fontsize=SMALL)
+    return fig
+
+
+def plot_flat_curves(history: pd.DataFrame) -> plt.Figure:
+    """The models trained until flat (:mod:`icdl.gpt_icl.objectives.flat`), one panel per target depth
+    (``history``: the run's logged rows, ``depth``, ``attention``, ``seed``, ``step``, ``val_r2`` and
+    ``val_context_mean`` where a validation curve was scored): each seed's validation R² against the step in its
+    attention's colour, and the context mean on the same prompts (dotted, the mean over seeds); the shaded span is
+    the last quarter of the steps, over which a flat curve gains less than the scan's margin
+    (:func:`icdl.gpt_icl.recipes.scan.flat`)."""
+    h = history[history["val_r2"].notna()]
+    depths = sorted(h["depth"].unique())
+    fig, axes = plt.subplots(1, len(depths), figsize=(WIDE[0], 2.9), squeeze=False)
+    for ax, depth in zip(axes[0], depths):
+        own = h[h["depth"] == depth]
+        for (att, seed), g in own.groupby(["attention", "seed"], sort=True):
+            g = g.sort_values("step")
+            ax.plot(g["step"], g["val_r2"], "-", color=ATTENTION[att], lw=1.3, alpha=1.0 if seed == 0 else 0.6,
+                    label=f"{attention_name(att)}, seed {seed}")
+        ax.axhline(float(own["val_context_mean"].mean()), ls=BASELINE_STYLE[CONTEXT_MEAN],
+                   color=BASELINE[CONTEXT_MEAN], lw=1.1, label=CONTEXT_MEAN)
+        last = float(own["step"].max())
+        ax.axvspan(0.75 * last, last, color="0.9", zorder=0)
+        ax.set(title=f"target depth {depth}", xlabel="training step")
+        thousands(ax)
+    axes[0, 0].set_ylabel("validation R²")
+    legend_under_row(fig, axes[0, -1], ncol=4, fontsize=SMALL)
     return fig

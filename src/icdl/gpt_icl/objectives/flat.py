@@ -17,7 +17,10 @@ prompt term, 0.016, was four times its seed term, 0.004).
 :func:`judge_every`        the every-model claims (``gpt-n01f-beats-ls`` …): the judges of profile ``n01``
                            (:mod:`~icdl.gpt_icl.objectives.n01`) on this run, under this design's ids
 :func:`pending`            every entry while the run waits: nothing judged, the command named
-:func:`verdict_table`      the chapter's first table: one row per model, one column per question, its status
+:func:`live_profile`       the run the chapter reads: this design's once committed, else profile ``n01``'s
+:func:`curve_flatness`     per model, whether every seed's validation curve is flat at the horizon
+:func:`verdict_table`      the chapter's first table: one row per model, one column per question, its status and number
+:func:`every_words`        the every-model claims in one line each, with the per-model counts
 =========================  =========================================================================================
 
 Why a fixed horizon rather than stopping each model where its curve goes flat: a decaying recipe's horizon is part
@@ -28,6 +31,8 @@ a continued model trains.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pandas as pd
 
@@ -142,12 +147,23 @@ def judge_some(icl: dict, train_examples: int) -> dict:
 
 def judge_every(icl: dict, shift: dict, train_examples: int, test_examples: int, tolerance: float,
                 criteria: dict) -> list[dict]:
-    """The every-model claims of this design: profile ``n01``'s judges on this run, each entry under this design's
-    id (:data:`icdl.repro.claims.gpt_n01.EVERY`; registered with the same criteria, so the registry decides them
-    alike)."""
-    entries = (n01.judge(icl, train_examples, tolerance) + [n01.judge_share(icl, train_examples, COMMAND)]
-               + n01.judge_objectives_2_3(icl, shift, train_examples, test_examples, criteria))
-    return [{**e, "claim": EVERY[e["claim"]]} for e in entries]
+    """The every-model claims of this design (:data:`icdl.repro.claims.gpt_n01.EVERY`'s values, registered with
+    profile ``n01``'s criteria, which they replaced): the judges of :mod:`~icdl.gpt_icl.objectives.n01` on this
+    run."""
+    return (n01.judge(icl, train_examples, tolerance) + [n01.judge_share(icl, train_examples, COMMAND)]
+            + n01.judge_objectives_2_3(icl, shift, train_examples, test_examples, criteria))
+
+
+def live_profile(folder: Path) -> str:
+    """The run chapter ``gpt_n01`` reads for its figures and its first screen (``folder``: the main study's results):
+    this design's where both of its results are committed and complete, else profile ``n01``'s (whose models this
+    design continues)."""
+    from icdl.repro.results import load_result
+
+    paths = [folder / f"{stem}.{PROFILE}.json" for stem in ("icl", "shift")]
+    if all(p.is_file() for p in paths) and all(load_result(p, profile=PROFILE)["data"]["complete"] for p in paths):
+        return PROFILE
+    return n01.PROFILE
 
 
 def pending(tolerance: float) -> list[dict]:
@@ -167,21 +183,81 @@ def pending(tolerance: float) -> list[dict]:
 #: how the first table shows a status
 _MARK = {"pass": "pass", "pass (deviation)": "pass", "fail": "fail", "inconclusive": "inconclusive",
          "not yet covered": "waits for the run"}
+#: the first table's column per question (short: the criteria are under the claims) and objective 2's, per depth
+HEADERS = {"beats-ls": "beats least squares", "share": "over half the MLP's gain",
+           "obj1": "objective 1 (within 0.05 of the MLP)", "obj3": "objective 3 (shifted targets)"}
+OBJ2_HEADER = "objective 2 (softmax loses more past the training length)"
+#: the questions whose number is a signed difference (shown with its sign)
+_SIGNED = ("beats-ls",)
 
 
-def verdict_table(status: dict[str, str]) -> pd.DataFrame:
-    """One row per model, one column per question: its claim's status (``status``: claim id to the ledger's status);
-    objective 2's margin, a question of a depth, on both of its models' rows."""
+def _cell(entry: dict | None, status: str | None) -> str:
+    """One claim in the first table: its status and its number ("pass, +0.43"); "—" where the claim is absent."""
+    if entry is None or status is None:
+        return "—"
+    mark = _MARK.get(status, status)
+    if entry.get("value") is None:
+        return mark
+    signed = any(f"-{q}-" in entry["claim"] for q in _SIGNED) or "obj2" in entry["claim"]
+    return f"{mark}, {entry['value']:+.2f}" if signed else f"{mark}, {entry['value']:.2f}"
+
+
+def curve_flatness(history: pd.DataFrame) -> dict[tuple[int, str], str]:
+    """Per model (target depth, attention): whether every seed's validation curve (``history`` rows with
+    ``val_r2``) is flat by the recipe scan's rule (:func:`icdl.gpt_icl.recipes.scan.gain`: gained less than
+    :data:`~icdl.gpt_icl.recipes.scan.FLAT` over the last quarter of the steps), in words with the largest seed's
+    gain: "yes (+0.003)", "no (+0.012)"; "—" for a model without a curve."""
+    from icdl.gpt_icl.recipes.scan import FLAT, gain
+
+    h = history[history["val_r2"].notna()] if "val_r2" in history else history.iloc[0:0]
+    out = {}
+    for depth, att in N01_MODELS:
+        own = h[(h["depth"] == depth) & (h["attention"] == att)]
+        if own.empty:
+            out[(depth, att)] = "—"
+            continue
+        worst = max(gain(g) for _, g in own.groupby("seed"))
+        out[(depth, att)] = f"{'yes' if worst < FLAT else 'no'} ({worst:+.3f})"
+    return out
+
+
+def verdict_table(entries: list[dict], status: dict[str, str],
+                  flatness: dict[tuple[int, str], str] | None = None) -> pd.DataFrame:
+    """The chapter's first table: one row per model; whether it learned (its learning gate), whether its validation
+    curve is flat at the horizon (``flatness``: :func:`curve_flatness`), and one column per question with its
+    claim's status (``status``: claim id to the ledger's status) and number (``entries``: the judge's); objective
+    2's margin, a question of a depth, on both of its models' rows."""
     from icdl.repro.typeset import attention_name
 
+    by = {e["claim"]: e for e in entries}
     rows = []
     for depth, att in N01_MODELS:
-        row = {"target depth": depth, "attention": attention_name(att)}
-        row |= {QUESTIONS[q]: _MARK.get(status.get(model_claim(q, depth, att), ""), "—") for q in QUESTIONS}
-        row["softmax degrades more past the training length"] = _MARK.get(status.get(obj2_claim(depth), ""), "—")
+        first = by.get(model_claim("beats-ls", depth, att), {})
+        learned = first.get("values", {}).get("models_learned")
+        row = {"target depth": depth, "attention": attention_name(att),
+               "learned": "—" if learned is None else ("yes" if learned >= 1 else "no")}
+        if flatness is not None:
+            row["curve flat at the end"] = flatness.get((depth, att), "—")
+        for q, name in HEADERS.items():
+            c = model_claim(q, depth, att)
+            row[name] = _cell(by.get(c), status.get(c))
+        row[OBJ2_HEADER] = _cell(by.get(obj2_claim(depth)), status.get(obj2_claim(depth)))
         rows.append(row)
     return pd.DataFrame(rows)
 
+
+def every_words(status: dict[str, str]) -> str:
+    """The every-model claims in one line each, with the per-model statuses they rest on: "beats least squares:
+    inconclusive (per model: 3 pass, 1 fail, 2 inconclusive)"."""
+    what = {"beats-ls": "beats least squares", "share": "learns over half of the MLP's gain", "obj1": "objective 1",
+            "obj3": "objective 3"}
+    parts = []
+    for q, name in what.items():
+        marks = [_MARK.get(status.get(model_claim(q, d, a), ""), "—") for d, a in N01_MODELS]
+        every = status.get(EVERY[f"gpt-n01-{q}"], "not yet covered")
+        counts = ", ".join(f"{marks.count(m)} {m}" for m in ("pass", "fail", "inconclusive") if marks.count(m))
+        parts.append(f"{name}: {_MARK.get(every, every)} (per model: {counts or 'none judged yet'})")
+    return "; ".join(parts)
 
 
 def design_words() -> str:

@@ -7,22 +7,24 @@ network" says little about learning a deep network. With x ~ N(0, I) -- the inpu
 the same targets leave 15–20 % to the part no linear fit explains. Profile ``n01`` of
 :data:`icdl.gpt_icl.core.main_study.PROFILES` is the main study's models, seeds and evaluation with ``centre = 0``
 (training and test prompts alike), trained at the schedule the scan of :mod:`icdl.gpt_icl.schedules` fits to this
-task (:data:`~icdl.gpt_icl.core.main_study.N01_FITTED`), and this module judges it on the claims registered before
-its run, each on the paired prompts (the MLP's own) over every seed, with its 90 % interval:
+task (:data:`~icdl.gpt_icl.core.main_study.N01_FITTED`). This module holds the judges of the claims over every model,
+each on the paired prompts (the MLP's own) over every seed, with its 90 % interval; they were registered before
+profile ``n01``'s run and are asked, with the same criteria and under these ids, of its models trained until flat
+(:mod:`~icdl.gpt_icl.objectives.flat`, whose design replaced profile ``n01``'s as the one that decides them):
 
-=======================  ==============================================================================
-``gpt-n01-beats-ls``     the smallest error relative to least squares, (MSE_LS − MSE)/MSE_LS, over target
-                         depths and attentions, at the MLP's last position up to the training length (> 0)
-``gpt-n01-obj1``         objective 1's number: the largest shortfall of a model's R² below the MLP's, at
-                         the MLP's positions up to the training length (≤ the tolerance)
-``gpt-n01-share``        (at the schedule fitted to the task) the smallest share of the MLP's gain over
-                         least squares learned in context, (MSE_LS − MSE)/(MSE_LS − MSE_MLP) (> 0.5)
-``gpt-n01-depth-gap``    the smaller over the attentions of the excess error over the MLP,
-                         (MSE − MSE_MLP)/MSE_MLP, at the deepest target depth minus that at the shallowest, at
-                         that last position (> 0: the gap grows with depth)
-``gpt-n01-obj2-length``  (at the fitted schedule) objective 2's length margin, the main study's measure
-``gpt-n01-obj3``         (at the fitted schedule) objective 3, the main study's measure on shifted targets
-=======================  ==============================================================================
+========================  ==============================================================================
+``gpt-n01f-beats-ls``     the smallest error relative to least squares, (MSE_LS − MSE)/MSE_LS, over target
+                          depths and attentions, at the MLP's last position up to the training length (> 0)
+``gpt-n01f-obj1``         objective 1's number: the largest shortfall of a model's R² below the MLP's, at
+                          the MLP's positions up to the training length (≤ the tolerance)
+``gpt-n01f-share``        (at the schedule fitted to the task) the smallest share of the MLP's gain over
+                          least squares learned in context, (MSE_LS − MSE)/(MSE_LS − MSE_MLP) (> 0.5)
+``gpt-n01f-depth-gap``    the smaller over the attentions of the excess error over the MLP,
+                          (MSE − MSE_MLP)/MSE_MLP, at the deepest target depth minus that at the shallowest, at
+                          that last position (> 0: the gap grows with depth)
+``gpt-n01f-obj2-length``  (at the fitted schedule) objective 2's length margin, the main study's measure
+``gpt-n01f-obj3``         (at the fitted schedule) objective 3, the main study's measure on shifted targets
+========================  ==============================================================================
 
 Every model's number is that of its mean squared error over its seeds (the sums of every seed pooled, as R² is),
 so "every transformer" means every model, each averaged over its seeds. The depth gap is a ratio of mean squared
@@ -31,7 +33,8 @@ offset grows with the targets' depth, so the same within-prompt error would give
 than at depth 3.
 
 :func:`side_by_side` puts the two tasks' numbers in one table for the chapter. The chapter itself runs nothing
-heavy: its one profile (:data:`PROFILES`) reads the committed run of the main study's profile ``n01``.
+heavy: its one profile (:data:`PROFILES`) reads the committed runs of the main study's profiles ``n01`` and
+``n01-flat``.
 """
 
 from __future__ import annotations
@@ -131,7 +134,7 @@ def nonlinear_share(sums: Sums, train_examples: int) -> dict[tuple, np.ndarray]:
     return out
 
 
-#: the words of ``gpt-n01-share``'s criterion
+#: the words of ``gpt-n01f-share``'s criterion
 SHARE_CRITERION = (r"$\frac{\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}}"
                    r"{\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}_{\mathrm{MLP}}}$ > 0.5 at the MLP's last position up "
                    "to the training length, every depth and attention (the whole interval), every model past the "
@@ -139,30 +142,30 @@ SHARE_CRITERION = (r"$\frac{\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE}}"
 
 
 def judge_share(icl: dict | None, train_examples: int, command: str) -> dict:
-    """The ledger entry of ``gpt-n01-share`` from an n01 result at its fitted schedule (``icl``; None while that
+    """The ledger entry of ``gpt-n01f-share`` from an n01 result at its fitted schedule (``icl``; None while that
     run waits: nothing judged, ``command`` named): the smallest share over the models with its interval, behind
     the learning gate."""
     if icl is None:
-        return {"claim": "gpt-n01-share", "value": None, "passed": None, "criterion": SHARE_CRITERION,
+        return {"claim": "gpt-n01f-share", "value": None, "passed": None, "criterion": SHARE_CRITERION,
                 "ours": f"not run yet: {command}"}
     sums = Sums(icl["blocks"], icl["labels"])
     shares = nonlinear_share(sums, train_examples)
     each = "; ".join(f"depth {d} {a}: {v[0]:.3f}" for (d, a), v in shares.items())
     g = gate(context_mean_leads(sums, train_examples))
-    entry = _entry("gpt-n01-share", shares,
+    entry = _entry("gpt-n01f-share", shares,
                    "smallest share of the MLP's gain over least squares learned in context", SHARE_CRITERION, ">", 0.5,
-                   learned=learned_keys(g, margin("gpt-n01-share"), behind(shares)))
+                   learned=learned_keys(g, margin("gpt-n01f-share"), behind(shares)))
     entry["ours"] += f"; per model: {each}"
     return gated(entry, g)
 
 
 #: the main study's entries that ``judge_objectives_2_3`` asks of the n01 models, and their names here
-OBJECTIVES_2_3 = {"icdl-obj2-length": "gpt-n01-obj2-length", "icdl-obj3": "gpt-n01-obj3"}
+OBJECTIVES_2_3 = {"icdl-obj2-length": "gpt-n01f-obj2-length", "icdl-obj3": "gpt-n01f-obj3"}
 
 
 def judge_objectives_2_3(icl: dict | None, shift: dict | None, train_examples: int, test_examples: int,
                          criteria: dict, command: str = COMMAND) -> list[dict]:
-    """The ledger entries ``gpt-n01-obj2-length`` and ``gpt-n01-obj3``: the main study's own measures, thresholds
+    """The ledger entries ``gpt-n01f-obj2-length`` and ``gpt-n01f-obj3``: the main study's own measures, thresholds
     and learning gate (:func:`icdl.gpt_icl.core.verdicts.judge`) on an n01 result at its fitted schedule (``icl``
     and ``shift``; None while that run waits: nothing judged, ``command`` named). Objective 2's mixture half is
     left out: at centre 0 every one of ICDL's input mixtures is N(0, I)."""
@@ -178,12 +181,12 @@ def judge_objectives_2_3(icl: dict | None, shift: dict | None, train_examples: i
 def _criteria(tolerance: float, deep: int = 6, shallow: int = 3) -> dict[str, str]:
     """Each claim's criterion in words, the same whether it is judged or still waits for its run."""
     return {
-        "gpt-n01-beats-ls": r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/\mathrm{MSE}_{\mathrm{LS}}$"
+        "gpt-n01f-beats-ls": r"$(\mathrm{MSE}_{\mathrm{LS}} - \mathrm{MSE})/\mathrm{MSE}_{\mathrm{LS}}$"
                             " > 0 at the MLP's last position up to the training length, every depth and attention "
                             "(the whole interval)",
-        "gpt-n01-obj1": f"transformer R² ≥ MLP R² − {tolerance:g} at every MLP position ≤ training length on the "
+        "gpt-n01f-obj1": f"transformer R² ≥ MLP R² − {tolerance:g} at every MLP position ≤ training length on the "
                         "MLP's prompts, every depth and attention (the whole interval)",
-        "gpt-n01-depth-gap": r"the excess error over the MLP, "
+        "gpt-n01f-depth-gap": r"the excess error over the MLP, "
                              r"$(\mathrm{MSE} - \mathrm{MSE}_{\mathrm{MLP}})/\mathrm{MSE}_{\mathrm{MLP}}$,"
                              f" at target depth {deep} exceeds that at depth {shallow} for both attentions (the "
                              "whole interval)",
@@ -211,16 +214,16 @@ def judge(icl: dict, train_examples: int, tolerance: float) -> list[dict]:
     gap = {att: excess[(depths[-1], att)] - excess[(depths[0], att)] for att in ATTENTIONS}
     text = _criteria(tolerance, depths[-1], depths[0])
     learned = gate(context_mean_leads(sums, train_examples))
-    need = margin("gpt-n01-obj1")
+    need = margin("gpt-n01f-obj1")
     ok = {name: learned_keys(learned, need, behind(stat, [depths[0], depths[-1]]))
           for name, stat in (("vs_ls", vs_ls), ("obj1", obj1), ("gap", gap))}
     return [gated(e, learned) for e in (
-        _entry("gpt-n01-beats-ls", vs_ls, "smallest error relative to least squares over depths and attentions, "
-               "same prompts", text["gpt-n01-beats-ls"], ">", 0.0, learned=ok["vs_ls"]),
-        _entry("gpt-n01-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
-               text["gpt-n01-obj1"], "<=", tolerance, learned=ok["obj1"]),
-        _entry("gpt-n01-depth-gap", gap, f"smaller over the attentions of the excess error over the MLP at "
-               f"target depth {depths[-1]} minus depth {depths[0]}", text["gpt-n01-depth-gap"], ">", 0.0,
+        _entry("gpt-n01f-beats-ls", vs_ls, "smallest error relative to least squares over depths and attentions, "
+               "same prompts", text["gpt-n01f-beats-ls"], ">", 0.0, learned=ok["vs_ls"]),
+        _entry("gpt-n01f-obj1", obj1, "largest shortfall below the MLP up to the training length, same prompts",
+               text["gpt-n01f-obj1"], "<=", tolerance, learned=ok["obj1"]),
+        _entry("gpt-n01f-depth-gap", gap, f"smaller over the attentions of the excess error over the MLP at "
+               f"target depth {depths[-1]} minus depth {depths[0]}", text["gpt-n01f-depth-gap"], ">", 0.0,
                learned=ok["gap"]),
     )]
 
@@ -258,15 +261,16 @@ def side_by_side(results: dict[str, dict], train_examples: int) -> pd.DataFrame:
 def glue_values(entries: list[dict]) -> dict[str, str]:
     """The prose's numbers of the three claims, each "value (90 % interval lo to hi)" from the judge's own
     entries (dashes while the run waits)."""
-    names = {"gpt-n01-beats-ls": "n01_vs_ls", "gpt-n01-obj1": "n01_obj1", "gpt-n01-depth-gap": "n01_gap"}
+    names = {"gpt-n01f-beats-ls": "n01_vs_ls", "gpt-n01f-obj1": "n01_obj1", "gpt-n01f-depth-gap": "n01_gap"}
     out = {}
     for e in entries:
+        claim = e["claim"]
         v, values = e.get("value"), e.get("values") or {}
         if v is None or "value_lo" not in values:
-            out[names[e["claim"]]] = "—"
+            out[names[claim]] = "—"
             continue
-        sign = "" if e["claim"] == "gpt-n01-obj1" else "+"
-        out[names[e["claim"]]] = (f"{v:{sign}.3f} (90 % interval {values['value_lo']:{sign}.3f} to "
+        sign = "" if claim == "gpt-n01f-obj1" else "+"
+        out[names[claim]] = (f"{v:{sign}.3f} (90 % interval {values['value_lo']:{sign}.3f} to "
                                   f"{values['value_hi']:{sign}.3f})").replace("-", "−")
     return out
 
@@ -320,16 +324,17 @@ def first_screen_glue(icl: dict | None, train_examples: int) -> dict[str, str]:
     met = "their run is not committed yet"
     if icl is not None:
         gate_of = learning.gate(context_mean_leads(Sums(icl["blocks"], icl["labels"]), train_examples))
-        met = learning.words(gate_of, learning.margin("gpt-n01-beats-ls"))["gate_met"]
+        met = learning.words(gate_of, learning.margin("gpt-n01f-beats-ls"))["gate_met"]
     return {**attention_glue(icl, train_examples), "n01_gate_met": met}
 
 
-def committed_first_screen_glue() -> dict[str, str]:
-    """:func:`first_screen_glue` of the committed n01 result, its provenance shown (a result not yet complete counts
-    as none), at the n01 profile's training length."""
+def committed_first_screen_glue(profile: str = PROFILE, command: str = COMMAND) -> dict[str, str]:
+    """:func:`first_screen_glue` of the committed result of ``profile`` (n01's, or the run that continues its models:
+    :func:`icdl.gpt_icl.objectives.flat.live_profile`), its provenance shown (a result not yet complete counts as
+    none), at the n01 profile's training length."""
     from icdl.gpt_icl.core.main_study import PROFILES as MAIN
     from icdl.repro.results import show_reference
 
-    obj = show_reference(MAIN, "icl", PROFILE, command=COMMAND)
+    obj = show_reference(MAIN, "icl", profile, command=command)
     icl = obj["data"] if obj is not None and obj["data"]["complete"] else None
     return first_screen_glue(icl, MAIN.resolve(PROFILE)["train_examples"])

@@ -127,16 +127,21 @@ def levels(cfg) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def flat(curve: pd.DataFrame) -> bool:
-    """Whether a run's validation curve (``step``, ``val_r2``, one row per evaluation) gained less than
-    :data:`FLAT` over the last quarter of its steps: its last R² against the last evaluation at or before three
-    quarters of its last step."""
+def gain(curve: pd.DataFrame) -> float:
+    """What a run's validation curve (``step``, ``val_r2``, one row per evaluation) gained over the last quarter of
+    its steps: its last R² minus the last evaluation's at or before three quarters of its last step."""
     c = curve.sort_values("step")
     last = c.iloc[-1]
     before = c[c["step"] <= 0.75 * last["step"]]
     if before.empty:
         raise ValueError("a curve needs an evaluation in its first three quarters to say whether it is flat")
-    return bool(last["val_r2"] - before["val_r2"].iloc[-1] < FLAT)
+    return float(last["val_r2"] - before["val_r2"].iloc[-1])
+
+
+def flat(curve: pd.DataFrame) -> bool:
+    """Whether a run's validation curve gained less than :data:`FLAT` over the last quarter of its steps
+    (:func:`gain`)."""
+    return gain(curve) < FLAT
 
 
 def scores(history: pd.DataFrame) -> pd.DataFrame:
