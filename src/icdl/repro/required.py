@@ -128,6 +128,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         *(f"results/gpt_n01/checkpoints/recipes_n01/{name}{suffix}"
           for name in RECIPES_N01_DONE for suffix in (".pt", ".pt.json")),
         "results/gpt_n01/recipes.n01.json",
+        "results/gpt_icl/icl.n01-flat.json",  # the design trained until flat, judged here
+        "results/gpt_icl/shift.n01-flat.json",
         *(f"results/gpt_icl/checkpoints/n01-flat/{name}{suffix}"
           for name in FLAT_DONE for suffix in (".pt", ".pt.json")),
         *(f"results/gpt_icl/checkpoints/n01-flat/{name}" for name in FLAT_MLP_DONE),
