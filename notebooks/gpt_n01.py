@@ -293,7 +293,7 @@ ledger.judged()
 status = {r.claim: r.status for r in ledger.records}
 every = [e for e in entries if e["claim"] in flat.EVERY.values()]
 chapter.glue(flat_verdicts=chapter.table(flat.verdict_table(entries, status, flatness)),
-             flat_every=flat.every_words(status), flat_some=status[flat.SOME],
+             flat_every=flat.every_words(entries, status), flat_some=status[flat.SOME],
              **n01.glue_values([e for e in every if e["claim"] in ("gpt-n01f-beats-ls", "gpt-n01f-obj1",
                                                                     "gpt-n01f-depth-gap")]),
              **n01.per_model_glue(icl, n01_len))

@@ -21,6 +21,7 @@ prompt term, 0.016, was four times its seed term, 0.004).
 :func:`curve_flatness`     per model, whether every seed's validation curve is flat at the horizon
 :func:`verdict_table`      the chapter's first table: one row per model, one column per question, its status and number
 :func:`every_words`        the every-model claims in one line each, with the per-model counts
+:func:`objective1_words`   objective 1 at one target depth in a sentence, per attention (the first screen)
 =========================  =========================================================================================
 
 Why a fixed horizon rather than stopping each model where its curve goes flat: a decaying recipe's horizon is part
@@ -52,6 +53,7 @@ from icdl.gpt_icl.core.verdicts import (
 )
 from icdl.gpt_icl.objectives import n01
 from icdl.repro.claims.gpt_n01 import EVERY, N01_MODELS, QUESTIONS, SOME, model_claim, obj2_claim
+from icdl.repro.words import NOT_TESTED
 
 #: the main study's profile this design is run as, and the command that will produce it
 PROFILE = "n01-flat"
@@ -180,7 +182,8 @@ def pending(tolerance: float) -> list[dict]:
     return out + [entry(ours, f"as {theirs}, on this design's run") for theirs, ours in EVERY.items()]
 
 
-#: how the first table shows a status
+#: how the first table shows a status (an inconclusive claim of a model short of its learning gate: not tested,
+#: the book's word for a number never read, icdl.repro.words.NOT_TESTED)
 _MARK = {"pass": "pass", "pass (deviation)": "pass", "fail": "fail", "inconclusive": "inconclusive",
          "not yet covered": "waits for the run"}
 #: the first table's column per question (short: the criteria are under the claims) and objective 2's, per depth
@@ -196,6 +199,9 @@ def _cell(entry: dict | None, status: str | None) -> str:
     if entry is None or status is None:
         return "—"
     mark = _MARK.get(status, status)
+    if status == "inconclusive" and entry.get("values", {}).get("models_learned", 1.0) < entry.get("values", {}).get(
+            "models", 1.0):
+        mark = NOT_TESTED  # a model short of the gate: its number is not read
     if entry.get("value") is None:
         return mark
     signed = any(f"-{q}-" in entry["claim"] for q in _SIGNED) or "obj2" in entry["claim"]
@@ -246,16 +252,38 @@ def verdict_table(entries: list[dict], status: dict[str, str],
     return pd.DataFrame(rows)
 
 
-def every_words(status: dict[str, str]) -> str:
-    """The every-model claims in one line each, with the per-model statuses they rest on: "beats least squares:
-    inconclusive (per model: 3 pass, 1 fail, 2 inconclusive)"."""
+def objective1_words(entries: list[dict], status: dict[str, str], depth: int, tolerance: float) -> str:
+    """Objective 1 at one target depth in a sentence, per attention: its status, the largest shortfall below the
+    MLP up to the training length and its 90 % interval, against the tolerance (the chapter's first screen)."""
+    from icdl.repro.typeset import attention_name
+
+    by = {e["claim"]: e for e in entries}
+    parts = []
+    for att in ATTENTIONS:
+        claim = model_claim("obj1", depth, att)
+        e, st = by.get(claim), status.get(claim)
+        if e is None or e.get("value") is None or st is None:
+            parts.append(f"{attention_name(att)}: waits for the run")
+            continue
+        v = e["values"]
+        parts.append(f"{attention_name(att)}, {_cell(e, st).split(',')[0]} -- short by {e['value']:.3f} (90 % "
+                     f"interval {v['value_lo']:.3f} to {v['value_hi']:.3f})")
+    return (f"objective 1 at target depth {depth} (R² within {tolerance:g} of the MLP trained on the prompt, on "
+            f"every test prompt): " + "; ".join(parts)).replace("-0.", "−0.")
+
+
+def every_words(entries: list[dict], status: dict[str, str]) -> str:
+    """The every-model claims in one line each, with the per-model statuses they rest on, as the first table shows
+    them: "beats least squares: inconclusive (per model: 3 pass, 1 fail, 2 not tested)"."""
     what = {"beats-ls": "beats least squares", "share": "learns over half of the MLP's gain", "obj1": "objective 1",
             "obj3": "objective 3"}
+    by = {e["claim"]: e for e in entries}
     parts = []
     for q, name in what.items():
-        marks = [_MARK.get(status.get(model_claim(q, d, a), ""), "—") for d, a in N01_MODELS]
+        marks = [_cell(by.get(c), status.get(c)).split(",")[0] for c in (model_claim(q, d, a) for d, a in N01_MODELS)]
         every = status.get(EVERY[f"gpt-n01-{q}"], "not yet covered")
-        counts = ", ".join(f"{marks.count(m)} {m}" for m in ("pass", "fail", "inconclusive") if marks.count(m))
+        counts = ", ".join(f"{marks.count(m)} {m}" for m in ("pass", "fail", "inconclusive", NOT_TESTED)
+                           if marks.count(m))
         parts.append(f"{name}: {_MARK.get(every, every)} (per model: {counts or 'none judged yet'})")
     return "; ".join(parts)
 
