@@ -28,7 +28,8 @@
 # its own 90 % interval over its three seeds and the test prompts, behind its
 # own {term}`learning gate`.
 #
-# **What we find.** {glue:text}`n01_plain` Per model, each claim's status and
+# **What we find.** {glue:text}`n01_plain` ICDL's first objective in
+# miniature, {glue:text}`flat_obj1_d3`. Per model, each claim's status and
 # number ({glue:md}`flat_state`):
 #
 # ```{glue:} flat_verdicts
@@ -294,6 +295,7 @@ status = {r.claim: r.status for r in ledger.records}
 every = [e for e in entries if e["claim"] in flat.EVERY.values()]
 chapter.glue(flat_verdicts=chapter.table(flat.verdict_table(entries, status, flatness)),
              flat_every=flat.every_words(entries, status), flat_some=status[flat.SOME],
+             flat_obj1_d3=flat.objective1_words(entries, status, 3, tolerance),
              **n01.glue_values([e for e in every if e["claim"] in ("gpt-n01f-beats-ls", "gpt-n01f-obj1",
                                                                     "gpt-n01f-depth-gap")]),
              **n01.per_model_glue(icl, n01_len))

@@ -28,8 +28,8 @@ from pathlib import Path
 #: the manifest, relative to the project root
 MANIFEST = "results/pins.json"
 #: folders a run still in progress commits its files into as it goes: pinned once the run is done, by rerunning
-#: :func:`write` (none now: the n01 models trained until flat, issue 67, are judged)
-IN_PROGRESS: tuple[str, ...] = ()
+#: :func:`write` (the recipe scan on ICDL's task, issue 67: python -m icdl.gpt_icl.recipes --profile icdl)
+IN_PROGRESS: tuple[str, ...] = ("results/gpt_n01/checkpoints/recipes_icdl/",)
 
 
 def committed_results(root: Path) -> list[str]:
