@@ -185,7 +185,39 @@ DEVIATIONS: dict[str, str] = {
     **{c.id: FLAT_SETTING for c in _FLAT_CLAIMS},
 }
 
-KNOWN_FAILURES: dict[str, str] = {}
+#: the failures of the design trained until flat, as its run (python -m icdl.gpt_icl --profile n01-flat --part main
+#: --part shift at 6b93973) recorded them: each by a model past its learning gate, on its whole interval
+_SCALE = ("at this scale (3 layers × 2 heads × width 64, 14 000 steps; ICDL's models are 12 × 8 × 256 trained for "
+          "500 000) the transformer does not match a network fitted to each prompt where the targets are far from "
+          "linear")
+_OBJ1 = {(3, "relu"): "0.081 (0.060 to 0.093)", (4, "softmax"): "0.118 (0.099 to 0.132)",
+         (6, "softmax"): "0.109 (0.085 to 0.126)"}
+_SHARE = {(4, "softmax"): "0.374 (0.302 to 0.444)", (6, "softmax"): "0.387 (0.271 to 0.486)"}
+_OBJ3 = {(3, "softmax"): "0.205 (0.104 to 0.272)", (3, "relu"): "0.297 (0.154 to 0.371)",
+         (4, "softmax"): "0.640 (0.495 to 0.717)", (4, "relu"): "0.731 (0.297 to 0.905)",
+         (6, "softmax"): "1.185 (1.031 to 1.982)"}
+KNOWN_FAILURES: dict[str, str] = {
+    **{model_claim("obj1", d, a): (f"the depth-{d} {a} model learned the task and predicts better than least squares, "
+                                   f"but its R² stays {v} below the MLP trained on the prompt at its worst position up "
+                                   f"to the training length, against a tolerance of 0.05: {_SCALE}")
+       for (d, a), v in _OBJ1.items()},
+    **{model_claim("share", d, a): (f"the depth-{d} {a} model beats least squares on its whole interval but learns "
+                                    f"{v} of what the MLP trained on the prompt gains over it, not over half: the "
+                                    "deeper the targets, the more of that gain is left unlearned")
+       for (d, a), v in _SHARE.items()},
+    **{model_claim("obj3", d, a): (f"on targets whose parameters are shifted (μ = ±0.5) the depth-{d} {a} model falls "
+                                   f"{v} below the MLP trained on the prompt, further than on the pretraining targets: "
+                                   "what it learned in context does not carry to targets outside its training "
+                                   "distribution, while the MLP is trained afresh on each prompt")
+       for (d, a), v in _OBJ3.items()},
+    "gpt-n01f-obj1": ("on the models that learned the task, the largest shortfall below the MLP up to the training "
+                      "length is 0.173 (90 % interval 0.084 to 0.288): three of the five fail by themselves (the "
+                      "per-model claims above), and the depth-3 softmax model sits on the line"),
+    "gpt-n01f-share": ("the depth-4 and depth-6 softmax models learned the task and learn less than half of the MLP's "
+                       "gain over least squares on their whole intervals (the per-model claims above)"),
+    "gpt-n01f-obj3": ("every model that learned falls more than 0.05 below the MLP on targets with shifted parameters, "
+                      "each on its whole interval (the per-model claims above)"),
+}
 
 #: the code that computes this chapter's registered values from its runs' stored numbers (``claims.JUDGED_BY``)
 JUDGED_BY: tuple[str, ...] = (
