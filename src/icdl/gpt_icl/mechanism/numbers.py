@@ -7,9 +7,11 @@ rule's (``pred``), its sensitivity L2 difference over the smallest simple rule's
 the model's sensitivity (``cosine``), and the median over blocks of GD's prediction difference over that of the
 rule nearest the model over all prompts (``median``: a number a few prompts cannot carry). Every number is
 computed on each resample of one :class:`~icdl.gpt_icl.core.intervals.Draws`, the same resampled prompts for every
-candidate and model (paired).
+candidate and model (paired). The three ratios (:data:`RATIOS`) are summarised on the log scale
+(:func:`~icdl.gpt_icl.core.intervals.summary` with ``ratio``): their intervals stay above 0.
 
 ======================  ==============================================================================================
+:data:`RATIOS`          the numbers that are ratios, by key, with the name a refusal gives
 :func:`paired_measures` ``pred``, ``sens``, ``cosine`` per model and over the models, on every resample
 :func:`median_ratio`    the median block's ratio per model and over the models, on every resample
 :func:`four_numbers`    the four together
@@ -28,6 +30,10 @@ from icdl.gpt_icl.core.intervals import Draws, extreme, summary
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.mechanism.measures import GD_NETWORK, SIMPLE_RULES
 from icdl.repro.claims import criterion_verdict
+
+#: the numbers that are ratios -- a distance over another, positive -- by key, with their names: every summary of
+#: one is on the log scale (``summary(stat, ratio=RATIOS[key])``); the cosine is not a ratio
+RATIOS = {"pred": "prediction ratio", "sens": "sensitivity ratio", "median": "median-block ratio"}
 
 
 def _at_training_length(blocks: pd.DataFrame, train_examples: int) -> pd.DataFrame:
@@ -105,9 +111,10 @@ def four_numbers(result: dict, train_examples: int, draws: Draws | None = None) 
             "models": {k: v | {"median": med["models"][k]} for k, v in m["models"].items()}}
 
 
-def interval_cell(stat) -> str:
-    """A number over resamples as a table cell: "value (lo to hi)", its 90 % interval."""
-    s = summary(stat)
+def interval_cell(stat, ratio: str | None = None) -> str:
+    """A number over resamples as a table cell: "value (lo to hi)", its 90 % interval (a ``ratio``'s on the log
+    scale, :func:`~icdl.gpt_icl.core.intervals.summary`)."""
+    s = summary(stat, ratio=ratio)
     return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
 
 def _r2s(alignment: pd.DataFrame, train_examples: int) -> pd.DataFrame:
@@ -128,11 +135,12 @@ def gated_entries(names: dict[str, str], words: dict[str, str], numbers: dict, g
     """Ledger entries of claims about every model (``numbers["models"]``: per model, each number on every row of a
     :class:`~icdl.gpt_icl.core.intervals.Draws`) with the registry's ``gates``: per claim (``names``: claim → key)
     the largest ratio or the smallest cosine over the models, its interval read off each model's own
-    (:func:`~icdl.gpt_icl.core.intervals.extreme`), each model's value and ``tail``; the verdict is the
-    registry's. ``over``: what the interval resamples."""
+    (:func:`~icdl.gpt_icl.core.intervals.extreme`; a ratio's on the log scale), each model's value and ``tail``;
+    the verdict is the registry's. ``over``: what the interval resamples."""
     out = []
     for claim, key in names.items():
-        s = extreme({m: v[key] for m, v in numbers["models"].items()}, largest=key != "cosine")
+        s = extreme({m: v[key] for m, v in numbers["models"].items()}, largest=key != "cosine",
+                    ratio=RATIOS.get(key))
         per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in numbers["models"].items())
         shown = (f"{s['value']:.3f} (the {'smallest' if key == 'cosine' else 'largest'} over the models; 90 % "
                  f"interval {s['lo']:.3f} to {s['hi']:.3f} over {over}, each of {s['models']} models on its own "

@@ -107,7 +107,7 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
     def versus(other):  # GD's prediction difference over another fit's, per model, with its interval
         return "; ".join(f"{att}: {s['value']:.2f} ({s['lo']:.2f} to {s['hi']:.2f})" for (_, att), m in
                          sorted(c["models"].items(), key=lambda kv: kv[0][1], reverse=True)
-                         for s in [summary(m["versus"][other])])
+                         for s in [summary(m["versus"][other], ratio=f"GD's prediction difference over {other}'s")])
 
     return dict(zip(keys, (shown("value"), shown("sens"), shown("cosine"), fits,
                            f"{model_r2.min():.3f} to {model_r2.max():.3f}", f"{mlp_r2:.3f}",
