@@ -1,8 +1,8 @@
 """The mechanism's ratios on the log scale (issue 68): GD's prediction, sensitivity and median-block ratios -- a
 distance over another, bounded below by 0 -- are averaged over a model's seeds geometrically and summarised by the
-interval of their logs, reported as the exp of its ends (:func:`icdl.gpt_icl.core.intervals.summary` with
-``ratio``; :meth:`~icdl.gpt_icl.core.intervals.Draws.seed_mean`). Every reader of a ratio -- the judge, the table,
-the prose, the planted models -- goes through it."""
+interval of their logs -- :mod:`icdl.gpt_icl.core.intervals`' own machinery -- reported as the exp of its ends
+(:func:`icdl.gpt_icl.mechanism.numbers.summarised`, ``every_model``, ``seed_mean``). Every reader of a ratio -- the
+judge, the table, the prose, the planted models, the control -- goes through them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from icdl.gpt_icl.core import intervals
 from icdl.gpt_icl.core.intervals import Draws, extreme, prompt_only, summary
 from icdl.gpt_icl.mechanism import seeds as ms
-from icdl.gpt_icl.mechanism.numbers import RATIOS
+from icdl.gpt_icl.mechanism.numbers import RATIOS, every_model, summarised
 from test_gpt_mechanism_grid import CFG, MODELS
 from test_gpt_mechanism_seeds import LEARNED, _seeds_result
 
@@ -38,7 +38,7 @@ def test_a_ratio_s_interval_never_crosses_zero_where_seeds_disagree():
     geometric = float(np.prod(SKEWED) ** (1 / 3))
     for key, name in RATIOS.items():
         for model, v in nums["models"].items():
-            s = summary(v[key], ratio=name)
+            s = summarised(v[key], name)
             assert 0 < s["lo"] < s["value"] < s["hi"], (key, model, s)
             assert min(SKEWED) < s["value"] < max(SKEWED)
             if key != "median":  # the median block moves with the blocks' tilt; the totals do not
@@ -69,7 +69,7 @@ def test_a_ratio_s_interval_is_exp_of_its_log_interval():
         for key, name in RATIOS.items():
             logs = np.log(v[key])
             want = summary(logs)
-            got = summary(v[key], ratio=name)
+            got = summarised(v[key], name)
             assert got["value"] == pytest.approx(np.exp(want["value"]), rel=1e-12)
             assert got["lo"] == pytest.approx(np.exp(want["lo"]), rel=1e-12)
             assert got["hi"] == pytest.approx(np.exp(want["hi"]), rel=1e-12)
@@ -79,13 +79,13 @@ def test_a_ratio_s_interval_is_exp_of_its_log_interval():
             assert np.allclose(logs[intervals.FIRST_PROMPT_ROW:], seed_logs[:, intervals.FIRST_PROMPT_ROW:].mean(0))
     below_one = {m: v["pred"] * 0.5 / v["pred"][0] for m, v in nums["models"].items()}  # ratios about 0.5
     for largest in (True, False):
-        got = extreme(below_one, largest, ratio="prediction ratio")
+        got = every_model(below_one, largest, ratio="prediction ratio")
         want = extreme({m: np.log(v) for m, v in below_one.items()}, largest)
         assert [got[k] for k in ("value", "lo", "hi")] == pytest.approx([np.exp(want[k]) for k in
                                                                           ("value", "lo", "hi")], rel=1e-12)
     rng = np.random.default_rng(3)
     one_seed = prompt_only(0.8, 0.8 * np.exp(0.2 * rng.standard_normal(2000)))
-    log_scale, linear = summary(one_seed, ratio="prediction ratio"), summary(one_seed)
+    log_scale, linear = summarised(one_seed, "prediction ratio"), summary(one_seed)
     assert log_scale["lo"] == pytest.approx(linear["lo"], rel=1e-3)
     assert log_scale["hi"] == pytest.approx(linear["hi"], rel=1e-3)
 
@@ -99,12 +99,12 @@ def test_a_ratio_of_zero_or_below_is_refused_in_one_line(bad):
     rows = prompt_only(0.9, np.full(50, 0.9))
     rows[intervals.FIRST_PROMPT_ROW + 7] = bad
     with pytest.raises(ValueError, match="sensitivity ratio: 1 of its .* rows are 0 or negative") as err:
-        summary(rows, ratio="sensitivity ratio")
+        summarised(rows, "sensitivity ratio")
     assert "\n" not in str(err.value)
     assert np.isfinite(summary(rows)["lo"])  # the same rows as any other number: no refusal
     with pytest.raises(ValueError, match="prediction ratio of 3, relu: ") as err:
-        extreme({MODELS[1]: rows, MODELS[0]: prompt_only(0.9, np.full(50, 0.9))}, largest=True,
-                ratio="prediction ratio")
+        every_model({MODELS[1]: rows, MODELS[0]: prompt_only(0.9, np.full(50, 0.9))}, largest=True,
+                    ratio="prediction ratio")
     res = _seeds_result(*({"pred": p, "sens": 0.5, "cosine": 0.9} for p in (0.5, bad, 0.5)))
     with pytest.raises(ValueError, match="prediction ratio of target depth 3, (relu|softmax) attention: ") as err:
         ms.judge_seeds(res, CFG, 40, True, LEARNED)

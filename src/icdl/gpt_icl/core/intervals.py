@@ -31,23 +31,13 @@ seed-by-prompt interaction); a statistic of one seed has no seed term, and says 
 coverage is a test (``tests/test_gpt_intervals.py``): planted seed and prompt effects, heavy-tailed prompts, at
 the studies' sizes.
 
-**Ratios** -- a distance over another distance, bounded below by 0 (the mechanism's prediction, sensitivity and
-median-block ratios) -- are summarised on the log scale (issue 68): ``summary(stat, ratio=name)`` is the same
-interval of ``log(stat)``, reported as the exp of its value and ends, so it never crosses 0, and a seed term from
-seeds 3.32 / 1.30 / 1.17 widens it by a factor, not by ± 2 (the linear scale gave −0.11 to 3.98). A ratio's mean
-over seeds is then their geometric mean (:meth:`Draws.seed_mean`), the mean of the logs the interval reads. A ratio
-of 0 or below has no log and is refused in one line naming it (:func:`log_ratio`).
-
 ==========================  ==========================================================================
 :func:`block_sums`          ``sse`` per block and position of one predictor
 :func:`label_sums`          ``n``, ``Σy``, ``Σy²`` per block and position
 :class:`Draws`              the rows (seed picks and block weights), shared by every statistic
 :meth:`Draws.r2`            R² per row of a predictor over its seeds (row 0: all data, every seed)
 :meth:`Draws.mse`           its mean squared error per row, likewise (and ``mean_square``: the labels')
-:meth:`Draws.seed_mean`     a number per seed and row as each row's mean over its seeds (a ratio's: geometric)
-:func:`summary`             a statistic's value (row 0) and interval (prompt rows and seed rows combined); a
-                            ratio's on the log scale
-:func:`log_ratio`           a ratio's rows on the log scale, refused in one line where one is 0 or below
+:func:`summary`             a statistic's value (row 0) and interval (prompt rows and seed rows combined)
 :func:`t_quantile`          Student's t quantile (the seed term's factor)
 :func:`prompt_only`         a statistic of one seed with prompt resamples of its own, in the same rows
 :func:`point`               a number without noise, likewise
@@ -57,7 +47,6 @@ of 0 or below has no log and is refused in one line naming it (:func:`log_ratio`
 
 from __future__ import annotations
 
-import warnings
 from functools import cache
 
 import numpy as np
@@ -172,23 +161,6 @@ class Draws:
         """``(rows, P)``: the labels' mean square on every row (the error of predicting 0)."""
         return (self.weights @ labels["syy"].T) / (self.weights @ labels["n"])[:, None]
 
-    def seed_mean(self, per_seed: np.ndarray, ratio: str | None = None) -> np.ndarray:
-        """``(rows,)``: each row's mean over the seeds it draws of a number computed per seed on every row
-        (``per_seed``: ``(n_seeds, rows)``, NaN for a seed a model lacks, which the mean leaves out; a row none of
-        whose seeds has a number is NaN). A ``ratio`` (its name) is averaged on the log scale -- the geometric mean,
-        whose log is what :func:`summary` reads of it -- and refused in one line if it is 0 or below."""
-        per_seed = np.asarray(per_seed, dtype=float)
-        if per_seed.shape != (self.n_seeds, len(self.weights)):
-            raise ValueError(f"per_seed must be (seeds, rows) = ({self.n_seeds}, {len(self.weights)}), got "
-                             f"{per_seed.shape}")
-        drawn = np.take_along_axis(per_seed.T, self.seeds, axis=1)              # (rows, seeds drawn)
-        if ratio is not None:
-            drawn = log_ratio(drawn, ratio)
-        with warnings.catch_warnings():  # a row without any seed's number: NaN
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nanmean(drawn, axis=1)
-        return mean if ratio is None else np.exp(mean)
-
 
 def prompt_only(value: float, resamples) -> np.ndarray:
     """A statistic of one seed in the rows :func:`summary` reads: ``value`` on all the data, no seed rows, and its
@@ -226,31 +198,10 @@ def t_quantile(p: float, df: int) -> float:
     return (lo + hi) / 2
 
 
-def log_ratio(stat, ratio: str) -> np.ndarray:
-    """``log(stat)`` of a ratio's rows (NaN stays NaN: a seed row past a result's seeds), refused in one line naming
-    the ``ratio`` where a row is 0 or below -- a distance over a distance is positive, so such a row is a bug
-    upstream (a distance not squared, a ratio taken of differences), never a number to clip."""
-    stat = np.asarray(stat, dtype=float)
-    bad = stat <= 0
-    if bad.any():
-        raise ValueError(f"{ratio}: {int(bad.sum())} of its {stat.size} rows are 0 or negative (smallest "
-                         f"{np.nanmin(stat):.3g}); a ratio is summarised on the log scale and must be positive")
-    return np.log(stat)
-
-
-def summary(stat: np.ndarray, level: float = LEVEL, ratio: str | None = None) -> dict[str, float]:
+def summary(stat: np.ndarray, level: float = LEVEL) -> dict[str, float]:
     """``{"value", "lo", "hi", "seeds"}`` of a statistic computed on every row of a :class:`Draws` (row 0 on all the
     data): the value, and its interval -- the prompt rows' central ``level`` about the value, widened in quadrature by
-    the seed term ``t_{S-1} · sd(seed rows)/√S`` (``seeds``: S, the seed rows that hold a number; none with one).
-
-    A ``ratio`` (its name, for the refusal of :func:`log_ratio`) is summarised on the log scale: the same interval of
-    ``log(stat)``, reported as ``exp`` of its ends -- positive, and multiplicative about the value (for a seed-mean
-    ratio the geometric mean, :meth:`Draws.seed_mean`). A prompt-only interval is the same on either scale but for
-    the quantiles' interpolation: they are quantiles of the resampled ratios, positive already."""
-    if ratio is not None:
-        s = summary(log_ratio(stat, ratio), level)
-        return {"value": float(np.asarray(stat, dtype=float)[0]), "lo": float(np.exp(s["lo"])),
-                "hi": float(np.exp(s["hi"])), "seeds": s["seeds"]}
+    the seed term ``t_{S-1} · sd(seed rows)/√S`` (``seeds``: S, the seed rows that hold a number; none with one)."""
     stat = np.asarray(stat, dtype=float)
     if stat.ndim != 1 or len(stat) <= FIRST_PROMPT_ROW:
         raise ValueError(f"a statistic needs one value per row of a Draws (row 0, {MAX_SEEDS} seed rows, the "
@@ -268,7 +219,7 @@ def summary(stat: np.ndarray, level: float = LEVEL, ratio: str | None = None) ->
             "hi": float(value + np.hypot(above, half)), "seeds": len(per_seed)}
 
 
-def extreme(per_model: dict, largest: bool, level: float = LEVEL, ratio: str | None = None) -> dict[str, float]:
+def extreme(per_model: dict, largest: bool, level: float = LEVEL) -> dict[str, float]:
     """``{"value", "lo", "hi", "models"}`` of a claim about **every** model, read off each model's own interval
     (``per_model``: a name to its statistic's rows) instead of the interval of the extreme -- whose percentile lies
     past the line in most data sets when several models sit exactly on it (issue 53: 92 % with six). ``largest``:
@@ -278,14 +229,12 @@ def extreme(per_model: dict, largest: bool, level: float = LEVEL, ratio: str | N
     ``level`` intervals -- a pass needs every model's interval wholly on its side, which holds at the nominal level
     without adjustment (an intersection of tests). The other end is the extreme of the models' Bonferroni intervals
     at level ``1 − (1 − level)/M`` -- a fail needs one model decided on its own, at a level that counts the ``M``
-    models it could have been. So the interval straddles a line unless the models decide it. A ``ratio`` (its
-    name) is summarised per model on the log scale (:func:`summary`), a refusal naming the model."""
+    models it could have been. So the interval straddles a line unless the models decide it."""
     if not per_model:
         raise ValueError("extreme() needs at least one model's statistic")
     m = len(per_model)
-    names = {k: None if ratio is None else f"{ratio} of {_model_name(k)}" for k in per_model}
-    own = [summary(v, level, names[k]) for k, v in per_model.items()]
-    wide = own if m == 1 else [summary(v, 1 - (1 - level) / m, names[k]) for k, v in per_model.items()]
+    own = [summary(v, level) for v in per_model.values()]
+    wide = own if m == 1 else [summary(v, 1 - (1 - level) / m) for v in per_model.values()]
     pick = np.max if largest else np.min  # numpy's: a model without a number (NaN) leaves the claim undecided,
     value = pick([s["value"] for s in own])  # never dropped from it
     if largest:  # bounded above: a pass reads every hi, a fail one model's adjusted lo
@@ -293,8 +242,3 @@ def extreme(per_model: dict, largest: bool, level: float = LEVEL, ratio: str | N
     else:
         lo, hi = np.min([s["lo"] for s in own]), np.min([s["hi"] for s in wide])
     return {"value": float(value), "lo": float(lo), "hi": float(hi), "models": m}
-
-
-def _model_name(key) -> str:
-    """A model's key in words: ``(4, "relu")`` as "4, relu"."""
-    return ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.intervals import Draws
 from icdl.gpt_icl.core.learning import margin
 from icdl.gpt_icl.mechanism.grid import flow_edges
 from icdl.gpt_icl.mechanism.numbers import (
@@ -39,6 +39,8 @@ from icdl.gpt_icl.mechanism.numbers import (
     interval_cell,
     median_ratio,
     paired_measures,
+    seed_mean,
+    summarised,
 )
 from icdl.repro.claims import CRITERIA, GATE_OPS, unmet_gates
 from icdl.repro.typeset import count, sci
@@ -115,7 +117,7 @@ def seed_edges(chosen: pd.DataFrame, scan: pd.DataFrame, cfg) -> pd.DataFrame:
 
 
 def _ratio_of(measure: str, model: tuple) -> str | None:
-    """The name a ratio's refusal gives (:func:`~icdl.gpt_icl.core.intervals.log_ratio`), None for the cosine."""
+    """The name a ratio's refusal gives (:func:`~icdl.gpt_icl.mechanism.numbers.log_ratio`), None for the cosine."""
     return None if measure not in RATIOS else f"{RATIOS[measure]} of target depth {model[0]}, {model[1]} attention"
 
 
@@ -124,7 +126,7 @@ def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
     and blocks; row 0 every seed and prompt once). Per model ``(depth, attention)``: ``per_seed[measure]``
     (``(seeds, resamples + 1)``, NaN for a seed the model lacks, each seed's number on the resampled blocks) and
     ``[measure]`` their mean over each resample's drawn seeds (``(resamples + 1,)``; a ratio's the geometric mean,
-    :meth:`~icdl.gpt_icl.core.intervals.Draws.seed_mean`, the cosine's the arithmetic); over the models the
+    :func:`~icdl.gpt_icl.mechanism.numbers.seed_mean`, the cosine's the arithmetic); over the models the
     largest ratios and the smallest cosine; ``seeds``: the seeds, in the order of the draws."""
     _seeded(blocks, "sums per block")
     seeds = sorted(int(s) for s in blocks["seed"].unique())
@@ -143,7 +145,7 @@ def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
     models = {}
     for key, slot in per_seed.items():  # each row's mean over its seeds (a seed row: that seed alone; a row whose
         # seeds the model lacks: NaN, the gate unmet), a ratio's geometric: the mean of the logs its interval reads
-        models[key] = {k: draws.seed_mean(slot[k], ratio=_ratio_of(k, key)) for k in _MEASURES}
+        models[key] = {k: seed_mean(slot[k], draws, _ratio_of(k, key)) for k in _MEASURES}
         models[key] |= {"per_seed": slot, "seeds": int((~np.isnan(slot["pred"][:, 0])).sum())}
     out = {k: (np.min if k == "cosine" else np.max)([v[k] for v in models.values()], axis=0) for k in _MEASURES}
     return out | {"models": models, "seeds": seeds}
@@ -288,7 +290,7 @@ def _seeds_glue(result: dict | None, train_examples: int, entries: list[dict], c
     for claim, (key, op, t) in CLAIMS.items():
         def past(x, op=op, t=t):
             return x >= t if op == "<" else x < t
-        s = [summary(v[key], ratio=RATIOS.get(key)) for v in models]
+        s = [summarised(v[key], RATIOS.get(key)) for v in models]
         out[f"{keys[claim]}_far"] = f"{sum(past(x['lo'] if op == '<' else x['hi']) for x in s)} of {len(s)}"
         single = [x for v in models for x in v["per_seed"][key][:, 0] if x == x]
         out[f"{keys[claim]}_seed_far"] = f"{sum(past(x) for x in single)} of {len(single)}"

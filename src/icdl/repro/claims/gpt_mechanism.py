@@ -83,7 +83,7 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # (three seeds measured for every model)
     # Since issue 68 (item 3) a ratio -- pred, sens, median; not the cosine -- is summarised on the log scale: a
     # model's number is the GEOMETRIC mean over its seeds (the registration's "mean" was the arithmetic one), its
-    # interval that of the log ratio reported as exp of its ends (intervals.summary with ``ratio``). The judged
+    # interval that of the log ratio reported as exp of its ends (mechanism.numbers.summarised). The judged
     # value so changes meaning (a geometric seed mean, never above the arithmetic one); the line does not: value < 1
     # on the ratio scale is log(value) < 0, the same comparison, and every threshold below is as registered. The
     # mech-power-* ratios (one seed, prompt rows only) and mech-control-linear's ratio move only by the
