@@ -150,7 +150,9 @@ cfg, ledger = chapter.start(mechanism.study.PROFILES, profile, overrides)
 # the median block of test prompts, and its sensitivity points where GD's does
 # (mean cosine at least 0.8). A model's number is the mean over its three
 # seeds, each seed's model with GD's and ridge's members chosen for it, with its
-# {term}`interval of a claim` over seeds and blocks of test prompts. A verdict
+# {term}`interval of a claim` over seeds and blocks of test prompts; a ratio's
+# mean is the geometric one, its interval taken on the log scale (a ratio is
+# above 0, and three seeds that disagree widen it by a factor). A verdict
 # counts only where the positive control passed, every model has three seeds,
 # and every chosen member lies inside the grid (start scale and $\lambda$
 # interior, $T$ at neither end, $\eta$ at an edge only where its neighbour at
@@ -215,8 +217,9 @@ if seeds is not None:
 #
 # Per model, at the training length on the pretraining mixture: the flow
 # times its seeds' GD members chose, and for each number the seed mean with
-# its 90 % interval, then each seed's own value in seed order (ratios below 1
-# if GD is the nearer):
+# its 90 % interval (a ratio's geometric mean, its interval on the log scale),
+# then each seed's own value in seed order (ratios below 1 if GD is the
+# nearer):
 
 # %% tags=["NBVAL_CHECK_OUTPUT", "hide-input"]
 if seeds is not None:

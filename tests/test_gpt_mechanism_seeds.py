@@ -62,31 +62,32 @@ def test_the_seeds_judge_both_sides_of_each_threshold():
 
 
 def test_a_margin_inside_the_seed_noise_is_inconclusive():
-    """Two seeds at 0.5 and one at 1.9: the mean (0.967) is below 1 and every seed's prompts agree (no spread
-    within a seed), but a resample that draws the third seed twice is above 1 -- inconclusive. The bug it catches:
-    an interval over the prompts alone (one level), which would call this a pass."""
+    """Two seeds at 0.5 and one at 1.9: the geometric mean (0.780) is below 1 and every seed's prompts agree (no
+    spread within a seed), but the seeds disagree by a factor of 3.8 -- inconclusive. The bug it catches: an
+    interval over the prompts alone (one level), which would call this a pass."""
     near = {"pred": 0.5, "sens": 0.5, "cosine": 0.95}
     verdicts, e = _entries(_seeds_result(near, near, {"pred": 1.9, "sens": 0.5, "cosine": 0.95}))
-    assert e["mech-seeds-nearest-gd"]["value"] == pytest.approx((0.5 + 0.5 + 1.9) / 3)
+    assert e["mech-seeds-nearest-gd"]["value"] == pytest.approx((0.5 * 0.5 * 1.9) ** (1 / 3))
     assert verdicts["mech-seeds-nearest-gd"] is None and verdicts["mech-seeds-sens-gd"] is True
     v = e["mech-seeds-nearest-gd"]["values"]
     assert v["value_lo"] < 1 < v["value_hi"]
 
 
 def test_each_row_is_one_seed_or_every_seed_on_resampled_prompts():
-    """A model's number on a seed row is that seed's number on all the prompts, and on a prompt row the mean of
-    every seed's number on the same resampled blocks (the bugs: a seed row holding another seed or the mean, a prompt
-    row that drops a seed, block weights drawn anew for each seed, which unpairs the seeds)."""
+    """A model's number on a seed row is that seed's number on all the prompts, and on a prompt row the (a ratio's
+    geometric) mean of every seed's number on the same resampled blocks (the bugs: a seed row holding another seed
+    or the mean, a prompt row that drops a seed, block weights drawn anew for each seed, which unpairs the seeds)."""
     res = _seeds_result(*({"pred": p, "sens": 0.5, "cosine": 0.9, "spread": 0.3} for p in (0.4, 0.8, 1.6)))
     draws = Draws(3, blocks=32, resamples=50)
     nums = ms.seed_numbers(res["blocks"], 40, draws)
     v = nums["models"][MODELS[0]]
-    assert v["pred"][0] == pytest.approx((0.4 + 0.8 + 1.6) / 3)
+    assert v["pred"][0] == pytest.approx((0.4 * 0.8 * 1.6) ** (1 / 3))
     for i, want in enumerate((0.4, 0.8, 1.6)):
         assert v["pred"][1 + i] == pytest.approx(want)
     assert np.all(np.isnan(v["pred"][4:intervals.FIRST_PROMPT_ROW]))
     prompt = slice(intervals.FIRST_PROMPT_ROW, None)
-    assert np.allclose(v["pred"][prompt], v["per_seed"]["pred"][:, prompt].mean(0))
+    assert np.allclose(v["pred"][prompt], np.exp(np.log(v["per_seed"]["pred"][:, prompt]).mean(0)))
+    assert np.allclose(v["cosine"][prompt], v["per_seed"]["cosine"][:, prompt].mean(0))  # no ratio: arithmetic
     ps = v["per_seed"]["pred"][:, prompt]  # the same resampled blocks for every seed: each seed's ratio moves alike
     assert np.allclose(ps[0] / 0.4, ps[1] / 0.8) and np.allclose(ps[0] / 0.4, ps[2] / 1.6)
     assert not np.allclose(ps[0], ps[0, 0])  # ... and the blocks do move it
@@ -94,12 +95,13 @@ def test_each_row_is_one_seed_or_every_seed_on_resampled_prompts():
 
 def test_a_model_s_number_is_the_mean_of_its_seeds_ratios_not_of_their_pooled_sums():
     """Seed 1's model predicts at a hundred times the scale of the others (every candidate's sums ×100): its
-    ratio is what it is, and the mean weighs every seed alike. The bug it catches: the sums pooled over the
-    seeds before the ratio, which would give seed 1's ratio alone."""
+    ratio is what it is, and the (geometric) mean weighs every seed alike. The bug it catches: the sums pooled over
+    the seeds before the ratio, which would give seed 1's ratio alone."""
     res = _seeds_result({"pred": 0.3, "sens": 0.5, "cosine": 0.9}, {"pred": 1.5, "sens": 0.5, "cosine": 0.9},
                         {"pred": 0.3, "sens": 0.5, "cosine": 0.9}, scale={1: 100.0})
     nums = ms.seed_numbers(res["blocks"], 40)
-    assert nums["pred"][0] == pytest.approx(0.7) and nums["median"][0] == pytest.approx(0.7)
+    mean = (0.3 * 1.5 * 0.3) ** (1 / 3)
+    assert nums["pred"][0] == pytest.approx(mean) and nums["median"][0] == pytest.approx(mean)
 
 
 @pytest.mark.parametrize("gate, words", [("flow", "inside its grid in flow time"), ("seeds", "three seeds")])
@@ -135,7 +137,7 @@ def test_each_seed_is_held_against_the_rule_nearest_its_own_model():
     v = ms.seed_numbers(res["blocks"], 40)["models"][MODELS[0]]
     assert v["per_seed"]["pred"][:, 0] == pytest.approx([0.5, 5.0, 0.5])
     assert v["per_seed"]["median"][:, 0] == pytest.approx([0.5, 5.0, 0.5])
-    assert v["pred"][0] == pytest.approx(2.0)
+    assert v["pred"][0] == pytest.approx((0.5 * 5.0 * 0.5) ** (1 / 3))
 
 
 def test_without_a_passed_control_or_a_run_nothing_is_decided():
@@ -164,21 +166,21 @@ def test_a_result_without_seeds_is_refused_by_name():
 
 
 def test_the_table_and_the_prose_read_each_seed_and_the_mean():
-    """The reader's table shows each seed's ratio beside the mean's interval; the prose counts the models past
-    the line on their whole interval and the single seeds' models past it on their own number."""
+    """The reader's table shows each seed's ratio beside the (geometric) mean's interval; the prose counts the
+    models past the line on their whole interval and the single seeds' models past it on their own number."""
     res = _seeds_result(*({"pred": p, "sens": 0.5, "cosine": 0.9} for p in (0.4, 0.8, 1.5)))
     table = ms.seeds_table(res, CFG, 40).set_index(["depth", "attention"])
     cell = table.loc[MODELS[0], "prediction ratio"]
-    assert cell.startswith("0.900 (") and cell.endswith("; seeds 0.40, 0.80, 1.50")
+    assert cell.startswith("0.783 (") and cell.endswith("; seeds 0.40, 0.80, 1.50")  # (0.4 · 0.8 · 1.5)^(1/3)
     assert table.loc[MODELS[0], "seeds"] == 3 and table.loc[MODELS[0], "ηL per seed"] == "0.8, 0.8, 0.8"
     entries = ms.judge_seeds(res, CFG, 40, True, LEARNED)
     glue = ms.seeds_glue(res, 40, entries)
     assert glue["seeds_pred_seed_far"] == "2 of 6" and glue["seeds_pred_far"] == "0 of 2"
     assert glue["seeds_sens_far"] == "0 of 2" and glue["seeds_count"] == "3"
-    # the prose's interval is the every-model claim's, named so (the bug: "0.900 (90 % interval a to b)" beside a
+    # the prose's interval is the every-model claim's, named so (the bug: "0.783 (90 % interval a to b)" beside a
     # table row whose own interval differs, read as a contradiction; then "interval of the largest", which a
     # paired resampling of the largest would never put below the largest model's own lower end)
-    assert glue["seeds_pred"].startswith("0.900, the largest over the models (decided on their own intervals, ")
+    assert glue["seeds_pred"].startswith("0.783, the largest over the models (decided on their own intervals, ")
     cosine = ms.seeds_glue(res, 40, entries)["seeds_cosine"]
     assert "the smallest over the models (decided on their own intervals, " in cosine
     assert glue["seeds_pred_singles"] == "0.40 to 1.50" and glue["seeds_sens_singles"] == "0.50"

@@ -16,10 +16,11 @@ import numpy as np
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
-from icdl.gpt_icl.core.intervals import Draws, extreme
+from icdl.gpt_icl.core.intervals import Draws
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.core.verdicts import decide
 from icdl.gpt_icl.mechanism.measures import ADAM_MLP, AT_DEPTH_ONE, GD_NETWORK, RIDGE
+from icdl.gpt_icl.mechanism.numbers import every_model
 
 
 def nearest(alignment: pd.DataFrame) -> pd.DataFrame:
@@ -90,12 +91,19 @@ def control(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = Non
             "cosine": np.min([m["cosine"] for m in per_model.values()], axis=0)}
 
 
+#: the control's ratio, summarised on the log scale (:func:`~icdl.gpt_icl.mechanism.numbers.every_model`); its
+#: sensitivity difference is a distance (to the model's own), not a ratio of two candidates', its cosine no ratio
+CONTROL_RATIO = "the control's prediction ratio (nearest linear fit to nearest local rule)"
+
+
 def control_intervals(c: dict) -> dict[str, dict]:
     """The control's three numbers (``c``: :func:`control`) as the judge decides them: the largest ratio and
     sensitivity difference and the smallest cosine over the models, each interval read off every model's own
-    (:func:`~icdl.gpt_icl.core.intervals.extreme`)."""
+    (:func:`~icdl.gpt_icl.mechanism.numbers.every_model`; the ratio's on the log scale: one seed's prompt rows, so
+    its ends move only by the quantiles' interpolation)."""
     per_model = {"value": "ratio", "sens": "sens", "cosine": "cosine"}
-    return {k: extreme({m: v[per_model[k]] for m, v in c["models"].items()}, largest=k != "cosine")
+    return {k: every_model({m: v[per_model[k]] for m, v in c["models"].items()}, largest=k != "cosine",
+                           ratio=CONTROL_RATIO if k == "value" else None)
             for k in per_model}
 
 

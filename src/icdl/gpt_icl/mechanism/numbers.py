@@ -9,7 +9,20 @@ rule nearest the model over all prompts (``median``: a number a few prompts cann
 computed on each resample of one :class:`~icdl.gpt_icl.core.intervals.Draws`, the same resampled prompts for every
 candidate and model (paired).
 
+**Ratios on the log scale** (issue 68). The three ratios (:data:`RATIOS`) -- a distance over another, bounded below
+by 0 -- are summarised by :mod:`~icdl.gpt_icl.core.intervals`' own machinery applied to their logs and reported as
+the exp of its value and ends (:func:`summarised`, :func:`every_model`): the interval never crosses 0, and seeds
+that disagree (3.32 / 1.30 / 1.17) widen it by a factor, not by ± 2 (the linear scale gave −0.11 to 3.98). A ratio's
+mean over seeds is their geometric mean (:func:`seed_mean`), the mean of the logs the interval reads. A ratio of 0
+or below has no log and is refused in one line naming it (:func:`log_ratio`). One seed's prompt-only interval is
+the same on either scale but for the interpolation of the resamples' quantiles.
+
 ======================  ==============================================================================================
+:data:`RATIOS`          the numbers that are ratios, by key, with the name a refusal gives
+:func:`log_ratio`       a ratio's rows on the log scale, refused in one line where one is 0 or below
+:func:`seed_mean`       a number per seed and row as each row's mean over its drawn seeds (a ratio's: geometric)
+:func:`summarised`      a number's value and 90 % interval (a ratio's on the log scale)
+:func:`every_model`     the interval of a claim about every model, likewise
 :func:`paired_measures` ``pred``, ``sens``, ``cosine`` per model and over the models, on every resample
 :func:`median_ratio`    the median block's ratio per model and over the models, on every resample
 :func:`four_numbers`    the four together
@@ -21,6 +34,8 @@ candidate and model (paired).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -28,6 +43,57 @@ from icdl.gpt_icl.core.intervals import Draws, extreme, summary
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.mechanism.measures import GD_NETWORK, SIMPLE_RULES
 from icdl.repro.claims import criterion_verdict
+
+#: the numbers that are ratios -- a distance over another, positive -- by key, with their names: every summary of
+#: one is on the log scale (``summarised(stat, RATIOS[key])``); the cosine is not a ratio
+RATIOS = {"pred": "prediction ratio", "sens": "sensitivity ratio", "median": "median-block ratio"}
+
+
+def log_ratio(stat, ratio: str) -> np.ndarray:
+    """``log(stat)`` of a ratio's rows (NaN stays NaN: a seed row past a result's seeds), refused in one line naming
+    the ``ratio`` where a row is 0 or below -- a distance over a distance is positive, so such a row is a bug upstream
+    (a distance not squared, a ratio of differences), never a number to clip."""
+    stat = np.asarray(stat, dtype=float)
+    bad = stat <= 0
+    if bad.any():
+        raise ValueError(f"{ratio}: {int(bad.sum())} of its {stat.size} rows are 0 or negative (smallest "
+                         f"{np.nanmin(stat):.3g}); a ratio is summarised on the log scale and must be positive")
+    return np.log(stat)
+
+
+def seed_mean(per_seed: np.ndarray, draws: Draws, ratio: str | None = None) -> np.ndarray:
+    """``(rows,)``: each row's mean over the seeds ``draws`` picks for it of a number computed per seed on every row
+    (``per_seed``: ``(seeds, rows)``, NaN for a seed a model lacks, which the mean leaves out; a row none of whose
+    seeds has a number is NaN). A ``ratio`` (its name) is averaged on the log scale -- the geometric mean, whose log
+    is what :func:`summarised` reads -- and refused in one line if it is 0 or below."""
+    drawn = np.take_along_axis(np.asarray(per_seed, dtype=float).T, draws.seeds, axis=1)  # (rows, seeds drawn)
+    if ratio is not None:
+        drawn = log_ratio(drawn, ratio)
+    with warnings.catch_warnings():  # a row without any seed's number: NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(drawn, axis=1)
+    return mean if ratio is None else np.exp(mean)
+
+
+def summarised(stat, ratio: str | None = None) -> dict[str, float]:
+    """:func:`~icdl.gpt_icl.core.intervals.summary` of a number's rows; a ``ratio`` (its name) the same summary of
+    ``log(stat)``, reported as exp of its value and ends -- positive, multiplicative about the value."""
+    if ratio is None:
+        return summary(stat)
+    s = summary(log_ratio(stat, ratio))
+    return s | {k: float(np.exp(s[k])) for k in ("value", "lo", "hi")}
+
+
+def every_model(per_model: dict, largest: bool, ratio: str | None = None) -> dict[str, float]:
+    """:func:`~icdl.gpt_icl.core.intervals.extreme` of a claim about every model; a ``ratio`` (its name) read off
+    each model's interval of its log, reported as exp of the value and ends (exp keeps the order: the extreme of the
+    logs is the log of the extreme). A refusal names the model."""
+    if ratio is None:
+        return extreme(per_model, largest)
+    logs = {k: log_ratio(v, f"{ratio} of {', '.join(map(str, k)) if isinstance(k, tuple) else k}")
+            for k, v in per_model.items()}
+    s = extreme(logs, largest)
+    return s | {k: float(np.exp(s[k])) for k in ("value", "lo", "hi")}
 
 
 def _at_training_length(blocks: pd.DataFrame, train_examples: int) -> pd.DataFrame:
@@ -105,9 +171,10 @@ def four_numbers(result: dict, train_examples: int, draws: Draws | None = None) 
             "models": {k: v | {"median": med["models"][k]} for k, v in m["models"].items()}}
 
 
-def interval_cell(stat) -> str:
-    """A number over resamples as a table cell: "value (lo to hi)", its 90 % interval."""
-    s = summary(stat)
+def interval_cell(stat, ratio: str | None = None) -> str:
+    """A number over resamples as a table cell: "value (lo to hi)", its 90 % interval (a ``ratio``'s on the log
+    scale, :func:`summarised`)."""
+    s = summarised(stat, ratio)
     return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
 
 def _r2s(alignment: pd.DataFrame, train_examples: int) -> pd.DataFrame:
@@ -128,11 +195,12 @@ def gated_entries(names: dict[str, str], words: dict[str, str], numbers: dict, g
     """Ledger entries of claims about every model (``numbers["models"]``: per model, each number on every row of a
     :class:`~icdl.gpt_icl.core.intervals.Draws`) with the registry's ``gates``: per claim (``names``: claim → key)
     the largest ratio or the smallest cosine over the models, its interval read off each model's own
-    (:func:`~icdl.gpt_icl.core.intervals.extreme`), each model's value and ``tail``; the verdict is the
-    registry's. ``over``: what the interval resamples."""
+    (:func:`every_model`; a ratio's on the log scale), each model's value and ``tail``;
+    the verdict is the registry's. ``over``: what the interval resamples."""
     out = []
     for claim, key in names.items():
-        s = extreme({m: v[key] for m, v in numbers["models"].items()}, largest=key != "cosine")
+        s = every_model({m: v[key] for m, v in numbers["models"].items()}, largest=key != "cosine",
+                        ratio=RATIOS.get(key))
         per = "; ".join(f"depth {d} {a}: {v[key][0]:.3f}" for (d, a), v in numbers["models"].items())
         shown = (f"{s['value']:.3f} (the {'smallest' if key == 'cosine' else 'largest'} over the models; 90 % "
                  f"interval {s['lo']:.3f} to {s['hi']:.3f} over {over}, each of {s['models']} models on its own "

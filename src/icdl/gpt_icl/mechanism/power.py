@@ -26,8 +26,8 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from icdl.gpt_icl.core.intervals import Draws, extreme, summary
-from icdl.gpt_icl.mechanism.numbers import median_ratio, paired_measures
+from icdl.gpt_icl.core.intervals import Draws
+from icdl.gpt_icl.mechanism.numbers import RATIOS, every_model, median_ratio, paired_measures, summarised
 from icdl.gpt_icl.mechanism.plants import NOISES, power
 
 #: the four numbers the hypotheses read, each with its line: GD's side of it and the other side
@@ -60,11 +60,13 @@ def plant_numbers(blocks: pd.DataFrame, train_examples: int) -> dict[tuple[int, 
 def worst(numbers: dict, plant: str, measure: str) -> dict[str, float]:
     """A plant's number at its worst over the depths and levels -- toward the side of the line it must not reach:
     the planted GD's largest ratio or smallest cosine, the other plants' smallest ratio or largest cosine -- its
-    interval read off every (depth, level)'s own (:func:`~icdl.gpt_icl.core.intervals.extreme`)."""
+    interval read off every (depth, level)'s own (:func:`~icdl.gpt_icl.mechanism.numbers.every_model`; a ratio's on
+    the log scale, which for one seed's prompt rows moves its ends only by the quantiles' interpolation)."""
     per = {(d, lvl): v[measure] for (d, name, lvl), v in numbers.items() if name == plant}
     if not per:
         raise ValueError(f"the run holds no sums of the {plant}")
-    return extreme(per, largest=(measure != "cosine") == (plant == "planted GD"))
+    return every_model(per, largest=(measure != "cosine") == (plant == "planted GD"),
+                       ratio=None if measure not in RATIOS else f"the {plant}'s {RATIOS[measure]}")
 
 
 def numbers_by_task(blocks: pd.DataFrame | None, train_examples: int) -> dict[str, dict]:
@@ -77,12 +79,12 @@ def numbers_by_task(blocks: pd.DataFrame | None, train_examples: int) -> dict[st
 
 def shown(numbers: dict) -> pd.DataFrame:
     """For the reader: per target depth, plant and noise level the four numbers, each "value (lo to hi)"."""
-    def cell(v):
-        s = summary(v)
+    def cell(v, k):
+        s = summarised(v, RATIOS.get(k))
         return f"{s['value']:.3f} ({s['lo']:.3f} to {s['hi']:.3f})"
 
     return pd.DataFrame([{"target depth": d, "plant": name, "noise": f"{lvl:g}",
-                          **{NAMES[k]: cell(v[k]) for k in LINES}}
+                          **{NAMES[k]: cell(v[k], k) for k in LINES}}
                          for (d, name, lvl), v in sorted(numbers.items())])
 
 

@@ -26,20 +26,21 @@ passed), ``flow`` (the flow gate met by every seed's model), ``seeds`` (three se
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
-from icdl.gpt_icl.core.intervals import Draws, summary
+from icdl.gpt_icl.core.intervals import Draws
 from icdl.gpt_icl.core.learning import margin
 from icdl.gpt_icl.mechanism.grid import flow_edges
 from icdl.gpt_icl.mechanism.numbers import (
+    RATIOS,
     gate_note,
     gated_entries,
     interval_cell,
     median_ratio,
     paired_measures,
+    seed_mean,
+    summarised,
 )
 from icdl.repro.claims import CRITERIA, GATE_OPS, unmet_gates
 from icdl.repro.typeset import count, sci
@@ -50,10 +51,12 @@ SEEDS_NEEDED = 3
 CLAIMS = {"mech-seeds-nearest-gd": ("pred", "<", 1.0), "mech-seeds-sens-gd": ("sens", "<", 1.0),
           "mech-seeds-cosine-gd": ("cosine", ">=", 0.8), "mech-seeds-median-gd": ("median", "<", 1.0)}
 #: the reader's names of the numbers, each a mean over the seeds
-WORDS = {"pred": "largest seed-mean ratio of GD's prediction difference to the nearest simple rule's",
-         "sens": "largest seed-mean ratio of GD's sensitivity L2 difference to the smallest simple rule's",
+#: (a ratio's mean over the seeds is their geometric mean, its interval on the log scale: issue 68)
+WORDS = {"pred": "largest geometric seed-mean ratio of GD's prediction difference to the nearest simple rule's",
+         "sens": "largest geometric seed-mean ratio of GD's sensitivity L2 difference to the smallest simple rule's",
          "cosine": "smallest seed-mean of the mean cosine of the model's sensitivity with GD's",
-         "median": "largest seed-mean median-block ratio of GD's prediction difference to the nearest simple rule's"}
+         "median": "largest geometric seed-mean median-block ratio of GD's prediction difference to the nearest "
+                   "simple rule's"}
 #: the largest relative change of a checkpoint's replayed errors at which it counts as the model the main study
 #: judged (:func:`replay`; float rounding across machines stays far below it)
 REPLAYED = 1e-4
@@ -113,11 +116,17 @@ def seed_edges(chosen: pd.DataFrame, scan: pd.DataFrame, cfg) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True).sort_values(["depth", "attention", "seed"], ignore_index=True)
 
 
+def _ratio_of(measure: str, model: tuple) -> str | None:
+    """The name a ratio's refusal gives (:func:`~icdl.gpt_icl.mechanism.numbers.log_ratio`), None for the cosine."""
+    return None if measure not in RATIOS else f"{RATIOS[measure]} of target depth {model[0]}, {model[1]} attention"
+
+
 def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None = None) -> dict:
     """The four registered numbers on every resample of ``draws`` (default: a :class:`Draws` over the result's seeds
     and blocks; row 0 every seed and prompt once). Per model ``(depth, attention)``: ``per_seed[measure]``
     (``(seeds, resamples + 1)``, NaN for a seed the model lacks, each seed's number on the resampled blocks) and
-    ``[measure]`` their mean over each resample's drawn seeds (``(resamples + 1,)``); over the models the
+    ``[measure]`` their mean over each resample's drawn seeds (``(resamples + 1,)``; a ratio's the geometric mean,
+    :func:`~icdl.gpt_icl.mechanism.numbers.seed_mean`, the cosine's the arithmetic); over the models the
     largest ratios and the smallest cosine; ``seeds``: the seeds, in the order of the draws."""
     _seeded(blocks, "sums per block")
     seeds = sorted(int(s) for s in blocks["seed"].unique())
@@ -134,11 +143,9 @@ def seed_numbers(blocks: pd.DataFrame, train_examples: int, draws: Draws | None 
                 slot[k][i] = v[k]
             slot["median"][i] = med["models"][key]
     models = {}
-    for key, slot in per_seed.items():  # each row's mean over its seeds (a seed row: that seed alone)
-        with warnings.catch_warnings():  # a row whose seeds the model lacks: NaN (the gate is unmet)
-            warnings.simplefilter("ignore", RuntimeWarning)
-            models[key] = {k: np.nanmean(np.take_along_axis(slot[k].T, draws.seeds, axis=1), axis=1)
-                           for k in _MEASURES}
+    for key, slot in per_seed.items():  # each row's mean over its seeds (a seed row: that seed alone; a row whose
+        # seeds the model lacks: NaN, the gate unmet), a ratio's geometric: the mean of the logs its interval reads
+        models[key] = {k: seed_mean(slot[k], draws, _ratio_of(k, key)) for k in _MEASURES}
         models[key] |= {"per_seed": slot, "seeds": int((~np.isnan(slot["pred"][:, 0])).sum())}
     out = {k: (np.min if k == "cosine" else np.max)([v[k] for v in models.values()], axis=0) for k in _MEASURES}
     return out | {"models": models, "seeds": seeds}
@@ -156,11 +163,13 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
     gate, :func:`icdl.gpt_icl.mechanism.power.gates`; one number serves every claim). ``suffix`` names the task's
     claims (``-n01``: the same hypotheses asked of the models of main-study profile ``n01``, profile
     ``seeds-n01``)."""
-    criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the mean over three seeds "
-                   f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval, with every seed's GD "
+    criteria = {c: f"the {'largest' if op == '<' else 'smallest'} over the models of the "
+                   f"{'geometric mean' if key in RATIOS else 'mean'} over three seeds "
+                   f"{'below' if op == '<' else 'at least'} {t:g} on its whole 90 % interval"
+                   f"{' (on the log scale)' if key in RATIOS else ''}, with every seed's GD "
                    "member inside its grid in flow time, the positive control passed, every model learned the task "
                    "and the claim's own measure told the planted GD from a planted ridge and kernel smoother"
-                for c, (_, op, t) in CLAIMS.items()}
+                for c, (key, op, t) in CLAIMS.items()}
     if result is None:
         return [{"claim": c + suffix, "passed": None, "value": None, "criterion": criteria[c],
                  "ours": f"not run: python -m icdl.gpt_icl.mechanism --profile seeds{suffix} --workers 2"}
@@ -192,8 +201,8 @@ def judge_seeds(result: dict | None, cfg, train_examples: int, control_passed: b
 
 def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
     """Per model, for the reader: the flow times its seeds' GD members chose, and for each of the four numbers
-    the seed mean with its 90 % interval (seeds and test prompts) and the value of each seed in seed order (a
-    dash for a seed not measured)."""
+    the seed mean with its 90 % interval (seeds and test prompts; a ratio's geometric mean, its interval on the log
+    scale) and the value of each seed in seed order (a dash for a seed not measured)."""
     edges = seed_edges(result["chosen"], result["gd_scan"], cfg)
     nums = seed_numbers(result["blocks"], train_examples)["models"]
     names = {"pred": "prediction ratio", "median": "median-block ratio", "sens": "sensitivity ratio",
@@ -205,7 +214,7 @@ def seeds_table(result: dict, cfg, train_examples: int) -> pd.DataFrame:
                "ηL per seed": ", ".join(f"{t:g}" for t in mine["time"])}
         for k, name in names.items():
             each = ", ".join(f"{x:.2f}" if x == x else "—" for x in v["per_seed"][k][:, 0])  # seed by seed
-            row[name] = f"{interval_cell(v[k])}; seeds {each}"
+            row[name] = f"{interval_cell(v[k], RATIOS.get(k))}; seeds {each}"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -281,7 +290,7 @@ def _seeds_glue(result: dict | None, train_examples: int, entries: list[dict], c
     for claim, (key, op, t) in CLAIMS.items():
         def past(x, op=op, t=t):
             return x >= t if op == "<" else x < t
-        s = [summary(v[key]) for v in models]
+        s = [summarised(v[key], RATIOS.get(key)) for v in models]
         out[f"{keys[claim]}_far"] = f"{sum(past(x['lo'] if op == '<' else x['hi']) for x in s)} of {len(s)}"
         single = [x for v in models for x in v["per_seed"][key][:, 0] if x == x]
         out[f"{keys[claim]}_seed_far"] = f"{sum(past(x) for x in single)} of {len(single)}"

@@ -17,11 +17,11 @@ from __future__ import annotations
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
-from icdl.gpt_icl.core.intervals import summary
 from icdl.gpt_icl.core.tasks import PRETRAINING
 from icdl.gpt_icl.mechanism import seeds
 from icdl.gpt_icl.mechanism.judge import LINEAR_FITS, LOCAL_RULES, control, control_intervals, nearest
 from icdl.gpt_icl.mechanism.measures import ADAM_MLP, AT_DEPTH_ONE, RIDGE
+from icdl.gpt_icl.mechanism.numbers import summarised
 
 #: the measures a seed mean is taken of (the alignment table's numbers)
 MEASURES = ("pred_diff", "sens_diff", "cosine", "r2_candidate")
@@ -107,7 +107,7 @@ def control_glue(control_data: dict | None, train_examples: int) -> dict[str, st
     def versus(other):  # GD's prediction difference over another fit's, per model, with its interval
         return "; ".join(f"{att}: {s['value']:.2f} ({s['lo']:.2f} to {s['hi']:.2f})" for (_, att), m in
                          sorted(c["models"].items(), key=lambda kv: kv[0][1], reverse=True)
-                         for s in [summary(m["versus"][other])])
+                         for s in [summarised(m["versus"][other], f"GD's prediction difference over {other}'s")])
 
     return dict(zip(keys, (shown("value"), shown("sens"), shown("cosine"), fits,
                            f"{model_r2.min():.3f} to {model_r2.max():.3f}", f"{mlp_r2:.3f}",

@@ -81,6 +81,13 @@ CRITERIA: dict[str, tuple[Condition, ...]] = {
     # where the registered one did not -- the threshold unchanged. Gates, each 1 or 0:
     # ``control`` (mech-control-linear passed), ``flow`` (the flow gate met by every seed's model), ``seeds``
     # (three seeds measured for every model)
+    # Since issue 68 (item 3) a ratio -- pred, sens, median; not the cosine -- is summarised on the log scale: a
+    # model's number is the GEOMETRIC mean over its seeds (the registration's "mean" was the arithmetic one), its
+    # interval that of the log ratio reported as exp of its ends (mechanism.numbers.summarised). The judged
+    # value so changes meaning (a geometric seed mean, never above the arithmetic one); the line does not: value < 1
+    # on the ratio scale is log(value) < 0, the same comparison, and every threshold below is as registered. The
+    # mech-power-* ratios (one seed, prompt rows only) and mech-control-linear's ratio move only by the
+    # interpolation of the prompt rows' quantiles
     # registered before any run of its design (issue 68; the planted models' design of 9c4d0f7 is in REPLACED):
     # python -m icdl.gpt_icl.mechanism.power --profile seeds (power.judge). Per task -- ICDL's inputs, and N(0, I)
     # (suffix -n01) -- and target depth of the seeds profile, three plants (icdl.gpt_icl.mechanism.plants): GD on
