@@ -29,8 +29,9 @@
 # own {term}`learning gate`.
 #
 # **What we find.** {glue:text}`n01_plain` ICDL's first objective in
-# miniature, {glue:text}`flat_obj1_d3`. Per model, each claim's status and
-# number ({glue:md}`flat_state`):
+# miniature, {glue:text}`flat_obj1_d3`. Trained until flat?
+# {glue:text}`flat_flatness`. Per model, each claim's status and number
+# ({glue:md}`flat_state`):
 #
 # ```{glue:} flat_verdicts
 # ```
@@ -175,7 +176,9 @@ done = all(r is not None and r["data"]["complete"] for r in (run_obj, run_shift)
 icl, shifted = (run_obj["data"], run_shift["data"]) if done else (None, None)
 history = pd.DataFrame(icl["history"]) if done else None
 flatness = flat.curve_flatness(history) if done else None
-chapter.glue(flat_design=flat.design_words())
+chapter.glue(flat_design=flat.design_words(),
+             flat_flatness=(flat.flatness_words(history, flat.DESIGN["horizon"]) if done and live == flat.PROFILE
+                            else "the run has not been made"))
 chapter.glue_md(flat_state=flat.state_words(live == flat.PROFILE))  # its command as code ({glue:md})
 
 # %% tags=["hide-output"] mystnb={"figure": {"caption": "The models trained until flat: each seed's $R^2$ on its validation prompts (the mean over positions from 10 to the training length) against the training step, per target depth, from the first step past profile n01's budget; dotted: the context mean on the same prompts; shaded: the last quarter of the steps, over which a flat curve gains less than 0.005.", "name": "fig-n01-flat-curves"}}

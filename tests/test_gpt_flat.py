@@ -375,3 +375,23 @@ def test_a_continued_model_is_the_recipe_scan_s_incumbent_run_bit_for_bit():
         assert all(torch.equal(a["model"][k], b["model"][k]) for k in b["model"]), mine.name
         curve = [(r["step"], r["val_r2"]) for r in a["history"] if "val_r2" in r]
         assert curve and set(curve) <= {(r["step"], r["val_r2"]) for r in b["history"] if "val_r2" in r}
+
+
+def test_the_flatness_sentence_counts_the_rising_models_and_their_gains():
+    """The first screen says whether the cap or flatness ended training (the bugs: a rising model called flat, the
+    gain read off the slowest seed instead of the fastest, the range's ends swapped)."""
+    def curve(depth, att, seed, late):
+        return [{"depth": depth, "attention": att, "seed": seed, "step": t, "val_r2": v}
+                for t, v in ((10_000, 0.5), (10_500, 0.7), (14_000, 0.7 + late))]
+
+    rows = []
+    for (d, a), lates in zip(N01_MODELS, [(0.001, 0.002, 0.001)] * 4 + [(0.001, 0.03, 0.0), (0.012, 0.0, 0.0)]):
+        for seed, late in enumerate(lates):
+            rows += curve(d, a, seed, late)
+    words = flat.flatness_words(pd.DataFrame(rows), 14_000)
+    assert words.startswith("2 of the 6 models' validation curves are not flat at the cap of 14")
+    assert "+0.012 to +0.030" in words and "stopped" in words
+    flat_rows = [r for r in rows if not (r["depth"] == 6)] + curve(6, "softmax", 0, 0.0) + curve(6, "relu", 0, 0.0)
+    assert flat.flatness_words(pd.DataFrame(flat_rows), 14_000).startswith("every model's validation curve is flat")
+    empty = pd.DataFrame(columns=["depth", "attention", "seed", "step", "val_r2"])
+    assert flat.flatness_words(empty, 14_000) == "no validation curve was recorded"

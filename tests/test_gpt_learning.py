@@ -194,3 +194,13 @@ def test_every_trained_model_claim_of_sec_5_carries_the_gate(chapter):
             continue
         gates = [c for c in claims.CRITERIA[claim.id] if c.key == learning.KEY]
         assert [(c.op, c.threshold) for c in gates] == [("refutable", 0.05)], claim.id
+
+
+def test_a_computed_gate_counts_the_models_whose_lower_end_reaches_the_margin():
+    """The count the prose gives of a committed run's gate (the bugs: counting leads instead of lower ends, a strict
+    comparison that drops a model exactly at the margin, "all"/"none" said of the wrong counts)."""
+    from icdl.gpt_icl.core.learning import gate_count
+
+    g = {"models": {"a": {"lo": 0.06, "value": 0.2}, "b": {"lo": 0.04, "value": 0.3}, "c": {"lo": 0.05, "value": 0.1}}}
+    assert gate_count(g, 0.05) == "2 of the 3 models"
+    assert gate_count(g, 0.01) == "all 3 models" and gate_count(g, 0.5) == "none of the 3 models"

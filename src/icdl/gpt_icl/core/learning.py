@@ -143,8 +143,16 @@ def leads_table(leads: dict[str, np.ndarray], need: float) -> pd.DataFrame:
 def met_count(leads: dict[str, np.ndarray], need: float) -> str:
     """How many of the models ``leads`` holds meet the gate (the lower end of the 90 % interval of its lead at least
     ``need``), as the prose counts them: "none of the 6 models", "4 of the 6 models", "all 6 models"."""
-    met = sum(summary(lead)["lo"] >= need for lead in leads.values())
-    n = len(leads)
+    return _count_words(sum(summary(lead)["lo"] >= need for lead in leads.values()), len(leads))
+
+
+def gate_count(g: dict, need: float) -> str:
+    """:func:`met_count` of a gate already computed (:func:`gate`, e.g. a committed run's,
+    :func:`icdl.gpt_icl.core.main_study.learning_gate`): the models whose interval's lower end is at least ``need``."""
+    return _count_words(sum(m["lo"] >= need for m in g["models"].values()), len(g["models"]))
+
+
+def _count_words(met: int, n: int) -> str:
     return f"none of the {n} models" if met == 0 else f"all {n} models" if met == n else f"{met} of the {n} models"
 
 

@@ -19,6 +19,7 @@ prompt term, 0.016, was four times its seed term, 0.004).
 :func:`pending`            every entry while the run waits: nothing judged, the command named
 :func:`live_profile`       the run the chapter reads: this design's once committed, else profile ``n01``'s
 :func:`curve_flatness`     per model, whether every seed's validation curve is flat at the horizon
+:func:`flatness_words`     whether the curves were flat at the horizon, in a sentence
 :func:`verdict_table`      the chapter's first table: one row per model, one column per question, its status and number
 :func:`every_words`        the every-model claims in one line each, with the per-model counts
 :func:`objective1_words`   objective 1 at one target depth in a sentence, per attention (the first screen)
@@ -225,6 +226,32 @@ def curve_flatness(history: pd.DataFrame) -> dict[tuple[int, str], str]:
         worst = max(gain(g) for _, g in own.groupby("seed"))
         out[(depth, att)] = f"{'yes' if worst < FLAT else 'no'} ({worst:+.3f})"
     return out
+
+
+def flatness_words(history: pd.DataFrame, horizon: int) -> str:
+    """Whether the models' validation curves were flat at the horizon, in a sentence for the first screen: how many
+    are, and the range of the largest seed's gain over the last quarter of the steps among those that are not (the
+    verdicts of a model still rising are on a model the cap stopped, and the sentence says so)."""
+    from icdl.gpt_icl.recipes.scan import FLAT, gain
+    from icdl.repro.typeset import count
+
+    h = history[history["val_r2"].notna()] if "val_r2" in history else history.iloc[0:0]
+    worst = {m: max(gain(g) for _, g in own.groupby("seed")) for m in N01_MODELS
+             if not (own := h[(h["depth"] == m[0]) & (h["attention"] == m[1])]).empty}
+    if not worst:
+        return "no validation curve was recorded"
+    rising = {m: g for m, g in worst.items() if g >= FLAT}
+    if not rising:
+        return (f"every model's validation curve is flat at the cap of {count(horizon)} steps (it gained less than "
+                f"{FLAT:g} over the last quarter of the steps)")
+    span = f"{min(rising.values()):+.3f} to {max(rising.values()):+.3f}" if len(rising) > 1 else \
+        f"{next(iter(rising.values())):+.3f}"
+    flat_ones = len(worst) - len(rising)
+    head = ("no model's validation curve is flat" if not flat_ones else
+            f"{len(rising)} of the {len(worst)} models' validation curves are not flat")
+    return (f"{head} at the cap of {count(horizon)} steps: over the last quarter of the steps the R² of the "
+            f"fastest-rising seed still gained {span} (flat: less than {FLAT:g}), so these are verdicts on models "
+            "the cap stopped, and more steps could still move them").replace("-0.", "−0.")
 
 
 def verdict_table(entries: list[dict], status: dict[str, str],
