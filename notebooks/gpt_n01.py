@@ -57,10 +57,14 @@
 # continues the models of `--profile n01`.
 
 # %% [markdown]
-# **What this chapter checks, and what we found**:
+# <details class="claims-judged"><summary><b>Every claim this chapter checks</b>: the table above is these
+# claims, one cell each; here each is said in full, with the run it is judged on and why an undecided one is
+# undecided</summary>
 #
 # ```{glue:} claims_box
 # ```
+#
+# </details>
 
 # %% tags=["parameters", "remove-cell"]
 profile = "quick"

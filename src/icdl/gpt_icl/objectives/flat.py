@@ -190,7 +190,7 @@ _MARK = {"pass": "pass", "pass (deviation)": "pass", "fail": "fail", "inconclusi
 #: the first table's column per question (short: the criteria are under the claims) and objective 2's, per depth
 HEADERS = {"beats-ls": "beats least squares", "share": "over half the MLP's gain",
            "obj1": "objective 1 (within 0.05 of the MLP)", "obj3": "objective 3 (shifted targets)"}
-OBJ2_HEADER = "objective 2 (softmax loses more past the training length)"
+OBJ2_HEADER = "objective 2 (length)"
 #: the questions whose number is a signed difference (shown with its sign)
 _SIGNED = ("beats-ls",)
 
@@ -267,10 +267,10 @@ def verdict_table(entries: list[dict], status: dict[str, str],
     for depth, att in N01_MODELS:
         first = by.get(model_claim("beats-ls", depth, att), {})
         learned = first.get("values", {}).get("models_learned")
-        row = {"target depth": depth, "attention": attention_name(att),
+        row = {"model (target depth, attention)": f"{depth}, {attention_name(att)}",
                "learned": "—" if learned is None else ("yes" if learned >= 1 else "no")}
         if flatness is not None:
-            row["curve flat at the end"] = flatness.get((depth, att), "—")
+            row["flat at the cap"] = flatness.get((depth, att), "—")
         for q, name in HEADERS.items():
             c = model_claim(q, depth, att)
             row[name] = _cell(by.get(c), status.get(c))
