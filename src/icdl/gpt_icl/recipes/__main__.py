@@ -20,7 +20,8 @@ def parser() -> Parser:
     """The command's arguments (every flag in ``tests/test_command_flags.py``'s table)."""
     p = Parser(prog=PROG, description="Train every recipe of the scan per attention and seed, and record their "
                                       "validation curves (the recipe scan).")
-    p.add_argument("--profile", default="quick", choices=PROFILES.names, help="quick (CI), n01 (x ~ N(0, I)), icdl (ICDL's task, x ~ N(-2, I))")
+    p.add_argument("--profile", default="quick", choices=PROFILES.names,
+                   help="quick (CI), n01 (x ~ N(0, I)), icdl (ICDL's task, x ~ N(-2, I))")
     p.add_argument("--shard", default=None, metavar="I/N", help="train only shard I (0-based) of N of the runs")
     p.add_argument("--steps-this-call", type=int, help="stop every run after this many more steps (resume later)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the runs train")
