@@ -615,9 +615,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     _m(
         "seeds-picks-ignored",
-        "gpt_icl/mechanism/seeds.py",
-        "np.nanmean(np.take_along_axis(slot[k].T, draws.seeds, axis=1), axis=1)",
-        "np.nanmean(slot[k].T, axis=1)",
+        "gpt_icl/mechanism/numbers.py",
+        "drawn = np.take_along_axis(np.asarray(per_seed, dtype=float).T, draws.seeds, axis=1)",
+        "drawn = np.asarray(per_seed, dtype=float).T",
         "wrong statistic",
         "tests/test_gpt_mechanism_seeds.py",
     ),

@@ -43,7 +43,7 @@ def plot_flat_curves(history: pd.DataFrame) -> plt.Figure:
     ``val_context_mean`` where a validation curve was scored): each seed's validation R² against the step in its
     attention's colour, and the context mean on the same prompts (dotted, the mean over seeds); the shaded span is
     the last quarter of the steps, over which a flat curve gains less than the scan's margin
-    (:func:`icdl.gpt_icl.recipes.scan.flat`)."""
+    (:func:`icdl.gpt_icl.core.curves.flat`)."""
     h = history[history["val_r2"].notna()]
     depths = sorted(h["depth"].unique())
     fig, axes = plt.subplots(1, len(depths), figsize=(WIDE[0], 2.9), squeeze=False)

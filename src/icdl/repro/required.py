@@ -25,6 +25,12 @@ FITTED_DONE: tuple[str, ...] = (
 RECIPES_N01_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed{r}" for r in (0, 1) for a in ("softmax", "relu")
                                           for c in ("incumbent", "cosine"))
 
+#: the runs of the recipe scan on ICDL's task committed so far (python -m icdl.gpt_icl.recipes --profile icdl at
+#: bebc64f, one thread, each committed as it finished; the scan is in progress: pins.IN_PROGRESS, and the command
+#: resumes), declared by gpt_n01, which will show the scan once its result is written
+RECIPES_ICDL_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed0" for a in ("softmax", "relu")
+                                           for c in ("incumbent", "cosine"))
+
 #: the models of the design trained until flat, every one at the horizon (python -m icdl.gpt_icl --profile n01-flat
 #: --part main --depths D --seeds S at ac0550a), committed as each finished
 FLAT_DONE: tuple[str, ...] = tuple(f"gpt_{seed}depth{depth}_{att}" for depth in (3, 4, 6)
@@ -128,6 +134,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         *(f"results/gpt_n01/checkpoints/recipes_n01/{name}{suffix}"
           for name in RECIPES_N01_DONE for suffix in (".pt", ".pt.json")),
         "results/gpt_n01/recipes.n01.json",
+        *(f"results/gpt_n01/checkpoints/recipes_icdl/{name}{suffix}"
+          for name in RECIPES_ICDL_DONE for suffix in (".pt", ".pt.json")),
         "results/gpt_icl/icl.n01-flat.json",  # the design trained until flat, judged here
         "results/gpt_icl/shift.n01-flat.json",
         *(f"results/gpt_icl/checkpoints/n01-flat/{name}{suffix}"

@@ -13,7 +13,8 @@ the first ``warm_steps`` steps draw targets from ``warm_task`` (e.g. tanh networ
 target family -- and a **warm start** -- the model starts from given weights (``init_state``, e.g. the
 softmax model of the same size when training ReLU attention). With ``eval_every`` the history also
 records, on a fixed set of validation prompts of the target task, the mean R² over positions
-``eval_from`` … ``examples`` of the model and of the context mean: how far above the plateau it is.
+``eval_from`` … ``examples`` of the model and of the context mean: how far above the plateau it is; whether that
+curve was flat at its end is :mod:`icdl.gpt_icl.core.curves`' rule.
 
 **Snapshots** (``train(snapshots=…)``, the scale study of chapter ``gpt_scale``): the model's weights at given
 steps, kept beside the checkpoint (:func:`snapshot_path`) or, without one, in the result. They do not change

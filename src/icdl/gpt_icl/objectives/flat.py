@@ -27,7 +27,7 @@ prompt term, 0.016, was four times its seed term, 0.004).
 
 Why a fixed horizon rather than stopping each model where its curve goes flat: a decaying recipe's horizon is part
 of the recipe (the scan fitted the cosine recipe at this horizon), one protocol serves both recipes, and a curve's
-flatness is recorded and shown for every model instead (:func:`icdl.gpt_icl.recipes.scan.flat`, the scan's own rule)
+flatness is recorded and shown for every model instead (:func:`icdl.gpt_icl.core.curves.flat`, the scan's own rule)
 -- a model still rising at the cap is named, not hidden. Stopping early would save at most 1 000 of the 4 500 steps
 a continued model trains.
 """
@@ -211,10 +211,10 @@ def _cell(entry: dict | None, status: str | None) -> str:
 
 def curve_flatness(history: pd.DataFrame) -> dict[tuple[int, str], str]:
     """Per model (target depth, attention): whether every seed's validation curve (``history`` rows with
-    ``val_r2``) is flat by the recipe scan's rule (:func:`icdl.gpt_icl.recipes.scan.gain`: gained less than
-    :data:`~icdl.gpt_icl.recipes.scan.FLAT` over the last quarter of the steps), in words with the largest seed's
+    ``val_r2``) is flat by the recipe scan's rule (:func:`icdl.gpt_icl.core.curves.gain`: gained less than
+    :data:`~icdl.gpt_icl.core.curves.FLAT` over the last quarter of the steps), in words with the largest seed's
     gain: "yes (+0.003)", "no (+0.012)"; "—" for a model without a curve."""
-    from icdl.gpt_icl.recipes.scan import FLAT, gain
+    from icdl.gpt_icl.core.curves import FLAT, gain
 
     h = history[history["val_r2"].notna()] if "val_r2" in history else history.iloc[0:0]
     out = {}
@@ -232,7 +232,7 @@ def flatness_words(history: pd.DataFrame, horizon: int) -> str:
     """Whether the models' validation curves were flat at the horizon, in a sentence for the first screen: how many
     are, and the range of the largest seed's gain over the last quarter of the steps among those that are not (the
     verdicts of a model still rising are on a model the cap stopped, and the sentence says so)."""
-    from icdl.gpt_icl.recipes.scan import FLAT, gain
+    from icdl.gpt_icl.core.curves import FLAT, gain
     from icdl.repro.typeset import count
 
     h = history[history["val_r2"].notna()] if "val_r2" in history else history.iloc[0:0]

@@ -19,8 +19,9 @@ committed before the first run of a profile:
                        mean over seeds; a candidate replaces the incumbent only where its score exceeds the
                        incumbent's by more than :func:`noise` -- the larger spread over seeds of the two, and at
                        least :data:`MIN_NOISE`; the best such candidate wins, else the incumbent stays
-:func:`flat`           whether a run's validation curve was flat at its end: it gained less than :data:`FLAT` over
-                       the last quarter of its steps (else the horizon, not the recipe, ended it)
+:func:`flat`           whether a run's validation curve was flat at its end: it gained less than 0.005 over the
+                       last quarter of its steps (else the horizon, not the recipe, ended it); the rule and its
+                       margin live in :mod:`icdl.gpt_icl.core.curves`, which the flat design reads too
 =====================  ==========================================================================================
 
 The horizon is the cap the chosen recipe then trains the study's models to, so that a decaying schedule is scanned
@@ -34,15 +35,16 @@ from dataclasses import replace
 import pandas as pd
 
 from icdl.gpt_icl.core import baselines as bl
+from icdl.gpt_icl.core.curves import flat
 from icdl.gpt_icl.core.model import ATTENTIONS, GPTConfig
 from icdl.gpt_icl.core.schedule import SEED_PER_REPLICATE, SEED_PER_TARGET_DEPTH
 from icdl.gpt_icl.core.tasks import TaskConfig
 from icdl.gpt_icl.core.training import TrainConfig, validation_prompts
 from icdl.repro.profiles import ProfileSet
 
-#: a run's validation curve is flat where it gained less than FLAT over the last quarter of its steps (the first
-#: scan's flatness margin), and two scores differ only by more than MIN_NOISE (the least noise the rule admits)
-FLAT, MIN_NOISE = 0.005, 0.01
+#: two scores differ only by more than MIN_NOISE (the least noise the rule admits); a run's curve is flat by
+#: icdl.gpt_icl.core.training's rule (FLAT, flat: the first scan's flatness margin), which the scan uses
+MIN_NOISE = 0.01
 
 #: the recipes of each profile: the optimiser's settings (Adam) of :class:`TrainConfig`. ``incumbent``: the
 #: recipe of the committed models of the task (n01: icdl.gpt_icl.core.main_study.N01_FITTED's learning rate and
@@ -125,23 +127,6 @@ def levels(cfg) -> pd.DataFrame:
                      "context_mean": float(bl.r2_across_prompts(bl.context_mean(xs, ys), ys)[sl].mean()),
                      "least_squares": float(bl.r2_across_prompts(bl.least_squares(xs, ys), ys)[sl].mean())})
     return pd.DataFrame(rows)
-
-
-def gain(curve: pd.DataFrame) -> float:
-    """What a run's validation curve (``step``, ``val_r2``, one row per evaluation) gained over the last quarter of
-    its steps: its last R² minus the last evaluation's at or before three quarters of its last step."""
-    c = curve.sort_values("step")
-    last = c.iloc[-1]
-    before = c[c["step"] <= 0.75 * last["step"]]
-    if before.empty:
-        raise ValueError("a curve needs an evaluation in its first three quarters to say whether it is flat")
-    return float(last["val_r2"] - before["val_r2"].iloc[-1])
-
-
-def flat(curve: pd.DataFrame) -> bool:
-    """Whether a run's validation curve gained less than :data:`FLAT` over the last quarter of its steps
-    (:func:`gain`)."""
-    return gain(curve) < FLAT
 
 
 def scores(history: pd.DataFrame) -> pd.DataFrame:
