@@ -29,7 +29,7 @@
 # own {term}`learning gate`.
 #
 # **What we find.** {glue:text}`n01_plain` ICDL's first objective in
-# miniature, {glue:text}`flat_obj1_d3`. Trained until flat?
+# miniature, {glue:text}`flat_obj1_d3`. Trained until flat:
 # {glue:text}`flat_flatness`. Per model, each claim's status and number
 # ({glue:md}`flat_state`):
 #
