@@ -30,7 +30,8 @@ RECIPES_N01_DONE: tuple[str, ...] = tuple(f"recipe_{c}_{a}_seed{r}" for r in (0,
 #: resumes), declared by gpt_n01, which will show the scan once its result is written
 RECIPES_ICDL_DONE: tuple[str, ...] = (*(f"recipe_{c}_{a}_seed0" for a in ("softmax", "relu")
                                          for c in ("incumbent", "cosine")),
-                                      *(f"recipe_{c}_softmax_seed1" for c in ("incumbent", "cosine")))
+                                      *(f"recipe_{c}_softmax_seed1" for c in ("incumbent", "cosine")),
+                                      "recipe_incumbent_relu_seed1")
 
 #: the models of the design trained until flat, every one at the horizon (python -m icdl.gpt_icl --profile n01-flat
 #: --part main --depths D --seeds S at ac0550a), committed as each finished
